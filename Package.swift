@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "conn-audit",
+    products: [
+        .executable(name: "conn-audit", targets: ["conn-audit"]),
+        .library(name: "ConnAudit", targets: ["ConnAudit"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "ConnAudit",
+            dependencies: ["CYaml", "CZlib"],
+            resources: []
+        ),
+        .executableTarget(name: "conn-audit", dependencies: ["ConnAudit"]),
+        .testTarget(name: "ConnAuditTests", dependencies: ["ConnAudit"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v5)]
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

@@ -1,0 +1,99 @@
+/// Who wrote a line: connlog's `(src, session)`.
+///
+/// A line without `src` (or with `src: null`) belongs to its file: the file is the source.
+public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The `src` text (a non-string `src` is keyed by its JSON text), or the file path.
+    public var src: String
+    /// True when the line had no `src` and the file stands for the source.
+    public var srcIsFile: Bool
+    /// The `session` text, if any.
+    public var session: String?
+    /// True when `src` / `session` were not JSON strings (keyed by their JSON text).
+    public var srcIsJSON = false
+    public var sessionIsJSON = false
+
+    public init(src: String, srcIsFile: Bool = false, session: String? = nil) {
+        self.src = src
+        self.srcIsFile = srcIsFile
+        self.session = session
+    }
+
+    public var description: String {
+        let name = srcIsFile ? "file:" + src : src
+        if let session { return name + " session " + session }
+        return name
+    }
+
+    public static func < (a: SourceKey, b: SourceKey) -> Bool {
+        if a.src != b.src { return a.src < b.src }
+        if a.srcIsFile != b.srcIsFile { return !a.srcIsFile }
+        if a.srcIsJSON != b.srcIsJSON { return !a.srcIsJSON }
+        if (a.session ?? "") != (b.session ?? "") { return (a.session ?? "") < (b.session ?? "") }
+        return !a.sessionIsJSON && b.sessionIsJSON
+    }
+}
+
+/// One connlog event, or one fact the reader found (a pseudo-event whose `ev` starts with `$`).
+///
+/// Holds only what rules can read: `t`, `ev`, `gen`, where it came from, and the top-level fields
+/// the loaded rules name. Values of fields flagged by `log.no-secrets` are never kept.
+public struct Event: Sendable {
+    public var t: Double
+    public var ev: String
+    /// `gen` when the line had a valid one.
+    public var gen: Int64?
+    /// Index of the file in the run's file list.
+    public var file: Int32
+    /// 1-based physical line in the (decompressed) file.
+    public var line: Int
+    /// Ordinal in its source timeline (`$seq`); assigned when the source is evaluated.
+    public var seq: Int = 0
+    /// Top-level fields other than `t`, `ev` and `gen`, in line order (the last duplicate wins on lookup).
+    public var fields: [Field]
+    /// Top-level keys whose value must never be shown (flagged by the secret scan).
+    public var redactedKeys: [String]
+
+    public struct Field: Sendable {
+        public var key: String
+        public var value: Value
+        public init(_ key: String, _ value: Value) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public init(
+        t: Double, ev: String, gen: Int64? = nil, file: Int32 = 0, line: Int = 0,
+        fields: [Field] = [], redactedKeys: [String] = []
+    ) {
+        self.t = t
+        self.ev = ev
+        self.gen = gen
+        self.file = file
+        self.line = line
+        self.fields = fields
+        self.redactedKeys = redactedKeys
+    }
+
+    /// The stream: the part of `ev` before the first dot.
+    public var stream: Substring {
+        if let dot = ev.firstIndex(of: ".") { return ev[..<dot] }
+        return ev[...]
+    }
+
+    /// A field as rules read it: `t`, `ev`, `gen` and any top-level field; nil when absent.
+    public func value(of key: String) -> Value? {
+        switch key {
+        case "t": return t == t.rounded() && abs(t) < 9e15 ? .int(Int64(t)) : .double(t)
+        case "ev": return .string(ev)
+        case "gen": return gen.map { .int($0) }
+        case "$line": return .int(Int64(line))
+        case "$seq": return .int(Int64(seq))
+        default:
+            for field in fields.reversed() where field.key == key { return field.value }
+            return nil
+        }
+    }
+
+    public func isRedacted(_ key: String) -> Bool { redactedKeys.contains(key) }
+}

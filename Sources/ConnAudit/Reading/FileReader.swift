@@ -1,0 +1,142 @@
+/// What one physical line of a log turned out to be.
+enum LineItem {
+    case blank
+    /// Not a connlog event: the `$malformed` pseudo-event (its `reason` field says why).
+    case malformed(Event)
+    /// A valid event of `source`; `regression` is the `$time_regression` pseudo-event when its `t`
+    /// is lower than the previous valid line of the same source in this file.
+    case event(Event, source: SourceKey, regression: Event?)
+}
+
+/// Reads one log file line by line into events and the reader's findings.
+///
+/// Every physical line becomes exactly one ``LineItem``, so `lines = events + malformed + blank`
+/// holds per file. Lines of JSON objects are also scanned for secrets (`$secret` pseudo-events),
+/// even when they are malformed for another reason.
+final class FileReader {
+    let index: Int32
+    let path: String
+    private let lines: LineReader
+    private var parser: JSONLineParser
+    private var lastT: [SourceKey: Double] = [:]
+    /// `$secret` pseudo-events of the line just read.
+    private(set) var secrets: [Event] = []
+    private(set) var stats: FileStats
+
+    init(index: Int32, path: String, source: any ByteSource, wantedFields: Set<String>?) {
+        self.index = index
+        self.path = path
+        lines = LineReader(source)
+        parser = JSONLineParser(wantedFields: wantedFields)
+        stats = FileStats(path: path)
+    }
+
+    /// The next line, or nil at the end. A read error ends the file: it is recorded in ``stats``
+    /// and every line read before it has been returned.
+    func next() -> LineItem? {
+        secrets.removeAll(keepingCapacity: true)
+        let raw: RawLine
+        do {
+            guard let r = try lines.next() else {
+                stats.bytes = lines.bytesRead
+                return nil
+            }
+            raw = r
+        } catch {
+            stats.error = error
+            stats.bytes = lines.bytesRead
+            return nil
+        }
+        stats.lines += 1
+        if let length = raw.tooLong {
+            stats.malformed += 1
+            return .malformed(malformed(raw.number, "line is longer than 1 MiB (\(length) bytes)"))
+        }
+        if isBlank(raw.bytes) {
+            stats.blank += 1
+            return .blank
+        }
+        var parsed = parser.parse(raw.bytes)
+        if parsed.isObject {
+            for p in parsed.secretPaths {
+                var e = Event(t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret", file: index, line: raw.number,
+                              fields: [.init("path", .string(p))])
+                e.gen = nil
+                secrets.append(e)
+            }
+        }
+        if let reason = parsed.malformedReason {
+            stats.malformed += 1
+            // connlog: a last line without a newline that does not parse was cut off.
+            let text = raw.unterminated && !parsed.isObject ? "last line is cut off (no newline at the end): \(reason)" : reason
+            return .malformed(malformed(raw.number, text))
+        }
+        stats.events += 1
+        // A secret in `ev`, `src` or `session` is never shown either: those are printed everywhere.
+        if !parsed.redactedKeys.isEmpty {
+            if parsed.redactedKeys.contains("ev") { parsed.ev = "[redacted]" }
+            // Distinct secret values stay distinct sources, shown only by a hash.
+            if parsed.redactedKeys.contains("src") { parsed.src = .string(Self.redactedName(parsed.src)) }
+            if parsed.redactedKeys.contains("session") { parsed.session = .string(Self.redactedName(parsed.session)) }
+        }
+        let key = sourceKey(parsed)
+        var fields = parsed.fields
+        for k in parsed.redactedKeys where !["t", "ev", "gen", "src", "session"].contains(k) {
+            fields.append(.init(k, .string("[redacted]")))
+        }
+        let event = Event(t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
+                          fields: fields, redactedKeys: parsed.redactedKeys)
+        var regression: Event?
+        if let previous = lastT[key], parsed.t < previous {
+            regression = Event(t: parsed.t, ev: "$time_regression", file: index, line: raw.number,
+                               fields: [.init("previous_t", Value.double(previous).normalizedNumber)])
+        }
+        lastT[key] = parsed.t
+        return .event(event, source: key, regression: regression)
+    }
+
+    /// `[redacted 1a2b3c4d]`: an FNV-1a hash of the value's text, never the value.
+    static func redactedName(_ v: Value?) -> String {
+        var h: UInt32 = 2_166_136_261
+        for b in (v?.rendered(bare: false) ?? "").utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        let hex = String(h, radix: 16)
+        return "[redacted " + String(repeating: "0", count: 8 - hex.count) + hex + "]"
+    }
+
+    private func malformed(_ line: Int, _ reason: String) -> Event {
+        Event(t: .nan, ev: "$malformed", file: index, line: line, fields: [.init("reason", .string(reason))])
+    }
+
+    private func sourceKey(_ p: ParsedLine) -> SourceKey {
+        let session: String?
+        switch p.session {
+        case nil, .null?: session = nil
+        case .string(let s)?: session = s
+        case let other?: session = other.rendered(bare: false)
+        }
+        var key: SourceKey
+        switch p.src {
+        case nil, .null?: key = SourceKey(src: path, srcIsFile: true, session: session)
+        case .string(let s)?: key = SourceKey(src: s, session: session)
+        case let other?: key = SourceKey(src: other.rendered(bare: false), session: session)
+        }
+        // `"src": 42` and `"src": "42"` are different sources (keyed by JSON text vs string).
+        if let s = p.src, s != .null, s.string == nil { key.srcIsJSON = true }
+        if let s = p.session, s != .null, s.string == nil { key.sessionIsJSON = true }
+        return key
+    }
+
+    /// connlog: empty or ASCII white space only.
+    private func isBlank(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in b where !(byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)) { return false }
+        return true
+    }
+}
+
+extension Value {
+    /// A double that holds a whole number becomes an int (for messages: `t` is shown as written).
+    var normalizedNumber: Value {
+        if case .double(let d) = self, d == d.rounded(), abs(d) < 9e15 { return .int(Int64(d)) }
+        return self
+    }
+}

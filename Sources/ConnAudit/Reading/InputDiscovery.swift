@@ -1,0 +1,240 @@
+import Glibc
+
+/// One input to read: a file found under a PATH argument, or standard input.
+public struct InputFile: Sendable, Hashable {
+    /// The path as found: the PATH given joined with the path below it.
+    ///
+    /// `logs` + `a/b.jsonl` gives `logs/a/b.jsonl`; `logs/` + `a.jsonl` gives `logs/a.jsonl` (no double
+    /// slash). `-` for standard input.
+    public var path: String
+    /// True for standard input (`-`).
+    public var isStdin: Bool
+
+    public init(path: String, isStdin: Bool = false) {
+        self.path = path
+        self.isStdin = isStdin
+    }
+
+    /// Standard input, as the PATH `-` names it.
+    public static let stdin = InputFile(path: "-", isStdin: true)
+}
+
+/// An input that could not be found or read.
+///
+/// The reason is the OS or zlib reason in lowercase: `no such file or directory`, `permission denied`,
+/// `truncated gzip data`, `corrupt gzip data: invalid block type`.
+public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    /// An error whose reason is `strerror(code)` in lowercase.
+    init(path: String, errno code: Int32) {
+        self.init(path: path, reason: String(cString: strerror(code)).lowercased())
+    }
+
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// Finds the files that PATH arguments name.
+public enum InputDiscovery {
+    /// The extensions read inside a directory; each is also read with `.gz` after it.
+    public static let extensions = [".jsonl", ".ndjson", ".log"]
+
+    /// Expands PATH arguments into files, in a deterministic order.
+    ///
+    /// - `-` is standard input, listed once however often it is given.
+    /// - A path naming a file (or anything that is not a directory) is read whatever its extension.
+    /// - A directory is searched recursively for ``extensions`` and their `.gz` forms; entries are sorted
+    ///   by name in byte order at each level and hidden names (starting with `.`) are skipped below the
+    ///   PATH given. Only regular files are listed from inside a directory.
+    /// - Symbolic links are followed, but a directory already visited (same device and inode) is never
+    ///   entered again, so link loops end and report nothing.
+    /// - A regular file reachable twice (given twice, or through a link) is listed once, at its first
+    ///   occurrence.
+    ///
+    /// Problems are returned, not thrown, so the other files are still checked: a missing PATH, an
+    /// unreadable directory, an entry with a log extension that cannot be stat'ed (a dangling link), or
+    /// a file name that is not valid UTF-8.
+    ///
+    /// - Complexity: O(n log n) in the number of entries of each directory searched.
+    public static func discover(_ paths: [String]) -> (files: [InputFile], errors: [InputError]) {
+        var walk = Walk()
+        for path in paths {
+            walk.add(path)
+        }
+        return (walk.files, walk.errors)
+    }
+
+    /// Whether a name inside a directory is read: it ends with one of ``extensions``, optionally
+    /// followed by `.gz`.
+    static func isLogName(_ name: [UInt8]) -> Bool {
+        var stem = name[...]
+        if stem.count > 3, stem.suffix(3).elementsEqual(".gz".utf8) {
+            stem = stem.dropLast(3)
+        }
+        // An extension alone (a name like `.log`) is a hidden name, never reached here; still require a stem.
+        return extensions.contains { ext in
+            stem.count > ext.utf8.count && stem.suffix(ext.utf8.count).elementsEqual(ext.utf8)
+        }
+    }
+}
+
+// MARK: - Walking the file system
+
+/// A file's identity on this machine.
+private struct FileID: Hashable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}
+
+/// The state of one discovery: what was found, what failed, and what was already seen.
+private struct Walk {
+    var files: [InputFile] = []
+    var errors: [InputError] = []
+    private var seenFiles: Set<FileID> = []
+    private var visitedDirectories: Set<FileID> = []
+    private var sawStdin = false
+
+    mutating func add(_ argument: String) {
+        if argument == "-" {
+            if !sawStdin {
+                sawStdin = true
+                files.append(.stdin)
+            }
+            return
+        }
+        let path = Array(argument.utf8)
+        var info = Glibc.stat()
+        let code = Self.status(path, &info)
+        guard code == 0 else {
+            errors.append(InputError(path: argument, errno: code))
+            return
+        }
+        if Self.isDirectory(info) {
+            enter(path, info)
+        } else {
+            addFile(path, info)
+        }
+    }
+
+    /// Lists a file once; regular files are recognised by device and inode.
+    private mutating func addFile(_ path: [UInt8], _ info: stat) {
+        if Self.isRegular(info), !seenFiles.insert(FileID(info)).inserted {
+            return
+        }
+        guard let text = String(validating: path, as: UTF8.self) else {
+            errors.append(InputError(path: Self.display(path), reason: "file name is not valid utf-8"))
+            return
+        }
+        files.append(InputFile(path: text))
+    }
+
+    /// Searches a directory, unless it was already visited.
+    private mutating func enter(_ directory: [UInt8], _ info: stat) {
+        guard visitedDirectories.insert(FileID(info)).inserted else { return }
+        let names: [[UInt8]]
+        switch Self.listNames(directory) {
+        case .success(let found):
+            names = found
+        case .failure(let error):
+            errors.append(error)
+            return
+        }
+        for name in names {
+            let path = Self.join(directory, name)
+            var info = Glibc.stat()
+            let code = Self.status(path, &info)
+            guard code == 0 else {
+                // A dangling link or a loop of links is only a problem where a log was expected; any other
+                // failure (such as a directory that cannot be searched) hides what the entry is, so say so.
+                if InputDiscovery.isLogName(name) || (code != ENOENT && code != ELOOP && code != ENOTDIR) {
+                    errors.append(InputError(path: Self.display(path), errno: code))
+                }
+                continue
+            }
+            if Self.isDirectory(info) {
+                enter(path, info)
+            } else if Self.isRegular(info), InputDiscovery.isLogName(name) {
+                addFile(path, info)
+            }
+        }
+    }
+
+    /// The visible names in a directory, sorted by byte order. The directory is closed before returning,
+    /// so a deep tree does not hold one descriptor per level.
+    private static func listNames(_ directory: [UInt8]) -> Result<[[UInt8]], InputError> {
+        var openError: Int32 = 0
+        let opened = withCString(directory) { path in
+            let handle = opendir(path)
+            openError = errno
+            return handle
+        }
+        guard let handle = opened else {
+            return .failure(InputError(path: display(directory), errno: openError))
+        }
+        defer { closedir(handle) }
+        var names: [[UInt8]] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(handle) else {
+                let code = errno
+                if code != 0 {
+                    return .failure(InputError(path: display(directory), errno: code))
+                }
+                break
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            // Hidden names, and `.` and `..`.
+            if name.first == UInt8(ascii: ".") { continue }
+            names.append(name)
+        }
+        names.sort { $0.lexicographicallyPrecedes($1) }
+        return .success(names)
+    }
+
+    // MARK: - Paths as bytes
+
+    /// Joins a directory and a name with one slash (`logs/` + `a` is `logs/a`).
+    private static func join(_ directory: [UInt8], _ name: [UInt8]) -> [UInt8] {
+        var path = directory
+        if path.last != UInt8(ascii: "/") {
+            path.append(UInt8(ascii: "/"))
+        }
+        path += name
+        return path
+    }
+
+    /// A path for people; bytes that are not UTF-8 show as U+FFFD.
+    private static func display(_ path: [UInt8]) -> String {
+        String(decoding: path, as: UTF8.self)
+    }
+
+    private static func withCString<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+        (path + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
+        }
+    }
+
+    /// `stat(2)`, following links: 0, or the `errno` of the failure.
+    private static func status(_ path: [UInt8], _ info: inout stat) -> Int32 {
+        withCString(path) { stat($0, &info) == 0 ? 0 : errno }
+    }
+
+    private static func isDirectory(_ info: stat) -> Bool {
+        info.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR)
+    }
+
+    private static func isRegular(_ info: stat) -> Bool {
+        info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG)
+    }
+}

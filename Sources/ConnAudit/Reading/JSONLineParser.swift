@@ -1,0 +1,651 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a line could not be read as JSON.
+struct JSONSyntaxError: Error {
+    var reason: String
+    var offset: Int
+}
+
+/// What the parser made of one non-blank line.
+struct ParsedLine {
+    /// The line was a JSON object (even if not a valid connlog event): its secret findings count.
+    var isObject = false
+    /// Key paths (`headers.Authorization`, `items[0]`) whose values leak a secret.
+    var secretPaths: [String] = []
+    /// Top-level keys that hold a flagged value (never to be shown).
+    var redactedKeys: [String] = []
+    /// Nil when the line is a valid connlog event; else a short reason.
+    var malformedReason: String?
+    var t: Double = 0
+    var ev: String = ""
+    var gen: Int64?
+    var src: Value?
+    var session: Value?
+    var fields: [Event.Field] = []
+}
+
+/// A strict JSON parser for one connlog line, working on the line's bytes.
+///
+/// It validates the whole line (RFC 8259, UTF-8), scans every key and string for secrets, and
+/// decodes only the top-level fields the loaded rules read, plus `t`, `ev`, `gen`, `src`, `session`.
+/// Nesting is bounded by ``maxDepth`` so a hostile line cannot exhaust the stack.
+struct JSONLineParser {
+    static let maxDepth = 512
+
+    /// Top-level keys to decode into ``Event/fields`` (as UTF-8 bytes); nil: decode every key.
+    private let wanted: [[UInt8]]?
+    private let secretKeys: [[UInt8]] = [
+        "token", "access_token", "refresh_token", "authorization", "password", "secret", "cookie",
+        "body", "payload",
+    ].map { Array($0.utf8) }
+
+    // Reused per line so the parser allocates nothing for lines without findings.
+    private var path: [PathComponent] = []
+    private var scratch: [UInt8] = []
+    private var keyBytes: [UInt8] = []
+
+    private enum PathComponent {
+        /// A key's raw bytes in the line (still escaped when `escaped`): decoded only for a finding.
+        case key(start: Int, end: Int, escaped: Bool)
+        case index(Int)
+    }
+    /// The line being parsed (valid only during ``parse(_:)``), for decoding path keys.
+    private var lineBase: UnsafePointer<UInt8>?
+
+    /// - Parameter wantedFields: the top-level fields rules read; nil decodes all of them.
+    init(wantedFields: Set<String>?) {
+        wanted = wantedFields.map { $0.sorted().map { Array($0.utf8) } }
+        path.reserveCapacity(16)
+        scratch.reserveCapacity(256)
+    }
+
+    // MARK: - Entry
+
+    mutating func parse(_ line: UnsafeBufferPointer<UInt8>) -> ParsedLine {
+        var out = ParsedLine()
+        path.removeAll(keepingCapacity: true)
+        lineBase = line.baseAddress!
+        defer { lineBase = nil }
+        var c = Cursor(base: line.baseAddress!, count: line.count)
+        do throws(JSONSyntaxError) {
+            c.skipWhitespace()
+            guard c.i < c.count else { throw JSONSyntaxError(reason: "empty", offset: c.i) }
+            guard c.peek == UInt8(ascii: "{") else {
+                // Validate anyway so the reason says whether it is JSON at all.
+                _ = try parseValue(&c, depth: 0, decode: false, flagged: false, out: &out)
+                c.skipWhitespace()
+                if c.i < c.count { throw JSONSyntaxError(reason: "text after the JSON value", offset: c.i) }
+                out.malformedReason = "not a JSON object"
+                return out
+            }
+            try parseTopObject(&c, out: &out)
+            c.skipWhitespace()
+            if c.i < c.count {
+                throw JSONSyntaxError(reason: "text after the JSON object", offset: c.i)
+            }
+        } catch {
+            var error = error
+            // Whatever broke the JSON, a line that is not UTF-8 says so first.
+            if !error.reason.hasPrefix("not valid UTF-8"), let bad = Self.firstInvalidUTF8(line) {
+                error = JSONSyntaxError(reason: "not valid UTF-8", offset: bad)
+            }
+            out.isObject = false
+            out.secretPaths = []
+            out.redactedKeys = []
+            out.malformedReason = error.reason.hasPrefix("not valid UTF-8") || error.reason.hasPrefix("text after")
+                ? "\(error.reason) (byte \(error.offset + 1))"
+                : "not valid JSON: \(error.reason) (byte \(error.offset + 1))"
+            return out
+        }
+        out.isObject = true
+        return out
+    }
+
+    /// Offset of the first byte that is not part of valid UTF-8, if any (used on the error path only).
+    static func firstInvalidUTF8(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+        let c = Cursor(base: line.baseAddress!, count: line.count)
+        var i = 0
+        while i < line.count {
+            if line[i] < 0x80 { i += 1; continue }
+            let n = c.utf8SequenceLength(at: i)
+            if n == 0 { return i }
+            i += n
+        }
+        return nil
+    }
+
+    // MARK: - Top level: the connlog fields
+
+    private mutating func parseTopObject(_ c: inout Cursor, out: inout ParsedLine) throws(JSONSyntaxError) {
+        c.i += 1  // {
+        var tValue: Value?
+        var evValue: Value?
+        var genValue: Value?
+        var sawT = false, sawEv = false, sawGen = false
+        var fields: [Event.Field] = []
+        c.skipWhitespace()
+        if c.i < c.count, c.peek == UInt8(ascii: "}") {
+            c.i += 1
+        } else {
+            while true {
+                c.skipWhitespace()
+                guard c.i < c.count, c.peek == UInt8(ascii: "\"") else { throw JSONSyntaxError(reason: "expected a key", offset: c.i) }
+                let component = try parseKey(&c)
+                c.skipWhitespace()
+                guard c.i < c.count, c.peek == UInt8(ascii: ":") else { throw JSONSyntaxError(reason: "expected ':'", offset: c.i) }
+                c.i += 1
+                c.skipWhitespace()
+                let keyFlagged = isSecretKey(keyBytes)
+                let kind = topKind(keyBytes)
+                let keyString = kind == .field ? String(decoding: keyBytes, as: UTF8.self) : ""
+                path.append(component)
+                let findingsBefore = out.secretPaths.count
+                if keyFlagged { recordSecret(&out) }
+                let decoded = try parseValue(&c, depth: 1, decode: kind != .skip, flagged: keyFlagged, out: &out)
+                if out.secretPaths.count > findingsBefore {
+                    let name = kind == .field ? keyString : topKeyName(component)
+                    if !out.redactedKeys.contains(name) { out.redactedKeys.append(name) }
+                }
+                path.removeLast()
+                switch kind {
+                case .t: tValue = decoded; sawT = true
+                case .ev: evValue = decoded; sawEv = true
+                case .gen: genValue = decoded; sawGen = true
+                case .src: out.src = decoded
+                case .session: out.session = decoded
+                case .field:
+                    if let decoded { fields.append(Event.Field(keyString, decoded)) }
+                case .skip: break
+                }
+                c.skipWhitespace()
+                guard c.i < c.count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i) }
+                let b = c.peek
+                c.i += 1
+                if b == UInt8(ascii: ",") { continue }
+                if b == UInt8(ascii: "}") { break }
+                throw JSONSyntaxError(reason: "expected ',' or '}'", offset: c.i - 1)
+            }
+        }
+        // Redacted values are never kept, so nothing downstream can print them.
+        if !out.redactedKeys.isEmpty {
+            fields.removeAll { out.redactedKeys.contains($0.key) }
+        }
+        out.fields = fields
+        out.malformedReason = Self.connlogProblem(
+            t: sawT ? tValue : nil, ev: sawEv ? evValue : nil, gen: sawGen ? genValue : nil, sawGen: sawGen,
+            out: &out)
+    }
+
+    /// Checks the fields every connlog line must have; fills t/ev/gen on success.
+    private static func connlogProblem(
+        t: Value?, ev: Value?, gen: Value?, sawGen: Bool, out: inout ParsedLine
+    ) -> String? {
+        guard let t else { return "missing \"t\"" }
+        switch t {
+        case .int(let i):
+            if i < 0 { return "\"t\" is negative" }
+            out.t = Double(i)
+        case .double(let d):
+            if !d.isFinite { return "\"t\" is not a finite number" }
+            if d < 0 { return "\"t\" is negative" }
+            out.t = d
+        default:
+            return "\"t\" is not a number (\(t.typeName))"
+        }
+        guard let ev else { return "missing \"ev\"" }
+        guard case .string(let name) = ev else { return "\"ev\" is not a string (\(ev.typeName))" }
+        if name.isEmpty { return "\"ev\" is empty" }
+        out.ev = name
+        if sawGen {
+            switch gen {
+            case .int(let g) where g >= 0: out.gen = g
+            case .int: return "\"gen\" is negative"
+            case .some(let other): return "\"gen\" is not a non-negative integer (\(other.typeName))"
+            case .none: return "\"gen\" is not a non-negative integer"
+            }
+        }
+        return nil
+    }
+
+    private enum TopKind { case t, ev, gen, src, session, field, skip }
+
+    private static let genBytes = Array("gen".utf8), srcBytes = Array("src".utf8), sessionBytes = Array("session".utf8)
+
+    private func topKind(_ key: [UInt8]) -> TopKind {
+        switch key.count {
+        case 1 where key[0] == UInt8(ascii: "t"): return .t
+        case 2 where key[0] == UInt8(ascii: "e") && key[1] == UInt8(ascii: "v"): return .ev
+        case 3 where key == Self.genBytes: return .gen
+        case 3 where key == Self.srcBytes: return .src
+        case 7 where key == Self.sessionBytes: return .session
+        default: break
+        }
+        guard let wanted else { return .field }
+        for w in wanted where w.count == key.count && w == key { return .field }
+        return .skip
+    }
+
+    private func topKeyName(_ component: PathComponent) -> String {
+        guard case .key(let start, let end, let escaped) = component else { return "" }
+        var bytes = Array(UnsafeBufferPointer(start: lineBase! + start, count: end - start))
+        if escaped {
+            bytes.removeAll()
+            try? Cursor.unescape(lineBase!, start, end, into: &bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    // MARK: - Secrets
+
+    private func isSecretKey(_ key: [UInt8]) -> Bool {
+        candidates: for s in secretKeys where s.count == key.count {
+            for j in 0..<s.count {
+                var b = key[j]
+                if b >= 65 && b <= 90 { b += 32 }
+                if b != s[j] { continue candidates }
+            }
+            return true
+        }
+        return false
+    }
+
+    private mutating func recordSecret(_ out: inout ParsedLine) {
+        var text = ""
+        for component in path {
+            switch component {
+            case .key(let start, let end, let escaped):
+                var bytes = Array(UnsafeBufferPointer(start: lineBase! + start, count: end - start))
+                if escaped {
+                    bytes.removeAll()
+                    try? Cursor.unescape(lineBase!, start, end, into: &bytes)
+                }
+                let k = String(decoding: bytes, as: UTF8.self)
+                text += text.isEmpty ? k : "." + k
+            case .index(let n): text += "[\(n)]"
+            }
+        }
+        // One finding per key path, even when a key is repeated.
+        if !out.secretPaths.contains(text) { out.secretPaths.append(text) }
+    }
+
+    /// True when the bytes hold a bearer token or a JWT (default-pack.md, `log.no-secrets`).
+    static func containsToken(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = s.count
+        if n < 10 { return false }
+        var i = 0
+        while i < n {
+            let b = s[i]
+            if (b == 0x62 || b == 0x42) && i + 6 < n {  // b / B
+                if lower(s[i + 1]) == 0x65 && lower(s[i + 2]) == 0x61 && lower(s[i + 3]) == 0x72
+                    && lower(s[i + 4]) == 0x65 && lower(s[i + 5]) == 0x72
+                {
+                    var j = i + 6
+                    var spaces = 0
+                    while j < n, isSpace(s[j]) { j += 1; spaces += 1 }
+                    if spaces > 0 {
+                        var run = 0
+                        while j < n, isTokenChar(s[j]) { j += 1; run += 1 }
+                        if run >= 8 { return true }
+                    }
+                }
+            } else if b == 0x65 && i + 2 < n && s[i + 1] == 0x79 && s[i + 2] == 0x4A {  // eyJ
+                if jwtAt(s, i) { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
+    private static func jwtAt(_ s: UnsafeBufferPointer<UInt8>, _ start: Int) -> Bool {
+        // eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.
+        var j = start + 3
+        var run = 0
+        while j < s.count, isB64URL(s[j]) { j += 1; run += 1 }
+        guard run > 0, j < s.count, s[j] == 0x2E else { return false }
+        j += 1
+        guard j + 2 < s.count, s[j] == 0x65, s[j + 1] == 0x79, s[j + 2] == 0x4A else { return false }
+        j += 3
+        run = 0
+        while j < s.count, isB64URL(s[j]) { j += 1; run += 1 }
+        return run > 0 && j < s.count && s[j] == 0x2E
+    }
+
+    @inline(__always) private static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b + 32 : b }
+    @inline(__always) private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+    @inline(__always) private static func isAlnum(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+    }
+    @inline(__always) private static func isTokenChar(_ b: UInt8) -> Bool {
+        isAlnum(b) || b == 0x2E || b == 0x5F || b == 0x7E || b == 0x2B || b == 0x2F || b == 0x3D || b == 0x2D
+    }
+    @inline(__always) private static func isB64URL(_ b: UInt8) -> Bool { isAlnum(b) || b == 0x5F || b == 0x2D }
+
+    // MARK: - Values
+
+    /// Parses any JSON value; returns it decoded when `decode`, else nil (validated only).
+    private mutating func parseValue(
+        _ c: inout Cursor, depth: Int, decode: Bool, flagged: Bool, out: inout ParsedLine
+    ) throws(JSONSyntaxError) -> Value? {
+        guard c.i < c.count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i) }
+        switch c.peek {
+        case UInt8(ascii: "\""):
+            return try parseStringValue(&c, decode: decode, flagged: flagged, out: &out)
+        case UInt8(ascii: "{"):
+            guard depth < Self.maxDepth else {
+                throw JSONSyntaxError(reason: "nested deeper than \(Self.maxDepth)", offset: c.i)
+            }
+            return try parseObject(&c, depth: depth + 1, decode: decode, flagged: flagged, out: &out)
+        case UInt8(ascii: "["):
+            guard depth < Self.maxDepth else {
+                throw JSONSyntaxError(reason: "nested deeper than \(Self.maxDepth)", offset: c.i)
+            }
+            return try parseArray(&c, depth: depth + 1, decode: decode, flagged: flagged, out: &out)
+        case UInt8(ascii: "t"):
+            try c.expectLiteral("true")
+            return decode ? .bool(true) : nil
+        case UInt8(ascii: "f"):
+            try c.expectLiteral("false")
+            return decode ? .bool(false) : nil
+        case UInt8(ascii: "n"):
+            try c.expectLiteral("null")
+            return decode ? .null : nil
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return try parseNumber(&c, decode: decode)
+        default:
+            if c.peek >= 0x80, !c.validUTF8Sequence(at: c.i) {
+                throw JSONSyntaxError(reason: "not valid UTF-8", offset: c.i)
+            }
+            throw JSONSyntaxError(reason: "unexpected character", offset: c.i)
+        }
+    }
+
+    private mutating func parseObject(
+        _ c: inout Cursor, depth: Int, decode: Bool, flagged: Bool, out: inout ParsedLine
+    ) throws(JSONSyntaxError) -> Value? {
+        c.i += 1
+        var entries: [Value.ObjectEntry] = []
+        c.skipWhitespace()
+        if c.i < c.count, c.peek == UInt8(ascii: "}") {
+            c.i += 1
+            return decode ? .object([]) : nil
+        }
+        while true {
+            c.skipWhitespace()
+            guard c.i < c.count, c.peek == UInt8(ascii: "\"") else {
+                throw JSONSyntaxError(reason: "expected a key", offset: c.i)
+            }
+            let component = try parseKey(&c)
+            c.skipWhitespace()
+            guard c.i < c.count, c.peek == UInt8(ascii: ":") else {
+                throw JSONSyntaxError(reason: "expected ':'", offset: c.i)
+            }
+            c.i += 1
+            c.skipWhitespace()
+            let keyFlagged = isSecretKey(keyBytes)
+            let keyString = decode ? String(decoding: keyBytes, as: UTF8.self) : ""
+            path.append(component)
+            if keyFlagged { recordSecret(&out) }
+            let v = try parseValue(&c, depth: depth, decode: decode, flagged: flagged || keyFlagged, out: &out)
+            path.removeLast()
+            if decode, let v { entries.append(.init(keyString, v)) }
+            c.skipWhitespace()
+            guard c.i < c.count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i) }
+            let b = c.peek
+            c.i += 1
+            if b == UInt8(ascii: ",") { continue }
+            if b == UInt8(ascii: "}") { break }
+            throw JSONSyntaxError(reason: "expected ',' or '}'", offset: c.i - 1)
+        }
+        return decode ? .object(entries) : nil
+    }
+
+    private mutating func parseArray(
+        _ c: inout Cursor, depth: Int, decode: Bool, flagged: Bool, out: inout ParsedLine
+    ) throws(JSONSyntaxError) -> Value? {
+        c.i += 1
+        var items: [Value] = []
+        c.skipWhitespace()
+        if c.i < c.count, c.peek == UInt8(ascii: "]") {
+            c.i += 1
+            return decode ? .array([]) : nil
+        }
+        var index = 0
+        while true {
+            c.skipWhitespace()
+            path.append(.index(index))
+            let v = try parseValue(&c, depth: depth, decode: decode, flagged: flagged, out: &out)
+            path.removeLast()
+            if decode, let v { items.append(v) }
+            index += 1
+            c.skipWhitespace()
+            guard c.i < c.count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i) }
+            let b = c.peek
+            c.i += 1
+            if b == UInt8(ascii: ",") { continue }
+            if b == UInt8(ascii: "]") { break }
+            throw JSONSyntaxError(reason: "expected ',' or ']'", offset: c.i - 1)
+        }
+        return decode ? .array(items) : nil
+    }
+
+    /// A key: its raw range in the line, and its decoded bytes in ``keyBytes``.
+    private mutating func parseKey(_ c: inout Cursor) throws(JSONSyntaxError) -> PathComponent {
+        let (start, end, escaped) = try c.scanString()
+        keyBytes.removeAll(keepingCapacity: true)
+        if escaped {
+            try Cursor.unescape(c.base, start, end, into: &keyBytes)
+        } else {
+            keyBytes.append(contentsOf: UnsafeBufferPointer(start: c.base + start, count: end - start))
+        }
+        return .key(start: start, end: end, escaped: escaped)
+    }
+
+    private mutating func parseStringValue(
+        _ c: inout Cursor, decode: Bool, flagged: Bool, out: inout ParsedLine
+    ) throws(JSONSyntaxError) -> Value? {
+        let (start, end, escaped) = try c.scanString()
+        if !escaped {
+            let bytes = UnsafeBufferPointer(start: c.base + start, count: end - start)
+            if !flagged, Self.containsToken(bytes) { recordSecret(&out) }
+            return decode ? .string(String(decoding: bytes, as: UTF8.self)) : nil
+        }
+        scratch.removeAll(keepingCapacity: true)
+        try Cursor.unescape(c.base, start, end, into: &scratch)
+        let leaks = scratch.withUnsafeBufferPointer { Self.containsToken($0) }
+        if !flagged, leaks { recordSecret(&out) }
+        return decode ? .string(String(decoding: scratch, as: UTF8.self)) : nil
+    }
+
+    private func parseNumber(_ c: inout Cursor, decode: Bool) throws(JSONSyntaxError) -> Value? {
+        let start = c.i
+        var isInteger = true
+        if c.peek == UInt8(ascii: "-") { c.i += 1 }
+        guard c.i < c.count else { throw JSONSyntaxError(reason: "bad number", offset: start) }
+        if c.peek == UInt8(ascii: "0") {
+            c.i += 1
+        } else if c.peek >= UInt8(ascii: "1") && c.peek <= UInt8(ascii: "9") {
+            while c.i < c.count, c.peek >= 0x30, c.peek <= 0x39 { c.i += 1 }
+        } else {
+            throw JSONSyntaxError(reason: "bad number", offset: start)
+        }
+        if c.i < c.count, c.peek == UInt8(ascii: ".") {
+            isInteger = false
+            c.i += 1
+            let digits = c.i
+            while c.i < c.count, c.peek >= 0x30, c.peek <= 0x39 { c.i += 1 }
+            if c.i == digits { throw JSONSyntaxError(reason: "bad number", offset: start) }
+        }
+        if c.i < c.count, c.peek == UInt8(ascii: "e") || c.peek == UInt8(ascii: "E") {
+            isInteger = false
+            c.i += 1
+            if c.i < c.count, c.peek == UInt8(ascii: "+") || c.peek == UInt8(ascii: "-") { c.i += 1 }
+            let digits = c.i
+            while c.i < c.count, c.peek >= 0x30, c.peek <= 0x39 { c.i += 1 }
+            if c.i == digits { throw JSONSyntaxError(reason: "bad number", offset: start) }
+        }
+        guard decode else { return nil }
+        let len = c.i - start
+        if isInteger {
+            // Exact 64-bit integers; on overflow the number is kept as a double.
+            var v: Int64 = 0
+            var j = start
+            let negative = c.base[j] == UInt8(ascii: "-")
+            if negative { j += 1 }
+            var overflow = false
+            while j < c.i {
+                let digit = Int64(c.base[j] &- 0x30)
+                let (m, o1) = v.multipliedReportingOverflow(by: 10)
+                let (a, o2) = negative ? m.subtractingReportingOverflow(digit) : m.addingReportingOverflow(digit)
+                if o1 || o2 { overflow = true; break }
+                v = a
+                j += 1
+            }
+            if !overflow { return .int(v) }
+        }
+        // Long integers and decimals: strtod on a NUL-terminated copy.
+        var copy = [CChar](repeating: 0, count: len + 1)
+        for k in 0..<len { copy[k] = CChar(bitPattern: c.base[start + k]) }
+        return .double(strtod(copy, nil))
+    }
+}
+
+// MARK: - Cursor
+
+/// Position in a line's bytes.
+struct Cursor {
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    var i = 0
+
+    @inline(__always) var peek: UInt8 { base[i] }
+
+    @inline(__always) mutating func skipWhitespace() {
+        while i < count {
+            let b = base[i]
+            if b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { i += 1 } else { return }
+        }
+    }
+
+    mutating func expectLiteral(_ word: StaticString) throws(JSONSyntaxError) {
+        let n = word.utf8CodeUnitCount
+        guard i + n <= count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: i) }
+        let w = word.utf8Start
+        for k in 0..<n where base[i + k] != w[k] {
+            throw JSONSyntaxError(reason: "unexpected character", offset: i + k)
+        }
+        i += n
+    }
+
+    /// Scans a string starting at the opening quote; returns the content range and whether it has escapes.
+    mutating func scanString() throws(JSONSyntaxError) -> (Int, Int, Bool) {
+        i += 1
+        let start = i
+        var escaped = false
+        while i < count {
+            let b = base[i]
+            if b == 0x22 { let end = i; i += 1; return (start, end, escaped) }
+            if b == 0x5C {
+                escaped = true
+                guard i + 1 < count else { break }
+                let e = base[i + 1]
+                switch e {
+                case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: i += 2
+                case 0x75:
+                    guard i + 5 < count else { throw JSONSyntaxError(reason: "bad \\u escape", offset: i) }
+                    for k in 2...5 where Cursor.hexValue(base[i + k]) == nil {
+                        throw JSONSyntaxError(reason: "bad \\u escape", offset: i)
+                    }
+                    i += 6
+                default: throw JSONSyntaxError(reason: "bad escape", offset: i)
+                }
+            } else if b < 0x20 {
+                throw JSONSyntaxError(reason: "control character in string", offset: i)
+            } else if b >= 0x80 {
+                let n = utf8SequenceLength(at: i)
+                guard n > 0 else { throw JSONSyntaxError(reason: "not valid UTF-8", offset: i) }
+                i += n
+            } else {
+                i += 1
+            }
+        }
+        throw JSONSyntaxError(reason: "unterminated string", offset: start - 1)
+    }
+
+    func validUTF8Sequence(at p: Int) -> Bool { utf8SequenceLength(at: p) > 0 }
+
+    /// Length of the valid UTF-8 sequence starting at `p` (a byte >= 0x80), or 0 if invalid.
+    func utf8SequenceLength(at p: Int) -> Int {
+        let b0 = base[p]
+        @inline(__always) func cont(_ k: Int) -> UInt8? {
+            guard p + k < count else { return nil }
+            let b = base[p + k]
+            return b & 0xC0 == 0x80 ? b : nil
+        }
+        switch b0 {
+        case 0xC2...0xDF:
+            return cont(1) != nil ? 2 : 0
+        case 0xE0...0xEF:
+            guard let b1 = cont(1), cont(2) != nil else { return 0 }
+            if b0 == 0xE0 && b1 < 0xA0 { return 0 }  // overlong
+            if b0 == 0xED && b1 >= 0xA0 { return 0 }  // surrogate
+            return 3
+        case 0xF0...0xF4:
+            guard let b1 = cont(1), cont(2) != nil, cont(3) != nil else { return 0 }
+            if b0 == 0xF0 && b1 < 0x90 { return 0 }
+            if b0 == 0xF4 && b1 >= 0x90 { return 0 }
+            return 4
+        default:
+            return 0
+        }
+    }
+
+    static func hexValue(_ b: UInt8) -> UInt32? {
+        switch b {
+        case 0x30...0x39: return UInt32(b - 0x30)
+        case 0x41...0x46: return UInt32(b - 0x41 + 10)
+        case 0x61...0x66: return UInt32(b - 0x61 + 10)
+        default: return nil
+        }
+    }
+
+    /// Decodes the escapes of an already-validated string body into UTF-8 bytes.
+    /// A lone surrogate escape becomes U+FFFD.
+    static func unescape(
+        _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, into out: inout [UInt8]
+    ) throws(JSONSyntaxError) {
+        var i = start
+        func hex4(_ p: Int) -> UInt32 {
+            (hexValue(base[p])! << 12) | (hexValue(base[p + 1])! << 8) | (hexValue(base[p + 2])! << 4)
+                | hexValue(base[p + 3])!
+        }
+        while i < end {
+            let b = base[i]
+            guard b == 0x5C else { out.append(b); i += 1; continue }
+            let e = base[i + 1]
+            switch e {
+            case 0x62: out.append(0x08); i += 2
+            case 0x66: out.append(0x0C); i += 2
+            case 0x6E: out.append(0x0A); i += 2
+            case 0x72: out.append(0x0D); i += 2
+            case 0x74: out.append(0x09); i += 2
+            case 0x75:
+                var scalar = hex4(i + 2)
+                i += 6
+                if scalar >= 0xD800 && scalar < 0xDC00, i + 5 < end, base[i] == 0x5C, base[i + 1] == 0x75 {
+                    let low = hex4(i + 2)
+                    if low >= 0xDC00 && low < 0xE000 {
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        i += 6
+                    }
+                }
+                let u = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+                out.append(contentsOf: UTF8.encode(u)!)
+            default: out.append(e); i += 2
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One physical line handed out by ``LineReader``.
+struct RawLine {
+    /// 1-based physical line number.
+    var number: Int
+    /// The line's bytes without its line end (`\n`, `\r\n`) and without a leading BOM.
+    /// Empty when ``tooLong`` (the bytes were skipped, never held).
+    var bytes: UnsafeBufferPointer<UInt8>
+    /// The line ran to the end of the input without a `\n`.
+    var unterminated: Bool
+    /// Length in bytes when the line exceeded ``LineReader/maxLineBytes``; nil otherwise.
+    var tooLong: Int?
+}
+
+/// Splits a byte stream into lines, in bounded memory.
+///
+/// Reads in large chunks into one buffer and hands out lines as views into it. A line longer than
+/// ``maxLineBytes`` is measured and skipped without being held, so a 100 MB line with no newline
+/// costs no more memory than a short one.
+final class LineReader {
+    /// connlog: a line may hold 1 MiB (1,048,576 bytes) without its line end.
+    static let maxLineBytes = 1 << 20
+
+    private let source: any ByteSource
+    private let chunk: Int
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private var start = 0  // first byte not yet handed out
+    private var end = 0  // one past the last byte read
+    private var scanned = 0  // bytes from `start` known to hold no newline
+    private var eof = false
+    private var lineNumber = 0
+    private var atFileStart = true
+    /// Total bytes read from the source (after decompression).
+    private(set) var bytesRead = 0
+
+    init(_ source: any ByteSource, chunkSize: Int = 1 << 20) {
+        self.source = source
+        self.chunk = chunkSize
+        // Room for a whole maximal line plus its line end and one chunk to read into.
+        capacity = Self.maxLineBytes + 5 + chunkSize
+        buffer = .allocate(capacity: capacity)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The next line, or nil at the end of the input. Throws the source's InputError; lines read
+    /// before an error have all been handed out first.
+    func next() throws(InputError) -> RawLine? {
+        while true {
+            // Look for a newline in what is buffered.
+            if let nl = findNewline(from: start + scanned) {
+                return makeLine(endingAt: nl, terminated: true)
+            }
+            scanned = end - start
+            // A line may hold maxLineBytes plus a `\r` (and a BOM on the first line) before its `\n`.
+            if scanned > Self.maxLineBytes + 1 + (atFileStart ? 3 : 0) {
+                return try skipLongLine()
+            }
+            if eof {
+                if start == end { return nil }
+                return makeLine(endingAt: end, terminated: false)
+            }
+            try fill()
+        }
+    }
+
+    private func findNewline(from position: Int) -> Int? {
+        guard position < end else { return nil }
+        guard let p = memchr(buffer + position, 0x0A, end - position) else { return nil }
+        return buffer.distance(to: p.assumingMemoryBound(to: UInt8.self))
+    }
+
+    private func makeLine(endingAt nl: Int, terminated: Bool) -> RawLine {
+        lineNumber += 1
+        var lineStart = start
+        var lineEnd = nl
+        if atFileStart {
+            atFileStart = false
+            if lineEnd - lineStart >= 3, buffer[lineStart] == 0xEF, buffer[lineStart + 1] == 0xBB,
+                buffer[lineStart + 2] == 0xBF
+            {
+                lineStart += 3
+            }
+        }
+        if lineEnd > lineStart, buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+        start = terminated ? nl + 1 : nl
+        scanned = 0
+        let length = lineEnd - lineStart
+        if length > Self.maxLineBytes {
+            return RawLine(number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
+                           unterminated: !terminated, tooLong: length)
+        }
+        return RawLine(number: lineNumber, bytes: UnsafeBufferPointer(start: buffer + lineStart, count: length),
+                       unterminated: !terminated, tooLong: nil)
+    }
+
+    /// Consumes a line that is too long, counting its bytes, until its newline or the end.
+    private func skipLongLine() throws(InputError) -> RawLine {
+        lineNumber += 1
+        atFileStart = false
+        var length = end - start
+        start = end
+        scanned = 0
+        var lastByte: UInt8 = buffer[end - 1]
+        while true {
+            if start == end {
+                if eof {
+                    return RawLine(number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
+                                   unterminated: true, tooLong: length)
+                }
+                start = 0
+                end = 0
+                try fill()
+                continue
+            }
+            if let nl = findNewline(from: start) {
+                length += nl - start
+                if nl > start { lastByte = buffer[nl - 1] }
+                if lastByte == 0x0D { length -= 1 }
+                start = nl + 1
+                return RawLine(number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
+                               unterminated: false, tooLong: length)
+            }
+            length += end - start
+            lastByte = buffer[end - 1]
+            start = end
+        }
+    }
+
+    private func fill() throws(InputError) {
+        if start > 0 {
+            let remaining = end - start
+            if remaining > 0 { memmove(buffer, buffer + start, remaining) }
+            end = remaining
+            start = 0
+        }
+        let room = min(chunk, capacity - end)
+        let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: room))
+        if n == 0 { eof = true }
+        end += n
+        bytesRead += n
+    }
+}
