@@ -1,0 +1,417 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What an expression evaluates to: a value, an event (a capture or a history result), or
+/// *undecided* (ordering, arithmetic or a function on missing data; see docs/rules.md).
+public enum Eval: Sendable {
+    case value(Value)
+    case event(Event)
+    case undecided
+
+    static let null = Eval.value(.null)
+    static let `true` = Eval.value(.bool(true))
+    static let `false` = Eval.value(.bool(false))
+
+    /// Three-valued truth: true, false, or nil (undecided, or not a boolean).
+    var truth: Bool? {
+        if case .value(.bool(let b)) = self { return b }
+        return nil
+    }
+
+    var value: Value? {
+        if case .value(let v) = self { return v }
+        return nil
+    }
+}
+
+/// Answers the history functions for the event being evaluated.
+public protocol HistoryProvider {
+    /// Events before the current one (oldest first) that may match `call`, after the `since` cut.
+    func candidates(for call: HistoryCall, context: EvalContext) -> HistoryCandidates
+}
+
+/// The events a history function searches, in timeline order.
+public struct HistoryCandidates {
+    public var events: ArraySlice<Event>
+    /// True when the search is a look-ahead (`next`) that the timeline has not yet answered.
+    public var incomplete: Bool = false
+    public init(events: ArraySlice<Event>, incomplete: Bool = false) {
+        self.events = events
+        self.incomplete = incomplete
+    }
+}
+
+/// Everything an expression can read while it is evaluated.
+public struct EvalContext {
+    /// The current event: the trigger, or the candidate inside a nested selector.
+    public var event: Event
+    public var captures: [String: Event] = [:]
+    public var lets: [String: Eval] = [:]
+    public var params: [String: Value]
+    public var history: (any HistoryProvider)?
+    /// File paths by index, for `$file`.
+    public var files: [String]
+
+    public init(event: Event, params: [String: Value], history: (any HistoryProvider)?, files: [String]) {
+        self.event = event
+        self.params = params
+        self.history = history
+        self.files = files
+    }
+
+    /// The same context looking at another event (for a nested selector's candidate).
+    func looking(at candidate: Event) -> EvalContext {
+        var copy = self
+        copy.event = candidate
+        return copy
+    }
+}
+
+/// Evaluates expressions and selectors; pure functions over an ``EvalContext``.
+public enum Evaluator {
+    // MARK: - Expressions
+
+    public static func evaluate(_ expr: Expr, _ ctx: EvalContext) -> Eval {
+        switch expr {
+        case .literal(let v):
+            return .value(v)
+        case .name(let name, _):
+            if let bound = ctx.lets[name] { return bound }
+            if let captured = ctx.captures[name] { return .event(captured) }
+            return .value(field(name, of: ctx.event, ctx))
+        case .member(let base, let name, _):
+            if case .name("params", _) = base, ctx.lets["params"] == nil, ctx.captures["params"] == nil {
+                return .value(ctx.params[name] ?? .null)
+            }
+            switch evaluate(base, ctx) {
+            case .event(let e): return .value(field(name, of: e, ctx))
+            case .value(.null): return .null
+            case .value(let v):
+                if case .object = v { return .value(v[name] ?? .null) }
+                return .undecided
+            case .undecided: return .undecided
+            }
+        case .index(let base, let indexExpr):
+            let b = evaluate(base, ctx)
+            let k = evaluate(indexExpr, ctx)
+            guard case .value(let key) = k else { return .undecided }
+            switch b {
+            case .value(.object(let entries)):
+                guard let text = key.text else { return key == .null ? .null : .undecided }
+                return .value(entries.last(where: { $0.key == text })?.value ?? .null)
+            case .value(.array(let items)):
+                guard case .int(let i) = key else { return .undecided }
+                return i >= 0 && i < items.count ? .value(items[Int(i)]) : .null
+            case .value(.null): return .null
+            default: return .undecided
+            }
+        case .list(let items):
+            var values: [Value] = []
+            for item in items {
+                guard case .value(let v) = evaluate(item, ctx) else { return .undecided }
+                values.append(v)
+            }
+            return .value(.array(values))
+        case .map(let entries):
+            var out: [Value.ObjectEntry] = []
+            for (k, e) in entries {
+                guard case .value(let v) = evaluate(e, ctx) else { return .undecided }
+                out.append(.init(k, v))
+            }
+            return .value(.object(out))
+        case .unary(let op, let operand):
+            let v = evaluate(operand, ctx)
+            switch op {
+            case .not:
+                guard let b = v.truth else { return .undecided }
+                return .value(.bool(!b))
+            case .negate:
+                switch v {
+                case .value(.int(let i)) where i != Int64.min: return .value(.int(-i))
+                case .value(let x): if let d = x.number { return .value(.double(-d)) }
+                    return .undecided
+                default: return .undecided
+                }
+            }
+        case .binary(let op, let l, let r, _):
+            return binary(op, l, r, ctx)
+        case .conditional(let c, let a, let b):
+            switch evaluate(c, ctx).truth {
+            case true?: return evaluate(a, ctx)
+            case false?: return evaluate(b, ctx)
+            case nil: return .undecided
+            }
+        case .call(let name, let args, _):
+            return call(name, args.map { evaluate($0, ctx) })
+        case .history(let call):
+            return history(call, ctx)
+        case .regex(let subject, let regex):
+            switch evaluate(subject, ctx) {
+            case .value(.string(let text)): return .value(.bool(regex.matches(text)))
+            default: return .undecided
+            }
+        }
+    }
+
+    /// A field of an event as rules read it: missing is null; `$file`, `$line`, `$seq` are built in.
+    static func field(_ name: String, of e: Event, _ ctx: EvalContext) -> Value {
+        if name == "$file" {
+            let i = Int(e.file)
+            return i >= 0 && i < ctx.files.count ? .string(ctx.files[i]) : .null
+        }
+        return e.value(of: name) ?? .null
+    }
+
+    private static func binary(_ op: Expr.BinaryOp, _ l: Expr, _ r: Expr, _ ctx: EvalContext) -> Eval {
+        switch op {
+        case .and:
+            let a = evaluate(l, ctx).truth
+            if a == false { return .false }
+            let b = evaluate(r, ctx).truth
+            if b == false { return .false }
+            if a == true && b == true { return .true }
+            return .undecided
+        case .or:
+            let a = evaluate(l, ctx).truth
+            if a == true { return .true }
+            let b = evaluate(r, ctx).truth
+            if b == true { return .true }
+            if a == false && b == false { return .false }
+            return .undecided
+        case .coalesce:
+            switch evaluate(l, ctx) {
+            case .value(.null), .undecided: return evaluate(r, ctx)
+            case let other: return other
+            }
+        default:
+            break
+        }
+        let a = evaluate(l, ctx)
+        let b = evaluate(r, ctx)
+        switch op {
+        case .equal, .notEqual:
+            let same: Bool
+            switch (a, b) {
+            case (.undecided, _), (_, .undecided): return .undecided
+            case (.value(let x), .value(let y)): same = x.looselyEquals(y)
+            case (.event(let x), .event(let y)): same = x.file == y.file && x.line == y.line && x.seq == y.seq
+            default: same = false
+            }
+            return .value(.bool(op == .equal ? same : !same))
+        case .less, .lessEqual, .greater, .greaterEqual:
+            guard case .value(let x) = a, case .value(let y) = b else { return .undecided }
+            let order: Int
+            if let p = x.number, let q = y.number {
+                if p.isNaN || q.isNaN { return .undecided }
+                order = p < q ? -1 : (p > q ? 1 : 0)
+            } else if case .string(let s) = x, case .string(let t) = y {
+                order = s < t ? -1 : (s > t ? 1 : 0)
+            } else {
+                return .undecided
+            }
+            switch op {
+            case .less: return .value(.bool(order < 0))
+            case .lessEqual: return .value(.bool(order <= 0))
+            case .greater: return .value(.bool(order > 0))
+            default: return .value(.bool(order >= 0))
+            }
+        case .isIn, .notIn:
+            guard case .value(let x) = a, case .value(.array(let items)) = b else { return .undecided }
+            let found = items.contains { $0.looselyEquals(x) }
+            return .value(.bool(op == .isIn ? found : !found))
+        case .add, .subtract, .multiply, .divide, .remainder:
+            guard case .value(let x) = a, case .value(let y) = b else { return .undecided }
+            if op == .add, case .string(let s) = x, case .string(let t) = y { return .value(.string(s + t)) }
+            return arithmetic(op, x, y)
+        default:
+            return .undecided
+        }
+    }
+
+    private static func arithmetic(_ op: Expr.BinaryOp, _ x: Value, _ y: Value) -> Eval {
+        if case .int(let i) = x, case .int(let j) = y {
+            switch op {
+            case .add:
+                let (r, o) = i.addingReportingOverflow(j)
+                if !o { return .value(.int(r)) }
+            case .subtract:
+                let (r, o) = i.subtractingReportingOverflow(j)
+                if !o { return .value(.int(r)) }
+            case .multiply:
+                let (r, o) = i.multipliedReportingOverflow(by: j)
+                if !o { return .value(.int(r)) }
+            case .remainder:
+                if j == 0 { return .undecided }
+                if !(i == Int64.min && j == -1) { return .value(.int(i % j)) }
+            default: break
+            }
+        }
+        guard let p = x.number, let q = y.number else { return .undecided }
+        let r: Double
+        switch op {
+        case .add: r = p + q
+        case .subtract: r = p - q
+        case .multiply: r = p * q
+        case .divide:
+            if q == 0 { return .undecided }
+            r = p / q
+        case .remainder:
+            if q == 0 { return .undecided }
+            r = fmod(p, q)
+        default: return .undecided
+        }
+        return r.isFinite ? .value(.double(r)) : .undecided
+    }
+
+    private static func call(_ name: String, _ args: [Eval]) -> Eval {
+        switch name {
+        case "type":
+            switch args[0] {
+            case .value(let v): return .value(.string(v.typeName))
+            case .event: return .value(.string("event"))
+            case .undecided: return .undecided
+            }
+        case "is_int":
+            if case .value(.int) = args[0] { return .true }
+            if case .undecided = args[0] { return .undecided }
+            return .false
+        default: break
+        }
+        var values: [Value] = []
+        for a in args {
+            guard case .value(let v) = a, v != .null else { return .undecided }
+            values.append(v)
+        }
+        switch name {
+        case "text":
+            return values[0].text.map { .value(.string($0)) } ?? .undecided
+        case "len":
+            switch values[0] {
+            case .string(let s): return .value(.int(Int64(s.count)))
+            case .array(let items): return .value(.int(Int64(items.count)))
+            case .object(let entries): return .value(.int(Int64(entries.count)))
+            default: return .undecided
+            }
+        case "abs":
+            if case .int(let i) = values[0], i != Int64.min { return .value(.int(Swift.abs(i))) }
+            guard let d = values[0].number else { return .undecided }
+            return .value(.double(Swift.abs(d)))
+        case "pow":
+            guard let b = values[0].number, let e = values[1].number else { return .undecided }
+            let r = Foundation_pow(b, e)
+            guard r.isFinite else { return .undecided }
+            if case .int = values[0], case .int = values[1], r == r.rounded(), Swift.abs(r) < 9.0e15 {
+                return .value(.int(Int64(r)))
+            }
+            return .value(.double(r))
+        case "min", "max":
+            let items: [Value]
+            if values.count == 1, case .array(let list) = values[0] { items = list } else { items = values }
+            guard !items.isEmpty else { return .undecided }
+            var best = items[0]
+            for v in items {
+                guard let a = v.number, let b = best.number else { return .undecided }
+                if name == "min" ? a < b : a > b { best = v }
+            }
+            return best.number == nil ? .undecided : .value(best)
+        default:
+            return .undecided
+        }
+    }
+
+    private static func Foundation_pow(_ a: Double, _ b: Double) -> Double { pow(a, b) }
+
+    // MARK: - History
+
+    private static func history(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
+        guard let provider = ctx.history else { return .undecided }
+        let found = provider.candidates(for: call, context: ctx)
+        switch call.kind {
+        case .count:
+            if found.incomplete { return .undecided }
+            var n: Int64 = 0
+            for e in found.events where matches(call.selector, e, ctx) != nil { n += 1 }
+            return .value(.int(n))
+        case .first, .next:
+            for e in found.events where matches(call.selector, e, ctx) != nil { return .event(e) }
+            return found.incomplete ? .undecided : .null
+        case .last:
+            for e in found.events.reversed() where matches(call.selector, e, ctx) != nil { return .event(e) }
+            return .null
+        }
+    }
+
+    // MARK: - Selectors
+
+    /// Whether `candidate` matches; returns the matching term (for its capture), or nil.
+    /// Bare names in `where:` read the candidate; captures and lets of `ctx` stay visible.
+    public static func matches(_ selector: Selector, _ candidate: Event, _ ctx: EvalContext) -> Selector.Term? {
+        for term in selector.terms where termMatches(term, candidate, ctx) {
+            return term
+        }
+        return nil
+    }
+
+    static func termMatches(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool {
+        if let names = term.evNames, !names.contains(candidate.ev) { return false }
+        for test in term.tests {
+            let v = field(test.field, of: candidate, ctx)
+            if test.field != "ev" || term.evNames == nil {
+                guard predicate(test.predicate, v, present: candidate.value(of: test.field) != nil || test.field == "$file") == true
+                else { return false }
+            }
+        }
+        if let negated = term.negated, matches(negated, candidate, ctx) != nil { return false }
+        if let whereExpr = term.whereExpr {
+            var inner = ctx.looking(at: candidate)
+            if let name = term.capture { inner.captures[name] = candidate }
+            guard evaluate(whereExpr, inner).truth == true else { return false }
+        }
+        return true
+    }
+
+    /// A field predicate; nil is undecided (which a selector treats as no match).
+    static func predicate(_ p: Selector.Predicate, _ v: Value, present: Bool) -> Bool? {
+        switch p {
+        case .equals(let x): return v.looselyEquals(x)
+        case .glob(let g):
+            guard case .string(let s) = v else { return false }
+            return g.matches(s)
+        case .oneOf(let options):
+            for option in options where predicate(option, v, present: present) == true { return true }
+            return false
+        case .exists(let wanted): return (present && v != .null) == wanted
+        case .notIn(let values): return !values.contains { $0.looselyEquals(v) }
+        case .compare(let op, let x):
+            if v == .null { return nil }
+            let order: Int
+            if let a = v.number, let b = x.number {
+                order = a < b ? -1 : (a > b ? 1 : 0)
+            } else if case .string(let s) = v, case .string(let t) = x {
+                order = s < t ? -1 : (s > t ? 1 : 0)
+            } else {
+                return nil
+            }
+            switch op {
+            case .less: return order < 0
+            case .lessEqual: return order <= 0
+            case .greater: return order > 0
+            default: return order >= 0
+            }
+        case .all(let ps):
+            for q in ps {
+                guard let r = predicate(q, v, present: present) else { return nil }
+                if !r { return false }
+            }
+            return true
+        case .not(let q):
+            return predicate(q, v, present: present).map { !$0 }
+        case .matches(let regex):
+            guard case .string(let s) = v else { return nil }
+            return regex.matches(s)
+        }
+    }
+}

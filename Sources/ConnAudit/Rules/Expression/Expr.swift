@@ -1,0 +1,48 @@
+/// An expression of the rule language, parsed from a string in a rules file.
+///
+/// See docs/rules.md for the language. Positions are byte offsets into the expression text;
+/// the loader turns them into file:line:column.
+public indirect enum Expr: Sendable {
+    case literal(Value)
+    /// A bare name: a field of the current event, or a `let:` binding / capture when so bound.
+    case name(String, at: Int)
+    /// `base.field`: a field of a captured or looked-up event, `params.x`, or a key of an object value.
+    case member(Expr, String, at: Int)
+    /// `base[index]`: a key of a map literal or object, an element of a list.
+    case index(Expr, Expr)
+    case list([Expr])
+    case map([(String, Expr)])
+    case unary(UnaryOp, Expr)
+    case binary(BinaryOp, Expr, Expr, at: Int)
+    case conditional(Expr, Expr, Expr)
+    /// A value function: `min max abs pow text is_int type matches len`.
+    case call(String, [Expr], at: Int)
+    /// A history function over the rule's timeline: `first last next count`.
+    case history(HistoryCall)
+    /// `matches(x, "literal regex")`, compiled once when the rule loads.
+    case regex(Expr, BoundedRegex)
+
+    public enum UnaryOp: Sendable { case not, negate }
+    public enum BinaryOp: String, Sendable {
+        case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"
+        case equal = "==", notEqual = "!=", less = "<", lessEqual = "<=", greater = ">", greaterEqual = ">="
+        case and, or, coalesce = "??", isIn = "in", notIn = "not in"
+    }
+}
+
+/// `first(SEL)`, `last(SEL)`, `next(SEL)`, `count(SEL)`, optionally `since: SEL-or-capture`.
+public struct HistoryCall: Sendable {
+    public enum Kind: String, Sendable { case first, last, next, count }
+    public var kind: Kind
+    public var selector: Selector
+    /// Look back only to the latest event matching this (or to this capture).
+    public var since: Since?
+    /// Index into the rule's list of history selectors (assigned when the rule is compiled).
+    public var slot: Int = -1
+    public var at: Int
+
+    public enum Since: Sendable {
+        case selector(Selector)
+        case capture(String)
+    }
+}

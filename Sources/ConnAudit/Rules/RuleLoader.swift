@@ -1,0 +1,913 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The rules of one run, loaded and validated.
+public struct RuleSet: Sendable {
+    public var rules: [Rule]
+    public var warnings: [Diagnostic]
+
+    public init(rules: [Rule], warnings: [Diagnostic] = []) {
+        self.rules = rules
+        self.warnings = warnings
+    }
+
+    /// Top-level event fields any rule can read (the reader decodes only these, plus the fixed ones).
+    public var fieldsRead: Set<String> {
+        var names = Set<String>()
+        for rule in rules { FieldCollector.collect(rule, into: &names) }
+        return names
+    }
+}
+
+/// Loads rule files (YAML) into ``Rule``s, reporting every problem with file:line:column.
+public enum RuleLoader {
+    /// Paths are rule files or directories (searched recursively for `*.yaml`/`*.yml`, hidden
+    /// names skipped, sorted). Throws every error found; warnings come back in the set.
+    public static func load(paths: [String]) throws(DiagnosticList) -> RuleSet {
+        var files: [(path: String, text: String)] = []
+        var errors: [Diagnostic] = []
+        for path in paths {
+            let found = RuleFiles.find(path)
+            errors += found.errors
+            for file in found.files {
+                switch RuleFiles.read(file) {
+                case .success(let text): files.append((file, text))
+                case .failure(let d): errors.append(d)
+                }
+            }
+            if found.files.isEmpty && found.errors.isEmpty {
+                errors.append(Diagnostic(path: path, line: 1, column: 1, message: "no rule files (*.yaml, *.yml) found here"))
+            }
+        }
+        if !errors.isEmpty { throw DiagnosticList(errors) }
+        return try load(files: files)
+    }
+
+    /// Loads rules from texts already read (the built-in pack, fixtures, tests).
+    public static func load(files: [(path: String, text: String)]) throws(DiagnosticList) -> RuleSet {
+        var rules: [Rule] = []
+        var errors: [Diagnostic] = []
+        var warnings: [Diagnostic] = []
+        var seen: [String: (String, Int)] = [:]
+        for file in files {
+            var loader = FileLoader(path: file.path, text: file.text)
+            let loaded = loader.loadFile()
+            errors += loader.errors
+            warnings += loader.warnings
+            for (rule, idNode) in loaded {
+                if let first = seen[rule.id] {
+                    errors.append(loader.diagnostic(
+                        idNode, "duplicate rule id '\(rule.id)' (first defined at \(first.0):\(first.1))"))
+                    continue
+                }
+                seen[rule.id] = (rule.file, rule.line)
+                rules.append(rule)
+            }
+        }
+        if !errors.isEmpty { throw DiagnosticList(errors) }
+        return RuleSet(rules: rules, warnings: warnings)
+    }
+
+    /// The default pack compiled into the binary (the same files as `rules/` in the repository).
+    public static func builtin() -> RuleSet {
+        do {
+            return try load(files: BuiltinPack.files.map { ("<built-in>/" + $0.name, $0.text) })
+        } catch {
+            // The built-in pack is validated by the test suite; reaching this is a build defect.
+            fatalError("the built-in rule pack does not load:\n\(error)")
+        }
+    }
+}
+
+// MARK: - Finding rule files
+
+enum RuleFiles {
+    static func find(_ path: String) -> (files: [String], errors: [Diagnostic]) {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            return ([], [Diagnostic(path: path, line: 1, column: 1, message: "cannot read rules: \(errnoText())")])
+        }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else { return ([path], []) }
+        var out: [String] = []
+        var errors: [Diagnostic] = []
+        var visited = Set<[UInt64]>()
+        walk(path, &out, &errors, &visited)
+        return (out, errors)
+    }
+
+    private static func walk(_ dir: String, _ out: inout [String], _ errors: inout [Diagnostic], _ visited: inout Set<[UInt64]>) {
+        var st = stat()
+        guard stat(dir, &st) == 0 else { return }
+        guard visited.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted else { return }
+        guard let handle = opendir(dir) else {
+            errors.append(Diagnostic(path: dir, line: 1, column: 1, message: "cannot read rules directory: \(errnoText())"))
+            return
+        }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name.hasPrefix(".") { continue }
+            names.append(name)
+        }
+        closedir(handle)
+        for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+            let full = dir.hasSuffix("/") ? dir + name : dir + "/" + name
+            var child = stat()
+            guard stat(full, &child) == 0 else { continue }
+            if (child.st_mode & S_IFMT) == S_IFDIR {
+                walk(full, &out, &errors, &visited)
+            } else if name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
+                out.append(full)
+            }
+        }
+    }
+
+    static func read(_ path: String) -> Result<String, Diagnostic> {
+        guard let f = fopen(path, "rb") else {
+            return .failure(Diagnostic(path: path, line: 1, column: 1, message: "cannot read rules: \(errnoText())"))
+        }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let limit = 16 << 20
+        while true {
+            let n = fread(&chunk, 1, chunk.count, f)
+            if n > 0 { bytes += chunk[0..<n] }
+            if bytes.count > limit {
+                return .failure(Diagnostic(path: path, line: 1, column: 1, message: "rules file larger than 16 MiB"))
+            }
+            if n < chunk.count {
+                if ferror(f) != 0 {
+                    return .failure(Diagnostic(path: path, line: 1, column: 1, message: "cannot read rules: \(errnoText())"))
+                }
+                break
+            }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .failure(Diagnostic(path: path, line: 1, column: 1, message: "rules file is not valid UTF-8"))
+        }
+        return .success(text)
+    }
+
+    static func errnoText() -> String { String(cString: strerror(errno)).lowercased() }
+}
+
+// MARK: - One file
+
+/// Turns one file's YAML nodes into rules, collecting every error.
+struct FileLoader {
+    let path: String
+    let text: String
+    private(set) var errors: [Diagnostic] = []
+    private(set) var warnings: [Diagnostic] = []
+    private let lines: [String]
+
+    init(path: String, text: String) {
+        self.path = path
+        self.text = text
+        lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+            String(decoding: $0.last == 0x0D ? $0.dropLast() : $0, as: UTF8.self)
+        }
+    }
+
+    func sourceLine(_ n: Int) -> String {
+        guard n >= 1, n <= lines.count else { return "" }
+        return lines[n - 1]
+    }
+
+    func diagnostic(_ node: YamlNode, _ message: String, _ severity: Diagnostic.Severity = .error) -> Diagnostic {
+        Diagnostic(severity, path: path, line: node.line, column: node.column, message: message,
+                   sourceLine: sourceLine(node.line))
+    }
+
+    mutating func error(_ node: YamlNode, _ message: String) { errors.append(diagnostic(node, message)) }
+    mutating func warn(_ node: YamlNode, _ message: String) { warnings.append(diagnostic(node, message, .warning)) }
+
+    static let fileKeys: Set<String> = ["rules", "params", "let"]
+    static let ruleKeys: Set<String> = [
+        "id", "title", "severity", "description", "for", "params", "let", "message", "tests",
+        "every", "expect", "undecided", "never", "after", "before", "count", "min", "max",
+    ]
+    /// Keys of check kinds the language reserves but this version cannot evaluate yet.
+    static let plannedKeys: Set<String> = [
+        "each", "followed_by", "within_ms", "unless", "preceded_by", "forbid", "without", "report_at",
+        "classify", "require", "applies_if", "at_end", "between", "until", "never_after",
+    ]
+
+    /// Returns each rule with the node of its id (for duplicate-id errors).
+    mutating func loadFile() -> [(Rule, YamlNode)] {
+        let documents: [YamlNode]
+        do {
+            documents = try YamlLoader.load(text, path: path)
+        } catch {
+            errors.append(error)
+            return []
+        }
+        guard let root = documents.first else {
+            errors.append(Diagnostic(path: path, line: 1, column: 1, message: "empty rules file: expected a mapping with 'rules:'"))
+            return []
+        }
+        if documents.count > 1 { warn(documents[1], "only the first YAML document is read; this one is ignored") }
+        guard let pairs = root.mappingPairs else {
+            error(root, "expected a mapping with 'rules:' at the top, found a \(root.kindName)")
+            return []
+        }
+        for pair in pairs {
+            let key = pair.key.scalar ?? ""
+            if !Self.fileKeys.contains(key) {
+                error(pair.key, "unknown key '\(key)' at the top of a rules file (expected rules, params, let)")
+            }
+        }
+        let fileParams = root["params"].map { params($0) } ?? [:]
+        let fileLets = root["let"].map { lets($0, params: nil) } ?? []
+        guard let rulesNode = root["rules"] else {
+            error(root, "missing required key 'rules'")
+            return []
+        }
+        guard let items = rulesNode.sequenceItems else {
+            error(rulesNode, "'rules' must be a list of rules, found a \(rulesNode.kindName)")
+            return []
+        }
+        var out: [(Rule, YamlNode)] = []
+        for item in items {
+            if let loaded = rule(item, fileParams: fileParams, fileLets: fileLets) { out.append(loaded) }
+        }
+        return out
+    }
+
+    // MARK: Rule
+
+    private mutating func rule(_ node: YamlNode, fileParams: [String: Value], fileLets: [(name: String, expr: Expr)]) -> (Rule, YamlNode)? {
+        guard let pairs = node.mappingPairs else {
+            error(node, "a rule must be a mapping, found a \(node.kindName)")
+            return nil
+        }
+        let errorsBefore = errors.count
+        for pair in pairs {
+            let key = pair.key.scalar ?? ""
+            if Self.plannedKeys.contains(key) {
+                error(pair.key, "'\(key)' is part of the rule language but not supported by this version of conn-audit")
+            } else if !Self.ruleKeys.contains(key) {
+                error(pair.key, "unknown key '\(key)' in a rule")
+            }
+        }
+        guard let idNode = node["id"] else {
+            error(node, "missing required key 'id'")
+            return nil
+        }
+        let id = idNode.scalar ?? ""
+        if id.isEmpty || !id.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }) {
+            error(idNode, "rule id '\(id)' must match [a-z0-9._-]+")
+        }
+        let title = node["title"].flatMap { scalarString($0, "title") } ?? {
+            error(node, "rule '\(id)': missing required key 'title'")
+            return ""
+        }()
+        var severity = Severity.error
+        if let s = node["severity"] {
+            if let v = s.scalar, let parsed = Severity(rawValue: v) { severity = parsed } else {
+                error(s, "severity must be error, warning or info")
+            }
+        }
+        var scope = Scope.generation
+        if let s = node["for"] {
+            if let v = s.scalar, let parsed = Scope(rawValue: v) { scope = parsed } else {
+                error(s, "'for' must be generation, source or corpus")
+            }
+        }
+        var ruleParams = fileParams
+        if let p = node["params"] { ruleParams.merge(params(p)) { _, new in new } }
+        let ruleLets = fileLets + (node["let"].map { lets($0, params: ruleParams) } ?? [])
+        let description = node["description"].flatMap { scalarString($0, "description") }
+
+        var context = NameContext(params: ruleParams, lets: Set(ruleLets.map(\.name)))
+        let check = self.check(node, id: id, context: &context)
+        let message = node["message"].flatMap { template($0, context: context) }
+        let tests = node["tests"].map { fixtures($0) } ?? []
+
+        guard errors.count == errorsBefore, let check else { return nil }
+        let rule = Rule(
+            id: id, title: title, severity: severity, description: description, scope: scope,
+            params: ruleParams, lets: ruleLets, check: check, message: message, tests: tests,
+            file: path, line: node.line, yaml: yamlText(of: node))
+        return (rule, idNode)
+    }
+
+    /// The rule's lines as written (from its first line to the line before the next rule).
+    private func yamlText(of node: YamlNode) -> String {
+        let start = node.line
+        var end = start
+        // The rule ends where a line at or left of its dash column starts something new.
+        let dashColumn = max(1, node.column - 2)
+        var n = start + 1
+        while n <= lines.count {
+            let l = sourceLine(n)
+            let indent = l.prefix(while: { $0 == " " }).count
+            let blank = l.allSatisfy { $0 == " " || $0 == "\t" }
+            if !blank && indent < dashColumn + 1 { break }
+            if !blank { end = n }
+            n += 1
+        }
+        let body = (start...end).map { sourceLine($0) }
+        let trim = body.map { $0.prefix(while: { $0 == " " }).count }.filter { $0 >= 0 }.min() ?? 0
+        return body.map { String($0.dropFirst(min(trim, dashColumn - 1 + 2))) }.joined(separator: "\n")
+    }
+
+    // MARK: Check kinds
+
+    private mutating func check(_ node: YamlNode, id: String, context: inout NameContext) -> Check? {
+        let kinds = ["every", "never", "count"].filter { node[$0] != nil }
+        if kinds.count > 1 {
+            error(node[kinds[1]]!, "rule '\(id)' has more than one check kind (\(kinds.joined(separator: ", ")))")
+            return nil
+        }
+        guard let kind = kinds.first else {
+            if !Self.plannedKeys.contains(where: { node[$0] != nil }) {
+                error(node, "rule '\(id)' has no check: give one of every, never, count")
+            }
+            return nil
+        }
+        func notWith(_ keys: [String]) {
+            for key in keys { if let n = node[key] { error(n, "'\(key)' does not go with '\(kind)'") } }
+        }
+        switch kind {
+        case "every":
+            notWith(["after", "before", "min", "max"])
+            guard let sel = selector(node["every"]!, context: &context) else { return nil }
+            guard let expectNode = node["expect"] else {
+                error(node["every"]!, "'every' needs 'expect'")
+                return nil
+            }
+            let expectation: Expectation?
+            if expectNode.mappingPairs != nil || expectNode.sequenceItems != nil {
+                expectation = selector(expectNode, context: &context).map { .selector($0) }
+            } else {
+                expectation = expression(expectNode, context: context).map { .expression($0) }
+            }
+            var policy = UndecidedPolicy.fail
+            if let u = node["undecided"] {
+                if let v = u.scalar, let p = UndecidedPolicy(rawValue: v) { policy = p } else {
+                    error(u, "'undecided' must be fail, pass or inconclusive")
+                }
+            }
+            guard let expectation else { return nil }
+            return .every(sel, expect: expectation, undecided: policy)
+        case "never":
+            notWith(["expect", "undecided", "min", "max"])
+            var afterContext = context
+            let after = node["after"].flatMap { selector($0, context: &afterContext) }
+            let before = node["before"].flatMap { selector($0, context: &afterContext) }
+            guard let sel = selector(node["never"]!, context: &context) else { return nil }
+            return .never(sel, after: after, before: before)
+        default:
+            notWith(["expect", "undecided", "after", "before"])
+            guard let sel = selector(node["count"]!, context: &context) else { return nil }
+            let minimum = node["min"].flatMap { count($0, "min") }
+            let maximum = node["max"].flatMap { count($0, "max") }
+            if minimum == nil && maximum == nil {
+                error(node["count"]!, "'count' needs 'min' or 'max'")
+                return nil
+            }
+            if let minimum, let maximum, minimum > maximum {
+                error(node["min"]!, "'min' (\(minimum)) is greater than 'max' (\(maximum))")
+            }
+            return .count(sel, min: minimum, max: maximum)
+        }
+    }
+
+    private mutating func count(_ node: YamlNode, _ key: String) -> Int? {
+        guard let s = node.scalar, let n = Int(s), n >= 0 else {
+            error(node, "'\(key)' must be a whole number >= 0")
+            return nil
+        }
+        return n
+    }
+
+    // MARK: Selectors
+
+    /// A selector from a mapping (AND) or a list of mappings (OR).
+    mutating func selector(_ node: YamlNode, context: inout NameContext) -> Selector? {
+        if let items = node.sequenceItems {
+            guard !items.isEmpty else {
+                error(node, "an empty list matches nothing; give at least one selector map")
+                return nil
+            }
+            var terms: [Selector.Term] = []
+            for item in items {
+                guard let t = term(item, context: &context) else { return nil }
+                terms.append(t)
+            }
+            return Selector(terms: terms)
+        }
+        guard let t = term(node, context: &context) else { return nil }
+        return Selector(terms: [t])
+    }
+
+    private mutating func term(_ node: YamlNode, context: inout NameContext) -> Selector.Term? {
+        guard let pairs = node.mappingPairs else {
+            error(node, "a selector must be a map of field tests such as { ev: ws.close }, found a \(node.kindName)")
+            return nil
+        }
+        var term = Selector.Term()
+        var whereNode: YamlNode?
+        let errorsBefore = errors.count
+        for pair in pairs {
+            let key = pair.key.scalar ?? ""
+            switch key {
+            case "as":
+                guard let name = pair.value.scalar, isName(name) else {
+                    error(pair.value, "'as' takes a name such as p or first_ping")
+                    continue
+                }
+                term.capture = name
+            case "where":
+                whereNode = pair.value
+            case "not":
+                term.negated = selector(pair.value, context: &context)
+            case "":
+                error(pair.key, "a selector key must be a field name")
+            default:
+                if let p = predicate(pair.value, field: key) {
+                    term.tests.append(.init(field: key, predicate: p))
+                    if key == "ev" { term.evNames = Self.exactNames(p) }
+                }
+            }
+        }
+        // `where` sees the term's own capture as well as the ones bound earlier.
+        if let capture = term.capture { context.captures.insert(capture) }
+        if let whereNode { term.whereExpr = expression(whereNode, context: context) }
+        return errors.count == errorsBefore ? term : nil
+    }
+
+    static func exactNames(_ p: Selector.Predicate) -> Set<String>? {
+        switch p {
+        case .equals(.string(let s)): return [s]
+        case .oneOf(let options):
+            var all = Set<String>()
+            for o in options {
+                guard let names = exactNames(o) else { return nil }
+                all.formUnion(names)
+            }
+            return all
+        default: return nil
+        }
+    }
+
+    private static let operators: Set<String> = ["exists", "in", "not_in", "eq", "ne", "gt", "gte", "lt", "lte", "matches", "glob"]
+
+    private mutating func predicate(_ node: YamlNode, field: String) -> Selector.Predicate? {
+        if let items = node.sequenceItems {
+            var options: [Selector.Predicate] = []
+            for item in items {
+                guard item.scalar != nil else {
+                    error(item, "a list of values must hold plain values")
+                    return nil
+                }
+                options.append(scalarPredicate(item, field: field))
+            }
+            return .oneOf(options)
+        }
+        guard let pairs = node.mappingPairs else { return scalarPredicate(node, field: field) }
+        var parts: [Selector.Predicate] = []
+        for pair in pairs {
+            let op = pair.key.scalar ?? ""
+            let v = pair.value
+            switch op {
+            case "exists":
+                guard case .bool(let b)? = typed(v) else {
+                    error(v, "'exists' takes true or false")
+                    continue
+                }
+                parts.append(.exists(b))
+            case "in", "not_in":
+                guard let items = v.sequenceItems else {
+                    error(v, "'\(op)' takes a list of values")
+                    continue
+                }
+                let values = items.compactMap { typed($0) }
+                if values.count != items.count {
+                    error(v, "'\(op)' takes a list of plain values")
+                    continue
+                }
+                parts.append(op == "in" ? .oneOf(values.map { .equals($0) }) : .notIn(values))
+            case "eq", "ne":
+                guard let value = typed(v) else {
+                    error(v, "'\(op)' takes a plain value")
+                    continue
+                }
+                parts.append(op == "eq" ? .equals(value) : .not(.equals(value)))
+            case "gt", "gte", "lt", "lte":
+                guard let value = typed(v), value.number != nil || value.string != nil else {
+                    error(v, "'\(op)' takes a number or a string")
+                    continue
+                }
+                let binary: Expr.BinaryOp = op == "gt" ? .greater : op == "gte" ? .greaterEqual : op == "lt" ? .less : .lessEqual
+                parts.append(.compare(binary, value))
+            case "matches":
+                guard let pattern = v.scalar else {
+                    error(v, "'matches' takes a regular expression string")
+                    continue
+                }
+                do throws(RegexSyntaxError) {
+                    parts.append(.matches(try BoundedRegex(pattern)))
+                } catch {
+                    self.error(v, "bad regular expression: \(error.message) (at offset \(error.offset))")
+                }
+            case "glob":
+                guard let pattern = v.scalar else {
+                    error(v, "'glob' takes a pattern string")
+                    continue
+                }
+                parts.append(.glob(GlobPattern(pattern)))
+            default:
+                error(pair.key, "unknown test '\(op)' for field '\(field)' (expected one of \(Self.operators.sorted().joined(separator: ", ")))")
+            }
+        }
+        if parts.isEmpty { return nil }
+        return parts.count == 1 ? parts[0] : .all(parts)
+    }
+
+    private func scalarPredicate(_ node: YamlNode, field: String) -> Selector.Predicate {
+        let value = typed(node) ?? .null
+        if field == "ev", case .string(let s) = value, GlobPattern.isGlob(s) { return .glob(GlobPattern(s)) }
+        return .equals(value)
+    }
+
+    // MARK: Values
+
+    /// A scalar as a typed value: plain `true`/`false`/`null`/numbers are typed; quoted stays text.
+    func typed(_ node: YamlNode) -> Value? {
+        guard case .scalar(let s, let style) = node.kind else { return nil }
+        guard style == .plain else { return .string(s) }
+        switch s {
+        case "", "~", "null", "Null", "NULL": return .null
+        case "true", "True", "TRUE": return .bool(true)
+        case "false", "False", "FALSE": return .bool(false)
+        default: break
+        }
+        if let i = Int64(s) { return .int(i) }
+        if s.first.map({ $0.isNumber || $0 == "-" || $0 == "+" || $0 == "." }) == true, let d = Double(s), d.isFinite {
+            return .double(d)
+        }
+        return .string(s)
+    }
+
+    private mutating func scalarString(_ node: YamlNode, _ key: String) -> String? {
+        guard let s = node.scalar else {
+            error(node, "'\(key)' must be text, found a \(node.kindName)")
+            return nil
+        }
+        return s
+    }
+
+    private mutating func params(_ node: YamlNode) -> [String: Value] {
+        guard let pairs = node.mappingPairs else {
+            error(node, "'params' must be a map of names to values")
+            return [:]
+        }
+        var out: [String: Value] = [:]
+        for pair in pairs {
+            guard let name = pair.key.scalar, isName(name) else {
+                error(pair.key, "a param name must be a name such as timeout_ms")
+                continue
+            }
+            guard let v = typed(pair.value) else {
+                error(pair.value, "param '\(name)' must be a plain value")
+                continue
+            }
+            out[name] = v
+        }
+        return out
+    }
+
+    /// `let:` bindings; `params` is nil at file level (a rule may add the params they name).
+    private mutating func lets(_ node: YamlNode, params: [String: Value]?) -> [(name: String, expr: Expr)] {
+        guard let pairs = node.mappingPairs else {
+            error(node, "'let' must be a map of names to expressions")
+            return []
+        }
+        var out: [(name: String, expr: Expr)] = []
+        for pair in pairs {
+            guard let name = pair.key.scalar, isName(name) else {
+                error(pair.key, "a let name must be a name such as T")
+                continue
+            }
+            let context = NameContext(params: params, lets: Set(out.map(\.name)))
+            if let e = expression(pair.value, context: context) { out.append((name, e)) }
+        }
+        return out
+    }
+
+    private func isName(_ s: String) -> Bool {
+        guard let f = s.utf8.first, (f >= 0x41 && f <= 0x5A) || (f >= 0x61 && f <= 0x7A) || f == 0x5F else { return false }
+        return s.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+    }
+
+    // MARK: Expressions
+
+    /// Names in scope where an expression is written.
+    struct NameContext {
+        /// Params the rule defines; nil where params are not known yet (file-level `let:`).
+        var params: [String: Value]?
+        var lets: Set<String>
+        var captures: Set<String> = []
+    }
+
+    /// Parses an expression scalar, reporting errors at the column inside the string.
+    mutating func expression(_ node: YamlNode, context: NameContext) -> Expr? {
+        guard case .scalar(let source, let style) = node.kind else {
+            error(node, "expected an expression string, found a \(node.kindName)")
+            return nil
+        }
+        let literal = typed(node)
+        if style == .plain, let literal, literal.string == nil { return .literal(literal) }
+        var nested: [Diagnostic] = []
+        let selectorCompiler: ExpressionParser.SelectorCompiler = { text, offset throws(ExpressionError) in
+            var inner = FileLoader(path: "<selector>", text: text)
+            let docs: [YamlNode]
+            do throws(Diagnostic) { docs = try YamlLoader.load(text, path: "<selector>") } catch {
+                throw ExpressionError(message: "bad selector: \(error.message)", offset: offset + max(0, error.column - 1))
+            }
+            guard let root = docs.first else { throw ExpressionError(message: "empty selector", offset: offset) }
+            var innerContext = context
+            let compiled = inner.selector(root, context: &innerContext)
+            if let first = inner.errors.first {
+                throw ExpressionError(message: first.message, offset: offset + max(0, first.column - 1))
+            }
+            nested += inner.warnings
+            guard let compiled else { throw ExpressionError(message: "bad selector", offset: offset) }
+            return compiled
+        }
+        do {
+            let expr = try ExpressionParser.parse(source, compileSelector: selectorCompiler)
+            validateNames(expr, at: node, context: context, source: source, style: style)
+            return expr
+        } catch {
+            errors.append(expressionDiagnostic(node, source: source, style: style, offset: error.offset, message: error.message))
+            return nil
+        }
+    }
+
+    /// Maps a byte offset inside a scalar to the file's line and column.
+    func expressionDiagnostic(_ node: YamlNode, source: String, style: YamlNode.ScalarStyle, offset: Int, message: String) -> Diagnostic {
+        let target = min(max(0, offset), source.utf8.count)
+        var line = node.line
+        var column = node.column
+        switch style {
+        case .literal, .folded:
+            // Each content line of a block scalar decodes to its text plus one byte (a newline, or
+            // the space a folded break becomes), so decoded offsets can be walked line by line.
+            var fileLine = node.line + 1
+            var position = 0
+            var blockIndent: Int?
+            line = fileLine
+            while fileLine <= lines.count {
+                let raw = Array(sourceLine(fileLine).unicodeScalars)
+                let blank = raw.allSatisfy { $0 == " " }
+                if blockIndent == nil, !blank { blockIndent = raw.prefix(while: { $0 == " " }).count }
+                let indent = blockIndent ?? 0
+                let content = blank ? [] : Array(raw.dropFirst(indent))
+                let length = content.reduce(0) { $0 + String($1).utf8.count }
+                line = fileLine
+                if target <= position + length || fileLine == lines.count {
+                    column = indent + 1 + Self.scalars(in: content, forBytes: target - position)
+                    break
+                }
+                position += length + 1
+                fileLine += 1
+            }
+        case .plain:
+            column = node.column + Self.scalars(in: Array(source.unicodeScalars), forBytes: target)
+        case .singleQuoted, .doubleQuoted:
+            // Walk the raw text after the opening quote, decoding escapes, until `target` bytes.
+            let raw = Array(sourceLine(node.line).unicodeScalars)
+            var i = node.column  // 0-based index just after the quote
+            var decoded = 0
+            while i < raw.count, decoded < target {
+                let c = raw[i]
+                if style == .doubleQuoted, c == "\\", i + 1 < raw.count {
+                    switch raw[i + 1] {
+                    case "x": i += 4; decoded += 1
+                    case "u": i += 6; decoded += 2
+                    case "U": i += 10; decoded += 3
+                    default: i += 2; decoded += 1
+                    }
+                } else if style == .singleQuoted, c == "'", i + 1 < raw.count, raw[i + 1] == "'" {
+                    i += 2
+                    decoded += 1
+                } else {
+                    i += 1
+                    decoded += String(c).utf8.count
+                }
+            }
+            column = i + 1
+        }
+        return Diagnostic(path: path, line: line, column: column, message: message, sourceLine: sourceLine(line))
+    }
+
+    /// How many scalars of `text` hold its first `bytes` UTF-8 bytes.
+    static func scalars(in text: [Unicode.Scalar], forBytes bytes: Int) -> Int {
+        var n = 0
+        var used = 0
+        while n < text.count, used < bytes {
+            used += String(text[n]).utf8.count
+            n += 1
+        }
+        return n + max(0, bytes - used)
+    }
+
+    /// Checks `params.x` names against the rule's params, and captures used before they are bound.
+    private mutating func validateNames(_ expr: Expr, at node: YamlNode, context: NameContext, source: String? = nil, style: YamlNode.ScalarStyle = .plain) {
+        var problems: [(String, Int)] = []
+        NameWalker.walk(expr, intoSelectors: false) { e in
+            switch e {
+            case .member(.name("params", _), let name, let at):
+                if let params = context.params, params[name] == nil, !context.lets.contains("params") {
+                    let known = params.isEmpty ? "this rule defines no params" : "this rule defines: \(params.keys.sorted().joined(separator: ", "))"
+                    problems.append(("unknown param '\(name)' (\(known))", at))
+                }
+            case .history(let call):
+                if case .capture(let name)? = call.since, !context.captures.contains(name) {
+                    problems.append(("'since: \(name)' names no capture bound before it", call.at))
+                }
+            default: break
+            }
+        }
+        for (message, at) in problems {
+            if let source {
+                errors.append(expressionDiagnostic(node, source: source, style: style, offset: at, message: message))
+            } else {
+                error(node, message)
+            }
+        }
+    }
+
+    // MARK: Messages and fixtures
+
+    private mutating func template(_ node: YamlNode, context: NameContext) -> MessageTemplate? {
+        guard case .scalar(let s, let style) = node.kind else {
+            error(node, "'message' must be text")
+            return nil
+        }
+        var parts: [MessageTemplate.Part] = []
+        var literal = ""
+        var chars = Array(s)
+        var i = 0
+        var offset = 0
+        while i < chars.count {
+            let c = chars[i]
+            if c == "{", i + 1 < chars.count, chars[i + 1] == "{" { literal.append("{"); i += 2; offset += 2; continue }
+            if c == "}", i + 1 < chars.count, chars[i + 1] == "}" { literal.append("}"); i += 2; offset += 2; continue }
+            if c == "{" {
+                var depth = 1
+                var j = i + 1
+                while j < chars.count, depth > 0 {
+                    if chars[j] == "{" { depth += 1 }
+                    if chars[j] == "}" { depth -= 1 }
+                    if depth > 0 { j += 1 }
+                }
+                guard j < chars.count else {
+                    errors.append(expressionDiagnostic(node, source: s, style: style, offset: offset, message: "unclosed '{' in message"))
+                    return nil
+                }
+                let inner = String(chars[(i + 1)..<j])
+                // The hole's text starts after the quote (if any) and the `{`.
+                let holeColumn = node.column + (style == .plain ? 0 : 1) + String(chars[..<(i + 1)]).unicodeScalars.count
+                let fake = YamlNode(.scalar(inner, style: .plain), line: node.line, column: holeColumn)
+                guard let e = expression(fake, context: context) else { return nil }
+                if !literal.isEmpty { parts.append(.text(literal)); literal = "" }
+                parts.append(.expr(e))
+                offset += String(chars[i...j]).utf8.count
+                i = j + 1
+                continue
+            }
+            literal.append(c)
+            offset += String(c).utf8.count
+            i += 1
+        }
+        if !literal.isEmpty { parts.append(.text(literal)) }
+        chars = []
+        return MessageTemplate(parts: parts)
+    }
+
+    private mutating func fixtures(_ node: YamlNode) -> [Fixture] {
+        guard let items = node.sequenceItems else {
+            error(node, "'tests' must be a list of fixtures")
+            return []
+        }
+        var out: [Fixture] = []
+        for item in items {
+            guard item.mappingPairs != nil else {
+                error(item, "a fixture must be a map with name, log and expect")
+                continue
+            }
+            for pair in item.mappingPairs! {
+                let key = pair.key.scalar ?? ""
+                if !["name", "log", "expect", "violations"].contains(key) {
+                    error(pair.key, "unknown key '\(key)' in a fixture (expected name, log, expect, violations)")
+                }
+            }
+            let name = item["name"]?.scalar ?? "fixture at line \(item.line)"
+            guard let log = item["log"]?.scalar else {
+                error(item, "fixture '\(name)': missing 'log'")
+                continue
+            }
+            guard let e = item["expect"], let s = e.scalar, let expected = Fixture.Expected(rawValue: s) else {
+                error(item["expect"] ?? item, "fixture '\(name)': 'expect' must be pass, fail, inconclusive or not_applicable")
+                continue
+            }
+            var violations: Int?
+            if let v = item["violations"] { violations = count(v, "violations") }
+            out.append(Fixture(name: name, log: log, expect: expected, violations: violations, line: item.line))
+        }
+        return out
+    }
+}
+
+// MARK: - Walking expressions
+
+enum NameWalker {
+    /// Visits every sub-expression; with `intoSelectors`, also the `where:` expressions of
+    /// selectors inside history calls.
+    static func walk(_ e: Expr, intoSelectors: Bool = true, _ visit: (Expr) -> Void) {
+        visit(e)
+        withoutActuallyEscaping(visit) { visit in
+            let w = { (x: Expr) in walk(x, intoSelectors: intoSelectors, visit) }
+            children(e, intoSelectors: intoSelectors, w, visit)
+        }
+    }
+
+    private static func children(_ e: Expr, intoSelectors: Bool, _ w: (Expr) -> Void, _ visit: (Expr) -> Void) {
+        switch e {
+        case .literal, .name: break
+        case .member(let b, _, _): w(b)
+        case .index(let a, let b): w(a); w(b)
+        case .list(let items): items.forEach(w)
+        case .map(let entries): entries.forEach { w($0.1) }
+        case .unary(_, let a): w(a)
+        case .binary(_, let a, let b, _): w(a); w(b)
+        case .conditional(let a, let b, let c): w(a); w(b); w(c)
+        case .call(_, let args, _): args.forEach(w)
+        case .regex(let subject, _): w(subject)
+        case .history(let call):
+            guard intoSelectors else { return }
+            walkSelector(call.selector, visit)
+            if case .selector(let s)? = call.since { walkSelector(s, visit) }
+        }
+    }
+
+    static func walkSelector(_ s: Selector, _ visit: (Expr) -> Void) {
+        for term in s.terms {
+            if let w = term.whereExpr { walk(w, visit) }
+            if let n = term.negated { walkSelector(n, visit) }
+        }
+    }
+}
+
+/// Collects the event fields a rule can read, so the reader decodes only those.
+enum FieldCollector {
+    static func collect(_ rule: Rule, into names: inout Set<String>) {
+        func expr(_ e: Expr) {
+            NameWalker.walk(e) { sub in
+                switch sub {
+                case .name(let n, _): names.insert(n)
+                case .member(_, let n, _): names.insert(n)
+                case .history(let call):
+                    selector(call.selector)
+                    if case .selector(let s)? = call.since { selector(s) }
+                default: break
+                }
+            }
+        }
+        func selector(_ s: Selector) {
+            for term in s.terms {
+                for test in term.tests { names.insert(test.field) }
+                if let w = term.whereExpr { expr(w) }
+                if let n = term.negated { selector(n) }
+            }
+        }
+        for (_, e) in rule.lets { expr(e) }
+        switch rule.check {
+        case .every(let s, let expect, _):
+            selector(s)
+            switch expect {
+            case .expression(let e): expr(e)
+            case .selector(let s2): selector(s2)
+            }
+        case .never(let s, let after, let before):
+            selector(s)
+            after.map(selector)
+            before.map(selector)
+        case .count(let s, _, _):
+            selector(s)
+        }
+        if let message = rule.message {
+            for part in message.parts { if case .expr(let e) = part { expr(e) } }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/// Which events a rule talks about: a map of field tests AND-ed, a list of maps OR-ed.
+///
+/// `{ ev: ws.close, reason: { exists: false } }`, `[{ ev: ws.closed }, { ev: ws.recv_error }]`,
+/// `{ ev: "ws.*", where: "gen == c.gen", as: x }`. See docs/rules.md.
+public struct Selector: Sendable {
+    public var terms: [Term]
+
+    public init(terms: [Term]) { self.terms = terms }
+
+    public struct Term: Sendable {
+        public var tests: [FieldTest] = []
+        public var whereExpr: Expr?
+        /// `as:` — the name the matched event is captured under.
+        public var capture: String?
+        /// `not:` — the event must not match this selector.
+        public var negated: Selector?
+        /// The exact `ev` names this term can match, when its `ev` test is plain (no glob): used to
+        /// skip the term quickly. Nil when any `ev` could match.
+        public var evNames: Set<String>?
+
+        public init() {}
+    }
+
+    public struct FieldTest: Sendable {
+        public var field: String
+        public var predicate: Predicate
+    }
+
+    public indirect enum Predicate: Sendable {
+        case equals(Value)
+        case glob(GlobPattern)
+        case oneOf([Predicate])
+        case exists(Bool)
+        case notIn([Value])
+        case compare(Expr.BinaryOp, Value)
+        case all([Predicate])
+        case not(Predicate)
+        case matches(BoundedRegex)
+    }
+
+    /// The union of the `ev` names the selector can match; nil if it can match any `ev`.
+    public var evNames: Set<String>? {
+        var all = Set<String>()
+        for term in terms {
+            guard let names = term.evNames else { return nil }
+            all.formUnion(names)
+        }
+        return all
+    }
+
+    /// Names captured with `as:` in any term.
+    public var captures: [String] { terms.compactMap(\.capture) }
+}
+
+/// A glob over `ev` names: `*` any run of characters, `?` one character.
+public struct GlobPattern: Sendable, CustomStringConvertible {
+    public let pattern: String
+    private let bytes: [UInt8]
+
+    public init(_ pattern: String) {
+        self.pattern = pattern
+        bytes = Array(pattern.utf8)
+    }
+
+    public static func isGlob(_ s: String) -> Bool { s.contains("*") || s.contains("?") }
+
+    public var description: String { pattern }
+
+    /// Iterative wildcard match (linear in practice, no recursion).
+    public func matches(_ s: String) -> Bool {
+        let text = Array(s.utf8)
+        var p = 0, t = 0
+        var starP = -1, starT = 0
+        while t < text.count {
+            if p < bytes.count, bytes[p] == UInt8(ascii: "?") || bytes[p] == text[t] {
+                p += 1
+                t += 1
+            } else if p < bytes.count, bytes[p] == UInt8(ascii: "*") {
+                starP = p
+                starT = t
+                p += 1
+            } else if starP >= 0 {
+                p = starP + 1
+                starT += 1
+                t = starT
+            } else {
+                return false
+            }
+        }
+        while p < bytes.count, bytes[p] == UInt8(ascii: "*") { p += 1 }
+        return p == bytes.count
+    }
+}
