@@ -1,0 +1,76 @@
+/// A command-line usage problem: exit 2 with this message.
+public struct UsageError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// A small table-driven argument parser: `--k v`, `--k=v`, flags, `--` and `-` for stdin.
+struct ArgumentParser {
+    enum Kind { case flag, value }
+    struct Option {
+        var name: String
+        var kind: Kind
+        var repeatable = false
+    }
+
+    let options: [String: Option]
+    private(set) var values: [String: [String]] = [:]
+    private(set) var positionals: [String] = []
+
+    init(_ options: [Option]) {
+        var table: [String: Option] = [:]
+        for o in options { table[o.name] = o }
+        self.options = table
+    }
+
+    mutating func parse(_ args: [String]) throws(UsageError) {
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let arg = args[i]
+            i += 1
+            if onlyPositionals || arg == "-" || !arg.hasPrefix("-") {
+                positionals.append(arg)
+                continue
+            }
+            if arg == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name = arg
+            var inline: String?
+            if let eq = arg.firstIndex(of: "=") {
+                name = String(arg[..<eq])
+                inline = String(arg[arg.index(after: eq)...])
+            }
+            guard let option = options[name] else {
+                let close = options.keys.filter { $0.hasPrefix(String(name.prefix(4))) }.sorted()
+                let hint = close.isEmpty ? "" : " (did you mean \(close.joined(separator: ", "))?)"
+                throw UsageError("unknown option '\(name)'\(hint)")
+            }
+            switch option.kind {
+            case .flag:
+                if inline != nil { throw UsageError("option '\(name)' takes no value") }
+                values[name, default: []].append("")
+            case .value:
+                let value: String
+                if let inline {
+                    value = inline
+                } else {
+                    guard i < args.count else { throw UsageError("option '\(name)' needs a value") }
+                    value = args[i]
+                    i += 1
+                }
+                if !option.repeatable, values[name] != nil {
+                    throw UsageError("option '\(name)' given more than once")
+                }
+                values[name, default: []].append(value)
+            }
+        }
+    }
+
+    func has(_ name: String) -> Bool { values[name] != nil }
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+}

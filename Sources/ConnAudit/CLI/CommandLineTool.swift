@@ -1,0 +1,278 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where the command line writes: standard output and error, or anything a test supplies.
+public struct Console {
+    public var out: (String) -> Void
+    public var err: (String) -> Void
+    /// Whether standard output is a terminal (for `--color auto`).
+    public var isTerminal: Bool
+
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, isTerminal: Bool) {
+        self.out = out
+        self.err = err
+        self.isTerminal = isTerminal
+    }
+
+    public static var standard: Console {
+        Console(
+            out: { s in fputs(s, stdout) },
+            err: { s in fputs(s, stderr) },
+            isTerminal: isatty(1) != 0)
+    }
+}
+
+/// The `conn-audit` command line: parses arguments, runs the library, maps results to exit codes.
+public enum CommandLineTool {
+    public static func run(_ arguments: [String], console: Console = .standard) -> Int32 {
+        var args = arguments
+        if args.first == "--help" || args.first == "-h" || args.first == "help" {
+            console.out(Help.main + "\n")
+            return 0
+        }
+        if args.first == "--version" {
+            console.out("conn-audit \(ConnAuditVersion.string)\n")
+            return 0
+        }
+        do {
+            switch args.first {
+            case "rules":
+                args.removeFirst()
+                return try rulesCommand(args, console)
+            case "check":
+                args.removeFirst()
+                return try checkCommand(args, console)
+            case "timeline":
+                throw UsageError("'timeline' is not available in this version of conn-audit yet")
+            default:
+                return try checkCommand(args, console)
+            }
+        } catch let e as UsageError {
+            console.err("conn-audit: error: \(e.message)\nRun 'conn-audit --help' for usage.\n")
+            return 2
+        } catch let e as DiagnosticList {
+            console.err(e.description + "\n")
+            console.err("conn-audit: \(e.diagnostics.filter { $0.severity == .error }.count) error(s) in the rules; no verdict\n")
+            return 2
+        } catch {
+            console.err("conn-audit: error: \(error)\n")
+            return 2
+        }
+    }
+
+    // MARK: - check
+
+    private static func checkCommand(_ args: [String], _ console: Console) throws -> Int32 {
+        var p = ArgumentParser([
+            .init(name: "--rules", kind: .value, repeatable: true),
+            .init(name: "--format", kind: .value),
+            .init(name: "--output", kind: .value),
+            .init(name: "--fail-on", kind: .value),
+            .init(name: "--param", kind: .value, repeatable: true),
+            .init(name: "--only", kind: .value, repeatable: true),
+            .init(name: "--skip", kind: .value, repeatable: true),
+            .init(name: "--jobs", kind: .value),
+            .init(name: "--color", kind: .value),
+            .init(name: "--quiet", kind: .flag),
+            .init(name: "--help", kind: .flag),
+        ])
+        try p.parse(args)
+        if p.has("--help") {
+            console.out(Help.main + "\n")
+            return 0
+        }
+        let format = p.value("--format") ?? "text"
+        guard ["text", "json"].contains(format) else {
+            if ["junit", "sarif", "github", "html"].contains(format) {
+                throw UsageError("--format \(format) is not available in this version yet (text, json)")
+            }
+            throw UsageError("--format must be text or json, not '\(format)'")
+        }
+        guard let failOn = AuditReport.FailOn(rawValue: p.value("--fail-on") ?? "error") else {
+            throw UsageError("--fail-on must be error, warning, info or never")
+        }
+        var jobs = Auditor.defaultJobs
+        if let j = p.value("--jobs") {
+            guard let n = Int(j), n >= 1, n <= 256 else { throw UsageError("--jobs takes a whole number from 1 to 256") }
+            jobs = n
+        }
+        let colorMode = p.value("--color") ?? "auto"
+        guard ["auto", "always", "never"].contains(colorMode) else {
+            throw UsageError("--color must be auto, always or never")
+        }
+        guard !p.positionals.isEmpty else { throw UsageError("no PATH given: name log files, directories, or - for standard input") }
+        if p.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) given more than once") }
+
+        var ruleSet = try loadRules(p.all("--rules"))
+        if !p.has("--quiet") {
+            for w in ruleSet.warnings { console.err(w.description + "\n") }
+        }
+        ruleSet.rules = try select(ruleSet.rules, only: p.all("--only"), skip: p.all("--skip"))
+        let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
+
+        let found = InputDiscovery.discover(p.positionals)
+        if found.files.isEmpty && found.errors.isEmpty {
+            throw UsageError("no log files found under \(p.positionals.joined(separator: ", ")) (*.jsonl, *.ndjson, *.log, and .gz)")
+        }
+        let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs)
+        let report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
+
+        if !p.has("--quiet") || p.has("--output") {
+            let toTerminal = p.value("--output") == nil && console.isTerminal
+            let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
+            let text = format == "json" ? JSONReport.render(report) : TextReport(color: color).render(report)
+            if let path = p.value("--output") {
+                try writeFile(path, text)
+            } else {
+                console.out(text)
+            }
+        }
+        // Unreadable inputs are named on standard error whatever the format, for CI logs.
+        for e in report.inputErrors { console.err("conn-audit: error: could not read \(e.path): \(e.reason)\n") }
+        return report.exitCode
+    }
+
+    static func loadRules(_ paths: [String]) throws(DiagnosticList) -> RuleSet {
+        paths.isEmpty ? RuleLoader.builtin() : try RuleLoader.load(paths: paths)
+    }
+
+    /// `--only`/`--skip`: ids or globs; a pattern that matches no rule is a usage error.
+    static func select(_ rules: [Rule], only: [String], skip: [String]) throws(UsageError) -> [Rule] {
+        for pattern in only + skip where !rules.contains(where: { GlobPattern(pattern).matches($0.id) }) {
+            throw UsageError("no rule matches '\(pattern)' (see 'conn-audit rules --list')")
+        }
+        return rules.filter { rule in
+            (only.isEmpty || only.contains { GlobPattern($0).matches(rule.id) })
+                && !skip.contains { GlobPattern($0).matches(rule.id) }
+        }
+    }
+
+    /// `--param NAME=VALUE` or `RULE_ID.NAME=VALUE`; the name must be a param of a selected rule.
+    static func parseParams(_ items: [String], rules: [Rule]) throws(UsageError) -> [String: Value] {
+        var out: [String: Value] = [:]
+        for item in items {
+            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
+                throw UsageError("--param takes NAME=VALUE, not '\(item)'")
+            }
+            let name = String(item[..<eq])
+            let raw = String(item[item.index(after: eq)...])
+            let known: Bool
+            if let dot = name.lastIndex(of: "."), let rule = rules.first(where: { $0.id == name[..<dot] }) {
+                known = rule.params[String(name[name.index(after: dot)...])] != nil
+            } else {
+                known = rules.contains { $0.params[name] != nil }
+            }
+            guard known else { throw UsageError("--param \(name): no selected rule has a param of that name") }
+            out[name] = typedParam(raw)
+        }
+        return out
+    }
+
+    static func typedParam(_ s: String) -> Value {
+        if let i = Int64(s) { return .int(i) }
+        if let d = Double(s), d.isFinite { return .double(d) }
+        switch s {
+        case "true": return .bool(true)
+        case "false": return .bool(false)
+        case "null": return .null
+        default: return .string(s)
+        }
+    }
+
+    static func writeFile(_ path: String, _ text: String) throws(UsageError) {
+        guard let f = fopen(path, "wb") else {
+            throw UsageError("cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
+        }
+        let bytes = Array(text.utf8)
+        let n = fwrite(bytes, 1, bytes.count, f)
+        let closed = fclose(f)
+        if n != bytes.count || closed != 0 {
+            throw UsageError("cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
+        }
+    }
+
+    // MARK: - rules
+
+    private static func rulesCommand(_ args: [String], _ console: Console) throws -> Int32 {
+        var p = ArgumentParser([
+            .init(name: "--rules", kind: .value, repeatable: true),
+            .init(name: "--check", kind: .flag),
+            .init(name: "--list", kind: .flag),
+            .init(name: "--explain", kind: .value),
+            .init(name: "--test", kind: .flag),
+            .init(name: "--help", kind: .flag),
+        ])
+        try p.parse(args)
+        if p.has("--help") {
+            console.out(Help.main + "\n")
+            return 0
+        }
+        if let extra = p.positionals.first { throw UsageError("unexpected argument '\(extra)' (rule paths go after --rules)") }
+        let modes = ["--check", "--list", "--explain", "--test"].filter { p.has($0) }
+        if modes.count > 1 { throw UsageError("choose one of --check, --list, --explain, --test") }
+        let set = try loadRules(p.all("--rules"))
+        for w in set.warnings { console.err(w.description + "\n") }
+        switch modes.first ?? "--list" {
+        case "--check":
+            console.out("\(set.rules.count) rules OK, \(set.warnings.count) warning(s)\n")
+            return 0
+        case "--explain":
+            let id = p.value("--explain")!
+            guard let rule = set.rules.first(where: { $0.id == id }) else {
+                throw UsageError("no rule '\(id)' (see 'conn-audit rules --list')")
+            }
+            console.out(explain(rule))
+            return 0
+        case "--test":
+            let outcomes = FixtureRunner.run(set)
+            var failed = 0
+            var perRule: [(String, Int)] = []
+            for o in outcomes {
+                if perRule.last?.0 == o.rule.id { perRule[perRule.count - 1].1 += 1 } else { perRule.append((o.rule.id, 1)) }
+                guard !o.passed else { continue }
+                failed += 1
+                let want = o.fixture.expect.rawValue + (o.fixture.violations.map { " with \($0) violation(s)" } ?? "")
+                console.out("FAIL \(o.rule.id) fixture '\(o.fixture.name)' (\(o.rule.file):\(o.fixture.line))\n"
+                    + "  expected: \(want)\n  actual:   \(o.status.rawValue) with \(o.violations) violation(s)\n"
+                    + o.messages.prefix(5).map { "    \($0)\n" }.joined())
+            }
+            for (id, n) in perRule { console.out("  \(id): \(n) fixture\(n == 1 ? "" : "s")\n") }
+            let untested = set.rules.filter { $0.tests.isEmpty }.map(\.id)
+            if !untested.isEmpty { console.out("rules without fixtures: \(untested.joined(separator: ", "))\n") }
+            console.out("fixtures: \(outcomes.count - failed) passed, \(failed) failed\n")
+            return failed == 0 ? 0 : 1
+        default:
+            let width = set.rules.map(\.id.count).max() ?? 0
+            for r in set.rules {
+                let pad = String(repeating: " ", count: width - r.id.count)
+                console.out("\(r.id)\(pad)  \(r.severity.rawValue.padding(7))  \(r.scope.rawValue.padding(10))  \(r.title)\n")
+            }
+            return 0
+        }
+    }
+
+    static func explain(_ rule: Rule) -> String {
+        var out = "\(rule.id) — \(rule.title)\n"
+        out += "severity: \(rule.severity.rawValue)   scope: \(rule.scope.rawValue)   check: \(rule.check.kindName)\n"
+        out += "defined at: \(rule.file):\(rule.line)\n"
+        if let d = rule.description { out += "\n" + d.trimmedTrailingNewlines + "\n" }
+        if !rule.params.isEmpty {
+            out += "\nparams:\n"
+            for k in rule.params.keys.sorted() { out += "  \(k) = \(rule.params[k]!.rendered(bare: false))\n" }
+        }
+        out += "\n" + rule.yaml + "\n"
+        return out
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+    var trimmedTrailingNewlines: String {
+        var s = self
+        while s.hasSuffix("\n") { s.removeLast() }
+        return s
+    }
+}

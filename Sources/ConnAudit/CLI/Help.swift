@@ -1,0 +1,49 @@
+/// The text of `conn-audit --help`.
+enum Help {
+    static let main = """
+    conn-audit — judge how network clients really behave, from their connlog JSON Lines logs.
+
+    USAGE
+      conn-audit [check] PATH... [options]     check logs against rules (the default command)
+      conn-audit rules [--rules DIR|FILE]... [--check | --list | --explain ID | --test]
+      conn-audit --help | --version
+
+    PATH is a log file, a directory (searched recursively for *.jsonl, *.ndjson, *.log and the
+    same with .gz; hidden names skipped) or - for standard input. Gzip is read transparently.
+
+    CHECK OPTIONS
+      --rules DIR|FILE      rule files to use (repeatable); default: the built-in pack
+      --format text|json    report format (default text)
+      --output FILE         write the report to FILE instead of standard output
+      --fail-on LEVEL       error|warning|info|never: lowest severity that fails (default error)
+      --param NAME=VALUE    override a rule parameter; NAME or RULE_ID.NAME (repeatable)
+      --only ID|GLOB        run only matching rules (repeatable)
+      --skip ID|GLOB        do not run matching rules (repeatable)
+      --jobs N              worker threads (default: number of cores)
+      --color auto|always|never
+                            colour in the text report (default auto: only on a terminal)
+      --quiet               print nothing; the exit status tells the verdict
+
+    RULES OPTIONS
+      --check               validate the rules; errors and warnings with file:line:column
+      --list                list the rules: id, severity, scope, title
+      --explain ID          show one rule: title, description, severity, scope, params, YAML
+      --test                run every rule's fixtures (tests:); exit 1 on any mismatch
+
+    EXIT STATUS
+      0  every rule passed at the --fail-on level
+      1  at least one violation at or above --fail-on
+      2  no verdict: bad usage, invalid rules, or an input that could not be read
+      Malformed log lines are violations of log.malformed, not exit 2.
+
+    EXAMPLES
+      conn-audit samples/                         check the bundled samples, built-in rules
+      conn-audit logs/ --rules rules/ --format json --output report.json
+      conn-audit upload.jsonl.gz --fail-on warning --param timeout_ms=2000
+      cat device.log | conn-audit - --only 'ws.*'
+      conn-audit rules --rules my-rules/ --check
+      conn-audit rules --explain ws.single-close
+
+    Docs: README.md and docs/ in the repository.
+    """
+}

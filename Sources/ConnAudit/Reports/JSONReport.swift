@@ -1,0 +1,113 @@
+/// `--format json`: the report for machines, schema `conn-audit/report` version 1 (docs/json-report.md).
+public enum JSONReport {
+    public static let schema = "conn-audit/report"
+    public static let version = 1
+
+    public static func render(_ report: AuditReport, outcomes: [String: Int]? = nil) -> String {
+        let paths = report.filePaths
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("schema", schema)
+        w.key("version", version)
+        w.beginObject("tool")
+        w.key("name", "conn-audit")
+        w.key("version", ConnAuditVersion.string)
+        w.endObject()
+        w.key("verdict", report.verdictFails ? "fail" : "pass")
+        w.key("complete", report.inputErrors.isEmpty)
+        w.key("exit_code", Int(report.exitCode))
+        w.key("fail_on", report.failOn.rawValue)
+        w.beginObject("inputs")
+        w.key("files", report.inputs.files)
+        w.key("lines", report.inputs.lines)
+        w.key("events", report.inputs.events)
+        w.key("malformed", report.inputs.malformed)
+        w.key("blank", report.inputs.blank)
+        w.key("bytes", report.inputs.bytes)
+        w.key("sources", report.inputs.sources)
+        w.key("generations", report.inputs.generations)
+        w.endObject()
+        w.beginArray("files")
+        for f in report.files {
+            w.beginObject()
+            w.key("path", f.path)
+            w.key("lines", f.lines)
+            w.key("events", f.events)
+            w.key("malformed", f.malformed)
+            w.key("blank", f.blank)
+            w.key("bytes", f.bytes)
+            w.key("error", f.error?.reason)
+            w.endObject()
+        }
+        w.endArray()
+        w.beginArray("input_errors")
+        for e in report.inputErrors {
+            w.beginObject()
+            w.key("path", e.path)
+            w.key("reason", e.reason)
+            w.endObject()
+        }
+        w.endArray()
+        w.beginObject("summary")
+        w.key("passed", report.count(.pass))
+        w.key("failed", report.count(.fail))
+        w.key("inconclusive", report.count(.inconclusive))
+        w.key("not_applicable", report.count(.notApplicable))
+        w.endObject()
+        w.beginArray("rules")
+        for r in report.results {
+            w.beginObject()
+            w.key("id", r.rule.id)
+            w.key("title", r.rule.title)
+            w.key("family", r.rule.family)
+            w.key("severity", r.rule.severity.rawValue)
+            w.key("scope", r.rule.scope.rawValue)
+            w.key("status", r.status.rawValue)
+            w.key("gating", report.failOn.fails(r.rule.severity))
+            w.beginArray("violations")
+            for f in r.violations { finding(&w, f, paths) }
+            w.endArray()
+            w.beginArray("inconclusive")
+            for f in r.inconclusive { finding(&w, f, paths) }
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
+        if let outcomes {
+            w.beginObject("outcomes")
+            for key in outcomes.keys.sorted() { w.key(key, outcomes[key]!) }
+            w.endObject()
+        } else {
+            w.raw("outcomes", "null")
+        }
+        w.endObject()
+        return w.text + "\n"
+    }
+
+    private static func finding(_ w: inout JSONWriter, _ f: Finding, _ paths: [String]) {
+        w.beginObject()
+        w.key("file", f.file.map { paths[Int($0)] })
+        if let line = f.line { w.key("line", line) } else { w.raw("line", "null") }
+        w.key("t", number: f.t)
+        w.key("src", f.source.map { $0.srcIsFile ? nil : $0.src } ?? nil)
+        w.key("session", f.source?.session)
+        if let g = f.gen { w.raw("gen", String(g)) } else { w.raw("gen", "null") }
+        w.key("message", f.message)
+        w.beginArray("context")
+        for c in f.context {
+            w.beginObject()
+            w.key("file", paths[Int(c.file)])
+            w.key("line", c.line)
+            w.key("event", c.text)
+            w.key("anchor", c.isAnchor)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+    }
+}
+
+/// The tool's version, shown by `--version` and written into reports.
+public enum ConnAuditVersion {
+    public static let string = "0.1.0"
+}

@@ -1,0 +1,100 @@
+/// `--format text`: the report a person reads first.
+///
+/// Header counts, then failures (each violation with rule, severity, source, gen, file:line, t,
+/// message and context), then inconclusive results, then passed rules, the per-file accounting,
+/// and last the `rules:` line and the verdict.
+public struct TextReport {
+    public var color: Bool
+    /// Violations shown per rule before the rest are summarised.
+    public var limit: Int
+
+    public init(color: Bool = false, limit: Int = 20) {
+        self.color = color
+        self.limit = limit
+    }
+
+    private func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+    private func red(_ s: String) -> String { paint(s, "1;31") }
+    private func green(_ s: String) -> String { paint(s, "32") }
+    private func yellow(_ s: String) -> String { paint(s, "33") }
+    private func dim(_ s: String) -> String { paint(s, "2") }
+    private func bold(_ s: String) -> String { paint(s, "1") }
+
+    public func render(_ report: AuditReport, outcomes: [String: Int]? = nil) -> String {
+        let paths = report.filePaths
+        var out = ""
+        let i = report.inputs
+        out += bold("conn-audit \(ConnAuditVersion.string)") + "\n"
+        out += "inputs: \(i.files) file\(i.files == 1 ? "" : "s"), \(i.lines) lines, \(i.events) events, "
+            + "\(i.malformed) malformed, \(i.blank) blank; \(i.sources) source\(i.sources == 1 ? "" : "s"), "
+            + "\(i.generations) generation\(i.generations == 1 ? "" : "s")\n"
+        for e in report.inputErrors {
+            out += red("error: ") + "could not read \(e.path): \(e.reason)\n"
+        }
+
+        let failed = report.results.filter { $0.status == .fail }
+        if !failed.isEmpty { out += "\n" }
+        for r in failed {
+            let gating = report.failOn.fails(r.rule.severity)
+            let label = gating ? red("FAIL") : yellow("FAIL")
+            out += "\(label) \(bold(r.rule.id)) [\(r.rule.severity.rawValue)] \(r.rule.title) — "
+                + "\(r.violations.count) violation\(r.violations.count == 1 ? "" : "s")\n"
+            for f in r.violations.prefix(limit) { out += finding(f, paths) }
+            if r.violations.count > limit {
+                out += dim("  … and \(r.violations.count - limit) more (all of them are in --format json)") + "\n"
+            }
+        }
+        let inconclusive = report.results.filter { $0.status == .inconclusive }
+        if !inconclusive.isEmpty { out += "\n" }
+        for r in inconclusive {
+            out += "\(yellow("INCONCLUSIVE")) \(bold(r.rule.id)) [\(r.rule.severity.rawValue)] \(r.rule.title) — "
+                + "\(r.inconclusive.count) case\(r.inconclusive.count == 1 ? "" : "s") the log could not decide\n"
+            for f in r.inconclusive.prefix(limit) { out += finding(f, paths) }
+            if r.inconclusive.count > limit { out += dim("  … and \(r.inconclusive.count - limit) more") + "\n" }
+        }
+        // Inconclusive cases of rules that failed anyway.
+        for r in failed where !r.inconclusive.isEmpty {
+            out += dim("  (\(r.rule.id) also has \(r.inconclusive.count) inconclusive case(s))") + "\n"
+        }
+        let passed = report.results.filter { $0.status == .pass }
+        if !passed.isEmpty {
+            out += "\n" + green("PASS") + " " + passed.map(\.rule.id).joined(separator: ", ") + "\n"
+        }
+        let notApplicable = report.results.filter { $0.status == .notApplicable }
+        if !notApplicable.isEmpty {
+            out += dim("NOT APPLICABLE") + " " + notApplicable.map(\.rule.id).joined(separator: ", ") + "\n"
+        }
+        if let outcomes {
+            out += "\noutcomes: " + outcomes.keys.sorted().map { "\($0) \(outcomes[$0]!)" }.joined(separator: ", ") + "\n"
+        }
+        out += "\nrules: \(report.count(.pass)) passed, \(report.count(.fail)) failed, \(report.count(.inconclusive)) inconclusive"
+        let na = report.count(.notApplicable)
+        out += na > 0 ? ", \(na) not applicable\n" : "\n"
+        if !report.inputErrors.isEmpty {
+            out += red("verdict: INCOMPLETE") + " — \(report.inputErrors.count) input(s) could not be read\n"
+        } else if report.verdictFails {
+            let n = report.results.filter { $0.status == .fail && report.failOn.fails($0.rule.severity) }.count
+            out += red("verdict: FAIL") + " — \(n) rule\(n == 1 ? "" : "s") with violations at --fail-on \(report.failOn.rawValue)\n"
+        } else {
+            out += green("verdict: PASS") + (failed.isEmpty ? "" : " — violations below --fail-on \(report.failOn.rawValue) only") + "\n"
+        }
+        return out
+    }
+
+    private func finding(_ f: Finding, _ paths: [String]) -> String {
+        var head = "  "
+        if let file = f.file, let line = f.line { head += "\(paths[Int(file)]):\(line)" } else { head += "(corpus)" }
+        if let t = f.t { head += "  t=\(JSONWriter.number(t))" }
+        if let s = f.source {
+            if !s.srcIsFile { head += "  src=\(s.src)" }
+            if let session = s.session { head += "  session=\(session)" }
+        }
+        if let g = f.gen { head += "  gen=\(g)" }
+        var out = head + "\n    " + f.message + "\n"
+        for c in f.context {
+            let loc = "\(paths[Int(c.file)]):\(c.line)"
+            out += (c.isAnchor ? "    > " : "      ") + dim(loc) + "  " + c.text + "\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,306 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs the rules over the logs: read → events → timelines → rules → verdicts.
+///
+/// Pass 1 reads every file once, in parallel (`jobs` workers), and evaluates each source of a file
+/// as if the file held all of it. A source whose lines turn out to be spread over several files
+/// (rotation, several uploads) is evaluated again in pass 2, from a streaming merge of just those
+/// files by `t` (ties: file order, then line order). Memory follows the sources and generations
+/// open at once, not the size of the input.
+public final class Auditor: @unchecked Sendable {
+    public typealias Opener = @Sendable (InputFile) throws(InputError) -> any ByteSource
+
+    private let rules: RuleSet
+    private let overrides: [String: Value]
+    private let jobs: Int
+    private let opener: Opener
+    private let wanted: Set<String>?
+
+    public init(rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
+                opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }) {
+        self.rules = rules
+        self.overrides = overrides
+        self.jobs = max(1, jobs)
+        self.opener = opener
+        wanted = rules.fieldsRead
+    }
+
+    public static var defaultJobs: Int {
+        let n = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return n > 0 ? Int(n) : 1
+    }
+
+    /// What pass 1 learned from one file.
+    private struct FileScan {
+        var stats: FileStats
+        /// The corpus timeline's share of this file, in line order: the reader's findings, and
+        /// the real events that corpus rules react to (only those).
+        var pseudo: [Event] = []
+        var sources: [SourceKey: SourceOutcome] = [:]
+        var order: [SourceKey] = []
+    }
+
+    public func run(_ inputs: [InputFile], discoveryErrors: [InputError] = [], failOn: AuditReport.FailOn = .error) -> AuditReport {
+        let files = inputs.map { $0.isStdin ? "<stdin>" : $0.path }
+        let plan = EvaluationPlan(rules: rules.rules, overrides: overrides, files: files)
+        let spool = Spool(inputs: inputs)
+
+        // Pass 1: every file once, in parallel.
+        let scans = parallelMap(inputs.count) { i in self.scan(inputs[i], index: Int32(i), plan: plan, spool: spool) }
+
+        // Which sources span several files?
+        var filesOf: [SourceKey: [Int]] = [:]
+        var sourceOrder: [SourceKey] = []
+        for (i, scan) in scans.enumerated() {
+            for key in scan.order {
+                if filesOf[key] == nil { sourceOrder.append(key) }
+                filesOf[key, default: []].append(i)
+            }
+        }
+        let spread = sourceOrder.filter { filesOf[$0]!.count > 1 }
+
+        // Pass 2: merged evaluation of sources spread over several files.
+        let merged: [(SourceOutcome, [InputError])] = parallelMap(spread.count) { i in
+            self.mergeEvaluate(spread[i], files: filesOf[spread[i]]!, inputs: inputs, plan: plan, spool: spool)
+        }
+        spool.close()
+
+        // Collect.
+        let total = FindingSink(files: files)
+        var stats = InputStats()
+        for scan in scans {
+            for key in scan.order where filesOf[key]!.count == 1 {
+                let outcome = scan.sources[key]!
+                total.merge(outcome.sink)
+                stats.generations += outcome.generations
+            }
+        }
+        var mergeErrors: [InputError] = []
+        for (outcome, errors) in merged {
+            total.merge(outcome.sink)
+            stats.generations += outcome.generations
+            for e in errors where !mergeErrors.contains(e) { mergeErrors.append(e) }
+        }
+        // The corpus timeline: the reader's findings in file and line order.
+        let corpusContext = TimelineContext(source: nil, enabled: false)
+        let corpus = Timeline(rules: plan.corpus, dispatch: plan.corpusDispatch, scope: ContextScope(context: corpusContext), files: files)
+        for scan in scans { for e in scan.pseudo { corpus.observe(e, sink: total) } }
+        corpus.finish(sink: total)
+
+        var results: [RuleResult] = []
+        for compiled in plan.all {
+            let v = (total.violations[compiled.index] ?? []).sorted(by: Finding.precedes)
+            let inc = (total.inconclusive[compiled.index] ?? []).sorted(by: Finding.precedes)
+            results.append(RuleResult(rule: compiled.rule, violations: v, inconclusive: inc))
+        }
+        var fileStats = scans.map(\.stats)
+        for i in fileStats.indices { fileStats[i].path = files[i] }
+        stats.files = inputs.count
+        for f in fileStats {
+            stats.lines += f.lines
+            stats.events += f.events
+            stats.malformed += f.malformed
+            stats.blank += f.blank
+            stats.bytes += f.bytes
+        }
+        stats.sources = sourceOrder.count
+        var errors = discoveryErrors + fileStats.compactMap(\.error)
+        // A file that already failed in pass 1 is named once.
+        for e in mergeErrors where !errors.contains(where: { $0.path == e.path }) { errors.append(e) }
+        return AuditReport(files: fileStats, inputs: stats, inputErrors: errors, results: results, failOn: failOn)
+    }
+
+    // MARK: - Pass 1
+
+    private func scan(_ input: InputFile, index: Int32, plan: EvaluationPlan, spool: Spool) -> FileScan {
+        var result = FileScan(stats: FileStats(path: input.path))
+        let source: any ByteSource
+        do {
+            source = try spool.wrap(input, try opener(input))
+        } catch {
+            result.stats.error = error
+            return result
+        }
+        let reader = FileReader(index: index, path: input.path, source: source, wantedFields: wanted)
+        var evaluators: [SourceKey: SourceEvaluator] = [:]
+        while let item = reader.next() {
+            result.pseudo += reader.secrets
+            switch item {
+            case .blank: break
+            case .malformed(let e): result.pseudo.append(e)
+            case .event(let e, let key, let regression):
+                let evaluator: SourceEvaluator
+                if let existing = evaluators[key] {
+                    evaluator = existing
+                } else {
+                    evaluator = SourceEvaluator(key: key, plan: plan)
+                    evaluators[key] = evaluator
+                    result.order.append(key)
+                }
+                if let regression { evaluator.feed(regression) }
+                evaluator.feed(e)
+                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e.ev) { result.pseudo.append(e) }
+            }
+        }
+        result.stats = reader.stats
+        for key in result.order { result.sources[key] = evaluators[key]!.finish() }
+        return result
+    }
+
+    // MARK: - Pass 2
+
+    /// Re-reads the files holding `key` and feeds its events to one evaluator in merged order.
+    /// A file that cannot be opened again (deleted or rotated away since pass 1) is an input error.
+    private func mergeEvaluate(_ key: SourceKey, files: [Int], inputs: [InputFile], plan: EvaluationPlan, spool: Spool) -> (SourceOutcome, [InputError]) {
+        let evaluator = SourceEvaluator(key: key, plan: plan)
+        var streams: [SourceStream] = []
+        var errors: [InputError] = []
+        for i in files {
+            let source: any ByteSource
+            do {
+                source = try opener(spool.replay(inputs[i]))
+            } catch {
+                errors.append(InputError(path: inputs[i].path, reason: "could not be read again to merge its source: \(error.reason)"))
+                continue
+            }
+            streams.append(SourceStream(FileReader(index: Int32(i), path: inputs[i].path, source: source, wantedFields: wanted), key: key))
+        }
+        // k-way merge on the head of each file's stream: lowest t first, then file order.
+        while true {
+            var best: Int?
+            for (i, s) in streams.enumerated() {
+                guard let head = s.head else { continue }
+                if let b = best, let bh = streams[b].head {
+                    if bh.event.t < head.event.t { continue }
+                    if bh.event.t == head.event.t, !Self.pathPrecedes(streams[i].reader.path, streams[b].reader.path) { continue }
+                }
+                best = i
+            }
+            guard let b = best else { break }
+            let item = streams[b].head!
+            if let r = item.regression { evaluator.feed(r) }
+            evaluator.feed(item.event)
+            streams[b].advance()
+        }
+        for s in streams {
+            if let e = s.reader.stats.error {
+                errors.append(InputError(path: inputs[Int(s.reader.index)].path, reason: "failed while merging its source: \(e.reason)"))
+            }
+        }
+        return (evaluator.finish(), errors)
+    }
+
+    /// connlog: ties in `t` go by file path order (byte order of the paths as found).
+    static func pathPrecedes(_ a: String, _ b: String) -> Bool {
+        Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
+    }
+
+    // MARK: - Parallel work
+
+    private func parallelMap<T>(_ count: Int, _ body: @escaping (Int) -> T) -> [T] {
+        guard count > 0 else { return [] }
+        let workers = min(jobs, count)
+        if workers == 1 { return (0..<count).map(body) }
+        let results = Mutex<[Int: T]>([:])
+        let next = Atomic<Int>(0)
+        let box = UncheckedBox(body)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let i = next.add(1, ordering: .relaxed).oldValue
+                if i >= count { return }
+                let r = box.value(i)
+                let sendable = UncheckedBox(r)
+                results.withLock { $0[i] = sendable.value }
+            }
+        }
+        return results.withLock { dict in (0..<count).map { dict[$0]! } }
+    }
+}
+
+private struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// One file's events of one source, one at a time.
+private struct SourceStream {
+    let reader: FileReader
+    let key: SourceKey
+    var head: (event: Event, regression: Event?)?
+
+    init(_ reader: FileReader, key: SourceKey) {
+        self.reader = reader
+        self.key = key
+        advance()
+    }
+
+    mutating func advance() {
+        head = nil
+        while let item = reader.next() {
+            if case .event(let e, let k, let r) = item, k == key {
+                head = (e, r)
+                return
+            }
+        }
+    }
+}
+
+/// Standard input can be read once; when other files are given too, pass 1 copies it to a
+/// temporary file so pass 2 can read it again.
+private final class Spool: @unchecked Sendable {
+    private var path: String?
+    private var fd: Int32 = -1
+
+    init(inputs: [InputFile]) {
+        guard inputs.count > 1, inputs.contains(where: \.isStdin) else { return }
+        var template = Array("/tmp/conn-audit-stdin-XXXXXX".utf8CString)
+        let f = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard f >= 0 else { return }
+        fd = f
+        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    func wrap(_ input: InputFile, _ source: any ByteSource) -> any ByteSource {
+        guard input.isStdin, fd >= 0 else { return source }
+        return TeeSource(source, fd: fd)
+    }
+
+    func replay(_ input: InputFile) -> InputFile {
+        guard input.isStdin, let path else { return input }
+        return InputFile(path: path, isStdin: false)
+    }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        if let path { unlink(path) }
+        fd = -1
+    }
+}
+
+private final class TeeSource: ByteSource {
+    private let inner: any ByteSource
+    private let fd: Int32
+
+    init(_ inner: any ByteSource, fd: Int32) {
+        self.inner = inner
+        self.fd = fd
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        let n = try inner.read(into: buffer)
+        var done = 0
+        while done < n {
+            let w = write(fd, buffer.baseAddress! + done, n - done)
+            if w <= 0 { break }
+            done += w
+        }
+        return n
+    }
+}

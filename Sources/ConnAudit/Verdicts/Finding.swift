@@ -1,0 +1,138 @@
+/// One violation, or one case a rule could not decide (inconclusive), with where it happened.
+public struct Finding: Sendable {
+    /// Index of the file in the run's file list; nil when the finding points at no line.
+    public var file: Int32?
+    public var line: Int?
+    public var t: Double?
+    public var source: SourceKey?
+    public var gen: Int64?
+    public var message: String
+    /// A few events of the finding's timeline around it, rendered without secret values.
+    public var context: [ContextLine]
+
+    public init(
+        file: Int32? = nil, line: Int? = nil, t: Double? = nil, source: SourceKey? = nil, gen: Int64? = nil,
+        message: String, context: [ContextLine] = []
+    ) {
+        self.file = file
+        self.line = line
+        self.t = t
+        self.source = source
+        self.gen = gen
+        self.message = message
+        self.context = context
+    }
+
+    /// Findings sort by file, line, then message, so every run and every `--jobs` prints the same.
+    static func precedes(_ a: Finding, _ b: Finding) -> Bool {
+        let fa = a.file ?? Int32.max, fb = b.file ?? Int32.max
+        if fa != fb { return fa < fb }
+        let la = a.line ?? Int.max, lb = b.line ?? Int.max
+        if la != lb { return la < lb }
+        return a.message < b.message
+    }
+}
+
+/// An event shown around a finding.
+public struct ContextLine: Sendable {
+    public var file: Int32
+    public var line: Int
+    /// `t=1100 ws.close gen=1 reason=pong_timeout` — only fields that were not redacted.
+    public var text: String
+    /// True for the event the finding points at.
+    public var isAnchor: Bool
+}
+
+/// How a rule came out.
+public enum RuleStatus: String, Sendable {
+    case pass, fail, inconclusive
+    case notApplicable = "not_applicable"
+}
+
+/// One rule's result over the whole run.
+public struct RuleResult: Sendable {
+    public var rule: Rule
+    public var status: RuleStatus
+    public var violations: [Finding]
+    public var inconclusive: [Finding]
+
+    /// default-pack.md: fail if any violation, else inconclusive if any, else pass.
+    public init(rule: Rule, violations: [Finding], inconclusive: [Finding], applicable: Bool = true) {
+        self.rule = rule
+        self.violations = violations
+        self.inconclusive = inconclusive
+        if !violations.isEmpty {
+            status = .fail
+        } else if !inconclusive.isEmpty {
+            status = .inconclusive
+        } else {
+            status = applicable ? .pass : .notApplicable
+        }
+    }
+}
+
+/// What was read, per file: lines read = events + malformed + blank, always.
+public struct FileStats: Sendable {
+    public var path: String
+    public var lines = 0
+    public var events = 0
+    public var malformed = 0
+    public var blank = 0
+    /// Bytes read (after decompression).
+    public var bytes = 0
+    /// Set when the file could not be read to its end.
+    public var error: InputError?
+
+    public init(path: String) { self.path = path }
+}
+
+/// Totals over the inputs, as the report header shows them.
+public struct InputStats: Sendable {
+    public var files = 0
+    public var lines = 0
+    public var events = 0
+    public var malformed = 0
+    public var blank = 0
+    public var bytes = 0
+    public var sources = 0
+    public var generations = 0
+}
+
+/// Everything a run found: the inputs, each rule's result, and the verdict.
+public struct AuditReport: Sendable {
+    public var files: [FileStats]
+    public var inputs: InputStats
+    /// Inputs that could not be read (or not to their end): the verdict is incomplete (exit 2).
+    public var inputErrors: [InputError]
+    public var results: [RuleResult]
+    public var failOn: FailOn
+
+    /// `--fail-on`: the lowest severity whose violations fail the run.
+    public enum FailOn: String, Sendable {
+        case error, warning, info, never
+
+        func fails(_ s: Severity) -> Bool {
+            switch self {
+            case .never: return false
+            case .info: return true
+            case .warning: return s >= .warning
+            case .error: return s >= .error
+            }
+        }
+    }
+
+    public var filePaths: [String] { files.map(\.path) }
+
+    /// `fail` when a rule at or above `--fail-on` has a violation.
+    public var verdictFails: Bool {
+        results.contains { $0.status == .fail && failOn.fails($0.rule.severity) }
+    }
+
+    /// cli.md: 0 pass, 1 a violation at or above `--fail-on`, 2 the verdict could not be reached.
+    public var exitCode: Int32 {
+        if !inputErrors.isEmpty { return 2 }
+        return verdictFails ? 1 : 0
+    }
+
+    public func count(_ status: RuleStatus) -> Int { results.filter { $0.status == status }.count }
+}

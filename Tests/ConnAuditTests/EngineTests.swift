@@ -1,0 +1,666 @@
+import Testing
+
+@testable import ConnAudit
+
+// MARK: - Helpers
+
+/// Loads rules written as YAML list items without the `rules:` wrapper: each string is one rule,
+/// unindented (`id: …\ntitle: …`).
+private func rules(_ bodies: String..., fileParams: String? = nil) throws -> [Rule] {
+    var text = fileParams.map { "params: \($0)\n" } ?? ""
+    text += "rules:\n"
+    for body in bodies {
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        text += "  - " + lines.joined(separator: "\n    ") + "\n"
+    }
+    return try RuleLoader.load(files: [("rules/engine.yaml", text)]).rules
+}
+
+private func rule(_ body: String) throws -> Rule {
+    try #require(try rules(body).first)
+}
+
+/// Runs `rules` over in-memory log files (path, text), in the order given.
+private func audit(
+    _ rules: [Rule], _ files: [(path: String, text: String)], overrides: [String: Value] = [:], jobs: Int = 1
+) -> AuditReport {
+    var contents: [String: [UInt8]] = [:]
+    for f in files { contents[f.path] = Array(f.text.utf8) }
+    let frozen = contents
+    let auditor = Auditor(rules: RuleSet(rules: rules), overrides: overrides, jobs: jobs) { file throws(InputError) in
+        guard let bytes = frozen[file.path] else { throw InputError(path: file.path, reason: "no such file") }
+        return ByteSources.memory(bytes, path: file.path)
+    }
+    return auditor.run(files.map { InputFile(path: $0.path) })
+}
+
+/// One rule over one log: its result.
+private func run(_ rule: Rule, _ log: String) -> RuleResult {
+    audit([rule], [("a.jsonl", log)]).results[0]
+}
+
+private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line) }
+
+// MARK: - Tests
+
+@Suite struct EngineTests {
+    // MARK: every
+
+    private static let closes = """
+        {"t":0,"ev":"ws.connect","gen":1}
+        {"t":5,"ev":"ws.close","gen":1,"reason":"user"}
+        {"t":6,"ev":"ws.close","gen":1}
+        {"t":7,"ev":"ws.close","gen":1,"reason":""}
+        {"t":8,"ev":"ws.close","gen":1,"reason":null}
+        """
+
+    @Test func everyWithAnExpression() throws {
+        let r = try rule("""
+            id: t.reason
+            title: Every close has a reason
+            every: { ev: ws.close }
+            expect: "reason != null and reason != ''"
+            """)
+        let result = run(r, Self.closes)
+        #expect(result.status == .fail)
+        #expect(lines(result.violations) == [3, 4, 5])
+        #expect(result.violations.allSatisfy { $0.gen == 1 && $0.file == 0 })
+        #expect(result.violations.map(\.t) == [6, 7, 8])
+        #expect(result.violations.first?.message == "Every close has a reason")
+        #expect(result.inconclusive.isEmpty)
+    }
+
+    @Test func everyWithASelector() throws {
+        let r = try rule("""
+            id: t.reason
+            title: Every close has a known reason
+            every: { ev: ws.close }
+            expect: { reason: { in: [user, pong_timeout] } }
+            """)
+        #expect(lines(run(r, Self.closes).violations) == [3, 4, 5])
+    }
+
+    @Test func everyOnlyLooksAtMatchingEvents() throws {
+        let r = try rule("""
+            id: t.reason
+            title: T
+            every: { ev: ws.close, reason: { exists: true } }
+            expect: "reason != ''"
+            """)
+        #expect(lines(run(r, Self.closes).violations) == [4])
+    }
+
+    /// `undecided:` decides what an expectation on missing data means.
+    @Test(arguments: [
+        (nil, [2, 3], [Int](), RuleStatus.fail),
+        ("fail", [2, 3], [], .fail),
+        ("pass", [2], [], .fail),
+        ("inconclusive", [2], [3], .fail),
+    ] as [(String?, [Int], [Int], RuleStatus)])
+    func undecidedPolicy(_ policy: String?, _ violations: [Int], _ inconclusive: [Int], _ status: RuleStatus) throws {
+        let r = try rule("""
+            id: t.fast
+            title: Pongs are fast
+            every: { ev: ws.pong }
+            expect: "delay_ms < 100"
+            """ + (policy.map { "\nundecided: \($0)" } ?? ""))
+        let result = run(r, """
+            {"t":0,"ev":"ws.pong","gen":1,"delay_ms":50}
+            {"t":1,"ev":"ws.pong","gen":1,"delay_ms":150}
+            {"t":2,"ev":"ws.pong","gen":1}
+            """)
+        #expect(lines(result.violations) == violations)
+        #expect(lines(result.inconclusive) == inconclusive)
+        #expect(result.status == status)
+    }
+
+    @Test func onlyUndecidedCasesMakeARuleInconclusive() throws {
+        let r = try rule("""
+            id: t.fast
+            title: Pongs are fast
+            every: { ev: ws.pong }
+            expect: "delay_ms < 100"
+            undecided: inconclusive
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.pong","gen":1,"delay_ms":50}
+            {"t":2,"ev":"ws.pong","gen":1}
+            """)
+        #expect(result.status == .inconclusive)
+        #expect(result.violations.isEmpty)
+        #expect(lines(result.inconclusive) == [2])
+        #expect(result.inconclusive.first?.message == "Pongs are fast (expectation undecided (missing data))")
+    }
+
+    // MARK: never
+
+    @Test func neverReportsEachMatchingEvent() throws {
+        let r = try rule("""
+            id: t.noping
+            title: No pings
+            never: { ev: ws.ping }
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.connect","gen":1}
+            {"t":1,"ev":"ws.ping","gen":1}
+            {"t":2,"ev":"ws.pong","gen":1}
+            {"t":3,"ev":"ws.ping","gen":1}
+            """)
+        #expect(lines(result.violations) == [2, 4])
+    }
+
+    private static let pingsAroundOpenAndClose = """
+        {"t":0,"ev":"ws.connect","gen":1}
+        {"t":1,"ev":"ws.ping","gen":1}
+        {"t":2,"ev":"ws.open","gen":1}
+        {"t":3,"ev":"ws.ping","gen":1}
+        {"t":4,"ev":"ws.close","gen":1,"reason":"user"}
+        {"t":5,"ev":"ws.ping","gen":1}
+        {"t":6,"ev":"ws.close","gen":1,"reason":"user"}
+        {"t":7,"ev":"ws.ping","gen":1}
+        """
+
+    @Test(arguments: [
+        ("after: { ev: ws.close }", [6, 8]),
+        ("before: { ev: ws.open }", [2]),
+        ("after: { ev: ws.open }\nbefore: { ev: ws.close }", [4]),
+        ("after: { ev: ws.nothing }", []),
+        ("before: { ev: ws.nothing }", [2, 4, 6, 8]),
+    ])
+    func neverWithAfterAndBefore(_ scope: String, _ expected: [Int]) throws {
+        let r = try rule("""
+            id: t.noping
+            title: No pings here
+            never: { ev: ws.ping }
+            """ + "\n" + scope)
+        #expect(lines(run(r, Self.pingsAroundOpenAndClose).violations) == expected)
+    }
+
+    @Test func neverAfterRestartsInEachGeneration() throws {
+        let r = try rule("""
+            id: t.noping
+            title: No ping after close
+            never: { ev: ws.ping }
+            after: { ev: ws.close }
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.close","gen":1,"reason":"user"}
+            {"t":1,"ev":"ws.ping","gen":2}
+            {"t":2,"ev":"ws.ping","gen":1}
+            """)
+        #expect(lines(result.violations) == [3])
+        #expect(result.violations.first?.gen == 1)
+    }
+
+    // MARK: count
+
+    @Test(arguments: [(0, [2, 3, 4]), (1, [3, 4]), (2, [4]), (3, [])])
+    func countMaxReportsEachExcessEvent(_ max: Int, _ expected: [Int]) throws {
+        let r = try rule("""
+            id: t.single
+            title: One close
+            count: { ev: ws.close }
+            max: \(max)
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.connect","gen":1}
+            {"t":1,"ev":"ws.close","gen":1,"reason":"a"}
+            {"t":2,"ev":"ws.close","gen":1,"reason":"b"}
+            {"t":3,"ev":"ws.close","gen":1,"reason":"c"}
+            """)
+        #expect(lines(result.violations) == expected)
+        #expect(result.status == (expected.isEmpty ? .pass : .fail))
+    }
+
+    @Test func countMinReportsATimelineWithTooFew() throws {
+        let r = try rule("""
+            id: t.pong
+            title: Every generation has a pong
+            count: { ev: ws.pong }
+            min: 1
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.connect","gen":1}
+            {"t":1,"ev":"ws.pong","gen":1}
+            {"t":2,"ev":"ws.connect","gen":2}
+            {"t":3,"ev":"ws.ping","gen":2}
+            """)
+        #expect(result.status == .fail)
+        #expect(result.violations.count == 1)
+        let v = try #require(result.violations.first)
+        #expect(v.message.contains("0 matching event(s), at least 1 required"))
+        #expect(v.gen == 2)
+        #expect(v.line == 3)
+        
+    }
+
+    @Test func countMinWithSomeMatches() throws {
+        let r = try rule("""
+            id: t.pongs
+            title: Two pongs
+            count: { ev: ws.pong }
+            min: 2
+            max: 3
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.connect","gen":1}
+            {"t":1,"ev":"ws.pong","gen":1}
+            {"t":2,"ev":"ws.connect","gen":2}
+            {"t":3,"ev":"ws.pong","gen":2}
+            {"t":4,"ev":"ws.pong","gen":2}
+            """)
+        #expect(result.violations.count == 1)
+        #expect(result.violations.first?.gen == 1)
+        #expect(result.violations.first?.message.contains("1 matching event(s), at least 2 required") == true)
+    }
+
+    // MARK: Scopes
+
+    private static let twoGenerations = """
+        {"t":0,"ev":"ws.connect","gen":1}
+        {"t":1,"ev":"ws.close","gen":1,"reason":"user"}
+        {"t":2,"ev":"ws.connect","gen":2}
+        {"t":3,"ev":"ws.close","gen":2,"reason":"user"}
+        {"t":4,"ev":"ws.close","gen":2,"reason":"user"}
+        """
+
+    /// The same rule judged per generation and per source gives different counts.
+    @Test(arguments: [("generation", [5]), ("source", [4, 5])])
+    func scopeDecidesWhatIsCountedTogether(_ scope: String, _ expected: [Int]) throws {
+        let r = try rule("""
+            id: t.single
+            title: One close
+            for: \(scope)
+            count: { ev: ws.close }
+            max: 1
+            """)
+        #expect(lines(run(r, Self.twoGenerations).violations) == expected)
+    }
+
+    @Test func corpusScopeSeesEveryEvent() throws {
+        let r = try rule("""
+            id: t.single
+            title: One close in the whole corpus
+            for: corpus
+            count: { ev: ws.close }
+            max: 1
+            """)
+        let result = run(r, Self.twoGenerations)
+        #expect(lines(result.violations) == [4, 5])
+        
+    }
+
+    @Test func corpusScopeSeesTheReadersFindingsInFileOrder() throws {
+        let r = try rule("""
+            id: t.bad
+            title: No bad lines
+            for: corpus
+            never: { ev: $malformed }
+            message: "line is bad: {reason}"
+            """)
+        let report = audit([r], [
+            ("b.jsonl", "{\"t\":0,\"ev\":\"ws.connect\",\"gen\":1}\nnope\n"),
+            ("a.jsonl", "[1]\n{\"t\":0,\"ev\":\"ws.connect\",\"gen\":1}\n{\"ev\":\"x.y\"}\n"),
+        ])
+        let v = report.results[0].violations
+        #expect(v.map(\.file) == [0, 1, 1])
+        #expect(lines(v) == [2, 1, 3])
+        #expect(v.allSatisfy { $0.message.hasPrefix("line is bad: ") && $0.message.count > "line is bad: ".count })
+    }
+
+    @Test func sourcesAreJudgedApart() throws {
+        let r = try rule("""
+            id: t.single
+            title: One close per source
+            for: source
+            count: { ev: ws.close }
+            max: 1
+            """)
+        let result = run(r, """
+            {"t":0,"src":"a","ev":"ws.close","gen":1}
+            {"t":0,"src":"b","ev":"ws.close","gen":1}
+            {"t":1,"src":"a","session":"s2","ev":"ws.close","gen":1}
+            {"t":2,"src":"b","ev":"ws.close","gen":2}
+            """)
+        #expect(lines(result.violations) == [4])
+        #expect(result.violations.first?.source?.src == "b")
+    }
+
+    @Test func eventsWithoutGenReachOnlyTheSourceTimeline() throws {
+        let log = """
+            {"t":0,"ev":"ws.close"}
+            {"t":1,"ev":"ws.close"}
+            """
+        let perGeneration = try rule("id: t.g\ntitle: T\ncount: { ev: ws.close }\nmax: 1")
+        let perSource = try rule("id: t.s\ntitle: T\nfor: source\ncount: { ev: ws.close }\nmax: 1")
+        let report = audit([perGeneration, perSource], [("a.jsonl", log)])
+        #expect(report.results[0].violations.isEmpty)
+        #expect(lines(report.results[1].violations) == [2])
+    }
+
+    @Test func aSourceSpreadOverTwoFilesIsMergedByTime() throws {
+        let r = try rule("""
+            id: t.connected
+            title: Closes come after a connect
+            for: source
+            every: { ev: ws.close }
+            expect: "count({ev: ws.connect}) >= 1 and t - last({ev: ws.connect}).t == 5"
+            """)
+        let report = audit([r], [
+            ("logs/2.jsonl", "{\"t\":5,\"src\":\"d\",\"ev\":\"ws.close\",\"gen\":1,\"reason\":\"user\"}\n"),
+            ("logs/1.jsonl", "{\"t\":0,\"src\":\"d\",\"ev\":\"ws.connect\",\"gen\":1}\n"),
+        ])
+        #expect(report.results[0].status == .pass)
+        #expect(report.inputs.sources == 1)
+    }
+
+    // MARK: Captures and history
+
+    @Test func capturesAreVisibleInTheWhereOfAHistoryFunction() throws {
+        let r = try rule("""
+            id: t.answered
+            title: Each pong answers exactly one ping
+            for: source
+            every: { ev: ws.pong, as: p }
+            expect: "count({ev: ws.ping, where: 'id == p.id'}) == 1"
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.ping","gen":1,"id":1}
+            {"t":1,"ev":"ws.pong","gen":1,"id":1}
+            {"t":2,"ev":"ws.pong","gen":1,"id":2}
+            {"t":3,"ev":"ws.ping","gen":1,"id":3}
+            {"t":4,"ev":"ws.ping","gen":1,"id":3}
+            {"t":5,"ev":"ws.pong","gen":1,"id":3}
+            """)
+        #expect(lines(result.violations) == [3, 6])
+    }
+
+    @Test func countSinceASelector() throws {
+        let r = try rule("""
+            id: t.one-outstanding
+            title: At most one ping without a pong
+            every: { ev: ws.ping }
+            expect: "count({ev: ws.ping}, since: {ev: ws.pong}) == 0"
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.ping","gen":1}
+            {"t":1,"ev":"ws.pong","gen":1}
+            {"t":2,"ev":"ws.ping","gen":1}
+            {"t":3,"ev":"ws.ping","gen":1}
+            {"t":4,"ev":"ws.pong","gen":1}
+            {"t":5,"ev":"ws.ping","gen":1}
+            {"t":6,"ev":"ws.ping","gen":1}
+            """)
+        #expect(lines(result.violations) == [4, 7])
+    }
+
+    @Test func countSinceACapture() throws {
+        // A ping is answered when a pong follows it: `since: q` looks only after the captured ping.
+        let r = try rule("""
+            id: t.answered-before-close
+            title: Every ping is answered before the close
+            every: { ev: ws.close }
+            expect: "count({ev: ws.ping, as: q, where: 'count({ev: ws.pong}, since: q) == 0'}) == 0"
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.connect","gen":1}
+            {"t":1,"ev":"ws.ping","gen":1}
+            {"t":2,"ev":"ws.pong","gen":1}
+            {"t":3,"ev":"ws.ping","gen":1}
+            {"t":4,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+            {"t":5,"ev":"ws.connect","gen":2}
+            {"t":6,"ev":"ws.ping","gen":2}
+            {"t":7,"ev":"ws.pong","gen":2}
+            {"t":8,"ev":"ws.close","gen":2,"reason":"user"}
+            """)
+        #expect(lines(result.violations) == [5])
+    }
+
+    @Test func sinceTheTriggerItselfLeavesNothingBehind() throws {
+        let log = """
+            {"t":0,"ev":"ws.ping","gen":1}
+            {"t":1,"ev":"ws.close","gen":1,"reason":"user"}
+            """
+        let cut = try rule("""
+            id: t.cut
+            title: T
+            every: { ev: ws.close, as: x }
+            expect: "count({ev: ws.ping}, since: x) == 0"
+            """)
+        let uncut = try rule("""
+            id: t.uncut
+            title: T
+            every: { ev: ws.close, as: x }
+            expect: "count({ev: ws.ping}) == 0"
+            """)
+        #expect(run(cut, log).status == .pass)
+        #expect(lines(run(uncut, log).violations) == [2])
+    }
+
+    @Test func firstAndLastLookBack() throws {
+        let r = try rule("""
+            id: t.quick-close
+            title: A close comes within 100 ms of its connect
+            every: { ev: ws.close }
+            expect: "t - first({ev: ws.connect}).t <= 100"
+            message: "close {t - last({ev: ws.ping}).t} ms after the last ping ({last({ev: ws.ping})})"
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.connect","gen":1}
+            {"t":50,"ev":"ws.ping","gen":1}
+            {"t":90,"ev":"ws.close","gen":1,"reason":"user"}
+            {"t":100,"ev":"ws.connect","gen":2}
+            {"t":150,"ev":"ws.ping","gen":2}
+            {"t":300,"ev":"ws.close","gen":2,"reason":"user"}
+            {"t":400,"ev":"ws.close","gen":3,"reason":"user"}
+            """)
+        // gen 3 has no connect: the expectation is undecided, which fails by default.
+        #expect(lines(result.violations) == [6, 7])
+        #expect(result.violations.first?.message == "close 150 ms after the last ping (ws.ping at line 5)")
+        #expect(result.violations.last?.message == "close ? ms after the last ping (null)")
+    }
+
+    @Test func letBindingsAreEvaluatedPerTrigger() throws {
+        let r = try rule("""
+            id: t.deadline
+            title: Pongs come before the deadline
+            params: { timeout_ms: 100 }
+            let: { T: "first({ev: ws.connect}).timeout_ms ?? params.timeout_ms" }
+            every: { ev: ws.pong }
+            expect: "t - last({ev: ws.ping}).t <= T"
+            message: "pong after {t - last({ev: ws.ping}).t} ms, limit {T}"
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.connect","gen":1,"timeout_ms":500}
+            {"t":10,"ev":"ws.ping","gen":1}
+            {"t":310,"ev":"ws.pong","gen":1}
+            {"t":1000,"ev":"ws.connect","gen":2}
+            {"t":1010,"ev":"ws.ping","gen":2}
+            {"t":1310,"ev":"ws.pong","gen":2}
+            """)
+        #expect(lines(result.violations) == [6])
+        #expect(result.violations.first?.message == "pong after 300 ms, limit 100")
+    }
+
+    // MARK: Messages
+
+    @Test(arguments: [
+        ("gen {gen}: reason {reason ?? 'none'} {{literal}} at line {$line}", "gen 1: reason none {literal} at line 2"),
+        ("{ev} t={t} code={code}", "ws.close t=5 code=1006"),
+        ("text {missing + 1} here", "text ? here"),
+        ("{params.limit} and {c.gen}", "3 and 1"),
+        ("{if code == 1006 then 'abnormal' else 'normal'}", "abnormal"),
+        ("plain text", "plain text"),
+    ])
+    func messageTemplates(_ template: String, _ expected: String) throws {
+        let r = try rule("""
+            id: t.msg
+            title: Title
+            params: { limit: 3 }
+            every: { ev: ws.close, as: c }
+            expect: "reason != null"
+            message: "\(template)"
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"ws.connect","gen":1}
+            {"t":5,"ev":"ws.close","gen":1,"code":1006}
+            """)
+        #expect(result.violations.first?.message == expected)
+    }
+
+    @Test func aViolationShowsItsContext() throws {
+        let r = try rule("id: t.noping\ntitle: No pings\nnever: { ev: ws.ping }")
+        let result = run(r, """
+            {"t":0,"ev":"ws.connect","gen":1}
+            {"t":1,"ev":"ws.open","gen":1}
+            {"t":2,"ev":"ws.ping","gen":1}
+            {"t":3,"ev":"ws.message","gen":1}
+            {"t":4,"ev":"ws.close","gen":1,"reason":"user"}
+            {"t":5,"ev":"ws.closed","gen":1}
+            """)
+        let v = try #require(result.violations.first)
+        #expect(v.context.map(\.line) == [1, 2, 3, 4, 5])
+        #expect(v.context.map(\.isAnchor) == [false, false, true, false, false])
+        #expect(v.context[2].text == "t=2 ws.ping gen=1")
+        #expect(v.context[4].text.hasPrefix("t=4 ws.close gen=1"))
+    }
+
+    // MARK: Order
+
+    @Test(arguments: [1, 2])
+    func violationsAreSortedByFileThenLine(_ jobs: Int) throws {
+        let r = try rule("id: t.noping\ntitle: No pings\nnever: { ev: ws.ping }")
+        let report = audit([r], [
+            ("x.jsonl", """
+                {"t":0,"ev":"ws.ping","gen":2}
+                {"t":1,"src":"b","ev":"ws.ping","gen":1}
+                {"t":2,"ev":"ws.ping","gen":1}
+                {"t":3,"src":"a","ev":"ws.ping","gen":2}
+                """),
+            ("w.jsonl", """
+                {"t":0,"ev":"ws.connect","gen":1}
+                {"t":0,"ev":"ws.ping","gen":1}
+                """),
+        ], jobs: jobs)
+        let v = report.results[0].violations
+        #expect(v.map(\.file) == [0, 0, 0, 0, 1])
+        #expect(lines(v) == [1, 2, 3, 4, 2])
+    }
+
+    // MARK: Params
+
+    private static let pongs = """
+        {"t":0,"ev":"ws.pong","gen":1,"delay_ms":50}
+        {"t":1,"ev":"ws.pong","gen":1,"delay_ms":150}
+        {"t":2,"ev":"ws.pong","gen":1,"delay_ms":250}
+        """
+
+    private func limitRules() throws -> [Rule] {
+        try rules(
+            """
+            id: t.slow
+            title: Slow pongs
+            every: { ev: ws.pong }
+            expect: "delay_ms <= params.limit_ms"
+            """,
+            """
+            id: t.other
+            title: Other
+            params: { limit_ms: 100 }
+            every: { ev: ws.pong }
+            expect: "delay_ms <= params.limit_ms"
+            """,
+            fileParams: "{ limit_ms: 100 }")
+    }
+
+    @Test(arguments: [
+        ([:], [2, 3], [2, 3]),
+        (["limit_ms": .int(200)], [3], [3]),
+        (["limit_ms": .double(150.5)], [3], [3]),
+        (["t.slow.limit_ms": .int(200)], [3], [2, 3]),
+        (["t.other.limit_ms": .int(300)], [2, 3], []),
+        (["nope": .int(1), "t.none.limit_ms": .int(1)], [2, 3], [2, 3]),
+    ] as [([String: Value], [Int], [Int])])
+    func paramOverrides(_ overrides: [String: Value], _ slow: [Int], _ other: [Int]) throws {
+        let report = audit(try limitRules(), [("a.jsonl", Self.pongs)], overrides: overrides)
+        #expect(lines(report.results[0].violations) == slow)
+        #expect(lines(report.results[1].violations) == other)
+    }
+
+    @Test func aRuleSpecificOverrideBeatsAGeneralOne() throws {
+        // Ten params, each given both as NAME and as RULE_ID.NAME: the specific one must win for all.
+        var params: [String] = []
+        var expect: [String] = []
+        var overrides: [String: Value] = [:]
+        for i in 0..<10 {
+            params.append("p\(i): 0")
+            expect.append("params.p\(i) == 2")
+            overrides["p\(i)"] = .int(1)
+            overrides["t.prec.p\(i)"] = .int(2)
+        }
+        let r = try rule("""
+            id: t.prec
+            title: Overrides
+            params: { \(params.joined(separator: ", ")) }
+            every: { ev: ws.pong }
+            expect: "\(expect.joined(separator: " and "))"
+            """)
+        let report = audit([r], [("a.jsonl", Self.pongs)], overrides: overrides)
+        #expect(report.results[0].status == .pass)
+        
+    }
+
+    // MARK: Fixtures
+
+    @Test func aFixtureRunsItsRuleAlone() throws {
+        let r = try rule("""
+            id: t.noping
+            title: No pings
+            never: { ev: ws.ping }
+            tests:
+              - name: right
+                log: |
+                  {"t":0,"ev":"ws.ping","gen":1}
+                  {"t":1,"ev":"ws.ping","gen":1}
+                expect: fail
+                violations: 2
+              - name: wrong count
+                log: |
+                  {"t":0,"ev":"ws.ping","gen":1}
+                expect: fail
+                violations: 2
+              - name: wrong status
+                log: |
+                  {"t":0,"ev":"ws.pong","gen":1}
+                expect: fail
+            """)
+        let outcomes = FixtureRunner.run(RuleSet(rules: [r]))
+        #expect(outcomes.map(\.passed) == [true, false, false])
+        #expect(outcomes.map(\.status) == [.fail, .fail, .pass])
+        #expect(outcomes.map(\.violations) == [2, 1, 0])
+        #expect(outcomes[0].messages == ["line 1: No pings", "line 2: No pings"])
+    }
+
+    @Test(arguments: RuleLoader.builtin().rules.map(\.id))
+    func builtinRuleFixturesPass(_ id: String) throws {
+        let rule = try #require(RuleLoader.builtin().rules.first { $0.id == id })
+        #expect(rule.tests.contains { $0.expect == .pass }, "\(id) has no passing fixture")
+        #expect(rule.tests.contains { $0.expect == .fail }, "\(id) has no failing fixture")
+        for fixture in rule.tests {
+            let outcome = FixtureRunner.run(rule, fixture)
+            let wanted = fixture.expect.rawValue + (fixture.violations.map { " with \($0)" } ?? "")
+            #expect(
+                outcome.passed,
+                """
+                \(id) fixture '\(fixture.name)': expected \(wanted), \
+                got \(outcome.status.rawValue) with \(outcome.violations): \(outcome.messages)
+                """)
+        }
+    }
+
+    @Test func theWholeBuiltinPackPassesItsFixtures() {
+        let outcomes = FixtureRunner.run(RuleLoader.builtin())
+        #expect(!outcomes.isEmpty)
+        #expect(outcomes.filter { !$0.passed }.map { "\($0.rule.id) '\($0.fixture.name)'" } == [])
+    }
+}
