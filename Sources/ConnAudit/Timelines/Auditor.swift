@@ -123,7 +123,7 @@ public final class Auditor: @unchecked Sendable {
         var result = FileScan(stats: FileStats(path: input.path))
         let source: any ByteSource
         do {
-            source = try spool.wrap(input, try opener(input))
+            source = spool.wrap(input, try opener(input))
         } catch {
             result.stats.error = error
             return result
