@@ -129,7 +129,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(result.status == .inconclusive)
         #expect(result.violations.isEmpty)
         #expect(lines(result.inconclusive) == [2])
-        #expect(result.inconclusive.first?.message == "Pongs are fast (expectation undecided (missing data))")
+        #expect(result.inconclusive.first?.message == "Pongs are fast (undecided: data is missing)")
     }
 
     // MARK: never
@@ -228,7 +228,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(result.status == .fail)
         #expect(result.violations.count == 1)
         let v = try #require(result.violations.first)
-        #expect(v.message.contains("0 matching event(s), at least 1 required"))
+        #expect(v.message.contains("0 matching events, at least 1 required"))
         #expect(v.gen == 2)
         #expect(v.line == 3)
         
@@ -251,7 +251,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
             """)
         #expect(result.violations.count == 1)
         #expect(result.violations.first?.gen == 1)
-        #expect(result.violations.first?.message.contains("1 matching event(s), at least 2 required") == true)
+        #expect(result.violations.first?.message.contains("1 matching event, at least 2 required") == true)
     }
 
     // MARK: Scopes
@@ -456,7 +456,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
             """)
         // gen 3 has no connect: the expectation is undecided, which fails by default.
         #expect(lines(result.violations) == [6, 7])
-        #expect(result.violations.first?.message == "close 150 ms after the last ping (ws.ping at line 5)")
+        #expect(result.violations.first?.message == "close 150 ms after the last ping (ws.ping at a.jsonl:5)")
         #expect(result.violations.last?.message == "close ? ms after the last ping (null)")
     }
 

@@ -3,7 +3,7 @@ public enum JSONReport {
     public static let schema = "conn-audit/report"
     public static let version = 1
 
-    public static func render(_ report: AuditReport, outcomes: [String: Int]? = nil) -> String {
+    public static func render(_ report: AuditReport) -> String {
         let paths = report.filePaths
         var w = JSONWriter()
         w.beginObject()
@@ -70,12 +70,17 @@ public enum JSONReport {
             w.beginArray("inconclusive")
             for f in r.inconclusive { finding(&w, f, paths) }
             w.endArray()
+            if let labels = r.labels {
+                w.beginObject("labels")
+                for l in labels { w.key(l.name, l.count) }
+                w.endObject()
+            }
             w.endObject()
         }
         w.endArray()
-        if let outcomes {
+        if let outcomes = report.outcomes {
             w.beginObject("outcomes")
-            for key in outcomes.keys.sorted() { w.key(key, outcomes[key]!) }
+            for o in outcomes { w.key(o.name, o.count) }
             w.endObject()
         } else {
             w.raw("outcomes", "null")

@@ -20,7 +20,7 @@ public struct TextReport {
     private func dim(_ s: String) -> String { paint(s, "2") }
     private func bold(_ s: String) -> String { paint(s, "1") }
 
-    public func render(_ report: AuditReport, outcomes: [String: Int]? = nil) -> String {
+    public func render(_ report: AuditReport) -> String {
         let paths = report.filePaths
         var out = ""
         let i = report.inputs
@@ -64,8 +64,8 @@ public struct TextReport {
         if !notApplicable.isEmpty {
             out += dim("NOT APPLICABLE") + " " + notApplicable.map(\.rule.id).joined(separator: ", ") + "\n"
         }
-        if let outcomes {
-            out += "\noutcomes: " + outcomes.keys.sorted().map { "\($0) \(outcomes[$0]!)" }.joined(separator: ", ") + "\n"
+        if let outcomes = report.outcomes {
+            out += "\noutcomes: " + outcomes.map { "\($0.name) \($0.count)" }.joined(separator: ", ") + "\n"
         }
         out += "\nrules: \(report.count(.pass)) passed, \(report.count(.fail)) failed, \(report.count(.inconclusive)) inconclusive"
         let na = report.count(.notApplicable)

@@ -51,23 +51,87 @@ public struct Rule: Sendable {
     }
 }
 
-/// What a rule checks on each timeline of its scope.
+/// What a rule checks on each timeline of its scope: the specification patterns of Dwyer,
+/// Avrunin and Corbett (universality, absence, bounded existence, response, precedence) with
+/// real-time bounds, plus forbidden sequences and corpus coverage.
 public enum Check: Sendable {
     /// Universality: every matching event satisfies `expect`.
     case every(Selector, expect: Expectation, undecided: UndecidedPolicy)
-    /// Absence: no matching event, optionally only after the first `after` match and/or before
-    /// the first `before` match.
-    case never(Selector, after: Selector?, before: Selector?)
-    /// Bounded existence: the number of matching events is within `[min, max]`; each event past
-    /// `max` is a violation, and a timeline with fewer than `min` is one.
-    case count(Selector, min: Int?, max: Int?)
+    /// Absence: no matching event within the scope.
+    case never(Selector, scope: AbsenceScope)
+    /// Bounded existence: the number of matching events (per `by` key, if given) is within
+    /// `[min, max]`; each event past `max` is a violation, and a timeline with fewer than `min` is one.
+    case count(Selector, min: Int?, max: Int?, by: Expr?)
+    /// Response: each trigger is answered by a `followed_by` event (within `within_ms` of the
+    /// trigger, inclusive), unless an `unless` event releases it first.
+    case response(Trigger, followedBy: Selector, within: Expr?, unless: Selector?, atEnd: AtEnd)
+    /// Precedence: each trigger has an earlier `preceded_by` event.
+    case precedence(Trigger, precededBy: Selector)
+    /// Absence after each trigger, to the end of the trace (`never_after`).
+    case neverAfter(Trigger, Selector)
+    /// A forbidden sequence: steps in order, gaps allowed.
+    case forbid(Sequence, without: Selector?)
+    /// Coverage: label generations across the corpus and require each label.
+    case classify(Classification, require: [String], min: Int, appliesIf: Selector?)
 
     public var kindName: String {
         switch self {
         case .every: return "every"
         case .never: return "never"
         case .count: return "count"
+        case .response: return "each/followed_by"
+        case .precedence: return "each/preceded_by"
+        case .neverAfter: return "each/never_after"
+        case .forbid: return "forbid"
+        case .classify: return "classify"
         }
+    }
+}
+
+/// Where `never` looks (Dwyer's scopes).
+public enum AbsenceScope: Sendable {
+    /// The whole timeline.
+    case global
+    /// After the first `after` match (to the end), optionally only before the first `before`
+    /// match that follows it (or, without `after`, before the first `before` match).
+    case window(after: Selector?, before: Selector?)
+    /// Each interval from a `from` match to the next `to` match; with `open`, an interval that
+    /// the log ends inside is judged too (`until`), else only closed ones are (`between`).
+    case intervals(from: Selector, to: Selector, open: Bool)
+}
+
+/// One step of a sequence: its selector, and what may not happen in the gap before it.
+public struct Step: Sendable {
+    public var selector: Selector
+    public var without: Selector?
+}
+
+/// Steps matched in order with gaps allowed; captures of earlier steps are visible to later ones.
+public struct Sequence: Sendable {
+    public var steps: [Step]
+    /// The capture whose event a violation points at; nil: the last step's event.
+    public var reportAt: String?
+}
+
+/// A response or precedence trigger: one selector, or a sequence (one obligation per match).
+public typealias Trigger = Sequence
+
+/// What an obligation still open when its timeline ends means.
+public enum AtEnd: String, Sendable {
+    case inconclusive, fail, pass
+}
+
+/// `classify:` — labels for each generation of one stream.
+public struct Classification: Sendable {
+    public var stream: String
+    public var labels: [Label]
+
+    public struct Label: Sendable {
+        public var name: String
+        /// The generation has an event matching this.
+        public var has: Selector?
+        /// The generation has no event matching this.
+        public var lacks: Selector?
     }
 }
 

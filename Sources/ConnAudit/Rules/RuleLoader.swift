@@ -191,12 +191,18 @@ struct FileLoader {
     static let fileKeys: Set<String> = ["rules", "params", "let"]
     static let ruleKeys: Set<String> = [
         "id", "title", "severity", "description", "for", "params", "let", "message", "tests",
-        "every", "expect", "undecided", "never", "after", "before", "count", "min", "max",
+        "every", "expect", "undecided", "never", "after", "before", "between", "until", "count", "min", "max",
+        "by", "each", "followed_by", "within_ms", "unless", "at_end", "preceded_by", "never_after", "forbid",
+        "without", "report_at", "classify", "require", "applies_if",
     ]
-    /// Keys of check kinds the language reserves but this version cannot evaluate yet.
-    static let plannedKeys: Set<String> = [
-        "each", "followed_by", "within_ms", "unless", "preceded_by", "forbid", "without", "report_at",
-        "classify", "require", "applies_if", "at_end", "between", "until", "never_after",
+    /// The keys that choose a check kind, and the keys that go with each.
+    static let checkKinds: [(kind: String, keys: Set<String>)] = [
+        ("every", ["expect", "undecided"]),
+        ("never", ["after", "before", "between", "until"]),
+        ("count", ["min", "max", "by"]),
+        ("each", ["followed_by", "within_ms", "unless", "at_end", "preceded_by", "never_after", "report_at"]),
+        ("forbid", ["without", "report_at"]),
+        ("classify", ["require", "min", "applies_if"]),
     ]
 
     /// Returns each rule with the node of its id (for duplicate-id errors).
@@ -250,10 +256,9 @@ struct FileLoader {
         let errorsBefore = errors.count
         for pair in pairs {
             let key = pair.key.scalar ?? ""
-            if Self.plannedKeys.contains(key) {
-                error(pair.key, "'\(key)' is part of the rule language but not supported by this version of conn-audit")
-            } else if !Self.ruleKeys.contains(key) {
-                error(pair.key, "unknown key '\(key)' in a rule")
+            if !Self.ruleKeys.contains(key) {
+                let near = Self.ruleKeys.filter { Self.editDistance($0, key) <= max(1, key.count / 3) }.sorted()
+                error(pair.key, "unknown key '\(key)' in a rule" + (near.isEmpty ? "" : " (did you mean \(near.joined(separator: ", "))?)"))
             }
         }
         guard let idNode = node["id"] else {
@@ -286,9 +291,18 @@ struct FileLoader {
         let description = node["description"].flatMap { scalarString($0, "description") }
 
         var context = NameContext(params: ruleParams, lets: Set(ruleLets.map(\.name)))
-        let check = self.check(node, id: id, context: &context)
+        context.allCaptures = Self.captureNames(in: node)
+        let check = self.check(node, id: id, scope: scope, context: &context)
         let message = node["message"].flatMap { template($0, context: context) }
         let tests = node["tests"].map { fixtures($0) } ?? []
+
+        // Params a rule defines but never reads are probably a typo somewhere.
+        if let p = node["params"]?.mappingPairs {
+            for pair in p {
+                guard let name = pair.key.scalar, !context.paramsRead.contains(name) else { continue }
+                warn(pair.key, "param '\(name)' of rule '\(id)' is never read (params.\(name))")
+            }
+        }
 
         guard errors.count == errorsBefore, let check else { return nil }
         let rule = Rule(
@@ -320,27 +334,29 @@ struct FileLoader {
 
     // MARK: Check kinds
 
-    private mutating func check(_ node: YamlNode, id: String, context: inout NameContext) -> Check? {
-        let kinds = ["every", "never", "count"].filter { node[$0] != nil }
+    private mutating func check(_ node: YamlNode, id: String, scope: Scope, context: inout NameContext) -> Check? {
+        let kinds = Self.checkKinds.filter { node[$0.kind] != nil }
         if kinds.count > 1 {
-            error(node[kinds[1]]!, "rule '\(id)' has more than one check kind (\(kinds.joined(separator: ", ")))")
+            error(node[kinds[1].kind]!, "rule '\(id)' has more than one check kind (\(kinds.map(\.kind).joined(separator: ", ")))")
             return nil
         }
         guard let kind = kinds.first else {
-            if !Self.plannedKeys.contains(where: { node[$0] != nil }) {
-                error(node, "rule '\(id)' has no check: give one of every, never, count")
-            }
+            error(node, "rule '\(id)' has no check: give one of \(Self.checkKinds.map(\.kind).joined(separator: ", "))")
             return nil
         }
-        func notWith(_ keys: [String]) {
-            for key in keys { if let n = node[key] { error(n, "'\(key)' does not go with '\(kind)'") } }
+        // Keys of other check kinds do not go with this one.
+        let allowed = kind.keys
+        for other in Self.checkKinds where other.kind != kind.kind {
+            for key in other.keys.subtracting(allowed).sorted() {
+                if let n = node[key] { error(n, "'\(key)' does not go with '\(kind.kind)'") }
+            }
         }
-        switch kind {
+        let head = node[kind.kind]!
+        switch kind.kind {
         case "every":
-            notWith(["after", "before", "min", "max"])
-            guard let sel = selector(node["every"]!, context: &context) else { return nil }
+            guard let sel = selector(head, context: &context) else { return nil }
             guard let expectNode = node["expect"] else {
-                error(node["every"]!, "'every' needs 'expect'")
+                error(head, "'every' needs 'expect'")
                 return nil
             }
             let expectation: Expectation?
@@ -357,27 +373,250 @@ struct FileLoader {
             }
             guard let expectation else { return nil }
             return .every(sel, expect: expectation, undecided: policy)
+
         case "never":
-            notWith(["expect", "undecided", "min", "max"])
-            var afterContext = context
-            let after = node["after"].flatMap { selector($0, context: &afterContext) }
-            let before = node["before"].flatMap { selector($0, context: &afterContext) }
-            guard let sel = selector(node["never"]!, context: &context) else { return nil }
-            return .never(sel, after: after, before: before)
-        default:
-            notWith(["expect", "undecided", "after", "before"])
-            guard let sel = selector(node["count"]!, context: &context) else { return nil }
+            var scopeContext = context
+            let absence: AbsenceScope
+            if let between = node["between"] {
+                if node["after"] != nil || node["before"] != nil || node["until"] != nil {
+                    error(between, "'between' does not go with 'after', 'before' or 'until'")
+                    return nil
+                }
+                guard let items = between.sequenceItems, items.count == 2 else {
+                    error(between, "'between' takes two selectors: [FROM, TO]")
+                    return nil
+                }
+                guard let from = selector(items[0], context: &scopeContext),
+                      let to = selector(items[1], context: &scopeContext) else { return nil }
+                absence = .intervals(from: from, to: to, open: false)
+            } else if let until = node["until"] {
+                guard let afterNode = node["after"] else {
+                    error(until, "'until' goes with 'after': never X after Q until R")
+                    return nil
+                }
+                if let b = node["before"] { error(b, "'before' does not go with 'until'") }
+                guard let from = selector(afterNode, context: &scopeContext),
+                      let to = selector(until, context: &scopeContext) else { return nil }
+                absence = .intervals(from: from, to: to, open: true)
+            } else if node["after"] != nil || node["before"] != nil {
+                let after = node["after"].flatMap { selector($0, context: &scopeContext) }
+                let before = node["before"].flatMap { selector($0, context: &scopeContext) }
+                absence = .window(after: after, before: before)
+            } else {
+                absence = .global
+            }
+            context.captures.formUnion(scopeContext.captures)
+            guard let sel = selector(head, context: &context) else { return nil }
+            return .never(sel, scope: absence)
+
+        case "count":
+            guard let sel = selector(head, context: &context) else { return nil }
             let minimum = node["min"].flatMap { count($0, "min") }
             let maximum = node["max"].flatMap { count($0, "max") }
             if minimum == nil && maximum == nil {
-                error(node["count"]!, "'count' needs 'min' or 'max'")
+                error(head, "'count' needs 'min' or 'max'")
                 return nil
             }
             if let minimum, let maximum, minimum > maximum {
                 error(node["min"]!, "'min' (\(minimum)) is greater than 'max' (\(maximum))")
             }
-            return .count(sel, min: minimum, max: maximum)
+            let by = node["by"].flatMap { expression($0, context: context) }
+            return .count(sel, min: minimum, max: maximum, by: by)
+
+        case "each":
+            guard let trigger = sequence(head, reportAt: node["report_at"], context: &context, what: "each") else { return nil }
+            let answers = ["followed_by", "preceded_by", "never_after"].filter { node[$0] != nil }
+            guard answers.count == 1 else {
+                error(answers.count > 1 ? node[answers[1]]! : head,
+                      "'each' needs exactly one of followed_by, preceded_by, never_after")
+                return nil
+            }
+            switch answers[0] {
+            case "followed_by":
+                var within: Expr?
+                if let w = node["within_ms"] {
+                    if scope == .corpus { error(w, "'within_ms' needs a timeline with a clock: for: generation or source") }
+                    within = expression(w, context: context)
+                    if within == nil { return nil }
+                }
+                var responseContext = context
+                let unless = node["unless"].flatMap { selector($0, context: &responseContext) }
+                if node["unless"] != nil, unless == nil { return nil }
+                guard let answer = selector(node["followed_by"]!, context: &responseContext) else { return nil }
+                var atEnd = AtEnd.inconclusive
+                if let a = node["at_end"] {
+                    if let v = a.scalar, let parsed = AtEnd(rawValue: v) { atEnd = parsed } else {
+                        error(a, "'at_end' must be inconclusive, fail or pass")
+                    }
+                }
+                return .response(trigger, followedBy: answer, within: within, unless: unless, atEnd: atEnd)
+            case "preceded_by":
+                for key in ["within_ms", "unless", "at_end"] {
+                    if let n = node[key] { error(n, "'\(key)' goes with 'followed_by', not 'preceded_by'") }
+                }
+                var inner = context
+                guard let enabling = selector(node["preceded_by"]!, context: &inner) else { return nil }
+                return .precedence(trigger, precededBy: enabling)
+            default:
+                for key in ["within_ms", "unless", "at_end"] {
+                    if let n = node[key] { error(n, "'\(key)' goes with 'followed_by', not 'never_after'") }
+                }
+                var inner = context
+                guard let forbidden = selector(node["never_after"]!, context: &inner) else { return nil }
+                context.captures.formUnion(inner.captures)
+                return .neverAfter(trigger, forbidden)
+            }
+
+        case "forbid":
+            guard let items = head.sequenceItems, !items.isEmpty else {
+                error(head, "'forbid' takes a list of steps, such as [{ ev: ws.ping, as: p }, { ev: ws.ping }]")
+                return nil
+            }
+            guard let steps = sequence(head, reportAt: node["report_at"], context: &context, what: "forbid") else { return nil }
+            var inner = context
+            let without = node["without"].flatMap { selector($0, context: &inner) }
+            if node["without"] != nil, without == nil { return nil }
+            return .forbid(steps, without: without)
+
+        default:
+            if scope != .corpus { error(node["for"] ?? head, "'classify' labels generations across the corpus: it needs for: corpus") }
+            guard let classification = classification(head, context: context) else { return nil }
+            var required: [String] = []
+            if let r = node["require"] {
+                guard let items = r.sequenceItems, !items.isEmpty else {
+                    error(r, "'require' takes a list of label names")
+                    return nil
+                }
+                for item in items {
+                    guard let name = item.scalar, classification.labels.contains(where: { $0.name == name }) else {
+                        error(item, "'require' names no label of 'classify' (labels: \(classification.labels.map(\.name).joined(separator: ", ")))")
+                        continue
+                    }
+                    required.append(name)
+                }
+            }
+            let minimum = node["min"].flatMap { count($0, "min") } ?? 1
+            var applies: Selector?
+            if let a = node["applies_if"] {
+                var inner = context
+                applies = selector(a, context: &inner)
+                if applies == nil { return nil }
+            }
+            return .classify(classification, require: required, min: minimum, appliesIf: applies)
         }
+    }
+
+    /// A trigger or forbidden sequence: one selector map, or a list of steps (each a selector map
+    /// that may carry `without:`). Captures of a step are visible to the steps after it.
+    private mutating func sequence(_ node: YamlNode, reportAt: YamlNode?, context: inout NameContext, what: String) -> Sequence? {
+        var steps: [Step] = []
+        if let items = node.sequenceItems {
+            // A list is a sequence of steps (for `each` too: one obligation per match of the whole
+            // sequence). A one-of trigger is written with a list value: { ev: [a, b] }.
+            for item in items {
+                guard let pairs = item.mappingPairs else {
+                    error(item, "a step must be a selector map, found a \(item.kindName)")
+                    return nil
+                }
+                var without: Selector?
+                if let w = pairs.first(where: { $0.key.scalar == "without" }) {
+                    var gap = context
+                    without = selector(w.value, context: &gap)
+                    if without == nil { return nil }
+                }
+                let stripped = YamlNode(.mapping(pairs.filter { $0.key.scalar != "without" }), line: item.line, column: item.column)
+                guard let sel = selector(stripped, context: &context) else { return nil }
+                steps.append(Step(selector: sel, without: without))
+            }
+        } else {
+            guard let sel = selector(node, context: &context) else { return nil }
+            steps = [Step(selector: sel, without: nil)]
+        }
+        var report: String?
+        if let r = reportAt {
+            guard let name = r.scalar, context.captures.contains(name) else {
+                error(r, "'report_at' must name a capture of the steps (as: …)")
+                return nil
+            }
+            report = name
+        }
+        return Sequence(steps: steps, reportAt: report)
+    }
+
+    private mutating func classification(_ node: YamlNode, context: NameContext) -> Classification? {
+        guard let pairs = node.mappingPairs else {
+            error(node, "'classify' takes a map: { per: generation, stream: ws, labels: { name: { has: …, lacks: … } } }")
+            return nil
+        }
+        for pair in pairs where !["per", "stream", "labels"].contains(pair.key.scalar ?? "") {
+            error(pair.key, "unknown key '\(pair.key.scalar ?? "")' in 'classify' (expected per, stream, labels)")
+        }
+        if let per = node["per"], per.scalar != "generation" {
+            error(per, "'classify' labels generations: per must be generation")
+        }
+        guard let stream = node["stream"]?.scalar, !stream.isEmpty else {
+            error(node, "'classify' needs 'stream' (the stream whose generations are labelled, e.g. ws)")
+            return nil
+        }
+        guard let labelPairs = node["labels"]?.mappingPairs, !labelPairs.isEmpty else {
+            error(node["labels"] ?? node, "'classify' needs 'labels': a map of label names to { has: …, lacks: … }")
+            return nil
+        }
+        var labels: [Classification.Label] = []
+        for pair in labelPairs {
+            let name = pair.key.scalar ?? ""
+            guard let spec = pair.value.mappingPairs else {
+                error(pair.value, "label '\(name)' takes { has: SELECTOR, lacks: SELECTOR }")
+                continue
+            }
+            for p in spec where !["has", "lacks"].contains(p.key.scalar ?? "") {
+                error(p.key, "unknown key '\(p.key.scalar ?? "")' in label '\(name)' (expected has, lacks)")
+            }
+            var inner = context
+            let has = pair.value["has"].flatMap { selector($0, context: &inner) }
+            let lacks = pair.value["lacks"].flatMap { selector($0, context: &inner) }
+            if has == nil && lacks == nil {
+                error(pair.value, "label '\(name)' needs 'has' or 'lacks'")
+                continue
+            }
+            labels.append(.init(name: name, has: has, lacks: lacks))
+        }
+        return Classification(stream: stream, labels: labels)
+    }
+
+    /// Every name bound with `as:` anywhere in a rule (to tell "used before bound" from a field).
+    static func captureNames(in node: YamlNode) -> Set<String> {
+        var out = Set<String>()
+        func walk(_ n: YamlNode) {
+            switch n.kind {
+            case .scalar: break
+            case .sequence(let items): items.forEach(walk)
+            case .mapping(let pairs):
+                for p in pairs {
+                    if p.key.scalar == "as", let name = p.value.scalar { out.insert(name) }
+                    if p.key.scalar != "tests" { walk(p.value) }
+                }
+            }
+        }
+        walk(node)
+        return out
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let x = Array(a), y = Array(b)
+        if x.isEmpty { return y.count }
+        if y.isEmpty { return x.count }
+        var row = Array(0...y.count)
+        for i in 1...x.count {
+            var previous = row[0]
+            row[0] = i
+            for j in 1...y.count {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (x[i - 1] == y[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return row[y.count]
     }
 
     private mutating func count(_ node: YamlNode, _ key: String) -> Int? {
@@ -615,7 +854,17 @@ struct FileLoader {
         /// Params the rule defines; nil where params are not known yet (file-level `let:`).
         var params: [String: Value]?
         var lets: Set<String>
+        /// Captures bound so far (visible here).
         var captures: Set<String> = []
+        /// Every capture the rule binds somewhere (to report one used before it is bound).
+        var allCaptures: Set<String> = []
+        /// Params read so far (shared through a box, so nested contexts count too).
+        var paramsReadBox = ParamsRead()
+        var paramsRead: Set<String> { paramsReadBox.names }
+    }
+
+    final class ParamsRead {
+        var names = Set<String>()
     }
 
     /// Parses an expression scalar, reporting errors at the column inside the string.
@@ -726,7 +975,12 @@ struct FileLoader {
         var problems: [(String, Int)] = []
         NameWalker.walk(expr, intoSelectors: false) { e in
             switch e {
+            case .name(let name, let at):
+                if context.allCaptures.contains(name), !context.captures.contains(name), !context.lets.contains(name) {
+                    problems.append(("capture '\(name)' is used before it is bound (as: \(name) comes later)", at))
+                }
             case .member(.name("params", _), let name, let at):
+                context.paramsReadBox.names.insert(name)
                 if let params = context.params, params[name] == nil, !context.lets.contains("params") {
                     let known = params.isEmpty ? "this rule defines no params" : "this rule defines: \(params.keys.sorted().joined(separator: ", "))"
                     problems.append(("unknown param '\(name)' (\(known))", at))
@@ -892,22 +1146,44 @@ enum FieldCollector {
             }
         }
         for (_, e) in rule.lets { expr(e) }
-        switch rule.check {
-        case .every(let s, let expect, _):
-            selector(s)
-            switch expect {
-            case .expression(let e): expr(e)
-            case .selector(let s2): selector(s2)
-            }
-        case .never(let s, let after, let before):
-            selector(s)
-            after.map(selector)
-            before.map(selector)
-        case .count(let s, _, _):
-            selector(s)
-        }
+        rule.check.selectors.forEach(selector)
+        rule.check.expressions.forEach(expr)
         if let message = rule.message {
             for part in message.parts { if case .expr(let e) = part { expr(e) } }
+        }
+    }
+}
+
+extension Check {
+    /// Every selector the check names directly (not those inside expressions).
+    var selectors: [Selector] {
+        func steps(_ s: Sequence) -> [Selector] { s.steps.flatMap { [$0.selector] + ($0.without.map { [$0] } ?? []) } }
+        switch self {
+        case .every(let s, let expect, _):
+            if case .selector(let e) = expect { return [s, e] }
+            return [s]
+        case .never(let s, let scope):
+            switch scope {
+            case .global: return [s]
+            case .window(let a, let b): return [s] + [a, b].compactMap { $0 }
+            case .intervals(let f, let t, _): return [s, f, t]
+            }
+        case .count(let s, _, _, _): return [s]
+        case .response(let t, let f, _, let u, _): return steps(t) + [f] + (u.map { [$0] } ?? [])
+        case .precedence(let t, let p): return steps(t) + [p]
+        case .neverAfter(let t, let n): return steps(t) + [n]
+        case .forbid(let q, let w): return steps(q) + (w.map { [$0] } ?? [])
+        case .classify(let c, _, _, let a): return c.labels.flatMap { [$0.has, $0.lacks].compactMap { $0 } } + (a.map { [$0] } ?? [])
+        }
+    }
+
+    /// Expressions the check holds outside selectors.
+    var expressions: [Expr] {
+        switch self {
+        case .every(_, .expression(let e), _): return [e]
+        case .count(_, _, _, let by?): return [by]
+        case .response(_, _, let within?, _, _): return [within]
+        default: return []
         }
     }
 }

@@ -90,12 +90,19 @@ public final class Auditor: @unchecked Sendable {
         }
         // The corpus timeline: the reader's findings in file and line order.
         let corpusContext = TimelineContext(source: nil, enabled: false)
-        let corpus = Timeline(rules: plan.corpus, dispatch: plan.corpusDispatch, scope: ContextScope(context: corpusContext), files: files)
+        let corpus = Timeline(rules: plan.corpus, dispatch: plan.corpusDispatch, scope: ContextScope(context: corpusContext),
+                              files: files, clock: nil)
         for scan in scans { for e in scan.pseudo { corpus.observe(e, sink: total) } }
-        corpus.finish(sink: total)
+        corpus.finish(lastT: nil, sink: total)
 
         var results: [RuleResult] = []
         for compiled in plan.all {
+            if case .classify(let c, let required, let minimum, let appliesIf) = compiled.rule.check {
+                results.append(Self.coverage(compiled.rule, c, required: required, minimum: minimum,
+                                             applicable: appliesIf == nil || total.applicable.contains(compiled.index),
+                                             counts: total.labels[compiled.index] ?? [:]))
+                continue
+            }
             let v = (total.violations[compiled.index] ?? []).sorted(by: Finding.precedes)
             let inc = (total.inconclusive[compiled.index] ?? []).sorted(by: Finding.precedes)
             results.append(RuleResult(rule: compiled.rule, violations: v, inconclusive: inc))
@@ -115,6 +122,26 @@ public final class Auditor: @unchecked Sendable {
         // A file that already failed in pass 1 is named once.
         for e in mergeErrors where !errors.contains(where: { $0.path == e.path }) { errors.append(e) }
         return AuditReport(files: fileStats, inputs: stats, inputErrors: errors, results: results, failOn: failOn)
+    }
+
+    /// A `classify` rule's result: one violation per required label seen in fewer than `minimum`
+    /// generations; not applicable when nothing matched `applies_if`.
+    static func coverage(_ rule: Rule, _ c: Classification, required: [String], minimum: Int, applicable: Bool,
+                         counts: [String: Int]) -> RuleResult {
+        let ordered = c.labels.map { (name: $0.name, count: counts[$0.name] ?? 0) }
+        var violations: [Finding] = []
+        if applicable {
+            let summary = ordered.map { "\($0.name) \($0.count)" }.joined(separator: ", ")
+            for label in required {
+                let n = counts[label] ?? 0
+                guard n < minimum else { continue }
+                violations.append(Finding(message:
+                    "no '\(label)' outcome: \(n) \(c.stream) generation\(n == 1 ? "" : "s") labelled '\(label)', at least \(minimum) required (\(summary))"))
+            }
+        }
+        var result = RuleResult(rule: rule, violations: violations, inconclusive: [], applicable: applicable)
+        result.labels = ordered
+        return result
     }
 
     // MARK: - Pass 1

@@ -3,37 +3,61 @@ final class EvaluationPlan: @unchecked Sendable {
     let all: [CompiledRule]
     let generation: [CompiledRule]
     let source: [CompiledRule]
+    /// Corpus rules over the corpus timeline (not `classify`, which labels generations).
     let corpus: [CompiledRule]
+    let classify: [CompiledRule]
     let generationDispatch: Dispatch
     let sourceDispatch: Dispatch
     let corpusDispatch: Dispatch
+    /// Generation rules plus the `classify` rules of a stream, for the streams classify names.
+    let perStream: [String: (rules: [CompiledRule], dispatch: Dispatch)]
     /// Whether a corpus rule reacts to real events (then pass 1 keeps those events for it).
     let corpusWantsEvents: Bool
     let files: [String]
 
     init(rules: [Rule], overrides: [String: Value], files: [String]) {
-        all = rules.enumerated().map { CompiledRule(rule: $0.element, index: $0.offset, overrides: overrides) }
+        let all = rules.enumerated().map { CompiledRule(rule: $0.element, index: $0.offset, overrides: overrides) }
+        self.all = all
         generation = all.filter { $0.rule.scope == .generation }
         source = all.filter { $0.rule.scope == .source }
-        corpus = all.filter { $0.rule.scope == .corpus }
+        let classify = all.filter { if case .classify = $0.rule.check { return true } else { return false } }
+        self.classify = classify
+        corpus = all.filter { r in r.rule.scope == .corpus && !classify.contains { $0 === r } }
         generationDispatch = Dispatch(generation)
         sourceDispatch = Dispatch(source)
         corpusDispatch = Dispatch(corpus)
-        corpusWantsEvents = corpus.contains { $0.wantsRealEvents }
+        var perStream: [String: (rules: [CompiledRule], dispatch: Dispatch)] = [:]
+        let generation = self.generation
+        for c in classify {
+            guard case .classify(let cl, _, _, _) = c.rule.check else { continue }
+            let rules = (perStream[cl.stream]?.rules ?? generation) + [c]
+            perStream[cl.stream] = (rules, Dispatch(rules))
+        }
+        self.perStream = perStream
+        corpusWantsEvents = self.corpus.contains { $0.wantsRealEvents }
         self.files = files
     }
 }
 
 /// One timeline: its rule runners, and where its findings take their context from.
 final class Timeline {
-    let runners: [RuleRunner]
+    let runners: [Runner]
     let dispatch: Dispatch
     let scope: ContextScope
     /// The timeline's first event (real, not a reader finding), for timeline-wide findings.
     private(set) var first: Event?
 
-    init(rules: [CompiledRule], dispatch: Dispatch, scope: ContextScope, files: [String]) {
-        runners = rules.map { RuleRunner($0, files: files) }
+    init(rules: [CompiledRule], dispatch: Dispatch, scope: ContextScope, files: [String], clock: SourceClock?) {
+        runners = rules.map { compiled -> Runner in
+            let runner: Runner
+            switch compiled.rule.check {
+            case .every, .never, .count: runner = BasicRunner(compiled, files: files)
+            case .classify: runner = ClassifyRunner(compiled, files: files)
+            default: runner = SequenceRunner(compiled, files: files)
+            }
+            runner.clock = clock
+            return runner
+        }
         self.dispatch = dispatch
         self.scope = scope
     }
@@ -44,8 +68,8 @@ final class Timeline {
         for i in dispatch.rules(for: e.ev) { runners[i].observe(e, context: scope, sink: sink) }
     }
 
-    func finish(sink: FindingSink) {
-        for r in runners { r.finish(context: scope, first: first, sink: sink) }
+    func finish(lastT: Double?, sink: FindingSink) {
+        for r in runners { r.finish(context: scope, first: first, lastT: lastT, sink: sink) }
     }
 }
 
@@ -59,17 +83,20 @@ struct SourceOutcome {
 /// Evaluates every rule scoped to one source and to its generations, fed in merged order.
 ///
 /// Generation timelines are `(stream, gen)` of this source; events without `gen` reach only the
-/// source timeline. Everything ends together at the source's last event (rules.md: the clock).
+/// source timeline. All of them share the source's clock: a deadline is decided by any event of
+/// the source, and everything ends at the source's last event (rules.md: the clock).
 final class SourceEvaluator {
     let key: SourceKey
     private let plan: EvaluationPlan
     private let sink: FindingSink
     private let sourceTimeline: Timeline?
     private let context: TimelineContext
+    private let clock = SourceClock()
     private var generations: [GenerationKey: Timeline] = [:]
     private var generationOrder: [GenerationKey] = []
     private var seq = 0
     private var events = 0
+    private var lastT: Double?
 
     struct GenerationKey: Hashable {
         var stream: Substring
@@ -82,33 +109,48 @@ final class SourceEvaluator {
         sink = FindingSink(files: plan.files)
         context = TimelineContext(source: key)
         sourceTimeline = plan.source.isEmpty ? nil
-            : Timeline(rules: plan.source, dispatch: plan.sourceDispatch, scope: ContextScope(context: context), files: plan.files)
+            : Timeline(rules: plan.source, dispatch: plan.sourceDispatch, scope: ContextScope(context: context),
+                       files: plan.files, clock: clock)
     }
 
     func feed(_ event: Event) {
         var e = event
         seq += 1
         e.seq = seq
-        if !e.ev.hasPrefix("$") { events += 1 }
+        let real = !e.ev.hasPrefix("$")
+        if real {
+            events += 1
+            lastT = e.t
+            for c in plan.classify where !sink.applicable.contains(c.index) {
+                if case .classify(_, _, _, let applies?) = c.rule.check {
+                    let ctx = EvalContext(event: e, params: c.params, history: nil, files: plan.files)
+                    if Evaluator.matches(applies, e, ctx) != nil { sink.applicable.insert(c.index) }
+                }
+            }
+        }
         sourceTimeline?.observe(e, sink: sink)
         if let gen = e.gen {
             let gk = GenerationKey(stream: e.stream, gen: gen)
+            let timeline: Timeline
             if let t = generations[gk] {
-                t.observe(e, sink: sink)
+                timeline = t
             } else {
                 generationOrder.append(gk)
-                let t = Timeline(rules: plan.generation, dispatch: plan.generationDispatch,
-                                 scope: ContextScope(context: context, stream: gk.stream, gen: gen), files: plan.files)
-                generations[gk] = t
-                t.observe(e, sink: sink)
+                let rules = plan.perStream[String(gk.stream)] ?? (plan.generation, plan.generationDispatch)
+                timeline = Timeline(rules: rules.rules, dispatch: rules.dispatch,
+                                    scope: ContextScope(context: context, stream: gk.stream, gen: gen),
+                                    files: plan.files, clock: clock)
+                generations[gk] = timeline
             }
+            timeline.observe(e, sink: sink)
         }
+        if real { clock.advance(to: e.t, sink: sink) }
         context.record(e, sink: sink)
     }
 
     func finish() -> SourceOutcome {
-        sourceTimeline?.finish(sink: sink)
-        for gk in generationOrder { generations[gk]!.finish(sink: sink) }
+        sourceTimeline?.finish(lastT: lastT, sink: sink)
+        for gk in generationOrder { generations[gk]!.finish(lastT: lastT, sink: sink) }
         return SourceOutcome(sink: sink, events: events, generations: generationOrder.count)
     }
 }

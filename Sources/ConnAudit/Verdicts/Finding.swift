@@ -55,6 +55,8 @@ public struct RuleResult: Sendable {
     public var status: RuleStatus
     public var violations: [Finding]
     public var inconclusive: [Finding]
+    /// For `classify` rules: how many generations carry each label, in the rule's label order.
+    public var labels: [(name: String, count: Int)]?
 
     /// default-pack.md: fail if any violation, else inconclusive if any, else pass.
     public init(rule: Rule, violations: [Finding], inconclusive: [Finding], applicable: Bool = true) {
@@ -135,4 +137,18 @@ public struct AuditReport: Sendable {
     }
 
     public func count(_ status: RuleStatus) -> Int { results.filter { $0.status == status }.count }
+
+    /// The label counts of the `classify` rules (the required outcomes), in label order; nil when
+    /// no loaded rule classifies generations.
+    public var outcomes: [(name: String, count: Int)]? {
+        let all = results.compactMap(\.labels)
+        guard !all.isEmpty else { return nil }
+        var out: [(name: String, count: Int)] = []
+        for labels in all {
+            for l in labels {
+                if let i = out.firstIndex(where: { $0.name == l.name }) { out[i].count += l.count } else { out.append(l) }
+            }
+        }
+        return out
+    }
 }

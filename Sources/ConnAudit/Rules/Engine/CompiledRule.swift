@@ -44,20 +44,9 @@ final class CompiledRule: @unchecked Sendable {
                 }
             }
         }
-        var selectors: [Selector] = []
         for (_, e) in rule.lets { scan(e) }
-        switch rule.check {
-        case .every(let s, let expect, _):
-            selectors.append(s)
-            switch expect {
-            case .expression(let e): scan(e)
-            case .selector(let s2): NameWalker.walkSelector(s2, scan)
-            }
-        case .never(let s, let after, let before):
-            selectors += [s] + [after, before].compactMap { $0 }
-        case .count(let s, _, _):
-            selectors.append(s)
-        }
+        let selectors = rule.check.selectors
+        rule.check.expressions.forEach(scan)
         for s in selectors { NameWalker.walkSelector(s, scan) }
         if let message = rule.message {
             for part in message.parts { if case .expr(let e) = part { scan(e) } }

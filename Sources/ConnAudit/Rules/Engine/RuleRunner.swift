@@ -3,6 +3,10 @@ final class FindingSink {
     /// Findings by rule index (into the run's rule list).
     var violations: [Int: [Finding]] = [:]
     var inconclusive: [Int: [Finding]] = [:]
+    /// `classify` rules: how many generations carry each label.
+    var labels: [Int: [String: Int]] = [:]
+    /// `classify` rules whose `applies_if` matched an event.
+    var applicable = Set<Int>()
     let files: [String]
 
     init(files: [String]) { self.files = files }
@@ -10,6 +14,10 @@ final class FindingSink {
     func merge(_ other: FindingSink) {
         for (k, v) in other.violations { violations[k, default: []] += v }
         for (k, v) in other.inconclusive { inconclusive[k, default: []] += v }
+        for (k, counts) in other.labels {
+            for (label, n) in counts { labels[k, default: [:]][label, default: 0] += n }
+        }
+        applicable.formUnion(other.applicable)
     }
 }
 
@@ -45,22 +53,28 @@ final class TimelineContext {
         self.enabled = enabled
     }
 
-    /// Context for a finding anchored at `anchor` (the event being processed, or an earlier one).
-    func lines(anchor: Event?, scope: ContextScope) -> [ContextLine] {
-        guard enabled else { return [] }
+    /// Context for a finding anchored at `anchor`: up to two events of its timeline before it and,
+    /// when the finding is made later than its anchor (a deadline), the ones after it seen so far.
+    func lines(anchor: Event?, scope: ContextScope) -> (lines: [ContextLine], after: Int) {
+        guard enabled else { return ([], 0) }
+        guard let anchor else { return ([], 0) }
         var before: [ContextLine] = []
-        for e in recent.reversed() where before.count < Self.before && scope.contains(e) {
-            if let a = anchor, e.file == a.file && e.line == a.line { continue }
+        for e in recent.reversed() where before.count < Self.before && e.seq < anchor.seq && scope.contains(e) {
             before.append(Self.render(e, anchor: false))
         }
         var out = Array(before.reversed())
-        if let anchor { out.append(Self.render(anchor, anchor: true)) }
-        return out
+        out.append(Self.render(anchor, anchor: true))
+        var after = 0
+        for e in recent where after < Self.after && e.seq > anchor.seq && scope.contains(e) {
+            out.append(Self.render(e, anchor: false))
+            after += 1
+        }
+        return (out, after)
     }
 
-    func awaitAfter(violation: Bool, rule: Int, index: Int, scope: ContextScope) {
-        guard enabled else { return }
-        fresh.append(Waiting(violation: violation, rule: rule, index: index, left: Self.after, scope: scope))
+    func awaitAfter(violation: Bool, rule: Int, index: Int, scope: ContextScope, count: Int = TimelineContext.after) {
+        guard enabled, count > 0 else { return }
+        fresh.append(Waiting(violation: violation, rule: rule, index: index, left: count, scope: scope))
     }
 
     /// Called once per source event, after every timeline saw it.
@@ -124,148 +138,3 @@ struct ContextScope {
     }
 }
 
-/// Runs one rule over one timeline, event by event.
-///
-/// Looks back only: `first/last/count` read the events retained so far (only those the rule's
-/// history selectors can match), so memory follows what the rule needs, not the timeline's length.
-final class RuleRunner: HistoryProvider {
-    let compiled: CompiledRule
-    private let files: [String]
-    private var retained: [Event] = []
-    private var matched = 0
-    private var firstEvent: Event?
-    private var lastEvent: Event?
-    private var afterOpen = false
-    private var beforeClosed = false
-
-    init(_ compiled: CompiledRule, files: [String]) {
-        self.compiled = compiled
-        self.files = files
-        if case .never(_, let after, _) = compiled.rule.check { afterOpen = after == nil }
-    }
-
-    private var rule: Rule { compiled.rule }
-
-    func observe(_ e: Event, context: ContextScope, sink: FindingSink) {
-        if firstEvent == nil { firstEvent = e }
-        lastEvent = e
-        let base = EvalContext(event: e, params: compiled.params, history: self, files: files)
-        switch rule.check {
-        case .every(let selector, let expect, let policy):
-            if let term = Evaluator.matches(selector, e, base) {
-                let ctx = anchorContext(e, term: term, base: base)
-                let verdict: Bool?
-                switch expect {
-                case .expression(let x): verdict = Evaluator.evaluate(x, ctx).truth
-                case .selector(let s): verdict = Evaluator.matches(s, e, ctx) != nil
-                }
-                switch verdict ?? (policy == .pass ? true : policy == .fail ? false : nil) {
-                case true?: break
-                case false?: report(e, ctx, context: context, sink: sink)
-                case nil: report(e, ctx, context: context, sink: sink, inconclusive: true, note: "expectation undecided (missing data)")
-                }
-            }
-        case .never(let selector, let after, let before):
-            if !afterOpen, let after, Evaluator.matches(after, e, base) != nil {
-                afterOpen = true
-            } else if afterOpen, !beforeClosed {
-                if let before, Evaluator.matches(before, e, base) != nil {
-                    beforeClosed = true
-                } else if let term = Evaluator.matches(selector, e, base) {
-                    report(e, anchorContext(e, term: term, base: base), context: context, sink: sink)
-                }
-            }
-        case .count(let selector, _, let maximum):
-            if let term = Evaluator.matches(selector, e, base) {
-                matched += 1
-                if let maximum, matched > maximum {
-                    report(e, anchorContext(e, term: term, base: base), context: context, sink: sink)
-                }
-            }
-        }
-        if compiled.usesHistory, compiled.historyNames?.contains(e.ev) ?? true {
-            retained.append(e)
-        }
-    }
-
-    /// The end of the timeline (its source's last event): obligations still open are judged.
-    /// - Parameter first: the timeline's first event, where a timeline-wide finding points.
-    func finish(context: ContextScope, first: Event?, sink: FindingSink) {
-        if case .count(_, let minimum?, _) = rule.check, matched < minimum {
-            let anchor = first ?? firstEvent
-            let ctx = anchor.map { EvalContext(event: $0, params: compiled.params, history: self, files: files) }
-            let note = "\(matched) matching event(s), at least \(minimum) required"
-            let finding = Finding(
-                file: anchor?.file, line: anchor?.line, t: anchor.flatMap { $0.t.isNaN ? nil : $0.t }, source: context.context.source, gen: anchor?.gen,
-                message: ctx.map { message(for: $0, note: note) } ?? "\(rule.title): \(note)",
-                context: anchor.map { [TimelineContext.render($0, anchor: true)] } ?? [])
-            sink.violations[compiled.index, default: []].append(finding)
-        }
-    }
-
-    private func anchorContext(_ e: Event, term: Selector.Term, base: EvalContext) -> EvalContext {
-        var ctx = base
-        if let name = term.capture { ctx.captures[name] = e }
-        for (name, expr) in rule.lets { ctx.lets[name] = Evaluator.evaluate(expr, ctx) }
-        return ctx
-    }
-
-    private func report(
-        _ e: Event, _ ctx: EvalContext, context: ContextScope, sink: FindingSink,
-        inconclusive: Bool = false, note: String? = nil
-    ) {
-        let finding = Finding(
-            file: e.file, line: e.line, t: e.t.isNaN ? nil : e.t, source: context.context.source, gen: e.gen,
-            message: message(for: ctx, note: note), context: context.context.lines(anchor: e, scope: context))
-        if inconclusive {
-            sink.inconclusive[compiled.index, default: []].append(finding)
-            context.context.awaitAfter(violation: false, rule: compiled.index, index: sink.inconclusive[compiled.index]!.count - 1, scope: context)
-        } else {
-            sink.violations[compiled.index, default: []].append(finding)
-            context.context.awaitAfter(violation: true, rule: compiled.index, index: sink.violations[compiled.index]!.count - 1, scope: context)
-        }
-    }
-
-    /// The rule's `message:` with its holes filled in (the title when it has none).
-    private func message(for ctx: EvalContext, note: String?) -> String {
-        var text: String
-        if let template = rule.message {
-            text = ""
-            for part in template.parts {
-                switch part {
-                case .text(let s): text += s
-                case .expr(let x):
-                    switch Evaluator.evaluate(x, ctx) {
-                    case .value(let v): text += v.rendered()
-                    case .event(let ev): text += "\(ev.ev) at line \(ev.line)"
-                    case .undecided: text += "?"
-                    }
-                }
-            }
-        } else {
-            text = rule.title
-        }
-        if let note { text += " (\(note))" }
-        return text
-    }
-
-    // MARK: - HistoryProvider
-
-    func candidates(for call: HistoryCall, context: EvalContext) -> HistoryCandidates {
-        var events = retained[...]
-        switch call.since {
-        case nil: break
-        case .capture(let name)?:
-            if let captured = context.captures[name] {
-                if let cut = events.lastIndex(where: { $0.seq <= captured.seq }) { events = events[(cut + 1)...] }
-            } else {
-                events = retained[retained.endIndex...]
-            }
-        case .selector(let s)?:
-            if let cut = events.lastIndex(where: { Evaluator.matches(s, $0, context.looking(at: $0)) != nil }) {
-                events = events[(cut + 1)...]
-            }
-        }
-        return HistoryCandidates(events: events)
-    }
-}

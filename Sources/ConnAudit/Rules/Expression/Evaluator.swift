@@ -49,7 +49,11 @@ public struct EvalContext {
     /// The current event: the trigger, or the candidate inside a nested selector.
     public var event: Event
     public var captures: [String: Event] = [:]
+    /// Values bound by name directly (tests, and lets already evaluated).
     public var lets: [String: Eval] = [:]
+    /// The rule's `let:` bindings, evaluated on first use in the context of the event that
+    /// started the evaluation (the trigger), and then remembered.
+    public var letScope: LetScope?
     public var params: [String: Value]
     public var history: (any HistoryProvider)?
     /// File paths by index, for `$file`.
@@ -70,6 +74,39 @@ public struct EvalContext {
     }
 }
 
+/// A rule's `let:` bindings for one evaluation: each is evaluated once, on first use, in the
+/// context it was created with (the trigger's), whatever nested selector first reads it.
+public final class LetScope {
+    private let definitions: [(name: String, expr: Expr)]
+    private var values: [String: Eval] = [:]
+    private var evaluating: Set<String> = []
+    /// The trigger's context; set right after creation (it refers back to this scope).
+    var context: EvalContext?
+
+    init(_ definitions: [(name: String, expr: Expr)]) {
+        self.definitions = definitions
+    }
+
+    func defines(_ name: String) -> Bool { definitions.contains { $0.name == name } }
+
+    func value(of name: String) -> Eval? {
+        if let v = values[name] { return v }
+        // The last definition of a name wins (a rule's let over the file's).
+        guard let def = definitions.last(where: { $0.name == name }), let context else { return nil }
+        // A binding that reads itself (directly or through others) is undecided, not a loop.
+        guard evaluating.insert(name).inserted else { return .undecided }
+        let v = Evaluator.evaluate(def.expr, context)
+        evaluating.remove(name)
+        values[name] = v
+        return v
+    }
+
+    /// Evaluates every binding now (an obligation keeps the values of its trigger).
+    func evaluateAll() {
+        for def in definitions { _ = value(of: def.name) }
+    }
+}
+
 /// Evaluates expressions and selectors; pure functions over an ``EvalContext``.
 public enum Evaluator {
     // MARK: - Expressions
@@ -80,10 +117,12 @@ public enum Evaluator {
             return .value(v)
         case .name(let name, _):
             if let bound = ctx.lets[name] { return bound }
+            if let scope = ctx.letScope, let bound = scope.value(of: name) { return bound }
             if let captured = ctx.captures[name] { return .event(captured) }
             return .value(field(name, of: ctx.event, ctx))
         case .member(let base, let name, _):
-            if case .name("params", _) = base, ctx.lets["params"] == nil, ctx.captures["params"] == nil {
+            if case .name("params", _) = base, ctx.lets["params"] == nil, ctx.captures["params"] == nil,
+                ctx.letScope?.defines("params") != true {
                 return .value(ctx.params[name] ?? .null)
             }
             switch evaluate(base, ctx) {

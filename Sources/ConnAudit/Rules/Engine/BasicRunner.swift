@@ -1,0 +1,111 @@
+/// `every`, `never` and `count`: checks decided event by event.
+final class BasicRunner: Runner {
+    private var matched = 0
+    private var perKey: [Value: Int] = [:]
+    private var firstMatch: Event?
+    // never: the state of its scope.
+    private var afterOpen = false
+    private var beforeClosed = false
+    private var inInterval = false
+    /// `between`: violations inside an interval wait for it to close.
+    private var pending: [(Event, EvalContext)] = []
+
+    override init(_ compiled: CompiledRule, files: [String]) {
+        super.init(compiled, files: files)
+        if case .never(_, .window(let after, _)) = compiled.rule.check { afterOpen = after == nil }
+    }
+
+    override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
+        let base = self.context(e)
+        switch rule.check {
+        case .every(let selector, let expect, let policy):
+            guard let term = Evaluator.matches(selector, e, base) else { return }
+            let ctx = bind(term, e, base)
+            let verdict: Bool?
+            switch expect {
+            case .expression(let x): verdict = Evaluator.evaluate(x, ctx).truth
+            case .selector(let s): verdict = Evaluator.matches(s, e, ctx) != nil
+            }
+            switch verdict ?? (policy == .pass ? true : policy == .fail ? false : nil) {
+            case true?: break
+            case false?: report(.violation, at: e, ctx, context: context, sink: sink)
+            case nil: report(.inconclusive, at: e, ctx, context: context, sink: sink, note: "undecided: data is missing")
+            }
+
+        case .never(let selector, let scope):
+            switch scope {
+            case .global:
+                if let term = Evaluator.matches(selector, e, base) {
+                    report(.violation, at: e, bind(term, e, base), context: context, sink: sink)
+                }
+            case .window(let after, let before):
+                if !afterOpen {
+                    if let after, Evaluator.matches(after, e, base) != nil { afterOpen = true }
+                } else if !beforeClosed {
+                    if let before, Evaluator.matches(before, e, base) != nil {
+                        beforeClosed = true
+                    } else if let term = Evaluator.matches(selector, e, base) {
+                        report(.violation, at: e, bind(term, e, base), context: context, sink: sink)
+                    }
+                }
+            case .intervals(let from, let to, let open):
+                if !inInterval {
+                    if Evaluator.matches(from, e, base) != nil { inInterval = true }
+                } else if Evaluator.matches(to, e, base) != nil {
+                    inInterval = false
+                    for (event, ctx) in pending { report(.violation, at: event, ctx, context: context, sink: sink, waitForAfter: false) }
+                    pending.removeAll()
+                } else if let term = Evaluator.matches(selector, e, base) {
+                    if open {
+                        report(.violation, at: e, bind(term, e, base), context: context, sink: sink)
+                    } else {
+                        pending.append((e, bind(term, e, base)))
+                    }
+                }
+            }
+
+        case .count(let selector, _, let maximum, let by):
+            guard let term = Evaluator.matches(selector, e, base) else { return }
+            let ctx = bind(term, e, base)
+            if firstMatch == nil { firstMatch = e }
+            let n: Int
+            if let by {
+                guard case .value(let key) = Evaluator.evaluate(by, ctx) else { return }
+                n = (perKey[key] ?? 0) + 1
+                perKey[key] = n
+            } else {
+                matched += 1
+                n = matched
+            }
+            if let maximum, n > maximum {
+                report(.violation, at: e, ctx, context: context, sink: sink)
+            }
+
+        default:
+            break
+        }
+    }
+
+    override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {
+        // `between`: an interval the log ends inside is not judged; its findings are dropped.
+        pending.removeAll()
+        guard case .count(_, let minimum?, _, let by) = rule.check else { return }
+        if by == nil, matched < minimum {
+            let anchor = first ?? firstMatch
+            report(.violation, at: anchor, anchor.map { self.context($0) }, context: context, sink: sink,
+                   note: "\(matched) matching event\(matched == 1 ? "" : "s"), at least \(minimum) required", waitForAfter: false)
+        } else if by != nil {
+            for (key, n) in perKey.sorted(by: { $0.key.rendered() < $1.key.rendered() }) where n < minimum {
+                let anchor = first ?? firstMatch
+                report(.violation, at: anchor, anchor.map { self.context($0) }, context: context, sink: sink,
+                       note: "\(n) matching event\(n == 1 ? "" : "s") for \(key.rendered(bare: false)), at least \(minimum) required",
+                       waitForAfter: false)
+            }
+        }
+    }
+
+    private func bind(_ term: Selector.Term, _ e: Event, _ base: EvalContext) -> EvalContext {
+        guard let name = term.capture else { return base }
+        return context(e, captures: [name: e])
+    }
+}

@@ -1,0 +1,196 @@
+/// Checks built on a trigger sequence: `forbid`, and `each` with `followed_by` (response),
+/// `preceded_by` (precedence) or `never_after` (absence after each trigger).
+///
+/// Steps match in order with gaps allowed. A partial match remembers its stage and captures;
+/// identical partials are kept once, and a partial dies when its gap sees a `without` event. A
+/// complete match is a violation (`forbid`), an obligation (`followed_by`), a look back
+/// (`preceded_by`) or the start of an absence (`never_after`).
+final class SequenceRunner: Runner {
+    private let sequence: Sequence
+    private let sequenceWithout: Selector?
+    private var partials: [Partial] = []
+    private var partialKeys = Set<[Int]>()
+    private var obligations: [Obligation] = []
+    private var armed: [[String: Event]] = []
+    private var armedKeys = Set<[Int]>()
+    /// Anchors already reported (a forbidden sequence is matched existentially: once per anchor).
+    private var reportedAnchors = Set<Int>()
+    /// Complete matches already turned into obligations (the same captures count once).
+    private var matchKeys = Set<[Int]>()
+
+    private struct Partial {
+        var stage: Int
+        var captures: [String: Event]
+        var last: Event
+        var key: [Int] { [stage] + captures.sorted { $0.key < $1.key }.map(\.value.seq) }
+    }
+
+    private struct Obligation {
+        var anchor: Event
+        var context: EvalContext
+        var deadline: Double?
+    }
+
+    override init(_ compiled: CompiledRule, files: [String]) {
+        switch compiled.rule.check {
+        case .forbid(let s, let without):
+            sequence = s
+            sequenceWithout = without
+        case .response(let s, _, _, _, _), .precedence(let s, _), .neverAfter(let s, _):
+            sequence = s
+            sequenceWithout = nil
+        default:
+            sequence = Sequence(steps: [], reportAt: nil)
+            sequenceWithout = nil
+        }
+        super.init(compiled, files: files)
+    }
+
+    override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
+        // Open obligations and armed absences see the event before it can start anything new:
+        // an event never answers its own trigger.
+        if !obligations.isEmpty { answer(e, context: context, sink: sink) }
+        if !armed.isEmpty, case .neverAfter(_, let forbidden) = rule.check {
+            for captures in armed {
+                let ctx = self.context(e, captures: captures)
+                if let term = Evaluator.matches(forbidden, e, ctx), reportedAnchors.insert(e.seq).inserted {
+                    var c = captures
+                    if let name = term.capture { c[name] = e }
+                    report(.violation, at: e, self.context(e, captures: c), context: context, sink: sink)
+                    break
+                }
+            }
+        }
+        guard !sequence.steps.isEmpty else { return }
+        advance(e, context: context, sink: sink)
+    }
+
+    // MARK: - Matching
+
+    private func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
+        var kept: [Partial] = []
+        var grown: [Partial] = []
+        for p in partials {
+            let step = sequence.steps[p.stage]
+            let ctx = self.context(e, captures: p.captures)
+            if let term = Evaluator.matches(step.selector, e, ctx) {
+                var q = p
+                q.stage += 1
+                if let name = term.capture { q.captures[name] = e }
+                q.last = e
+                grown.append(q)
+            }
+            // The event is now in the gap before this partial's next step.
+            if let without = step.without, Evaluator.matches(without, e, ctx) != nil { continue }
+            if let without = sequenceWithout, Evaluator.matches(without, e, ctx) != nil { continue }
+            kept.append(p)
+        }
+        let startContext = self.context(e)
+        if let term = Evaluator.matches(sequence.steps[0].selector, e, startContext) {
+            var captures: [String: Event] = [:]
+            if let name = term.capture { captures[name] = e }
+            grown.append(Partial(stage: 1, captures: captures, last: e))
+        }
+        partials = kept
+        partialKeys = Set(kept.map(\.key))
+        for q in grown {
+            if q.stage == sequence.steps.count {
+                complete(q, context: context, sink: sink)
+            } else if partialKeys.insert(q.key).inserted {
+                partials.append(q)
+            }
+        }
+    }
+
+    private func anchor(of match: Partial) -> Event {
+        if let name = sequence.reportAt, let e = match.captures[name] { return e }
+        return match.last
+    }
+
+    private func complete(_ match: Partial, context: ContextScope, sink: FindingSink) {
+        let anchor = anchor(of: match)
+        let ctx = self.context(match.last, captures: match.captures)
+        switch rule.check {
+        case .forbid:
+            if reportedAnchors.insert(anchor.seq).inserted {
+                report(.violation, at: anchor, ctx, context: context, sink: sink, waitForAfter: anchor.seq == match.last.seq)
+            }
+        case .response(_, _, let within, _, _):
+            let key = [match.last.seq] + match.captures.sorted { $0.key < $1.key }.map(\.value.seq)
+            guard matchKeys.insert(key).inserted else { return }
+            // An obligation keeps its trigger's lets: they are evaluated now.
+            ctx.letScope?.evaluateAll()
+            var deadline: Double?
+            if let within {
+                guard let ms = Evaluator.evaluate(within, ctx).value?.number else {
+                    report(.inconclusive, at: anchor, ctx, context: context, sink: sink, note: "within_ms is undecided")
+                    return
+                }
+                deadline = match.last.t + ms
+                clock?.schedule(deadline!, runner: self, scope: context)
+            }
+            obligations.append(Obligation(anchor: anchor, context: ctx, deadline: deadline))
+        case .precedence(_, let enabling):
+            let found = candidates(for: HistoryCall(kind: .count, selector: enabling, since: nil, at: 0), context: ctx)
+                .events.contains { Evaluator.matches(enabling, $0, ctx) != nil }
+            if !found { report(.violation, at: anchor, ctx, context: context, sink: sink) }
+        case .neverAfter:
+            let key = match.captures.sorted { $0.key < $1.key }.map(\.value.seq)
+            if armedKeys.insert(key).inserted { armed.append(match.captures) }
+        default:
+            break
+        }
+    }
+
+    // MARK: - Obligations
+
+    private func answer(_ e: Event, context: ContextScope, sink: FindingSink) {
+        guard case .response(_, let followedBy, _, let unless, _) = rule.check else { return }
+        var open: [Obligation] = []
+        for o in obligations {
+            if let d = o.deadline, e.t > d {
+                report(.violation, at: o.anchor, o.context, context: context, sink: sink, note: "no answer by t=\(JSONWriter.number(d))")
+                continue
+            }
+            var ctx = o.context
+            ctx.event = e
+            if Evaluator.matches(followedBy, e, ctx) != nil { continue }
+            if let unless, Evaluator.matches(unless, e, ctx) != nil { continue }
+            open.append(o)
+        }
+        obligations = open
+    }
+
+    override func expire(now: Double, context: ContextScope, sink: FindingSink) {
+        var open: [Obligation] = []
+        for o in obligations {
+            if let d = o.deadline, now > d {
+                report(.violation, at: o.anchor, o.context, context: context, sink: sink, note: "no answer by t=\(JSONWriter.number(d))")
+            } else {
+                open.append(o)
+            }
+        }
+        obligations = open
+    }
+
+    override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {
+        guard case .response(_, _, _, _, let atEnd) = rule.check else { return }
+        for o in obligations {
+            // A deadline the log reached is decided (a last event exactly at it too).
+            if let d = o.deadline, let lastT, lastT >= d {
+                report(.violation, at: o.anchor, o.context, context: context, sink: sink, note: "no answer by t=\(JSONWriter.number(d))")
+                continue
+            }
+            switch atEnd {
+            case .fail:
+                report(.violation, at: o.anchor, o.context, context: context, sink: sink, note: "the log ends without an answer")
+            case .inconclusive:
+                let until = o.deadline.map { " before t=\(JSONWriter.number($0))" } ?? ""
+                report(.inconclusive, at: o.anchor, o.context, context: context, sink: sink, note: "the log ends\(until) without an answer")
+            case .pass:
+                break
+            }
+        }
+        obligations.removeAll()
+    }
+}
