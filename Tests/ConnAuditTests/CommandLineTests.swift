@@ -295,10 +295,9 @@ private let testRules = """
             #expect(try entry(report, "ws.single-close")["status"] as? String == "pass")
 
             #expect(report.keys.contains("outcomes"))
-            withKnownIssue("the JSON report's outcomes is null, not the object of outcome counts cli.md requires") {
-                let outcomes = try #require(report["outcomes"] as? [String: Any])
-                #expect(Set(outcomes.keys).isSuperset(of: ["normal", "delayed", "immediate_close", "connect_failure"]))
-            }
+            let outcomes = try #require(report["outcomes"] as? [String: Any])
+            #expect(Set(outcomes.keys) == ["normal", "delayed", "immediate_close", "connect_failure"])
+            #expect(outcomes.values.allSatisfy { $0 is Int })
         }
     }
 

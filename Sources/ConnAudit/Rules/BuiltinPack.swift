@@ -105,8 +105,715 @@ rules:
         violations: 2
 
 """#),
+        ("path.yaml", #"""
+# A network-path hint (seed: NWPathMonitor and offline judgement).
+#
+# The current hint is the latest path.state's state (unknown before any). The current monitor
+# gen is the latest path.start's gen (before any path.start, every gen is current).
+rules:
+  - id: path.starts-unknown
+    title: The hint is unknown until the monitor's first update
+    severity: error
+    for: source
+    description: >
+      A freshly started monitor knows nothing: from the source's start and after each path.start,
+      until the first path.update of the current gen, a path.state must say unknown. Claiming
+      available or unavailable before the first callback blocks or allows requests on a guess.
+    every: { ev: path.state }
+    let: { S: "last({ev: path.start})" }
+    expect: "state == 'unknown' or count({ev: path.update, where: 'S == null or gen == S.gen'}, since: {ev: path.start}) > 0"
+    message: "path.state {state} before the first path.update of monitor {S.gen ?? 'gen'}"
+    tests:
+      - name: unknown until the first update passes
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.state","gen":1,"state":"unknown"}
+          {"t":2,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":3,"ev":"path.state","gen":1,"state":"available"}
+        expect: pass
+      - name: a guess before the first update fails
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.state","gen":1,"state":"available"}
+        expect: fail
+        violations: 1
+      - name: an update of an old monitor does not count
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":2,"ev":"path.start","gen":2}
+          {"t":3,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":4,"ev":"path.state","gen":1,"state":"available"}
+        expect: fail
+        violations: 1
+      - name: before any path.start every gen is current
+        log: |
+          {"t":0,"ev":"path.update","gen":4,"status":"unsatisfied"}
+          {"t":1,"ev":"path.state","gen":4,"state":"unavailable"}
+        expect: pass
+
+  - id: path.stale-update-ignored
+    title: A cancelled monitor's update changes nothing
+    severity: error
+    for: source
+    description: >
+      After a monitor is restarted, the old one's queued callbacks still arrive. A path.state whose
+      gen is lower than the latest path.start gen means a stale monitor's update changed the hint.
+    every: { ev: path.state }
+    expect: "gen == null or gen >= (last({ev: path.start}).gen ?? gen)"
+    message: "path.state from monitor {gen} after monitor {last({ev: path.start}).gen} started"
+    tests:
+      - name: the current monitor's states pass
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.start","gen":2}
+          {"t":2,"ev":"path.state","gen":2,"state":"unknown"}
+        expect: pass
+      - name: a stale monitor's state fails
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.start","gen":2}
+          {"t":2,"ev":"path.state","gen":1,"state":"available"}
+        expect: fail
+        violations: 1
+
+  - id: path.state-matches-status
+    title: The hint follows the current monitor's update
+    severity: error
+    for: source
+    description: >
+      The first path.state after a path.update of the current monitor (before the next
+      path.update or path.start) must agree with it: satisfied → available, requiresConnection →
+      needsConnection, unsatisfied → unavailable, anything else → unknown; and its expensive and
+      constrained flags (absent means false) must equal the update's. An update of an old monitor
+      ends the window without being judged.
+    every: { ev: path.state }
+    let:
+      U: "last({ev: [path.update, path.start]})"
+      S: "last({ev: path.start})"
+      first_after: "count({ev: path.state}, since: {ev: [path.update, path.start]}) == 0"
+      want: "{satisfied: 'available', requiresConnection: 'needsConnection', unsatisfied: 'unavailable'}[U.status] ?? 'unknown'"
+    expect: >
+      not (U != null and U.ev == 'path.update' and (S == null or U.gen == S.gen) and first_after)
+      or (state == want and (expensive ?? false) == (U.expensive ?? false) and (constrained ?? false) == (U.constrained ?? false))
+    message: >-
+      path.state {state} (expensive {expensive ?? false}, constrained {constrained ?? false}) after path.update
+      {U.status} (expensive {U.expensive ?? false}, constrained {U.constrained ?? false}): expected {want}
+    tests:
+      - name: each status maps to its hint
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.update","gen":1,"status":"satisfied","expensive":true}
+          {"t":2,"ev":"path.state","gen":1,"state":"available","expensive":true}
+          {"t":3,"ev":"path.update","gen":1,"status":"requiresConnection"}
+          {"t":4,"ev":"path.state","gen":1,"state":"needsConnection","constrained":false}
+          {"t":5,"ev":"path.update","gen":1,"status":"unsatisfied"}
+          {"t":6,"ev":"path.state","gen":1,"state":"unavailable"}
+          {"t":7,"ev":"path.update","gen":1,"status":"weird"}
+          {"t":8,"ev":"path.state","gen":1,"state":"unknown"}
+        expect: pass
+      - name: a wrong hint or flag fails
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":2,"ev":"path.state","gen":1,"state":"unavailable"}
+          {"t":3,"ev":"path.update","gen":1,"status":"satisfied","constrained":true}
+          {"t":4,"ev":"path.state","gen":1,"state":"available"}
+        expect: fail
+        violations: 2
+      - name: only the first state after the update is judged, and old monitors' updates end the window
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":2,"ev":"path.state","gen":1,"state":"available"}
+          {"t":3,"ev":"path.state","gen":1,"state":"unavailable"}
+          {"t":4,"ev":"path.start","gen":2}
+          {"t":5,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":6,"ev":"path.state","gen":2,"state":"unknown"}
+        expect: pass
+
+  - id: path.request-does-not-override
+    title: Only the monitor changes the hint
+    severity: error
+    for: source
+    description: >
+      The hint comes from the path monitor. A path.state with no path.update or path.start since
+      the previous path.state means something else, typically a failed request, overwrote it (a
+      request failure making the app believe it is offline). Any path.update counts, a stale one
+      too; a source's first path.state is not judged.
+    every: { ev: path.state }
+    expect: "count({ev: path.state}) == 0 or count({ev: [path.update, path.start]}, since: {ev: path.state}) > 0"
+    message: "path.state {state} with no path.update since the previous path.state: something other than the monitor changed the hint"
+    tests:
+      - name: a state after each update passes
+        log: |
+          {"t":0,"ev":"path.state","gen":1,"state":"unknown"}
+          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":2,"ev":"path.state","gen":1,"state":"available"}
+          {"t":3,"ev":"http.request","ok":false,"error":"NSURLErrorDomain:-1001"}
+          {"t":4,"ev":"path.update","gen":0,"status":"unsatisfied"}
+          {"t":5,"ev":"path.state","gen":1,"state":"available"}
+        expect: pass
+      - name: a request result overwriting the hint fails
+        log: |
+          {"t":0,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":1,"ev":"path.state","gen":1,"state":"available"}
+          {"t":2,"ev":"http.request","ok":false,"error":"NSURLErrorDomain:-1009"}
+          {"t":3,"ev":"path.state","gen":1,"state":"unavailable"}
+        expect: fail
+        violations: 1
+
+  - id: path.no-block-when-unknown
+    title: Requests are not blocked on an unknown hint, nor when the user asks
+    severity: error
+    for: source
+    description: >
+      The path hint is a hint: the app may hold back background requests when the path is known to
+      be unavailable, but an http.blocked while the hint is unknown or needsConnection refuses
+      requests that would probably work, and a request the user asked for (user true) is never
+      blocked.
+    every: { ev: http.blocked }
+    let: { hint: "last({ev: path.state}).state ?? 'unknown'" }
+    expect: "user != true and not (hint in ['unknown', 'needsConnection'])"
+    message: "http.blocked {if user == true then 'a request the user asked for' else 'while the hint is ' + str(hint)}"
+    tests:
+      - name: blocking a background request while unavailable passes
+        log: |
+          {"t":0,"ev":"path.state","gen":1,"state":"unavailable"}
+          {"t":1,"ev":"http.blocked","user":false}
+          {"t":2,"ev":"http.blocked"}
+        expect: pass
+      - name: blocking on an unknown hint, on needsConnection, or for the user fails
+        log: |
+          {"t":0,"ev":"http.blocked"}
+          {"t":1,"ev":"path.state","gen":1,"state":"needsConnection"}
+          {"t":2,"ev":"http.blocked"}
+          {"t":3,"ev":"path.state","gen":1,"state":"unavailable"}
+          {"t":4,"ev":"http.blocked","user":true}
+        expect: fail
+        violations: 3
+
+"""#),
+        ("reconnect.yaml", #"""
+# The app lifecycle and reconnecting (seed: reconnect backoff and fatal ping errors).
+params: { release_ms: 1000, base_ms: 100, cap_ms: 10000, max_attempts: 10 }
+rules:
+  - id: app.inactive-releases
+    title: Going inactive or to the background closes live connections
+    severity: error
+    for: source
+    description: >
+      When the app becomes inactive or goes to the background, every live ws generation (connected
+      or connecting, not yet ended by ws.close, ws.closed or ws.connect_failed) must be closed by
+      the client: a ws.close of that generation within release_ms (inclusive). A ws.closed from the
+      transport does not count. One violation per live generation, at the app.scene; a log that
+      ends inside the window is inconclusive.
+    each:
+      - { ev: ws.connect, as: g }
+      - { ev: app.scene, phase: [inactive, background], as: s,
+          without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
+    followed_by: { ev: ws.close, where: "gen == g.gen" }
+    within_ms: "params.release_ms"
+    message: "the app went {s.phase} at t={s.t} while generation {g.gen} was live, and no ws.close of it came by t={s.t + params.release_ms}"
+    tests:
+      - name: a close within the window passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":500,"ev":"app.scene","phase":"background"}
+          {"t":1500,"ev":"ws.close","gen":1,"reason":"background"}
+        expect: pass
+      - name: a close one ms after the window fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":500,"ev":"app.scene","phase":"inactive"}
+          {"t":1501,"ev":"ws.close","gen":1,"reason":"inactive"}
+        expect: fail
+        violations: 1
+      - name: ws.closed does not release
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":500,"ev":"app.scene","phase":"background"}
+          {"t":600,"ev":"ws.closed","gen":1,"code":1001}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: fail
+        violations: 1
+      - name: once per live generation
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.connect","gen":2}
+          {"t":500,"ev":"app.scene","phase":"background"}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: fail
+        violations: 2
+      - name: an ended generation is not live
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.connect_failed","gen":1,"error":"NSURLErrorDomain:-1009"}
+          {"t":500,"ev":"app.scene","phase":"background"}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: pass
+      - name: the log ending inside the window is inconclusive
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":500,"ev":"app.scene","phase":"background"}
+          {"t":900,"ev":"ws.message","gen":1}
+        expect: inconclusive
+      - name: active is not a reason to close
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":500,"ev":"app.scene","phase":"active"}
+          {"t":3000,"ev":"ws.message","gen":1}
+        expect: pass
+
+  - id: reconnect.backoff-range
+    title: Reconnect delays follow the jittered exponential backoff
+    severity: error
+    for: source
+    description: >
+      A reconnect is scheduled after delay_ms in [0.5 × base, base] (both inclusive), base =
+      min(2^attempt × base_ms, cap_ms), attempt counting from 1. A ws.reconnect whose attempt is not
+      a JSON integer >= 1, or whose delay_ms is missing, not a number or out of range, is a
+      violation: a fixed delay hammers the server, a zero delay spins the battery.
+    every: { ev: ws.reconnect }
+    let: { B: "min(pow(2, min(attempt, 64)) * params.base_ms, params.cap_ms)" }
+    expect: "is_int(attempt) and attempt >= 1 and type(delay_ms) in ['int', 'number'] and delay_ms >= 0.5 * B and delay_ms <= B"
+    message: >-
+      ws.reconnect {if not (is_int(attempt) and attempt >= 1) then 'needs an integer attempt >= 1, not ' + str(attempt)
+      else if not (type(delay_ms) in ['int', 'number']) then 'needs a numeric delay_ms, not ' + str(delay_ms)
+      else 'attempt ' + str(attempt) + ' has delay_ms ' + str(delay_ms) + ' outside [' + str(0.5 * B) + ', ' + str(B) + ']'}
+    tests:
+      - name: the bounds are inclusive
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":1,"delay_ms":100}
+          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":200}
+          {"t":2,"ev":"ws.reconnect","attempt":3,"delay_ms":400}
+          {"t":3,"ev":"ws.reconnect","attempt":3,"delay_ms":800}
+          {"t":4,"ev":"ws.reconnect","attempt":7,"delay_ms":10000}
+          {"t":5,"ev":"ws.reconnect","attempt":40,"delay_ms":5000}
+        expect: pass
+      - name: just outside the bounds fails
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":1,"delay_ms":99}
+          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":201}
+          {"t":2,"ev":"ws.reconnect","attempt":7,"delay_ms":4999}
+          {"t":3,"ev":"ws.reconnect","attempt":2,"delay_ms":2000}
+        expect: fail
+        violations: 4
+      - name: attempt must be a JSON integer >= 1 and delay_ms a number
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":0,"delay_ms":100}
+          {"t":1,"ev":"ws.reconnect","attempt":1.0,"delay_ms":150}
+          {"t":2,"ev":"ws.reconnect","attempt":"1","delay_ms":150}
+          {"t":3,"ev":"ws.reconnect","delay_ms":150}
+          {"t":4,"ev":"ws.reconnect","attempt":1}
+          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":"150"}
+        expect: fail
+        violations: 6
+
+  - id: reconnect.attempt-limit
+    title: Reconnecting gives up after max_attempts
+    severity: error
+    for: source
+    description: >
+      The client stops reconnecting after max_attempts (default 10) attempts in a row. A
+      ws.reconnect with attempt greater than max_attempts is a violation (the seed's off-by-one
+      lets an eleventh attempt through).
+    every: { ev: ws.reconnect }
+    expect: "attempt <= params.max_attempts"
+    undecided: pass
+    message: "ws.reconnect attempt {attempt} is past the limit of {params.max_attempts}"
+    tests:
+      - name: attempt 10 passes
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":10,"delay_ms":10000}
+        expect: pass
+      - name: attempt 11 fails
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":11,"delay_ms":10000}
+        expect: fail
+        violations: 1
+
+  - id: reconnect.resets-after-open
+    title: The attempt count starts over after a healthy connection
+    severity: warning
+    for: source
+    description: >
+      After a connection worked (a ws.pong of a connected generation: opened and not yet ended),
+      the next ws.reconnect must be attempt 1. Every ws.reconnect ends the healthy stretch. A pong
+      of an already ended generation does not count. Without the reset, one long-lived connection's
+      failure starts at a long backoff, or straight at the attempt limit.
+    every: { ev: ws.reconnect }
+    expect: >
+      attempt == 1 or count({ev: ws.pong, as: q, where: "count({ev: ws.open, where: 'gen == q.gen and $seq < q.$seq'}) > 0 and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == q.gen and $seq < q.$seq'}) == 0"}, since: {ev: ws.reconnect}) == 0
+    message: "ws.reconnect attempt {attempt} after a healthy connection: the count should have started over at 1"
+    tests:
+      - name: attempt 1 after a healthy connection passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":120,"ev":"ws.pong","gen":1}
+          {"t":500,"ev":"ws.closed","gen":1}
+          {"t":510,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":700,"ev":"ws.reconnect","attempt":2,"delay_ms":300}
+        expect: pass
+      - name: no reset after a healthy connection fails
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":3,"delay_ms":600}
+          {"t":600,"ev":"ws.connect","gen":1}
+          {"t":610,"ev":"ws.open","gen":1}
+          {"t":710,"ev":"ws.ping","gen":1}
+          {"t":720,"ev":"ws.pong","gen":1}
+          {"t":900,"ev":"ws.closed","gen":1}
+          {"t":910,"ev":"ws.reconnect","attempt":4,"delay_ms":1200}
+        expect: fail
+        violations: 1
+      - name: a pong of an ended generation does not make the source healthy
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":100,"ev":"ws.close","gen":1,"reason":"user"}
+          {"t":120,"ev":"ws.pong","gen":1}
+          {"t":130,"ev":"ws.reconnect","attempt":2,"delay_ms":300}
+        expect: pass
+      - name: without an open there is no healthy connection
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":120,"ev":"ws.pong","gen":1}
+          {"t":130,"ev":"ws.reconnect","attempt":2,"delay_ms":300}
+        expect: pass
+
+  - id: reconnect.fatal-errors-only
+    title: Only a fatal ping error triggers a reconnect
+    severity: error
+    for: source
+    description: >
+      A ping error is fatal when the connection is really gone: NSURLErrorDomain -1009 and -1005
+      (URLError.notConnectedToInternet, .networkConnectionLost), NSPOSIXErrorDomain 32 and 54
+      (POSIXError.EPIPE, .ECONNRESET), and any other domain. Other NSURLErrorDomain and
+      NSPOSIXErrorDomain codes are transient. A ws.reconnect whose pending ping error is not fatal is
+      a violation. The pending error is the latest ws.ping_error, cleared by ws.open, ws.reconnect,
+      ws.closed, ws.recv_error and ws.connect_failed (one per source, any generation). A missing
+      error, a non-string error and an unknown spelling count as fatal. URLError.X means
+      NSURLErrorDomain:X and POSIXError.X means NSPOSIXErrorDomain:X.
+    every: { ev: ws.reconnect }
+    let:
+      pe: "last({ev: ws.ping_error}, since: {ev: [ws.open, ws.reconnect, ws.closed, ws.recv_error, ws.connect_failed]})"
+      e: "pe.error"
+    expect: >
+      pe == null or not (type(e) == 'string' and (
+        (matches(e, '^NSURLErrorDomain:-?[0-9]+$') and not (e in ['NSURLErrorDomain:-1009', 'NSURLErrorDomain:-1005'])) or
+        (matches(e, '^URLError\.[A-Za-z0-9_]+$') and not (e in ['URLError.notConnectedToInternet', 'URLError.networkConnectionLost'])) or
+        (matches(e, '^NSPOSIXErrorDomain:-?[0-9]+$') and not (e in ['NSPOSIXErrorDomain:32', 'NSPOSIXErrorDomain:54'])) or
+        (matches(e, '^POSIXError\.[A-Za-z0-9_]+$') and not (e in ['POSIXError.EPIPE', 'POSIXError.ECONNRESET']))))
+    message: "ws.reconnect after the transient ping error {e} (at t={pe.t}): only fatal errors should reconnect"
+    tests:
+      - name: both spellings of each fatal error pass
+        log: |
+          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1009"}
+          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":2,"ev":"ws.ping_error","gen":2,"error":"URLError.notConnectedToInternet"}
+          {"t":3,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":4,"ev":"ws.ping_error","gen":3,"error":"NSURLErrorDomain:-1005"}
+          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":6,"ev":"ws.ping_error","gen":4,"error":"URLError.networkConnectionLost"}
+          {"t":7,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":8,"ev":"ws.ping_error","gen":5,"error":"NSPOSIXErrorDomain:32"}
+          {"t":9,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":10,"ev":"ws.ping_error","gen":6,"error":"POSIXError.EPIPE"}
+          {"t":11,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":12,"ev":"ws.ping_error","gen":7,"error":"NSPOSIXErrorDomain:54"}
+          {"t":13,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":14,"ev":"ws.ping_error","gen":8,"error":"POSIXError.ECONNRESET"}
+          {"t":15,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+      - name: other domains, unknown spellings, missing and non-string errors are fatal
+        log: |
+          {"t":0,"ev":"ws.ping_error","gen":1,"error":"kCFErrorDomainCFNetwork:303"}
+          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":2,"ev":"ws.ping_error","gen":2,"error":"socket closed"}
+          {"t":3,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":4,"ev":"ws.ping_error","gen":3}
+          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":6,"ev":"ws.ping_error","gen":4,"error":-1005}
+          {"t":7,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+      - name: transient errors in both spellings fail
+        log: |
+          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1001"}
+          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":2,"ev":"ws.ping_error","gen":2,"error":"URLError.timedOut"}
+          {"t":3,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":4,"ev":"ws.ping_error","gen":3,"error":"NSPOSIXErrorDomain:60"}
+          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":6,"ev":"ws.ping_error","gen":4,"error":"POSIXError.ETIMEDOUT"}
+          {"t":7,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: fail
+        violations: 4
+      - name: the error is cleared by open, closed, recv_error and connect_failed
+        log: |
+          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1001"}
+          {"t":1,"ev":"ws.closed","gen":1}
+          {"t":2,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":3,"ev":"ws.ping_error","gen":2,"error":"NSURLErrorDomain:-1001"}
+          {"t":4,"ev":"ws.recv_error","gen":2,"error":"NSPOSIXErrorDomain:54"}
+          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+      - name: the latest pending error decides, of any generation
+        log: |
+          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1009"}
+          {"t":1,"ev":"ws.ping_error","gen":2,"error":"NSURLErrorDomain:-1001"}
+          {"t":2,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: fail
+        violations: 1
+
+  - id: reconnect.not-while-open
+    title: No reconnect while a connection is open
+    severity: error
+    for: source
+    description: >
+      A ws generation is connected from its first ws.open until it ends (ws.close, ws.closed,
+      ws.connect_failed); a ws.open after the end is stale and changes nothing. Scheduling a
+      ws.reconnect while a generation is connected opens a second connection beside a working one.
+    forbid:
+      - { ev: ws.open, as: o, where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == o.gen'}) == 0" }
+      - { ev: ws.reconnect, without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == o.gen" } }
+    message: "ws.reconnect while generation {o.gen} is connected (opened at t={o.t})"
+    tests:
+      - name: reconnect after the close passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":500,"ev":"ws.closed","gen":1,"code":1006}
+          {"t":510,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+      - name: reconnect while open fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":510,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: fail
+        violations: 1
+      - name: a stale open after the end does not count
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.close","gen":1,"reason":"user"}
+          {"t":150,"ev":"ws.open","gen":1}
+          {"t":200,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+      - name: connecting is not connected
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":200,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+
+"""#),
+        ("sse.yaml", #"""
+# A Server-Sent Events reader that resumes with Last-Event-ID (seed: SSE resume).
+# Ids compare as text: a JSON integer as its decimal text, so 2 and "2" are the same id.
+rules:
+  - id: sse.commit-after-processing
+    title: The cursor is committed only after the event was processed
+    severity: error
+    for: source
+    description: >
+      Committing the cursor when the id: line is parsed, before the event is handled, loses the
+      event if the app dies in between: on resume the server starts after it. An sse.commit of an
+      id with no earlier sse.processed of the same id with ok true is a violation, and so is a
+      commit without an id.
+    every: { ev: sse.commit, as: c }
+    expect: "id != null and count({ev: sse.processed, ok: true, where: 'text(id) == text(c.id)'}) > 0"
+    message: "sse.commit of id {str(id)} before any successful sse.processed of it"
+    tests:
+      - name: commit after successful processing passes
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":true}
+          {"t":2,"ev":"sse.commit","id":"1"}
+        expect: pass
+      - name: ids as numbers and as strings are the same id
+        log: |
+          {"t":0,"ev":"sse.event","id":2}
+          {"t":1,"ev":"sse.processed","id":2,"ok":true}
+          {"t":2,"ev":"sse.commit","id":"2"}
+        expect: pass
+      - name: commit before processing, after a failure, and without an id fail
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.commit","id":"1"}
+          {"t":2,"ev":"sse.processed","id":"1","ok":true}
+          {"t":3,"ev":"sse.event","id":"2"}
+          {"t":4,"ev":"sse.processed","id":"2","ok":false}
+          {"t":5,"ev":"sse.commit","id":"2"}
+          {"t":6,"ev":"sse.commit"}
+        expect: fail
+        violations: 3
+
+  - id: sse.resume-from-commit
+    title: A reconnect resumes from the committed cursor
+    severity: error
+    for: source
+    description: >
+      Each sse.connect sends Last-Event-ID equal to the id of the latest earlier sse.commit; before
+      any commit it sends none (absent or null). An empty last_event_id means none. Resuming from
+      anywhere else skips or repeats events.
+    every: { ev: sse.connect }
+    let: { lc: "last({ev: sse.commit})" }
+    expect: "text(last_event_id ?? '') == (if lc == null then '' else text(lc.id ?? ''))"
+    message: >-
+      sse.connect sends Last-Event-ID {if (last_event_id ?? '') == '' then 'none' else str(last_event_id)}
+      but the latest commit is {if lc == null then 'none' else str(lc.id)}
+    tests:
+      - name: the first connect sends none, later ones the committed id
+        log: |
+          {"t":0,"ev":"sse.connect"}
+          {"t":1,"ev":"sse.event","id":"7"}
+          {"t":2,"ev":"sse.processed","id":"7","ok":true}
+          {"t":3,"ev":"sse.commit","id":"7"}
+          {"t":4,"ev":"sse.disconnect","reason":"network"}
+          {"t":5,"ev":"sse.connect","last_event_id":7}
+          {"t":6,"ev":"sse.connect","last_event_id":"7"}
+        expect: pass
+      - name: null and empty mean none
+        log: |
+          {"t":0,"ev":"sse.connect","last_event_id":null}
+          {"t":1,"ev":"sse.connect","last_event_id":""}
+        expect: pass
+      - name: a stale or invented cursor fails
+        log: |
+          {"t":0,"ev":"sse.connect","last_event_id":"3"}
+          {"t":1,"ev":"sse.commit","id":"5"}
+          {"t":2,"ev":"sse.connect","last_event_id":"4"}
+          {"t":3,"ev":"sse.connect"}
+        expect: fail
+        violations: 3
+
+  - id: sse.at-most-once
+    title: An event is processed successfully at most once
+    severity: error
+    for: source
+    description: >
+      After a resume the server may send events again; they must be recognised (sse.skipped) and
+      not handled twice. A second sse.processed with ok true for the same id is a violation.
+    count: { ev: sse.processed, ok: true }
+    by: "text(id)"
+    max: 1
+    message: "sse.processed of id {str(id)} succeeded a second time"
+    tests:
+      - name: a redelivered event that is skipped passes
+        log: |
+          {"t":0,"ev":"sse.processed","id":"1","ok":true}
+          {"t":1,"ev":"sse.event","id":"1"}
+          {"t":2,"ev":"sse.skipped","id":"1","reason":"duplicate"}
+          {"t":3,"ev":"sse.processed","id":"2","ok":false}
+          {"t":4,"ev":"sse.processed","id":"2","ok":true}
+        expect: pass
+      - name: processing the same id twice fails, whatever its JSON type
+        log: |
+          {"t":0,"ev":"sse.processed","id":"1","ok":true}
+          {"t":1,"ev":"sse.processed","id":1,"ok":true}
+        expect: fail
+        violations: 1
+
+  - id: sse.no-lost-events
+    title: No event is lost behind the cursor
+    severity: error
+    for: source
+    description: >
+      An sse.event whose id never gets an sse.processed with ok true, although an event received
+      after it does and is committed, is lost: the cursor moved past it and a resume will not bring
+      it back (a failed event skipped). Reported at the first sse.event of the lost id.
+    each:
+      - { ev: sse.event, id: { exists: true }, as: e, where: "count({ev: sse.event, where: 'text(id) == text(e.id)'}) == 0" }
+      - { ev: sse.commit, as: k,
+          where: "text(id) != text(e.id) and count({ev: sse.event, where: 'text(id) == text(k.id) and $seq > e.$seq'}) > 0 and count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0",
+          without: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" } }
+    followed_by: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
+    at_end: fail
+    report_at: e
+    message: "sse.event {str(e.id)} was never processed successfully, but the cursor moved past it (commit of {str(k.id)} at t={k.t})"
+    tests:
+      - name: every event processed passes
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":true}
+          {"t":2,"ev":"sse.commit","id":"1"}
+          {"t":3,"ev":"sse.event","id":"2"}
+          {"t":4,"ev":"sse.processed","id":"2","ok":true}
+          {"t":5,"ev":"sse.commit","id":"2"}
+        expect: pass
+      - name: a failed event skipped by a later commit fails once
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":false}
+          {"t":2,"ev":"sse.event","id":"2"}
+          {"t":3,"ev":"sse.processed","id":"2","ok":true}
+          {"t":4,"ev":"sse.commit","id":"2"}
+          {"t":5,"ev":"sse.event","id":"3"}
+          {"t":6,"ev":"sse.processed","id":"3","ok":true}
+          {"t":7,"ev":"sse.commit","id":"3"}
+        expect: fail
+        violations: 1
+      - name: an unprocessed last event with nothing committed after it is not lost
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":true}
+          {"t":2,"ev":"sse.commit","id":"1"}
+          {"t":3,"ev":"sse.event","id":"2"}
+        expect: pass
+      - name: processed again after the commit is not lost
+        log: |
+          {"t":0,"ev":"sse.event","id":1}
+          {"t":1,"ev":"sse.processed","id":1,"ok":false}
+          {"t":2,"ev":"sse.event","id":2}
+          {"t":3,"ev":"sse.processed","id":2,"ok":true}
+          {"t":4,"ev":"sse.commit","id":2}
+          {"t":5,"ev":"sse.processed","id":"1","ok":true}
+        expect: pass
+
+  - id: sse.cancel-stops-reconnect
+    title: A cancelled reader does not reconnect
+    severity: error
+    for: source
+    description: >
+      When the app cancels reading (leaving the screen), the reader must not connect again until
+      the app starts it again. An sse.connect after an sse.cancel with no sse.start between them is
+      a violation: a background stream the user cannot see drains the battery.
+    forbid:
+      - { ev: sse.cancel }
+      - { ev: sse.connect, without: { ev: sse.start } }
+    message: "sse.connect after sse.cancel without sse.start"
+    tests:
+      - name: cancel, start, connect passes
+        log: |
+          {"t":0,"ev":"sse.start"}
+          {"t":1,"ev":"sse.connect"}
+          {"t":2,"ev":"sse.cancel"}
+          {"t":3,"ev":"sse.start"}
+          {"t":4,"ev":"sse.connect"}
+        expect: pass
+      - name: connect after cancel fails
+        log: |
+          {"t":0,"ev":"sse.connect"}
+          {"t":2,"ev":"sse.cancel"}
+          {"t":3,"ev":"sse.disconnect","reason":"cancelled"}
+          {"t":4,"ev":"sse.connect"}
+        expect: fail
+        violations: 1
+
+"""#),
         ("ws.yaml", #"""
 # WebSocket connections with a heartbeat (seed: heartbeat state machine and generation isolation).
+#
+# interval_ms and timeout_ms of a generation come from its ws.connect when that has them as
+# numbers, else from these params (the seed's test values). A ping at p.t has its deadline at
+# p.t + T; a pong at the deadline is late.
+params: { interval_ms: 100, timeout_ms: 1000, tick_slack_ms: 250 }
+let:
+  I: "first({ev: ws.connect, where: \"type(interval_ms) in ['int', 'number']\"}).interval_ms ?? params.interval_ms"
+  T: "first({ev: ws.connect, where: \"type(timeout_ms) in ['int', 'number']\"}).timeout_ms ?? params.timeout_ms"
 rules:
   - id: ws.close-has-reason
     title: Every close has a reason
@@ -208,6 +915,445 @@ rules:
           {"t":0,"ev":"ws.connect","gen":1}
           {"t":5,"ev":"ws.open","gen":9}
           {"t":10,"ev":"ws.connect","gen":2}
+        expect: pass
+
+  - id: ws.stale-event-no-effect
+    title: A replaced connection changes nothing the user sees
+    severity: error
+    for: source
+    description: >
+      Callbacks already queued for a replaced connection still run after a new ws.connect. A
+      ws.state or ws.ping whose gen is lower than the newest ws.connect gen before it means an old
+      generation changed the visible state (a late close callback showing "disconnected" over a
+      healthy connection) or an old connection is still beating.
+    every: { ev: [ws.state, ws.ping] }
+    expect: "gen == null or gen >= (last({ev: ws.connect}).gen ?? gen)"
+    message: "{ev} of generation {gen} after ws.connect of generation {last({ev: ws.connect}).gen}: a replaced connection still acts"
+    tests:
+      - name: events of the newest generation pass
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":5,"ev":"ws.state","gen":1,"state":"connected"}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":900,"ev":"ws.connect","gen":2}
+          {"t":950,"ev":"ws.state","gen":2,"state":"connected"}
+        expect: pass
+      - name: an old generation's state and ping after a newer connect fail
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":900,"ev":"ws.connect","gen":2}
+          {"t":910,"ev":"ws.state","gen":1,"state":"disconnected"}
+          {"t":920,"ev":"ws.ping","gen":1}
+          {"t":930,"ev":"ws.open","gen":1}
+        expect: fail
+        violations: 2
+      - name: the newest connect counts, not the highest
+        log: |
+          {"t":0,"ev":"ws.connect","gen":5}
+          {"t":10,"ev":"ws.connect","gen":3}
+          {"t":20,"ev":"ws.state","gen":4,"state":"connecting"}
+        expect: pass
+
+  - id: ws.ping-after-interval
+    title: Pings wait one interval after open and after each on-time pong
+    severity: error
+    for: generation
+    description: >
+      The heartbeat waits one interval after the connection opens before the first ping, and one
+      interval after the pong that answered the previous ping before the next. A ping before
+      ws.open, or sooner than that, is a violation. When the previous ping had no on-time answer,
+      the timeout rules judge it, not this one.
+    every: { ev: ws.ping }
+    let:
+      open: "first({ev: ws.open})"
+      prev: "last({ev: ws.ping})"
+      answer: "first({ev: ws.pong}, since: {ev: ws.ping})"
+    expect: >
+      open != null and (
+        if prev == null then t >= open.t + I
+        else if answer != null and answer.t < prev.t + T then t >= answer.t + I
+        else true)
+    message: >-
+      ws.ping at t={t} comes too early: {if open == null then 'there is no ws.open before it'
+      else if prev == null then 'the first ping may come at t=' + str(open.t + I)
+      else 'after the pong at t=' + str(answer.t) + ' the next ping may come at t=' + str(answer.t + I)}
+    tests:
+      - name: pings one interval after open and after each pong pass
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1,"interval_ms":100,"timeout_ms":1000}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":130,"ev":"ws.pong","gen":1}
+          {"t":230,"ev":"ws.ping","gen":1}
+        expect: pass
+      - name: a ping before open fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":5,"ev":"ws.ping","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+        expect: fail
+        violations: 1
+      - name: the first ping one ms early fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1,"interval_ms":100}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":109,"ev":"ws.ping","gen":1}
+        expect: fail
+        violations: 1
+      - name: a ping one ms early after the pong fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":150,"ev":"ws.pong","gen":1}
+          {"t":249,"ev":"ws.ping","gen":1}
+        expect: fail
+        violations: 1
+      - name: the interval comes from the generation's ws.connect
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1,"interval_ms":500}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":300,"ev":"ws.ping","gen":1}
+        expect: fail
+        violations: 1
+      - name: after an unanswered ping the next ping is not judged here
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":1110,"ev":"ws.pong","gen":1}
+          {"t":1120,"ev":"ws.ping","gen":1}
+        expect: pass
+
+  - id: ws.single-outstanding-ping
+    title: At most one ping waits for its pong
+    severity: error
+    for: generation
+    description: >
+      While a ping waits for its pong the client sends no other ping. A second ws.ping after a
+      ping with no ws.pong and no ws.close between them is a violation at the second ping: the
+      heartbeat lost track of what it is waiting for.
+    forbid:
+      - { ev: ws.ping }
+      - { ev: ws.ping, without: { ev: [ws.pong, ws.close] } }
+    message: "ws.ping while the previous ping has had neither a pong nor a close"
+    tests:
+      - name: ping, pong, ping passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":120,"ev":"ws.pong","gen":1}
+          {"t":220,"ev":"ws.ping","gen":1}
+        expect: pass
+      - name: two pings in a row fail, and a third too
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":200,"ev":"ws.ping","gen":1}
+          {"t":300,"ev":"ws.ping","gen":1}
+        expect: fail
+        violations: 2
+      - name: a close between the pings ends the wait
+        log: |
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1100,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":1200,"ev":"ws.ping","gen":1}
+        expect: pass
+      - name: pongs of other generations do not count
+        log: |
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":120,"ev":"ws.pong","gen":2}
+          {"t":200,"ev":"ws.ping","gen":1}
+        expect: fail
+        violations: 1
+
+  - id: ws.late-pong-ignored
+    title: A late pong never extends a connection's life
+    severity: error
+    for: generation
+    description: >
+      A pong that arrives at or after its ping's deadline is late: the connection should already be
+      closing. If another ws.ping follows the late pong with no ws.close in between, the late pong
+      was taken as proof of life. Each such ping is a violation.
+    forbid:
+      - { ev: ws.ping, as: p }
+      - { ev: ws.pong, as: q, where: "t >= p.t + T", without: { ev: [ws.pong, ws.close] } }
+      - { ev: ws.ping, without: { ev: ws.close } }
+    message: "ws.ping after the late pong at t={q.t} (the ping at t={p.t} had its deadline at t={p.t + T}) and no close"
+    tests:
+      - name: a late pong followed by the close passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1100,"ev":"ws.pong","gen":1}
+          {"t":1100,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        expect: pass
+      - name: a pong exactly at the deadline is late, and the next ping fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1,"timeout_ms":1000}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1100,"ev":"ws.pong","gen":1}
+          {"t":1200,"ev":"ws.ping","gen":1}
+        expect: fail
+        violations: 1
+      - name: a pong one ms before the deadline is on time
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1,"timeout_ms":1000}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1099,"ev":"ws.pong","gen":1}
+          {"t":1199,"ev":"ws.ping","gen":1}
+        expect: pass
+      - name: only the first pong after the ping decides
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":150,"ev":"ws.pong","gen":1}
+          {"t":1200,"ev":"ws.pong","gen":1}
+          {"t":1300,"ev":"ws.ping","gen":1}
+        expect: pass
+
+  - id: ws.timeout-closes
+    title: A ping without a pong by its deadline closes the connection in time
+    severity: error
+    for: generation
+    description: >
+      When a ping has no pong before its deadline (p.t + timeout_ms), the generation must be
+      closed with reason pong_timeout at a t in [deadline, deadline + tick_slack_ms] (the timer
+      ticks, it does not fire exactly). A generation that already ended otherwise before the
+      deadline (ws.close with another reason, ws.closed, ws.recv_error) needs no such close; a
+      premature pong_timeout close does not count. A log that ends before deadline + tick_slack_ms
+      without the close is inconclusive; one whose last event is exactly there is judged.
+    each: { ev: ws.ping, as: p }
+    followed_by: { ev: ws.close, reason: pong_timeout, where: "t >= p.t + T" }
+    within_ms: "T + params.tick_slack_ms"
+    unless:
+      - { ev: ws.pong, where: "t < p.t + T" }
+      - { ev: [ws.closed, ws.recv_error], where: "t < p.t + T" }
+      - { ev: ws.close, reason: { not_in: [pong_timeout] }, where: "t < p.t + T" }
+    message: "the ping at t={p.t} had no pong by its deadline t={p.t + T}, and no pong_timeout close came by t={p.t + T + params.tick_slack_ms}"
+    tests:
+      - name: an answered ping needs no close
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":130,"ev":"ws.pong","gen":1}
+          {"t":2000,"ev":"app.scene","phase":"active"}
+        expect: pass
+      - name: the close at the deadline passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1100,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        expect: pass
+      - name: a close at deadline + tick_slack_ms is in time
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1350,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        expect: pass
+      - name: a close one ms later is not
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1351,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        expect: fail
+        violations: 1
+      - name: the log ending inside the window is inconclusive
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1200,"ev":"ws.message","gen":1}
+        expect: inconclusive
+      - name: a log ending exactly at deadline + tick_slack_ms is judged
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1350,"ev":"ws.message","gen":1}
+        expect: fail
+        violations: 1
+      - name: any event of the source decides the deadline
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":2000,"ev":"app.scene","phase":"active"}
+        expect: fail
+        violations: 1
+      - name: the generation ended otherwise before the deadline
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":500,"ev":"ws.recv_error","gen":1,"error":"NSPOSIXErrorDomain:54"}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: pass
+      - name: a premature pong_timeout close does not excuse the ping
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":500,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: fail
+        violations: 1
+      - name: the timeout comes from the generation's ws.connect
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1,"timeout_ms":300}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":400,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        expect: pass
+
+  - id: ws.no-premature-timeout
+    title: A pong_timeout close only after a ping's deadline passed unanswered
+    severity: error
+    for: generation
+    description: >
+      A ws.close with reason pong_timeout claims a ping went unanswered past its deadline. It is a
+      violation when no ping of the generation was outstanding past its deadline: the close came
+      before the deadline, or after the ping's on-time pong.
+    every: { ev: ws.close, reason: pong_timeout, as: c }
+    expect: >
+      count({ev: ws.ping, as: q, where: "c.t >= q.t + T and count({ev: ws.pong, where: 't < q.t + T and $seq > q.$seq'}) == 0"}) > 0
+    message: "ws.close with reason pong_timeout at t={t}, but no ping was past its deadline without a pong"
+    tests:
+      - name: a close at the deadline of an unanswered ping passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1100,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        expect: pass
+      - name: a close one ms before the deadline fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1099,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        expect: fail
+        violations: 1
+      - name: a close after an on-time pong fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":200,"ev":"ws.pong","gen":1}
+          {"t":1300,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        expect: fail
+        violations: 1
+      - name: a late pong leaves the ping outstanding
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1100,"ev":"ws.pong","gen":1}
+          {"t":1100,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        expect: pass
+      - name: a close without any ping fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":2000,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        expect: fail
+        violations: 1
+
+  - id: ws.required-outcomes
+    title: The four required outcomes were all observed
+    severity: error
+    for: corpus
+    description: >
+      A test run or a fleet sample proves little if it never exercised the cases that break
+      clients. Every ws generation is labelled (it may carry several labels): normal, a pong before
+      the deadline of the latest ping before it; delayed, a ws.close with reason pong_timeout;
+      immediate_close, a ws.open then a ws.closed or ws.recv_error before any ws.pong and any
+      ws.close; connect_failure, a ws.connect_failed and no ws.open. Each label must be seen at least
+      once. Not applicable when the corpus has no ws.connect. The report shows the count of each.
+    classify:
+      per: generation
+      stream: ws
+      labels:
+        normal: { has: { ev: ws.pong, where: "count({ev: ws.ping}) > 0 and t < last({ev: ws.ping}).t + T" } }
+        delayed: { has: { ev: ws.close, reason: pong_timeout } }
+        immediate_close: { has: { ev: [ws.closed, ws.recv_error], where: "count({ev: ws.open}) > 0 and count({ev: [ws.pong, ws.close]}) == 0" } }
+        connect_failure: { has: { ev: ws.connect_failed }, lacks: { ev: ws.open } }
+    require: [normal, delayed, immediate_close, connect_failure]
+    min: 1
+    applies_if: { ev: ws.connect }
+    tests:
+      - name: all four outcomes pass
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":130,"ev":"ws.pong","gen":1}
+          {"t":230,"ev":"ws.ping","gen":1}
+          {"t":1230,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":1300,"ev":"ws.connect","gen":2}
+          {"t":1310,"ev":"ws.open","gen":2}
+          {"t":1320,"ev":"ws.closed","gen":2,"code":1006}
+          {"t":1400,"ev":"ws.connect","gen":3}
+          {"t":6400,"ev":"ws.connect_failed","gen":3,"error":"NSURLErrorDomain:-1001"}
+        expect: pass
+      - name: a missing outcome fails once per missing label
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":130,"ev":"ws.pong","gen":1}
+        expect: fail
+        violations: 3
+      - name: a pong at the deadline is not normal
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":1110,"ev":"ws.pong","gen":1}
+          {"t":1110,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":1200,"ev":"ws.connect","gen":2}
+          {"t":1210,"ev":"ws.open","gen":2}
+          {"t":1220,"ev":"ws.recv_error","gen":2,"error":"NSPOSIXErrorDomain:54"}
+          {"t":1300,"ev":"ws.connect","gen":3}
+          {"t":1400,"ev":"ws.connect_failed","gen":3,"error":"NSURLErrorDomain:-1009"}
+        expect: fail
+        violations: 1
+      - name: no ws.connect is not applicable
+        log: |
+          {"t":0,"ev":"sse.connect"}
+        expect: not_applicable
+
+  - id: ws.single-live-connection
+    title: At most one connection is live at a time
+    severity: error
+    for: source
+    description: >
+      A ws generation is live from its ws.connect until it ends (its first ws.close, ws.closed or
+      ws.connect_failed). A ws.connect while an earlier generation is still live leaks a
+      connection: two sockets, two heartbeats, two sets of callbacks.
+    forbid:
+      - { ev: ws.connect, as: g }
+      - { ev: ws.connect, without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
+    message: "ws.connect of generation {gen} while generation {g.gen} (connected at t={g.t}) is still live"
+    tests:
+      - name: connect after the previous generation ended passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":500,"ev":"ws.close","gen":1,"reason":"replaced"}
+          {"t":500,"ev":"ws.connect","gen":2}
+          {"t":600,"ev":"ws.connect_failed","gen":2,"error":"NSURLErrorDomain:-1009"}
+          {"t":700,"ev":"ws.connect","gen":3}
+        expect: pass
+      - name: connect while the previous generation is live fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":500,"ev":"ws.connect","gen":2}
+          {"t":600,"ev":"ws.close","gen":1,"reason":"replaced"}
+        expect: fail
+        violations: 1
+      - name: a connecting generation is live too
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":50,"ev":"ws.connect","gen":2}
+        expect: fail
+        violations: 1
+      - name: a stale open after the end does not make it live again
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.close","gen":1,"reason":"user"}
+          {"t":150,"ev":"ws.open","gen":1}
+          {"t":200,"ev":"ws.connect","gen":2}
         expect: pass
 
 """#),

@@ -8,6 +8,9 @@ final class CompiledRule: @unchecked Sendable {
     let historyNames: Set<String>?
     /// Whether any history function is used at all (if not, nothing is retained).
     let usesHistory: Bool
+    /// One history list per distinct set of `ev` names the history selectors name (nil: any
+    /// event), so a look-back only walks events of the kinds it asks for.
+    let historyLists: [Set<String>?]
     /// `ev` names this rule reacts to; nil: every event.
     let interest: Set<String>?
 
@@ -32,8 +35,11 @@ final class CompiledRule: @unchecked Sendable {
 
         var history: Set<String>? = []
         var uses = false
+        var lists: [Set<String>?] = []
         func note(_ s: Selector) {
             uses = true
+            let names = s.evNames
+            if !lists.contains(where: { $0 == names }) { lists.append(names) }
             if let names = s.evNames, history != nil { history!.formUnion(names) } else { history = nil }
         }
         func scan(_ e: Expr) {
@@ -52,6 +58,7 @@ final class CompiledRule: @unchecked Sendable {
             for part in message.parts { if case .expr(let e) = part { scan(e) } }
         }
         usesHistory = uses
+        historyLists = lists
         historyNames = uses ? history : []
 
         var interest: Set<String>? = []

@@ -6,14 +6,20 @@
 class Runner: HistoryProvider {
     let compiled: CompiledRule
     let files: [String]
-    /// Events the history functions may read, oldest first (only those their selectors can match).
-    private(set) var retained: [Event] = []
+    /// Events the history functions may read, oldest first: one list per set of `ev` names
+    /// (``CompiledRule/historyLists``), each holding only events its selectors can match.
+    private var lists: [[Event]]
+    /// Equality indexes over history lists, per history call (see ``keyedCandidates``).
+    private var indexes: [Int: KeyedIndex] = [:]
+    /// Calls found not to be indexable.
+    private var unindexable = Set<Int>()
     /// The source's clock, for deadlines; nil on the corpus timeline.
     weak var clock: SourceClock?
 
     init(_ compiled: CompiledRule, files: [String]) {
         self.compiled = compiled
         self.files = files
+        lists = Array(repeating: [], count: compiled.historyLists.count)
     }
 
     var rule: Rule { compiled.rule }
@@ -21,8 +27,12 @@ class Runner: HistoryProvider {
     /// Handles `e` (the subclass's work), then remembers it for history functions.
     final func observe(_ e: Event, context: ContextScope, sink: FindingSink) {
         handle(e, context: context, sink: sink)
-        if compiled.usesHistory, compiled.historyNames?.contains(e.ev) ?? true {
-            retained.append(e)
+        guard compiled.usesHistory, compiled.historyNames?.contains(e.ev) ?? true else { return }
+        for (i, names) in compiled.historyLists.enumerated() where names?.contains(e.ev) ?? true {
+            lists[i].append(e)
+        }
+        for index in indexes.values where index.list < lists.count && (compiled.historyLists[index.list]?.contains(e.ev) ?? true) {
+            index.add(e, files: files, params: compiled.params)
         }
     }
 
@@ -102,22 +112,124 @@ class Runner: HistoryProvider {
 
     // MARK: - HistoryProvider
 
+    private func list(for selector: Selector) -> Int? {
+        let names = selector.evNames
+        return compiled.historyLists.firstIndex { $0 == names }
+    }
+
+    /// The events before the current one that `call` may match, after its `since` cut.
     func candidates(for call: HistoryCall, context: EvalContext) -> HistoryCandidates {
-        var events = retained[...]
+        guard let listIndex = list(for: call.selector) else { return HistoryCandidates(events: []) }
+        // Everything after the latest `since` event (or the capture) and before the current one.
+        var cut = Int.min
         switch call.since {
         case nil: break
         case .capture(let name)?:
-            if let captured = context.captures[name] {
-                if let cut = events.lastIndex(where: { $0.seq <= captured.seq }) { events = events[(cut + 1)...] }
-            } else {
-                events = retained[retained.endIndex...]
-            }
+            guard let captured = context.captures[name] else { return HistoryCandidates(events: []) }
+            cut = captured.seq
         case .selector(let s)?:
-            if let cut = events.lastIndex(where: { Evaluator.matches(s, $0, context.looking(at: $0)) != nil }) {
-                events = events[(cut + 1)...]
+            if let sinceList = list(for: s),
+               let e = lists[sinceList].last(where: { Evaluator.matches(s, $0, context.looking(at: $0)) != nil }) {
+                cut = e.seq
             }
         }
+        var events = keyedCandidates(call, context: context) ?? lists[listIndex][...]
+        if cut != Int.min {
+            // Lists are in seq order: find the first event after the cut.
+            var lo = events.startIndex, hi = events.endIndex
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if events[mid].seq <= cut { lo = mid + 1 } else { hi = mid }
+            }
+            events = events[lo...]
+        }
         return HistoryCandidates(events: events)
+    }
+
+    /// For a call like `count({ev: sse.processed, where: "text(id) == text(c.id)"})`, whose single
+    /// selector term has a conjunct `A == B` with A reading only the candidate and B only what is
+    /// bound outside (captures, lets, params), the events with A equal to B's value, from a hash
+    /// index kept up to date as events are retained. Nil when the call is not of that shape.
+    private func keyedCandidates(_ call: HistoryCall, context: EvalContext) -> ArraySlice<Event>? {
+        guard call.slot >= 0, !unindexable.contains(call.slot) else { return nil }
+        if let index = indexes[call.slot] {
+            guard case .value(let key) = Evaluator.evaluate(index.outer, context) else { return [] }
+            return index.buckets[key]?[...] ?? []
+        }
+        guard let listIndex = list(for: call.selector),
+              let (candidateSide, outerSide) = KeyedIndex.split(call.selector, context: context) else {
+            unindexable.insert(call.slot)
+            return nil
+        }
+        let index = KeyedIndex(list: listIndex, key: candidateSide, outer: outerSide)
+        for e in lists[listIndex] { index.add(e, files: files, params: compiled.params) }
+        indexes[call.slot] = index
+        guard case .value(let key) = Evaluator.evaluate(outerSide, context) else { return [] }
+        return index.buckets[key]?[...] ?? []
+    }
+}
+
+/// A hash index of one history list by an expression over the candidate event.
+final class KeyedIndex {
+    let list: Int
+    let key: Expr
+    let outer: Expr
+    private(set) var buckets: [Value: [Event]] = [:]
+
+    init(list: Int, key: Expr, outer: Expr) {
+        self.list = list
+        self.key = key
+        self.outer = outer
+    }
+
+    func add(_ e: Event, files: [String], params: [String: Value]) {
+        let ctx = EvalContext(event: e, params: params, history: nil, files: files)
+        guard case .value(let k) = Evaluator.evaluate(key, ctx), k != .null else { return }
+        buckets[Self.normalized(k), default: []].append(e)
+    }
+
+    /// Numbers hash by value (1 and 1.0 are one key), as `==` compares them.
+    static func normalized(_ v: Value) -> Value {
+        if case .double(let d) = v, let i = Int64(exactly: d) { return .int(i) }
+        return v
+    }
+
+    /// Splits a selector's `where` into (candidate side, outer side) of an equality conjunct.
+    static func split(_ selector: Selector, context: EvalContext) -> (Expr, Expr)? {
+        guard selector.terms.count == 1, let whereExpr = selector.terms[0].whereExpr else { return nil }
+        var outerNames = Set(context.captures.keys)
+        if let scope = context.letScope { outerNames.formUnion(scope.names) }
+        outerNames.formUnion(context.lets.keys)
+        if let own = selector.terms[0].capture { outerNames.remove(own) }
+        for conjunct in conjuncts(whereExpr) {
+            guard case .binary(.equal, let a, let b, _) = conjunct else { continue }
+            if reads(a, candidateOnly: true, outer: outerNames), reads(b, candidateOnly: false, outer: outerNames) { return (a, b) }
+            if reads(b, candidateOnly: true, outer: outerNames), reads(a, candidateOnly: false, outer: outerNames) { return (b, a) }
+        }
+        return nil
+    }
+
+    private static func conjuncts(_ e: Expr) -> [Expr] {
+        if case .binary(.and, let a, let b, _) = e { return conjuncts(a) + conjuncts(b) }
+        return [e]
+    }
+
+    /// Whether `e` reads only the candidate's fields (`candidateOnly`), or only outer names and
+    /// params (not). Neither side may use history functions.
+    private static func reads(_ e: Expr, candidateOnly: Bool, outer: Set<String>) -> Bool {
+        var ok = true
+        var sawName = false
+        NameWalker.walk(e) { sub in
+            switch sub {
+            case .history: ok = false
+            case .name(let n, _):
+                if n == "params" { if candidateOnly { ok = false }; return }
+                sawName = true
+                if outer.contains(n) == candidateOnly { ok = false }
+            default: break
+            }
+        }
+        return ok && (sawName || !candidateOnly)
     }
 }
 

@@ -118,6 +118,10 @@ final class SequenceRunner: Runner {
         case .response(_, _, let within, _, _):
             let key = [match.last.seq] + match.captures.sorted { $0.key < $1.key }.map(\.value.seq)
             guard matchKeys.insert(key).inserted else { return }
+            // With `report_at`, the anchor is one event however many matches share it: one
+            // obligation at a time for it, and one finding at most.
+            if sequence.reportAt != nil,
+               reportedAnchors.contains(anchor.seq) || obligations.contains(where: { $0.anchor.seq == anchor.seq }) { return }
             // An obligation keeps its trigger's lets: they are evaluated now.
             ctx.letScope?.evaluateAll()
             var deadline: Double?
@@ -144,12 +148,17 @@ final class SequenceRunner: Runner {
 
     // MARK: - Obligations
 
+    private func fail(_ o: Obligation, _ kind: Kind, note: String, context: ContextScope, sink: FindingSink) {
+        if sequence.reportAt != nil { reportedAnchors.insert(o.anchor.seq) }
+        report(kind, at: o.anchor, o.context, context: context, sink: sink, note: note)
+    }
+
     private func answer(_ e: Event, context: ContextScope, sink: FindingSink) {
         guard case .response(_, let followedBy, _, let unless, _) = rule.check else { return }
         var open: [Obligation] = []
         for o in obligations {
             if let d = o.deadline, e.t > d {
-                report(.violation, at: o.anchor, o.context, context: context, sink: sink, note: "no answer by t=\(JSONWriter.number(d))")
+                fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
                 continue
             }
             var ctx = o.context
@@ -165,7 +174,7 @@ final class SequenceRunner: Runner {
         var open: [Obligation] = []
         for o in obligations {
             if let d = o.deadline, now > d {
-                report(.violation, at: o.anchor, o.context, context: context, sink: sink, note: "no answer by t=\(JSONWriter.number(d))")
+                fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
             } else {
                 open.append(o)
             }
@@ -178,15 +187,15 @@ final class SequenceRunner: Runner {
         for o in obligations {
             // A deadline the log reached is decided (a last event exactly at it too).
             if let d = o.deadline, let lastT, lastT >= d {
-                report(.violation, at: o.anchor, o.context, context: context, sink: sink, note: "no answer by t=\(JSONWriter.number(d))")
+                fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
                 continue
             }
             switch atEnd {
             case .fail:
-                report(.violation, at: o.anchor, o.context, context: context, sink: sink, note: "the log ends without an answer")
+                fail(o, .violation, note: "the log ends without an answer", context: context, sink: sink)
             case .inconclusive:
                 let until = o.deadline.map { " before t=\(JSONWriter.number($0))" } ?? ""
-                report(.inconclusive, at: o.anchor, o.context, context: context, sink: sink, note: "the log ends\(until) without an answer")
+                fail(o, .inconclusive, note: "the log ends\(until) without an answer", context: context, sink: sink)
             case .pass:
                 break
             }

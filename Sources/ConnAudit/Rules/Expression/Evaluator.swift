@@ -89,6 +89,8 @@ public final class LetScope {
 
     func defines(_ name: String) -> Bool { definitions.contains { $0.name == name } }
 
+    var names: [String] { definitions.map(\.name) }
+
     func value(of name: String) -> Eval? {
         if let v = values[name] { return v }
         // The last definition of a name wins (a rule's let over the file's).
@@ -311,6 +313,12 @@ public enum Evaluator {
             switch args[0] {
             case .value(let v): return .value(.string(v.typeName))
             case .event: return .value(.string("event"))
+            case .undecided: return .undecided
+            }
+        case "str":
+            switch args[0] {
+            case .value(let v): return .value(.string(v.rendered()))
+            case .event(let e): return .value(.string("\(e.ev) at line \(e.line)"))
             case .undecided: return .undecided
             }
         case "is_int":

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An expression of the rule language, parsed from a string in a rules file.
 ///
 /// See docs/rules.md for the language. Positions are byte offsets into the expression text;
@@ -37,9 +39,20 @@ public struct HistoryCall: Sendable {
     public var selector: Selector
     /// Look back only to the latest event matching this (or to this capture).
     public var since: Since?
-    /// Index into the rule's list of history selectors (assigned when the rule is compiled).
+    /// A number unique to this call in the process: runners keep per-call indexes under it.
     public var slot: Int = -1
     public var at: Int
+
+    public init(kind: Kind, selector: Selector, since: Since?, slot: Int = -1, at: Int) {
+        self.kind = kind
+        self.selector = selector
+        self.since = since
+        self.slot = slot
+        self.at = at
+    }
+
+    private static let counter = Mutex<Int>(0)
+    static func nextSlot() -> Int { counter.withLock { $0 += 1; return $0 } }
 
     public enum Since: Sendable {
         case selector(Selector)

@@ -233,7 +233,7 @@ public struct ExpressionParser {
 
     static let valueFunctions: [String: ClosedRange<Int>] = [
         "min": 1...16, "max": 1...16, "abs": 1...1, "pow": 2...2, "text": 1...1, "is_int": 1...1,
-        "type": 1...1, "matches": 2...2, "len": 1...1,
+        "type": 1...1, "matches": 2...2, "len": 1...1, "str": 1...1,
     ]
 
     private mutating func parsePrimary() throws(ExpressionError) -> Expr {
@@ -345,7 +345,7 @@ public struct ExpressionParser {
             }
         }
         try expectPunct(")")
-        return .history(HistoryCall(kind: kind, selector: selector, since: since, at: at))
+        return .history(HistoryCall(kind: kind, selector: selector, since: since, slot: HistoryCall.nextSlot(), at: at))
     }
 
     private mutating func parseSelectorArgument(for function: String) throws(ExpressionError) -> Selector {
@@ -470,7 +470,9 @@ private struct Lexer {
                 switch e {
                 case UInt8(ascii: "n"): bytes.append(0x0A)
                 case UInt8(ascii: "t"): bytes.append(0x09)
-                default: bytes.append(e)
+                case 0x5C, 0x27, 0x22: bytes.append(e)
+                // Any other escape is kept as written, so regexes read naturally: '\.' stays \.
+                default: bytes.append(0x5C); bytes.append(e)
                 }
                 i += 2
                 continue
