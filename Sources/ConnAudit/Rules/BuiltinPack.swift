@@ -444,9 +444,11 @@ rules:
       the next ws.reconnect must be attempt 1. Every ws.reconnect ends the healthy stretch. A pong
       of an already ended generation does not count. Without the reset, one long-lived connection's
       failure starts at a long backoff, or straight at the attempt limit.
-    every: { ev: ws.reconnect }
-    expect: >
-      attempt == 1 or count({ev: ws.pong, as: q, where: "count({ev: ws.open, where: 'gen == q.gen and $seq < q.$seq'}) > 0 and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == q.gen and $seq < q.$seq'}) == 0"}, since: {ev: ws.reconnect}) == 0
+    forbid:
+      # A pong of a connected generation (opened before it, not ended before it) ...
+      - { ev: ws.pong, as: q, where: "count({ev: ws.open, where: 'gen == q.gen'}) > 0 and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == q.gen'}) == 0" }
+      # ... then the first ws.reconnect after it, when it does not start over at 1.
+      - { ev: ws.reconnect, where: "attempt != 1", without: { ev: ws.reconnect } }
     message: "ws.reconnect attempt {attempt} after a healthy connection: the count should have started over at 1"
     tests:
       - name: attempt 1 after a healthy connection passes
@@ -727,13 +729,20 @@ rules:
       it back (a failed event skipped). Reported at the first sse.event of the lost id.
     each:
       - { ev: sse.event, id: { exists: true }, as: e, where: "count({ev: sse.event, where: 'text(id) == text(e.id)'}) == 0" }
-      - { ev: sse.commit, as: k,
-          where: "text(id) != text(e.id) and count({ev: sse.event, where: 'text(id) == text(k.id) and $seq > e.$seq'}) > 0 and count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0",
-          without: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" } }
+      # The cursor moved past e: an event received after e was processed successfully and
+      # committed, in either order; k is whichever of the two came second.
+      - ev: [sse.commit, sse.processed]
+        as: k
+        where: >
+          text(id) != text(e.id)
+          and count({ev: sse.event, where: 'text(id) == text(k.id) and $seq > e.$seq'}) > 0
+          and (if ev == 'sse.commit' then count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0
+               else ok == true and count({ev: sse.commit, where: 'text(id) == text(k.id)'}) > 0)
+        without: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
     followed_by: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
     at_end: fail
     report_at: e
-    message: "sse.event {str(e.id)} was never processed successfully, but the cursor moved past it (commit of {str(k.id)} at t={k.t})"
+    message: "sse.event {str(e.id)} was never processed successfully, but the cursor moved past it (event {str(k.id)}, received later, was processed and committed)"
     tests:
       - name: every event processed passes
         log: |
@@ -762,6 +771,22 @@ rules:
           {"t":1,"ev":"sse.processed","id":"1","ok":true}
           {"t":2,"ev":"sse.commit","id":"1"}
           {"t":3,"ev":"sse.event","id":"2"}
+        expect: pass
+      - name: the later event committed before it was processed still moves the cursor
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":false}
+          {"t":2,"ev":"sse.event","id":"2"}
+          {"t":3,"ev":"sse.commit","id":"2"}
+          {"t":4,"ev":"sse.processed","id":"2","ok":true}
+        expect: fail
+        violations: 1
+      - name: a commit of an event received earlier does not move past it
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.event","id":"2"}
+          {"t":2,"ev":"sse.processed","id":"1","ok":true}
+          {"t":3,"ev":"sse.commit","id":"1"}
         expect: pass
       - name: processed again after the commit is not lost
         log: |

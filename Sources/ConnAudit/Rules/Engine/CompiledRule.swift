@@ -8,9 +8,11 @@ final class CompiledRule: @unchecked Sendable {
     let historyNames: Set<String>?
     /// Whether any history function is used at all (if not, nothing is retained).
     let usesHistory: Bool
-    /// One history list per distinct set of `ev` names the history selectors name (nil: any
-    /// event), so a look-back only walks events of the kinds it asks for.
+    /// One history list per distinct set of `ev` names the correlated history selectors name
+    /// (nil: any event), so a look-back only walks events of the kinds it asks for.
     let historyLists: [Set<String>?]
+    /// History calls answered from running aggregates, by call slot.
+    let staticCalls: [Int: StaticCall]
     /// `ev` names this rule reacts to; nil: every event.
     let interest: Set<String>?
 
@@ -33,43 +35,97 @@ final class CompiledRule: @unchecked Sendable {
         }
         self.params = params
 
-        var history: Set<String>? = []
-        var uses = false
-        var lists: [Set<String>?] = []
-        func note(_ s: Selector) {
-            uses = true
-            let names = s.evNames
-            if !lists.contains(where: { $0 == names }) { lists.append(names) }
-            if let names = s.evNames, history != nil { history!.formUnion(names) } else { history = nil }
-        }
-        func scan(_ e: Expr) {
+        // Every history call of the rule, wherever it is written (nested selectors too).
+        var calls: [HistoryCall] = []
+        func collect(_ e: Expr) {
             NameWalker.walk(e) { sub in
-                if case .history(let call) = sub {
-                    note(call.selector)
-                    if case .selector(let s)? = call.since { note(s) }
-                }
+                if case .history(let call) = sub, !calls.contains(where: { $0.slot == call.slot }) { calls.append(call) }
             }
         }
-        for (_, e) in rule.lets { scan(e) }
+        for (_, e) in rule.lets { collect(e) }
         let selectors = rule.check.selectors
-        rule.check.expressions.forEach(scan)
-        for s in selectors { NameWalker.walkSelector(s, scan) }
+        rule.check.expressions.forEach(collect)
+        for s in selectors { NameWalker.walkSelector(s, collect) }
         if let message = rule.message {
-            for part in message.parts { if case .expr(let e) = part { scan(e) } }
+            for part in message.parts { if case .expr(let e) = part { collect(e) } }
         }
-        usesHistory = uses
+
+        // A call that reads nothing bound outside its selector can be answered from a running
+        // aggregate (first, last, count since the cut) instead of a list of past events.
+        let outer = Set(rule.lets.map(\.name)).union(selectors.flatMap(Self.captureNames))
+        var aggregates: [Int: StaticCall] = [:]
+        var history: Set<String>? = []
+        var lists: [Set<String>?] = []
+        func note(_ s: Selector) {
+            if let names = s.evNames, history != nil { history!.formUnion(names) } else { history = nil }
+        }
+        for call in calls {
+            note(call.selector)
+            var since: Selector?
+            var sinceIsStatic = true
+            switch call.since {
+            case nil: break
+            case .selector(let s)?:
+                note(s)
+                since = s
+                sinceIsStatic = Self.isStatic(s, outer: outer)
+            case .capture?:
+                sinceIsStatic = false
+            }
+            if sinceIsStatic, Self.isStatic(call.selector, outer: outer) {
+                aggregates[call.slot] = StaticCall(selector: call.selector, since: since)
+                continue
+            }
+            for s in [call.selector] + (since.map { [$0] } ?? []) where !lists.contains(where: { $0 == s.evNames }) {
+                lists.append(s.evNames)
+            }
+        }
+        usesHistory = !calls.isEmpty
         historyLists = lists
-        historyNames = uses ? history : []
+        staticCalls = aggregates
+        historyNames = calls.isEmpty ? [] : history
 
         var interest: Set<String>? = []
         for s in selectors {
             if let names = s.evNames, interest != nil { interest!.formUnion(names) } else { interest = nil }
         }
-        if uses {
+        if usesHistory {
             if let h = historyNames, interest != nil { interest!.formUnion(h) } else { interest = nil }
         }
         self.interest = interest
     }
+
+    /// Names bound with `as:` in a selector, nested ones included.
+    static func captureNames(_ s: Selector) -> [String] {
+        s.terms.flatMap { term in (term.capture.map { [$0] } ?? []) + (term.negated.map(captureNames) ?? []) }
+    }
+
+    /// Whether a selector depends only on the candidate event (and params): no names bound
+    /// outside it, no history calls of its own.
+    static func isStatic(_ s: Selector, outer: Set<String>) -> Bool {
+        for term in s.terms {
+            if let w = term.whereExpr {
+                var ok = true
+                NameWalker.walk(w) { sub in
+                    switch sub {
+                    case .history: ok = false
+                    case .name(let n, _): if outer.contains(n) && n != term.capture { ok = false }
+                    default: break
+                    }
+                }
+                if !ok { return false }
+            }
+            if let n = term.negated, !isStatic(n, outer: outer) { return false }
+        }
+        return true
+    }
+}
+
+/// A history call answered from a running aggregate: the first and last matching event and how
+/// many matched, since the latest `since` match.
+struct StaticCall {
+    let selector: Selector
+    let since: Selector?
 }
 
 /// Lets every rule of one scope see only the events it can react to.

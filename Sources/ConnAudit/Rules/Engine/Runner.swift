@@ -13,6 +13,14 @@ class Runner: HistoryProvider {
     private var indexes: [Int: KeyedIndex] = [:]
     /// Calls found not to be indexable.
     private var unindexable = Set<Int>()
+    /// Running answers of the static history calls, by slot.
+    private var aggregates: [Int: Aggregate] = [:]
+
+    private struct Aggregate {
+        var first: Event?
+        var last: Event?
+        var count = 0
+    }
     /// The source's clock, for deadlines; nil on the corpus timeline.
     weak var clock: SourceClock?
 
@@ -20,6 +28,7 @@ class Runner: HistoryProvider {
         self.compiled = compiled
         self.files = files
         lists = Array(repeating: [], count: compiled.historyLists.count)
+        for slot in compiled.staticCalls.keys { aggregates[slot] = Aggregate() }
     }
 
     var rule: Rule { compiled.rule }
@@ -28,6 +37,7 @@ class Runner: HistoryProvider {
     final func observe(_ e: Event, context: ContextScope, sink: FindingSink) {
         handle(e, context: context, sink: sink)
         guard compiled.usesHistory, compiled.historyNames?.contains(e.ev) ?? true else { return }
+        if !aggregates.isEmpty { updateAggregates(e) }
         for (i, names) in compiled.historyLists.enumerated() where names?.contains(e.ev) ?? true {
             lists[i].append(e)
         }
@@ -111,6 +121,34 @@ class Runner: HistoryProvider {
     }
 
     // MARK: - HistoryProvider
+
+    private func updateAggregates(_ e: Event) {
+        var ctx: EvalContext?
+        for (slot, call) in compiled.staticCalls {
+            let sinceMay = call.since.map { $0.evNames?.contains(e.ev) ?? true } ?? false
+            let selMay = call.selector.evNames?.contains(e.ev) ?? true
+            guard sinceMay || selMay else { continue }
+            if ctx == nil { ctx = EvalContext(event: e, params: compiled.params, history: nil, files: files) }
+            if sinceMay, let since = call.since, Evaluator.matches(since, e, ctx!) != nil {
+                aggregates[slot] = Aggregate()
+            } else if selMay, Evaluator.matches(call.selector, e, ctx!) != nil {
+                if aggregates[slot]!.first == nil { aggregates[slot]!.first = e }
+                aggregates[slot]!.last = e
+                aggregates[slot]!.count += 1
+            }
+        }
+    }
+
+    /// The answer of a static history call, from its running aggregate; nil for other calls.
+    func answer(_ call: HistoryCall, context: EvalContext) -> Eval? {
+        guard let a = aggregates[call.slot] else { return nil }
+        switch call.kind {
+        case .first: return a.first.map { .event($0) } ?? .null
+        case .last: return a.last.map { .event($0) } ?? .null
+        case .count: return .value(.int(Int64(a.count)))
+        case .next: return nil
+        }
+    }
 
     private func list(for selector: Selector) -> Int? {
         let names = selector.evNames

@@ -15,8 +15,11 @@ final class SequenceRunner: Runner {
     private var armedKeys = Set<[Int]>()
     /// Anchors already reported (a forbidden sequence is matched existentially: once per anchor).
     private var reportedAnchors = Set<Int>()
-    /// Complete matches already turned into obligations (the same captures count once).
+    /// Complete matches of the event being processed (the same captures count once).
     private var matchKeys = Set<[Int]>()
+    /// Per step, the captures bound up to it that anything after it reads; others are dropped
+    /// from partial matches, so partials that differ only in them merge.
+    private let kept: [Set<String>]
 
     private struct Partial {
         var stage: Int
@@ -43,7 +46,46 @@ final class SequenceRunner: Runner {
             sequence = Sequence(steps: [], reportAt: nil)
             sequenceWithout = nil
         }
+        kept = Self.capturesReadLater(compiled.rule, sequence, without: sequenceWithout)
         super.init(compiled, files: files)
+    }
+
+    /// For each step index i, the capture names read by anything evaluated after step i matched.
+    private static func capturesReadLater(_ rule: Rule, _ sequence: Sequence, without: Selector?) -> [Set<String>] {
+        func names(_ e: Expr) -> Set<String> {
+            var out = Set<String>()
+            NameWalker.walk(e) { if case .name(let n, _) = $0 { out.insert(n) } }
+            return out
+        }
+        func names(_ s: Selector) -> Set<String> {
+            var out = Set<String>()
+            NameWalker.walkSelector(s) { out.formUnion(names($0)) }
+            return out
+        }
+        // Read after the whole sequence: the answer, messages, lets, report_at.
+        var after = Set<String>()
+        switch rule.check {
+        case .response(_, let f, let within, let unless, _):
+            after.formUnion(names(f))
+            if let within { after.formUnion(names(within)) }
+            if let unless { after.formUnion(names(unless)) }
+        case .precedence(_, let p): after.formUnion(names(p))
+        case .neverAfter(_, let n): after.formUnion(names(n))
+        default: break
+        }
+        if let without { after.formUnion(names(without)) }
+        if let m = rule.message { for case .expr(let e) in m.parts { after.formUnion(names(e)) } }
+        for (_, e) in rule.lets { after.formUnion(names(e)) }
+        if let r = sequence.reportAt { after.insert(r) }
+        // Walk back: step i's partial must keep what steps after i (and their withouts) read.
+        var out = Array(repeating: Set<String>(), count: sequence.steps.count)
+        var needed = after
+        for i in stride(from: sequence.steps.count - 1, through: 0, by: -1) {
+            out[i] = needed
+            needed.formUnion(names(sequence.steps[i].selector))
+            if let w = sequence.steps[i].without { needed.formUnion(names(w)) }
+        }
+        return out
     }
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
@@ -68,31 +110,40 @@ final class SequenceRunner: Runner {
     // MARK: - Matching
 
     private func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
-        var kept: [Partial] = []
+        var survivors: [Partial] = []
         var grown: [Partial] = []
         for p in partials {
             let step = sequence.steps[p.stage]
+            // Most events concern no partial: skip them without building a context.
+            let may = { (s: Selector?) -> Bool in s.map { $0.evNames?.contains(e.ev) ?? true } ?? false }
+            guard may(step.selector) || may(step.without) || may(sequenceWithout) else {
+                survivors.append(p)
+                continue
+            }
             let ctx = self.context(e, captures: p.captures)
             if let term = Evaluator.matches(step.selector, e, ctx) {
                 var q = p
                 q.stage += 1
-                if let name = term.capture { q.captures[name] = e }
+                if let name = term.capture, kept[p.stage].contains(name) || q.stage == sequence.steps.count {
+                    q.captures[name] = e
+                }
                 q.last = e
                 grown.append(q)
             }
             // The event is now in the gap before this partial's next step.
             if let without = step.without, Evaluator.matches(without, e, ctx) != nil { continue }
             if let without = sequenceWithout, Evaluator.matches(without, e, ctx) != nil { continue }
-            kept.append(p)
+            survivors.append(p)
         }
-        let startContext = self.context(e)
-        if let term = Evaluator.matches(sequence.steps[0].selector, e, startContext) {
+        if sequence.steps[0].selector.evNames?.contains(e.ev) ?? true,
+           let term = Evaluator.matches(sequence.steps[0].selector, e, self.context(e)) {
             var captures: [String: Event] = [:]
-            if let name = term.capture { captures[name] = e }
+            if let name = term.capture, kept[0].contains(name) || sequence.steps.count == 1 { captures[name] = e }
             grown.append(Partial(stage: 1, captures: captures, last: e))
         }
-        partials = kept
-        partialKeys = Set(kept.map(\.key))
+        partials = survivors
+        partialKeys = Set(survivors.map(\.key))
+        matchKeys.removeAll(keepingCapacity: true)
         for q in grown {
             if q.stage == sequence.steps.count {
                 complete(q, context: context, sink: sink)
@@ -150,7 +201,10 @@ final class SequenceRunner: Runner {
 
     private func fail(_ o: Obligation, _ kind: Kind, note: String, context: ContextScope, sink: FindingSink) {
         if sequence.reportAt != nil { reportedAnchors.insert(o.anchor.seq) }
-        report(kind, at: o.anchor, o.context, context: context, sink: sink, note: note)
+        // A rule's own message says what was missing; the note is for rules without one, and
+        // for inconclusive cases (why the log could not decide).
+        report(kind, at: o.anchor, o.context, context: context, sink: sink,
+               note: rule.message == nil || kind == .inconclusive ? note : nil)
     }
 
     private func answer(_ e: Event, context: ContextScope, sink: FindingSink) {

@@ -31,6 +31,12 @@ public enum Eval: Sendable {
 public protocol HistoryProvider {
     /// Events before the current one (oldest first) that may match `call`, after the `since` cut.
     func candidates(for call: HistoryCall, context: EvalContext) -> HistoryCandidates
+    /// The whole answer, when the provider keeps one ready for this call (nil: search candidates).
+    func answer(_ call: HistoryCall, context: EvalContext) -> Eval?
+}
+
+extension HistoryProvider {
+    public func answer(_ call: HistoryCall, context: EvalContext) -> Eval? { nil }
 }
 
 /// The events a history function searches, in timeline order.
@@ -375,6 +381,7 @@ public enum Evaluator {
 
     private static func history(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
         guard let provider = ctx.history else { return .undecided }
+        if let ready = provider.answer(call, context: ctx) { return ready }
         let found = provider.candidates(for: call, context: ctx)
         switch call.kind {
         case .count:
