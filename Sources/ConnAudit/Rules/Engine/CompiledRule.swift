@@ -11,8 +11,10 @@ final class CompiledRule: @unchecked Sendable {
     /// One history list per distinct set of `ev` names the correlated history selectors name
     /// (nil: any event), so a look-back only walks events of the kinds it asks for.
     let historyLists: [Set<String>?]
-    /// History calls answered from running aggregates, by call slot.
-    let staticCalls: [Int: StaticCall]
+    /// History calls answered from running aggregates; `staticSlots` maps a call's slot to its
+    /// position here.
+    let staticCalls: [StaticCall]
+    let staticSlots: [Int: Int]
     /// `ev` names this rule reacts to; nil: every event.
     let interest: Set<String>?
 
@@ -53,7 +55,8 @@ final class CompiledRule: @unchecked Sendable {
         // A call that reads nothing bound outside its selector can be answered from a running
         // aggregate (first, last, count since the cut) instead of a list of past events.
         let outer = Set(rule.lets.map(\.name)).union(selectors.flatMap(Self.captureNames))
-        var aggregates: [Int: StaticCall] = [:]
+        var aggregates: [StaticCall] = []
+        var slots: [Int: Int] = [:]
         var history: Set<String>? = []
         var lists: [Set<String>?] = []
         func note(_ s: Selector) {
@@ -73,7 +76,8 @@ final class CompiledRule: @unchecked Sendable {
                 sinceIsStatic = false
             }
             if sinceIsStatic, Self.isStatic(call.selector, outer: outer) {
-                aggregates[call.slot] = StaticCall(selector: call.selector, since: since)
+                slots[call.slot] = aggregates.count
+                aggregates.append(StaticCall(selector: call.selector, since: since))
                 continue
             }
             for s in [call.selector] + (since.map { [$0] } ?? []) where !lists.contains(where: { $0 == s.evNames }) {
@@ -83,6 +87,7 @@ final class CompiledRule: @unchecked Sendable {
         usesHistory = !calls.isEmpty
         historyLists = lists
         staticCalls = aggregates
+        staticSlots = slots
         historyNames = calls.isEmpty ? [] : history
 
         var interest: Set<String>? = []
@@ -93,7 +98,56 @@ final class CompiledRule: @unchecked Sendable {
             if let h = historyNames, interest != nil { interest!.formUnion(h) } else { interest = nil }
         }
         self.interest = interest
+        switch rule.check {
+        case .forbid(let s, let w): keptCaptures = Self.capturesReadLater(rule, s, without: w)
+        case .response(let s, _, _, _, _), .precedence(let s, _), .neverAfter(let s, _):
+            keptCaptures = Self.capturesReadLater(rule, s, without: nil)
+        default: keptCaptures = []
+        }
     }
+
+    /// For sequence checks: per step, the captures read after it (see ``SequenceRunner``).
+    /// (Computed in init: runners on several threads read it.)
+    let keptCaptures: [Set<String>]
+
+    /// For each step index i, the capture names read by anything evaluated after step i matched.
+    static func capturesReadLater(_ rule: Rule, _ sequence: Sequence, without: Selector?) -> [Set<String>] {
+        func names(_ e: Expr) -> Set<String> {
+            var out = Set<String>()
+            NameWalker.walk(e) { if case .name(let n, _) = $0 { out.insert(n) } }
+            return out
+        }
+        func names(_ s: Selector) -> Set<String> {
+            var out = Set<String>()
+            NameWalker.walkSelector(s) { out.formUnion(names($0)) }
+            return out
+        }
+        // Read after the whole sequence: the answer, messages, lets, report_at.
+        var after = Set<String>()
+        switch rule.check {
+        case .response(_, let f, let within, let unless, _):
+            after.formUnion(names(f))
+            if let within { after.formUnion(names(within)) }
+            if let unless { after.formUnion(names(unless)) }
+        case .precedence(_, let p): after.formUnion(names(p))
+        case .neverAfter(_, let n): after.formUnion(names(n))
+        default: break
+        }
+        if let without { after.formUnion(names(without)) }
+        if let m = rule.message { for case .expr(let e) in m.parts { after.formUnion(names(e)) } }
+        for (_, e) in rule.lets { after.formUnion(names(e)) }
+        if let r = sequence.reportAt { after.insert(r) }
+        // Walk back: step i's partial must keep what steps after i (and their withouts) read.
+        var out = Array(repeating: Set<String>(), count: sequence.steps.count)
+        var needed = after
+        for i in stride(from: sequence.steps.count - 1, through: 0, by: -1) {
+            out[i] = needed
+            needed.formUnion(names(sequence.steps[i].selector))
+            if let w = sequence.steps[i].without { needed.formUnion(names(w)) }
+        }
+        return out
+    }
+
 
     /// Names bound with `as:` in a selector, nested ones included.
     static func captureNames(_ s: Selector) -> [String] {

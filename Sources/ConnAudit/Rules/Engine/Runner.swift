@@ -13,8 +13,8 @@ class Runner: HistoryProvider {
     private var indexes: [Int: KeyedIndex] = [:]
     /// Calls found not to be indexable.
     private var unindexable = Set<Int>()
-    /// Running answers of the static history calls, by slot.
-    private var aggregates: [Int: Aggregate] = [:]
+    /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order.
+    private var aggregates: [Aggregate]
 
     private struct Aggregate {
         var first: Event?
@@ -28,7 +28,7 @@ class Runner: HistoryProvider {
         self.compiled = compiled
         self.files = files
         lists = Array(repeating: [], count: compiled.historyLists.count)
-        for slot in compiled.staticCalls.keys { aggregates[slot] = Aggregate() }
+        aggregates = Array(repeating: Aggregate(), count: compiled.staticCalls.count)
     }
 
     var rule: Rule { compiled.rule }
@@ -124,7 +124,7 @@ class Runner: HistoryProvider {
 
     private func updateAggregates(_ e: Event) {
         var ctx: EvalContext?
-        for (slot, call) in compiled.staticCalls {
+        for (slot, call) in compiled.staticCalls.enumerated() {
             let sinceMay = call.since.map { $0.evNames?.contains(e.ev) ?? true } ?? false
             let selMay = call.selector.evNames?.contains(e.ev) ?? true
             guard sinceMay || selMay else { continue }
@@ -132,16 +132,17 @@ class Runner: HistoryProvider {
             if sinceMay, let since = call.since, Evaluator.matches(since, e, ctx!) != nil {
                 aggregates[slot] = Aggregate()
             } else if selMay, Evaluator.matches(call.selector, e, ctx!) != nil {
-                if aggregates[slot]!.first == nil { aggregates[slot]!.first = e }
-                aggregates[slot]!.last = e
-                aggregates[slot]!.count += 1
+                if aggregates[slot].first == nil { aggregates[slot].first = e }
+                aggregates[slot].last = e
+                aggregates[slot].count += 1
             }
         }
     }
 
     /// The answer of a static history call, from its running aggregate; nil for other calls.
     func answer(_ call: HistoryCall, context: EvalContext) -> Eval? {
-        guard let a = aggregates[call.slot] else { return nil }
+        guard let i = compiled.staticSlots[call.slot] else { return nil }
+        let a = aggregates[i]
         switch call.kind {
         case .first: return a.first.map { .event($0) } ?? .null
         case .last: return a.last.map { .event($0) } ?? .null

@@ -46,46 +46,8 @@ final class SequenceRunner: Runner {
             sequence = Sequence(steps: [], reportAt: nil)
             sequenceWithout = nil
         }
-        kept = Self.capturesReadLater(compiled.rule, sequence, without: sequenceWithout)
+        kept = compiled.keptCaptures
         super.init(compiled, files: files)
-    }
-
-    /// For each step index i, the capture names read by anything evaluated after step i matched.
-    private static func capturesReadLater(_ rule: Rule, _ sequence: Sequence, without: Selector?) -> [Set<String>] {
-        func names(_ e: Expr) -> Set<String> {
-            var out = Set<String>()
-            NameWalker.walk(e) { if case .name(let n, _) = $0 { out.insert(n) } }
-            return out
-        }
-        func names(_ s: Selector) -> Set<String> {
-            var out = Set<String>()
-            NameWalker.walkSelector(s) { out.formUnion(names($0)) }
-            return out
-        }
-        // Read after the whole sequence: the answer, messages, lets, report_at.
-        var after = Set<String>()
-        switch rule.check {
-        case .response(_, let f, let within, let unless, _):
-            after.formUnion(names(f))
-            if let within { after.formUnion(names(within)) }
-            if let unless { after.formUnion(names(unless)) }
-        case .precedence(_, let p): after.formUnion(names(p))
-        case .neverAfter(_, let n): after.formUnion(names(n))
-        default: break
-        }
-        if let without { after.formUnion(names(without)) }
-        if let m = rule.message { for case .expr(let e) in m.parts { after.formUnion(names(e)) } }
-        for (_, e) in rule.lets { after.formUnion(names(e)) }
-        if let r = sequence.reportAt { after.insert(r) }
-        // Walk back: step i's partial must keep what steps after i (and their withouts) read.
-        var out = Array(repeating: Set<String>(), count: sequence.steps.count)
-        var needed = after
-        for i in stride(from: sequence.steps.count - 1, through: 0, by: -1) {
-            out[i] = needed
-            needed.formUnion(names(sequence.steps[i].selector))
-            if let w = sequence.steps[i].without { needed.formUnion(names(w)) }
-        }
-        return out
     }
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {

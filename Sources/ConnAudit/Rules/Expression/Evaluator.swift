@@ -86,8 +86,11 @@ public final class LetScope {
     private let definitions: [(name: String, expr: Expr)]
     private var values: [String: Eval] = [:]
     private var evaluating: Set<String> = []
-    /// The trigger's context; set right after creation (it refers back to this scope).
-    var context: EvalContext?
+    /// The trigger's context, kept without its `letScope` (which is this scope) so the two do
+    /// not hold each other alive; a binding is evaluated in a copy that points back here.
+    var context: EvalContext? {
+        didSet { if context?.letScope != nil { context?.letScope = nil } }
+    }
 
     init(_ definitions: [(name: String, expr: Expr)]) {
         self.definitions = definitions
@@ -100,7 +103,8 @@ public final class LetScope {
     func value(of name: String) -> Eval? {
         if let v = values[name] { return v }
         // The last definition of a name wins (a rule's let over the file's).
-        guard let def = definitions.last(where: { $0.name == name }), let context else { return nil }
+        guard let def = definitions.last(where: { $0.name == name }), var context else { return nil }
+        context.letScope = self
         // A binding that reads itself (directly or through others) is undecided, not a loop.
         guard evaluating.insert(name).inserted else { return .undecided }
         let v = Evaluator.evaluate(def.expr, context)
