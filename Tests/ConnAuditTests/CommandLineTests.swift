@@ -456,7 +456,7 @@ private let testRules = """
         #expect(run.out.contains("severity: error"))
         #expect(run.out.contains("scope: generation"))
         #expect(run.out.contains("check: count"))
-        #expect(run.out.contains("defined at: <built-in>/ws.yaml:"))
+        #expect(run.out.contains("defined at: <built-in>/20-ws.yaml:"))
         #expect(run.out.contains("A second ws.close in the same"))
         #expect(run.out.contains("count: { ev: ws.close }"))
         #expect(run.out.contains("max: 1"))

@@ -263,6 +263,10 @@ public enum CommandLineTool {
             out += "\nparams:\n"
             for k in rule.params.keys.sorted() { out += "  \(k) = \(rule.params[k]!.rendered(bare: false))\n" }
         }
+        if !rule.letTexts.isEmpty {
+            out += "\nlet (file-level first):\n"
+            for l in rule.letTexts { out += "  \(l.name) = \(l.text.trimmedTrailingNewlines)\n" }
+        }
         out += "\n" + rule.yaml + "\n"
         return out
     }

@@ -3,7 +3,7 @@
 /// The default rule pack, compiled in: the same files as `rules/` in the repository.
 enum BuiltinPack {
     static let files: [(name: String, text: String)] = [
-        ("log.yaml", #"""
+        ("10-log.yaml", #"""
 # The reader's own findings, written as rules over the pseudo-events the reader emits
 # ($malformed, $secret, $time_regression), so severity, --only/--skip and every report
 # treat them like any other rule.
@@ -105,731 +105,7 @@ rules:
         violations: 2
 
 """#),
-        ("path.yaml", #"""
-# A network-path hint (seed: NWPathMonitor and offline judgement).
-#
-# The current hint is the latest path.state's state (unknown before any). The current monitor
-# gen is the latest path.start's gen (before any path.start, every gen is current).
-rules:
-  - id: path.starts-unknown
-    title: The hint is unknown until the monitor's first update
-    severity: error
-    for: source
-    description: >
-      A freshly started monitor knows nothing: from the source's start and after each path.start,
-      until the first path.update of the current gen, a path.state must say unknown. Claiming
-      available or unavailable before the first callback blocks or allows requests on a guess.
-    every: { ev: path.state }
-    let: { S: "last({ev: path.start})" }
-    expect: "state == 'unknown' or count({ev: path.update, where: 'S == null or gen == S.gen'}, since: {ev: path.start}) > 0"
-    message: "path.state {state} before the first path.update of monitor {S.gen ?? 'gen'}"
-    tests:
-      - name: unknown until the first update passes
-        log: |
-          {"t":0,"ev":"path.start","gen":1}
-          {"t":1,"ev":"path.state","gen":1,"state":"unknown"}
-          {"t":2,"ev":"path.update","gen":1,"status":"satisfied"}
-          {"t":3,"ev":"path.state","gen":1,"state":"available"}
-        expect: pass
-      - name: a guess before the first update fails
-        log: |
-          {"t":0,"ev":"path.start","gen":1}
-          {"t":1,"ev":"path.state","gen":1,"state":"available"}
-        expect: fail
-        violations: 1
-      - name: an update of an old monitor does not count
-        log: |
-          {"t":0,"ev":"path.start","gen":1}
-          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
-          {"t":2,"ev":"path.start","gen":2}
-          {"t":3,"ev":"path.update","gen":1,"status":"satisfied"}
-          {"t":4,"ev":"path.state","gen":1,"state":"available"}
-        expect: fail
-        violations: 1
-      - name: before any path.start every gen is current
-        log: |
-          {"t":0,"ev":"path.update","gen":4,"status":"unsatisfied"}
-          {"t":1,"ev":"path.state","gen":4,"state":"unavailable"}
-        expect: pass
-
-  - id: path.stale-update-ignored
-    title: A cancelled monitor's update changes nothing
-    severity: error
-    for: source
-    description: >
-      After a monitor is restarted, the old one's queued callbacks still arrive. A path.state whose
-      gen is lower than the latest path.start gen means a stale monitor's update changed the hint.
-    every: { ev: path.state }
-    expect: "gen == null or gen >= (last({ev: path.start}).gen ?? gen)"
-    message: "path.state from monitor {gen} after monitor {last({ev: path.start}).gen} started"
-    tests:
-      - name: the current monitor's states pass
-        log: |
-          {"t":0,"ev":"path.start","gen":1}
-          {"t":1,"ev":"path.start","gen":2}
-          {"t":2,"ev":"path.state","gen":2,"state":"unknown"}
-        expect: pass
-      - name: a stale monitor's state fails
-        log: |
-          {"t":0,"ev":"path.start","gen":1}
-          {"t":1,"ev":"path.start","gen":2}
-          {"t":2,"ev":"path.state","gen":1,"state":"available"}
-        expect: fail
-        violations: 1
-
-  - id: path.state-matches-status
-    title: The hint follows the current monitor's update
-    severity: error
-    for: source
-    description: >
-      The first path.state after a path.update of the current monitor (before the next
-      path.update or path.start) must agree with it: satisfied → available, requiresConnection →
-      needsConnection, unsatisfied → unavailable, anything else → unknown; and its expensive and
-      constrained flags (absent means false) must equal the update's. An update of an old monitor
-      ends the window without being judged.
-    every: { ev: path.state }
-    let:
-      U: "last({ev: [path.update, path.start]})"
-      S: "last({ev: path.start})"
-      first_after: "count({ev: path.state}, since: {ev: [path.update, path.start]}) == 0"
-      want: "{satisfied: 'available', requiresConnection: 'needsConnection', unsatisfied: 'unavailable'}[U.status] ?? 'unknown'"
-    expect: >
-      not (U != null and U.ev == 'path.update' and (S == null or U.gen == S.gen) and first_after)
-      or (state == want and (expensive ?? false) == (U.expensive ?? false) and (constrained ?? false) == (U.constrained ?? false))
-    message: >-
-      path.state {state} (expensive {expensive ?? false}, constrained {constrained ?? false}) after path.update
-      {U.status} (expensive {U.expensive ?? false}, constrained {U.constrained ?? false}): expected {want}
-    tests:
-      - name: each status maps to its hint
-        log: |
-          {"t":0,"ev":"path.start","gen":1}
-          {"t":1,"ev":"path.update","gen":1,"status":"satisfied","expensive":true}
-          {"t":2,"ev":"path.state","gen":1,"state":"available","expensive":true}
-          {"t":3,"ev":"path.update","gen":1,"status":"requiresConnection"}
-          {"t":4,"ev":"path.state","gen":1,"state":"needsConnection","constrained":false}
-          {"t":5,"ev":"path.update","gen":1,"status":"unsatisfied"}
-          {"t":6,"ev":"path.state","gen":1,"state":"unavailable"}
-          {"t":7,"ev":"path.update","gen":1,"status":"weird"}
-          {"t":8,"ev":"path.state","gen":1,"state":"unknown"}
-        expect: pass
-      - name: a wrong hint or flag fails
-        log: |
-          {"t":0,"ev":"path.start","gen":1}
-          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
-          {"t":2,"ev":"path.state","gen":1,"state":"unavailable"}
-          {"t":3,"ev":"path.update","gen":1,"status":"satisfied","constrained":true}
-          {"t":4,"ev":"path.state","gen":1,"state":"available"}
-        expect: fail
-        violations: 2
-      - name: only the first state after the update is judged, and old monitors' updates end the window
-        log: |
-          {"t":0,"ev":"path.start","gen":1}
-          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
-          {"t":2,"ev":"path.state","gen":1,"state":"available"}
-          {"t":3,"ev":"path.state","gen":1,"state":"unavailable"}
-          {"t":4,"ev":"path.start","gen":2}
-          {"t":5,"ev":"path.update","gen":1,"status":"satisfied"}
-          {"t":6,"ev":"path.state","gen":2,"state":"unknown"}
-        expect: pass
-
-  - id: path.request-does-not-override
-    title: Only the monitor changes the hint
-    severity: error
-    for: source
-    description: >
-      The hint comes from the path monitor. A path.state with no path.update or path.start since
-      the previous path.state means something else, typically a failed request, overwrote it (a
-      request failure making the app believe it is offline). Any path.update counts, a stale one
-      too; a source's first path.state is not judged.
-    every: { ev: path.state }
-    expect: "count({ev: path.state}) == 0 or count({ev: [path.update, path.start]}, since: {ev: path.state}) > 0"
-    message: "path.state {state} with no path.update since the previous path.state: something other than the monitor changed the hint"
-    tests:
-      - name: a state after each update passes
-        log: |
-          {"t":0,"ev":"path.state","gen":1,"state":"unknown"}
-          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
-          {"t":2,"ev":"path.state","gen":1,"state":"available"}
-          {"t":3,"ev":"http.request","ok":false,"error":"NSURLErrorDomain:-1001"}
-          {"t":4,"ev":"path.update","gen":0,"status":"unsatisfied"}
-          {"t":5,"ev":"path.state","gen":1,"state":"available"}
-        expect: pass
-      - name: a request result overwriting the hint fails
-        log: |
-          {"t":0,"ev":"path.update","gen":1,"status":"satisfied"}
-          {"t":1,"ev":"path.state","gen":1,"state":"available"}
-          {"t":2,"ev":"http.request","ok":false,"error":"NSURLErrorDomain:-1009"}
-          {"t":3,"ev":"path.state","gen":1,"state":"unavailable"}
-        expect: fail
-        violations: 1
-
-  - id: path.no-block-when-unknown
-    title: Requests are not blocked on an unknown hint, nor when the user asks
-    severity: error
-    for: source
-    description: >
-      The path hint is a hint: the app may hold back background requests when the path is known to
-      be unavailable, but an http.blocked while the hint is unknown or needsConnection refuses
-      requests that would probably work, and a request the user asked for (user true) is never
-      blocked.
-    every: { ev: http.blocked }
-    let: { hint: "last({ev: path.state}).state ?? 'unknown'" }
-    expect: "user != true and not (hint in ['unknown', 'needsConnection'])"
-    message: "http.blocked {if user == true then 'a request the user asked for' else 'while the hint is ' + str(hint)}"
-    tests:
-      - name: blocking a background request while unavailable passes
-        log: |
-          {"t":0,"ev":"path.state","gen":1,"state":"unavailable"}
-          {"t":1,"ev":"http.blocked","user":false}
-          {"t":2,"ev":"http.blocked"}
-        expect: pass
-      - name: blocking on an unknown hint, on needsConnection, or for the user fails
-        log: |
-          {"t":0,"ev":"http.blocked"}
-          {"t":1,"ev":"path.state","gen":1,"state":"needsConnection"}
-          {"t":2,"ev":"http.blocked"}
-          {"t":3,"ev":"path.state","gen":1,"state":"unavailable"}
-          {"t":4,"ev":"http.blocked","user":true}
-        expect: fail
-        violations: 3
-
-"""#),
-        ("reconnect.yaml", #"""
-# The app lifecycle and reconnecting (seed: reconnect backoff and fatal ping errors).
-params: { release_ms: 1000, base_ms: 100, cap_ms: 10000, max_attempts: 10 }
-rules:
-  - id: app.inactive-releases
-    title: Going inactive or to the background closes live connections
-    severity: error
-    for: source
-    description: >
-      When the app becomes inactive or goes to the background, every live ws generation (connected
-      or connecting, not yet ended by ws.close, ws.closed or ws.connect_failed) must be closed by
-      the client: a ws.close of that generation within release_ms (inclusive). A ws.closed from the
-      transport does not count. One violation per live generation, at the app.scene; a log that
-      ends inside the window is inconclusive.
-    each:
-      - { ev: ws.connect, as: g }
-      - { ev: app.scene, phase: [inactive, background], as: s,
-          without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
-    followed_by: { ev: ws.close, where: "gen == g.gen" }
-    within_ms: "params.release_ms"
-    message: "the app went {s.phase} at t={s.t} while generation {g.gen} was live, and no ws.close of it came by t={s.t + params.release_ms}"
-    tests:
-      - name: a close within the window passes
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":10,"ev":"ws.open","gen":1}
-          {"t":500,"ev":"app.scene","phase":"background"}
-          {"t":1500,"ev":"ws.close","gen":1,"reason":"background"}
-        expect: pass
-      - name: a close one ms after the window fails
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":500,"ev":"app.scene","phase":"inactive"}
-          {"t":1501,"ev":"ws.close","gen":1,"reason":"inactive"}
-        expect: fail
-        violations: 1
-      - name: ws.closed does not release
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":10,"ev":"ws.open","gen":1}
-          {"t":500,"ev":"app.scene","phase":"background"}
-          {"t":600,"ev":"ws.closed","gen":1,"code":1001}
-          {"t":3000,"ev":"app.scene","phase":"active"}
-        expect: fail
-        violations: 1
-      - name: once per live generation
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":10,"ev":"ws.connect","gen":2}
-          {"t":500,"ev":"app.scene","phase":"background"}
-          {"t":3000,"ev":"app.scene","phase":"active"}
-        expect: fail
-        violations: 2
-      - name: an ended generation is not live
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":100,"ev":"ws.connect_failed","gen":1,"error":"NSURLErrorDomain:-1009"}
-          {"t":500,"ev":"app.scene","phase":"background"}
-          {"t":3000,"ev":"app.scene","phase":"active"}
-        expect: pass
-      - name: the log ending inside the window is inconclusive
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":500,"ev":"app.scene","phase":"background"}
-          {"t":900,"ev":"ws.message","gen":1}
-        expect: inconclusive
-      - name: active is not a reason to close
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":500,"ev":"app.scene","phase":"active"}
-          {"t":3000,"ev":"ws.message","gen":1}
-        expect: pass
-
-  - id: reconnect.backoff-range
-    title: Reconnect delays follow the jittered exponential backoff
-    severity: error
-    for: source
-    description: >
-      A reconnect is scheduled after delay_ms in [0.5 × base, base] (both inclusive), base =
-      min(2^attempt × base_ms, cap_ms), attempt counting from 1. A ws.reconnect whose attempt is not
-      a JSON integer >= 1, or whose delay_ms is missing, not a number or out of range, is a
-      violation: a fixed delay hammers the server, a zero delay spins the battery.
-    every: { ev: ws.reconnect }
-    let: { B: "min(pow(2, min(attempt, 64)) * params.base_ms, params.cap_ms)" }
-    expect: "is_int(attempt) and attempt >= 1 and type(delay_ms) in ['int', 'number'] and delay_ms >= 0.5 * B and delay_ms <= B"
-    message: >-
-      ws.reconnect {if not (is_int(attempt) and attempt >= 1) then 'needs an integer attempt >= 1, not ' + str(attempt)
-      else if not (type(delay_ms) in ['int', 'number']) then 'needs a numeric delay_ms, not ' + str(delay_ms)
-      else 'attempt ' + str(attempt) + ' has delay_ms ' + str(delay_ms) + ' outside [' + str(0.5 * B) + ', ' + str(B) + ']'}
-    tests:
-      - name: the bounds are inclusive
-        log: |
-          {"t":0,"ev":"ws.reconnect","attempt":1,"delay_ms":100}
-          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":200}
-          {"t":2,"ev":"ws.reconnect","attempt":3,"delay_ms":400}
-          {"t":3,"ev":"ws.reconnect","attempt":3,"delay_ms":800}
-          {"t":4,"ev":"ws.reconnect","attempt":7,"delay_ms":10000}
-          {"t":5,"ev":"ws.reconnect","attempt":40,"delay_ms":5000}
-        expect: pass
-      - name: just outside the bounds fails
-        log: |
-          {"t":0,"ev":"ws.reconnect","attempt":1,"delay_ms":99}
-          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":201}
-          {"t":2,"ev":"ws.reconnect","attempt":7,"delay_ms":4999}
-          {"t":3,"ev":"ws.reconnect","attempt":2,"delay_ms":2000}
-        expect: fail
-        violations: 4
-      - name: attempt must be a JSON integer >= 1 and delay_ms a number
-        log: |
-          {"t":0,"ev":"ws.reconnect","attempt":0,"delay_ms":100}
-          {"t":1,"ev":"ws.reconnect","attempt":1.0,"delay_ms":150}
-          {"t":2,"ev":"ws.reconnect","attempt":"1","delay_ms":150}
-          {"t":3,"ev":"ws.reconnect","delay_ms":150}
-          {"t":4,"ev":"ws.reconnect","attempt":1}
-          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":"150"}
-        expect: fail
-        violations: 6
-
-  - id: reconnect.attempt-limit
-    title: Reconnecting gives up after max_attempts
-    severity: error
-    for: source
-    description: >
-      The client stops reconnecting after max_attempts (default 10) attempts in a row. A
-      ws.reconnect with attempt greater than max_attempts is a violation (the seed's off-by-one
-      lets an eleventh attempt through).
-    every: { ev: ws.reconnect }
-    expect: "attempt <= params.max_attempts"
-    undecided: pass
-    message: "ws.reconnect attempt {attempt} is past the limit of {params.max_attempts}"
-    tests:
-      - name: attempt 10 passes
-        log: |
-          {"t":0,"ev":"ws.reconnect","attempt":10,"delay_ms":10000}
-        expect: pass
-      - name: attempt 11 fails
-        log: |
-          {"t":0,"ev":"ws.reconnect","attempt":11,"delay_ms":10000}
-        expect: fail
-        violations: 1
-
-  - id: reconnect.resets-after-open
-    title: The attempt count starts over after a healthy connection
-    severity: warning
-    for: source
-    description: >
-      After a connection worked (a ws.pong of a connected generation: opened and not yet ended),
-      the next ws.reconnect must be attempt 1. Every ws.reconnect ends the healthy stretch. A pong
-      of an already ended generation does not count. Without the reset, one long-lived connection's
-      failure starts at a long backoff, or straight at the attempt limit.
-    forbid:
-      # A pong of a connected generation (opened before it, not ended before it) ...
-      - { ev: ws.pong, as: q, where: "count({ev: ws.open, where: 'gen == q.gen'}) > 0 and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == q.gen'}) == 0" }
-      # ... then the first ws.reconnect after it, when it does not start over at 1.
-      - { ev: ws.reconnect, where: "attempt != 1", without: { ev: ws.reconnect } }
-    message: "ws.reconnect attempt {attempt} after a healthy connection: the count should have started over at 1"
-    tests:
-      - name: attempt 1 after a healthy connection passes
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":10,"ev":"ws.open","gen":1}
-          {"t":110,"ev":"ws.ping","gen":1}
-          {"t":120,"ev":"ws.pong","gen":1}
-          {"t":500,"ev":"ws.closed","gen":1}
-          {"t":510,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":700,"ev":"ws.reconnect","attempt":2,"delay_ms":300}
-        expect: pass
-      - name: no reset after a healthy connection fails
-        log: |
-          {"t":0,"ev":"ws.reconnect","attempt":3,"delay_ms":600}
-          {"t":600,"ev":"ws.connect","gen":1}
-          {"t":610,"ev":"ws.open","gen":1}
-          {"t":710,"ev":"ws.ping","gen":1}
-          {"t":720,"ev":"ws.pong","gen":1}
-          {"t":900,"ev":"ws.closed","gen":1}
-          {"t":910,"ev":"ws.reconnect","attempt":4,"delay_ms":1200}
-        expect: fail
-        violations: 1
-      - name: a pong of an ended generation does not make the source healthy
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":10,"ev":"ws.open","gen":1}
-          {"t":100,"ev":"ws.close","gen":1,"reason":"user"}
-          {"t":120,"ev":"ws.pong","gen":1}
-          {"t":130,"ev":"ws.reconnect","attempt":2,"delay_ms":300}
-        expect: pass
-      - name: without an open there is no healthy connection
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":120,"ev":"ws.pong","gen":1}
-          {"t":130,"ev":"ws.reconnect","attempt":2,"delay_ms":300}
-        expect: pass
-
-  - id: reconnect.fatal-errors-only
-    title: Only a fatal ping error triggers a reconnect
-    severity: error
-    for: source
-    description: >
-      A ping error is fatal when the connection is really gone: NSURLErrorDomain -1009 and -1005
-      (URLError.notConnectedToInternet, .networkConnectionLost), NSPOSIXErrorDomain 32 and 54
-      (POSIXError.EPIPE, .ECONNRESET), and any other domain. Other NSURLErrorDomain and
-      NSPOSIXErrorDomain codes are transient. A ws.reconnect whose pending ping error is not fatal is
-      a violation. The pending error is the latest ws.ping_error, cleared by ws.open, ws.reconnect,
-      ws.closed, ws.recv_error and ws.connect_failed (one per source, any generation). A missing
-      error, a non-string error and an unknown spelling count as fatal. URLError.X means
-      NSURLErrorDomain:X and POSIXError.X means NSPOSIXErrorDomain:X.
-    every: { ev: ws.reconnect }
-    let:
-      pe: "last({ev: ws.ping_error}, since: {ev: [ws.open, ws.reconnect, ws.closed, ws.recv_error, ws.connect_failed]})"
-      e: "pe.error"
-    expect: >
-      pe == null or not (type(e) == 'string' and (
-        (matches(e, '^NSURLErrorDomain:-?[0-9]+$') and not (e in ['NSURLErrorDomain:-1009', 'NSURLErrorDomain:-1005'])) or
-        (matches(e, '^URLError\.[A-Za-z0-9_]+$') and not (e in ['URLError.notConnectedToInternet', 'URLError.networkConnectionLost'])) or
-        (matches(e, '^NSPOSIXErrorDomain:-?[0-9]+$') and not (e in ['NSPOSIXErrorDomain:32', 'NSPOSIXErrorDomain:54'])) or
-        (matches(e, '^POSIXError\.[A-Za-z0-9_]+$') and not (e in ['POSIXError.EPIPE', 'POSIXError.ECONNRESET']))))
-    message: "ws.reconnect after the transient ping error {e} (at t={pe.t}): only fatal errors should reconnect"
-    tests:
-      - name: both spellings of each fatal error pass
-        log: |
-          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1009"}
-          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":2,"ev":"ws.ping_error","gen":2,"error":"URLError.notConnectedToInternet"}
-          {"t":3,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":4,"ev":"ws.ping_error","gen":3,"error":"NSURLErrorDomain:-1005"}
-          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":6,"ev":"ws.ping_error","gen":4,"error":"URLError.networkConnectionLost"}
-          {"t":7,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":8,"ev":"ws.ping_error","gen":5,"error":"NSPOSIXErrorDomain:32"}
-          {"t":9,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":10,"ev":"ws.ping_error","gen":6,"error":"POSIXError.EPIPE"}
-          {"t":11,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":12,"ev":"ws.ping_error","gen":7,"error":"NSPOSIXErrorDomain:54"}
-          {"t":13,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":14,"ev":"ws.ping_error","gen":8,"error":"POSIXError.ECONNRESET"}
-          {"t":15,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-        expect: pass
-      - name: other domains, unknown spellings, missing and non-string errors are fatal
-        log: |
-          {"t":0,"ev":"ws.ping_error","gen":1,"error":"kCFErrorDomainCFNetwork:303"}
-          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":2,"ev":"ws.ping_error","gen":2,"error":"socket closed"}
-          {"t":3,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":4,"ev":"ws.ping_error","gen":3}
-          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":6,"ev":"ws.ping_error","gen":4,"error":-1005}
-          {"t":7,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-        expect: pass
-      - name: transient errors in both spellings fail
-        log: |
-          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1001"}
-          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":2,"ev":"ws.ping_error","gen":2,"error":"URLError.timedOut"}
-          {"t":3,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":4,"ev":"ws.ping_error","gen":3,"error":"NSPOSIXErrorDomain:60"}
-          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":6,"ev":"ws.ping_error","gen":4,"error":"POSIXError.ETIMEDOUT"}
-          {"t":7,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-        expect: fail
-        violations: 4
-      - name: the error is cleared by open, closed, recv_error and connect_failed
-        log: |
-          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1001"}
-          {"t":1,"ev":"ws.closed","gen":1}
-          {"t":2,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-          {"t":3,"ev":"ws.ping_error","gen":2,"error":"NSURLErrorDomain:-1001"}
-          {"t":4,"ev":"ws.recv_error","gen":2,"error":"NSPOSIXErrorDomain:54"}
-          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-        expect: pass
-      - name: the latest pending error decides, of any generation
-        log: |
-          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1009"}
-          {"t":1,"ev":"ws.ping_error","gen":2,"error":"NSURLErrorDomain:-1001"}
-          {"t":2,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-        expect: fail
-        violations: 1
-
-  - id: reconnect.not-while-open
-    title: No reconnect while a connection is open
-    severity: error
-    for: source
-    description: >
-      A ws generation is connected from its first ws.open until it ends (ws.close, ws.closed,
-      ws.connect_failed); a ws.open after the end is stale and changes nothing. Scheduling a
-      ws.reconnect while a generation is connected opens a second connection beside a working one.
-    forbid:
-      - { ev: ws.open, as: o, where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == o.gen'}) == 0" }
-      - { ev: ws.reconnect, without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == o.gen" } }
-    message: "ws.reconnect while generation {o.gen} is connected (opened at t={o.t})"
-    tests:
-      - name: reconnect after the close passes
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":10,"ev":"ws.open","gen":1}
-          {"t":500,"ev":"ws.closed","gen":1,"code":1006}
-          {"t":510,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-        expect: pass
-      - name: reconnect while open fails
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":10,"ev":"ws.open","gen":1}
-          {"t":510,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-        expect: fail
-        violations: 1
-      - name: a stale open after the end does not count
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":100,"ev":"ws.close","gen":1,"reason":"user"}
-          {"t":150,"ev":"ws.open","gen":1}
-          {"t":200,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-        expect: pass
-      - name: connecting is not connected
-        log: |
-          {"t":0,"ev":"ws.connect","gen":1}
-          {"t":200,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
-        expect: pass
-
-"""#),
-        ("sse.yaml", #"""
-# A Server-Sent Events reader that resumes with Last-Event-ID (seed: SSE resume).
-# Ids compare as text: a JSON integer as its decimal text, so 2 and "2" are the same id.
-rules:
-  - id: sse.commit-after-processing
-    title: The cursor is committed only after the event was processed
-    severity: error
-    for: source
-    description: >
-      Committing the cursor when the id: line is parsed, before the event is handled, loses the
-      event if the app dies in between: on resume the server starts after it. An sse.commit of an
-      id with no earlier sse.processed of the same id with ok true is a violation, and so is a
-      commit without an id.
-    every: { ev: sse.commit, as: c }
-    expect: "id != null and count({ev: sse.processed, ok: true, where: 'text(id) == text(c.id)'}) > 0"
-    message: "sse.commit of id {str(id)} before any successful sse.processed of it"
-    tests:
-      - name: commit after successful processing passes
-        log: |
-          {"t":0,"ev":"sse.event","id":"1"}
-          {"t":1,"ev":"sse.processed","id":"1","ok":true}
-          {"t":2,"ev":"sse.commit","id":"1"}
-        expect: pass
-      - name: ids as numbers and as strings are the same id
-        log: |
-          {"t":0,"ev":"sse.event","id":2}
-          {"t":1,"ev":"sse.processed","id":2,"ok":true}
-          {"t":2,"ev":"sse.commit","id":"2"}
-        expect: pass
-      - name: commit before processing, after a failure, and without an id fail
-        log: |
-          {"t":0,"ev":"sse.event","id":"1"}
-          {"t":1,"ev":"sse.commit","id":"1"}
-          {"t":2,"ev":"sse.processed","id":"1","ok":true}
-          {"t":3,"ev":"sse.event","id":"2"}
-          {"t":4,"ev":"sse.processed","id":"2","ok":false}
-          {"t":5,"ev":"sse.commit","id":"2"}
-          {"t":6,"ev":"sse.commit"}
-        expect: fail
-        violations: 3
-
-  - id: sse.resume-from-commit
-    title: A reconnect resumes from the committed cursor
-    severity: error
-    for: source
-    description: >
-      Each sse.connect sends Last-Event-ID equal to the id of the latest earlier sse.commit; before
-      any commit it sends none (absent or null). An empty last_event_id means none. Resuming from
-      anywhere else skips or repeats events.
-    every: { ev: sse.connect }
-    let: { lc: "last({ev: sse.commit})" }
-    expect: "text(last_event_id ?? '') == (if lc == null then '' else text(lc.id ?? ''))"
-    message: >-
-      sse.connect sends Last-Event-ID {if (last_event_id ?? '') == '' then 'none' else str(last_event_id)}
-      but the latest commit is {if lc == null then 'none' else str(lc.id)}
-    tests:
-      - name: the first connect sends none, later ones the committed id
-        log: |
-          {"t":0,"ev":"sse.connect"}
-          {"t":1,"ev":"sse.event","id":"7"}
-          {"t":2,"ev":"sse.processed","id":"7","ok":true}
-          {"t":3,"ev":"sse.commit","id":"7"}
-          {"t":4,"ev":"sse.disconnect","reason":"network"}
-          {"t":5,"ev":"sse.connect","last_event_id":7}
-          {"t":6,"ev":"sse.connect","last_event_id":"7"}
-        expect: pass
-      - name: null and empty mean none
-        log: |
-          {"t":0,"ev":"sse.connect","last_event_id":null}
-          {"t":1,"ev":"sse.connect","last_event_id":""}
-        expect: pass
-      - name: a stale or invented cursor fails
-        log: |
-          {"t":0,"ev":"sse.connect","last_event_id":"3"}
-          {"t":1,"ev":"sse.commit","id":"5"}
-          {"t":2,"ev":"sse.connect","last_event_id":"4"}
-          {"t":3,"ev":"sse.connect"}
-        expect: fail
-        violations: 3
-
-  - id: sse.at-most-once
-    title: An event is processed successfully at most once
-    severity: error
-    for: source
-    description: >
-      After a resume the server may send events again; they must be recognised (sse.skipped) and
-      not handled twice. A second sse.processed with ok true for the same id is a violation.
-    count: { ev: sse.processed, ok: true }
-    by: "text(id)"
-    max: 1
-    message: "sse.processed of id {str(id)} succeeded a second time"
-    tests:
-      - name: a redelivered event that is skipped passes
-        log: |
-          {"t":0,"ev":"sse.processed","id":"1","ok":true}
-          {"t":1,"ev":"sse.event","id":"1"}
-          {"t":2,"ev":"sse.skipped","id":"1","reason":"duplicate"}
-          {"t":3,"ev":"sse.processed","id":"2","ok":false}
-          {"t":4,"ev":"sse.processed","id":"2","ok":true}
-        expect: pass
-      - name: processing the same id twice fails, whatever its JSON type
-        log: |
-          {"t":0,"ev":"sse.processed","id":"1","ok":true}
-          {"t":1,"ev":"sse.processed","id":1,"ok":true}
-        expect: fail
-        violations: 1
-
-  - id: sse.no-lost-events
-    title: No event is lost behind the cursor
-    severity: error
-    for: source
-    description: >
-      An sse.event whose id never gets an sse.processed with ok true, although an event received
-      after it does and is committed, is lost: the cursor moved past it and a resume will not bring
-      it back (a failed event skipped). Reported at the first sse.event of the lost id.
-    each:
-      - { ev: sse.event, id: { exists: true }, as: e, where: "count({ev: sse.event, where: 'text(id) == text(e.id)'}) == 0" }
-      # The cursor moved past e: an event received after e was processed successfully and
-      # committed, in either order; k is whichever of the two came second.
-      - ev: [sse.commit, sse.processed]
-        as: k
-        where: >
-          text(id) != text(e.id)
-          and count({ev: sse.event, where: 'text(id) == text(k.id) and $seq > e.$seq'}) > 0
-          and (if ev == 'sse.commit' then count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0
-               else ok == true and count({ev: sse.commit, where: 'text(id) == text(k.id)'}) > 0)
-        without: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
-    followed_by: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
-    at_end: fail
-    report_at: e
-    message: "sse.event {str(e.id)} was never processed successfully, but the cursor moved past it (event {str(k.id)}, received later, was processed and committed)"
-    tests:
-      - name: every event processed passes
-        log: |
-          {"t":0,"ev":"sse.event","id":"1"}
-          {"t":1,"ev":"sse.processed","id":"1","ok":true}
-          {"t":2,"ev":"sse.commit","id":"1"}
-          {"t":3,"ev":"sse.event","id":"2"}
-          {"t":4,"ev":"sse.processed","id":"2","ok":true}
-          {"t":5,"ev":"sse.commit","id":"2"}
-        expect: pass
-      - name: a failed event skipped by a later commit fails once
-        log: |
-          {"t":0,"ev":"sse.event","id":"1"}
-          {"t":1,"ev":"sse.processed","id":"1","ok":false}
-          {"t":2,"ev":"sse.event","id":"2"}
-          {"t":3,"ev":"sse.processed","id":"2","ok":true}
-          {"t":4,"ev":"sse.commit","id":"2"}
-          {"t":5,"ev":"sse.event","id":"3"}
-          {"t":6,"ev":"sse.processed","id":"3","ok":true}
-          {"t":7,"ev":"sse.commit","id":"3"}
-        expect: fail
-        violations: 1
-      - name: an unprocessed last event with nothing committed after it is not lost
-        log: |
-          {"t":0,"ev":"sse.event","id":"1"}
-          {"t":1,"ev":"sse.processed","id":"1","ok":true}
-          {"t":2,"ev":"sse.commit","id":"1"}
-          {"t":3,"ev":"sse.event","id":"2"}
-        expect: pass
-      - name: the later event committed before it was processed still moves the cursor
-        log: |
-          {"t":0,"ev":"sse.event","id":"1"}
-          {"t":1,"ev":"sse.processed","id":"1","ok":false}
-          {"t":2,"ev":"sse.event","id":"2"}
-          {"t":3,"ev":"sse.commit","id":"2"}
-          {"t":4,"ev":"sse.processed","id":"2","ok":true}
-        expect: fail
-        violations: 1
-      - name: a commit of an event received earlier does not move past it
-        log: |
-          {"t":0,"ev":"sse.event","id":"1"}
-          {"t":1,"ev":"sse.event","id":"2"}
-          {"t":2,"ev":"sse.processed","id":"1","ok":true}
-          {"t":3,"ev":"sse.commit","id":"1"}
-        expect: pass
-      - name: processed again after the commit is not lost
-        log: |
-          {"t":0,"ev":"sse.event","id":1}
-          {"t":1,"ev":"sse.processed","id":1,"ok":false}
-          {"t":2,"ev":"sse.event","id":2}
-          {"t":3,"ev":"sse.processed","id":2,"ok":true}
-          {"t":4,"ev":"sse.commit","id":2}
-          {"t":5,"ev":"sse.processed","id":"1","ok":true}
-        expect: pass
-
-  - id: sse.cancel-stops-reconnect
-    title: A cancelled reader does not reconnect
-    severity: error
-    for: source
-    description: >
-      When the app cancels reading (leaving the screen), the reader must not connect again until
-      the app starts it again. An sse.connect after an sse.cancel with no sse.start between them is
-      a violation: a background stream the user cannot see drains the battery.
-    forbid:
-      - { ev: sse.cancel }
-      - { ev: sse.connect, without: { ev: sse.start } }
-    message: "sse.connect after sse.cancel without sse.start"
-    tests:
-      - name: cancel, start, connect passes
-        log: |
-          {"t":0,"ev":"sse.start"}
-          {"t":1,"ev":"sse.connect"}
-          {"t":2,"ev":"sse.cancel"}
-          {"t":3,"ev":"sse.start"}
-          {"t":4,"ev":"sse.connect"}
-        expect: pass
-      - name: connect after cancel fails
-        log: |
-          {"t":0,"ev":"sse.connect"}
-          {"t":2,"ev":"sse.cancel"}
-          {"t":3,"ev":"sse.disconnect","reason":"cancelled"}
-          {"t":4,"ev":"sse.connect"}
-        expect: fail
-        violations: 1
-
-"""#),
-        ("ws.yaml", #"""
+        ("20-ws.yaml", #"""
 # WebSocket connections with a heartbeat (seed: heartbeat state machine and generation isolation).
 #
 # interval_ms and timeout_ms of a generation come from its ws.connect when that has them as
@@ -1380,6 +656,730 @@ rules:
           {"t":150,"ev":"ws.open","gen":1}
           {"t":200,"ev":"ws.connect","gen":2}
         expect: pass
+
+"""#),
+        ("30-reconnect.yaml", #"""
+# The app lifecycle and reconnecting (seed: reconnect backoff and fatal ping errors).
+params: { release_ms: 1000, base_ms: 100, cap_ms: 10000, max_attempts: 10 }
+rules:
+  - id: app.inactive-releases
+    title: Going inactive or to the background closes live connections
+    severity: error
+    for: source
+    description: >
+      When the app becomes inactive or goes to the background, every live ws generation (connected
+      or connecting, not yet ended by ws.close, ws.closed or ws.connect_failed) must be closed by
+      the client: a ws.close of that generation within release_ms (inclusive). A ws.closed from the
+      transport does not count. One violation per live generation, at the app.scene; a log that
+      ends inside the window is inconclusive.
+    each:
+      - { ev: ws.connect, as: g }
+      - { ev: app.scene, phase: [inactive, background], as: s,
+          without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
+    followed_by: { ev: ws.close, where: "gen == g.gen" }
+    within_ms: "params.release_ms"
+    message: "the app went {s.phase} at t={s.t} while generation {g.gen} was live, and no ws.close of it came by t={s.t + params.release_ms}"
+    tests:
+      - name: a close within the window passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":500,"ev":"app.scene","phase":"background"}
+          {"t":1500,"ev":"ws.close","gen":1,"reason":"background"}
+        expect: pass
+      - name: a close one ms after the window fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":500,"ev":"app.scene","phase":"inactive"}
+          {"t":1501,"ev":"ws.close","gen":1,"reason":"inactive"}
+        expect: fail
+        violations: 1
+      - name: ws.closed does not release
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":500,"ev":"app.scene","phase":"background"}
+          {"t":600,"ev":"ws.closed","gen":1,"code":1001}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: fail
+        violations: 1
+      - name: once per live generation
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.connect","gen":2}
+          {"t":500,"ev":"app.scene","phase":"background"}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: fail
+        violations: 2
+      - name: an ended generation is not live
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.connect_failed","gen":1,"error":"NSURLErrorDomain:-1009"}
+          {"t":500,"ev":"app.scene","phase":"background"}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: pass
+      - name: the log ending inside the window is inconclusive
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":500,"ev":"app.scene","phase":"background"}
+          {"t":900,"ev":"ws.message","gen":1}
+        expect: inconclusive
+      - name: active is not a reason to close
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":500,"ev":"app.scene","phase":"active"}
+          {"t":3000,"ev":"ws.message","gen":1}
+        expect: pass
+
+  - id: reconnect.backoff-range
+    title: Reconnect delays follow the jittered exponential backoff
+    severity: error
+    for: source
+    description: >
+      A reconnect is scheduled after delay_ms in [0.5 × base, base] (both inclusive), base =
+      min(2^attempt × base_ms, cap_ms), attempt counting from 1. A ws.reconnect whose attempt is not
+      a JSON integer >= 1, or whose delay_ms is missing, not a number or out of range, is a
+      violation: a fixed delay hammers the server, a zero delay spins the battery.
+    every: { ev: ws.reconnect }
+    let: { B: "min(pow(2, min(attempt, 64)) * params.base_ms, params.cap_ms)" }
+    expect: "is_int(attempt) and attempt >= 1 and type(delay_ms) in ['int', 'number'] and delay_ms >= 0.5 * B and delay_ms <= B"
+    message: >-
+      ws.reconnect {if not (is_int(attempt) and attempt >= 1) then 'needs an integer attempt >= 1, not ' + str(attempt)
+      else if not (type(delay_ms) in ['int', 'number']) then 'needs a numeric delay_ms, not ' + str(delay_ms)
+      else 'attempt ' + str(attempt) + ' has delay_ms ' + str(delay_ms) + ' outside [' + str(0.5 * B) + ', ' + str(B) + ']'}
+    tests:
+      - name: the bounds are inclusive
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":1,"delay_ms":100}
+          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":200}
+          {"t":2,"ev":"ws.reconnect","attempt":3,"delay_ms":400}
+          {"t":3,"ev":"ws.reconnect","attempt":3,"delay_ms":800}
+          {"t":4,"ev":"ws.reconnect","attempt":7,"delay_ms":10000}
+          {"t":5,"ev":"ws.reconnect","attempt":40,"delay_ms":5000}
+        expect: pass
+      - name: just outside the bounds fails
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":1,"delay_ms":99}
+          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":201}
+          {"t":2,"ev":"ws.reconnect","attempt":7,"delay_ms":4999}
+          {"t":3,"ev":"ws.reconnect","attempt":2,"delay_ms":2000}
+        expect: fail
+        violations: 4
+      - name: attempt must be a JSON integer >= 1 and delay_ms a number
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":0,"delay_ms":100}
+          {"t":1,"ev":"ws.reconnect","attempt":1.0,"delay_ms":150}
+          {"t":2,"ev":"ws.reconnect","attempt":"1","delay_ms":150}
+          {"t":3,"ev":"ws.reconnect","delay_ms":150}
+          {"t":4,"ev":"ws.reconnect","attempt":1}
+          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":"150"}
+        expect: fail
+        violations: 6
+
+  - id: reconnect.attempt-limit
+    title: Reconnecting gives up after max_attempts
+    severity: error
+    for: source
+    description: >
+      The client stops reconnecting after max_attempts (default 10) attempts in a row. A
+      ws.reconnect with attempt greater than max_attempts is a violation (the seed's off-by-one
+      lets an eleventh attempt through).
+    every: { ev: ws.reconnect }
+    expect: "attempt <= params.max_attempts"
+    undecided: pass
+    message: "ws.reconnect attempt {attempt} is past the limit of {params.max_attempts}"
+    tests:
+      - name: attempt 10 passes
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":10,"delay_ms":10000}
+        expect: pass
+      - name: attempt 11 fails
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":11,"delay_ms":10000}
+        expect: fail
+        violations: 1
+
+  - id: reconnect.resets-after-open
+    title: The attempt count starts over after a healthy connection
+    severity: warning
+    for: source
+    description: >
+      After a connection worked (a ws.pong of a connected generation: opened and not yet ended),
+      the next ws.reconnect must be attempt 1. Every ws.reconnect ends the healthy stretch. A pong
+      of an already ended generation does not count. Without the reset, one long-lived connection's
+      failure starts at a long backoff, or straight at the attempt limit.
+    forbid:
+      # A pong of a connected generation (opened before it, not ended before it) ...
+      - { ev: ws.pong, as: q, where: "count({ev: ws.open, where: 'gen == q.gen'}) > 0 and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == q.gen'}) == 0" }
+      # ... then the first ws.reconnect after it, when it does not start over at 1.
+      - { ev: ws.reconnect, where: "attempt != 1", without: { ev: ws.reconnect } }
+    message: "ws.reconnect attempt {attempt} after a healthy connection: the count should have started over at 1"
+    tests:
+      - name: attempt 1 after a healthy connection passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":120,"ev":"ws.pong","gen":1}
+          {"t":500,"ev":"ws.closed","gen":1}
+          {"t":510,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":700,"ev":"ws.reconnect","attempt":2,"delay_ms":300}
+        expect: pass
+      - name: no reset after a healthy connection fails
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":3,"delay_ms":600}
+          {"t":600,"ev":"ws.connect","gen":1}
+          {"t":610,"ev":"ws.open","gen":1}
+          {"t":710,"ev":"ws.ping","gen":1}
+          {"t":720,"ev":"ws.pong","gen":1}
+          {"t":900,"ev":"ws.closed","gen":1}
+          {"t":910,"ev":"ws.reconnect","attempt":4,"delay_ms":1200}
+        expect: fail
+        violations: 1
+      - name: a pong of an ended generation does not make the source healthy
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":100,"ev":"ws.close","gen":1,"reason":"user"}
+          {"t":120,"ev":"ws.pong","gen":1}
+          {"t":130,"ev":"ws.reconnect","attempt":2,"delay_ms":300}
+        expect: pass
+      - name: without an open there is no healthy connection
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":120,"ev":"ws.pong","gen":1}
+          {"t":130,"ev":"ws.reconnect","attempt":2,"delay_ms":300}
+        expect: pass
+
+  - id: reconnect.fatal-errors-only
+    title: Only a fatal ping error triggers a reconnect
+    severity: error
+    for: source
+    description: >
+      A ping error is fatal when the connection is really gone: NSURLErrorDomain -1009 and -1005
+      (URLError.notConnectedToInternet, .networkConnectionLost), NSPOSIXErrorDomain 32 and 54
+      (POSIXError.EPIPE, .ECONNRESET), and any other domain. Other NSURLErrorDomain and
+      NSPOSIXErrorDomain codes are transient. A ws.reconnect whose pending ping error is not fatal is
+      a violation. The pending error is the latest ws.ping_error, cleared by ws.open, ws.reconnect,
+      ws.closed, ws.recv_error and ws.connect_failed (one per source, any generation). A missing
+      error, a non-string error and an unknown spelling count as fatal. URLError.X means
+      NSURLErrorDomain:X and POSIXError.X means NSPOSIXErrorDomain:X.
+    every: { ev: ws.reconnect }
+    let:
+      pe: "last({ev: ws.ping_error}, since: {ev: [ws.open, ws.reconnect, ws.closed, ws.recv_error, ws.connect_failed]})"
+      e: "pe.error"
+    expect: >
+      pe == null or not (type(e) == 'string' and (
+        (matches(e, '^NSURLErrorDomain:-?[0-9]+$') and not (e in ['NSURLErrorDomain:-1009', 'NSURLErrorDomain:-1005'])) or
+        (matches(e, '^URLError\.[A-Za-z0-9_]+$') and not (e in ['URLError.notConnectedToInternet', 'URLError.networkConnectionLost'])) or
+        (matches(e, '^NSPOSIXErrorDomain:-?[0-9]+$') and not (e in ['NSPOSIXErrorDomain:32', 'NSPOSIXErrorDomain:54'])) or
+        (matches(e, '^POSIXError\.[A-Za-z0-9_]+$') and not (e in ['POSIXError.EPIPE', 'POSIXError.ECONNRESET']))))
+    message: "ws.reconnect after the transient ping error {e} (at t={pe.t}): only fatal errors should reconnect"
+    tests:
+      - name: both spellings of each fatal error pass
+        log: |
+          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1009"}
+          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":2,"ev":"ws.ping_error","gen":2,"error":"URLError.notConnectedToInternet"}
+          {"t":3,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":4,"ev":"ws.ping_error","gen":3,"error":"NSURLErrorDomain:-1005"}
+          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":6,"ev":"ws.ping_error","gen":4,"error":"URLError.networkConnectionLost"}
+          {"t":7,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":8,"ev":"ws.ping_error","gen":5,"error":"NSPOSIXErrorDomain:32"}
+          {"t":9,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":10,"ev":"ws.ping_error","gen":6,"error":"POSIXError.EPIPE"}
+          {"t":11,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":12,"ev":"ws.ping_error","gen":7,"error":"NSPOSIXErrorDomain:54"}
+          {"t":13,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":14,"ev":"ws.ping_error","gen":8,"error":"POSIXError.ECONNRESET"}
+          {"t":15,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+      - name: other domains, unknown spellings, missing and non-string errors are fatal
+        log: |
+          {"t":0,"ev":"ws.ping_error","gen":1,"error":"kCFErrorDomainCFNetwork:303"}
+          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":2,"ev":"ws.ping_error","gen":2,"error":"socket closed"}
+          {"t":3,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":4,"ev":"ws.ping_error","gen":3}
+          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":6,"ev":"ws.ping_error","gen":4,"error":-1005}
+          {"t":7,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+      - name: transient errors in both spellings fail
+        log: |
+          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1001"}
+          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":2,"ev":"ws.ping_error","gen":2,"error":"URLError.timedOut"}
+          {"t":3,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":4,"ev":"ws.ping_error","gen":3,"error":"NSPOSIXErrorDomain:60"}
+          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":6,"ev":"ws.ping_error","gen":4,"error":"POSIXError.ETIMEDOUT"}
+          {"t":7,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: fail
+        violations: 4
+      - name: the error is cleared by open, closed, recv_error and connect_failed
+        log: |
+          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1001"}
+          {"t":1,"ev":"ws.closed","gen":1}
+          {"t":2,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":3,"ev":"ws.ping_error","gen":2,"error":"NSURLErrorDomain:-1001"}
+          {"t":4,"ev":"ws.recv_error","gen":2,"error":"NSPOSIXErrorDomain:54"}
+          {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+      - name: the latest pending error decides, of any generation
+        log: |
+          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:-1009"}
+          {"t":1,"ev":"ws.ping_error","gen":2,"error":"NSURLErrorDomain:-1001"}
+          {"t":2,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: fail
+        violations: 1
+
+  - id: reconnect.not-while-open
+    title: No reconnect while a connection is open
+    severity: error
+    for: source
+    description: >
+      A ws generation is connected from its first ws.open until it ends (ws.close, ws.closed,
+      ws.connect_failed); a ws.open after the end is stale and changes nothing. Scheduling a
+      ws.reconnect while a generation is connected opens a second connection beside a working one.
+    forbid:
+      - { ev: ws.open, as: o, where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == o.gen'}) == 0" }
+      - { ev: ws.reconnect, without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == o.gen" } }
+    message: "ws.reconnect while generation {o.gen} is connected (opened at t={o.t})"
+    tests:
+      - name: reconnect after the close passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":500,"ev":"ws.closed","gen":1,"code":1006}
+          {"t":510,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+      - name: reconnect while open fails
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":510,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: fail
+        violations: 1
+      - name: a stale open after the end does not count
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.close","gen":1,"reason":"user"}
+          {"t":150,"ev":"ws.open","gen":1}
+          {"t":200,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+      - name: connecting is not connected
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":200,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+
+"""#),
+        ("40-sse.yaml", #"""
+# A Server-Sent Events reader that resumes with Last-Event-ID (seed: SSE resume).
+# Ids compare as text: a JSON integer as its decimal text, so 2 and "2" are the same id.
+rules:
+  - id: sse.commit-after-processing
+    title: The cursor is committed only after the event was processed
+    severity: error
+    for: source
+    description: >
+      Committing the cursor when the id: line is parsed, before the event is handled, loses the
+      event if the app dies in between: on resume the server starts after it. An sse.commit of an
+      id with no earlier sse.processed of the same id with ok true is a violation, and so is a
+      commit without an id.
+    every: { ev: sse.commit, as: c }
+    expect: "id != null and count({ev: sse.processed, ok: true, where: 'text(id) == text(c.id)'}) > 0"
+    message: "sse.commit of id {str(id)} before any successful sse.processed of it"
+    tests:
+      - name: commit after successful processing passes
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":true}
+          {"t":2,"ev":"sse.commit","id":"1"}
+        expect: pass
+      - name: ids as numbers and as strings are the same id
+        log: |
+          {"t":0,"ev":"sse.event","id":2}
+          {"t":1,"ev":"sse.processed","id":2,"ok":true}
+          {"t":2,"ev":"sse.commit","id":"2"}
+        expect: pass
+      - name: commit before processing, after a failure, and without an id fail
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.commit","id":"1"}
+          {"t":2,"ev":"sse.processed","id":"1","ok":true}
+          {"t":3,"ev":"sse.event","id":"2"}
+          {"t":4,"ev":"sse.processed","id":"2","ok":false}
+          {"t":5,"ev":"sse.commit","id":"2"}
+          {"t":6,"ev":"sse.commit"}
+        expect: fail
+        violations: 3
+
+  - id: sse.resume-from-commit
+    title: A reconnect resumes from the committed cursor
+    severity: error
+    for: source
+    description: >
+      Each sse.connect sends Last-Event-ID equal to the id of the latest earlier sse.commit; before
+      any commit it sends none (absent or null). An empty last_event_id means none. Resuming from
+      anywhere else skips or repeats events.
+    every: { ev: sse.connect }
+    let: { lc: "last({ev: sse.commit})" }
+    expect: "text(last_event_id ?? '') == (if lc == null then '' else text(lc.id ?? ''))"
+    message: >-
+      sse.connect sends Last-Event-ID {if (last_event_id ?? '') == '' then 'none' else str(last_event_id)}
+      but the latest commit is {if lc == null then 'none' else str(lc.id)}
+    tests:
+      - name: the first connect sends none, later ones the committed id
+        log: |
+          {"t":0,"ev":"sse.connect"}
+          {"t":1,"ev":"sse.event","id":"7"}
+          {"t":2,"ev":"sse.processed","id":"7","ok":true}
+          {"t":3,"ev":"sse.commit","id":"7"}
+          {"t":4,"ev":"sse.disconnect","reason":"network"}
+          {"t":5,"ev":"sse.connect","last_event_id":7}
+          {"t":6,"ev":"sse.connect","last_event_id":"7"}
+        expect: pass
+      - name: null and empty mean none
+        log: |
+          {"t":0,"ev":"sse.connect","last_event_id":null}
+          {"t":1,"ev":"sse.connect","last_event_id":""}
+        expect: pass
+      - name: a stale or invented cursor fails
+        log: |
+          {"t":0,"ev":"sse.connect","last_event_id":"3"}
+          {"t":1,"ev":"sse.commit","id":"5"}
+          {"t":2,"ev":"sse.connect","last_event_id":"4"}
+          {"t":3,"ev":"sse.connect"}
+        expect: fail
+        violations: 3
+
+  - id: sse.at-most-once
+    title: An event is processed successfully at most once
+    severity: error
+    for: source
+    description: >
+      After a resume the server may send events again; they must be recognised (sse.skipped) and
+      not handled twice. A second sse.processed with ok true for the same id is a violation.
+    count: { ev: sse.processed, ok: true }
+    by: "text(id)"
+    max: 1
+    message: "sse.processed of id {str(id)} succeeded a second time"
+    tests:
+      - name: a redelivered event that is skipped passes
+        log: |
+          {"t":0,"ev":"sse.processed","id":"1","ok":true}
+          {"t":1,"ev":"sse.event","id":"1"}
+          {"t":2,"ev":"sse.skipped","id":"1","reason":"duplicate"}
+          {"t":3,"ev":"sse.processed","id":"2","ok":false}
+          {"t":4,"ev":"sse.processed","id":"2","ok":true}
+        expect: pass
+      - name: processing the same id twice fails, whatever its JSON type
+        log: |
+          {"t":0,"ev":"sse.processed","id":"1","ok":true}
+          {"t":1,"ev":"sse.processed","id":1,"ok":true}
+        expect: fail
+        violations: 1
+
+  - id: sse.no-lost-events
+    title: No event is lost behind the cursor
+    severity: error
+    for: source
+    description: >
+      An sse.event whose id never gets an sse.processed with ok true, although an event received
+      after it does and is committed, is lost: the cursor moved past it and a resume will not bring
+      it back (a failed event skipped). Reported at the first sse.event of the lost id.
+    each:
+      - { ev: sse.event, id: { exists: true }, as: e, where: "count({ev: sse.event, where: 'text(id) == text(e.id)'}) == 0" }
+      # The cursor moved past e: an event received after e was processed successfully and
+      # committed, in either order; k is whichever of the two came second.
+      - ev: [sse.commit, sse.processed]
+        as: k
+        where: >
+          text(id) != text(e.id)
+          and count({ev: sse.event, where: 'text(id) == text(k.id) and $seq > e.$seq'}) > 0
+          and (if ev == 'sse.commit' then count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0
+               else ok == true and count({ev: sse.commit, where: 'text(id) == text(k.id)'}) > 0)
+        without: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
+    followed_by: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
+    at_end: fail
+    report_at: e
+    message: "sse.event {str(e.id)} was never processed successfully, but the cursor moved past it (event {str(k.id)}, received later, was processed and committed)"
+    tests:
+      - name: every event processed passes
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":true}
+          {"t":2,"ev":"sse.commit","id":"1"}
+          {"t":3,"ev":"sse.event","id":"2"}
+          {"t":4,"ev":"sse.processed","id":"2","ok":true}
+          {"t":5,"ev":"sse.commit","id":"2"}
+        expect: pass
+      - name: a failed event skipped by a later commit fails once
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":false}
+          {"t":2,"ev":"sse.event","id":"2"}
+          {"t":3,"ev":"sse.processed","id":"2","ok":true}
+          {"t":4,"ev":"sse.commit","id":"2"}
+          {"t":5,"ev":"sse.event","id":"3"}
+          {"t":6,"ev":"sse.processed","id":"3","ok":true}
+          {"t":7,"ev":"sse.commit","id":"3"}
+        expect: fail
+        violations: 1
+      - name: an unprocessed last event with nothing committed after it is not lost
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":true}
+          {"t":2,"ev":"sse.commit","id":"1"}
+          {"t":3,"ev":"sse.event","id":"2"}
+        expect: pass
+      - name: the later event committed before it was processed still moves the cursor
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":false}
+          {"t":2,"ev":"sse.event","id":"2"}
+          {"t":3,"ev":"sse.commit","id":"2"}
+          {"t":4,"ev":"sse.processed","id":"2","ok":true}
+        expect: fail
+        violations: 1
+      - name: a commit of an event received earlier does not move past it
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.event","id":"2"}
+          {"t":2,"ev":"sse.processed","id":"1","ok":true}
+          {"t":3,"ev":"sse.commit","id":"1"}
+        expect: pass
+      - name: processed again after the commit is not lost
+        log: |
+          {"t":0,"ev":"sse.event","id":1}
+          {"t":1,"ev":"sse.processed","id":1,"ok":false}
+          {"t":2,"ev":"sse.event","id":2}
+          {"t":3,"ev":"sse.processed","id":2,"ok":true}
+          {"t":4,"ev":"sse.commit","id":2}
+          {"t":5,"ev":"sse.processed","id":"1","ok":true}
+        expect: pass
+
+  - id: sse.cancel-stops-reconnect
+    title: A cancelled reader does not reconnect
+    severity: error
+    for: source
+    description: >
+      When the app cancels reading (leaving the screen), the reader must not connect again until
+      the app starts it again. An sse.connect after an sse.cancel with no sse.start between them is
+      a violation: a background stream the user cannot see drains the battery.
+    forbid:
+      - { ev: sse.cancel }
+      - { ev: sse.connect, without: { ev: sse.start } }
+    message: "sse.connect after sse.cancel without sse.start"
+    tests:
+      - name: cancel, start, connect passes
+        log: |
+          {"t":0,"ev":"sse.start"}
+          {"t":1,"ev":"sse.connect"}
+          {"t":2,"ev":"sse.cancel"}
+          {"t":3,"ev":"sse.start"}
+          {"t":4,"ev":"sse.connect"}
+        expect: pass
+      - name: connect after cancel fails
+        log: |
+          {"t":0,"ev":"sse.connect"}
+          {"t":2,"ev":"sse.cancel"}
+          {"t":3,"ev":"sse.disconnect","reason":"cancelled"}
+          {"t":4,"ev":"sse.connect"}
+        expect: fail
+        violations: 1
+
+"""#),
+        ("50-path.yaml", #"""
+# A network-path hint (seed: NWPathMonitor and offline judgement).
+#
+# The current hint is the latest path.state's state (unknown before any). The current monitor
+# gen is the latest path.start's gen (before any path.start, every gen is current).
+rules:
+  - id: path.starts-unknown
+    title: The hint is unknown until the monitor's first update
+    severity: error
+    for: source
+    description: >
+      A freshly started monitor knows nothing: from the source's start and after each path.start,
+      until the first path.update of the current gen, a path.state must say unknown. Claiming
+      available or unavailable before the first callback blocks or allows requests on a guess.
+    every: { ev: path.state }
+    let: { S: "last({ev: path.start})" }
+    expect: "state == 'unknown' or count({ev: path.update, where: 'S == null or gen == S.gen'}, since: {ev: path.start}) > 0"
+    message: "path.state {state} before the first path.update of monitor {S.gen ?? 'gen'}"
+    tests:
+      - name: unknown until the first update passes
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.state","gen":1,"state":"unknown"}
+          {"t":2,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":3,"ev":"path.state","gen":1,"state":"available"}
+        expect: pass
+      - name: a guess before the first update fails
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.state","gen":1,"state":"available"}
+        expect: fail
+        violations: 1
+      - name: an update of an old monitor does not count
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":2,"ev":"path.start","gen":2}
+          {"t":3,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":4,"ev":"path.state","gen":1,"state":"available"}
+        expect: fail
+        violations: 1
+      - name: before any path.start every gen is current
+        log: |
+          {"t":0,"ev":"path.update","gen":4,"status":"unsatisfied"}
+          {"t":1,"ev":"path.state","gen":4,"state":"unavailable"}
+        expect: pass
+
+  - id: path.stale-update-ignored
+    title: A cancelled monitor's update changes nothing
+    severity: error
+    for: source
+    description: >
+      After a monitor is restarted, the old one's queued callbacks still arrive. A path.state whose
+      gen is lower than the latest path.start gen means a stale monitor's update changed the hint.
+    every: { ev: path.state }
+    expect: "gen == null or gen >= (last({ev: path.start}).gen ?? gen)"
+    message: "path.state from monitor {gen} after monitor {last({ev: path.start}).gen} started"
+    tests:
+      - name: the current monitor's states pass
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.start","gen":2}
+          {"t":2,"ev":"path.state","gen":2,"state":"unknown"}
+        expect: pass
+      - name: a stale monitor's state fails
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.start","gen":2}
+          {"t":2,"ev":"path.state","gen":1,"state":"available"}
+        expect: fail
+        violations: 1
+
+  - id: path.state-matches-status
+    title: The hint follows the current monitor's update
+    severity: error
+    for: source
+    description: >
+      The first path.state after a path.update of the current monitor (before the next
+      path.update or path.start) must agree with it: satisfied → available, requiresConnection →
+      needsConnection, unsatisfied → unavailable, anything else → unknown; and its expensive and
+      constrained flags (absent means false) must equal the update's. An update of an old monitor
+      ends the window without being judged.
+    every: { ev: path.state }
+    let:
+      U: "last({ev: [path.update, path.start]})"
+      S: "last({ev: path.start})"
+      first_after: "count({ev: path.state}, since: {ev: [path.update, path.start]}) == 0"
+      want: "{satisfied: 'available', requiresConnection: 'needsConnection', unsatisfied: 'unavailable'}[U.status] ?? 'unknown'"
+    expect: >
+      not (U != null and U.ev == 'path.update' and (S == null or U.gen == S.gen) and first_after)
+      or (state == want and (expensive ?? false) == (U.expensive ?? false) and (constrained ?? false) == (U.constrained ?? false))
+    message: >-
+      path.state {state} (expensive {expensive ?? false}, constrained {constrained ?? false}) after path.update
+      {U.status} (expensive {U.expensive ?? false}, constrained {U.constrained ?? false}): expected {want}
+    tests:
+      - name: each status maps to its hint
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.update","gen":1,"status":"satisfied","expensive":true}
+          {"t":2,"ev":"path.state","gen":1,"state":"available","expensive":true}
+          {"t":3,"ev":"path.update","gen":1,"status":"requiresConnection"}
+          {"t":4,"ev":"path.state","gen":1,"state":"needsConnection","constrained":false}
+          {"t":5,"ev":"path.update","gen":1,"status":"unsatisfied"}
+          {"t":6,"ev":"path.state","gen":1,"state":"unavailable"}
+          {"t":7,"ev":"path.update","gen":1,"status":"weird"}
+          {"t":8,"ev":"path.state","gen":1,"state":"unknown"}
+        expect: pass
+      - name: a wrong hint or flag fails
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":2,"ev":"path.state","gen":1,"state":"unavailable"}
+          {"t":3,"ev":"path.update","gen":1,"status":"satisfied","constrained":true}
+          {"t":4,"ev":"path.state","gen":1,"state":"available"}
+        expect: fail
+        violations: 2
+      - name: only the first state after the update is judged, and old monitors' updates end the window
+        log: |
+          {"t":0,"ev":"path.start","gen":1}
+          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":2,"ev":"path.state","gen":1,"state":"available"}
+          {"t":3,"ev":"path.state","gen":1,"state":"unavailable"}
+          {"t":4,"ev":"path.start","gen":2}
+          {"t":5,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":6,"ev":"path.state","gen":2,"state":"unknown"}
+        expect: pass
+
+  - id: path.request-does-not-override
+    title: Only the monitor changes the hint
+    severity: error
+    for: source
+    description: >
+      The hint comes from the path monitor. A path.state with no path.update or path.start since
+      the previous path.state means something else, typically a failed request, overwrote it (a
+      request failure making the app believe it is offline). Any path.update counts, a stale one
+      too; a source's first path.state is not judged.
+    every: { ev: path.state }
+    expect: "count({ev: path.state}) == 0 or count({ev: [path.update, path.start]}, since: {ev: path.state}) > 0"
+    message: "path.state {state} with no path.update since the previous path.state: something other than the monitor changed the hint"
+    tests:
+      - name: a state after each update passes
+        log: |
+          {"t":0,"ev":"path.state","gen":1,"state":"unknown"}
+          {"t":1,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":2,"ev":"path.state","gen":1,"state":"available"}
+          {"t":3,"ev":"http.request","ok":false,"error":"NSURLErrorDomain:-1001"}
+          {"t":4,"ev":"path.update","gen":0,"status":"unsatisfied"}
+          {"t":5,"ev":"path.state","gen":1,"state":"available"}
+        expect: pass
+      - name: a request result overwriting the hint fails
+        log: |
+          {"t":0,"ev":"path.update","gen":1,"status":"satisfied"}
+          {"t":1,"ev":"path.state","gen":1,"state":"available"}
+          {"t":2,"ev":"http.request","ok":false,"error":"NSURLErrorDomain:-1009"}
+          {"t":3,"ev":"path.state","gen":1,"state":"unavailable"}
+        expect: fail
+        violations: 1
+
+  - id: path.no-block-when-unknown
+    title: Requests are not blocked on an unknown hint, nor when the user asks
+    severity: error
+    for: source
+    description: >
+      The path hint is a hint: the app may hold back background requests when the path is known to
+      be unavailable, but an http.blocked while the hint is unknown or needsConnection refuses
+      requests that would probably work, and a request the user asked for (user true) is never
+      blocked.
+    every: { ev: http.blocked }
+    let: { hint: "last({ev: path.state}).state ?? 'unknown'" }
+    expect: "user != true and not (hint in ['unknown', 'needsConnection'])"
+    message: "http.blocked {if user == true then 'a request the user asked for' else 'while the hint is ' + str(hint)}"
+    tests:
+      - name: blocking a background request while unavailable passes
+        log: |
+          {"t":0,"ev":"path.state","gen":1,"state":"unavailable"}
+          {"t":1,"ev":"http.blocked","user":false}
+          {"t":2,"ev":"http.blocked"}
+        expect: pass
+      - name: blocking on an unknown hint, on needsConnection, or for the user fails
+        log: |
+          {"t":0,"ev":"http.blocked"}
+          {"t":1,"ev":"path.state","gen":1,"state":"needsConnection"}
+          {"t":2,"ev":"http.blocked"}
+          {"t":3,"ev":"path.state","gen":1,"state":"unavailable"}
+          {"t":4,"ev":"http.blocked","user":true}
+        expect: fail
+        violations: 3
 
 """#),
     ]

@@ -34,6 +34,8 @@ public struct Rule: Sendable {
     public var params: [String: Value]
     /// `let:` bindings, file-level first, in order; evaluated per trigger.
     public var lets: [(name: String, expr: Expr)]
+    /// The same bindings as written (for `rules --explain`).
+    public var letTexts: [(name: String, text: String)] = []
     public var check: Check
     /// `message:` — text with `{expression}` holes, evaluated at the violation's anchor.
     public var message: MessageTemplate?

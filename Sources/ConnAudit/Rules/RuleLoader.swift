@@ -165,6 +165,8 @@ struct FileLoader {
     let text: String
     private(set) var errors: [Diagnostic] = []
     private(set) var warnings: [Diagnostic] = []
+    /// The source text of every `let:` binding read so far, for `rules --explain`.
+    private(set) var letTexts: [(name: String, text: String)] = []
     private let lines: [String]
 
     init(path: String, text: String) {
@@ -231,6 +233,7 @@ struct FileLoader {
         }
         let fileParams = root["params"].map { params($0) } ?? [:]
         let fileLets = root["let"].map { lets($0, params: nil) } ?? []
+        let fileLetTexts = letTexts
         guard let rulesNode = root["rules"] else {
             error(root, "missing required key 'rules'")
             return []
@@ -241,7 +244,11 @@ struct FileLoader {
         }
         var out: [(Rule, YamlNode)] = []
         for item in items {
-            if let loaded = rule(item, fileParams: fileParams, fileLets: fileLets) { out.append(loaded) }
+            letTexts = fileLetTexts
+            if var loaded = rule(item, fileParams: fileParams, fileLets: fileLets) {
+                loaded.0.letTexts = letTexts
+                out.append(loaded)
+            }
         }
         return out
     }
@@ -837,7 +844,10 @@ struct FileLoader {
                 continue
             }
             let context = NameContext(params: params, lets: Set(out.map(\.name)))
-            if let e = expression(pair.value, context: context) { out.append((name, e)) }
+            if let e = expression(pair.value, context: context) {
+                out.append((name, e))
+                letTexts.append((name, pair.value.scalar ?? ""))
+            }
         }
         return out
     }
@@ -986,6 +996,9 @@ struct FileLoader {
                     problems.append(("unknown param '\(name)' (\(known))", at))
                 }
             case .history(let call):
+                if call.kind == .next {
+                    problems.append(("next() (look-ahead) is reserved but not supported; compare $seq with a capture, or use each/followed_by", call.at))
+                }
                 if case .capture(let name)? = call.since, !context.captures.contains(name) {
                     problems.append(("'since: \(name)' names no capture bound before it", call.at))
                 }
