@@ -188,8 +188,8 @@ rules:
       ignored. They only work if every ws.connect of a source (src, session) gets a gen greater than
       every earlier ws.connect's. A reused or lower gen makes old callbacks look current. A
       ws.connect without a gen cannot be told apart and is reported too.
-    every: { ev: ws.connect, as: c }
-    expect: "gen != null and count({ev: ws.connect, where: 'gen >= c.gen'}) == 0"
+    every: { ev: ws.connect }
+    expect: "gen != null and gen > (maxof({ev: ws.connect}, gen) ?? -1)"
     message: "ws.connect gen {gen ?? 'missing'} is not greater than every earlier ws.connect gen of this source"
     tests:
       - name: rising generations pass
@@ -375,11 +375,11 @@ rules:
     description: >
       A pong that arrives at or after its ping's deadline is late: the connection should already be
       closing. If another ws.ping follows the late pong with no ws.close in between, the late pong
-      was taken as proof of life. Each such ping is a violation.
+      was taken as proof of life. The violation points at the first ping after the late pong.
     forbid:
       - { ev: ws.ping, as: p }
       - { ev: ws.pong, as: q, where: "t >= p.t + T", without: { ev: [ws.pong, ws.close] } }
-      - { ev: ws.ping, without: { ev: ws.close } }
+      - { ev: ws.ping, without: { ev: [ws.close, ws.ping] } }
     message: "ws.ping after the late pong at t={q.t} (the ping at t={p.t} had its deadline at t={p.t + T}) and no close"
     tests:
       - name: a late pong followed by the close passes
@@ -404,6 +404,16 @@ rules:
           {"t":1099,"ev":"ws.pong","gen":1}
           {"t":1199,"ev":"ws.ping","gen":1}
         expect: pass
+      - name: one violation per late pong, at the ping that follows it
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1100,"ev":"ws.pong","gen":1}
+          {"t":1200,"ev":"ws.ping","gen":1}
+          {"t":1220,"ev":"ws.pong","gen":1}
+          {"t":1320,"ev":"ws.ping","gen":1}
+        expect: fail
+        violations: 1
       - name: only the first pong after the ping decides
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -424,7 +434,8 @@ rules:
       deadline (ws.close with another reason, ws.closed, ws.recv_error) needs no such close; a
       premature pong_timeout close does not count. A log that ends before deadline + tick_slack_ms
       without the close is inconclusive; one whose last event is exactly there is judged.
-    each: { ev: ws.ping, as: p }
+    # A ping into a generation that already ended otherwise needs no close.
+    each: { ev: ws.ping, as: p, where: "count({ev: [ws.closed, ws.recv_error]}) == 0 and count({ev: ws.close, reason: {not_in: [pong_timeout]}}) == 0" }
     followed_by: { ev: ws.close, reason: pong_timeout, where: "t >= p.t + T" }
     within_ms: "T + params.tick_slack_ms"
     unless:
@@ -484,6 +495,13 @@ rules:
           {"t":0,"ev":"ws.connect","gen":1}
           {"t":100,"ev":"ws.ping","gen":1}
           {"t":500,"ev":"ws.recv_error","gen":1,"error":"NSPOSIXErrorDomain:54"}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: pass
+      - name: a ping after the generation ended otherwise needs no close
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":50,"ev":"ws.closed","gen":1,"code":1006}
+          {"t":100,"ev":"ws.ping","gen":1}
           {"t":3000,"ev":"app.scene","phase":"active"}
         expect: pass
       - name: a premature pong_timeout close does not excuse the ping
@@ -868,12 +886,19 @@ rules:
     let:
       pe: "last({ev: ws.ping_error}, since: {ev: [ws.open, ws.reconnect, ws.closed, ws.recv_error, ws.connect_failed]})"
       e: "pe.error"
+    # URLError.X means NSURLErrorDomain:X and POSIXError.X means NSPOSIXErrorDomain:X, so each
+    # fatal code is listed in every spelling. A code must be a number or a name; anything else
+    # (or another domain) is unknown, and so fatal.
     expect: >
       pe == null or not (type(e) == 'string' and (
-        (matches(e, '^NSURLErrorDomain:-?[0-9]+$') and not (e in ['NSURLErrorDomain:-1009', 'NSURLErrorDomain:-1005'])) or
-        (matches(e, '^URLError\.[A-Za-z0-9_]+$') and not (e in ['URLError.notConnectedToInternet', 'URLError.networkConnectionLost'])) or
-        (matches(e, '^NSPOSIXErrorDomain:-?[0-9]+$') and not (e in ['NSPOSIXErrorDomain:32', 'NSPOSIXErrorDomain:54'])) or
-        (matches(e, '^POSIXError\.[A-Za-z0-9_]+$') and not (e in ['POSIXError.EPIPE', 'POSIXError.ECONNRESET']))))
+        ((matches(e, '^NSURLErrorDomain:-?[A-Za-z0-9_]+$') or matches(e, '^URLError\.-?[A-Za-z0-9_]+$'))
+          and not (e in ['NSURLErrorDomain:-1009', 'NSURLErrorDomain:-1005',
+                         'NSURLErrorDomain:notConnectedToInternet', 'NSURLErrorDomain:networkConnectionLost',
+                         'URLError.notConnectedToInternet', 'URLError.networkConnectionLost',
+                         'URLError.-1009', 'URLError.-1005'])) or
+        ((matches(e, '^NSPOSIXErrorDomain:-?[A-Za-z0-9_]+$') or matches(e, '^POSIXError\.-?[A-Za-z0-9_]+$'))
+          and not (e in ['NSPOSIXErrorDomain:32', 'NSPOSIXErrorDomain:54', 'NSPOSIXErrorDomain:EPIPE', 'NSPOSIXErrorDomain:ECONNRESET',
+                         'POSIXError.EPIPE', 'POSIXError.ECONNRESET', 'POSIXError.32', 'POSIXError.54']))))
     message: "ws.reconnect after the transient ping error {e} (at t={pe.t}): only fatal errors should reconnect"
     tests:
       - name: both spellings of each fatal error pass
@@ -905,6 +930,13 @@ rules:
           {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
           {"t":6,"ev":"ws.ping_error","gen":4,"error":-1005}
           {"t":7,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
+      - name: a spelling that mixes the forms means the same error
+        log: |
+          {"t":0,"ev":"ws.ping_error","gen":1,"error":"NSURLErrorDomain:networkConnectionLost"}
+          {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+          {"t":2,"ev":"ws.ping_error","gen":2,"error":"NSPOSIXErrorDomain:ECONNRESET"}
+          {"t":3,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
         expect: pass
       - name: transient errors in both spellings fail
         log: |

@@ -1122,6 +1122,7 @@ enum NameWalker {
         case .call(_, let args, _): args.forEach(w)
         case .regex(let subject, _): w(subject)
         case .history(let call):
+            if let v = call.value { w(v) }
             guard intoSelectors else { return }
             walkSelector(call.selector, visit)
             if case .selector(let s)? = call.since { walkSelector(s, visit) }

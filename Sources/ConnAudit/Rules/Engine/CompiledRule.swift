@@ -75,9 +75,10 @@ final class CompiledRule: @unchecked Sendable {
             case .capture?:
                 sinceIsStatic = false
             }
-            if sinceIsStatic, Self.isStatic(call.selector, outer: outer) {
+            let valueIsStatic = call.value.map { Self.isStaticValue($0, outer: outer) } ?? true
+            if sinceIsStatic, valueIsStatic, Self.isStatic(call.selector, outer: outer) {
                 slots[call.slot] = aggregates.count
-                aggregates.append(StaticCall(selector: call.selector, since: since))
+                aggregates.append(StaticCall(selector: call.selector, since: since, value: call.value))
                 continue
             }
             for s in [call.selector] + (since.map { [$0] } ?? []) where !lists.contains(where: { $0 == s.evNames }) {
@@ -154,6 +155,19 @@ final class CompiledRule: @unchecked Sendable {
         s.terms.flatMap { term in (term.capture.map { [$0] } ?? []) + (term.negated.map(captureNames) ?? []) }
     }
 
+    /// Whether an expression reads only the candidate event (and params).
+    static func isStaticValue(_ e: Expr, outer: Set<String>) -> Bool {
+        var ok = true
+        NameWalker.walk(e) { sub in
+            switch sub {
+            case .history: ok = false
+            case .name(let n, _): if outer.contains(n) { ok = false }
+            default: break
+            }
+        }
+        return ok
+    }
+
     /// Whether a selector depends only on the candidate event (and params): no names bound
     /// outside it, no history calls of its own.
     static func isStatic(_ s: Selector, outer: Set<String>) -> Bool {
@@ -175,11 +189,12 @@ final class CompiledRule: @unchecked Sendable {
     }
 }
 
-/// A history call answered from a running aggregate: the first and last matching event and how
-/// many matched, since the latest `since` match.
+/// A history call answered from a running aggregate: the first and last matching event, how many
+/// matched, and the largest and smallest `value`, since the latest `since` match.
 struct StaticCall {
     let selector: Selector
     let since: Selector?
+    let value: Expr?
 }
 
 /// Lets every rule of one scope see only the events it can react to.

@@ -20,6 +20,8 @@ class Runner: HistoryProvider {
         var first: Event?
         var last: Event?
         var count = 0
+        var max: Value?
+        var min: Value?
     }
     /// The source's clock, for deadlines; nil on the corpus timeline.
     weak var clock: SourceClock?
@@ -135,6 +137,10 @@ class Runner: HistoryProvider {
                 if aggregates[slot].first == nil { aggregates[slot].first = e }
                 aggregates[slot].last = e
                 aggregates[slot].count += 1
+                if let value = call.value, let v = Evaluator.evaluate(value, ctx!).value, let n = v.number {
+                    if aggregates[slot].max?.number.map({ n > $0 }) ?? true { aggregates[slot].max = v }
+                    if aggregates[slot].min?.number.map({ n < $0 }) ?? true { aggregates[slot].min = v }
+                }
             }
         }
     }
@@ -147,6 +153,8 @@ class Runner: HistoryProvider {
         case .first: return a.first.map { .event($0) } ?? .null
         case .last: return a.last.map { .event($0) } ?? .null
         case .count: return .value(.int(Int64(a.count)))
+        case .maxof: return .value(a.max ?? .null)
+        case .minof: return .value(a.min ?? .null)
         case .next: return nil
         }
     }

@@ -399,6 +399,14 @@ public enum Evaluator {
         case .last:
             for e in found.events.reversed() where matches(call.selector, e, ctx) != nil { return .event(e) }
             return .null
+        case .maxof, .minof:
+            var best: Value?
+            for e in found.events where matches(call.selector, e, ctx) != nil {
+                guard let v = call.value.flatMap({ Evaluator.evaluate($0, ctx.looking(at: e)).value }), let n = v.number else { continue }
+                if let b = best?.number, call.kind == .maxof ? n <= b : n >= b { continue }
+                best = v
+            }
+            return .value(best ?? .null)
         }
     }
 

@@ -32,20 +32,24 @@ public indirect enum Expr: Sendable {
     }
 }
 
-/// `first(SEL)`, `last(SEL)`, `next(SEL)`, `count(SEL)`, optionally `since: SEL-or-capture`.
+/// `first(SEL)`, `last(SEL)`, `next(SEL)`, `count(SEL)`, `maxof(SEL, EXPR)`, `minof(SEL, EXPR)`,
+/// optionally `since: SEL-or-capture`.
 public struct HistoryCall: Sendable {
-    public enum Kind: String, Sendable { case first, last, next, count }
+    public enum Kind: String, Sendable { case first, last, next, count, maxof, minof }
     public var kind: Kind
     public var selector: Selector
+    /// For `maxof`/`minof`: the value taken from each matching event (read as the candidate's).
+    public var value: Expr?
     /// Look back only to the latest event matching this (or to this capture).
     public var since: Since?
     /// A number unique to this call in the process: runners keep per-call indexes under it.
     public var slot: Int = -1
     public var at: Int
 
-    public init(kind: Kind, selector: Selector, since: Since?, slot: Int = -1, at: Int) {
+    public init(kind: Kind, selector: Selector, value: Expr? = nil, since: Since?, slot: Int = -1, at: Int) {
         self.kind = kind
         self.selector = selector
+        self.value = value
         self.since = since
         self.slot = slot
         self.at = at

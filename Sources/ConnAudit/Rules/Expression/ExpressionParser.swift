@@ -329,6 +329,14 @@ public struct ExpressionParser {
     private mutating func parseHistory(_ kind: HistoryCall.Kind, at: Int) throws(ExpressionError) -> Expr {
         try expectPunct("(")
         let selector = try parseSelectorArgument(for: kind.rawValue)
+        var value: Expr?
+        if kind == .maxof || kind == .minof {
+            guard isPunct(",") else {
+                throw ExpressionError(message: "\(kind.rawValue)() takes a selector and a value: \(kind.rawValue)({ev: ws.connect}, gen)", offset: current.offset)
+            }
+            _ = advance()
+            value = try parseExpr()
+        }
         var since: HistoryCall.Since?
         if isPunct(",") {
             _ = advance()
@@ -345,7 +353,7 @@ public struct ExpressionParser {
             }
         }
         try expectPunct(")")
-        return .history(HistoryCall(kind: kind, selector: selector, since: since, slot: HistoryCall.nextSlot(), at: at))
+        return .history(HistoryCall(kind: kind, selector: selector, value: value, since: since, slot: HistoryCall.nextSlot(), at: at))
     }
 
     private mutating func parseSelectorArgument(for function: String) throws(ExpressionError) -> Selector {
