@@ -40,6 +40,8 @@ public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible
 public struct Event: Sendable {
     public var t: Double
     public var ev: String
+    /// `ev` as an ``EvNames`` id (-1: a name no loaded rule mentions).
+    public var evID: Int32 = -1
     /// `gen` when the line had a valid one.
     public var gen: Int64?
     /// Index of the file in the run's file list.
@@ -64,10 +66,11 @@ public struct Event: Sendable {
 
     public init(
         t: Double, ev: String, gen: Int64? = nil, file: Int32 = 0, line: Int = 0,
-        fields: [Field] = [], redactedKeys: [String] = []
+        fields: [Field] = [], redactedKeys: [String] = [], evID: Int32? = nil
     ) {
         self.t = t
         self.ev = ev
+        self.evID = evID ?? EvNames.snapshot()[ev] ?? -1
         self.gen = gen
         self.file = file
         self.line = line

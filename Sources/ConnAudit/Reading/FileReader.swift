@@ -19,6 +19,11 @@ final class FileReader {
     private let lines: LineReader
     private var parser: JSONLineParser
     private var lastT: [SourceKey: Double] = [:]
+    /// Event names the loaded rules mention, as ids (looked up once per event).
+    private let evIDs = EvNames.snapshot()
+    private let malformedID: Int32
+    private let secretID: Int32
+    private let regressionID: Int32
     /// `$secret` pseudo-events of the line just read.
     private(set) var secrets: [Event] = []
     private(set) var stats: FileStats
@@ -29,6 +34,9 @@ final class FileReader {
         lines = LineReader(source)
         parser = JSONLineParser(wantedFields: wantedFields)
         stats = FileStats(path: path)
+        malformedID = evIDs["$malformed"] ?? -1
+        secretID = evIDs["$secret"] ?? -1
+        regressionID = evIDs["$time_regression"] ?? -1
     }
 
     /// The next line, or nil at the end. A read error ends the file: it is recorded in ``stats``
@@ -60,7 +68,7 @@ final class FileReader {
         if parsed.isObject {
             for p in parsed.secretPaths {
                 var e = Event(t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret", file: index, line: raw.number,
-                              fields: [.init("path", .string(p))])
+                              fields: [.init("path", .string(p))], evID: secretID)
                 e.gen = nil
                 secrets.append(e)
             }
@@ -85,11 +93,11 @@ final class FileReader {
             fields.append(.init(k, .string("[redacted]")))
         }
         let event = Event(t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
-                          fields: fields, redactedKeys: parsed.redactedKeys)
+                          fields: fields, redactedKeys: parsed.redactedKeys, evID: evIDs[parsed.ev] ?? -1)
         var regression: Event?
         if let previous = lastT[key], parsed.t < previous {
             regression = Event(t: parsed.t, ev: "$time_regression", file: index, line: raw.number,
-                               fields: [.init("previous_t", Value.double(previous).normalizedNumber)])
+                               fields: [.init("previous_t", Value.double(previous).normalizedNumber)], evID: regressionID)
         }
         lastT[key] = parsed.t
         return .event(event, source: key, regression: regression)
@@ -104,7 +112,7 @@ final class FileReader {
     }
 
     private func malformed(_ line: Int, _ reason: String) -> Event {
-        Event(t: .nan, ev: "$malformed", file: index, line: line, fields: [.init("reason", .string(reason))])
+        Event(t: .nan, ev: "$malformed", file: index, line: line, fields: [.init("reason", .string(reason))], evID: malformedID)
     }
 
     private func sourceKey(_ p: ParsedLine) -> SourceKey {

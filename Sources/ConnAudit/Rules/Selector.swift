@@ -3,9 +3,31 @@
 /// `{ ev: ws.close, reason: { exists: false } }`, `[{ ev: ws.closed }, { ev: ws.recv_error }]`,
 /// `{ ev: "ws.*", where: "gen == c.gen", as: x }`. See docs/rules.md.
 public struct Selector: Sendable {
-    public var terms: [Term]
+    public var terms: [Term] {
+        didSet { ids = Self.union(terms) }
+    }
+    /// The ``EvNames`` ids of ``evNames`` (nil: any `ev` may match).
+    public private(set) var ids: [Int32]?
 
-    public init(terms: [Term]) { self.terms = terms }
+    public init(terms: [Term]) {
+        self.terms = terms
+        ids = Self.union(terms)
+    }
+
+    private static func union(_ terms: [Term]) -> [Int32]? {
+        var all: [Int32] = []
+        for term in terms {
+            guard let names = term.evNames else { return nil }
+            for n in names { let id = EvNames.id(n); if !all.contains(id) { all.append(id) } }
+        }
+        return all
+    }
+
+    /// Whether an event with this ``EvNames`` id can match (a cheap test before the real one).
+    @inline(__always) public func mayMatch(_ id: Int32) -> Bool {
+        guard let ids else { return true }
+        return ids.contains(id)
+    }
 
     public struct Term: Sendable {
         public var tests: [FieldTest] = []
@@ -16,7 +38,11 @@ public struct Selector: Sendable {
         public var negated: Selector?
         /// The exact `ev` names this term can match, when its `ev` test is plain (no glob): used to
         /// skip the term quickly. Nil when any `ev` could match.
-        public var evNames: Set<String>?
+        public var evNames: Set<String>? {
+            didSet { evIDs = evNames.map { $0.map { EvNames.id($0) } } }
+        }
+        /// The same names as ``EvNames`` ids.
+        public private(set) var evIDs: [Int32]?
 
         public init() {}
     }

@@ -157,6 +157,8 @@ public final class Auditor: @unchecked Sendable {
         }
         let reader = FileReader(index: index, path: input.path, source: source, wantedFields: wanted)
         var evaluators: [SourceKey: SourceEvaluator] = [:]
+        // Lines of one source usually come together: the previous line's evaluator first.
+        var lastSource: SourceEvaluator?
         while let item = reader.next() {
             result.pseudo += reader.secrets
             switch item {
@@ -164,16 +166,20 @@ public final class Auditor: @unchecked Sendable {
             case .malformed(let e): result.pseudo.append(e)
             case .event(let e, let key, let regression):
                 let evaluator: SourceEvaluator
-                if let existing = evaluators[key] {
+                if let last = lastSource, last.key == key {
+                    evaluator = last
+                } else if let existing = evaluators[key] {
                     evaluator = existing
+                    lastSource = existing
                 } else {
                     evaluator = SourceEvaluator(key: key, plan: plan)
                     evaluators[key] = evaluator
+                    lastSource = evaluator
                     result.order.append(key)
                 }
                 if let regression { evaluator.feed(regression) }
                 evaluator.feed(e)
-                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e.ev) { result.pseudo.append(e) }
+                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { result.pseudo.append(e) }
             }
         }
         result.stats = reader.stats

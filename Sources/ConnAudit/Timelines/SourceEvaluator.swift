@@ -65,7 +65,7 @@ final class Timeline {
     /// Hands `e` to the rules that react to it. The caller records `e` in the context afterwards.
     func observe(_ e: Event, sink: FindingSink) {
         if first == nil, !e.ev.hasPrefix("$") { first = e }
-        for i in dispatch.rules(for: e.ev) { runners[i].observe(e, context: scope, sink: sink) }
+        for i in dispatch.rules(for: e.evID) { runners[i].observe(e, context: scope, sink: sink) }
     }
 
     func finish(lastT: Double?, sink: FindingSink) {
@@ -97,6 +97,8 @@ final class SourceEvaluator {
     private var seq = 0
     private var events = 0
     private var lastT: Double?
+    /// The generation of the previous event: most events belong to the same one as the last.
+    private var lastGeneration: (stream: String, gen: Int64, timeline: Timeline)?
 
     struct GenerationKey: Hashable {
         var stream: Substring
@@ -130,17 +132,23 @@ final class SourceEvaluator {
         }
         sourceTimeline?.observe(e, sink: sink)
         if let gen = e.gen {
-            let gk = GenerationKey(stream: e.stream, gen: gen)
             let timeline: Timeline
-            if let t = generations[gk] {
+            if let last = lastGeneration, last.gen == gen, e.ev.hasPrefix(last.stream),
+               e.ev.utf8.count > last.stream.utf8.count,
+               e.ev.utf8[e.ev.utf8.index(e.ev.utf8.startIndex, offsetBy: last.stream.utf8.count)] == UInt8(ascii: ".") {
+                timeline = last.timeline
+            } else if let t = generations[GenerationKey(stream: e.stream, gen: gen)] {
                 timeline = t
+                lastGeneration = (String(e.stream), gen, t)
             } else {
+                let gk = GenerationKey(stream: e.stream, gen: gen)
                 generationOrder.append(gk)
                 let rules = plan.perStream[String(gk.stream)] ?? (plan.generation, plan.generationDispatch)
                 timeline = Timeline(rules: rules.rules, dispatch: rules.dispatch,
                                     scope: ContextScope(context: context, stream: gk.stream, gen: gen),
                                     files: plan.files, clock: clock)
                 generations[gk] = timeline
+                lastGeneration = (String(gk.stream), gen, timeline)
             }
             timeline.observe(e, sink: sink)
         }

@@ -15,7 +15,23 @@ final class BasicRunner: Runner {
         if case .never(_, .window(let after, _)) = compiled.rule.check { afterOpen = after == nil }
     }
 
+    /// Whether `e` can matter to the check itself (not only to its history): a cheap id test.
+    private func concerns(_ e: Event) -> Bool {
+        switch rule.check {
+        case .every(let s, _, _), .count(let s, _, _, _): return s.mayMatch(e.evID)
+        case .never(let s, let scope):
+            switch scope {
+            case .global: return s.mayMatch(e.evID)
+            case .window(let a, let b):
+                return s.mayMatch(e.evID) || (a?.mayMatch(e.evID) ?? false) || (b?.mayMatch(e.evID) ?? false)
+            case .intervals(let f, let t, _): return s.mayMatch(e.evID) || f.mayMatch(e.evID) || t.mayMatch(e.evID)
+            }
+        default: return false
+        }
+    }
+
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
+        guard concerns(e) else { return }
         let base = self.context(e)
         switch rule.check {
         case .every(let selector, let expect, let policy):

@@ -6,6 +6,12 @@ final class CompiledRule: @unchecked Sendable {
     let params: [String: Value]
     /// `ev` names whose events the history functions may look back at; nil: any event.
     let historyNames: Set<String>?
+    /// The same as ids, and the ids of each history list (nil: any).
+    let historyIDs: [Int32]?
+    let historyListIDs: [[Int32]?]
+    /// For each correlated call (by slot): its list, and its `since` selector's list.
+    let listOfSlot: [Int: Int]
+    let sinceListOfSlot: [Int: Int]
     /// Whether any history function is used at all (if not, nothing is retained).
     let usesHistory: Bool
     /// One history list per distinct set of `ev` names the correlated history selectors name
@@ -57,6 +63,8 @@ final class CompiledRule: @unchecked Sendable {
         let outer = Set(rule.lets.map(\.name)).union(selectors.flatMap(Self.captureNames))
         var aggregates: [StaticCall] = []
         var slots: [Int: Int] = [:]
+        var listOfSlot: [Int: Int] = [:]
+        var sinceListOfSlot: [Int: Int] = [:]
         var history: Set<String>? = []
         var lists: [Set<String>?] = []
         func note(_ s: Selector) {
@@ -84,12 +92,18 @@ final class CompiledRule: @unchecked Sendable {
             for s in [call.selector] + (since.map { [$0] } ?? []) where !lists.contains(where: { $0 == s.evNames }) {
                 lists.append(s.evNames)
             }
+            listOfSlot[call.slot] = lists.firstIndex { $0 == call.selector.evNames }
+            if let since { sinceListOfSlot[call.slot] = lists.firstIndex { $0 == since.evNames } }
         }
         usesHistory = !calls.isEmpty
         historyLists = lists
         staticCalls = aggregates
         staticSlots = slots
         historyNames = calls.isEmpty ? [] : history
+        historyIDs = historyNames.map { $0.map { EvNames.id($0) } }
+        historyListIDs = lists.map { $0.map { $0.map { EvNames.id($0) } } }
+        self.listOfSlot = listOfSlot
+        self.sinceListOfSlot = sinceListOfSlot
 
         var interest: Set<String>? = []
         for s in selectors {
@@ -199,12 +213,15 @@ struct StaticCall {
 
 /// Lets every rule of one scope see only the events it can react to.
 struct Dispatch {
-    private var byName: [String: [Int]] = [:]
+    /// Rule indexes by ``EvNames`` id (rules reacting to any event included), in rule order.
+    private var byID: [[Int]] = []
+    /// Rules that react to any event: for ids no rule names.
     private var everyEvent: [Int] = []
     let count: Int
 
     init(_ rules: [CompiledRule]) {
         count = rules.count
+        var byName: [String: [Int]] = [:]
         for (i, r) in rules.enumerated() {
             if let names = r.interest {
                 for n in names { byName[n, default: []].append(i) }
@@ -212,16 +229,22 @@ struct Dispatch {
                 everyEvent.append(i)
             }
         }
-        for key in byName.keys { byName[key]!.sort() }
+        var table: [[Int]] = []
+        for (name, indexes) in byName {
+            let id = Int(EvNames.id(name))
+            if table.count <= id { table += Array(repeating: [], count: id + 1 - table.count) }
+            table[id] = indexes
+        }
+        byID = table.map { ($0 + everyEvent).sorted() }
     }
 
-    /// Whether any rule of the scope reacts to `ev`.
-    func reacts(to ev: String) -> Bool { !everyEvent.isEmpty || byName[ev] != nil }
+    /// Whether any rule of the scope reacts to the event.
+    func reacts(to e: Event) -> Bool { !rules(for: e.evID).isEmpty }
 
-    /// Indexes (into the scope's rule list) of the rules that react to `ev`, in rule order.
-    func rules(for ev: String) -> [Int] {
-        guard let named = byName[ev] else { return everyEvent }
-        if everyEvent.isEmpty { return named }
-        return (named + everyEvent).sorted()
+    /// Indexes (into the scope's rule list) of the rules that react to an event, in rule order.
+    @inline(__always) func rules(for id: Int32) -> [Int] {
+        let i = Int(id)
+        if i >= 0 && i < byID.count { return byID[i].isEmpty && !everyEvent.isEmpty ? everyEvent : byID[i] }
+        return everyEvent
     }
 }

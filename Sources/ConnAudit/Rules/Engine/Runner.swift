@@ -38,13 +38,15 @@ class Runner: HistoryProvider {
     /// Handles `e` (the subclass's work), then remembers it for history functions.
     final func observe(_ e: Event, context: ContextScope, sink: FindingSink) {
         handle(e, context: context, sink: sink)
-        guard compiled.usesHistory, compiled.historyNames?.contains(e.ev) ?? true else { return }
+        guard compiled.usesHistory, compiled.historyIDs?.contains(e.evID) ?? true else { return }
         if !aggregates.isEmpty { updateAggregates(e) }
-        for (i, names) in compiled.historyLists.enumerated() where names?.contains(e.ev) ?? true {
+        for (i, ids) in compiled.historyListIDs.enumerated() where ids?.contains(e.evID) ?? true {
             lists[i].append(e)
         }
-        for index in indexes.values where index.list < lists.count && (compiled.historyLists[index.list]?.contains(e.ev) ?? true) {
-            index.add(e, files: files, params: compiled.params)
+        if !indexes.isEmpty {
+            for index in indexes.values where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
+                index.add(e, files: files, params: compiled.params)
+            }
         }
     }
 
@@ -127,8 +129,8 @@ class Runner: HistoryProvider {
     private func updateAggregates(_ e: Event) {
         var ctx: EvalContext?
         for (slot, call) in compiled.staticCalls.enumerated() {
-            let sinceMay = call.since.map { $0.evNames?.contains(e.ev) ?? true } ?? false
-            let selMay = call.selector.evNames?.contains(e.ev) ?? true
+            let sinceMay = call.since?.mayMatch(e.evID) ?? false
+            let selMay = call.selector.mayMatch(e.evID)
             guard sinceMay || selMay else { continue }
             if ctx == nil { ctx = EvalContext(event: e, params: compiled.params, history: nil, files: files) }
             if sinceMay, let since = call.since, Evaluator.matches(since, e, ctx!) != nil {
@@ -159,14 +161,10 @@ class Runner: HistoryProvider {
         }
     }
 
-    private func list(for selector: Selector) -> Int? {
-        let names = selector.evNames
-        return compiled.historyLists.firstIndex { $0 == names }
-    }
 
     /// The events before the current one that `call` may match, after its `since` cut.
     func candidates(for call: HistoryCall, context: EvalContext) -> HistoryCandidates {
-        guard let listIndex = list(for: call.selector) else { return HistoryCandidates(events: []) }
+        guard let listIndex = compiled.listOfSlot[call.slot] else { return HistoryCandidates(events: []) }
         // Everything after the latest `since` event (or the capture) and before the current one.
         var cut = Int.min
         switch call.since {
@@ -175,7 +173,7 @@ class Runner: HistoryProvider {
             guard let captured = context.captures[name] else { return HistoryCandidates(events: []) }
             cut = captured.seq
         case .selector(let s)?:
-            if let sinceList = list(for: s),
+            if let sinceList = compiled.sinceListOfSlot[call.slot],
                let e = lists[sinceList].last(where: { Evaluator.matches(s, $0, context.looking(at: $0)) != nil }) {
                 cut = e.seq
             }
@@ -203,7 +201,7 @@ class Runner: HistoryProvider {
             guard case .value(let key) = Evaluator.evaluate(index.outer, context) else { return [] }
             return index.buckets[key]?[...] ?? []
         }
-        guard let listIndex = list(for: call.selector),
+        guard let listIndex = compiled.listOfSlot[call.slot],
               let (candidateSide, outerSide) = KeyedIndex.split(call.selector, context: context) else {
             unindexable.insert(call.slot)
             return nil

@@ -77,7 +77,7 @@ final class SequenceRunner: Runner {
         for p in partials {
             let step = sequence.steps[p.stage]
             // Most events concern no partial: skip them without building a context.
-            let may = { (s: Selector?) -> Bool in s.map { $0.evNames?.contains(e.ev) ?? true } ?? false }
+            let may = { (s: Selector?) -> Bool in s?.mayMatch(e.evID) ?? false }
             guard may(step.selector) || may(step.without) || may(sequenceWithout) else {
                 survivors.append(p)
                 continue
@@ -97,7 +97,7 @@ final class SequenceRunner: Runner {
             if let without = sequenceWithout, Evaluator.matches(without, e, ctx) != nil { continue }
             survivors.append(p)
         }
-        if sequence.steps[0].selector.evNames?.contains(e.ev) ?? true,
+        if sequence.steps[0].selector.mayMatch(e.evID),
            let term = Evaluator.matches(sequence.steps[0].selector, e, self.context(e)) {
             var captures: [String: Event] = [:]
             if let name = term.capture, kept[0].contains(name) || sequence.steps.count == 1 { captures[name] = e }

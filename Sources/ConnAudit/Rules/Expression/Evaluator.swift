@@ -415,6 +415,7 @@ public enum Evaluator {
     /// Whether `candidate` matches; returns the matching term (for its capture), or nil.
     /// Bare names in `where:` read the candidate; captures and lets of `ctx` stay visible.
     public static func matches(_ selector: Selector, _ candidate: Event, _ ctx: EvalContext) -> Selector.Term? {
+        guard selector.mayMatch(candidate.evID) else { return nil }
         for term in selector.terms where termMatches(term, candidate, ctx) {
             return term
         }
@@ -422,7 +423,7 @@ public enum Evaluator {
     }
 
     static func termMatches(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool {
-        if let names = term.evNames, !names.contains(candidate.ev) { return false }
+        if let ids = term.evIDs, !ids.contains(candidate.evID) { return false }
         for test in term.tests {
             let v = field(test.field, of: candidate, ctx)
             if test.field != "ev" || term.evNames == nil {
