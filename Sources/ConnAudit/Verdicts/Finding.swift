@@ -9,11 +9,14 @@ public struct Finding: Sendable {
     public var message: String
     /// A few events of the finding's timeline around it, rendered without secret values.
     public var context: [ContextLine]
+    /// The `ev` of the event the finding points at (for fingerprints; nil when it points at none).
+    public var ev: String?
 
     public init(
         file: Int32? = nil, line: Int? = nil, t: Double? = nil, source: SourceKey? = nil, gen: Int64? = nil,
-        message: String, context: [ContextLine] = []
+        message: String, context: [ContextLine] = [], ev: String? = nil
     ) {
+        self.ev = ev
         self.file = file
         self.line = line
         self.t = t

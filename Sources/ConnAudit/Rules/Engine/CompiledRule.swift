@@ -12,6 +12,11 @@ final class CompiledRule: @unchecked Sendable {
     /// For each correlated call (by slot): its list, and its `since` selector's list.
     let listOfSlot: [Int: Int]
     let sinceListOfSlot: [Int: Int]
+    /// For `preceded_by`: the history list of the enabling selector.
+    let precedenceList: Int?
+    /// Whether the message reads history (then an obligation renders it when it opens, so it
+    /// describes the trigger's moment, not the moment the deadline was decided).
+    let messageReadsHistory: Bool
     /// Whether any history function is used at all (if not, nothing is retained).
     let usesHistory: Bool
     /// One history list per distinct set of `ev` names the correlated history selectors name
@@ -60,7 +65,13 @@ final class CompiledRule: @unchecked Sendable {
 
         // A call that reads nothing bound outside its selector can be answered from a running
         // aggregate (first, last, count since the cut) instead of a list of past events.
-        let outer = Set(rule.lets.map(\.name)).union(selectors.flatMap(Self.captureNames))
+        // Names bound anywhere in the rule: top-level captures, lets, and captures bound inside
+        // history selectors (visible to calls nested in their `where`).
+        var outer = Set(rule.lets.map(\.name)).union(selectors.flatMap(Self.captureNames))
+        for call in calls {
+            outer.formUnion(Self.captureNames(call.selector))
+            if case .selector(let s)? = call.since { outer.formUnion(Self.captureNames(s)) }
+        }
         var aggregates: [StaticCall] = []
         var slots: [Int: Int] = [:]
         var listOfSlot: [Int: Int] = [:]
@@ -95,11 +106,28 @@ final class CompiledRule: @unchecked Sendable {
             listOfSlot[call.slot] = lists.firstIndex { $0 == call.selector.evNames }
             if let since { sinceListOfSlot[call.slot] = lists.firstIndex { $0 == since.evNames } }
         }
-        usesHistory = !calls.isEmpty
+        // `preceded_by` looks back through a list of its own.
+        var precedence: Int?
+        if case .precedence(_, let enabling) = rule.check {
+            note(enabling)
+            if let i = lists.firstIndex(where: { $0 == enabling.evNames }) { precedence = i } else {
+                lists.append(enabling.evNames)
+                precedence = lists.count - 1
+            }
+        }
+        precedenceList = precedence
+        usesHistory = !calls.isEmpty || precedence != nil
         historyLists = lists
         staticCalls = aggregates
         staticSlots = slots
-        historyNames = calls.isEmpty ? [] : history
+        historyNames = usesHistory ? history : []
+        var messageHistory = false
+        if let message = rule.message {
+            for case .expr(let e) in message.parts {
+                NameWalker.walk(e) { if case .history = $0 { messageHistory = true } }
+            }
+        }
+        messageReadsHistory = messageHistory
         historyIDs = historyNames.map { $0.map { EvNames.id($0) } }
         historyListIDs = lists.map { $0.map { $0.map { EvNames.id($0) } } }
         self.listOfSlot = listOfSlot

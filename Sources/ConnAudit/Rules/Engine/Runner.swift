@@ -78,16 +78,20 @@ class Runner: HistoryProvider {
 
     enum Kind { case violation, inconclusive }
 
+    /// The events of one history list (oldest first).
+    func history(list: Int) -> [Event] { lists[list] }
+
     /// Records a finding at `anchor`; `ctx` fills the message's holes.
     func report(
         _ kind: Kind, at anchor: Event?, _ ctx: EvalContext?, context: ContextScope, sink: FindingSink,
-        note: String? = nil, waitForAfter: Bool = true
+        note: String? = nil, waitForAfter: Bool = true, message fixed: String? = nil
     ) {
         let shown = context.context.lines(anchor: anchor, scope: context)
         let finding = Finding(
             file: anchor?.file, line: anchor?.line, t: anchor.flatMap { $0.t.isNaN ? nil : $0.t },
             source: context.context.source, gen: anchor?.gen,
-            message: message(for: ctx, note: note), context: shown.lines)
+            message: fixed.map { $0 + (note.map { " (\($0))" } ?? "") } ?? message(for: ctx, note: note),
+            context: shown.lines, ev: anchor?.ev)
         let index = compiled.index
         // Events after the anchor that have not arrived yet are added as they come.
         let missing = waitForAfter && anchor != nil ? TimelineContext.after - shown.after : 0
@@ -199,7 +203,7 @@ class Runner: HistoryProvider {
         guard call.slot >= 0, !unindexable.contains(call.slot) else { return nil }
         if let index = indexes[call.slot] {
             guard case .value(let key) = Evaluator.evaluate(index.outer, context) else { return [] }
-            return index.buckets[key]?[...] ?? []
+            return index.buckets[KeyedIndex.normalized(key)]?[...] ?? []
         }
         guard let listIndex = compiled.listOfSlot[call.slot],
               let (candidateSide, outerSide) = KeyedIndex.split(call.selector, context: context) else {
@@ -210,7 +214,7 @@ class Runner: HistoryProvider {
         for e in lists[listIndex] { index.add(e, files: files, params: compiled.params) }
         indexes[call.slot] = index
         guard case .value(let key) = Evaluator.evaluate(outerSide, context) else { return [] }
-        return index.buckets[key]?[...] ?? []
+        return index.buckets[KeyedIndex.normalized(key)]?[...] ?? []
     }
 }
 
@@ -229,7 +233,8 @@ final class KeyedIndex {
 
     func add(_ e: Event, files: [String], params: [String: Value]) {
         let ctx = EvalContext(event: e, params: params, history: nil, files: files)
-        guard case .value(let k) = Evaluator.evaluate(key, ctx), k != .null else { return }
+        // `null == null` holds, so null is a key like any other; undecided is none.
+        guard case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
         buckets[Self.normalized(k), default: []].append(e)
     }
 

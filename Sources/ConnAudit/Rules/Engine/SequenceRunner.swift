@@ -32,6 +32,8 @@ final class SequenceRunner: Runner {
         var anchor: Event
         var context: EvalContext
         var deadline: Double?
+        /// The message, rendered when the obligation opened (when it reads history).
+        var message: String?
     }
 
     override init(_ compiled: CompiledRule, files: [String]) {
@@ -122,7 +124,8 @@ final class SequenceRunner: Runner {
 
     private func complete(_ match: Partial, context: ContextScope, sink: FindingSink) {
         let anchor = anchor(of: match)
-        let ctx = self.context(match.last, captures: match.captures)
+        // Bare names in messages read the event the finding points at.
+        let ctx = self.context(anchor, captures: match.captures)
         switch rule.check {
         case .forbid:
             if reportedAnchors.insert(anchor.seq).inserted {
@@ -146,10 +149,11 @@ final class SequenceRunner: Runner {
                 deadline = match.last.t + ms
                 clock?.schedule(deadline!, runner: self, scope: context)
             }
-            obligations.append(Obligation(anchor: anchor, context: ctx, deadline: deadline))
+            let text = compiled.messageReadsHistory ? message(for: ctx, note: nil) : nil
+            obligations.append(Obligation(anchor: anchor, context: ctx, deadline: deadline, message: text))
         case .precedence(_, let enabling):
-            let found = candidates(for: HistoryCall(kind: .count, selector: enabling, since: nil, at: 0), context: ctx)
-                .events.contains { Evaluator.matches(enabling, $0, ctx) != nil }
+            let found = compiled.precedenceList.map { history(list: $0) }?
+                .contains { Evaluator.matches(enabling, $0, ctx) != nil } ?? false
             if !found { report(.violation, at: anchor, ctx, context: context, sink: sink) }
         case .neverAfter:
             let key = match.captures.sorted { $0.key < $1.key }.map(\.value.seq)
@@ -166,7 +170,7 @@ final class SequenceRunner: Runner {
         // A rule's own message says what was missing; the note is for rules without one, and
         // for inconclusive cases (why the log could not decide).
         report(kind, at: o.anchor, o.context, context: context, sink: sink,
-               note: rule.message == nil || kind == .inconclusive ? note : nil)
+               note: rule.message == nil || kind == .inconclusive ? note : nil, message: o.message)
     }
 
     private func answer(_ e: Event, context: ContextScope, sink: FindingSink) {

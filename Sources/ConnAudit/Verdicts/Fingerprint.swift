@@ -1,0 +1,43 @@
+/// Stable identities of findings, for SARIF `partialFingerprints` and baselines.
+///
+/// A fingerprint names what was found, not where the line happens to be: the rule, the file, the
+/// source, the generation, the event's `ev` and `t`, and which occurrence of that combination it
+/// is. Lines added elsewhere in a log (or the file's lines shifting) leave it unchanged; a change
+/// to the offending event itself makes a new one. Findings that point at no line (coverage rules)
+/// are identified by the rule and their message.
+public enum Fingerprint {
+    /// Fingerprints of a rule's findings, in the order given (occurrences counted in that order).
+    public static func of(_ findings: [Finding], rule: String, paths: [String]) -> [String] {
+        var seen: [String: Int] = [:]
+        return findings.map { f in
+            let key = identity(f, rule: rule, paths: paths)
+            let n = seen[key, default: 0]
+            seen[key] = n + 1
+            return hex(fnv1a64(key + "\u{1F}" + String(n)))
+        }
+    }
+
+    static func identity(_ f: Finding, rule: String, paths: [String]) -> String {
+        guard let file = f.file else { return [rule, "corpus", f.message].joined(separator: "\u{1F}") }
+        let path = Int(file) < paths.count ? paths[Int(file)] : ""
+        return [
+            rule, path, f.source?.src ?? "", f.source?.session ?? "", f.gen.map(String.init) ?? "",
+            f.ev ?? "", f.t.map(JSONWriter.number) ?? "",
+        ].joined(separator: "\u{1F}")
+    }
+
+    /// FNV-1a, 64 bits: small, stable across runs and platforms (unlike `Hasher`).
+    static func fnv1a64(_ s: String) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in s.utf8 {
+            h ^= UInt64(b)
+            h = h &* 0x0000_0100_0000_01B3
+        }
+        return h
+    }
+
+    static func hex(_ v: UInt64) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+}
