@@ -118,7 +118,8 @@ public enum CommandLineTool {
             throw UsageError("no log files found under \(p.positionals.joined(separator: ", ")) (*.jsonl, *.ndjson, *.log, and .gz)")
         }
         let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs)
-        let report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
+        var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
+        report.inputRoots = p.positionals
 
         if !p.has("--quiet") || p.has("--output") {
             let toTerminal = p.value("--output") == nil && console.isTerminal

@@ -111,6 +111,8 @@ public struct AuditReport: Sendable {
     public var inputErrors: [InputError]
     public var results: [RuleResult]
     public var failOn: FailOn
+    /// The PATH arguments the inputs were found under (for SARIF's relative locations).
+    public var inputRoots: [String] = []
 
     /// `--fail-on`: the lowest severity whose violations fail the run.
     public enum FailOn: String, Sendable {
