@@ -77,6 +77,8 @@ public enum CommandLineTool {
             .init(name: "--jobs", kind: .value),
             .init(name: "--color", kind: .value),
             .init(name: "--quiet", kind: .flag),
+            .init(name: "--baseline", kind: .value),
+            .init(name: "--write-baseline", kind: .value),
             .init(name: "--help", kind: .flag),
         ])
         try p.parse(args)
@@ -120,6 +122,20 @@ public enum CommandLineTool {
         let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs)
         var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
         report.inputRoots = p.positionals
+        if let path = p.value("--write-baseline") {
+            try writeFile(path, Baseline.from(report).json())
+            if !p.has("--quiet") {
+                let n = report.results.reduce(0) { $0 + $1.violations.count }
+                console.err("conn-audit: wrote \(n) violation\(n == 1 ? "" : "s") to the baseline \(path)\n")
+            }
+        }
+        if let path = p.value("--baseline") {
+            let baseline = try Baseline.load(path)
+            report.baseline = baseline.apply(to: &report, path: path, today: Baseline.today())
+            for e in report.baseline!.expired {
+                console.err("conn-audit: baseline entry for \(e.rule) at \(e.file ?? "?"):\(e.line.map(String.init) ?? "?") expired on \(e.expires ?? "?"); its violations count again\n")
+            }
+        }
 
         if !p.has("--quiet") || p.has("--output") {
             let toTerminal = p.value("--output") == nil && console.isTerminal

@@ -23,6 +23,9 @@ enum Help {
       --color auto|always|never
                             colour in the text report (default auto: only on a terminal)
       --quiet               print nothing; the exit status tells the verdict
+      --baseline FILE       accept the known violations recorded in FILE (they are shown as
+                            baselined and do not fail the gate; expired entries accept nothing)
+      --write-baseline FILE record every current violation in FILE, to accept them for now
 
     RULES OPTIONS
       --check               validate the rules; errors and warnings with file:line:column

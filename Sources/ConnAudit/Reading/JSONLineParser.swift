@@ -54,7 +54,11 @@ struct JSONLineParser {
         case index(Int)
     }
     /// The line being parsed (valid only during ``parse(_:)``), for decoding path keys.
-    private var lineBase: UnsafePointer<UInt8>?
+    private(set) var lineBase: UnsafePointer<UInt8>? {
+        get { base }
+        set { base = newValue }
+    }
+    private var base: UnsafePointer<UInt8>?
 
     /// - Parameter wantedFields: the top-level fields rules read; nil decodes all of them.
     init(wantedFields: Set<String>?) {
@@ -64,6 +68,24 @@ struct JSONLineParser {
     }
 
     // MARK: - Entry
+
+    /// Parses a whole JSON document (any value, white space and newlines allowed around it) —
+    /// for small files conn-audit reads itself, such as baselines.
+    static func parseDocument(_ bytes: [UInt8]) throws(JSONSyntaxError) -> Value {
+        var parser = JSONLineParser(wantedFields: nil)
+        var out = ParsedLine()
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) -> Value in
+            guard let base = buffer.baseAddress, buffer.count > 0 else { throw JSONSyntaxError(reason: "empty", offset: 0) }
+            parser.lineBase = base
+            var c = Cursor(base: base, count: buffer.count)
+            c.skipWhitespace()
+            guard c.i < c.count else { throw JSONSyntaxError(reason: "empty", offset: 0) }
+            let v = try parser.parseValue(&c, depth: 0, decode: true, flagged: true, out: &out)
+            c.skipWhitespace()
+            if c.i < c.count { throw JSONSyntaxError(reason: "text after the JSON value", offset: c.i) }
+            return v ?? .null
+        }
+    }
 
     mutating func parse(_ line: UnsafeBufferPointer<UInt8>) -> ParsedLine {
         var out = ParsedLine()
@@ -327,7 +349,7 @@ struct JSONLineParser {
     // MARK: - Values
 
     /// Parses any JSON value; returns it decoded when `decode`, else nil (validated only).
-    private mutating func parseValue(
+    fileprivate mutating func parseValue(
         _ c: inout Cursor, depth: Int, decode: Bool, flagged: Bool, out: inout ParsedLine
     ) throws(JSONSyntaxError) -> Value? {
         guard c.i < c.count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i) }

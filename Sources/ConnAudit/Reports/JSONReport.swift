@@ -70,6 +70,11 @@ public enum JSONReport {
             w.beginArray("inconclusive")
             for f in r.inconclusive { finding(&w, f, paths) }
             w.endArray()
+            if !r.baselined.isEmpty {
+                w.beginArray("baselined")
+                for f in r.baselined { finding(&w, f, paths) }
+                w.endArray()
+            }
             if let labels = r.labels {
                 w.beginObject("labels")
                 for l in labels { w.key(l.name, l.count) }
@@ -78,6 +83,24 @@ public enum JSONReport {
             w.endObject()
         }
         w.endArray()
+        if let b = report.baseline {
+            w.beginObject("baseline")
+            w.key("path", b.path)
+            w.key("accepted", b.accepted)
+            w.beginArray("expired")
+            for e in b.expired {
+                w.beginObject()
+                w.key("rule", e.rule)
+                w.key("fingerprint", e.fingerprint)
+                w.key("file", e.file)
+                w.key("expires", e.expires)
+                w.key("reason", e.reason)
+                w.endObject()
+            }
+            w.endArray()
+            w.key("unused", b.unused.count)
+            w.endObject()
+        }
         if let outcomes = report.outcomes {
             w.beginObject("outcomes")
             for o in outcomes { w.key(o.name, o.count) }

@@ -56,6 +56,20 @@ public struct TextReport {
         for r in failed where !r.inconclusive.isEmpty {
             out += dim("  (\(r.rule.id) also has \(r.inconclusive.count) inconclusive case(s))") + "\n"
         }
+        let baselined = report.results.filter { !$0.baselined.isEmpty }
+        if !baselined.isEmpty { out += "\n" }
+        for r in baselined {
+            out += dim("BASELINED") + " \(r.rule.id) — \(r.baselined.count) known violation\(r.baselined.count == 1 ? "" : "s") accepted by the baseline\n"
+        }
+        if let b = report.baseline {
+            for e in b.expired {
+                out += red("EXPIRED BASELINE ENTRY") + " \(e.rule) at \(e.file ?? "?"):\(e.line.map(String.init) ?? "?") expired on \(e.expires ?? "?")"
+                    + (e.reason.map { " (\($0))" } ?? "") + " — its violations count again\n"
+            }
+            if !b.unused.isEmpty {
+                out += dim("  \(b.unused.count) baseline entr\(b.unused.count == 1 ? "y matches" : "ies match") no violation any more; rewrite the baseline to drop \(b.unused.count == 1 ? "it" : "them")") + "\n"
+            }
+        }
         let passed = report.results.filter { $0.status == .pass }
         if !passed.isEmpty {
             out += "\n" + green("PASS") + " " + passed.map(\.rule.id).joined(separator: ", ") + "\n"

@@ -135,8 +135,10 @@ public final class Auditor: @unchecked Sendable {
             for label in required {
                 let n = counts[label] ?? 0
                 guard n < minimum else { continue }
-                violations.append(Finding(message:
-                    "no '\(label)' outcome: \(n) \(c.stream) generation\(n == 1 ? "" : "s") labelled '\(label)', at least \(minimum) required (\(summary))"))
+                var f = Finding(message:
+                    "no '\(label)' outcome: \(n) \(c.stream) generation\(n == 1 ? "" : "s") labelled '\(label)', at least \(minimum) required (\(summary))")
+                f.subject = label
+                violations.append(f)
             }
         }
         var result = RuleResult(rule: rule, violations: violations, inconclusive: [], applicable: applicable)

@@ -11,6 +11,8 @@ public struct Finding: Sendable {
     public var context: [ContextLine]
     /// The `ev` of the event the finding points at (for fingerprints; nil when it points at none).
     public var ev: String?
+    /// For a finding that points at no line: what it is about (a coverage label), for fingerprints.
+    public var subject: String?
 
     public init(
         file: Int32? = nil, line: Int? = nil, t: Double? = nil, source: SourceKey? = nil, gen: Int64? = nil,
@@ -60,6 +62,8 @@ public struct RuleResult: Sendable {
     public var inconclusive: [Finding]
     /// For `classify` rules: how many generations carry each label, in the rule's label order.
     public var labels: [(name: String, count: Int)]?
+    /// Violations a baseline accepts: reported as such, not counted for the status.
+    public var baselined: [Finding] = []
 
     /// default-pack.md: fail if any violation, else inconclusive if any, else pass.
     public init(rule: Rule, violations: [Finding], inconclusive: [Finding], applicable: Bool = true) {
@@ -113,6 +117,8 @@ public struct AuditReport: Sendable {
     public var failOn: FailOn
     /// The PATH arguments the inputs were found under (for SARIF's relative locations).
     public var inputRoots: [String] = []
+    /// Set when a baseline was applied.
+    public var baseline: Baseline.Summary?
 
     /// `--fail-on`: the lowest severity whose violations fail the run.
     public enum FailOn: String, Sendable {

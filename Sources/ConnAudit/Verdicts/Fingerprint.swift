@@ -4,7 +4,7 @@
 /// source, the generation, the event's `ev` and `t`, and which occurrence of that combination it
 /// is. Lines added elsewhere in a log (or the file's lines shifting) leave it unchanged; a change
 /// to the offending event itself makes a new one. Findings that point at no line (coverage rules)
-/// are identified by the rule and their message.
+/// are identified by the rule and their subject (the missing label).
 public enum Fingerprint {
     /// Fingerprints of a rule's findings, in the order given (occurrences counted in that order).
     public static func of(_ findings: [Finding], rule: String, paths: [String]) -> [String] {
@@ -18,7 +18,7 @@ public enum Fingerprint {
     }
 
     static func identity(_ f: Finding, rule: String, paths: [String]) -> String {
-        guard let file = f.file else { return [rule, "corpus", f.message].joined(separator: "\u{1F}") }
+        guard let file = f.file else { return [rule, "corpus", f.subject ?? f.message].joined(separator: "\u{1F}") }
         let path = Int(file) < paths.count ? paths[Int(file)] : ""
         return [
             rule, path, f.source?.src ?? "", f.source?.session ?? "", f.gen.map(String.init) ?? "",

@@ -1,0 +1,194 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Known violations a gate accepts for now: recorded by fingerprint, each with an optional reason
+/// and expiry date.
+///
+/// A baselined violation is still reported (as baselined) but does not fail the gate. An entry
+/// whose expiry date has passed accepts nothing: its violations fail again, and the report says
+/// loudly that the entry expired. Fingerprints ignore line numbers (``Fingerprint``), so adding
+/// unrelated lines to a log keeps its baseline valid.
+///
+/// File format (JSON, schema `conn-audit/baseline` version 1):
+/// ```
+/// {"schema": "conn-audit/baseline", "version": 1, "entries": [
+///   {"rule": "ws.single-close", "fingerprint": "5c1f…", "file": "logs/a.jsonl", "line": 7,
+///    "message": "…", "reason": "known: BUG-1234", "expires": "2027-01-31"}]}
+/// ```
+/// `file`, `line` and `message` are for people; matching uses `rule` and `fingerprint` only.
+public struct Baseline: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public var rule: String
+        public var fingerprint: String
+        public var file: String?
+        public var line: Int?
+        public var message: String?
+        public var reason: String?
+        /// `YYYY-MM-DD`; the entry accepts violations up to and including that day.
+        public var expires: String?
+    }
+
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) { self.entries = entries }
+
+    /// What applying a baseline did, for the reports.
+    public struct Summary: Sendable {
+        public var path: String
+        /// Violations accepted by an entry.
+        public var accepted = 0
+        /// Entries past their expiry date (their violations count again).
+        public var expired: [Entry] = []
+        /// Entries that matched no violation (fixed, or the log changed): candidates to remove.
+        public var unused: [Entry] = []
+    }
+
+    // MARK: - Reading and writing
+
+    public static func load(_ path: String) throws(UsageError) -> Baseline {
+        guard let f = fopen(path, "rb") else {
+            throw UsageError("cannot read baseline \(path): \(String(cString: strerror(errno)).lowercased())")
+        }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, f)
+            bytes += chunk[0..<n]
+            if bytes.count > 64 << 20 { throw UsageError("baseline \(path) is larger than 64 MiB") }
+            if n < chunk.count { break }
+        }
+        let root: Value
+        do {
+            root = try JSONLineParser.parseDocument(bytes)
+        } catch {
+            throw UsageError("baseline \(path) is not valid JSON: \(error.reason) (byte \(error.offset + 1))")
+        }
+        guard root["schema"] == .string("conn-audit/baseline") else {
+            throw UsageError("baseline \(path): expected \"schema\": \"conn-audit/baseline\"")
+        }
+        guard root["version"] == .int(1) else {
+            throw UsageError("baseline \(path): unsupported version (this conn-audit reads version 1)")
+        }
+        guard case .array(let items)? = root["entries"] else {
+            throw UsageError("baseline \(path): \"entries\" must be a list")
+        }
+        var entries: [Entry] = []
+        for (i, item) in items.enumerated() {
+            guard case .string(let rule)? = item["rule"], case .string(let fp)? = item["fingerprint"] else {
+                throw UsageError("baseline \(path): entry \(i + 1) needs \"rule\" and \"fingerprint\" strings")
+            }
+            var entry = Entry(rule: rule, fingerprint: fp)
+            entry.file = item["file"]?.string
+            if case .int(let l)? = item["line"] { entry.line = Int(l) }
+            entry.message = item["message"]?.string
+            entry.reason = item["reason"]?.string
+            if let e = item["expires"], e != .null {
+                guard let s = e.string, Self.isDate(s) else {
+                    throw UsageError("baseline \(path): entry \(i + 1) has \"expires\" that is not a YYYY-MM-DD date")
+                }
+                entry.expires = s
+            }
+            entries.append(entry)
+        }
+        return Baseline(entries: entries)
+    }
+
+    /// A baseline accepting every violation of `report` (no reasons, no expiry: add them by hand).
+    public static func from(_ report: AuditReport) -> Baseline {
+        var entries: [Entry] = []
+        let paths = report.filePaths
+        for r in report.results {
+            let fingerprints = Fingerprint.of(r.violations, rule: r.rule.id, paths: paths)
+            for (f, fp) in zip(r.violations, fingerprints) {
+                var e = Entry(rule: r.rule.id, fingerprint: fp)
+                e.file = f.file.map { paths[Int($0)] }
+                e.line = f.line
+                e.message = f.message
+                entries.append(e)
+            }
+        }
+        return Baseline(entries: entries)
+    }
+
+    public func json() -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("schema", "conn-audit/baseline")
+        w.key("version", 1)
+        w.beginArray("entries")
+        for e in entries {
+            w.beginObject()
+            w.key("rule", e.rule)
+            w.key("fingerprint", e.fingerprint)
+            if let f = e.file { w.key("file", f) }
+            if let l = e.line { w.key("line", l) }
+            if let m = e.message { w.key("message", m) }
+            w.key("reason", e.reason)
+            w.key("expires", e.expires)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.text + "\n"
+    }
+
+    // MARK: - Applying
+
+    /// Moves accepted violations to each result's `baselined` list and recomputes statuses.
+    /// - Parameter today: `YYYY-MM-DD`; entries expiring before it accept nothing.
+    public func apply(to report: inout AuditReport, path: String, today: String) -> Summary {
+        var summary = Summary(path: path)
+        var used = Set<Int>()
+        var byKey: [String: [Int]] = [:]
+        for (i, e) in entries.enumerated() { byKey[e.rule + "\u{1F}" + e.fingerprint, default: []].append(i) }
+        let paths = report.filePaths
+        for k in report.results.indices {
+            let r = report.results[k]
+            let fingerprints = Fingerprint.of(r.violations, rule: r.rule.id, paths: paths)
+            var kept: [Finding] = []
+            var accepted: [Finding] = []
+            for (f, fp) in zip(r.violations, fingerprints) {
+                guard let indexes = byKey[r.rule.id + "\u{1F}" + fp] else {
+                    kept.append(f)
+                    continue
+                }
+                indexes.forEach { used.insert($0) }
+                let live = indexes.contains { entries[$0].expires.map { $0 >= today } ?? true }
+                if live {
+                    accepted.append(f)
+                } else {
+                    kept.append(f)
+                }
+            }
+            var result = RuleResult(rule: r.rule, violations: kept, inconclusive: r.inconclusive,
+                                    applicable: r.status != .notApplicable)
+            result.labels = r.labels
+            result.baselined = accepted
+            report.results[k] = result
+            summary.accepted += accepted.count
+        }
+        for (i, e) in entries.enumerated() {
+            if let x = e.expires, x < today { summary.expired.append(e) } else if !used.contains(i) { summary.unused.append(e) }
+        }
+        return summary
+    }
+
+    static func isDate(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D else { return false }
+        return [0, 1, 2, 3, 5, 6, 8, 9].allSatisfy { b[$0] >= 0x30 && b[$0] <= 0x39 }
+    }
+
+    /// Today's date in UTC as `YYYY-MM-DD`.
+    public static func today() -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
+    }
+}

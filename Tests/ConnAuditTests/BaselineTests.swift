@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+@testable import ConnAudit
+
+/// Baselines: known violations accepted by fingerprint, surviving unrelated edits to a log.
+@Suite struct BaselineTests {
+    static let log = """
+        {"t":0,"src":"d","ev":"ws.connect","gen":1}
+        {"t":10,"src":"d","ev":"ws.close","gen":1,"reason":"user"}
+        {"t":11,"src":"d","ev":"ws.close","gen":1}
+        {"t":20,"src":"d","ev":"ws.connect","gen":1}
+
+        """
+
+    static func run(_ text: String, only: [String] = ["ws.single-close", "ws.close-has-reason", "ws.generation-increases"]) -> AuditReport {
+        let bytes = Array(text.utf8)
+        let all = RuleLoader.builtin()
+        let rules = RuleSet(rules: all.rules.filter { only.contains($0.id) })
+        let auditor = Auditor(rules: rules, jobs: 1) { file throws(InputError) in ByteSources.memory(bytes, path: file.path) }
+        return auditor.run([InputFile(path: "logs/d.jsonl", isStdin: false)])
+    }
+
+    @Test func aBaselineOfARunAcceptsEveryViolationOfTheSameLog() throws {
+        var report = Self.run(Self.log)
+        #expect(report.exitCode == 1)
+        let baseline = Baseline.from(report)
+        #expect(baseline.entries.count == 3)
+        let summary = baseline.apply(to: &report, path: "b.json", today: "2026-11-30")
+        #expect(summary.accepted == 3)
+        #expect(summary.unused.isEmpty && summary.expired.isEmpty)
+        #expect(report.exitCode == 0)
+        #expect(report.results.allSatisfy { $0.status == .pass })
+        #expect(report.results.map(\.baselined.count).reduce(0, +) == 3)
+    }
+
+    @Test func fingerprintsSurviveUnrelatedLinesAddedAboveAndBetween() throws {
+        let baseline = Baseline.from(Self.run(Self.log))
+        let shifted = "{\"t\":0,\"src\":\"other\",\"ev\":\"app.scene\",\"phase\":\"active\"}\n\n"
+            + Self.log.replacingOccurrences(of: "\n{\"t\":20", with: "\n{\"t\":15,\"src\":\"d\",\"ev\":\"ws.message\",\"gen\":1}\n{\"t\":20")
+        var report = Self.run(shifted)
+        let lines = report.results.flatMap(\.violations).compactMap(\.line).sorted()
+        #expect(lines == [5, 5, 7], "the violations moved: \(lines)")
+        let summary = baseline.apply(to: &report, path: "b.json", today: "2026-11-30")
+        #expect(summary.accepted == 3)
+        #expect(report.exitCode == 0)
+    }
+
+    @Test func aChangedOffendingEventIsANewViolation() throws {
+        let baseline = Baseline.from(Self.run(Self.log))
+        var report = Self.run(Self.log.replacingOccurrences(of: "{\"t\":20,", with: "{\"t\":21,"))
+        let summary = baseline.apply(to: &report, path: "b.json", today: "2026-11-30")
+        #expect(summary.accepted == 2)
+        #expect(summary.unused.count == 1)
+        #expect(report.exitCode == 1)
+        let failing = report.results.filter { $0.status == .fail }.map(\.rule.id)
+        #expect(failing == ["ws.generation-increases"])
+    }
+
+    @Test func anExpiredEntryAcceptsNothingAndIsListed() throws {
+        var baseline = Baseline.from(Self.run(Self.log))
+        baseline.entries[0].expires = "2026-11-29"
+        baseline.entries[0].reason = "BUG-1"
+        baseline.entries[1].expires = "2026-11-30"  // the last day still counts
+        var report = Self.run(Self.log)
+        let summary = baseline.apply(to: &report, path: "b.json", today: "2026-11-30")
+        #expect(summary.expired.map(\.reason) == ["BUG-1"])
+        #expect(summary.accepted == 2)
+        #expect(report.exitCode == 1)
+        let text = TextReport().render({ var r = report; r.baseline = summary; return r }())
+        #expect(text.contains("EXPIRED BASELINE ENTRY"))
+        #expect(text.contains("BUG-1"))
+    }
+
+    @Test func aBaselineRoundTripsThroughItsFile() throws {
+        var baseline = Baseline.from(Self.run(Self.log))
+        baseline.entries[0].reason = "known \"quoted\" reason"
+        baseline.entries[0].expires = "2027-01-31"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try baseline.json().write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try Baseline.load(path)
+        #expect(loaded.entries == baseline.entries)
+    }
+
+    @Test(arguments: [
+        ("not json", "is not valid JSON"),
+        (#"{"schema":"x","version":1,"entries":[]}"#, "conn-audit/baseline"),
+        (#"{"schema":"conn-audit/baseline","version":2,"entries":[]}"#, "unsupported version"),
+        (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a"}]}"#, "entry 1 needs"),
+        (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"soon"}]}"#, "YYYY-MM-DD"),
+    ])
+    func aBadBaselineFileIsAClearError(_ text: String, _ message: String) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let error = #expect(throws: UsageError.self) { try Baseline.load(path) }
+        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+        #expect(error?.message.contains(path) == true)
+    }
+
+    @Test func theCommandLineWritesAndAppliesABaseline() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let log = dir.appendingPathComponent("d.jsonl").path
+        let base = dir.appendingPathComponent("base.json").path
+        try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
+        var out = "", err = ""
+        let console = Console(out: { out += $0 }, err: { err += $0 }, isTerminal: false)
+        let only = ["--only", "ws.single-close", "--only", "ws.close-has-reason"]
+        #expect(CommandLineTool.run([log, "--write-baseline", base] + only, console: console) == 1)
+        #expect(FileManager.default.fileExists(atPath: base))
+        out = ""
+        #expect(CommandLineTool.run([log, "--baseline", base, "--format", "json"] + only, console: console) == 0)
+        #expect(out.contains("\"baselined\""))
+        #expect(out.contains("\"accepted\": 2"))
+    }
+}
