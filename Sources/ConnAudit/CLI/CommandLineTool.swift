@@ -78,6 +78,7 @@ public enum CommandLineTool {
             .init(name: "--color", kind: .value),
             .init(name: "--quiet", kind: .flag),
             .init(name: "--baseline", kind: .value),
+            .init(name: "--report", kind: .value, repeatable: true),
             .init(name: "--write-baseline", kind: .value),
             .init(name: "--help", kind: .flag),
         ])
@@ -87,11 +88,20 @@ public enum CommandLineTool {
             return 0
         }
         let format = p.value("--format") ?? "text"
-        guard ["text", "json"].contains(format) else {
-            if ["junit", "sarif", "github", "html"].contains(format) {
-                throw UsageError("--format \(format) is not available in this version yet (text, json)")
+        guard Self.formats.contains(format) else {
+            throw UsageError("--format must be one of \(Self.formats.joined(separator: ", ")), not '\(format)'")
+        }
+        // Extra reports from the same run: --report junit=out.xml --report sarif=out.sarif
+        var extraReports: [(format: String, path: String)] = []
+        for item in p.all("--report") {
+            guard let eq = item.firstIndex(of: "="), eq != item.startIndex, item.index(after: eq) != item.endIndex else {
+                throw UsageError("--report takes FORMAT=FILE, such as junit=report.xml, not '\(item)'")
             }
-            throw UsageError("--format must be text or json, not '\(format)'")
+            let f = String(item[..<eq])
+            guard Self.formats.contains(f) else {
+                throw UsageError("--report \(f): the format must be one of \(Self.formats.joined(separator: ", "))")
+            }
+            extraReports.append((f, String(item[item.index(after: eq)...])))
         }
         guard let failOn = AuditReport.FailOn(rawValue: p.value("--fail-on") ?? "error") else {
             throw UsageError("--fail-on must be error, warning, info or never")
@@ -140,18 +150,32 @@ public enum CommandLineTool {
         if !p.has("--quiet") || p.has("--output") {
             let toTerminal = p.value("--output") == nil && console.isTerminal
             let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
-            let text = format == "json" ? JSONReport.render(report) : TextReport(color: color).render(report)
+            let text = Self.render(report, format: format, color: color)
             if let path = p.value("--output") {
                 try writeFile(path, text)
             } else {
                 console.out(text)
             }
         }
+        for extra in extraReports {
+            try writeFile(extra.path, Self.render(report, format: extra.format, color: colorMode == "always"))
+        }
         // Unreadable inputs are named on standard error whatever the format, for CI logs.
         for e in report.inputErrors { console.err("conn-audit: error: could not read \(e.path): \(e.reason)\n") }
         return report.exitCode
     }
 
+    static let formats = ["text", "json", "junit", "sarif", "github"]
+
+    static func render(_ report: AuditReport, format: String, color: Bool) -> String {
+        switch format {
+        case "json": return JSONReport.render(report)
+        case "junit": return JUnitReport.render(report)
+        case "sarif": return SARIFReport.render(report)
+        case "github": return GitHubReport.render(report)
+        default: return TextReport(color: color).render(report)
+        }
+    }
     static func loadRules(_ paths: [String]) throws(DiagnosticList) -> RuleSet {
         paths.isEmpty ? RuleLoader.builtin() : try RuleLoader.load(paths: paths)
     }

@@ -13,8 +13,10 @@ enum Help {
 
     CHECK OPTIONS
       --rules DIR|FILE      rule files to use (repeatable); default: the built-in pack
-      --format text|json    report format (default text)
+      --format FMT          report format: text (default), json, junit, sarif, github
       --output FILE         write the report to FILE instead of standard output
+      --report FMT=FILE     also write a report in another format from the same run
+                            (repeatable): --report junit=report.xml --report sarif=out.sarif
       --fail-on LEVEL       error|warning|info|never: lowest severity that fails (default error)
       --param NAME=VALUE    override a rule parameter; NAME or RULE_ID.NAME (repeatable)
       --only ID|GLOB        run only matching rules (repeatable)
@@ -42,6 +44,8 @@ enum Help {
     EXAMPLES
       conn-audit samples/                         check the bundled samples, built-in rules
       conn-audit logs/ --rules rules/ --format json --output report.json
+      conn-audit uploads/ --format github --report junit=junit.xml --report sarif=conn-audit.sarif
+      conn-audit uploads/ --baseline gate/baseline.json
       conn-audit upload.jsonl.gz --fail-on warning --param timeout_ms=2000
       cat device.log | conn-audit - --only 'ws.*'
       conn-audit rules --rules my-rules/ --check
