@@ -1,0 +1,159 @@
+/// `--format github`: GitHub Actions workflow commands, which the runner turns into annotations on
+/// the run and on the pull request's files.
+///
+/// One command per violation, in report order: `::error file=PATH,line=N,title=RULE_ID::MESSAGE`
+/// for severity error, `::warning` for warning, `::notice` for info (a rule below `--fail-on` keeps
+/// its severity's level). A finding that points at no line (coverage rules), or at standard input,
+/// has no `file`/`line`. An input that could not be read is
+/// `::error title=conn-audit::could not read PATH: REASON`, ahead of the violations.
+///
+/// GitHub shows at most 10 error, 10 warning and 10 notice annotations per step, and 50 per job
+/// (actions/toolkit `docs/problem-matchers.md`, section "Limitations", commit b145fa2; also stated in
+/// community discussion #26680 and #68471); commands past the cap are dropped silently. So at most
+/// `maxPerLevel` commands of each level are written; when any level overflows, one notice slot is
+/// kept for a final `::notice title=conn-audit::N more findings were not annotated …: RULE N, …`
+/// naming, by rule, what was left out (everything is in the other formats).
+///
+/// Escaping follows the runner (actions/toolkit `packages/core/src/command.ts`, `escapeData` and
+/// `escapeProperty`): in the message `%` → `%25`, CR → `%0D`, LF → `%0A`; in property values
+/// additionally `:` → `%3A` and `,` → `%2C`. `%` goes first so the other escapes are not doubled.
+///
+/// Inconclusive rules are named on plain lines (not commands, so no annotation), and the output ends
+/// with the plain summary `conn-audit: N rules failed, N passed, N inconclusive — verdict FAIL|PASS`.
+/// Only finding messages (redacted upstream) are written, never raw log text.
+public enum GitHubReport {
+    public static func render(_ report: AuditReport, maxPerLevel: Int = 10) -> String {
+        let paths = report.filePaths
+        var annotations: [Annotation] = []
+        for e in report.inputErrors {
+            annotations.append(Annotation(level: .error, file: nil, line: nil, title: "conn-audit",
+                                          message: "could not read \(e.path): \(e.reason)", group: "unreadable inputs"))
+        }
+        for r in report.results {
+            for f in r.violations {
+                var file: String?
+                if let i = f.file, Int(i) < paths.count, paths[Int(i)] != "<stdin>" { file = paths[Int(i)] }
+                annotations.append(Annotation(
+                    level: Level(r.rule.severity), file: file, line: file == nil ? nil : f.line,
+                    title: r.rule.id, message: f.message, group: r.rule.id))
+            }
+        }
+
+        // Which annotations fit: `maxPerLevel` per level, one notice kept back for the summary.
+        let cap = max(0, maxPerLevel)
+        let overflows = Level.allCases.contains { level in annotations.filter { $0.level == level }.count > cap }
+        var left: [Level: Int] = [.error: cap, .warning: cap, .notice: overflows ? max(0, cap - 1) : cap]
+        var out = ""
+        var omitted: [(group: String, count: Int)] = []
+        for a in annotations {
+            if left[a.level, default: 0] > 0 {
+                left[a.level, default: 0] -= 1
+                out += a.command + "\n"
+            } else if let k = omitted.firstIndex(where: { $0.group == a.group }) {
+                omitted[k].count += 1
+            } else {
+                omitted.append((a.group, 1))
+            }
+        }
+        if !omitted.isEmpty {
+            let n = omitted.reduce(0) { $0 + $1.count }
+            let byRule = omitted.map { "\($0.group) \($0.count)" }.joined(separator: ", ")
+            let message = "\(n) more finding\(n == 1 ? " was" : "s were") not annotated (at most \(cap) annotations "
+                + "of each level per step; the other report formats list them all): \(byRule)"
+            out += "::notice title=\(property("conn-audit"))::\(data(message))\n"
+        }
+
+        // Plain lines: not commands, so they make no annotation.
+        for r in report.results where r.status == .inconclusive {
+            let n = r.inconclusive.count
+            var text = "conn-audit: \(r.rule.id) is inconclusive (\(n) case\(n == 1 ? "" : "s") could not be decided)"
+            if let first = r.inconclusive.first {
+                text += ", first: " + (location(first, paths).map { $0 + " " } ?? "") + first.message
+            }
+            out += plain(text) + "\n"
+        }
+        let baselined = report.results.reduce(0) { $0 + $1.baselined.count }
+        if baselined > 0 {
+            out += "conn-audit: \(baselined) known violation\(baselined == 1 ? "" : "s") accepted by the baseline\n"
+        }
+        var summary = "conn-audit: \(report.count(.fail)) rules failed, \(report.count(.pass)) passed, "
+            + "\(report.count(.inconclusive)) inconclusive — verdict \(report.verdictFails ? "FAIL" : "PASS")"
+        if !report.inputErrors.isEmpty {
+            let n = report.inputErrors.count
+            summary += " (incomplete: \(n) input\(n == 1 ? "" : "s") could not be read)"
+        }
+        return out + summary + "\n"
+    }
+
+    // MARK: - Commands
+
+    enum Level: String, CaseIterable {
+        case error, warning, notice
+
+        init(_ s: Severity) {
+            switch s {
+            case .error: self = .error
+            case .warning: self = .warning
+            case .info: self = .notice
+            }
+        }
+    }
+
+    struct Annotation {
+        var level: Level
+        var file: String?
+        var line: Int?
+        var title: String
+        var message: String
+        /// What the overflow notice counts it under: the rule id, or "unreadable inputs".
+        var group: String
+
+        var command: String {
+            var props: [String] = []
+            if let file { props.append("file=" + property(file)) }
+            if let line, file != nil { props.append("line=\(line)") }
+            props.append("title=" + property(title))
+            return "::\(level.rawValue) \(props.joined(separator: ","))::\(data(message))"
+        }
+    }
+
+    /// Escapes a command's message (actions/toolkit `escapeData`).
+    static func data(_ s: String) -> String {
+        var out = ""
+        for u in s.unicodeScalars {
+            switch u {
+            case "%": out += "%25"
+            case "\r": out += "%0D"
+            case "\n": out += "%0A"
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
+    /// Escapes a property value (actions/toolkit `escapeProperty`).
+    static func property(_ s: String) -> String {
+        var out = ""
+        for u in s.unicodeScalars {
+            switch u {
+            case "%": out += "%25"
+            case "\r": out += "%0D"
+            case "\n": out += "%0A"
+            case ":": out += "%3A"
+            case ",": out += "%2C"
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
+    /// A plain log line: line breaks become spaces so no part of it can start a command.
+    private static func plain(_ s: String) -> String {
+        String(String.UnicodeScalarView(s.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 }))
+    }
+
+    private static func location(_ f: Finding, _ paths: [String]) -> String? {
+        guard let i = f.file, Int(i) < paths.count else { return nil }
+        return f.line.map { "\(paths[Int(i)]):\($0)" } ?? paths[Int(i)]
+    }
+}

@@ -1,0 +1,165 @@
+/// `--format junit`: JUnit XML, as GitLab (`artifacts:reports:junit`), Jenkins (`junit` step) and the
+/// GitHub JUnit report actions read it.
+///
+/// Shape: one `<testsuites>` with the totals, holding one `<testsuite name="conn-audit">` (one suite,
+/// not one per family: the family is already the `classname`, which Jenkins and GitLab group by, and
+/// one suite keeps the totals in one place). Each rule is one
+/// `<testcase classname="FAMILY" name="RULE_ID" time="0">`, in the order the rules were loaded:
+///
+/// - `fail`: a `<failure message="N violations (SEVERITY)" type="SEVERITY">` whose text lists each
+///   violation as `file:line t=… src=… gen=… message` (what a finding lacks is left out), then the
+///   rule's inconclusive cases, if any. JUnit has no severity, so a rule **below `--fail-on`** that
+///   has violations is still a `<failure>` — a CI dashboard should show it — but its message says
+///   `below --fail-on …: does not fail the run`, so nobody mistakes it for the reason a job failed.
+/// - `inconclusive`: `<skipped message="inconclusive: …">` whose text lists each undecided case with
+///   its `file:line` and reason.
+/// - `not_applicable`: `<skipped message="not applicable: …"/>`.
+/// - `pass`: an empty testcase. Violations a baseline accepted are named in `<system-out>`.
+///
+/// Inputs that could not be read make one more testcase, `<testcase classname="conn-audit"
+/// name="inputs">`, with an `<error>` listing them, so the job shows the verdict is incomplete;
+/// it is the only source of `errors`. Everything is deterministic (`time="0"`, no timestamp, no
+/// host name), so two runs over the same logs give the same file.
+///
+/// Only rule metadata and finding messages are written: messages are redacted upstream, and no raw
+/// log text (not even the context lines) goes in. Text is escaped for XML 1.0: `& < > " '` as
+/// entities, tab and newline kept (as `&#9;`/`&#10;` inside attributes, which parsers would
+/// otherwise normalise to spaces), and every other character XML 1.0 cannot carry (C0 controls,
+/// U+FFFE, U+FFFF) removed.
+public enum JUnitReport {
+    public static func render(_ report: AuditReport) -> String {
+        let paths = report.filePaths
+        let hasInputCase = !report.inputErrors.isEmpty
+        let tests = report.results.count + (hasInputCase ? 1 : 0)
+        let failures = report.count(.fail)
+        let skipped = report.count(.inconclusive) + report.count(.notApplicable)
+        let errors = hasInputCase ? 1 : 0
+        let totals =
+            "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"0\""
+
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<testsuites name=\"conn-audit\" \(totals)>\n"
+        out += "  <testsuite name=\"conn-audit\" \(totals)>\n"
+        out += "    <properties>\n"
+        property(&out, "conn-audit.version", ConnAuditVersion.string)
+        property(&out, "fail-on", report.failOn.rawValue)
+        property(&out, "verdict", report.verdictFails ? "fail" : "pass")
+        property(&out, "complete", report.inputErrors.isEmpty ? "true" : "false")
+        property(&out, "files", String(report.inputs.files))
+        property(&out, "lines", String(report.inputs.lines))
+        property(&out, "events", String(report.inputs.events))
+        property(&out, "malformed", String(report.inputs.malformed))
+        out += "    </properties>\n"
+
+        for r in report.results {
+            out += "    <testcase classname=\"\(attr(r.rule.family))\" name=\"\(attr(r.rule.id))\" time=\"0\""
+            switch r.status {
+            case .pass:
+                if r.baselined.isEmpty {
+                    out += "/>\n"
+                } else {
+                    out += ">\n      <system-out>\(text(baselinedNote(r, paths)))</system-out>\n    </testcase>\n"
+                }
+            case .fail:
+                let severity = r.rule.severity.rawValue
+                var message = "\(count(r.violations.count, "violation")) (\(severity)"
+                if !report.failOn.fails(r.rule.severity) {
+                    message += ", below --fail-on \(report.failOn.rawValue): does not fail the run"
+                }
+                message += ")"
+                var body = r.violations.map { line($0, paths) }.joined(separator: "\n")
+                if !r.inconclusive.isEmpty {
+                    body += "\n\ninconclusive (\(r.inconclusive.count)):\n"
+                    body += r.inconclusive.map { line($0, paths) }.joined(separator: "\n")
+                }
+                out += ">\n      <failure message=\"\(attr(message))\" type=\"\(attr(severity))\">"
+                out += text(body) + "</failure>\n"
+                if !r.baselined.isEmpty {
+                    out += "      <system-out>\(text(baselinedNote(r, paths)))</system-out>\n"
+                }
+                out += "    </testcase>\n"
+            case .inconclusive:
+                let n = r.inconclusive.count
+                var message = "inconclusive: \(count(n, "case")) could not be decided"
+                if let first = r.inconclusive.first {
+                    message += (n == 1 ? ": " : "; first: ") + first.message
+                }
+                let body = r.inconclusive.map { line($0, paths) }.joined(separator: "\n")
+                out += ">\n      <skipped message=\"\(attr(message))\">\(text(body))</skipped>\n    </testcase>\n"
+            case .notApplicable:
+                let message = "not applicable: the logs hold nothing this rule judges"
+                out += ">\n      <skipped message=\"\(attr(message))\"/>\n    </testcase>\n"
+            }
+        }
+
+        if hasInputCase {
+            let n = report.inputErrors.count
+            let message = "\(count(n, "input")) could not be read: the verdict is incomplete"
+            let body = report.inputErrors.map { "could not read \($0.path): \($0.reason)" }.joined(separator: "\n")
+            out += "    <testcase classname=\"conn-audit\" name=\"inputs\" time=\"0\">\n"
+            out += "      <error message=\"\(attr(message))\" type=\"input\">\(text(body))</error>\n"
+            out += "    </testcase>\n"
+        }
+        out += "  </testsuite>\n"
+        out += "</testsuites>\n"
+        return out
+    }
+
+    // MARK: - Pieces
+
+    /// `logs/a.jsonl:17 t=1100 src=app gen=2 message`; a finding with no line is just its message.
+    static func line(_ f: Finding, _ paths: [String]) -> String {
+        var parts: [String] = []
+        if let file = f.file {
+            let path = Int(file) < paths.count ? paths[Int(file)] : "?"
+            parts.append(f.line.map { "\(path):\($0)" } ?? path)
+        }
+        if let t = f.t { parts.append("t=" + JSONWriter.number(t)) }
+        if let s = f.source, !s.srcIsFile { parts.append("src=" + s.src) }
+        if let session = f.source?.session { parts.append("session=" + session) }
+        if let g = f.gen { parts.append("gen=\(g)") }
+        parts.append(f.message)
+        return parts.joined(separator: " ")
+    }
+
+    private static func baselinedNote(_ r: RuleResult, _ paths: [String]) -> String {
+        "\(count(r.baselined.count, "known violation")) accepted by the baseline:\n"
+            + r.baselined.map { line($0, paths) }.joined(separator: "\n")
+    }
+
+    private static func property(_ out: inout String, _ name: String, _ value: String) {
+        out += "      <property name=\"\(attr(name))\" value=\"\(attr(value))\"/>\n"
+    }
+
+    private static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    // MARK: - XML escaping
+
+    /// Escapes character data (element text).
+    static func text(_ s: String) -> String { escape(s, inAttribute: false) }
+
+    /// Escapes an attribute value (double-quoted).
+    static func attr(_ s: String) -> String { escape(s, inAttribute: true) }
+
+    private static func escape(_ s: String, inAttribute: Bool) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for u in s.unicodeScalars {
+            switch u {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n": out += inAttribute ? "&#10;" : "\n"
+            case "\t": out += inAttribute ? "&#9;" : "\t"
+            default:
+                // XML 1.0 `Char`: no C0 controls but tab/newline/CR (CR is dropped too: a parser turns
+                // it into a newline anyway), and no U+FFFE/U+FFFF. Surrogates cannot occur in a String.
+                if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF { continue }
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,309 @@
+/// `--format sarif`: SARIF 2.1.0 (OASIS), for GitHub code scanning and other SARIF viewers.
+///
+/// One run. `tool.driver` names conn-audit and lists every loaded rule in `rules[]` (id, title as
+/// `name` and `shortDescription`, description as `fullDescription`, severity as
+/// `defaultConfiguration.level` — error → `error`, warning → `warning`, info → `note` —, `help`
+/// pointing at `conn-audit rules --explain ID`, and `properties.tags` = [family, scope]).
+///
+/// `results[]`, rule by rule in load order:
+/// - each violation: `kind: "fail"`, `level` from the rule's severity;
+/// - each inconclusive case: `kind: "review"`, `level: "none"` (SARIF §3.27.9: a result whose kind
+///   is not `fail` has level `none`) — a person has to look, nothing failed;
+/// - each violation a baseline accepted: like a violation, with
+///   `suppressions: [{kind: "external", status: "accepted"}]`, so viewers show it as suppressed.
+///
+/// A result that points at a line has `locations[0].physicalLocation` with
+/// `artifactLocation {uri, uriBaseId: "INPUTROOT"}` and `region.startLine`. The uri is the log
+/// file's path relative to the PATH argument it was found under (``AuditReport/inputRoots``): a
+/// file below a directory PATH is the part after `PATH/`; a file given directly as PATH is its
+/// last component (INPUTROOT is then its directory); standard input is `stdin` (no base). The uri
+/// is percent-encoded per RFC 3986 (everything but unreserved characters and `/`). Findings that
+/// point at no line (coverage rules) have no `locations`.
+///
+/// `run.originalUriBaseIds.INPUTROOT` is written only when there is exactly one PATH (with several,
+/// INPUTROOT stands for whichever the file was found under, and only the consumer knows which). An
+/// absolute PATH is written as a `file://` URI; a relative one stays relative (`logs/`) with
+/// `uriBaseId: "WORKDIR"` — the directory conn-audit ran in — because SARIF §3.14.14 does not allow
+/// a relative uri without a base there, and recording the real directory would make reports differ
+/// between machines.
+///
+/// `partialFingerprints["connAudit/v1"]` is ``Fingerprint/of(_:rule:paths:)``, computed over the
+/// same list the baseline uses (violations and baselined ones together, in report order), so a
+/// SARIF fingerprint and a baseline entry name the same violation, and neither moves when
+/// unrelated lines shift the line numbers.
+///
+/// `invocations[0].executionSuccessful` is false when an input could not be read; each such input
+/// is an error in `toolExecutionNotifications`. Only rule metadata and finding messages (redacted
+/// upstream) are written — no raw log text, no context lines.
+public enum SARIFReport {
+    public static let schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
+    /// The key of conn-audit's fingerprints in `partialFingerprints` (versioned, per SARIF §3.27.17).
+    public static let fingerprintKey = "connAudit/v1"
+
+    public static func render(_ report: AuditReport) -> String {
+        let paths = report.filePaths
+        let roots = report.inputRoots.filter { $0 != "-" }
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("$schema", schemaURI)
+        w.key("version", "2.1.0")
+        w.beginArray("runs")
+        w.beginObject()
+
+        // MARK: tool
+        w.beginObject("tool")
+        w.beginObject("driver")
+        w.key("name", "conn-audit")
+        w.key("version", ConnAuditVersion.string)
+        w.key("semanticVersion", ConnAuditVersion.string)
+        w.beginArray("rules")
+        for r in report.results { rule(&w, r.rule) }
+        w.endArray()
+        w.endObject()
+        w.endObject()
+
+        // MARK: invocations
+        w.beginArray("invocations")
+        w.beginObject()
+        w.key("executionSuccessful", report.inputErrors.isEmpty)
+        w.key("exitCode", Int(report.exitCode))
+        if !report.inputErrors.isEmpty {
+            w.beginArray("toolExecutionNotifications")
+            for e in report.inputErrors {
+                w.beginObject()
+                w.key("level", "error")
+                w.beginObject("message")
+                w.key("text", "could not read \(e.path): \(e.reason)")
+                w.endObject()
+                w.endObject()
+            }
+            w.endArray()
+        }
+        w.endObject()
+        w.endArray()
+
+        // MARK: originalUriBaseIds
+        if roots.count == 1 {
+            baseIds(&w, root: roots[0], paths: paths)
+        }
+
+        // MARK: results
+        w.beginArray("results")
+        for (index, r) in report.results.enumerated() {
+            let fps = violationFingerprints(r, paths: paths)
+            for (f, fp) in zip(r.violations, fps.violations) {
+                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, roots: roots)
+            }
+            for (f, fp) in zip(r.baselined, fps.baselined) {
+                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, roots: roots,
+                       baselined: true, baselinePath: report.baseline?.path)
+            }
+            let inconclusive = Fingerprint.of(r.inconclusive, rule: r.rule.id, paths: paths)
+            for (f, fp) in zip(r.inconclusive, inconclusive) {
+                result(&w, f, rule: r.rule, index: index, kind: "review", fingerprint: fp, paths: paths, roots: roots)
+            }
+        }
+        w.endArray()
+
+        w.endObject()
+        w.endArray()
+        w.endObject()
+        return w.text + "\n"
+    }
+
+    // MARK: - Rules
+
+    /// SARIF `level` of a severity: error → error, warning → warning, info → note.
+    public static func level(_ s: Severity) -> String {
+        switch s {
+        case .error: return "error"
+        case .warning: return "warning"
+        case .info: return "note"
+        }
+    }
+
+    private static func rule(_ w: inout JSONWriter, _ rule: Rule) {
+        let description = rule.description.map(trimmed).flatMap { $0.isEmpty ? nil : $0 }
+        w.beginObject()
+        w.key("id", rule.id)
+        w.key("name", rule.title)
+        w.beginObject("shortDescription")
+        w.key("text", rule.title)
+        w.endObject()
+        w.beginObject("fullDescription")
+        w.key("text", description ?? rule.title)
+        w.endObject()
+        w.beginObject("defaultConfiguration")
+        w.key("level", level(rule.severity))
+        w.endObject()
+        w.beginObject("help")
+        var help = "Run `conn-audit rules --explain \(rule.id)` for the rule as written, its parameters and examples."
+        if let description { help += "\n\n" + description }
+        w.key("text", help)
+        w.endObject()
+        w.beginObject("properties")
+        w.beginArray("tags")
+        w.value(rule.family)
+        w.value(rule.scope.rawValue)
+        w.endArray()
+        w.endObject()
+        w.endObject()
+    }
+
+    private static func trimmed(_ s: String) -> String {
+        var sub = Substring(s)
+        while let c = sub.first, c.isWhitespace { sub.removeFirst() }
+        while let c = sub.last, c.isWhitespace { sub.removeLast() }
+        return String(sub)
+    }
+
+    // MARK: - Results
+
+    /// Fingerprints of a result's violations and baselined violations, computed as the baseline
+    /// computes them: over all of them together, in report order (``Finding/precedes(_:_:)``), so
+    /// the occurrence counts agree whether or not a baseline moved some of them aside.
+    static func violationFingerprints(_ r: RuleResult, paths: [String]) -> (violations: [String], baselined: [String]) {
+        if r.baselined.isEmpty { return (Fingerprint.of(r.violations, rule: r.rule.id, paths: paths), []) }
+        // (finding, list, index in that list), merged back into report order; ties keep violations first.
+        var all = r.violations.enumerated().map { (f: $0.element, list: 0, i: $0.offset) }
+        all += r.baselined.enumerated().map { (f: $0.element, list: 1, i: $0.offset) }
+        all.sort { a, b in
+            if Finding.precedes(a.f, b.f) { return true }
+            if Finding.precedes(b.f, a.f) { return false }
+            return (a.list, a.i) < (b.list, b.i)
+        }
+        let fps = Fingerprint.of(all.map(\.f), rule: r.rule.id, paths: paths)
+        var violations = [String](repeating: "", count: r.violations.count)
+        var baselined = [String](repeating: "", count: r.baselined.count)
+        for (entry, fp) in zip(all, fps) {
+            if entry.list == 0 { violations[entry.i] = fp } else { baselined[entry.i] = fp }
+        }
+        return (violations, baselined)
+    }
+
+    private static func result(
+        _ w: inout JSONWriter, _ f: Finding, rule: Rule, index: Int, kind: String, fingerprint: String,
+        paths: [String], roots: [String], baselined: Bool = false, baselinePath: String? = nil
+    ) {
+        w.beginObject()
+        w.key("ruleId", rule.id)
+        w.key("ruleIndex", index)
+        w.key("kind", kind)
+        w.key("level", kind == "fail" ? level(rule.severity) : "none")
+        w.beginObject("message")
+        w.key("text", f.message)
+        w.endObject()
+        if let file = f.file, Int(file) < paths.count {
+            let location = artifactLocation(paths[Int(file)], roots: roots)
+            w.beginArray("locations")
+            w.beginObject()
+            w.beginObject("physicalLocation")
+            w.beginObject("artifactLocation")
+            w.key("uri", location.uri)
+            if let base = location.uriBaseId { w.key("uriBaseId", base) }
+            w.endObject()
+            if let line = f.line, line >= 1 {
+                w.beginObject("region")
+                w.key("startLine", line)
+                w.endObject()
+            }
+            w.endObject()
+            w.endObject()
+            w.endArray()
+        }
+        w.beginObject("partialFingerprints")
+        w.key(fingerprintKey, fingerprint)
+        w.endObject()
+        if baselined {
+            w.beginArray("suppressions")
+            w.beginObject()
+            w.key("kind", "external")
+            w.key("status", "accepted")
+            w.key("justification", "accepted by the baseline" + (baselinePath.map { " " + $0 } ?? ""))
+            w.endObject()
+            w.endArray()
+        }
+        if f.t != nil || f.gen != nil || f.source != nil {
+            w.beginObject("properties")
+            if let t = f.t { w.key("t", number: t) }
+            if let s = f.source, !s.srcIsFile { w.key("src", s.src) }
+            if let session = f.source?.session { w.key("session", session) }
+            if let g = f.gen { w.raw("gen", String(g)) }
+            w.endObject()
+        }
+        w.endObject()
+    }
+
+    // MARK: - Locations
+
+    /// The uri of a log file for `artifactLocation`, and its base id (nil: none).
+    ///
+    /// Relative to the first PATH (in argument order) it lies under, as discovery lists a file at
+    /// its first occurrence; `<stdin>` is `stdin`; a path under no PATH is written as it is
+    /// (relative, without a base), or as a `file://` URI when absolute.
+    static func artifactLocation(_ path: String, roots: [String]) -> (uri: String, uriBaseId: String?) {
+        if path == "<stdin>" { return ("stdin", nil) }
+        for root in roots {
+            if path == root {
+                let name = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+                return (percentEncode(name), "INPUTROOT")
+            }
+            let prefix = root.hasSuffix("/") ? root : root + "/"
+            if path.hasPrefix(prefix), path.count > prefix.count {
+                return (percentEncode(String(path.dropFirst(prefix.count))), "INPUTROOT")
+            }
+        }
+        if path.hasPrefix("/") { return ("file://" + percentEncode(path), nil) }
+        var relative = Substring(path)
+        while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
+        return (percentEncode(String(relative)), nil)
+    }
+
+    /// `originalUriBaseIds` for a single PATH: the directory files' uris are relative to.
+    private static func baseIds(_ w: inout JSONWriter, root: String, paths: [String]) {
+        var directory = root
+        if paths.contains(root) {
+            // A file given directly: its uri is its name, so the base is the directory holding it.
+            if let slash = root.lastIndex(of: "/") {
+                directory = String(root[...slash])
+            } else {
+                directory = "./"
+            }
+        }
+        if !directory.hasSuffix("/") { directory += "/" }
+        w.beginObject("originalUriBaseIds")
+        w.beginObject("INPUTROOT")
+        if directory.hasPrefix("/") {
+            w.key("uri", "file://" + percentEncode(directory))
+        } else {
+            w.key("uri", percentEncode(directory))
+            w.key("uriBaseId", "WORKDIR")
+        }
+        w.beginObject("description")
+        w.key("text", "The PATH conn-audit was given (\(root)); log file locations are relative to it.")
+        w.endObject()
+        w.endObject()
+        w.endObject()
+    }
+
+    /// RFC 3986 percent-encoding of a path: unreserved characters (`A–Z a–z 0–9 - . _ ~`) and `/`
+    /// stay, every other UTF-8 byte becomes `%XX` (so spaces, `%`, `:` and non-ASCII are encoded).
+    static func percentEncode(_ s: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count)
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.append(b)
+            default:
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(b >> 4)])
+                out.append(hex[Int(b & 0xF)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
