@@ -169,7 +169,11 @@ private let testRules = """
         (["rules", "--list", "--check"], "choose one of --check, --list, --explain, --test"),
         (["rules", "extra"], "unexpected argument 'extra'"),
         (["rules", "--explain", "no.such-rule"], "no rule 'no.such-rule'"),
-        (["timeline", "LOG"], "'timeline' is not available"),
+        (["timeline"], "no PATH given"),
+        (["timeline", "LOG", "--gen", "x"], "--gen takes a whole number"),
+        (["timeline", "LOG", "--around", "nocolon"], "--around expects FILE:LINE"),
+        (["timeline", "LOG", "--format", "sarif"], "timeline --format must be text or json"),
+        (["timeline", "LOG", "--src", "nobody"], "nobody"),
     ] as [([String], String)])
     func usageErrorsExitTwo(_ arguments: [String], _ message: String) throws {
         try withTemporaryDirectory { dir in

@@ -5,6 +5,8 @@ enum Help {
 
     USAGE
       conn-audit [check] PATH... [options]     check logs against rules (the default command)
+      conn-audit timeline PATH... [--src S] [--session S] [--stream ws] [--gen N]
+                         [--around FILE:LINE] [--format text|json]   postmortem view
       conn-audit rules [--rules DIR|FILE]... [--check | --list | --explain ID | --test]
       conn-audit --help | --version
 
@@ -29,6 +31,16 @@ enum Help {
                             baselined and do not fail the gate; expired entries accept nothing)
       --write-baseline FILE record every current violation in FILE, to accept them for now
 
+    TIMELINE OPTIONS
+      --src S, --session S  the device and process run to show (a source without src: its file)
+      --stream NAME         only this stream (ws, sse, path, ...)
+      --gen N               only this generation
+      --around FILE:LINE    centre on the event at FILE:LINE (its source and generation)
+      --radius N            with --around: events shown before and after it (default 15)
+      --format text|json    (default text); --output FILE, --rules, --param, --jobs, --color as for check
+      Each event shows its file:line, t, the time since its generation's connect and since the
+      last ping, the phase when it changes, and the violations that point at it.
+
     RULES OPTIONS
       --check               validate the rules; errors and warnings with file:line:column
       --list                list the rules: id, severity, scope, title
@@ -48,6 +60,8 @@ enum Help {
       conn-audit uploads/ --baseline gate/baseline.json
       conn-audit upload.jsonl.gz --fail-on warning --param timeout_ms=2000
       cat device.log | conn-audit - --only 'ws.*'
+      conn-audit timeline samples/ --src ipad-b --gen 1
+      conn-audit timeline samples/ --around samples/violations/ipad-b.jsonl:7
       conn-audit rules --rules my-rules/ --check
       conn-audit rules --explain ws.single-close
 
