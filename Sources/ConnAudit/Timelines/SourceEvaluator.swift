@@ -17,6 +17,7 @@ final class EvaluationPlan: @unchecked Sendable {
 
     init(rules: [Rule], overrides: [String: Value], files: [String]) {
         let all = rules.enumerated().map { CompiledRule(rule: $0.element, index: $0.offset, overrides: overrides) }
+        for c in all { c.environment = EvalEnvironment(params: c.params, files: files) }
         self.all = all
         generation = all.filter { $0.rule.scope == .generation }
         source = all.filter { $0.rule.scope == .source }
@@ -125,7 +126,7 @@ final class SourceEvaluator {
             lastT = e.t
             for c in plan.classify where !sink.applicable.contains(c.index) {
                 if case .classify(_, _, _, let applies?) = c.rule.check {
-                    let ctx = EvalContext(event: e, params: c.params, history: nil, files: plan.files)
+                    let ctx = EvalContext(event: e, environment: c.environment, history: nil)
                     if Evaluator.matches(applies, e, ctx) != nil { sink.applicable.insert(c.index) }
                 }
             }

@@ -4,6 +4,8 @@ final class CompiledRule: @unchecked Sendable {
     let rule: Rule
     let index: Int
     let params: [String: Value]
+    /// Params and file paths, shared by every evaluation of the rule (set by the plan).
+    var environment = EvalEnvironment(params: [:], files: [])
     /// `ev` names whose events the history functions may look back at; nil: any event.
     let historyNames: Set<String>?
     /// The same as ids, and the ids of each history list (nil: any).
@@ -14,6 +16,8 @@ final class CompiledRule: @unchecked Sendable {
     let sinceListOfSlot: [Int: Int]
     /// For `preceded_by`: the history list of the enabling selector.
     let precedenceList: Int?
+    /// `let:` names whose value depends only on static history calls, params and other such lets.
+    let staticLets: Set<String>
     /// Whether the message reads history (then an obligation renders it when it opens, so it
     /// describes the trigger's moment, not the moment the deadline was decided).
     let messageReadsHistory: Bool
@@ -47,6 +51,7 @@ final class CompiledRule: @unchecked Sendable {
             }
         }
         self.params = params
+        environment = EvalEnvironment(params: params, files: [])
 
         // Every history call of the rule, wherever it is written (nested selectors too).
         var calls: [HistoryCall] = []
@@ -128,6 +133,20 @@ final class CompiledRule: @unchecked Sendable {
             }
         }
         messageReadsHistory = messageHistory
+        var staticNames = Set<String>()
+        for (name, expr) in rule.lets {
+            var ok = true
+            NameWalker.walk(expr, intoSelectors: false) { sub in
+                switch sub {
+                case .history(let call): if slots[call.slot] == nil { ok = false }
+                case .name(let n, _): if n != "params" && !staticNames.contains(n) { ok = false }
+                default: break
+                }
+            }
+            // A later definition of the same name replaces it: judge the last one.
+            if ok { staticNames.insert(name) } else { staticNames.remove(name) }
+        }
+        staticLets = staticNames
         historyIDs = historyNames.map { $0.map { EvNames.id($0) } }
         historyListIDs = lists.map { $0.map { $0.map { EvNames.id($0) } } }
         self.listOfSlot = listOfSlot

@@ -26,9 +26,13 @@ class Runner: HistoryProvider {
     /// The source's clock, for deadlines; nil on the corpus timeline.
     weak var clock: SourceClock?
 
+    /// Values of the static lets, valid until an aggregate changes.
+    private let letCache: StaticLetCache?
+
     init(_ compiled: CompiledRule, files: [String]) {
         self.compiled = compiled
         self.files = files
+        letCache = compiled.staticLets.isEmpty ? nil : StaticLetCache(names: compiled.staticLets)
         lists = Array(repeating: [], count: compiled.historyLists.count)
         aggregates = Array(repeating: Aggregate(), count: compiled.staticCalls.count)
     }
@@ -64,10 +68,11 @@ class Runner: HistoryProvider {
 
     /// A context looking at `e` with `captures`, and the rule's lets bound lazily to it.
     func context(_ e: Event, captures: [String: Event] = [:]) -> EvalContext {
-        var ctx = EvalContext(event: e, params: compiled.params, history: self, files: files)
+        var ctx = EvalContext(event: e, environment: compiled.environment, history: self)
         ctx.captures = captures
         if !rule.lets.isEmpty {
             let scope = LetScope(rule.lets)
+            scope.cache = letCache
             ctx.letScope = scope
             scope.context = ctx
         }
@@ -136,10 +141,12 @@ class Runner: HistoryProvider {
             let sinceMay = call.since?.mayMatch(e.evID) ?? false
             let selMay = call.selector.mayMatch(e.evID)
             guard sinceMay || selMay else { continue }
-            if ctx == nil { ctx = EvalContext(event: e, params: compiled.params, history: nil, files: files) }
+            if ctx == nil { ctx = EvalContext(event: e, environment: compiled.environment, history: nil) }
             if sinceMay, let since = call.since, Evaluator.matches(since, e, ctx!) != nil {
                 aggregates[slot] = Aggregate()
+                letCache?.version += 1
             } else if selMay, Evaluator.matches(call.selector, e, ctx!) != nil {
+                letCache?.version += 1
                 if aggregates[slot].first == nil { aggregates[slot].first = e }
                 aggregates[slot].last = e
                 aggregates[slot].count += 1

@@ -50,6 +50,18 @@ public struct HistoryCandidates {
     }
 }
 
+/// What stays the same for every evaluation of one rule: its params and the file paths.
+/// Shared by reference, so copying a context does not copy them.
+public final class EvalEnvironment: @unchecked Sendable {
+    public let params: [String: Value]
+    public let files: [String]
+
+    public init(params: [String: Value], files: [String]) {
+        self.params = params
+        self.files = files
+    }
+}
+
 /// Everything an expression can read while it is evaluated.
 public struct EvalContext {
     /// The current event: the trigger, or the candidate inside a nested selector.
@@ -60,16 +72,23 @@ public struct EvalContext {
     /// The rule's `let:` bindings, evaluated on first use in the context of the event that
     /// started the evaluation (the trigger), and then remembered.
     public var letScope: LetScope?
-    public var params: [String: Value]
+    public var environment: EvalEnvironment
     public var history: (any HistoryProvider)?
+
+    public var params: [String: Value] { environment.params }
     /// File paths by index, for `$file`.
-    public var files: [String]
+    public var files: [String] { environment.files }
 
     public init(event: Event, params: [String: Value], history: (any HistoryProvider)?, files: [String]) {
         self.event = event
-        self.params = params
+        environment = EvalEnvironment(params: params, files: files)
         self.history = history
-        self.files = files
+    }
+
+    public init(event: Event, environment: EvalEnvironment, history: (any HistoryProvider)?) {
+        self.event = event
+        self.environment = environment
+        self.history = history
     }
 
     /// The same context looking at another event (for a nested selector's candidate).
@@ -100,8 +119,25 @@ public final class LetScope {
 
     var names: [String] { definitions.map(\.name) }
 
+    /// Bindings that depend only on running aggregates and params, shared across evaluations
+    /// of one runner until an aggregate changes.
+    var cache: StaticLetCache?
+
     func value(of name: String) -> Eval? {
         if let v = values[name] { return v }
+        if let cache, cache.names.contains(name) {
+            if let hit = cache.lookup(name) {
+                values[name] = hit
+                return hit
+            }
+            guard let v = evaluate(name) else { return nil }
+            cache.store(name, v)
+            return v
+        }
+        return evaluate(name)
+    }
+
+    private func evaluate(_ name: String) -> Eval? {
         // The last definition of a name wins (a rule's let over the file's).
         guard let def = definitions.last(where: { $0.name == name }), var context else { return nil }
         context.letScope = self
@@ -117,6 +153,23 @@ public final class LetScope {
     func evaluateAll() {
         for def in definitions { _ = value(of: def.name) }
     }
+}
+
+/// Values of `let:` bindings that read only running aggregates and params: valid until the
+/// runner's aggregates change (``version``).
+final class StaticLetCache {
+    let names: Set<String>
+    var version = 0
+    private var values: [String: (version: Int, value: Eval)] = [:]
+
+    init(names: Set<String>) { self.names = names }
+
+    func lookup(_ name: String) -> Eval? {
+        guard let entry = values[name], entry.version == version else { return nil }
+        return entry.value
+    }
+
+    func store(_ name: String, _ value: Eval) { values[name] = (version, value) }
 }
 
 /// Evaluates expressions and selectors; pure functions over an ``EvalContext``.
