@@ -208,7 +208,7 @@ extension ReaderTests {
         .init("gen null", #"{"t":0,"ev":"x.y","gen":null}"#, #""gen" is not a non-negative integer (null)"#),
         .init("gen -1", #"{"t":0,"ev":"x.y","gen":-1}"#, #""gen" is negative"#),
         .init("gen beyond 64 bits", #"{"t":0,"ev":"x.y","gen":99999999999999999999}"#,
-              #""gen" is not a non-negative integer"#),
+              #""gen" is too large"#),
         // Text after the object.
         .init("a word after the object", #"{"t":0,"ev":"x.y"} x"#, "text after the JSON object"),
         .init("a second object", #"{"t":0,"ev":"x.y"}{"t":1,"ev":"x.y"}"#, "text after the JSON object"),

@@ -107,7 +107,12 @@ struct JSONLineParser {
             try parseTopObject(&c, out: &out)
             c.skipWhitespace()
             if c.i < c.count {
-                throw JSONSyntaxError(reason: "text after the JSON object", offset: c.i)
+                // The object itself parsed: its secrets count, though the line is malformed.
+                let trailing = c.i
+                out.malformedReason = Self.firstInvalidUTF8(line).map { "not valid UTF-8 (byte \($0 + 1))" }
+                    ?? "text after the JSON object (byte \(trailing + 1))"
+                out.isObject = true
+                return out
             }
         } catch {
             var error = error
@@ -226,6 +231,8 @@ struct JSONLineParser {
             switch gen {
             case .int(let g) where g >= 0: out.gen = g
             case .int: return "\"gen\" is negative"
+            case .double(let d)? where d.isFinite && d >= 9.2e18 && d == d.rounded():
+                return "\"gen\" is too large (at most 9223372036854775807)"
             case .some(let other): return "\"gen\" is not a non-negative integer (\(other.typeName))"
             case .none: return "\"gen\" is not a non-negative integer"
             }

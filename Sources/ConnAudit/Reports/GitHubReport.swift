@@ -117,7 +117,8 @@ public enum GitHubReport {
         }
     }
 
-    /// Escapes a command's message (actions/toolkit `escapeData`).
+    /// Escapes a command's message (actions/toolkit `escapeData`); other control characters
+    /// (a NUL would end the output, an ESC would draw on the log viewer) are percent-encoded too.
     static func data(_ s: String) -> String {
         var out = ""
         for u in s.unicodeScalars {
@@ -125,7 +126,13 @@ public enum GitHubReport {
             case "%": out += "%25"
             case "\r": out += "%0D"
             case "\n": out += "%0A"
-            default: out.unicodeScalars.append(u)
+            default:
+                if u.value < 0x20 || u.value == 0x7F {
+                    let hex = String(u.value, radix: 16, uppercase: true)
+                    out += "%" + (hex.count == 1 ? "0" : "") + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         return out
@@ -141,7 +148,13 @@ public enum GitHubReport {
             case "\n": out += "%0A"
             case ":": out += "%3A"
             case ",": out += "%2C"
-            default: out.unicodeScalars.append(u)
+            default:
+                if u.value < 0x20 || u.value == 0x7F {
+                    let hex = String(u.value, radix: 16, uppercase: true)
+                    out += "%" + (hex.count == 1 ? "0" : "") + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         return out
@@ -149,7 +162,7 @@ public enum GitHubReport {
 
     /// A plain log line: line breaks become spaces so no part of it can start a command.
     private static func plain(_ s: String) -> String {
-        String(String.UnicodeScalarView(s.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 }))
+        String(String.UnicodeScalarView(s.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 })).visibleControls
     }
 
     private static func location(_ f: Finding, _ paths: [String]) -> String? {

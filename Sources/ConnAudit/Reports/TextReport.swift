@@ -29,7 +29,7 @@ public struct TextReport {
             + "\(i.malformed) malformed, \(i.blank) blank; \(i.sources) source\(i.sources == 1 ? "" : "s"), "
             + "\(i.generations) generation\(i.generations == 1 ? "" : "s")\n"
         for e in report.inputErrors {
-            out += red("error: ") + "could not read \(e.path): \(e.reason)\n"
+            out += red("error: ") + "could not read \(e.path.visibleControls): \(e.reason)\n"
         }
 
         let failed = report.results.filter { $0.status == .fail }
@@ -104,10 +104,10 @@ public struct TextReport {
             if let session = s.session { head += "  session=\(session)" }
         }
         if let g = f.gen { head += "  gen=\(g)" }
-        var out = head + "\n    " + f.message + "\n"
+        var out = head.visibleControls + "\n    " + f.message.visibleControls + "\n"
         for c in f.context {
             let loc = "\(paths[Int(c.file)]):\(c.line)"
-            out += (c.isAnchor ? "    > " : "      ") + dim(loc) + "  " + c.text + "\n"
+            out += (c.isAnchor ? "    > " : "      ") + dim(loc.visibleControls) + "  " + c.text.visibleControls + "\n"
         }
         return out
     }

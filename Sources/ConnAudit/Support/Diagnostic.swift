@@ -36,9 +36,12 @@ public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        var out = "\(path):\(line):\(column): \(severity.rawValue): \(message)"
+        var out = "\(path):\(line):\(column): \(severity.rawValue): \(message.visibleControls)"
         if !sourceLine.isEmpty {
-            let shown = String(sourceLine.prefix(200))
+            // Control characters would break the line or the caret's column: show them as '?'.
+            let shown = String(String(sourceLine.prefix(200)).unicodeScalars.map {
+                $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F ? "?" : Character($0)
+            })
             out += "\n" + shown + "\n"
             // The caret sits under the column; tabs are kept so it lines up in a terminal.
             let lead = shown.prefix(max(0, column - 1)).map { $0 == "\t" ? "\t" : " " }.joined()
@@ -63,4 +66,27 @@ public struct DiagnosticList: Error, Sendable, CustomStringConvertible {
     public var diagnostics: [Diagnostic]
     public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}
+
+extension String {
+    /// The text with control characters made visible (`\u{1B}`, `\n`), so a value from a log can
+    /// neither end a report early (NUL), draw on the terminal (ESC) nor forge a line of its own.
+    public var visibleControls: String {
+        guard unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.value < 0xA0) }) else {
+            return self
+        }
+        var out = ""
+        for u in unicodeScalars {
+            switch u.value {
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case 0..<0x20, 0x7F, 0x80..<0xA0:
+                let hex = String(u.value, radix: 16, uppercase: true)
+                out += "\\u{" + hex + "}"
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
 }

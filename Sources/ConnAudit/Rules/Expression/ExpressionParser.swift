@@ -44,7 +44,36 @@ public struct ExpressionParser {
         guard case .end = current.kind else {
             throw ExpressionError(message: "unexpected \(current.kind.describe) after the expression", offset: current.offset)
         }
+        // Long flat chains (a or b or c …) nest as deep as they are long; everything that walks
+        // an expression recurses, so the depth is bounded whatever the shape.
+        if Self.depth(of: e, limit: Self.maxDepth) > Self.maxDepth {
+            throw ExpressionError(message: "expression nested deeper than \(Self.maxDepth) (split a long chain of and/or/+ into let: bindings)", offset: 0)
+        }
         return e
+    }
+
+    /// The depth of an expression tree, measured without recursion; stops counting past `limit`.
+    static func depth(of root: Expr, limit: Int) -> Int {
+        var stack: [(Expr, Int)] = [(root, 1)]
+        var deepest = 0
+        while let (e, d) = stack.popLast() {
+            deepest = max(deepest, d)
+            if deepest > limit { return deepest }
+            switch e {
+            case .literal, .name: break
+            case .member(let b, _, _): stack.append((b, d + 1))
+            case .index(let a, let b): stack.append((a, d + 1)); stack.append((b, d + 1))
+            case .list(let items): for i in items { stack.append((i, d + 1)) }
+            case .map(let entries): for (_, v) in entries { stack.append((v, d + 1)) }
+            case .unary(_, let a): stack.append((a, d + 1))
+            case .binary(_, let a, let b, _): stack.append((a, d + 1)); stack.append((b, d + 1))
+            case .conditional(let a, let b, let c): stack.append((a, d + 1)); stack.append((b, d + 1)); stack.append((c, d + 1))
+            case .call(_, let args, _): for a in args { stack.append((a, d + 1)) }
+            case .regex(let a, _): stack.append((a, d + 1))
+            case .history(let call): if let v = call.value { stack.append((v, d + 1)) }
+            }
+        }
+        return deepest
     }
 
     // MARK: - Tokens
@@ -169,12 +198,18 @@ public struct ExpressionParser {
     }
 
     private mutating func parseCoalesce() throws(ExpressionError) -> Expr {
-        let left = try parseAdditive()
-        if isPunct("??") {
-            let at = advance().offset
-            return .binary(.coalesce, left, try parseCoalesce(), at: at)
+        // Right-associative, built without recursion: a ?? b ?? c is a ?? (b ?? c).
+        var operands = [try parseAdditive()]
+        var offsets: [Int] = []
+        while isPunct("??") {
+            offsets.append(advance().offset)
+            operands.append(try parseAdditive())
         }
-        return left
+        var e = operands.removeLast()
+        while let left = operands.popLast() {
+            e = .binary(.coalesce, left, e, at: offsets.removeLast())
+        }
+        return e
     }
 
     private mutating func parseAdditive() throws(ExpressionError) -> Expr {
