@@ -107,15 +107,8 @@ public enum CommandLineTool {
         guard let failOn = AuditReport.FailOn(rawValue: p.value("--fail-on") ?? "error") else {
             throw UsageError("--fail-on must be error, warning, info or never")
         }
-        var jobs = Auditor.defaultJobs
-        if let j = p.value("--jobs") {
-            guard let n = Int(j), n >= 1, n <= 256 else { throw UsageError("--jobs takes a whole number from 1 to 256") }
-            jobs = n
-        }
-        let colorMode = p.value("--color") ?? "auto"
-        guard ["auto", "always", "never"].contains(colorMode) else {
-            throw UsageError("--color must be auto, always or never")
-        }
+        let jobs = try Self.jobs(p)
+        let colorMode = try Self.colorMode(p)
         guard !p.positionals.isEmpty else { throw UsageError("no PATH given: name log files, directories, or - for standard input") }
         if p.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) given more than once") }
 
@@ -167,6 +160,20 @@ public enum CommandLineTool {
     }
 
     static let formats = ["text", "json", "junit", "sarif", "github"]
+
+    /// `--jobs N` (1…256), default: the number of cores.
+    static func jobs(_ p: ArgumentParser) throws(UsageError) -> Int {
+        guard let j = p.value("--jobs") else { return Auditor.defaultJobs }
+        guard let n = Int(j), n >= 1, n <= 256 else { throw UsageError("--jobs takes a whole number from 1 to 256") }
+        return n
+    }
+
+    /// `--color auto|always|never`, default auto.
+    static func colorMode(_ p: ArgumentParser) throws(UsageError) -> String {
+        let mode = p.value("--color") ?? "auto"
+        guard ["auto", "always", "never"].contains(mode) else { throw UsageError("--color must be auto, always or never") }
+        return mode
+    }
 
     static func render(_ report: AuditReport, format: String, color: Bool) -> String {
         switch format {
@@ -272,13 +279,8 @@ public enum CommandLineTool {
             guard let n = Int(r), n >= 0, n <= 100_000 else { throw UsageError("--radius takes a whole number from 0 to 100000") }
             query.radius = n
         }
-        var jobs = Auditor.defaultJobs
-        if let j = p.value("--jobs") {
-            guard let n = Int(j), n >= 1, n <= 256 else { throw UsageError("--jobs takes a whole number from 1 to 256") }
-            jobs = n
-        }
-        let colorMode = p.value("--color") ?? "auto"
-        guard ["auto", "always", "never"].contains(colorMode) else { throw UsageError("--color must be auto, always or never") }
+        let jobs = try Self.jobs(p)
+        let colorMode = try Self.colorMode(p)
         var ruleSet = try loadRules(p.all("--rules"))
         let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
         if !overrides.isEmpty {
