@@ -253,6 +253,10 @@ private final class DecodingSource: ByteSource {
                     continue
                 }
                 if pendingCount == 0 {
+                    // The decoder is done: free it now (deinit only frees a stream still in use).
+                    inflateEnd(stream)
+                    stream.deinitialize(count: 1)
+                    stream.deallocate()
                     mode = .finished
                     return produced
                 }
