@@ -28,6 +28,12 @@ public struct TextReport {
         out += "inputs: \(i.files) file\(i.files == 1 ? "" : "s"), \(i.lines) lines, \(i.events) events, "
             + "\(i.malformed) malformed, \(i.blank) blank; \(i.sources) source\(i.sources == 1 ? "" : "s"), "
             + "\(i.generations) generation\(i.generations == 1 ? "" : "s")\n"
+        // Nothing vanishes: every physical line of every file is an event, malformed or blank.
+        let balanced = report.files.allSatisfy { $0.lines == $0.events + $0.malformed + $0.blank }
+        out += balanced
+            ? dim("every line accounted for: \(i.lines) = \(i.events) events + \(i.malformed) malformed + \(i.blank) blank, in each file") + "\n"
+            : red("ACCOUNTING MISMATCH: ") + report.files.filter { $0.lines != $0.events + $0.malformed + $0.blank }
+                .map { "\($0.path): \($0.lines) lines != \($0.events) + \($0.malformed) + \($0.blank)" }.joined(separator: "; ") + "\n"
         for e in report.inputErrors {
             out += red("error: ") + "could not read \(e.path.visibleControls): \(e.reason)\n"
         }
