@@ -54,11 +54,7 @@ struct JSONLineParser {
         case index(Int)
     }
     /// The line being parsed (valid only during ``parse(_:)``), for decoding path keys.
-    private(set) var lineBase: UnsafePointer<UInt8>? {
-        get { base }
-        set { base = newValue }
-    }
-    private var base: UnsafePointer<UInt8>?
+    private var lineBase: UnsafePointer<UInt8>?
 
     /// - Parameter wantedFields: the top-level fields rules read; nil decodes all of them.
     init(wantedFields: Set<String>?) {
@@ -260,6 +256,11 @@ struct JSONLineParser {
 
     private func topKeyName(_ component: PathComponent) -> String {
         guard case .key(let start, let end, let escaped) = component else { return "" }
+        return keyText(start, end, escaped)
+    }
+
+    /// A key of the line being parsed, decoded (only for findings: the hot path compares bytes).
+    private func keyText(_ start: Int, _ end: Int, _ escaped: Bool) -> String {
         var bytes = Array(UnsafeBufferPointer(start: lineBase! + start, count: end - start))
         if escaped {
             bytes.removeAll()
@@ -287,12 +288,7 @@ struct JSONLineParser {
         for component in path {
             switch component {
             case .key(let start, let end, let escaped):
-                var bytes = Array(UnsafeBufferPointer(start: lineBase! + start, count: end - start))
-                if escaped {
-                    bytes.removeAll()
-                    try? Cursor.unescape(lineBase!, start, end, into: &bytes)
-                }
-                let k = String(decoding: bytes, as: UTF8.self)
+                let k = keyText(start, end, escaped)
                 text += text.isEmpty ? k : "." + k
             case .index(let n): text += "[\(n)]"
             }
