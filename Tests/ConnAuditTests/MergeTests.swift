@@ -378,6 +378,22 @@ extension MergeTests {
             #expect(one.inputs.generations == many.inputs.generations)
         }
 
+        @Test("one file of many sources: its sources shared among workers give the jobs: 1 results",
+              arguments: [2, 3, 4])
+        func oneFileSharedAmongWorkers(jobs: Int) throws {
+            // The whole corpus in one collector file: sources interleaved, fewer files than jobs.
+            let text = MergeTests.corpus().map(\.text).joined(separator: "\n")
+            let files: [MergeTests.LogFile] = [("collector.jsonl", text)]
+            let one = MergeTests.run(files, jobs: 1)
+            let many = MergeTests.run(files, jobs: jobs)
+            #expect(one.inputs.sources > 4, "the file should hold many sources")
+            #expect(!MergeTests.violations(one, "probe.order").isEmpty)
+            #expect(!MergeTests.violations(one, "ws.single-close").isEmpty)
+            #expect(MergeTests.fingerprint(one) == MergeTests.fingerprint(many))
+            #expect(JSONReport.render(one) == JSONReport.render(many))
+            #expect(one.inputs.generations == many.inputs.generations)
+        }
+
         @Test("the merged order does not depend on the argument order")
         func argumentOrder() {
             let files = MergeTests.corpus()

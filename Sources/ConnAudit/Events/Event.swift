@@ -78,6 +78,9 @@ public struct Event: Sendable {
         self.redactedKeys = redactedKeys
     }
 
+    /// Whether this is a reader finding (`$malformed`, `$secret`, `$time_regression`), not a logged event.
+    @inline(__always) public var isPseudo: Bool { ev.utf8.first == UInt8(ascii: "$") }
+
     /// The stream: the part of `ev` before the first dot.
     public var stream: Substring {
         if let dot = ev.firstIndex(of: ".") { return ev[..<dot] }

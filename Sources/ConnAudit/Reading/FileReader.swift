@@ -19,6 +19,8 @@ final class FileReader {
     private let lines: LineReader
     private var parser: JSONLineParser
     private var lastT: [SourceKey: Double] = [:]
+    /// The previous event's source and `t`: lines of one source usually come together.
+    private var previous: (key: SourceKey, t: Double)?
     /// Event names the loaded rules mention, as ids (looked up once per event).
     private let evIDs = EvNames.snapshot()
     private let malformedID: Int32
@@ -95,11 +97,18 @@ final class FileReader {
         let event = Event(t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
                           fields: fields, redactedKeys: parsed.redactedKeys, evID: evIDs[parsed.ev] ?? -1)
         var regression: Event?
-        if let previous = lastT[key], parsed.t < previous {
-            regression = Event(t: parsed.t, ev: "$time_regression", file: index, line: raw.number,
-                               fields: [.init("previous_t", Value.double(previous).normalizedNumber)], evID: regressionID)
+        let earlier: Double?
+        if let p = previous, p.key == key {
+            earlier = p.t
+        } else {
+            if let p = previous { lastT[p.key] = p.t }
+            earlier = lastT[key]
         }
-        lastT[key] = parsed.t
+        if let earlier, parsed.t < earlier {
+            regression = Event(t: parsed.t, ev: "$time_regression", file: index, line: raw.number,
+                               fields: [.init("previous_t", Value.double(earlier).normalizedNumber)], evID: regressionID)
+        }
+        previous = (key, parsed.t)
         return .event(event, source: key, regression: regression)
     }
 

@@ -31,9 +31,29 @@ public struct Selector: Sendable {
 
     public struct Term: Sendable {
         public var tests: [FieldTest] = []
-        public var whereExpr: Expr?
+        public var whereExpr: Expr? {
+            didSet { updateWhereReadsCapture() }
+        }
         /// `as:` — the name the matched event is captured under.
-        public var capture: String?
+        public var capture: String? {
+            didSet { updateWhereReadsCapture() }
+        }
+        /// Whether `where:` reads the term's own capture (else it is not bound while it runs).
+        private(set) var whereReadsCapture = false
+
+        private mutating func updateWhereReadsCapture() {
+            guard let whereExpr, let capture else { whereReadsCapture = false; return }
+            var reads = false
+            NameWalker.walk(whereExpr) { sub in
+                switch sub {
+                case .name(let n, _) where n == capture: reads = true
+                case .history(let call):
+                    if case .capture(let n)? = call.since, n == capture { reads = true }
+                default: break
+                }
+            }
+            whereReadsCapture = reads
+        }
         /// `not:` — the event must not match this selector.
         public var negated: Selector?
         /// The exact `ev` names this term can match, when its `ev` test is plain (no glob): used to

@@ -52,8 +52,12 @@ public final class Auditor: @unchecked Sendable {
         let plan = EvaluationPlan(rules: rules.rules, overrides: overrides, files: files)
         let spool = Spool(inputs: inputs)
 
-        // Pass 1: every file once, in parallel.
-        let scans = parallelMap(inputs.count) { i in self.scan(inputs[i], index: Int32(i), plan: plan, spool: spool) }
+        // Pass 1: every file once, in parallel; with fewer files than workers, the sources of a
+        // file are shared out among the spare workers too.
+        let perFile = inputs.count < jobs ? jobs / max(1, inputs.count) : 1
+        let scans = parallelMap(inputs.count) { i in
+            self.scan(inputs[i], index: Int32(i), plan: plan, spool: spool, workers: perFile)
+        }
 
         // Which sources span several files?
         var filesOf: [SourceKey: [Int]] = [:]
@@ -148,7 +152,7 @@ public final class Auditor: @unchecked Sendable {
 
     // MARK: - Pass 1
 
-    private func scan(_ input: InputFile, index: Int32, plan: EvaluationPlan, spool: Spool) -> FileScan {
+    private func scan(_ input: InputFile, index: Int32, plan: EvaluationPlan, spool: Spool, workers: Int) -> FileScan {
         var result = FileScan(stats: FileStats(path: input.path))
         let source: any ByteSource
         do {
@@ -158,6 +162,7 @@ public final class Auditor: @unchecked Sendable {
             return result
         }
         let reader = FileReader(index: index, path: input.path, source: source, wantedFields: wanted)
+        if workers > 1 { return scanPartitioned(reader, plan: plan, workers: workers) }
         var evaluators: [SourceKey: SourceEvaluator] = [:]
         // Lines of one source usually come together: the previous line's evaluator first.
         var lastSource: SourceEvaluator?
@@ -186,6 +191,25 @@ public final class Auditor: @unchecked Sendable {
         }
         result.stats = reader.stats
         for key in result.order { result.sources[key] = evaluators[key]!.finish() }
+        return result
+    }
+
+    /// ``scan`` with the file's sources evaluated on `workers` threads (``PartitionedScan``).
+    private func scanPartitioned(_ reader: FileReader, plan: EvaluationPlan, workers: Int) -> FileScan {
+        var result = FileScan(stats: reader.stats)
+        let partitions = PartitionedScan(plan: plan, workers: workers)
+        while let item = reader.next() {
+            result.pseudo += reader.secrets
+            switch item {
+            case .blank: break
+            case .malformed(let e): result.pseudo.append(e)
+            case .event(let e, let key, let regression):
+                if partitions.feed(e, key: key, regression: regression) { result.order.append(key) }
+                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { result.pseudo.append(e) }
+            }
+        }
+        result.stats = reader.stats
+        result.sources = partitions.finish()
         return result
     }
 

@@ -41,36 +41,53 @@ final class EvaluationPlan: @unchecked Sendable {
 }
 
 /// One timeline: its rule runners, and where its findings take their context from.
+///
+/// A runner is made when its rule first sees an event of the timeline: most generations meet
+/// only a few of the rules (a `path` generation never wakes the `ws` rules), and a runner that
+/// never saw an event is made at the end only if its rule can still say something then.
 final class Timeline {
-    let runners: [Runner]
+    private let rules: [CompiledRule]
+    private var runners: [Runner?]
+    private let files: [String]
+    private weak var clock: SourceClock?
     let dispatch: Dispatch
     let scope: ContextScope
     /// The timeline's first event (real, not a reader finding), for timeline-wide findings.
     private(set) var first: Event?
 
     init(rules: [CompiledRule], dispatch: Dispatch, scope: ContextScope, files: [String], clock: SourceClock?) {
-        runners = rules.map { compiled -> Runner in
-            let runner: Runner
-            switch compiled.rule.check {
-            case .every, .never, .count: runner = BasicRunner(compiled, files: files)
-            case .classify: runner = ClassifyRunner(compiled, files: files)
-            default: runner = SequenceRunner(compiled, files: files)
-            }
-            runner.clock = clock
-            return runner
-        }
+        self.rules = rules
+        runners = Array(repeating: nil, count: rules.count)
+        self.files = files
+        self.clock = clock
         self.dispatch = dispatch
         self.scope = scope
     }
 
+    private func runner(_ i: Int) -> Runner {
+        if let r = runners[i] { return r }
+        let compiled = rules[i]
+        let runner: Runner
+        switch compiled.rule.check {
+        case .every, .never, .count: runner = BasicRunner(compiled, files: files)
+        case .classify: runner = ClassifyRunner(compiled, files: files)
+        default: runner = SequenceRunner(compiled, files: files)
+        }
+        runner.clock = clock
+        runners[i] = runner
+        return runner
+    }
+
     /// Hands `e` to the rules that react to it. The caller records `e` in the context afterwards.
     func observe(_ e: Event, sink: FindingSink) {
-        if first == nil, !e.ev.hasPrefix("$") { first = e }
-        for i in dispatch.rules(for: e.evID) { runners[i].observe(e, context: scope, sink: sink) }
+        if first == nil, !e.isPseudo { first = e }
+        for i in dispatch.rules(for: e.evID) { runner(i).observe(e, context: scope, sink: sink) }
     }
 
     func finish(lastT: Double?, sink: FindingSink) {
-        for r in runners { r.finish(context: scope, first: first, lastT: lastT, sink: sink) }
+        for i in rules.indices where runners[i] != nil || rules[i].judgesEmptyTimelines {
+            runner(i).finish(context: scope, first: first, lastT: lastT, sink: sink)
+        }
     }
 }
 
@@ -120,7 +137,7 @@ final class SourceEvaluator {
         var e = event
         seq += 1
         e.seq = seq
-        let real = !e.ev.hasPrefix("$")
+        let real = !e.isPseudo
         if real {
             events += 1
             lastT = e.t

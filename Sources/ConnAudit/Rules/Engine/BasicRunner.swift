@@ -16,24 +16,15 @@ final class BasicRunner: Runner {
     }
 
     /// Whether `e` can matter to the check itself (not only to its history): a cheap id test.
-    private func concerns(_ e: Event) -> Bool {
-        switch rule.check {
-        case .every(let s, _, _), .count(let s, _, _, _): return s.mayMatch(e.evID)
-        case .never(let s, let scope):
-            switch scope {
-            case .global: return s.mayMatch(e.evID)
-            case .window(let a, let b):
-                return s.mayMatch(e.evID) || (a?.mayMatch(e.evID) ?? false) || (b?.mayMatch(e.evID) ?? false)
-            case .intervals(let f, let t, _): return s.mayMatch(e.evID) || f.mayMatch(e.evID) || t.mayMatch(e.evID)
-            }
-        default: return false
-        }
+    @inline(__always) private func concerns(_ e: Event) -> Bool {
+        guard let table = compiled.checkConcerns else { return true }
+        return e.evID >= 0 && Int(e.evID) < table.count && table[Int(e.evID)]
     }
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
         guard concerns(e) else { return }
         let base = self.context(e)
-        switch rule.check {
+        switch check {
         case .every(let selector, let expect, let policy):
             guard let term = Evaluator.matches(selector, e, base) else { return }
             let ctx = bind(term, e, base)
@@ -105,7 +96,7 @@ final class BasicRunner: Runner {
     override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {
         // `between`: an interval the log ends inside is not judged; its findings are dropped.
         pending.removeAll()
-        guard case .count(_, let minimum?, _, let by) = rule.check else { return }
+        guard case .count(_, let minimum?, _, let by) = check else { return }
         if by == nil, matched < minimum {
             let anchor = first ?? firstMatch
             report(.violation, at: anchor, anchor.map { self.context($0) }, context: context, sink: sink,

@@ -16,11 +16,11 @@ final class ClassifyRunner: Runner {
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
         var ctx: EvalContext?
         for (i, label) in labels.enumerated() {
-            if !has[i], let sel = label.has {
+            if !has[i], let sel = label.has, sel.mayMatch(e.evID) {
                 if ctx == nil { ctx = self.context(e) }
                 if Evaluator.matches(sel, e, ctx!) != nil { has[i] = true }
             }
-            if !lacks[i], let sel = label.lacks {
+            if !lacks[i], let sel = label.lacks, sel.mayMatch(e.evID) {
                 if ctx == nil { ctx = self.context(e) }
                 if Evaluator.matches(sel, e, ctx!) != nil { lacks[i] = true }
             }

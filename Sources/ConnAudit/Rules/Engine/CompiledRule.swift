@@ -18,6 +18,8 @@ final class CompiledRule: @unchecked Sendable {
     let precedenceList: Int?
     /// `let:` names whose value depends only on static history calls, params and other such lets.
     let staticLets: Set<String>
+    /// The rule's lets, one slot per name.
+    let lets: LetTable
     /// Whether the message reads history (then an obligation renders it when it opens, so it
     /// describes the trigger's moment, not the moment the deadline was decided).
     let messageReadsHistory: Bool
@@ -29,9 +31,32 @@ final class CompiledRule: @unchecked Sendable {
     /// History calls answered from running aggregates; `staticSlots` maps a call's slot to its
     /// position here.
     let staticCalls: [StaticCall]
+    /// The static calls (positions) an event of each ``EvNames`` id can move; others see only
+    /// ``staticCallsForAnyID``.
+    let staticCallsByID: [[Int]]
+    let staticCallsForAnyID: [Int]
+
+    /// By ``EvNames`` id: whether such an event can matter to the check itself (any of its
+    /// selectors may match it), not only to its history; nil when any event can.
+    let checkConcerns: [Bool]?
+
+    /// The static calls an event with ``EvNames`` id `id` can move.
+    @inline(__always) func staticCalls(for id: Int32) -> [Int] {
+        id >= 0 && Int(id) < staticCallsByID.count ? staticCallsByID[Int(id)] : staticCallsForAnyID
+    }
     let staticSlots: [Int: Int]
     /// `ev` names this rule reacts to; nil: every event.
     let interest: Set<String>?
+
+    /// Whether the rule has something to say about a timeline none of whose events it saw:
+    /// a `count` with `min`, or a `classify` label.
+    var judgesEmptyTimelines: Bool {
+        switch rule.check {
+        case .count(_, let min?, _, _): return min > 0
+        case .classify: return true
+        default: return false
+        }
+    }
 
     /// Whether the rule can react to real events, not only the reader's `$` findings.
     var wantsRealEvents: Bool {
@@ -39,7 +64,11 @@ final class CompiledRule: @unchecked Sendable {
         return interest.contains { !$0.hasPrefix("$") }
     }
 
-    init(rule: Rule, index: Int, overrides: [String: Value]) {
+    init(rule written: Rule, index: Int, overrides: [String: Value]) {
+        // File-level lets the rule never reads are dropped: they would only cost evaluations
+        // and the history they look back at.
+        var rule = written
+        rule.lets = Self.letsRead(by: written)
         self.rule = rule
         self.index = index
         var params = rule.params
@@ -102,7 +131,7 @@ final class CompiledRule: @unchecked Sendable {
             let valueIsStatic = call.value.map { Self.isStaticValue($0, outer: outer) } ?? true
             if sinceIsStatic, valueIsStatic, Self.isStatic(call.selector, outer: outer) {
                 slots[call.slot] = aggregates.count
-                aggregates.append(StaticCall(selector: call.selector, since: since, value: call.value))
+                aggregates.append(StaticCall(kind: call.kind, selector: call.selector, since: since, value: call.value))
                 continue
             }
             for s in [call.selector] + (since.map { [$0] } ?? []) where !lists.contains(where: { $0 == s.evNames }) {
@@ -124,6 +153,32 @@ final class CompiledRule: @unchecked Sendable {
         usesHistory = !calls.isEmpty || precedence != nil
         historyLists = lists
         staticCalls = aggregates
+        var byID: [Int32: [Int]] = [:]
+        var anyID: [Int] = []
+        for (i, call) in aggregates.enumerated() {
+            if let ids = call.selector.ids, call.since.map({ $0.ids != nil }) ?? true {
+                for id in ids + (call.since?.ids ?? []) where byID[id]?.last != i { byID[id, default: []].append(i) }
+            } else {
+                anyID.append(i)
+            }
+        }
+        var table: [[Int]] = []
+        for (id, list) in byID where id >= 0 {
+            if table.count <= Int(id) { table += Array(repeating: anyID, count: Int(id) + 1 - table.count) }
+            table[Int(id)] = (list + anyID).sorted()
+        }
+        staticCallsByID = table
+        var concernIDs: [Int32]? = []
+        for s in rule.check.selectors {
+            guard let more = s.ids, concernIDs != nil else { concernIDs = nil; break }
+            concernIDs! += more
+        }
+        checkConcerns = concernIDs.map { ids in
+            var table = Array(repeating: false, count: Int(ids.max() ?? 0) + 1)
+            for id in ids where id >= 0 { table[Int(id)] = true }
+            return table
+        }
+        staticCallsForAnyID = anyID
         staticSlots = slots
         historyNames = usesHistory ? history : []
         var messageHistory = false
@@ -134,19 +189,32 @@ final class CompiledRule: @unchecked Sendable {
         }
         messageReadsHistory = messageHistory
         var staticNames = Set<String>()
+        // For each static let, the aggregates (by position) its value depends on.
+        var dependsOn: [String: Set<Int>] = [:]
         for (name, expr) in rule.lets {
             var ok = true
+            var deps = Set<Int>()
             NameWalker.walk(expr, intoSelectors: false) { sub in
                 switch sub {
-                case .history(let call): if slots[call.slot] == nil { ok = false }
-                case .name(let n, _): if n != "params" && !staticNames.contains(n) { ok = false }
+                case .history(let call):
+                    if let i = slots[call.slot] { deps.insert(i) } else { ok = false }
+                case .name(let n, _):
+                    if n == "params" { break }
+                    if staticNames.contains(n) { deps.formUnion(dependsOn[n] ?? []) } else { ok = false }
                 default: break
                 }
             }
             // A later definition of the same name replaces it: judge the last one.
-            if ok { staticNames.insert(name) } else { staticNames.remove(name) }
+            if ok {
+                staticNames.insert(name)
+                dependsOn[name] = deps
+            } else {
+                staticNames.remove(name)
+                dependsOn[name] = nil
+            }
         }
         staticLets = staticNames
+        lets = LetTable(rule.lets, staticNames: staticNames, dependsOn: dependsOn)
         historyIDs = historyNames.map { $0.map { EvNames.id($0) } }
         historyListIDs = lists.map { $0.map { $0.map { EvNames.id($0) } } }
         self.listOfSlot = listOfSlot
@@ -166,6 +234,34 @@ final class CompiledRule: @unchecked Sendable {
             keptCaptures = Self.capturesReadLater(rule, s, without: nil)
         default: keptCaptures = []
         }
+    }
+
+    /// The rule's lets that its check, selectors or message read, directly or through other lets
+    /// (in their written order).
+    static func letsRead(by rule: Rule) -> [(name: String, expr: Expr)] {
+        guard !rule.lets.isEmpty else { return [] }
+        var read = Set<String>()
+        func expr(_ e: Expr) { NameWalker.walk(e) { if case .name(let n, _) = $0 { read.insert(n) } } }
+        rule.check.expressions.forEach(expr)
+        for s in rule.check.selectors { NameWalker.walkSelector(s, expr) }
+        if let message = rule.message {
+            for case .expr(let e) in message.parts { expr(e) }
+        }
+        if case .classify(let c, _, _, _) = rule.check {
+            for label in c.labels { [label.has, label.lacks].compactMap { $0 }.forEach { NameWalker.walkSelector($0, expr) } }
+        }
+        // Lets reading lets: grow to a fixed point.
+        var grew = true
+        var visited = Set<String>()
+        while grew {
+            grew = false
+            for (name, e) in rule.lets where read.contains(name) && !visited.contains(name) {
+                visited.insert(name)
+                expr(e)
+                grew = true
+            }
+        }
+        return rule.lets.filter { read.contains($0.name) }
     }
 
     /// For sequence checks: per step, the captures read after it (see ``SequenceRunner``).
@@ -252,10 +348,23 @@ final class CompiledRule: @unchecked Sendable {
 
 /// A history call answered from a running aggregate: the first and last matching event, how many
 /// matched, and the largest and smallest `value`, since the latest `since` match.
-struct StaticCall {
+final class StaticCall: @unchecked Sendable {
+    let kind: HistoryCall.Kind
     let selector: Selector
     let since: Selector?
     let value: Expr?
+
+    init(kind: HistoryCall.Kind, selector: Selector, since: Selector?, value: Expr?) {
+        self.kind = kind
+        self.selector = selector
+        self.since = since
+        self.value = value
+    }
+
+    /// Whether an event with this ``EvNames`` id can move the aggregate (match or cut it).
+    func concerns(_ id: Int32) -> Bool {
+        selector.mayMatch(id) || (since?.mayMatch(id) ?? false)
+    }
 }
 
 /// Lets every rule of one scope see only the events it can react to.

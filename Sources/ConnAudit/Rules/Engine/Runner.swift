@@ -28,16 +28,27 @@ class Runner: HistoryProvider {
 
     /// Values of the static lets, valid until an aggregate changes.
     private let letCache: StaticLetCache?
+    /// When every let is static: the lets, without a scope per evaluation.
+    private let statics: StaticLets?
 
     init(_ compiled: CompiledRule, files: [String]) {
         self.compiled = compiled
         self.files = files
-        letCache = compiled.staticLets.isEmpty ? nil : StaticLetCache(names: compiled.staticLets)
+        check = compiled.rule.check
+        letCache = compiled.staticLets.isEmpty ? nil
+            : StaticLetCache(slots: compiled.lets.names.count, aggregates: compiled.staticCalls.count)
+        if let letCache, !compiled.lets.isStatic.contains(false) {
+            statics = StaticLets(table: compiled.lets, cache: letCache)
+        } else {
+            statics = nil
+        }
         lists = Array(repeating: [], count: compiled.historyLists.count)
         aggregates = Array(repeating: Aggregate(), count: compiled.staticCalls.count)
     }
 
     var rule: Rule { compiled.rule }
+    /// The rule's check, kept here so the per-event paths do not copy the whole rule.
+    let check: Check
 
     /// Handles `e` (the subclass's work), then remembers it for history functions.
     final func observe(_ e: Event, context: ContextScope, sink: FindingSink) {
@@ -67,11 +78,15 @@ class Runner: HistoryProvider {
     // MARK: - Contexts
 
     /// A context looking at `e` with `captures`, and the rule's lets bound lazily to it.
-    func context(_ e: Event, captures: [String: Event] = [:]) -> EvalContext {
+    /// - Parameter frozen: the context outlives this event (an obligation): its lets keep the
+    ///   values they have now, even static ones.
+    func context(_ e: Event, captures: [String: Event] = [:], frozen: Bool = false) -> EvalContext {
         var ctx = EvalContext(event: e, environment: compiled.environment, history: self)
         ctx.captures = captures
-        if !rule.lets.isEmpty {
-            let scope = LetScope(rule.lets)
+        if let statics, !frozen {
+            ctx.statics = statics
+        } else if !compiled.lets.names.isEmpty {
+            let scope = LetScope(table: compiled.lets)
             scope.cache = letCache
             ctx.letScope = scope
             scope.context = ctx
@@ -136,24 +151,28 @@ class Runner: HistoryProvider {
     // MARK: - HistoryProvider
 
     private func updateAggregates(_ e: Event) {
-        var ctx: EvalContext?
-        for (slot, call) in compiled.staticCalls.enumerated() {
+        let slots = compiled.staticCalls(for: e.evID)
+        guard !slots.isEmpty else { return }
+        let ctx = EvalContext(event: e, environment: compiled.environment, history: nil)
+        for slot in slots {
+            let call = compiled.staticCalls[slot]
             let sinceMay = call.since?.mayMatch(e.evID) ?? false
             let selMay = call.selector.mayMatch(e.evID)
             guard sinceMay || selMay else { continue }
-            if ctx == nil { ctx = EvalContext(event: e, environment: compiled.environment, history: nil) }
-            if sinceMay, let since = call.since, Evaluator.matches(since, e, ctx!) != nil {
+            if sinceMay, let since = call.since, Evaluator.matches(since, e, ctx) != nil {
                 aggregates[slot] = Aggregate()
-                letCache?.version += 1
-            } else if selMay, Evaluator.matches(call.selector, e, ctx!) != nil {
-                letCache?.version += 1
+                letCache?.versions[slot] += 1
+            } else if selMay, Evaluator.matches(call.selector, e, ctx) != nil {
+                // The answer of the call's kind changed? (`first` changes once, `last` and `count` always.)
+                var changed = call.kind != .first || aggregates[slot].first == nil
                 if aggregates[slot].first == nil { aggregates[slot].first = e }
                 aggregates[slot].last = e
                 aggregates[slot].count += 1
-                if let value = call.value, let v = Evaluator.evaluate(value, ctx!).value, let n = v.number {
-                    if aggregates[slot].max?.number.map({ n > $0 }) ?? true { aggregates[slot].max = v }
-                    if aggregates[slot].min?.number.map({ n < $0 }) ?? true { aggregates[slot].min = v }
+                if let value = call.value, let v = Evaluator.evaluate(value, ctx).value, let n = v.number {
+                    if aggregates[slot].max?.number.map({ n > $0 }) ?? true { aggregates[slot].max = v; changed = true }
+                    if aggregates[slot].min?.number.map({ n < $0 }) ?? true { aggregates[slot].min = v; changed = true }
                 }
+                if changed { letCache?.versions[slot] += 1 }
             }
         }
     }
@@ -308,6 +327,7 @@ final class SourceClock {
 
     /// Tells every runner with a deadline before `now` to decide; each runner checks its own.
     func advance(to now: Double, sink: FindingSink) {
+        guard let top = heap.first, top.deadline < now else { return }
         var due: [(Runner, ContextScope)] = []
         while let top = heap.first, top.deadline < now {
             due.append((top.runner, top.scope))

@@ -56,7 +56,7 @@ final class SequenceRunner: Runner {
         // Open obligations and armed absences see the event before it can start anything new:
         // an event never answers its own trigger.
         if !obligations.isEmpty { answer(e, context: context, sink: sink) }
-        if !armed.isEmpty, case .neverAfter(_, let forbidden) = rule.check {
+        if !armed.isEmpty, case .neverAfter(_, let forbidden) = check {
             for captures in armed {
                 let ctx = self.context(e, captures: captures)
                 if let term = Evaluator.matches(forbidden, e, ctx), reportedAnchors.insert(e.seq).inserted {
@@ -105,9 +105,10 @@ final class SequenceRunner: Runner {
             if let name = term.capture, kept[0].contains(name) || sequence.steps.count == 1 { captures[name] = e }
             grown.append(Partial(stage: 1, captures: captures, last: e))
         }
+        // Keys change only when a partial died; most events leave every partial alone.
+        if survivors.count != partials.count { partialKeys = Set(survivors.map(\.key)) }
         partials = survivors
-        partialKeys = Set(survivors.map(\.key))
-        matchKeys.removeAll(keepingCapacity: true)
+        if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
         for q in grown {
             if q.stage == sequence.steps.count {
                 complete(q, context: context, sink: sink)
@@ -124,9 +125,12 @@ final class SequenceRunner: Runner {
 
     private func complete(_ match: Partial, context: ContextScope, sink: FindingSink) {
         let anchor = anchor(of: match)
-        // Bare names in messages read the event the finding points at.
-        let ctx = self.context(anchor, captures: match.captures)
-        switch rule.check {
+        // Bare names in messages read the event the finding points at. An obligation keeps its
+        // context until it is answered: its lets are frozen.
+        var isResponse = false
+        if case .response = check { isResponse = true }
+        let ctx = self.context(anchor, captures: match.captures, frozen: isResponse)
+        switch check {
         case .forbid:
             if reportedAnchors.insert(anchor.seq).inserted {
                 report(.violation, at: anchor, ctx, context: context, sink: sink, waitForAfter: anchor.seq == match.last.seq)
@@ -174,11 +178,18 @@ final class SequenceRunner: Runner {
     }
 
     private func answer(_ e: Event, context: ContextScope, sink: FindingSink) {
-        guard case .response(_, let followedBy, _, let unless, _) = rule.check else { return }
+        guard case .response(_, let followedBy, _, let unless, _) = check else { return }
         var open: [Obligation] = []
+        let concerned = followedBy.mayMatch(e.evID) || (unless?.mayMatch(e.evID) ?? false)
+        // Most events neither answer nor pass a deadline: leave the obligations as they are.
+        if !concerned, !obligations.contains(where: { o in o.deadline.map { e.t > $0 } ?? false }) { return }
         for o in obligations {
             if let d = o.deadline, e.t > d {
                 fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
+                continue
+            }
+            guard concerned else {
+                open.append(o)
                 continue
             }
             var ctx = o.context
@@ -203,7 +214,7 @@ final class SequenceRunner: Runner {
     }
 
     override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {
-        guard case .response(_, _, _, _, let atEnd) = rule.check else { return }
+        guard case .response(_, _, _, _, let atEnd) = check else { return }
         for o in obligations {
             // A deadline the log reached is decided (a last event exactly at it too).
             if let d = o.deadline, let lastT, lastT >= d {

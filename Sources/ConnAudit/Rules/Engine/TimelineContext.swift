@@ -31,7 +31,13 @@ final class TimelineContext {
     static let after = 2
     /// How many recent source events are kept to find a generation's neighbours among.
     static let ring = 16
-    private var recent: [Event] = []
+    /// The last ``ring`` events, oldest first from ``oldest`` (a circular buffer).
+    private var ringEvents: [Event] = []
+    private var oldest = 0
+    /// The ring's events, oldest first.
+    private var recent: [Event] {
+        oldest == 0 ? ringEvents : Array(ringEvents[oldest...] + ringEvents[..<oldest])
+    }
     private var waiting: [Waiting] = []
     /// Findings made while the current event is processed: they wait from the next event on.
     private var fresh: [Waiting] = []
@@ -58,6 +64,7 @@ final class TimelineContext {
     func lines(anchor: Event?, scope: ContextScope) -> (lines: [ContextLine], after: Int) {
         guard enabled else { return ([], 0) }
         guard let anchor else { return ([], 0) }
+        let recent = self.recent
         var before: [ContextLine] = []
         for e in recent.reversed() where before.count < Self.before && e.seq < anchor.seq && scope.contains(e) {
             before.append(Self.render(e, anchor: false))
@@ -80,7 +87,7 @@ final class TimelineContext {
     /// Called once per source event, after every timeline saw it.
     func record(_ e: Event, sink: FindingSink) {
         // The reader's pseudo-events are findings, not things that happened: not shown as context.
-        guard enabled, !e.ev.hasPrefix("$") else {
+        guard enabled, !e.isPseudo else {
             // A finding anchored at a pseudo-event shows the real event of the same line after it.
             waiting += fresh
             fresh.removeAll()
@@ -108,8 +115,12 @@ final class TimelineContext {
             waiting += fresh
             fresh.removeAll()
         }
-        recent.append(e)
-        if recent.count > Self.ring { recent.removeFirst(recent.count - Self.ring) }
+        if ringEvents.count < Self.ring {
+            ringEvents.append(e)
+        } else {
+            ringEvents[oldest] = e
+            oldest = (oldest + 1) % Self.ring
+        }
     }
 
     /// `t=1100 ws.close gen=1 reason="pong_timeout"`: scalar fields only, redacted ones never.

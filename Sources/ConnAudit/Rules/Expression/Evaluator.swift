@@ -72,6 +72,9 @@ public struct EvalContext {
     /// The rule's `let:` bindings, evaluated on first use in the context of the event that
     /// started the evaluation (the trigger), and then remembered.
     public var letScope: LetScope?
+    /// The rule's lets when all of them are static (read only running aggregates and params):
+    /// answered from the runner's cache, with no per-evaluation scope.
+    var statics: StaticLets?
     public var environment: EvalEnvironment
     public var history: (any HistoryProvider)?
 
@@ -99,77 +102,161 @@ public struct EvalContext {
     }
 }
 
+/// A rule's `let:` bindings, worked out once per rule: one slot per name (the last definition
+/// of a name wins: a rule's let over the file's).
+public final class LetTable: @unchecked Sendable {
+    let names: [String]
+    let exprs: [Expr]
+    /// Slots whose value depends only on running aggregates and params (see ``StaticLetCache``).
+    let isStatic: [Bool]
+    /// For static slots: the running aggregates (by position) the value depends on.
+    let dependsOn: [[Int]]
+
+    init(_ definitions: [(name: String, expr: Expr)], staticNames: Set<String> = [], dependsOn: [String: Set<Int>] = [:]) {
+        var names: [String] = []
+        var exprs: [Expr] = []
+        for def in definitions {
+            if let i = names.firstIndex(of: def.name) {
+                exprs[i] = def.expr
+            } else {
+                names.append(def.name)
+                exprs.append(def.expr)
+            }
+        }
+        self.names = names
+        self.exprs = exprs
+        isStatic = names.map { staticNames.contains($0) }
+        self.dependsOn = names.map { (dependsOn[$0] ?? []).sorted() }
+    }
+
+    /// The slot of `name`; a linear scan (a rule has a handful of lets, compared as small strings).
+    @inline(__always) func slot(of name: String) -> Int? {
+        for i in names.indices where names[i] == name { return i }
+        return nil
+    }
+}
+
 /// A rule's `let:` bindings for one evaluation: each is evaluated once, on first use, in the
 /// context it was created with (the trigger's), whatever nested selector first reads it.
 public final class LetScope {
-    private let definitions: [(name: String, expr: Expr)]
-    private var values: [String: Eval] = [:]
-    private var evaluating: Set<String> = []
+    let table: LetTable
+    private enum State { case unset, evaluating, done(Eval) }
+    private var states: [State]
     /// The trigger's context, kept without its `letScope` (which is this scope) so the two do
     /// not hold each other alive; a binding is evaluated in a copy that points back here.
     var context: EvalContext? {
         didSet { if context?.letScope != nil { context?.letScope = nil } }
     }
 
-    init(_ definitions: [(name: String, expr: Expr)]) {
-        self.definitions = definitions
+    init(table: LetTable) {
+        self.table = table
+        states = Array(repeating: .unset, count: table.names.count)
     }
 
-    func defines(_ name: String) -> Bool { definitions.contains { $0.name == name } }
+    convenience init(_ definitions: [(name: String, expr: Expr)]) {
+        self.init(table: LetTable(definitions))
+    }
 
-    var names: [String] { definitions.map(\.name) }
+    func defines(_ name: String) -> Bool { table.slot(of: name) != nil }
+
+    var names: [String] { table.names }
 
     /// Bindings that depend only on running aggregates and params, shared across evaluations
     /// of one runner until an aggregate changes.
     var cache: StaticLetCache?
 
     func value(of name: String) -> Eval? {
-        if let v = values[name] { return v }
-        if let cache, cache.names.contains(name) {
-            if let hit = cache.lookup(name) {
-                values[name] = hit
-                return hit
-            }
-            guard let v = evaluate(name) else { return nil }
-            cache.store(name, v)
-            return v
-        }
-        return evaluate(name)
+        guard let slot = table.slot(of: name) else { return nil }
+        return value(slot: slot)
     }
 
-    private func evaluate(_ name: String) -> Eval? {
-        // The last definition of a name wins (a rule's let over the file's).
-        guard let def = definitions.last(where: { $0.name == name }), var context else { return nil }
-        context.letScope = self
+    func value(slot: Int) -> Eval? {
+        switch states[slot] {
+        case .done(let v): return v
         // A binding that reads itself (directly or through others) is undecided, not a loop.
-        guard evaluating.insert(name).inserted else { return .undecided }
-        let v = Evaluator.evaluate(def.expr, context)
-        evaluating.remove(name)
-        values[name] = v
+        case .evaluating: return .undecided
+        case .unset: break
+        }
+        if let cache, table.isStatic[slot] {
+            if let hit = cache.lookup(slot, dependsOn: table.dependsOn[slot]) {
+                states[slot] = .done(hit)
+                return hit
+            }
+            let v = evaluate(slot)
+            cache.store(slot, v, dependsOn: table.dependsOn[slot])
+            return v
+        }
+        return evaluate(slot)
+    }
+
+    private func evaluate(_ slot: Int) -> Eval {
+        guard var context else { return .undecided }
+        context.letScope = self
+        states[slot] = .evaluating
+        let v = Evaluator.evaluate(table.exprs[slot], context)
+        states[slot] = .done(v)
         return v
     }
 
     /// Evaluates every binding now (an obligation keeps the values of its trigger).
     func evaluateAll() {
-        for def in definitions { _ = value(of: def.name) }
+        for slot in states.indices { _ = value(slot: slot) }
     }
 }
 
-/// Values of `let:` bindings that read only running aggregates and params: valid until the
-/// runner's aggregates change (``version``).
+/// A rule's lets when every one is static: their values depend on the runner's running
+/// aggregates and params only, never on the event or captures, so they are evaluated in whatever
+/// context first reads them and kept until an aggregate they depend on changes.
+final class StaticLets {
+    let table: LetTable
+    let cache: StaticLetCache
+    private var evaluating: [Bool]
+
+    init(table: LetTable, cache: StaticLetCache) {
+        self.table = table
+        self.cache = cache
+        evaluating = Array(repeating: false, count: table.names.count)
+    }
+
+    func value(of name: String, _ ctx: EvalContext) -> Eval? {
+        guard let slot = table.slot(of: name) else { return nil }
+        let deps = table.dependsOn[slot]
+        if let hit = cache.lookup(slot, dependsOn: deps) { return hit }
+        // A binding that reads itself (directly or through others) is undecided, not a loop.
+        if evaluating[slot] { return .undecided }
+        evaluating[slot] = true
+        let v = Evaluator.evaluate(table.exprs[slot], ctx)
+        evaluating[slot] = false
+        cache.store(slot, v, dependsOn: deps)
+        return v
+    }
+}
+
+/// Values of `let:` bindings that read only running aggregates and params: valid until an
+/// aggregate they depend on changes its answer (each aggregate counts its changes).
 final class StaticLetCache {
-    let names: Set<String>
-    var version = 0
-    private var values: [String: (version: Int, value: Eval)] = [:]
+    /// Per running aggregate: how many times its answer changed.
+    var versions: [Int]
+    private var values: [(stamp: Int, value: Eval)?]
 
-    init(names: Set<String>) { self.names = names }
+    init(slots: Int, aggregates: Int) {
+        values = Array(repeating: nil, count: slots)
+        versions = Array(repeating: 0, count: aggregates)
+    }
 
-    func lookup(_ name: String) -> Eval? {
-        guard let entry = values[name], entry.version == version else { return nil }
+    /// Versions only grow, so their sum over a let's dependencies changes whenever one does.
+    @inline(__always) private func stamp(_ deps: [Int]) -> Int {
+        var s = 0
+        for d in deps { s &+= versions[d] }
+        return s
+    }
+
+    func lookup(_ slot: Int, dependsOn deps: [Int]) -> Eval? {
+        guard let entry = values[slot], entry.stamp == stamp(deps) else { return nil }
         return entry.value
     }
 
-    func store(_ name: String, _ value: Eval) { values[name] = (version, value) }
+    func store(_ slot: Int, _ value: Eval, dependsOn deps: [Int]) { values[slot] = (stamp(deps), value) }
 }
 
 /// Evaluates expressions and selectors; pure functions over an ``EvalContext``.
@@ -181,13 +268,14 @@ public enum Evaluator {
         case .literal(let v):
             return .value(v)
         case .name(let name, _):
-            if let bound = ctx.lets[name] { return bound }
+            if !ctx.lets.isEmpty, let bound = ctx.lets[name] { return bound }
             if let scope = ctx.letScope, let bound = scope.value(of: name) { return bound }
-            if let captured = ctx.captures[name] { return .event(captured) }
+            if let statics = ctx.statics, let bound = statics.value(of: name, ctx) { return bound }
+            if !ctx.captures.isEmpty, let captured = ctx.captures[name] { return .event(captured) }
             return .value(field(name, of: ctx.event, ctx))
         case .member(let base, let name, _):
             if case .name("params", _) = base, ctx.lets["params"] == nil, ctx.captures["params"] == nil,
-                ctx.letScope?.defines("params") != true {
+                ctx.letScope?.defines("params") != true, ctx.statics?.table.slot(of: "params") == nil {
                 return .value(ctx.params[name] ?? .null)
             }
             switch evaluate(base, ctx) {
@@ -477,17 +565,25 @@ public enum Evaluator {
 
     static func termMatches(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool {
         if let ids = term.evIDs, !ids.contains(candidate.evID) { return false }
-        for test in term.tests {
-            let v = field(test.field, of: candidate, ctx)
-            if test.field != "ev" || term.evNames == nil {
-                guard predicate(test.predicate, v, present: candidate.value(of: test.field) != nil || test.field == "$file") == true
-                else { return false }
+        for test in term.tests where test.field != "ev" || term.evIDs == nil {
+            let v: Value
+            let present: Bool
+            if test.field == "$file" {
+                v = field(test.field, of: candidate, ctx)
+                present = true
+            } else if let found = candidate.value(of: test.field) {
+                v = found
+                present = true
+            } else {
+                v = .null
+                present = false
             }
+            guard predicate(test.predicate, v, present: present) == true else { return false }
         }
         if let negated = term.negated, matches(negated, candidate, ctx) != nil { return false }
         if let whereExpr = term.whereExpr {
             var inner = ctx.looking(at: candidate)
-            if let name = term.capture { inner.captures[name] = candidate }
+            if term.whereReadsCapture, let name = term.capture { inner.captures[name] = candidate }
             guard evaluate(whereExpr, inner).truth == true else { return false }
         }
         return true

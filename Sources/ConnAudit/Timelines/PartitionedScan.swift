@@ -1,0 +1,130 @@
+import Dispatch
+import Synchronization
+
+/// Evaluates the sources of one file on several threads, for a run with fewer files than
+/// workers (one big collector file, say).
+///
+/// The reader stays on the calling thread and hands each event to the worker that owns its
+/// source. A source has exactly one owner, which sees its events in file order, so each source's
+/// outcome is the one a single thread would compute: results do not depend on the number of
+/// workers. Events travel in batches through bounded queues, so memory stays flat however far the
+/// reader runs ahead.
+final class PartitionedScan {
+    struct Item: Sendable {
+        var key: SourceKey
+        var event: Event
+        var regression: Event?
+    }
+
+    private let workers: [Worker]
+    private var batches: [[Item]]
+    private let group = DispatchGroup()
+    /// The previous line's source and its worker: lines of one source usually come together.
+    private var last: (key: SourceKey, worker: Int)?
+    private var owner: [SourceKey: Int] = [:]
+    static let batchSize = 1024
+
+    init(plan: EvaluationPlan, workers count: Int) {
+        workers = (0..<count).map { _ in Worker(plan: plan) }
+        batches = Array(repeating: [], count: count)
+        for w in workers {
+            let box = WorkerBox(w)
+            DispatchQueue.global().async(group: group) { box.worker.run() }
+        }
+    }
+
+    /// Hands one event of `key` to its owner. Returns true the first time `key` is seen.
+    @discardableResult
+    func feed(_ event: Event, key: SourceKey, regression: Event?) -> Bool {
+        var isNew = false
+        let w: Int
+        if let last, last.key == key {
+            w = last.worker
+        } else if let known = owner[key] {
+            w = known
+        } else {
+            // Round robin by first appearance: deterministic, and balanced when sources are many.
+            w = owner.count % workers.count
+            owner[key] = w
+            isNew = true
+        }
+        last = (key, w)
+        batches[w].append(Item(key: key, event: event, regression: regression))
+        if batches[w].count >= Self.batchSize {
+            workers[w].queue.push(batches[w])
+            batches[w].removeAll(keepingCapacity: true)
+        }
+        return isNew
+    }
+
+    /// Sends what is left, waits for every worker, and returns each source's outcome.
+    func finish() -> [SourceKey: SourceOutcome] {
+        for (w, worker) in workers.enumerated() {
+            if !batches[w].isEmpty { worker.queue.push(batches[w]) }
+            worker.queue.push([])
+        }
+        group.wait()
+        var all: [SourceKey: SourceOutcome] = [:]
+        for worker in workers { all.merge(worker.outcomes) { a, _ in a } }
+        return all
+    }
+
+    /// One thread's share of the sources.
+    private final class Worker {
+        let plan: EvaluationPlan
+        let queue = BatchQueue()
+        private var evaluators: [SourceKey: SourceEvaluator] = [:]
+        private var order: [SourceKey] = []
+        private(set) var outcomes: [SourceKey: SourceOutcome] = [:]
+
+        init(plan: EvaluationPlan) { self.plan = plan }
+
+        func run() {
+            var lastSource: SourceEvaluator?
+            while let batch = queue.pop() {
+                for item in batch {
+                    let evaluator: SourceEvaluator
+                    if let l = lastSource, l.key == item.key {
+                        evaluator = l
+                    } else if let existing = evaluators[item.key] {
+                        evaluator = existing
+                    } else {
+                        evaluator = SourceEvaluator(key: item.key, plan: plan)
+                        evaluators[item.key] = evaluator
+                        order.append(item.key)
+                    }
+                    lastSource = evaluator
+                    if let r = item.regression { evaluator.feed(r) }
+                    evaluator.feed(item.event)
+                }
+            }
+            for key in order { outcomes[key] = evaluators[key]!.finish() }
+            evaluators.removeAll()
+        }
+    }
+
+    private struct WorkerBox: @unchecked Sendable {
+        let worker: Worker
+        init(_ worker: Worker) { self.worker = worker }
+    }
+
+    /// A bounded single-producer, single-consumer queue of batches; an empty batch ends it.
+    private final class BatchQueue: @unchecked Sendable {
+        private let items = Mutex<[[Item]]>([])
+        private let filled = DispatchSemaphore(value: 0)
+        private let free = DispatchSemaphore(value: 8)
+
+        func push(_ batch: [Item]) {
+            free.wait()
+            items.withLock { $0.append(batch) }
+            filled.signal()
+        }
+
+        func pop() -> [Item]? {
+            filled.wait()
+            let batch = items.withLock { $0.removeFirst() }
+            free.signal()
+            return batch.isEmpty ? nil : batch
+        }
+    }
+}
