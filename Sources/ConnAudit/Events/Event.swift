@@ -37,7 +37,12 @@ public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible
 ///
 /// Holds only what rules can read: `t`, `ev`, `gen`, where it came from, and the top-level fields
 /// the loaded rules name. Values of fields flagged by `log.no-secrets` are never kept.
-public struct Event: Sendable {
+///
+/// A reference: one event sits in many places at once (history lists of several rules, running
+/// aggregates, captures, the context ring), and each holds a pointer, not a copy. An event is
+/// filled in by its reader and given its ``seq`` by the one evaluator of its source before anything
+/// else reads it; after that it does not change.
+public final class Event: @unchecked Sendable {
     public var t: Double
     public var ev: String
     /// `ev` as an ``EvNames`` id (-1: a name no loaded rule mentions).
@@ -76,6 +81,12 @@ public struct Event: Sendable {
         self.line = line
         self.fields = fields
         self.redactedKeys = redactedKeys
+    }
+
+    /// A separate event with the same contents and no ``seq`` yet (for a second timeline, which
+    /// numbers its events itself). Reads nothing an evaluator may be writing.
+    public func copy() -> Event {
+        Event(t: t, ev: ev, gen: gen, file: file, line: line, fields: fields, redactedKeys: redactedKeys, evID: evID)
     }
 
     /// Whether this is a reader finding (`$malformed`, `$secret`, `$time_regression`), not a logged event.

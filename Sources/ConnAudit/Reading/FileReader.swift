@@ -69,7 +69,7 @@ final class FileReader {
         var parsed = parser.parse(raw.bytes)
         if parsed.isObject {
             for p in parsed.secretPaths {
-                var e = Event(t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret", file: index, line: raw.number,
+                let e = Event(t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret", file: index, line: raw.number,
                               fields: [.init("path", .string(p))], evID: secretID)
                 e.gen = nil
                 secrets.append(e)

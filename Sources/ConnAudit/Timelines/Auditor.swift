@@ -186,7 +186,8 @@ public final class Auditor: @unchecked Sendable {
                 }
                 if let regression { evaluator.feed(regression) }
                 evaluator.feed(e)
-                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { result.pseudo.append(e) }
+                // The corpus timeline numbers its events itself: it gets its own copy.
+                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { result.pseudo.append(e.copy()) }
             }
         }
         result.stats = reader.stats
@@ -205,7 +206,8 @@ public final class Auditor: @unchecked Sendable {
             case .malformed(let e): result.pseudo.append(e)
             case .event(let e, let key, let regression):
                 if partitions.feed(e, key: key, regression: regression) { result.order.append(key) }
-                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { result.pseudo.append(e) }
+                // The corpus timeline numbers its events itself: it gets its own copy.
+                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { result.pseudo.append(e.copy()) }
             }
         }
         result.stats = reader.stats

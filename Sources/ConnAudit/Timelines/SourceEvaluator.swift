@@ -133,8 +133,7 @@ final class SourceEvaluator {
                        files: plan.files, clock: clock)
     }
 
-    func feed(_ event: Event) {
-        var e = event
+    func feed(_ e: Event) {
         seq += 1
         e.seq = seq
         let real = !e.isPseudo

@@ -532,7 +532,7 @@ public enum TimelineBuilder {
         }
         let reader = FileReader(index: Int32(index), path: input.path, source: source, wantedFields: nil)
         while let item = reader.next() {
-            guard case .event(var e, let key, _) = item, keys.contains(key) else { continue }
+            guard case .event(let e, let key, _) = item, keys.contains(key) else { continue }
             if !wanted(e.stream, e.gen) {
                 e.fields = []
                 e.redactedKeys = []
