@@ -43,22 +43,22 @@ public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible
 /// filled in by its reader and given its ``seq`` by the one evaluator of its source before anything
 /// else reads it; after that it does not change.
 public final class Event: @unchecked Sendable {
-    public var t: Double
-    public var ev: String
+    public let t: Double
+    public let ev: String
     /// `ev` as an ``EvNames`` id (-1: a name no loaded rule mentions).
-    public var evID: Int32 = -1
+    public let evID: Int32
     /// `gen` when the line had a valid one.
-    public var gen: Int64?
+    public let gen: Int64?
     /// Index of the file in the run's file list.
-    public var file: Int32
+    public let file: Int32
     /// 1-based physical line in the (decompressed) file.
-    public var line: Int
+    public let line: Int
     /// Ordinal in its source timeline (`$seq`); assigned when the source is evaluated.
     public var seq: Int = 0
     /// Top-level fields other than `t`, `ev` and `gen`, in line order (the last duplicate wins on lookup).
-    public var fields: [Field]
+    public let fields: [Field]
     /// Top-level keys whose value must never be shown (flagged by the secret scan).
-    public var redactedKeys: [String]
+    public let redactedKeys: [String]
 
     public struct Field: Sendable {
         public var key: String

@@ -69,10 +69,8 @@ final class FileReader {
         var parsed = parser.parse(raw.bytes)
         if parsed.isObject {
             for p in parsed.secretPaths {
-                let e = Event(t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret", file: index, line: raw.number,
-                              fields: [.init("path", .string(p))], evID: secretID)
-                e.gen = nil
-                secrets.append(e)
+                secrets.append(Event(t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret", file: index,
+                                     line: raw.number, fields: [.init("path", .string(p))], evID: secretID))
             }
         }
         if let reason = parsed.malformedReason {

@@ -533,11 +533,9 @@ public enum TimelineBuilder {
         let reader = FileReader(index: Int32(index), path: input.path, source: source, wantedFields: nil)
         while let item = reader.next() {
             guard case .event(let e, let key, _) = item, keys.contains(key) else { continue }
-            if !wanted(e.stream, e.gen) {
-                e.fields = []
-                e.redactedKeys = []
-            }
-            out.events[key, default: []].append(e)
+            // Events outside the wanted generations keep only what ordering needs.
+            let kept = wanted(e.stream, e.gen) ? e : Event(t: e.t, ev: e.ev, gen: e.gen, file: e.file, line: e.line, evID: e.evID)
+            out.events[key, default: []].append(kept)
         }
         out.error = reader.stats.error
         return out
