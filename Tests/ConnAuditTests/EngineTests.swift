@@ -416,6 +416,31 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(lines(result.violations) == [5])
     }
 
+    @Test func indexedLookupKeyedByAStaticLet() throws {
+        // `gen == S.gen` is answered from an equality index: `gen` is the candidate's side and
+        // `S.gen` (a let over a running aggregate) the outer side, whatever S was when the index
+        // was built. The second check must find the gen 2 item.
+        let r = try rule("""
+            id: t.item-of-latest-start
+            title: An item of the latest start exists
+            for: source
+            let: { S: "last({ev: a.start})" }
+            every: { ev: a.check }
+            expect: "count({ev: a.item, where: 'gen == S.gen and ok == true'}) == 1"
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"a.start","gen":1}
+            {"t":1,"ev":"a.item","gen":1,"ok":true}
+            {"t":2,"ev":"a.check","gen":1}
+            {"t":3,"ev":"a.start","gen":2}
+            {"t":4,"ev":"a.item","gen":2,"ok":true}
+            {"t":5,"ev":"a.check","gen":1}
+            {"t":6,"ev":"a.start","gen":3}
+            {"t":7,"ev":"a.check","gen":3}
+            """)
+        #expect(lines(result.violations) == [8])
+    }
+
     @Test func sinceTheTriggerItselfLeavesNothingBehind() throws {
         let log = """
             {"t":0,"ev":"ws.ping","gen":1}

@@ -1111,7 +1111,7 @@ enum NameWalker {
 
     private static func children(_ e: Expr, intoSelectors: Bool, _ w: (Expr) -> Void, _ visit: (Expr) -> Void) {
         switch e {
-        case .literal, .name: break
+        case .literal, .name, .field: break
         case .member(let b, _, _): w(b)
         case .index(let a, let b): w(a); w(b)
         case .list(let items): items.forEach(w)
@@ -1143,7 +1143,7 @@ enum FieldCollector {
         func expr(_ e: Expr) {
             NameWalker.walk(e) { sub in
                 switch sub {
-                case .name(let n, _): names.insert(n)
+                case .name(let n, _), .field(let n): names.insert(n)
                 case .member(_, let n, _): names.insert(n)
                 case .history(let call):
                     selector(call.selector)

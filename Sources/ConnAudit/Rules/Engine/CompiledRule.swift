@@ -69,6 +69,7 @@ final class CompiledRule: @unchecked Sendable {
         // and the history they look back at.
         var rule = written
         rule.lets = Self.letsRead(by: written)
+        rule = NameResolution.resolve(rule)
         self.rule = rule
         self.index = index
         var params = rule.params
@@ -201,6 +202,7 @@ final class CompiledRule: @unchecked Sendable {
                 case .name(let n, _):
                     if n == "params" { break }
                     if staticNames.contains(n) { deps.formUnion(dependsOn[n] ?? []) } else { ok = false }
+                case .field: ok = false
                 default: break
                 }
             }

@@ -275,6 +275,7 @@ final class KeyedIndex {
         guard selector.terms.count == 1, let whereExpr = selector.terms[0].whereExpr else { return nil }
         var outerNames = Set(context.captures.keys)
         if let scope = context.letScope { outerNames.formUnion(scope.names) }
+        if let statics = context.statics { outerNames.formUnion(statics.table.names) }
         outerNames.formUnion(context.lets.keys)
         if let own = selector.terms[0].capture { outerNames.remove(own) }
         for conjunct in conjuncts(whereExpr) {
@@ -302,6 +303,10 @@ final class KeyedIndex {
                 if n == "params" { if candidateOnly { ok = false }; return }
                 sawName = true
                 if outer.contains(n) == candidateOnly { ok = false }
+            case .field:
+                // A field of the candidate.
+                sawName = true
+                if !candidateOnly { ok = false }
             default: break
             }
         }

@@ -267,6 +267,8 @@ public enum Evaluator {
         switch expr {
         case .literal(let v):
             return .value(v)
+        case .field(let name):
+            return .value(field(name, of: ctx.event, ctx))
         case .name(let name, _):
             if !ctx.lets.isEmpty, let bound = ctx.lets[name] { return bound }
             if let scope = ctx.letScope, let bound = scope.value(of: name) { return bound }

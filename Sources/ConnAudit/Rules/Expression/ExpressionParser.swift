@@ -60,7 +60,7 @@ public struct ExpressionParser {
             deepest = max(deepest, d)
             if deepest > limit { return deepest }
             switch e {
-            case .literal, .name: break
+            case .literal, .name, .field: break
             case .member(let b, _, _): stack.append((b, d + 1))
             case .index(let a, let b): stack.append((a, d + 1)); stack.append((b, d + 1))
             case .list(let items): for i in items { stack.append((i, d + 1)) }

@@ -1,0 +1,135 @@
+/// Resolves bare names once, when a rule is compiled.
+///
+/// A bare name is, in this order, a `let:` binding, a capture, or a field of the current event
+/// (docs/rules.md). Which of these a name can be is known from the rule alone: a name that is
+/// neither a let nor captured anywhere in the rule (nor `params`) can only be a field. Those become
+/// ``Expr/field(_:)``, read straight from the event instead of being looked up among lets and
+/// captures at every evaluation. Names that may be bound stay ``Expr/name(_:at:)`` and keep
+/// their run-time lookup (a capture not bound yet still falls back to the field).
+enum NameResolution {
+    static func resolve(_ rule: Rule) -> Rule {
+        var bound = Set(rule.lets.map(\.name))
+        bound.insert("params")
+        collectCaptures(rule, into: &bound)
+        var out = rule
+        let r = Resolver(bound: bound)
+        out.lets = rule.lets.map { (name: $0.name, expr: r.expr($0.expr)) }
+        out.check = r.check(rule.check)
+        if let message = rule.message {
+            out.message = MessageTemplate(parts: message.parts.map { part in
+                if case .expr(let e) = part { return .expr(r.expr(e)) }
+                return part
+            })
+        }
+        return out
+    }
+
+    /// Every `as:` name in the rule, wherever its selector is written.
+    private static func collectCaptures(_ rule: Rule, into names: inout Set<String>) {
+        func selector(_ s: Selector) {
+            for term in s.terms {
+                if let c = term.capture { names.insert(c) }
+                if let n = term.negated { selector(n) }
+            }
+        }
+        func expr(_ e: Expr) {
+            NameWalker.walk(e) { sub in
+                if case .history(let call) = sub {
+                    selector(call.selector)
+                    if case .selector(let s)? = call.since { selector(s) }
+                }
+            }
+        }
+        for s in rule.check.selectors {
+            selector(s)
+            NameWalker.walkSelector(s, expr)
+        }
+        rule.check.expressions.forEach(expr)
+        rule.lets.forEach { expr($0.expr) }
+        if let message = rule.message {
+            for case .expr(let e) in message.parts { expr(e) }
+        }
+    }
+
+    private struct Resolver {
+        let bound: Set<String>
+
+        func expr(_ e: Expr) -> Expr {
+            switch e {
+            case .literal, .field: return e
+            case .name(let n, _): return bound.contains(n) ? e : .field(n)
+            case .member(let b, let n, let at): return .member(expr(b), n, at: at)
+            case .index(let a, let b): return .index(expr(a), expr(b))
+            case .list(let items): return .list(items.map(expr))
+            case .map(let entries): return .map(entries.map { ($0.0, expr($0.1)) })
+            case .unary(let op, let a): return .unary(op, expr(a))
+            case .binary(let op, let a, let b, let at): return .binary(op, expr(a), expr(b), at: at)
+            case .conditional(let a, let b, let c): return .conditional(expr(a), expr(b), expr(c))
+            case .call(let n, let args, let at): return .call(n, args.map(expr), at: at)
+            case .regex(let a, let regex): return .regex(expr(a), regex)
+            case .history(var call):
+                call.selector = selector(call.selector)
+                call.value = call.value.map(expr)
+                if case .selector(let s)? = call.since { call.since = .selector(selector(s)) }
+                return .history(call)
+            }
+        }
+
+        func selector(_ s: Selector) -> Selector {
+            var out = s
+            out.terms = s.terms.map { term in
+                var t = term
+                t.whereExpr = term.whereExpr.map(expr)
+                t.negated = term.negated.map(selector)
+                return t
+            }
+            return out
+        }
+
+        func sequence(_ q: Sequence) -> Sequence {
+            var out = q
+            out.steps = q.steps.map { Step(selector: selector($0.selector), without: $0.without.map(selector)) }
+            return out
+        }
+
+        func check(_ c: Check) -> Check {
+            switch c {
+            case .every(let s, let expect, let policy):
+                let e: Expectation
+                switch expect {
+                case .expression(let x): e = .expression(expr(x))
+                case .selector(let x): e = .selector(selector(x))
+                }
+                return .every(selector(s), expect: e, undecided: policy)
+            case .never(let s, let scope):
+                let resolved: AbsenceScope
+                switch scope {
+                case .global: resolved = .global
+                case .window(let a, let b): resolved = .window(after: a.map(selector), before: b.map(selector))
+                case .intervals(let f, let t, let open): resolved = .intervals(from: selector(f), to: selector(t), open: open)
+                }
+                return .never(selector(s), scope: resolved)
+            case .count(let s, let lo, let hi, let by):
+                return .count(selector(s), min: lo, max: hi, by: by.map(expr))
+            case .response(let t, let f, let within, let unless, let atEnd):
+                return .response(sequence(t), followedBy: selector(f), within: within.map(expr),
+                                 unless: unless.map(selector), atEnd: atEnd)
+            case .precedence(let t, let p):
+                return .precedence(sequence(t), precededBy: selector(p))
+            case .neverAfter(let t, let n):
+                return .neverAfter(sequence(t), selector(n))
+            case .forbid(let q, let without):
+                return .forbid(sequence(q), without: without.map(selector))
+            case .classify(let c, let require, let minimum, let appliesIf):
+                var out = c
+                out.labels = c.labels.map { label in
+                    var l = label
+                    l.has = label.has.map(selector)
+                    l.lacks = label.lacks.map(selector)
+                    return l
+                }
+                return .classify(out, require: require, min: minimum, appliesIf: appliesIf.map(selector))
+            }
+        }
+    }
+}
