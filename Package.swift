@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "conn-audit", targets: ["conn-audit"]),
         .library(name: "ConnAudit", targets: ["ConnAudit"]),
+        .executable(name: "connlog-gen", targets: ["connlog-gen"]),
     ],
     targets: [
         .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
@@ -16,6 +17,9 @@ let package = Package(
             resources: []
         ),
         .executableTarget(name: "conn-audit", dependencies: ["ConnAudit"]),
+        // A synthetic corpus generator for benchmarks and end-to-end checks: Foundation and zlib only,
+        // deliberately independent of the ConnAudit library.
+        .executableTarget(name: "connlog-gen", dependencies: ["CZlib"]),
         .testTarget(name: "ConnAuditTests", dependencies: ["ConnAudit"]),
     ]
 )
