@@ -13,12 +13,12 @@ struct MergeTests {
 
     /// Serves in-memory files by path; paths in `unreadable` cannot be opened.
     static func auditor(
-        _ files: [LogFile], rules: RuleSet, jobs: Int, unreadable: Set<String> = []
+        _ files: [LogFile], rules: RuleSet, jobs: Int, unreadable: Set<String> = [], readAheadFrom: Int = 16 << 20
     ) -> Auditor {
         var contents: [String: [UInt8]] = [:]
         for f in files { contents[f.path] = Array(f.text.utf8) }
         let served = contents
-        return Auditor(rules: rules, jobs: jobs) { file throws(InputError) in
+        return Auditor(rules: rules, jobs: jobs, readAheadFrom: readAheadFrom) { file throws(InputError) in
             if unreadable.contains(file.path) { throw InputError(path: file.path, reason: "permission denied") }
             guard let bytes = served[file.path] else {
                 throw InputError(path: file.path, reason: "no such file or directory")
@@ -392,6 +392,42 @@ extension MergeTests {
             #expect(MergeTests.fingerprint(one) == MergeTests.fingerprint(many))
             #expect(JSONReport.render(one) == JSONReport.render(many))
             #expect(one.inputs.generations == many.inputs.generations)
+        }
+
+        @Test("reading a file ahead to end each source at its last line changes no result", arguments: [1, 2])
+        func readAheadChangesNothing(jobs: Int) throws {
+            let text = MergeTests.corpus().map(\.text).joined(separator: "\n")
+            let files: [MergeTests.LogFile] = [("collector.jsonl", text)]
+            let plain = MergeTests.auditor(files, rules: MergeTests.rules, jobs: jobs, readAheadFrom: .max)
+                .run(files.map { InputFile(path: $0.path) })
+            let ahead = MergeTests.auditor(files, rules: MergeTests.rules, jobs: jobs, readAheadFrom: 0)
+                .run(files.map { InputFile(path: $0.path) })
+            #expect(plain.inputs.sources > 4)
+            #expect(MergeTests.fingerprint(plain) == MergeTests.fingerprint(ahead))
+            #expect(JSONReport.render(plain) == JSONReport.render(ahead))
+        }
+
+        @Test("a file that grew after it was read ahead is named, not silently cut", arguments: [1, 2])
+        func fileChangedAfterReadAhead(jobs: Int) throws {
+            // Two sources, the second interleaved after the first's lines; the read-ahead sees
+            // only the first half, so source "a" seems to end early.
+            var lines: [String] = []
+            for i in 0..<20 {
+                lines.append(#"{"t":\#(i * 10),"src":"a","ev":"x.mark","gen":1}"#)
+                lines.append(#"{"t":\#(i * 10),"src":"b","ev":"x.mark","gen":1}"#)
+            }
+            let full = Array((lines.joined(separator: "\n") + "\n").utf8)
+            let half = Array((lines.prefix(20).joined(separator: "\n") + "\n").utf8)
+            let opens = Mutex(0)
+            let auditor = Auditor(rules: MergeTests.rules, jobs: jobs, readAheadFrom: 0) { file throws(InputError) in
+                // The first open is the read itself, the second the read-ahead.
+                let n = opens.withLock { $0 += 1; return $0 }
+                return ByteSources.memory(n == 1 ? full : half, path: file.path)
+            }
+            let report = auditor.run([InputFile(path: "live.jsonl")])
+            #expect(report.inputErrors.contains { $0.path == "live.jsonl" && $0.reason.contains("changed while it was read") },
+                    "\(report.inputErrors)")
+            #expect(report.exitCode == 2)
         }
 
         @Test("the merged order does not depend on the argument order")

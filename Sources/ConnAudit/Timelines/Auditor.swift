@@ -22,9 +22,15 @@ public final class Auditor: @unchecked Sendable {
     private let jobs: Int
     private let opener: Opener
     private let wanted: Set<String>?
+    /// Files at least this large are read ahead once to learn where each source's last line is,
+    /// so a source is finished and freed there instead of at the end of the file (memory then
+    /// follows the sources open at once, not the size of the file).
+    let readAheadFrom: Int
 
     public init(rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
+                readAheadFrom: Int = 16 << 20,
                 opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }) {
+        self.readAheadFrom = readAheadFrom
         self.rules = rules
         self.overrides = overrides
         self.jobs = max(1, jobs)
@@ -162,10 +168,12 @@ public final class Auditor: @unchecked Sendable {
             return result
         }
         let reader = FileReader(index: index, path: input.path, source: source, wantedFields: wanted)
-        if workers > 1 { return scanPartitioned(reader, plan: plan, workers: workers) }
+        let ends = endLines(of: input, index: index)
+        if workers > 1 { return scanPartitioned(reader, plan: plan, workers: workers, ends: ends) }
         var evaluators: [SourceKey: SourceEvaluator] = [:]
         // Lines of one source usually come together: the previous line's evaluator first.
         var lastSource: SourceEvaluator?
+        var changed: Int?
         while let item = reader.next() {
             result.pseudo += reader.secrets
             switch item {
@@ -178,8 +186,13 @@ public final class Auditor: @unchecked Sendable {
                 } else if let existing = evaluators[key] {
                     evaluator = existing
                     lastSource = existing
+                } else if result.sources[key] != nil {
+                    // A source already ended here: the file grew or changed since it was read ahead.
+                    if changed == nil { changed = e.line }
+                    continue
                 } else {
                     evaluator = SourceEvaluator(key: key, plan: plan)
+                    evaluator.endLine = ends?[key]
                     evaluators[key] = evaluator
                     lastSource = evaluator
                     result.order.append(key)
@@ -188,29 +201,67 @@ public final class Auditor: @unchecked Sendable {
                 evaluator.feed(e)
                 // The corpus timeline numbers its events itself: it gets its own copy.
                 if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { result.pseudo.append(e.copy()) }
+                if evaluator.endLine == e.line {
+                    result.sources[key] = evaluator.finish()
+                    evaluators[key] = nil
+                    lastSource = nil
+                }
             }
         }
         result.stats = reader.stats
-        for key in result.order { result.sources[key] = evaluators[key]!.finish() }
+        if let changed, result.stats.error == nil {
+            result.stats.error = InputError(path: input.path, reason: Self.changedReason(line: changed))
+        }
+        for key in result.order where result.sources[key] == nil { result.sources[key] = evaluators[key]!.finish() }
         return result
     }
 
+    static func changedReason(line: Int) -> String {
+        "changed while it was read: line \(line) belongs to a source whose last line was already passed"
+    }
+
+    /// For a large file that can be read again: the line of each source's last event.
+    private func endLines(of input: InputFile, index: Int32) -> [SourceKey: Int]? {
+        guard !input.isStdin else { return nil }
+        if readAheadFrom > 0 {
+            var info = stat()
+            guard stat(input.path, &info) == 0, Int(info.st_size) >= readAheadFrom else { return nil }
+        }
+        guard let source = try? opener(input) else { return nil }
+        let reader = FileReader(index: index, path: input.path, source: source, wantedFields: [])
+        var ends: [SourceKey: Int] = [:]
+        while let item = reader.next() {
+            if case .event(let e, let key, _) = item { ends[key] = e.line }
+        }
+        return ends
+    }
+
     /// ``scan`` with the file's sources evaluated on `workers` threads (``PartitionedScan``).
-    private func scanPartitioned(_ reader: FileReader, plan: EvaluationPlan, workers: Int) -> FileScan {
+    private func scanPartitioned(_ reader: FileReader, plan: EvaluationPlan, workers: Int, ends: [SourceKey: Int]?) -> FileScan {
         var result = FileScan(stats: reader.stats)
-        let partitions = PartitionedScan(plan: plan, workers: workers)
+        let partitions = PartitionedScan(plan: plan, workers: workers, ends: ends)
+        var changed: Int?
         while let item = reader.next() {
             result.pseudo += reader.secrets
             switch item {
             case .blank: break
             case .malformed(let e): result.pseudo.append(e)
             case .event(let e, let key, let regression):
-                if partitions.feed(e, key: key, regression: regression) { result.order.append(key) }
+                switch partitions.feed(e, key: key, regression: regression) {
+                case .new: result.order.append(key)
+                case .known: break
+                case .ended:
+                    if changed == nil { changed = e.line }
+                    continue
+                }
                 // The corpus timeline numbers its events itself: it gets its own copy.
                 if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { result.pseudo.append(e.copy()) }
             }
         }
         result.stats = reader.stats
+        if let changed, result.stats.error == nil {
+            result.stats.error = InputError(path: reader.path, reason: Self.changedReason(line: changed))
+        }
         result.sources = partitions.finish()
         return result
     }

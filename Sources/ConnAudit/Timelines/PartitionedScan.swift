@@ -14,17 +14,25 @@ final class PartitionedScan {
         var key: SourceKey
         var event: Event
         var regression: Event?
+        /// The source's last event in the file: its owner finishes it after this one.
+        var last: Bool
     }
+
+    enum Fed { case new, known, ended }
 
     private let workers: [Worker]
     private var batches: [[Item]]
     private let group = DispatchGroup()
-    /// The previous line's source and its worker: lines of one source usually come together.
-    private var last: (key: SourceKey, worker: Int)?
-    private var owner: [SourceKey: Int] = [:]
+    /// The previous line's source, its worker and its last line: lines of one source usually
+    /// come together.
+    private var last: (key: SourceKey, worker: Int, end: Int?)?
+    private var owner: [SourceKey: (worker: Int, end: Int?)] = [:]
+    /// Where each source's last line is, when the file was read ahead.
+    private let ends: [SourceKey: Int]?
     static let batchSize = 1024
 
-    init(plan: EvaluationPlan, workers count: Int) {
+    init(plan: EvaluationPlan, workers count: Int, ends: [SourceKey: Int]? = nil) {
+        self.ends = ends
         workers = (0..<count).map { _ in Worker(plan: plan) }
         batches = Array(repeating: [], count: count)
         for w in workers {
@@ -33,28 +41,31 @@ final class PartitionedScan {
         }
     }
 
-    /// Hands one event of `key` to its owner. Returns true the first time `key` is seen.
-    @discardableResult
-    func feed(_ event: Event, key: SourceKey, regression: Event?) -> Bool {
-        var isNew = false
+    /// Hands one event of `key` to its owner: `.new` the first time `key` is seen, `.ended` (and
+    /// dropped) when it comes after the line read ahead as the source's last.
+    func feed(_ event: Event, key: SourceKey, regression: Event?) -> Fed {
+        var fed = Fed.known
         let w: Int
+        let end: Int?
         if let last, last.key == key {
-            w = last.worker
+            (w, end) = (last.worker, last.end)
         } else if let known = owner[key] {
-            w = known
+            (w, end) = known
         } else {
             // Round robin by first appearance: deterministic, and balanced when sources are many.
             w = owner.count % workers.count
-            owner[key] = w
-            isNew = true
+            end = ends?[key]
+            owner[key] = (w, end)
+            fed = .new
         }
-        last = (key, w)
-        batches[w].append(Item(key: key, event: event, regression: regression))
+        if let end, event.line > end { return .ended }
+        last = (key, w, end)
+        batches[w].append(Item(key: key, event: event, regression: regression, last: event.line == end))
         if batches[w].count >= Self.batchSize {
             workers[w].queue.push(batches[w])
             batches[w].removeAll(keepingCapacity: true)
         }
-        return isNew
+        return fed
     }
 
     /// Sends what is left, waits for every worker, and returns each source's outcome.
@@ -96,9 +107,14 @@ final class PartitionedScan {
                     lastSource = evaluator
                     if let r = item.regression { evaluator.feed(r) }
                     evaluator.feed(item.event)
+                    if item.last {
+                        outcomes[item.key] = evaluator.finish()
+                        evaluators[item.key] = nil
+                        lastSource = nil
+                    }
                 }
             }
-            for key in order { outcomes[key] = evaluators[key]!.finish() }
+            for key in order where outcomes[key] == nil { outcomes[key] = evaluators[key]!.finish() }
             evaluators.removeAll()
         }
     }
@@ -112,7 +128,9 @@ final class PartitionedScan {
     private final class BatchQueue: @unchecked Sendable {
         private let items = Mutex<[[Item]]>([])
         private let filled = DispatchSemaphore(value: 0)
-        private let free = DispatchSemaphore(value: 8)
+        /// Up to 64 batches (65,536 events) ahead: enough for the reader to move on to the next
+        /// source while a worker is still on a long one, bounded all the same.
+        private let free = DispatchSemaphore(value: 64)
 
         func push(_ batch: [Item]) {
             free.wait()

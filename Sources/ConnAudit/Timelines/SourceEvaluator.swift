@@ -105,6 +105,9 @@ struct SourceOutcome {
 /// the source, and everything ends at the source's last event (rules.md: the clock).
 final class SourceEvaluator {
     let key: SourceKey
+    /// The line of this file where the source's last event is, when known (a large file is read
+    /// ahead once for it): there the source ends and its state is freed.
+    var endLine: Int?
     private let plan: EvaluationPlan
     private let sink: FindingSink
     private let sourceTimeline: Timeline?
