@@ -441,6 +441,61 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(lines(result.violations) == [8])
     }
 
+    // MARK: Rewrites that only make evaluation cheaper
+
+    /// A generation where the second ping goes unanswered past its deadline (T = 100): pong_timeout
+    /// closes at lines 6 (justified) and, in generation 2, line 11 (premature: the ping was answered).
+    private static let heartbeats = """
+        {"t":0,"ev":"ws.connect","gen":1}
+        {"t":10,"ev":"ws.ping","gen":1}
+        {"t":20,"ev":"ws.pong","gen":1}
+        {"t":30,"ev":"ws.ping","gen":1}
+        {"t":200,"ev":"ws.pong","gen":1}
+        {"t":210,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        {"t":300,"ev":"ws.connect","gen":2}
+        {"t":310,"ev":"ws.ping","gen":2}
+        {"t":320,"ev":"ws.pong","gen":2}
+        {"t":330,"ev":"ws.ping","gen":2}
+        {"t":340,"ev":"ws.close","gen":2,"reason":"pong_timeout"}
+        """
+
+    private func closeRule(_ expect: String) throws -> Rule {
+        try rule("""
+            id: t.premature
+            title: A pong_timeout close follows an unanswered ping
+            for: generation
+            every: { ev: ws.close, reason: pong_timeout, as: c }
+            expect: >
+              \(expect)
+            """)
+    }
+
+    @Test("count(S) compared with 0 or 1 means the same as first(S) against null, and a $seq bound the same as none",
+          arguments: [
+            ("count({ev: ws.ping, as: q, where: \"c.t >= q.t + 100 and count({ev: ws.pong, where: 't < q.t + 100 and $seq > q.$seq'}) == 0\"}) > 0",
+             "count({ev: ws.ping, as: q, where: \"c.t >= q.t + 100 and count({ev: ws.pong, where: 't < q.t + 100 and $seq + 0 > q.$seq'}) + 0 == 0\"}) + 0 > 0"),
+            ("count({ev: ws.ping, as: q, where: \"c.t >= q.t + 100 and count({ev: ws.pong, where: 't < q.t + 100 and q.$seq < $seq'}) < 1\"}) >= 1",
+             "count({ev: ws.ping, as: q, where: \"c.t >= q.t + 100 and count({ev: ws.pong, where: 't < q.t + 100 and q.$seq < $seq + 0'}) + 0 < 1\"}) + 0 >= 1"),
+            ("count({ev: ws.ping, as: q, where: \"c.t >= q.t + 100 and count({ev: ws.pong, where: 't < q.t + 100 and $seq >= q.$seq + 1'}) <= 0\"}) != 0",
+             "count({ev: ws.ping, as: q, where: \"c.t >= q.t + 100 and count({ev: ws.pong, where: 't < q.t + 100 and $seq + 0 >= q.$seq + 1'}) + 0 <= 0\"}) + 0 != 0"),
+          ])
+    func existenceAndSeqBoundRewrites(fast: String, plain: String) throws {
+        let a = run(try closeRule(fast), Self.heartbeats)
+        let b = run(try closeRule(plain), Self.heartbeats)
+        #expect(lines(a.violations) == [11])
+        #expect(lines(a.violations) == lines(b.violations))
+        #expect(a.inconclusive.count == b.inconclusive.count)
+    }
+
+    @Test func countAgainstZeroIsCompiledToAnExistenceTest() throws {
+        let r = NameResolution.resolve(try closeRule("count({ev: ws.ping}) > 0 and count({ev: ws.pong}) == 0 and count({ev: ws.ping}) > 1"))
+        guard case .every(_, .expression(let x), _) = r.check else { Issue.record("not an every rule"); return }
+        var kinds: [HistoryCall.Kind] = []
+        NameWalker.walk(x) { if case .history(let call) = $0 { kinds.append(call.kind) } }
+        // The first two only ask whether a match exists; `> 1` still counts.
+        #expect(kinds == [.first, .first, .count])
+    }
+
     @Test func sinceTheTriggerItselfLeavesNothingBehind() throws {
         let log = """
             {"t":0,"ev":"ws.ping","gen":1}

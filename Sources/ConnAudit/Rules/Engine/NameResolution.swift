@@ -63,7 +63,9 @@ enum NameResolution {
             case .list(let items): return .list(items.map(expr))
             case .map(let entries): return .map(entries.map { ($0.0, expr($0.1)) })
             case .unary(let op, let a): return .unary(op, expr(a))
-            case .binary(let op, let a, let b, let at): return .binary(op, expr(a), expr(b), at: at)
+            case .binary(let op, let a, let b, let at):
+                let l = expr(a), r = expr(b)
+                return Self.existence(op, l, r, at: at) ?? .binary(op, l, r, at: at)
             case .conditional(let a, let b, let c): return .conditional(expr(a), expr(b), expr(c))
             case .call(let n, let args, let at): return .call(n, args.map(expr), at: at)
             case .regex(let a, let regex): return .regex(expr(a), regex)
@@ -73,6 +75,20 @@ enum NameResolution {
                 if case .selector(let s)? = call.since { call.since = .selector(selector(s)) }
                 return .history(call)
             }
+        }
+
+        /// `count(S) > 0` asks only whether S has a match: it becomes `first(S) != null`, which stops
+        /// at the first match instead of counting them all (`count(S) == 0`: `first(S) == null`).
+        static func existence(_ op: Expr.BinaryOp, _ l: Expr, _ r: Expr, at: Int) -> Expr? {
+            guard case .history(var call) = l, call.kind == .count, case .literal(.int(let n)) = r else { return nil }
+            let some: Bool
+            switch (op, n) {
+            case (.greater, 0), (.greaterEqual, 1), (.notEqual, 0): some = true
+            case (.equal, 0), (.less, 1), (.lessEqual, 0): some = false
+            default: return nil
+            }
+            call.kind = .first
+            return .binary(some ? .notEqual : .equal, .history(call), .literal(.null), at: at)
         }
 
         func selector(_ s: Selector) -> Selector {

@@ -208,6 +208,7 @@ class Runner: HistoryProvider {
                 cut = e.seq
             }
         }
+        if let bound = seqBound(call, context: context) { cut = max(cut, bound) }
         var events = keyedCandidates(call, context: context) ?? lists[listIndex][...]
         if cut != Int.min {
             // Lists are in seq order: find the first event after the cut.
@@ -219,6 +220,47 @@ class Runner: HistoryProvider {
             events = events[lo...]
         }
         return HistoryCandidates(events: events)
+    }
+
+    /// For a call whose single selector term has a conjunct `$seq > X` (or `>=`) with X reading
+    /// only what is bound outside (`$seq > q.$seq`: after the captured event), the seq before
+    /// which no candidate can match: the look-back starts there instead of at the oldest event.
+    private func seqBound(_ call: HistoryCall, context: EvalContext) -> Int? {
+        guard call.slot >= 0 else { return nil }
+        let found: (Expr, Bool)?
+        if let known = seqBounds[call.slot] {
+            found = known
+        } else {
+            found = Self.seqConjunct(call.selector, context: context)
+            seqBounds[call.slot] = .some(found)
+        }
+        guard let (x, strict) = found, case .value(let v) = Evaluator.evaluate(x, context), let n = v.number,
+              n.isFinite, abs(n) < 9e15 else { return nil }
+        // Candidates need seq > n (strict) or seq >= n: everything at or before the bound is cut.
+        let whole = n.rounded(.down)
+        return strict || whole != n ? Int(whole) : Int(whole) - 1
+    }
+
+    /// Per call slot: its `$seq > X` conjunct (X, strict), or nil when it has none.
+    private var seqBounds: [Int: (Expr, Bool)?] = [:]
+
+    private static func seqConjunct(_ selector: Selector, context: EvalContext) -> (Expr, Bool)? {
+        guard selector.terms.count == 1, let whereExpr = selector.terms[0].whereExpr else { return nil }
+        var outerNames = Set(context.captures.keys)
+        if let scope = context.letScope { outerNames.formUnion(scope.names) }
+        if let statics = context.statics { outerNames.formUnion(statics.table.names) }
+        outerNames.formUnion(context.lets.keys)
+        if let own = selector.terms[0].capture { outerNames.remove(own) }
+        for conjunct in KeyedIndex.conjuncts(whereExpr) {
+            switch conjunct {
+            case .binary(let op, .field("$seq"), let x, _) where op == .greater || op == .greaterEqual:
+                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames) { return (x, op == .greater) }
+            case .binary(let op, let x, .field("$seq"), _) where op == .less || op == .lessEqual:
+                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames) { return (x, op == .less) }
+            default: continue
+            }
+        }
+        return nil
     }
 
     /// For a call like `count({ev: sse.processed, where: "text(id) == text(c.id)"})`, whose single
@@ -286,14 +328,14 @@ final class KeyedIndex {
         return nil
     }
 
-    private static func conjuncts(_ e: Expr) -> [Expr] {
+    static func conjuncts(_ e: Expr) -> [Expr] {
         if case .binary(.and, let a, let b, _) = e { return conjuncts(a) + conjuncts(b) }
         return [e]
     }
 
     /// Whether `e` reads only the candidate's fields (`candidateOnly`), or only outer names and
     /// params (not). Neither side may use history functions.
-    private static func reads(_ e: Expr, candidateOnly: Bool, outer: Set<String>) -> Bool {
+    static func reads(_ e: Expr, candidateOnly: Bool, outer: Set<String>) -> Bool {
         var ok = true
         var sawName = false
         NameWalker.walk(e) { sub in
