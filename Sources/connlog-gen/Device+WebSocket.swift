@@ -749,6 +749,10 @@ extension Device {
             sceneLine(t, background ? "background" : "inactive")
             ws.scene = background ? .background : .inactive
             if ws.live {
+                // The client closes the live generation; an attempt still connecting is cancelled
+                // with it (its open or failure must not end the generation before the close).
+                ws.openAt = never
+                ws.failAt = never
                 ws.deferred = .scene(background: background)
                 ws.deferredGen = ws.gen
                 ws.deferredAt = t + rng.range(0, 30)
