@@ -20,7 +20,8 @@ let package = Package(
         // A synthetic corpus generator for benchmarks and end-to-end checks: Foundation and zlib only,
         // deliberately independent of the ConnAudit library.
         .executableTarget(name: "connlog-gen", dependencies: ["CZlib"]),
-        .testTarget(name: "ConnAuditTests", dependencies: ["ConnAudit"]),
+        // Snapshots are read from the source tree (#filePath), not bundled.
+        .testTarget(name: "ConnAuditTests", dependencies: ["ConnAudit"], exclude: ["Snapshots"]),
     ]
 )
 

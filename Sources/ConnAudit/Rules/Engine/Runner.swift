@@ -393,6 +393,10 @@ final class SourceClock {
                 }
             }
         }
+        if due.count == 1 {
+            due[0].0.expire(now: now, context: due[0].1, sink: sink)
+            return
+        }
         var seen = Set<ObjectIdentifier>()
         for (runner, scope) in due where seen.insert(ObjectIdentifier(runner)).inserted {
             runner.expire(now: now, context: scope, sink: sink)

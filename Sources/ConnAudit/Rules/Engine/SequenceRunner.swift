@@ -202,6 +202,8 @@ final class SequenceRunner: Runner {
     }
 
     override func expire(now: Double, context: ContextScope, sink: FindingSink) {
+        // A deadline of an obligation already answered: nothing to decide.
+        guard obligations.contains(where: { o in o.deadline.map { now > $0 } ?? false }) else { return }
         var open: [Obligation] = []
         for o in obligations {
             if let d = o.deadline, now > d {
