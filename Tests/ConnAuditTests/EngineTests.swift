@@ -496,6 +496,25 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(kinds == [.first, .first, .count])
     }
 
+    @Test func aWhereReadingItsOwnCaptureIsNotAnsweredFromAnIndex() throws {
+        // `x` is the candidate while the where runs; an index built without it would file every
+        // item under null and find none.
+        let r = try rule("""
+            id: t.item-per-check
+            title: Each check has exactly one item of its id
+            for: source
+            every: { ev: a.check, as: c }
+            expect: "count({ev: a.item, as: x, where: 'x.id == c.id'}) == 1"
+            """)
+        let result = run(r, """
+            {"t":0,"ev":"a.item","id":"5"}
+            {"t":1,"ev":"a.item","id":"6"}
+            {"t":2,"ev":"a.check","id":"5"}
+            {"t":3,"ev":"a.check","id":"7"}
+            """)
+        #expect(lines(result.violations) == [4])
+    }
+
     @Test func sinceTheTriggerItselfLeavesNothingBehind() throws {
         let log = """
             {"t":0,"ev":"ws.ping","gen":1}

@@ -250,13 +250,16 @@ class Runner: HistoryProvider {
         if let scope = context.letScope { outerNames.formUnion(scope.names) }
         if let statics = context.statics { outerNames.formUnion(statics.table.names) }
         outerNames.formUnion(context.lets.keys)
-        if let own = selector.terms[0].capture { outerNames.remove(own) }
+        // The term's own capture is the candidate while `where` runs, but not when an index is
+        // built or a bound is taken: a side that reads it is neither (see `reads`).
+        let own = selector.terms[0].capture
+        if let own { outerNames.remove(own) }
         for conjunct in KeyedIndex.conjuncts(whereExpr) {
             switch conjunct {
             case .binary(let op, .field("$seq"), let x, _) where op == .greater || op == .greaterEqual:
-                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames) { return (x, op == .greater) }
+                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own) { return (x, op == .greater) }
             case .binary(let op, let x, .field("$seq"), _) where op == .less || op == .lessEqual:
-                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames) { return (x, op == .less) }
+                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own) { return (x, op == .less) }
             default: continue
             }
         }
@@ -319,11 +322,14 @@ final class KeyedIndex {
         if let scope = context.letScope { outerNames.formUnion(scope.names) }
         if let statics = context.statics { outerNames.formUnion(statics.table.names) }
         outerNames.formUnion(context.lets.keys)
-        if let own = selector.terms[0].capture { outerNames.remove(own) }
+        // The term's own capture is the candidate while `where` runs, but not when an index is
+        // built or a bound is taken: a side that reads it is neither (see `reads`).
+        let own = selector.terms[0].capture
+        if let own { outerNames.remove(own) }
         for conjunct in conjuncts(whereExpr) {
             guard case .binary(.equal, let a, let b, _) = conjunct else { continue }
-            if reads(a, candidateOnly: true, outer: outerNames), reads(b, candidateOnly: false, outer: outerNames) { return (a, b) }
-            if reads(b, candidateOnly: true, outer: outerNames), reads(a, candidateOnly: false, outer: outerNames) { return (b, a) }
+            if reads(a, candidateOnly: true, outer: outerNames, own: own), reads(b, candidateOnly: false, outer: outerNames, own: own) { return (a, b) }
+            if reads(b, candidateOnly: true, outer: outerNames, own: own), reads(a, candidateOnly: false, outer: outerNames, own: own) { return (b, a) }
         }
         return nil
     }
@@ -335,13 +341,14 @@ final class KeyedIndex {
 
     /// Whether `e` reads only the candidate's fields (`candidateOnly`), or only outer names and
     /// params (not). Neither side may use history functions.
-    static func reads(_ e: Expr, candidateOnly: Bool, outer: Set<String>) -> Bool {
+    static func reads(_ e: Expr, candidateOnly: Bool, outer: Set<String>, own: String? = nil) -> Bool {
         var ok = true
         var sawName = false
         NameWalker.walk(e) { sub in
             switch sub {
             case .history: ok = false
             case .name(let n, _):
+                if n == own { ok = false; return }
                 if n == "params" { if candidateOnly { ok = false }; return }
                 sawName = true
                 if outer.contains(n) == candidateOnly { ok = false }
