@@ -245,15 +245,7 @@ class Runner: HistoryProvider {
     private var seqBounds: [Int: (Expr, Bool)?] = [:]
 
     private static func seqConjunct(_ selector: Selector, context: EvalContext) -> (Expr, Bool)? {
-        guard selector.terms.count == 1, let whereExpr = selector.terms[0].whereExpr else { return nil }
-        var outerNames = Set(context.captures.keys)
-        if let scope = context.letScope { outerNames.formUnion(scope.names) }
-        if let statics = context.statics { outerNames.formUnion(statics.table.names) }
-        outerNames.formUnion(context.lets.keys)
-        // The term's own capture is the candidate while `where` runs, but not when an index is
-        // built or a bound is taken: a side that reads it is neither (see `reads`).
-        let own = selector.terms[0].capture
-        if let own { outerNames.remove(own) }
+        guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, context: context) else { return nil }
         for conjunct in KeyedIndex.conjuncts(whereExpr) {
             switch conjunct {
             case .binary(let op, .field("$seq"), let x, _) where op == .greater || op == .greaterEqual:
@@ -315,17 +307,24 @@ final class KeyedIndex {
         return v
     }
 
-    /// Splits a selector's `where` into (candidate side, outer side) of an equality conjunct.
-    static func split(_ selector: Selector, context: EvalContext) -> (Expr, Expr)? {
+    /// For a one-term selector with a `where`: the expression, the names bound outside it in
+    /// `context` (captures, lets), and the term's own capture — which is the candidate while `where`
+    /// runs, but not when an index is built or a bound is taken: a side that reads it is neither
+    /// (see ``reads``).
+    static func whereParts(_ selector: Selector, context: EvalContext) -> (Expr, Set<String>, String?)? {
         guard selector.terms.count == 1, let whereExpr = selector.terms[0].whereExpr else { return nil }
         var outerNames = Set(context.captures.keys)
         if let scope = context.letScope { outerNames.formUnion(scope.names) }
         if let statics = context.statics { outerNames.formUnion(statics.table.names) }
         outerNames.formUnion(context.lets.keys)
-        // The term's own capture is the candidate while `where` runs, but not when an index is
-        // built or a bound is taken: a side that reads it is neither (see `reads`).
         let own = selector.terms[0].capture
         if let own { outerNames.remove(own) }
+        return (whereExpr, outerNames, own)
+    }
+
+    /// Splits a selector's `where` into (candidate side, outer side) of an equality conjunct.
+    static func split(_ selector: Selector, context: EvalContext) -> (Expr, Expr)? {
+        guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, context: context) else { return nil }
         for conjunct in conjuncts(whereExpr) {
             guard case .binary(.equal, let a, let b, _) = conjunct else { continue }
             if reads(a, candidateOnly: true, outer: outerNames, own: own), reads(b, candidateOnly: false, outer: outerNames, own: own) { return (a, b) }
