@@ -61,8 +61,11 @@ public final class Auditor: @unchecked Sendable {
         // Pass 1: every file once, in parallel; with fewer files than workers, the sources of a
         // file are shared out among the spare workers too.
         let perFile = inputs.count < jobs ? jobs / max(1, inputs.count) : 1
-        let scans = parallelMap(inputs.count) { i in
-            self.scan(inputs[i], index: Int32(i), plan: plan, spool: spool, workers: perFile)
+        // Each worker thread evaluates with its own compiled rules: threads that share objects
+        // contend on their reference counts (see docs/performance.md).
+        let plans = PlanPerWorker(first: plan, rules: rules.rules, overrides: overrides, files: files, workers: jobs)
+        let scans = parallelMap(inputs.count) { i, worker in
+            self.scan(inputs[i], index: Int32(i), plan: plans[worker], spool: spool, workers: perFile)
         }
 
         // Which sources span several files?
@@ -77,8 +80,8 @@ public final class Auditor: @unchecked Sendable {
         let spread = sourceOrder.filter { filesOf[$0]!.count > 1 }
 
         // Pass 2: merged evaluation of sources spread over several files.
-        let merged: [(SourceOutcome, [InputError])] = parallelMap(spread.count) { i in
-            self.mergeEvaluate(spread[i], files: filesOf[spread[i]]!, inputs: inputs, plan: plan, spool: spool)
+        let merged: [(SourceOutcome, [InputError])] = parallelMap(spread.count) { i, worker in
+            self.mergeEvaluate(spread[i], files: filesOf[spread[i]]!, inputs: inputs, plan: plans[worker], spool: spool)
         }
         spool.close()
 
@@ -239,7 +242,11 @@ public final class Auditor: @unchecked Sendable {
     /// ``scan`` with the file's sources evaluated on `workers` threads (``PartitionedScan``).
     private func scanPartitioned(_ reader: FileReader, plan: EvaluationPlan, workers: Int, ends: [SourceKey: Int]?) -> FileScan {
         var result = FileScan(stats: reader.stats)
-        let partitions = PartitionedScan(plan: plan, workers: workers, ends: ends)
+        // Each worker compiles its own rules: no objects shared with the reader's thread or
+        // with each other.
+        let partitions = PartitionedScan(plans: (0..<workers).map { _ in
+            EvaluationPlan(rules: rules.rules, overrides: overrides, files: plan.files)
+        }, ends: ends)
         var changed: Int?
         while let item = reader.next() {
             result.pseudo += reader.secrets
@@ -316,23 +323,47 @@ public final class Auditor: @unchecked Sendable {
 
     // MARK: - Parallel work
 
-    private func parallelMap<T>(_ count: Int, _ body: @escaping (Int) -> T) -> [T] {
+    /// Runs `body(i, worker)` for every `i` in `0..<count` on up to `jobs` threads; `worker` is the
+    /// thread's number (0..<jobs), the same for every item that thread takes.
+    private func parallelMap<T>(_ count: Int, _ body: @escaping (Int, Int) -> T) -> [T] {
         guard count > 0 else { return [] }
         let workers = min(jobs, count)
-        if workers == 1 { return (0..<count).map(body) }
+        if workers == 1 { return (0..<count).map { body($0, 0) } }
         let results = Mutex<[Int: T]>([:])
         let next = Atomic<Int>(0)
         let box = UncheckedBox(body)
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
             while true {
                 let i = next.add(1, ordering: .relaxed).oldValue
                 if i >= count { return }
-                let r = box.value(i)
+                let r = box.value(i, worker)
                 let sendable = UncheckedBox(r)
                 results.withLock { $0[i] = sendable.value }
             }
         }
         return results.withLock { dict in (0..<count).map { dict[$0]! } }
+    }
+}
+
+/// One ``EvaluationPlan`` per worker thread, made when the thread first asks for it.
+private final class PlanPerWorker: @unchecked Sendable {
+    private let plans: Mutex<[EvaluationPlan?]>
+    private let make: @Sendable () -> EvaluationPlan
+
+    init(first: EvaluationPlan, rules: [Rule], overrides: [String: Value], files: [String], workers: Int) {
+        plans = Mutex((0..<max(1, workers)).map { $0 == 0 ? first : nil })
+        make = { EvaluationPlan(rules: rules, overrides: overrides, files: files) }
+    }
+
+    subscript(worker: Int) -> EvaluationPlan {
+        if let plan = plans.withLock({ $0[worker] }) { return plan }
+        // Made outside the lock (compiling the rules takes a few milliseconds).
+        let made = make()
+        return plans.withLock { plans in
+            if let plan = plans[worker] { return plan }
+            plans[worker] = made
+            return made
+        }
     }
 }
 

@@ -31,10 +31,12 @@ final class PartitionedScan {
     private let ends: [SourceKey: Int]?
     static let batchSize = 1024
 
-    init(plan: EvaluationPlan, workers count: Int, ends: [SourceKey: Int]? = nil) {
+    /// - Parameter plans: one per worker (threads that share compiled rules contend on their
+    ///   reference counts).
+    init(plans: [EvaluationPlan], ends: [SourceKey: Int]? = nil) {
         self.ends = ends
-        workers = (0..<count).map { _ in Worker(plan: plan) }
-        batches = Array(repeating: [], count: count)
+        workers = plans.map { Worker(plan: $0) }
+        batches = Array(repeating: [], count: plans.count)
         for w in workers {
             let box = WorkerBox(w)
             DispatchQueue.global().async(group: group) { box.worker.run() }
