@@ -4,24 +4,9 @@ import Testing
 
 // MARK: - Helpers
 
-/// Compiles a history function's selector the way the rule loader does: its text as YAML, then
-/// the loader's selector rules.
+/// Compiles a history function's selector the way the rule loader does.
 private func compileSelector(_ text: String, _ offset: Int) throws(ExpressionError) -> Selector {
-    var loader = FileLoader(path: "<selector>", text: text)
-    let documents: [YamlNode]
-    do throws(Diagnostic) {
-        documents = try YamlLoader.load(text, path: "<selector>")
-    } catch {
-        throw ExpressionError(message: error.message, offset: offset + max(0, error.column - 1))
-    }
-    guard let root = documents.first else { throw ExpressionError(message: "empty selector", offset: offset) }
-    var context = FileLoader.NameContext(params: nil, lets: [])
-    let selector = loader.selector(root, context: &context)
-    if let first = loader.errors.first {
-        throw ExpressionError(message: first.message, offset: offset + max(0, first.column - 1))
-    }
-    guard let selector else { throw ExpressionError(message: "bad selector", offset: offset) }
-    return selector
+    try FileLoader.compileSelector(text, offset)
 }
 
 private func parse(_ source: String) throws(ExpressionError) -> Expr {
@@ -68,7 +53,7 @@ enum Outcome: Equatable, Sendable, CustomStringConvertible {
 private func event(
     _ ev: String, t: Double, gen: Int64?, line: Int, seq: Int, fields: [Event.Field] = []
 ) -> Event {
-    var e = Event(t: t, ev: ev, gen: gen, file: 0, line: line, fields: fields)
+    let e = Event(t: t, ev: ev, gen: gen, file: 0, line: line, fields: fields)
     e.seq = seq
     return e
 }

@@ -887,20 +887,8 @@ struct FileLoader {
         if style == .plain, let literal, literal.string == nil { return .literal(literal) }
         var nested: [Diagnostic] = []
         let selectorCompiler: ExpressionParser.SelectorCompiler = { text, offset throws(ExpressionError) in
-            var inner = FileLoader(path: "<selector>", text: text)
-            let docs: [YamlNode]
-            do throws(Diagnostic) { docs = try YamlLoader.load(text, path: "<selector>") } catch {
-                throw ExpressionError(message: "bad selector: \(error.message)", offset: offset + max(0, error.column - 1))
-            }
-            guard let root = docs.first else { throw ExpressionError(message: "empty selector", offset: offset) }
             var innerContext = context
-            let compiled = inner.selector(root, context: &innerContext)
-            if let first = inner.errors.first {
-                throw ExpressionError(message: first.message, offset: offset + max(0, first.column - 1))
-            }
-            nested += inner.warnings
-            guard let compiled else { throw ExpressionError(message: "bad selector", offset: offset) }
-            return compiled
+            return try FileLoader.compileSelector(text, offset: offset, context: &innerContext, warnings: &nested)
         }
         do {
             let expr = try ExpressionParser.parse(source, compileSelector: selectorCompiler)
@@ -910,6 +898,35 @@ struct FileLoader {
             errors.append(expressionDiagnostic(node, source: source, style: style, offset: error.offset, message: error.message))
             return nil
         }
+    }
+
+    /// Compiles a selector written inside an expression (a history function's first argument):
+    /// its text as YAML, then the loader's selector rules. Errors point at `offset` plus their
+    /// column in `text`; warnings are appended to `warnings`.
+    static func compileSelector(
+        _ text: String, offset: Int, context: inout NameContext, warnings: inout [Diagnostic]
+    ) throws(ExpressionError) -> Selector {
+        var inner = FileLoader(path: "<selector>", text: text)
+        let docs: [YamlNode]
+        do throws(Diagnostic) { docs = try YamlLoader.load(text, path: "<selector>") } catch {
+            throw ExpressionError(message: "bad selector: \(error.message)", offset: offset + max(0, error.column - 1))
+        }
+        guard let root = docs.first else { throw ExpressionError(message: "empty selector", offset: offset) }
+        let compiled = inner.selector(root, context: &context)
+        if let first = inner.errors.first {
+            throw ExpressionError(message: first.message, offset: offset + max(0, first.column - 1))
+        }
+        warnings += inner.warnings
+        guard let compiled else { throw ExpressionError(message: "bad selector", offset: offset) }
+        return compiled
+    }
+
+    /// Compiles a selector with no params or lets in scope, for callers outside a rule file
+    /// (tests, the expression fuzz target).
+    static func compileSelector(_ text: String, _ offset: Int) throws(ExpressionError) -> Selector {
+        var context = NameContext(params: nil, lets: [])
+        var warnings: [Diagnostic] = []
+        return try compileSelector(text, offset: offset, context: &context, warnings: &warnings)
     }
 
     /// Maps a byte offset inside a scalar to the file's line and column.

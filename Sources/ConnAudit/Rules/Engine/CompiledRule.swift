@@ -16,9 +16,8 @@ final class CompiledRule: @unchecked Sendable {
     let sinceListOfSlot: [Int: Int]
     /// For `preceded_by`: the history list of the enabling selector.
     let precedenceList: Int?
-    /// `let:` names whose value depends only on static history calls, params and other such lets.
-    let staticLets: Set<String>
-    /// The rule's lets, one slot per name.
+    /// The rule's lets, one slot per name; `isStatic` marks those whose value depends only on
+    /// static history calls, params and other such lets.
     let lets: LetTable
     /// Whether the message reads history (then an obligation renders it when it opens, so it
     /// describes the trigger's moment, not the moment the deadline was decided).
@@ -215,7 +214,6 @@ final class CompiledRule: @unchecked Sendable {
                 dependsOn[name] = nil
             }
         }
-        staticLets = staticNames
         lets = LetTable(rule.lets, staticNames: staticNames, dependsOn: dependsOn)
         historyIDs = historyNames.map { $0.map { EvNames.id($0) } }
         historyListIDs = lists.map { $0.map { $0.map { EvNames.id($0) } } }

@@ -35,7 +35,7 @@ class Runner: HistoryProvider {
         self.compiled = compiled
         self.files = files
         check = compiled.rule.check
-        letCache = compiled.staticLets.isEmpty ? nil
+        letCache = !compiled.lets.isStatic.contains(true) ? nil
             : StaticLetCache(slots: compiled.lets.names.count, aggregates: compiled.staticCalls.count)
         if let letCache, !compiled.lets.isStatic.contains(false) {
             statics = StaticLets(table: compiled.lets, cache: letCache)
