@@ -80,7 +80,7 @@ class Runner: HistoryProvider {
     /// A context looking at `e` with `captures`, and the rule's lets bound lazily to it.
     /// - Parameter frozen: the context outlives this event (an obligation): its lets keep the
     ///   values they have now, even static ones.
-    func context(_ e: Event, captures: [String: Event] = [:], frozen: Bool = false) -> EvalContext {
+    func context(_ e: Event, captures: Captures = Captures(), frozen: Bool = false) -> EvalContext {
         var ctx = EvalContext(event: e, environment: compiled.environment, history: self)
         ctx.captures = captures
         if let statics, !frozen {
@@ -313,7 +313,7 @@ final class KeyedIndex {
     /// (see ``reads``).
     static func whereParts(_ selector: Selector, context: EvalContext) -> (Expr, Set<String>, String?)? {
         guard selector.terms.count == 1, let whereExpr = selector.terms[0].whereExpr else { return nil }
-        var outerNames = Set(context.captures.keys)
+        var outerNames = Set(context.captures.names)
         if let scope = context.letScope { outerNames.formUnion(scope.names) }
         if let statics = context.statics { outerNames.formUnion(statics.table.names) }
         outerNames.formUnion(context.lets.keys)

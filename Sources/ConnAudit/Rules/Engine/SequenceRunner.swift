@@ -9,9 +9,11 @@ final class SequenceRunner: Runner {
     private let sequence: Sequence
     private let sequenceWithout: Selector?
     private var partials: [Partial] = []
-    private var partialKeys = Set<[Int]>()
+    /// Keys of ``partials`` once there are many of them (see ``isKnown``).
+    private var partialKeys: Set<[Int]>?
+    private static let keyedFrom = 16
     private var obligations: [Obligation] = []
-    private var armed: [[String: Event]] = []
+    private var armed: [Captures] = []
     private var armedKeys = Set<[Int]>()
     /// Anchors already reported (a forbidden sequence is matched existentially: once per anchor).
     private var reportedAnchors = Set<Int>()
@@ -23,9 +25,9 @@ final class SequenceRunner: Runner {
 
     private struct Partial {
         var stage: Int
-        var captures: [String: Event]
+        var captures: Captures
         var last: Event
-        var key: [Int] { [stage] + captures.sorted { $0.key < $1.key }.map(\.value.seq) }
+        var key: [Int] { [stage] + captures.seqs }
     }
 
     private struct Obligation {
@@ -73,17 +75,22 @@ final class SequenceRunner: Runner {
 
     // MARK: - Matching
 
+    /// Whether `e` can advance or end a partial at `stage` (a cheap id test).
+    @inline(__always) private func concerns(_ e: Event, stage: Int) -> Bool {
+        let step = sequence.steps[stage]
+        return step.selector.mayMatch(e.evID) || (step.without?.mayMatch(e.evID) ?? false)
+            || (sequenceWithout?.mayMatch(e.evID) ?? false)
+    }
+
     private func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
-        var survivors: [Partial] = []
+        // Most events concern no partial and start none: leave everything as it is.
+        let starts = sequence.steps[0].selector.mayMatch(e.evID)
+        if !starts, !partials.contains(where: { concerns(e, stage: $0.stage) }) { return }
+        var dead: [Int] = []
         var grown: [Partial] = []
-        for p in partials {
+        for i in partials.indices where concerns(e, stage: partials[i].stage) {
+            let p = partials[i]
             let step = sequence.steps[p.stage]
-            // Most events concern no partial: skip them without building a context.
-            let may = { (s: Selector?) -> Bool in s?.mayMatch(e.evID) ?? false }
-            guard may(step.selector) || may(step.without) || may(sequenceWithout) else {
-                survivors.append(p)
-                continue
-            }
             let ctx = self.context(e, captures: p.captures)
             if let term = Evaluator.matches(step.selector, e, ctx) {
                 var q = p
@@ -95,27 +102,45 @@ final class SequenceRunner: Runner {
                 grown.append(q)
             }
             // The event is now in the gap before this partial's next step.
-            if let without = step.without, Evaluator.matches(without, e, ctx) != nil { continue }
-            if let without = sequenceWithout, Evaluator.matches(without, e, ctx) != nil { continue }
-            survivors.append(p)
+            if let without = step.without, Evaluator.matches(without, e, ctx) != nil {
+                dead.append(i)
+            } else if let without = sequenceWithout, Evaluator.matches(without, e, ctx) != nil {
+                dead.append(i)
+            }
         }
-        if sequence.steps[0].selector.mayMatch(e.evID),
-           let term = Evaluator.matches(sequence.steps[0].selector, e, self.context(e)) {
-            var captures: [String: Event] = [:]
+        if starts, let term = Evaluator.matches(sequence.steps[0].selector, e, self.context(e)) {
+            var captures = Captures()
             if let name = term.capture, kept[0].contains(name) || sequence.steps.count == 1 { captures[name] = e }
             grown.append(Partial(stage: 1, captures: captures, last: e))
         }
-        // Keys change only when a partial died; most events leave every partial alone.
-        if survivors.count != partials.count { partialKeys = Set(survivors.map(\.key)) }
-        partials = survivors
+        if !dead.isEmpty {
+            var next = 0
+            partials = partials.indices.compactMap { i in
+                if next < dead.count, dead[next] == i {
+                    next += 1
+                    return nil
+                }
+                return partials[i]
+            }
+            if partialKeys != nil { partialKeys = Set(partials.map(\.key)) }
+        }
         if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
         for q in grown {
             if q.stage == sequence.steps.count {
                 complete(q, context: context, sink: sink)
-            } else if partialKeys.insert(q.key).inserted {
+            } else if !isKnown(q) {
                 partials.append(q)
+                partialKeys?.insert(q.key)
             }
         }
+    }
+
+    /// Whether an identical partial (same stage, same captured events) is already open. A few
+    /// partials are compared one by one; past ``keyedFrom`` they are kept in a set of keys.
+    private func isKnown(_ q: Partial) -> Bool {
+        if partialKeys == nil, partials.count >= Self.keyedFrom { partialKeys = Set(partials.map(\.key)) }
+        if let keys = partialKeys { return keys.contains(q.key) }
+        return partials.contains { $0.stage == q.stage && $0.captures.sameEvents(as: q.captures) }
     }
 
     private func anchor(of match: Partial) -> Event {
@@ -136,7 +161,7 @@ final class SequenceRunner: Runner {
                 report(.violation, at: anchor, ctx, context: context, sink: sink, waitForAfter: anchor.seq == match.last.seq)
             }
         case .response(_, _, let within, _, _):
-            let key = [match.last.seq] + match.captures.sorted { $0.key < $1.key }.map(\.value.seq)
+            let key = [match.last.seq] + match.captures.seqs
             guard matchKeys.insert(key).inserted else { return }
             // With `report_at`, the anchor is one event however many matches share it: one
             // obligation at a time for it, and one finding at most.
@@ -160,7 +185,7 @@ final class SequenceRunner: Runner {
                 .contains { Evaluator.matches(enabling, $0, ctx) != nil } ?? false
             if !found { report(.violation, at: anchor, ctx, context: context, sink: sink) }
         case .neverAfter:
-            let key = match.captures.sorted { $0.key < $1.key }.map(\.value.seq)
+            let key = match.captures.seqs
             if armedKeys.insert(key).inserted { armed.append(match.captures) }
         default:
             break

@@ -66,7 +66,7 @@ public final class EvalEnvironment: @unchecked Sendable {
 public struct EvalContext {
     /// The current event: the trigger, or the candidate inside a nested selector.
     public var event: Event
-    public var captures: [String: Event] = [:]
+    public var captures = Captures()
     /// Values bound by name directly (tests, and lets already evaluated).
     public var lets: [String: Eval] = [:]
     /// The rule's `let:` bindings, evaluated on first use in the context of the event that

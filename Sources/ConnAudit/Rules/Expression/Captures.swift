@@ -1,0 +1,45 @@
+/// The events a rule's `as:` names are bound to in one evaluation.
+///
+/// A rule binds a handful of names at most, so they are kept in one small array in name order
+/// rather than a dictionary: a lookup compares a few short strings instead of hashing one, a copy
+/// retains one buffer, and two bindings of the same names compare by their events' `$seq` in order
+/// (``seqs``) without sorting.
+public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
+    private var entries: [(name: String, event: Event)] = []
+
+    public init() {}
+
+    public init(dictionaryLiteral elements: (String, Event)...) {
+        for (name, event) in elements { self[name] = event }
+    }
+
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// The bound names, in order.
+    public var names: [String] { entries.map(\.name) }
+
+    public subscript(name: String) -> Event? {
+        get {
+            for entry in entries where entry.name == name { return entry.event }
+            return nil
+        }
+        set {
+            if let i = entries.firstIndex(where: { $0.name == name }) {
+                if let newValue { entries[i].event = newValue } else { entries.remove(at: i) }
+            } else if let newValue {
+                let at = entries.firstIndex(where: { $0.name > name }) ?? entries.count
+                entries.insert((name, newValue), at: at)
+            }
+        }
+    }
+
+    /// The bound events' `$seq` in name order: equal for two bindings of the same names to the same events.
+    public var seqs: [Int] { entries.map(\.event.seq) }
+
+    /// Whether both bind the same names to the same events (by `$seq`).
+    func sameEvents(as other: Captures) -> Bool {
+        guard entries.count == other.entries.count else { return false }
+        for (a, b) in zip(entries, other.entries) where a.name != b.name || a.event.seq != b.event.seq { return false }
+        return true
+    }
+}
