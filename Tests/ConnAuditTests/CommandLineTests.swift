@@ -527,3 +527,69 @@ private let testRules = """
         #expect(run.out == "conn-audit \(ConnAuditVersion.string)\n")
     }
 }
+
+// MARK: - Found in review: exact deadlines with fractions, typed params, the incomplete verdict
+
+@Suite struct ReviewedSemanticsTests {
+    /// connlog's own example: a ping at 128.11, its deadline at 128.11 + 1000. A pong at 1128.11 is
+    /// *at* the deadline, so late; the close there is on time. In binary floating point the sum is
+    /// 1128.1100000000001 and both came out the other way.
+    @Test func fractionalTimesMeetTheirDeadlinesExactly() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write("""
+                {"t":0,"ev":"ws.connect","gen":1}
+                {"t":0,"ev":"ws.open","gen":1}
+                {"t":128.11,"ev":"ws.ping","gen":1}
+                {"t":1128.11,"ev":"ws.pong","gen":1}
+                {"t":1128.11,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+
+                """, dir, "frac.jsonl")
+            let run = cli([log, "--format", "json"])
+            let report = try json(run.out)
+            let outcomes = try #require(report["outcomes"] as? [String: Any])
+            #expect(outcomes["delayed"] as? Int == 1, "\(outcomes)")
+            #expect(outcomes["normal"] as? Int == 0, "\(outcomes)")
+            #expect(try entry(report, "ws.no-premature-timeout")["status"] as? String == "pass")
+            #expect(try entry(report, "ws.timeout-closes")["status"] as? String == "pass")
+        }
+    }
+
+    @Test func decimalRoundingKeepsWholeNumbersAndFixesBinaryNoise() {
+        #expect(DecimalRounding.sum(128.11, 1000) == 1128.11)
+        #expect(DecimalRounding.sum(0.1, 0.2) == 0.3)
+        #expect(DecimalRounding.rounded(1128.11 - 128.11) == 1000)
+        #expect(DecimalRounding.sum(1e15, 1) == 1e15 + 1)
+        #expect(DecimalRounding.sum(1.5, 2.25) == 3.75)
+        // A genuine difference below the last logged digit is not rounded away.
+        #expect(DecimalRounding.sum(1128.1, 0.01) < 1128.11 + 0.001)
+        #expect(DecimalRounding.sum(1128.1, 0.009) != 1128.11)
+    }
+
+    @Test func aParamOfTheWrongKindIsAUsageError() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write(#"{"t":0,"ev":"ws.connect","gen":1}"# + "\n", dir, "a.jsonl")
+            let bad = cli([log, "--param", "timeout_ms=abc"])
+            #expect(bad.code == 2)
+            #expect(bad.err.contains("timeout_ms=abc"), "\(bad.err)")
+            #expect(bad.err.contains("number"), "\(bad.err)")
+            #expect(cli([log, "--param", "timeout_ms=1500", "--quiet"]).code != 2)
+            #expect(cli([log, "--param", "ws.timeout-closes.timeout_ms=x"]).code == 2)
+        }
+    }
+
+    @Test func anUnreadableInputMakesTheVerdictIncompleteInEveryMachineFormat() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write(#"{"t":0,"ev":"app.start"}"# + "\n", dir, "a.jsonl")
+            let missing = dir + "/missing.jsonl"
+            let run = cli([log, missing, "--format", "json"])
+            #expect(run.code == 2)
+            let report = try json(run.out)
+            #expect(report["verdict"] as? String == "incomplete")
+            #expect(report["complete"] as? Bool == false)
+            let junit = cli([log, missing, "--format", "junit"])
+            #expect(junit.out.contains(#"name="verdict" value="incomplete""#), "\(junit.out.prefix(600))")
+            let github = cli([log, missing, "--format", "github"])
+            #expect(github.out.contains("verdict INCOMPLETE"), "\(github.out)")
+        }
+    }
+}

@@ -208,14 +208,32 @@ public enum CommandLineTool {
             }
             let name = String(item[..<eq])
             let raw = String(item[item.index(after: eq)...])
-            let known: Bool
+            // The defaults this overrides: its value must be of their kind.
+            let defaults: [(rule: String, value: Value)]
             if let dot = name.lastIndex(of: "."), let rule = rules.first(where: { $0.id == name[..<dot] }) {
-                known = rule.params[String(name[name.index(after: dot)...])] != nil
+                defaults = rule.params[String(name[name.index(after: dot)...])].map { [(rule.id, $0)] } ?? []
             } else {
-                known = rules.contains { $0.params[name] != nil }
+                defaults = rules.compactMap { r in r.params[name].map { (r.id, $0) } }
             }
-            guard known else { throw UsageError("--param \(name): no selected rule has a param of that name") }
-            out[name] = typedParam(raw)
+            guard !defaults.isEmpty else { throw UsageError("--param \(name): no selected rule has a param of that name") }
+            let value = typedParam(raw)
+            for d in defaults {
+                switch d.value {
+                case .int, .double:
+                    guard value.number != nil else {
+                        throw UsageError("--param \(name)=\(raw): \(d.rule) needs a number here (default \(d.value.rendered()))")
+                    }
+                case .bool:
+                    guard case .bool = value else {
+                        throw UsageError("--param \(name)=\(raw): \(d.rule) needs true or false here (default \(d.value.rendered()))")
+                    }
+                default:
+                    break
+                }
+            }
+            // A param whose defaults are all strings takes the text as written (`--param x=42` is "42").
+            let allText = defaults.allSatisfy { if case .string = $0.value { return true } else { return false } }
+            out[name] = allText ? .string(raw) : value
         }
         return out
     }

@@ -59,6 +59,10 @@ public final class Event: @unchecked Sendable {
     public let fields: [Field]
     /// Top-level keys whose value must never be shown (flagged by the secret scan).
     public let redactedKeys: [String]
+    /// Whether this is a reader finding (`$malformed`, `$secret`, `$time_regression`), not a
+    /// logged event. A logged line whose `ev` starts with `$` is a logged event: it cannot pass
+    /// for one of the reader's findings.
+    public let isPseudo: Bool
 
     public struct Field: Sendable {
         public var key: String
@@ -71,11 +75,13 @@ public final class Event: @unchecked Sendable {
 
     public init(
         t: Double, ev: String, gen: Int64? = nil, file: Int32 = 0, line: Int = 0,
-        fields: [Field] = [], redactedKeys: [String] = [], evID: Int32? = nil
+        fields: [Field] = [], redactedKeys: [String] = [], evID: Int32? = nil, pseudo: Bool? = nil
     ) {
         self.t = t
         self.ev = ev
-        self.evID = evID ?? EvNames.snapshot()[ev] ?? -1
+        isPseudo = pseudo ?? (ev.utf8.first == UInt8(ascii: "$"))
+        // A logged `$…` name never takes the id of a reader finding's name.
+        self.evID = isPseudo || ev.utf8.first != UInt8(ascii: "$") ? (evID ?? EvNames.snapshot()[ev] ?? -1) : -1
         self.gen = gen
         self.file = file
         self.line = line
@@ -86,11 +92,9 @@ public final class Event: @unchecked Sendable {
     /// A separate event with the same contents and no ``seq`` yet (for a second timeline, which
     /// numbers its events itself). Reads nothing an evaluator may be writing.
     public func copy() -> Event {
-        Event(t: t, ev: ev, gen: gen, file: file, line: line, fields: fields, redactedKeys: redactedKeys, evID: evID)
+        Event(t: t, ev: ev, gen: gen, file: file, line: line, fields: fields, redactedKeys: redactedKeys, evID: evID,
+              pseudo: isPseudo)
     }
-
-    /// Whether this is a reader finding (`$malformed`, `$secret`, `$time_regression`), not a logged event.
-    @inline(__always) public var isPseudo: Bool { ev.utf8.first == UInt8(ascii: "$") }
 
     /// The stream: the part of `ev` before the first dot.
     public var stream: Substring {

@@ -93,7 +93,7 @@ final class FileReader {
             fields.append(.init(k, .string("[redacted]")))
         }
         let event = Event(t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
-                          fields: fields, redactedKeys: parsed.redactedKeys, evID: evIDs[parsed.ev] ?? -1)
+                          fields: fields, redactedKeys: parsed.redactedKeys, evID: evIDs[parsed.ev] ?? -1, pseudo: false)
         var regression: Event?
         let earlier: Double?
         if let p = previous, p.key == key {

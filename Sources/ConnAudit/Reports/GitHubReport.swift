@@ -19,7 +19,7 @@
 /// additionally `:` → `%3A` and `,` → `%2C`. `%` goes first so the other escapes are not doubled.
 ///
 /// Inconclusive rules are named on plain lines (not commands, so no annotation), and the output ends
-/// with the plain summary `conn-audit: N rules failed, N passed, N inconclusive — verdict FAIL|PASS`.
+/// with the plain summary `conn-audit: N rules failed, N passed, N inconclusive — verdict FAIL|PASS|INCOMPLETE`.
 /// Only finding messages (redacted upstream) are written, never raw log text.
 public enum GitHubReport {
     public static func render(_ report: AuditReport, maxPerLevel: Int = 10) -> String {
@@ -77,10 +77,10 @@ public enum GitHubReport {
             out += "conn-audit: \(baselined) known violation\(baselined == 1 ? "" : "s") accepted by the baseline\n"
         }
         var summary = "conn-audit: \(report.count(.fail)) rules failed, \(report.count(.pass)) passed, "
-            + "\(report.count(.inconclusive)) inconclusive — verdict \(report.verdictFails ? "FAIL" : "PASS")"
+            + "\(report.count(.inconclusive)) inconclusive — verdict \(report.verdictName.uppercased())"
         if !report.inputErrors.isEmpty {
             let n = report.inputErrors.count
-            summary += " (incomplete: \(n) input\(n == 1 ? "" : "s") could not be read)"
+            summary += " (\(n) input\(n == 1 ? "" : "s") could not be read)"
         }
         return out + summary + "\n"
     }

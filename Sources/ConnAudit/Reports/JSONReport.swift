@@ -13,7 +13,7 @@ public enum JSONReport {
         w.key("name", "conn-audit")
         w.key("version", ConnAuditVersion.string)
         w.endObject()
-        w.key("verdict", report.verdictFails ? "fail" : "pass")
+        w.key("verdict", report.verdictName)
         w.key("complete", report.inputErrors.isEmpty)
         w.key("exit_code", Int(report.exitCode))
         w.key("fail_on", report.failOn.rawValue)

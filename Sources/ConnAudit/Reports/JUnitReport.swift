@@ -43,7 +43,7 @@ public enum JUnitReport {
         out += "    <properties>\n"
         property(&out, "conn-audit.version", ConnAuditVersion.string)
         property(&out, "fail-on", report.failOn.rawValue)
-        property(&out, "verdict", report.verdictFails ? "fail" : "pass")
+        property(&out, "verdict", report.verdictName)
         property(&out, "complete", report.inputErrors.isEmpty ? "true" : "false")
         property(&out, "files", String(report.inputs.files))
         property(&out, "lines", String(report.inputs.lines))

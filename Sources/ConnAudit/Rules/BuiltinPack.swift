@@ -53,6 +53,11 @@ rules:
     never: { ev: $time_regression }
     message: "t went back from {previous_t} to {t} for this source"
     tests:
+      - name: a logged event named like the reader's finding is not one
+        log: |
+          {"t":0,"ev":"app.start"}
+          {"t":5,"ev":"$time_regression","previous_t":100}
+        expect: pass
       - name: equal and rising t pass
         log: |
           {"t":0,"src":"a","ev":"ws.connect","gen":1}
@@ -444,6 +449,14 @@ rules:
       - { ev: ws.close, reason: { not_in: [pong_timeout] }, where: "t < p.t + T" }
     message: "the ping at t={p.t} had no pong by its deadline t={p.t + T}, and no pong_timeout close came by t={p.t + T + params.tick_slack_ms}"
     tests:
+      - name: a close exactly at a deadline with a fractional t passes (128.11 + 1000 is 1128.11)
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":0,"ev":"ws.open","gen":1}
+          {"t":128.11,"ev":"ws.ping","gen":1}
+          {"t":1128.11,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":1500,"ev":"app.tick"}
+        expect: pass
       - name: an answered ping needs no close
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -532,6 +545,22 @@ rules:
       count({ev: ws.ping, as: q, where: "c.t >= q.t + T and count({ev: ws.pong, where: 't < q.t + T and $seq > q.$seq'}) == 0"}) > 0
     message: "ws.close with reason pong_timeout at t={t}, but no ping was past its deadline without a pong"
     tests:
+      - name: a close exactly at a deadline with a fractional t passes (128.11 + 1000 is 1128.11)
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":0,"ev":"ws.open","gen":1}
+          {"t":128.11,"ev":"ws.ping","gen":1}
+          {"t":1128.11,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":1500,"ev":"app.tick"}
+        expect: pass
+      - name: a close just before a fractional deadline is premature
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":0,"ev":"ws.open","gen":1}
+          {"t":128.11,"ev":"ws.ping","gen":1}
+          {"t":1128.1,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+        expect: fail
+        violations: 1
       - name: a close at the deadline of an unanswered ping passes
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -638,10 +667,14 @@ rules:
     description: >
       A ws generation is live from its ws.connect until it ends (its first ws.close, ws.closed or
       ws.connect_failed). A ws.connect while an earlier generation is still live leaks a
-      connection: two sockets, two heartbeats, two sets of callbacks.
+      connection: two sockets, two heartbeats, two sets of callbacks. An ended generation never
+      becomes live again: a second ws.connect of a gen that already ended (itself a finding of
+      ws.generation-increases) does not make it live, and a second ws.connect of a live gen is not
+      another generation.
     forbid:
-      - { ev: ws.connect, as: g }
-      - { ev: ws.connect, without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
+      - { ev: ws.connect, as: g,
+          where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == g.gen'}) == 0" }
+      - { ev: ws.connect, where: "gen != g.gen", without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
     message: "ws.connect of generation {gen} while generation {g.gen} (connected at t={g.t}) is still live"
     tests:
       - name: connect after the previous generation ended passes
@@ -667,6 +700,20 @@ rules:
           {"t":50,"ev":"ws.connect","gen":2}
         expect: fail
         violations: 1
+      - name: a second connect of an ended generation does not make it live again
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":1,"ev":"ws.connect_failed","gen":1,"error":"NSURLErrorDomain:-1004"}
+          {"t":2,"ev":"ws.connect","gen":1}
+          {"t":3,"ev":"ws.connect","gen":2}
+        expect: pass
+      - name: a second connect of a live generation keeps it live
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":2,"ev":"ws.connect","gen":1}
+          {"t":3,"ev":"ws.connect","gen":2}
+        expect: fail
+        violations: 1
       - name: a stale open after the end does not make it live again
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -689,21 +736,40 @@ rules:
       or connecting, not yet ended by ws.close, ws.closed or ws.connect_failed) must be closed by
       the client: a ws.close of that generation within release_ms (inclusive). A ws.closed from the
       transport does not count. One violation per live generation, at the app.scene; a log that
-      ends inside the window is inconclusive.
+      ends inside the window is inconclusive. An ended generation never becomes live again, even
+      if its gen is connected a second time.
     each:
-      - { ev: ws.connect, as: g }
+      - { ev: ws.connect, as: g,
+          where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == g.gen'}) == 0" }
       - { ev: app.scene, phase: [inactive, background], as: s,
           without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
     followed_by: { ev: ws.close, where: "gen == g.gen" }
     within_ms: "params.release_ms"
     message: "the app went {s.phase} at t={s.t} while generation {g.gen} was live, and no ws.close of it came by t={s.t + params.release_ms}"
     tests:
+      - name: a close exactly at the end of a window with fractional times passes (inclusive)
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":0,"ev":"ws.open","gen":1}
+          {"t":128.14,"ev":"app.scene","phase":"background"}
+          {"t":1128.14,"ev":"ws.close","gen":1,"reason":"background"}
+        expect: pass
       - name: a close within the window passes
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
           {"t":10,"ev":"ws.open","gen":1}
           {"t":500,"ev":"app.scene","phase":"background"}
           {"t":1500,"ev":"ws.close","gen":1,"reason":"background"}
+        expect: pass
+      - name: a second connect of an ended generation does not make it live again
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":1,"ev":"ws.connect_failed","gen":1,"error":"NSURLErrorDomain:-1004"}
+          {"t":2,"ev":"ws.connect","gen":1}
+          {"t":3,"ev":"ws.connect","gen":2}
+          {"t":4,"ev":"app.scene","phase":"background"}
+          {"t":5,"ev":"ws.close","gen":2,"reason":"background"}
+          {"t":2000,"ev":"app.tick"}
         expect: pass
       - name: a close one ms after the window fails
         log: |

@@ -141,6 +141,13 @@ public struct AuditReport: Sendable {
         results.contains { $0.status == .fail && failOn.fails($0.rule.severity) }
     }
 
+    /// The verdict as reports name it: `incomplete` when an input could not be read (whatever the
+    /// rules found in the rest: a gate must not read it as a pass), else `fail` or `pass`.
+    public var verdictName: String {
+        if !inputErrors.isEmpty { return "incomplete" }
+        return verdictFails ? "fail" : "pass"
+    }
+
     /// cli.md: 0 pass, 1 a violation at or above `--fail-on`, 2 the verdict could not be reached.
     public var exitCode: Int32 {
         if !inputErrors.isEmpty { return 2 }

@@ -175,7 +175,7 @@ final class SequenceRunner: Runner {
                     report(.inconclusive, at: anchor, ctx, context: context, sink: sink, note: "within_ms is undecided")
                     return
                 }
-                deadline = match.last.t + ms
+                deadline = DecimalRounding.sum(match.last.t, ms)
                 clock?.schedule(deadline!, runner: self, scope: context)
             }
             let text = compiled.messageReadsHistory ? message(for: ctx, note: nil) : nil

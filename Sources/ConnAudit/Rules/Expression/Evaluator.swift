@@ -457,7 +457,8 @@ public enum Evaluator {
             r = fmod(p, q)
         default: return .undecided
         }
-        return r.isFinite ? .value(.double(r)) : .undecided
+        // Times with fractions add up in decimal, as they were logged (see DecimalRounding).
+        return r.isFinite ? .value(.double(DecimalRounding.rounded(r))) : .undecided
     }
 
     private static func call(_ name: String, _ args: [Eval]) -> Eval {
