@@ -172,7 +172,7 @@ private let testRules = """
         (["timeline"], "no PATH given"),
         (["timeline", "LOG", "--gen", "x"], "--gen takes a whole number"),
         (["timeline", "LOG", "--around", "nocolon"], "--around expects FILE:LINE"),
-        (["timeline", "LOG", "--format", "sarif"], "timeline --format must be text or json"),
+        (["timeline", "LOG", "--format", "sarif"], "timeline --format must be text, json or html"),
         (["timeline", "LOG", "--src", "nobody"], "nobody"),
     ] as [([String], String)])
     func usageErrorsExitTwo(_ arguments: [String], _ message: String) throws {
@@ -590,6 +590,27 @@ private let testRules = """
             #expect(junit.out.contains(#"name="verdict" value="incomplete""#), "\(junit.out.prefix(600))")
             let github = cli([log, missing, "--format", "github"])
             #expect(github.out.contains("verdict INCOMPLETE"), "\(github.out)")
+        }
+    }
+}
+
+extension ReviewedSemanticsTests {
+    @Test func timelineWritesAnHTMLPageWithTheViolationMarked() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write("""
+                {"t":0,"src":"dev<1>","ev":"ws.connect","gen":1}
+                {"t":10,"src":"dev<1>","ev":"ws.open","gen":1}
+                {"t":500,"src":"dev<1>","ev":"ws.close","gen":1}
+
+                """, dir, "a.jsonl")
+            let out = dir + "/t.html"
+            let run = cli(["timeline", log, "--format", "html", "--output", out])
+            #expect(run.code == 0, "\(run.err)")
+            let html = try String(contentsOfFile: out, encoding: .utf8)
+            #expect(html.hasPrefix("<!DOCTYPE html>"))
+            #expect(html.contains("ws.close-has-reason"))
+            #expect(html.contains("dev&lt;1&gt;"))
+            #expect(!html.contains("dev<1>"))
         }
     }
 }

@@ -1017,8 +1017,9 @@ extension HostileInputTests {
                     #expect(try violationLines(report, "probe.auth", file: log).contains(2))
                 }
             }
-            for format in ["text", "json"] {
+            for format in ["text", "json", "html"] {
                 let timeline = runCLI(["timeline", log, "--rules", rules, "--format", format])
+                #expect(timeline.code != 2, "timeline \(format): \(timeline.err)")
                 #expect(timeline.elapsed < timeLimit)
                 #expect(!timeline.out.contains("SECRET"), "timeline \(format) prints a secret")
                 #expect(!timeline.err.contains("SECRET"), "timeline \(format) prints a secret on stderr")

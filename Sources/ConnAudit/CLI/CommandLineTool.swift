@@ -285,7 +285,7 @@ public enum CommandLineTool {
             return 0
         }
         let format = p.value("--format") ?? "text"
-        guard ["text", "json"].contains(format) else { throw UsageError("timeline --format must be text or json, not '\(format)'") }
+        guard ["text", "json", "html"].contains(format) else { throw UsageError("timeline --format must be text, json or html, not '\(format)'") }
         guard !p.positionals.isEmpty else { throw UsageError("no PATH given: name the log files or directories to rebuild timelines from") }
         var query = TimelineQuery(src: p.value("--src"), session: p.value("--session"), stream: p.value("--stream"))
         if let g = p.value("--gen") {
@@ -315,7 +315,12 @@ public enum CommandLineTool {
         let (document, report) = try TimelineBuilder.build(inputs: found.files, rules: ruleSet, query: query, jobs: jobs)
         let toTerminal = p.value("--output") == nil && console.isTerminal
         let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
-        let text = format == "json" ? TimelineReport.json(document) : TimelineReport.text(document, color: color)
+        let text: String
+        switch format {
+        case "json": text = TimelineReport.json(document)
+        case "html": text = TimelineReport.html(document)
+        default: text = TimelineReport.text(document, color: color)
+        }
         if let path = p.value("--output") { try writeFile(path, text) } else { console.out(text) }
         for e in report.inputErrors where !found.errors.contains(e) {
             console.err("conn-audit: error: could not read \(e.path): \(e.reason)\n")

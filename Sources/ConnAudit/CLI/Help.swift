@@ -6,7 +6,7 @@ enum Help {
     USAGE
       conn-audit [check] PATH... [options]     check logs against rules (the default command)
       conn-audit timeline PATH... [--src S] [--session S] [--stream ws] [--gen N]
-                         [--around FILE:LINE] [--format text|json]   postmortem view
+                         [--around FILE:LINE] [--format text|json|html]   postmortem view
       conn-audit rules [--rules DIR|FILE]... [--check | --list | --explain ID | --test]
       conn-audit --help | --version
 
@@ -37,7 +37,8 @@ enum Help {
       --gen N               only this generation
       --around FILE:LINE    centre on the event at FILE:LINE (its source and generation)
       --radius N            with --around: events shown before and after it (default 15)
-      --format text|json    (default text); --output FILE, --rules, --param, --jobs, --color as for check
+      --format text|json|html  (default text; html: one self-contained page to attach to a ticket)
+      --output FILE, --rules, --param, --jobs, --color as for check
       Each event shows its file:line, t, the time since its generation's connect and since the
       last ping, the phase when it changes, and the violations that point at it.
 

@@ -1,0 +1,282 @@
+/// `conn-audit timeline --format html`: the postmortem view as one self-contained page.
+///
+/// The page holds everything it shows: inline CSS, no script, no external resource (fonts, images,
+/// links outside the page). It says what the text format says, laid out for reading and sharing:
+/// - a title naming the selected sources, and the `--around` event with its radius if any;
+/// - a summary: one line per timeline (source, stream and generation, events shown of the total,
+///   violations, inconclusive findings) linking to its table, then every marked finding with its
+///   place;
+/// - per timeline, in document order, a table of its events in merged order: the marker (`>>` the
+///   `--around` event, `!!` violations, `??` inconclusive only), `file:line`, `t`, `+` ms since the
+///   generation's connect, `Δ` ms since the last ping, the phase where it changes (and on the first
+///   row), `ev`, `gen`, and the fields as the text format renders them (a secret as `[redacted]`).
+///   A row with findings is highlighted and followed by one row per finding: rule id, severity,
+///   status and message;
+/// - under the tables: findings of these sources outside the view, findings without a line, the
+///   rules with corpus-wide findings (named, as in the text), and inputs that could not be read.
+///
+/// Every value from the logs or the rules goes through ``TimelineBuilder/safe(_:)`` (control
+/// characters) and then ``htmlEscape(_:)`` (`& < > " '`); nothing from the inputs is ever placed in
+/// an attribute, and anchors are numbered, not named after log values. The page has no date or
+/// other varying content: the same document gives the same bytes.
+extension TimelineReport {
+    // MARK: - HTML
+
+    /// Renders `doc` as one HTML5 page with inline CSS and no script.
+    ///
+    /// - Complexity: O(size of the document).
+    public static func html(_ doc: TimelineDocument) -> String {
+        let h = { (s: String) in htmlEscape(TimelineBuilder.safe(s)) }
+        var out = ""
+
+        // Source names in document order, once each.
+        var sources: [SourceKey] = []
+        for section in doc.sections where !sources.contains(section.source) { sources.append(section.source) }
+        let names = sources.map(TimelineBuilder.displayName)
+        var title = "conn-audit timeline"
+        if !names.isEmpty {
+            title += " · " + names.prefix(3).joined(separator: ", ")
+                + (names.count > 3 ? ", and \(names.count - 3) more" : "")
+        }
+
+        out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        out += "<title>" + htmlEscape(title) + "</title>\n"
+        out += "<style>\n" + css + "</style>\n</head>\n<body>\n"
+        out += "<h1>" + htmlEscape(title) + "</h1>\n"
+
+        // Summary.
+        out += "<section class=\"summary\">\n<h2>Selection</h2>\n"
+        if let focus = doc.focus {
+            out += "<p class=\"focus-note\">Around <code>" + h(focus.file) + ":\(focus.line)</code>"
+                + (doc.radius.map { " (up to \($0) events before and after)" } ?? "") + ".</p>\n"
+        }
+        if doc.sections.isEmpty {
+            out += "<p class=\"empty\">No events matched the selection: nothing to show.</p>\n"
+        } else {
+            let shown = doc.sections.reduce(0) { $0 + $1.entries.count }
+            let v = doc.sections.reduce(0) { $0 + $1.violations }
+            let i = doc.sections.reduce(0) { $0 + $1.inconclusive }
+            let n = doc.sections.count
+            out += "<p>" + plural(n, "timeline") + " of " + plural(sources.count, "source") + " · "
+                + plural(shown, "event") + " shown · " + verdict(v, i) + ".</p>\n"
+            out += "<ul class=\"toc\">\n"
+            for (s, section) in doc.sections.enumerated() {
+                out += "<li><a href=\"#t\(s + 1)\">" + heading(section) + "</a> · " + counts(section) + "</li>\n"
+            }
+            out += "</ul>\n"
+            var marked: [String] = []
+            for (s, section) in doc.sections.enumerated() {
+                for (e, entry) in section.entries.enumerated() {
+                    for f in entry.findings {
+                        marked.append(
+                            "<li class=\"\(statusClass(f.status))\"><a href=\"#t\(s + 1)-e\(e + 1)\"><code>"
+                                + h(entry.file) + ":\(entry.line)</code></a> " + markText(f, h) + "</li>\n")
+                    }
+                }
+            }
+            if !marked.isEmpty {
+                out += "<h3>Findings in this view</h3>\n<ul class=\"findings\">\n" + marked.joined() + "</ul>\n"
+            }
+        }
+        out += "</section>\n"
+
+        // One table per timeline.
+        for (s, section) in doc.sections.enumerated() {
+            out += "<section class=\"timeline\" id=\"t\(s + 1)\">\n"
+            out += "<h2>" + heading(section) + "</h2>\n"
+            out += "<p class=\"counts\">" + counts(section) + "</p>\n"
+            out += "<table>\n<thead><tr><th class=\"mark\"></th><th>file:line</th><th class=\"num\">t</th>"
+                + "<th class=\"num\">+connect</th><th class=\"num\">Δping</th><th>phase</th><th>ev</th>"
+                + "<th class=\"num\">gen</th><th>fields</th></tr></thead>\n<tbody>\n"
+            for (e, entry) in section.entries.enumerated() {
+                let violated = entry.findings.contains { $0.status == .fail }
+                var classes: [String] = []
+                if violated {
+                    classes.append("fail")
+                } else if !entry.findings.isEmpty {
+                    classes.append("inconclusive")
+                }
+                if entry.isFocus { classes.append("focus") }
+                let mark = [entry.isFocus ? "&gt;&gt;" : "", violated ? "!!" : entry.findings.isEmpty ? "" : "??"]
+                    .filter { !$0.isEmpty }.joined(separator: " ")
+                let phase = entry.phaseChanged || e == 0 ? (entry.phase ?? "") : ""
+                let connect = entry.sinceConnect.map { ($0 < 0 ? "" : "+") + JSONWriter.number($0) } ?? ""
+                let ping = entry.sincePing.map { "Δ" + JSONWriter.number($0) } ?? ""
+                out += "<tr id=\"t\(s + 1)-e\(e + 1)\""
+                    + (classes.isEmpty ? "" : " class=\"" + classes.joined(separator: " ") + "\"") + ">"
+                out += "<td class=\"mark\">" + mark + "</td>"
+                out += "<td class=\"loc\">" + h(entry.file) + ":\(entry.line)</td>"
+                out += "<td class=\"num\">" + JSONWriter.number(entry.t) + "</td>"
+                out += "<td class=\"num\">" + connect + "</td>"
+                out += "<td class=\"num\">" + ping + "</td>"
+                out += "<td class=\"phase" + (entry.phase == "stale" && !phase.isEmpty ? " stale" : "") + "\">"
+                    + h(phase) + "</td>"
+                out += "<td class=\"ev\">" + h(entry.ev) + "</td>"
+                out += "<td class=\"num\">" + (entry.gen.map { String($0) } ?? "") + "</td>"
+                out += "<td class=\"fields\">" + h(fieldsText(entry)) + "</td></tr>\n"
+                for f in entry.findings {
+                    out += "<tr class=\"finding \(statusClass(f.status))\"><td class=\"mark\"></td>"
+                        + "<td colspan=\"8\">" + markText(f, h) + "</td></tr>\n"
+                }
+            }
+            out += "</tbody>\n</table>\n</section>\n"
+        }
+
+        // What lies outside the tables.
+        var notes = ""
+        if doc.findingsElsewhere > 0 {
+            let n = doc.findingsElsewhere
+            let whose = doc.sections.count == 1 ? "this source" : "these sources"
+            notes += "<p class=\"elsewhere\">" + plural(n, "more finding") + " of \(whose) outside this view "
+                + "(<code>conn-audit check</code> lists them all).</p>\n"
+        }
+        if !doc.unplaced.isEmpty {
+            notes += "<h3>Findings without a line</h3>\n<ul class=\"findings\">\n"
+            for f in doc.unplaced { notes += "<li class=\"\(statusClass(f.status))\">" + markText(f, h) + "</li>\n" }
+            notes += "</ul>\n"
+        }
+        if !doc.corpus.isEmpty {
+            // About the whole corpus, not these events: named, not spelled out (as in the text).
+            var rules: [(id: String, count: Int)] = []
+            for f in doc.corpus {
+                if let i = rules.firstIndex(where: { $0.id == f.rule }) {
+                    rules[i].count += 1
+                } else {
+                    rules.append((f.rule, 1))
+                }
+            }
+            let named = rules.map { "<code>" + h($0.id) + "</code> (\($0.count))" }.joined(separator: ", ")
+            notes += "<p class=\"corpus\">Corpus-wide findings: " + named
+                + " (<code>conn-audit check</code> explains them).</p>\n"
+        }
+        if !doc.inputErrors.isEmpty {
+            notes += "<h3>Inputs that could not be read</h3>\n<ul class=\"errors\">\n"
+            for e in doc.inputErrors {
+                notes += "<li><span class=\"error\">error:</span> <code>" + h(e.path) + "</code>: " + h(e.reason)
+                    + "</li>\n"
+            }
+            notes += "</ul>\n"
+        }
+        if !notes.isEmpty { out += "<section class=\"notes\">\n<h2>Also</h2>\n" + notes + "</section>\n" }
+
+        out += "</body>\n</html>\n"
+        return out
+    }
+
+    /// Escapes text for HTML element content and quoted attribute values: `&`, `<`, `>`, `"`, `'`.
+    ///
+    /// `&` is replaced as any other character, in one pass, so nothing is escaped twice.
+    static func htmlEscape(_ s: String) -> String {
+        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
+            return s
+        }
+        var out = ""
+        out.reserveCapacity(s.utf8.count + 16)
+        for u in s.unicodeScalars {
+            switch u {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
+    // MARK: - HTML pieces
+
+    /// `iphone-a session s1 · ws gen 2`, escaped.
+    private static func heading(_ section: TimelineDocument.Section) -> String {
+        let safe = TimelineBuilder.safe
+        var head = TimelineBuilder.displayName(section.source)
+        if let g = section.gen {
+            head += " · \(safe(section.stream ?? "?")) gen \(g)"
+        } else {
+            head += " · " + (section.stream.map { "\(safe($0)) events without gen" } ?? "events without gen")
+        }
+        return htmlEscape(head)
+    }
+
+    /// `14 events · 2 violations`, `5 of 12 events · no findings`.
+    private static func counts(_ section: TimelineDocument.Section) -> String {
+        let n = section.entries.count
+        let events = n == section.total ? plural(n, "event") : "\(n) of \(section.total) events"
+        return events + " · " + verdict(section.violations, section.inconclusive)
+    }
+
+    private static func verdict(_ v: Int, _ i: Int) -> String {
+        var parts: [String] = []
+        if v > 0 { parts.append("<span class=\"count-fail\">" + plural(v, "violation") + "</span>") }
+        if i > 0 { parts.append("<span class=\"count-inconclusive\">\(i) inconclusive</span>") }
+        return parts.isEmpty ? "no findings" : parts.joined(separator: " · ")
+    }
+
+    /// `<code>rule</code> error violation: message`, escaped.
+    private static func markText(_ f: TimelineDocument.Mark, _ h: (String) -> String) -> String {
+        "<code class=\"rule\">" + h(f.rule) + "</code> <span class=\"severity " + severityClass(f.severity) + "\">"
+            + h(f.severity.rawValue) + "</span> <span class=\"status\">"
+            + (f.status == .fail ? "violation" : f.status == .inconclusive ? "inconclusive" : h(f.status.rawValue))
+            + "</span>: <span class=\"message\">" + h(f.message) + "</span>"
+    }
+
+    private static func statusClass(_ status: RuleStatus) -> String {
+        status == .fail ? "fail" : "inconclusive"
+    }
+
+    private static func severityClass(_ severity: Severity) -> String {
+        switch severity {
+        case .error: return "sev-error"
+        case .warning: return "sev-warning"
+        case .info: return "sev-info"
+        }
+    }
+
+    /// The entry's rendered text without its leading `ev`: `reason="pong_timeout" code=1000`.
+    private static func fieldsText(_ entry: TimelineDocument.Entry) -> String {
+        let ev = TimelineBuilder.safe(entry.ev)
+        guard entry.text.hasPrefix(ev) else { return entry.text }
+        var rest = entry.text.dropFirst(ev.count)
+        if rest.first == " " { rest = rest.dropFirst() }
+        return String(rest)
+    }
+
+    private static func plural(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    private static let css = """
+        body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em; color: #1b1b1b; }
+        h1 { font-size: 1.4em; margin: 0 0 .5em; }
+        h2 { font-size: 1.15em; margin: 1.5em 0 .3em; }
+        h3 { font-size: 1em; margin: 1em 0 .3em; }
+        code, table { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+        table { border-collapse: collapse; font-size: 13px; width: 100%; }
+        th, td { padding: 2px 8px; border-bottom: 1px solid #e3e3e3; text-align: left; vertical-align: top; }
+        th { background: #f3f3f3; position: sticky; top: 0; }
+        td.num, th.num { text-align: right; white-space: nowrap; }
+        td.loc { color: #666; white-space: nowrap; }
+        td.mark { width: 2.5em; font-weight: bold; white-space: nowrap; }
+        td.fields { word-break: break-all; }
+        td.phase { color: #0a6e7a; }
+        td.phase.stale { color: #9a6700; }
+        tr.fail > td { background: #fde7e7; }
+        tr.fail > td.mark, .count-fail, li.fail .status { color: #b3161b; }
+        tr.inconclusive > td { background: #fff6d9; }
+        tr.inconclusive > td.mark, .count-inconclusive, li.inconclusive .status { color: #9a6700; }
+        tr.finding > td { border-bottom: 1px solid #e3e3e3; font-family: system-ui, sans-serif; }
+        tr.finding.fail > td { background: #fbd3d3; }
+        tr.finding.inconclusive > td { background: #ffedb3; }
+        tr.focus > td { font-weight: bold; outline: 2px solid #3b6fd6; }
+        .severity { font-size: .85em; text-transform: uppercase; padding: 0 4px; border-radius: 3px; }
+        .sev-error { background: #b3161b; color: #fff; }
+        .sev-warning { background: #9a6700; color: #fff; }
+        .sev-info { background: #555; color: #fff; }
+        .count-fail { font-weight: bold; }
+        .empty { font-weight: bold; }
+        .counts, .elsewhere, .corpus { color: #555; }
+        .error { color: #b3161b; font-weight: bold; }
+        @media print { th { position: static; } tr.focus > td { outline: none; } }
+
+        """
+}
