@@ -29,20 +29,64 @@ public struct Selector: Sendable {
         return ids.contains(id)
     }
 
+    /// One map of field tests. Its parts live in one shared, copy-on-write box: a term is copied
+    /// wherever a selector is read while rules run, and a copy is then one reference count.
     public struct Term: Sendable {
-        public var tests: [FieldTest] = []
+        private final class Storage: @unchecked Sendable {
+            var tests: [FieldTest] = []
+            var whereExpr: Expr?
+            var capture: String?
+            var whereReadsCapture = false
+            var negated: Selector?
+            var evNames: Set<String>?
+            var evIDs: [Int32]?
+
+            init() {}
+
+            func copy() -> Storage {
+                let c = Storage()
+                c.tests = tests
+                c.whereExpr = whereExpr
+                c.capture = capture
+                c.whereReadsCapture = whereReadsCapture
+                c.negated = negated
+                c.evNames = evNames
+                c.evIDs = evIDs
+                return c
+            }
+        }
+
+        private var storage = Storage()
+
+        private mutating func unique() -> Storage {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+
+        public var tests: [FieldTest] {
+            get { storage.tests }
+            set { unique().tests = newValue }
+        }
         public var whereExpr: Expr? {
-            didSet { updateWhereReadsCapture() }
+            get { storage.whereExpr }
+            set {
+                unique().whereExpr = newValue
+                updateWhereReadsCapture()
+            }
         }
         /// `as:` — the name the matched event is captured under.
         public var capture: String? {
-            didSet { updateWhereReadsCapture() }
+            get { storage.capture }
+            set {
+                unique().capture = newValue
+                updateWhereReadsCapture()
+            }
         }
         /// Whether `where:` reads the term's own capture (else it is not bound while it runs).
-        private(set) var whereReadsCapture = false
+        var whereReadsCapture: Bool { storage.whereReadsCapture }
 
         private mutating func updateWhereReadsCapture() {
-            guard let whereExpr, let capture else { whereReadsCapture = false; return }
+            guard let whereExpr, let capture else { unique().whereReadsCapture = false; return }
             var reads = false
             NameWalker.walk(whereExpr) { sub in
                 switch sub {
@@ -52,17 +96,25 @@ public struct Selector: Sendable {
                 default: break
                 }
             }
-            whereReadsCapture = reads
+            unique().whereReadsCapture = reads
         }
         /// `not:` — the event must not match this selector.
-        public var negated: Selector?
+        public var negated: Selector? {
+            get { storage.negated }
+            set { unique().negated = newValue }
+        }
         /// The exact `ev` names this term can match, when its `ev` test is plain (no glob): used to
         /// skip the term quickly. Nil when any `ev` could match.
         public var evNames: Set<String>? {
-            didSet { evIDs = evNames.map { $0.map { EvNames.id($0) } } }
+            get { storage.evNames }
+            set {
+                let s = unique()
+                s.evNames = newValue
+                s.evIDs = newValue.map { $0.map { EvNames.id($0) } }
+            }
         }
         /// The same names as ``EvNames`` ids.
-        public private(set) var evIDs: [Int32]?
+        public var evIDs: [Int32]? { storage.evIDs }
 
         public init() {}
     }

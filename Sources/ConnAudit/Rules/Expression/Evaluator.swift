@@ -259,6 +259,11 @@ final class StaticLetCache {
     func store(_ slot: Int, _ value: Eval, dependsOn deps: [Int]) { values[slot] = (stamp(deps), value) }
 }
 
+/// Which term of a selector matched: what its `as:` captures.
+public struct SelectorMatch {
+    public let capture: String?
+}
+
 /// Evaluates expressions and selectors; pure functions over an ``EvalContext``.
 public enum Evaluator {
     // MARK: - Expressions
@@ -558,31 +563,36 @@ public enum Evaluator {
 
     /// Whether `candidate` matches; returns the matching term (for its capture), or nil.
     /// Bare names in `where:` read the candidate; captures and lets of `ctx` stay visible.
-    public static func matches(_ selector: Selector, _ candidate: Event, _ ctx: EvalContext) -> Selector.Term? {
+    public static func matches(_ selector: Selector, _ candidate: Event, _ ctx: EvalContext) -> SelectorMatch? {
         guard selector.mayMatch(candidate.evID) else { return nil }
-        for term in selector.terms where termMatches(term, candidate, ctx) {
-            return term
+        // Terms are read in place: a copy of a term retains each of its parts.
+        return selector.terms.withUnsafeBufferPointer { terms in
+            for i in terms.indices where termMatches(terms[i], candidate, ctx) { return SelectorMatch(capture: terms[i].capture) }
+            return nil
         }
-        return nil
     }
 
     static func termMatches(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool {
         if let ids = term.evIDs, !ids.contains(candidate.evID) { return false }
-        for test in term.tests where test.field != "ev" || term.evIDs == nil {
-            let v: Value
-            let present: Bool
-            if test.field == "$file" {
-                v = field(test.field, of: candidate, ctx)
-                present = true
-            } else if let found = candidate.value(of: test.field) {
-                v = found
-                present = true
-            } else {
-                v = .null
-                present = false
+        let testsHold = term.tests.withUnsafeBufferPointer { tests in
+            for i in tests.indices where tests[i].field != "ev" || term.evIDs == nil {
+                let v: Value
+                let present: Bool
+                if tests[i].field == "$file" {
+                    v = field(tests[i].field, of: candidate, ctx)
+                    present = true
+                } else if let found = candidate.value(of: tests[i].field) {
+                    v = found
+                    present = true
+                } else {
+                    v = .null
+                    present = false
+                }
+                guard predicate(tests[i].predicate, v, present: present) == true else { return false }
             }
-            guard predicate(test.predicate, v, present: present) == true else { return false }
+            return true
         }
+        guard testsHold else { return false }
         if let negated = term.negated, matches(negated, candidate, ctx) != nil { return false }
         if let whereExpr = term.whereExpr {
             var inner = ctx.looking(at: candidate)
