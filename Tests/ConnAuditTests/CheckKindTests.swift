@@ -748,6 +748,9 @@ extension CheckKindTests {
             ("after: { ev: ws.pause }", [3, 5, 7, 8]),
             ("before: { ev: ws.resume }", [1, 3]),
             ("after: { ev: ws.pause }\nbefore: { ev: ws.resume }", [3]),
+            // "before R" with no R in the trace holds vacuously (Dwyer); findings wait for R
+            ("before: { ev: ws.stop }", []),
+            ("after: { ev: ws.resume }\nbefore: { ev: ws.pause }", [5]),
             // closed intervals only: the interval the log ends inside (from line 6) is not judged
             ("between: [{ ev: ws.pause }, { ev: ws.resume }]", [3]),
             // open: judged as events come, the last interval too

@@ -7,7 +7,7 @@ final class BasicRunner: Runner {
     private var afterOpen = false
     private var beforeClosed = false
     private var inInterval = false
-    /// `between`: violations inside an interval wait for it to close.
+    /// `between` and `before`: violations inside a scope wait for it to close.
     private var pending: [(Event, EvalContext)] = []
 
     override init(_ compiled: CompiledRule, files: [String]) {
@@ -51,8 +51,16 @@ final class BasicRunner: Runner {
                 } else if !beforeClosed {
                     if let before, Evaluator.matches(before, e, base) != nil {
                         beforeClosed = true
+                        // The scope closed: what happened inside it is judged now.
+                        for (event, ctx) in pending { report(.violation, at: event, ctx, context: context, sink: sink, waitForAfter: false) }
+                        pending.removeAll()
                     } else if let term = Evaluator.matches(selector, e, base) {
-                        report(.violation, at: e, bind(term, e, base), context: context, sink: sink)
+                        if before == nil {
+                            report(.violation, at: e, bind(term, e, base), context: context, sink: sink)
+                        } else {
+                            // Dwyer's "before R": a trace in which R never comes satisfies it.
+                            pending.append((e, bind(term, e, base)))
+                        }
                     }
                 }
             case .intervals(let from, let to, let open):
@@ -94,7 +102,7 @@ final class BasicRunner: Runner {
     }
 
     override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {
-        // `between`: an interval the log ends inside is not judged; its findings are dropped.
+        // `between`, `before`: a scope the log ends inside is not judged; its findings are dropped.
         pending.removeAll()
         guard case .count(_, let minimum?, _, let by) = check else { return }
         if by == nil, matched < minimum {
@@ -111,7 +119,7 @@ final class BasicRunner: Runner {
         }
     }
 
-    private func bind(_ term: Selector.Term, _ e: Event, _ base: EvalContext) -> EvalContext {
+    private func bind(_ term: SelectorMatch, _ e: Event, _ base: EvalContext) -> EvalContext {
         guard let name = term.capture else { return base }
         return context(e, captures: [name: e])
     }
