@@ -727,3 +727,20 @@ private let loaderErrorCases: [LoaderErrorCase] = [
         #expect(builtin.rules.map(\.id).contains("log.malformed"))
     }
 }
+
+@Suite struct ParamReadWarningTests {
+    @Test func aParamReadThroughTheRulesOwnLetIsRead() throws {
+        let text = """
+            rules:
+              - id: t.b
+                title: B
+                params: { T: 100, U: 5 }
+                let: { L: "params.T" }
+                every: { ev: b }
+                expect: "t <= L"
+            """
+        let set = try RuleLoader.load(files: [("rules/b.yaml", text)])
+        // T is read through the let; U is read nowhere.
+        #expect(set.warnings.map(\.message) == ["param 'U' of rule 't.b' is never read (params.U)"])
+    }
+}

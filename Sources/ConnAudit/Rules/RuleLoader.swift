@@ -294,10 +294,13 @@ struct FileLoader {
         }
         var ruleParams = fileParams
         if let p = node["params"] { ruleParams.merge(params(p)) { _, new in new } }
-        let ruleLets = fileLets + (node["let"].map { lets($0, params: ruleParams) } ?? [])
+        // Params read by the rule's own lets count as read by the rule.
+        let paramsRead = ParamsRead()
+        let ruleLets = fileLets + (node["let"].map { lets($0, params: ruleParams, paramsRead: paramsRead) } ?? [])
         let description = node["description"].flatMap { scalarString($0, "description") }
 
         var context = NameContext(params: ruleParams, lets: Set(ruleLets.map(\.name)))
+        context.paramsReadBox = paramsRead
         context.allCaptures = Self.captureNames(in: node)
         let check = self.check(node, id: id, scope: scope, context: &context)
         let message = node["message"].flatMap { template($0, context: context) }
@@ -832,7 +835,7 @@ struct FileLoader {
     }
 
     /// `let:` bindings; `params` is nil at file level (a rule may add the params they name).
-    private mutating func lets(_ node: YamlNode, params: [String: Value]?) -> [(name: String, expr: Expr)] {
+    private mutating func lets(_ node: YamlNode, params: [String: Value]?, paramsRead: ParamsRead = ParamsRead()) -> [(name: String, expr: Expr)] {
         guard let pairs = node.mappingPairs else {
             error(node, "'let' must be a map of names to expressions")
             return []
@@ -843,7 +846,8 @@ struct FileLoader {
                 error(pair.key, "a let name must be a name such as T")
                 continue
             }
-            let context = NameContext(params: params, lets: Set(out.map(\.name)))
+            var context = NameContext(params: params, lets: Set(out.map(\.name)))
+            context.paramsReadBox = paramsRead
             if let e = expression(pair.value, context: context) {
                 out.append((name, e))
                 letTexts.append((name, pair.value.scalar ?? ""))
