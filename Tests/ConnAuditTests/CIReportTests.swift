@@ -237,10 +237,12 @@ import FoundationXML
             // SARIF §3.27.9: level is none unless the result failed.
             #expect((kind == "fail") == (level != "none"))
             #expect(result["partialFingerprints"][SARIFReport.fingerprintKey].string?.count == 16)
+            // GitHub code scanning refuses a result without a location.
+            #expect(result["locations"].array.count == 1)
             for location in result["locations"].array {
                 let artifact = location["physicalLocation"]["artifactLocation"]
-                #expect(artifact["uri"].string == "app.jsonl")
-                #expect(artifact["uriBaseId"].string == "INPUTROOT")
+                #expect(artifact["uri"].string == "logs/app.jsonl")
+                #expect(artifact["uriBaseId"].isMissing)
                 #expect((location["physicalLocation"]["region"]["startLine"].int ?? 0) >= 1)
             }
         }
@@ -250,7 +252,7 @@ import FoundationXML
         #expect(escapingResult["level"].string == "warning")
         #expect(run["invocations"][0]["executionSuccessful"].bool == true)
         #expect(run["invocations"][0]["toolExecutionNotifications"].isMissing)
-        #expect(run["originalUriBaseIds"]["INPUTROOT"]["uri"].string == "logs/")
+        #expect(run["originalUriBaseIds"].isMissing)
     }
 
     @Test func sarifPlacesEachKindOfFinding() throws {
@@ -267,7 +269,11 @@ import FoundationXML
         #expect(inconclusive["locations"][0]["physicalLocation"]["region"]["startLine"].int == 5)
         let coverage = of("ws.required-outcomes")
         #expect(coverage.count == 4)
-        #expect(coverage.allSatisfy { $0["locations"].isMissing && $0["kind"].string == "fail" })
+        // Corpus-wide: placed at the first input's first line, and said to be corpus-wide.
+        #expect(coverage.allSatisfy { $0["kind"].string == "fail" && $0["properties"]["corpusWide"].bool == true })
+        #expect(coverage.allSatisfy { $0["locations"][0]["physicalLocation"]["region"]["startLine"].int == 1 })
+        #expect(coverage.allSatisfy { $0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string == "logs/app.jsonl" })
+        #expect(malformed["properties"]["corpusWide"].isMissing)
         #expect(Set(coverage.compactMap { $0["partialFingerprints"][SARIFReport.fingerprintKey].string }).count == 4)
     }
 
@@ -293,7 +299,9 @@ import FoundationXML
         for r in try JSONTree(text)["runs"][0]["results"].array {
             let key = Self.resultKey(r)
             #expect(out[key] == nil, "fingerprints are unique within a run: \(key)")
-            out[key] = r["locations"][0]["physicalLocation"]["region"]["startLine"].int ?? 0
+            // A corpus-wide result sits at line 1 of the first file without being about it: 0 here.
+            let corpusWide = r["properties"]["corpusWide"].bool == true
+            out[key] = corpusWide ? 0 : r["locations"][0]["physicalLocation"]["region"]["startLine"].int ?? 0
         }
         return out
     }
@@ -350,39 +358,22 @@ import FoundationXML
         #expect(split.violations == [both[1]])
     }
 
-    @Test func sarifURIsAreRelativeToTheInputRoot() {
-        let roots = ["logs", "more/", "single.jsonl", ".", "/var/log/app"]
-        func loc(_ path: String) -> (String, String?) {
-            let l = SARIFReport.artifactLocation(path, roots: roots)
-            return (l.uri, l.uriBaseId)
-        }
-        #expect(loc("logs/a/b.jsonl") == ("a/b.jsonl", "INPUTROOT"))
-        #expect(loc("more/b.jsonl") == ("b.jsonl", "INPUTROOT"))
-        #expect(loc("single.jsonl") == ("single.jsonl", "INPUTROOT"))
-        #expect(loc("./c.jsonl") == ("c.jsonl", "INPUTROOT"))
-        #expect(loc("/var/log/app/d.log.gz") == ("d.log.gz", "INPUTROOT"))
-        #expect(loc("<stdin>") == ("stdin", nil))
-        #expect(SARIFReport.artifactLocation("dir/x.jsonl", roots: ["dir/x.jsonl"]).uri == "x.jsonl")
-        #expect(loc("logs/my dir/é 100%.jsonl") == ("my%20dir/%C3%A9%20100%25.jsonl", "INPUTROOT"))
-        #expect(loc("logs/a:b.jsonl").0 == "a%3Ab.jsonl")
-        // Under no root: relative as written, or an absolute file URI.
-        #expect(SARIFReport.artifactLocation("x/y.jsonl", roots: []) == ("x/y.jsonl", nil))
-        #expect(SARIFReport.artifactLocation("/tmp/y z.jsonl", roots: []) == ("file:///tmp/y%20z.jsonl", nil))
-    }
-
-    @Test func sarifOriginalURIBaseIdsOnlyForOneRoot() throws {
-        let one = try JSONTree(SARIFReport.render(Self.audit(roots: ["logs/"])))["runs"][0]
-        #expect(one["originalUriBaseIds"]["INPUTROOT"]["uri"].string == "logs/")
-        #expect(one["originalUriBaseIds"]["INPUTROOT"]["uriBaseId"].string == "WORKDIR")
-        let file = try JSONTree(SARIFReport.render(Self.audit(roots: ["logs/app.jsonl"])))["runs"][0]
-        #expect(file["originalUriBaseIds"]["INPUTROOT"]["uri"].string == "logs/")
-        #expect(file["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string == "app.jsonl")
-        let absoluteReport = Self.audit(path: "/srv/logs/app.jsonl", roots: ["/srv/logs"])
-        let absolute = try JSONTree(SARIFReport.render(absoluteReport))["runs"][0]
-        #expect(absolute["originalUriBaseIds"]["INPUTROOT"]["uri"].string == "file:///srv/logs/")
-        #expect(absolute["originalUriBaseIds"]["INPUTROOT"]["uriBaseId"].isMissing)
-        let two = try JSONTree(SARIFReport.render(Self.audit(roots: ["logs", "other"])))["runs"][0]
-        #expect(two["originalUriBaseIds"].isMissing)
+    @Test func sarifURIsAreThePathsAsTheReportsWriteThem() {
+        func uri(_ path: String, cwd: String? = "/work/repo") -> String { SARIFReport.artifactURI(path, cwd: cwd) }
+        // Relative paths stay relative to where conn-audit ran (the repository root in CI).
+        #expect(uri("logs/a/b.jsonl") == "logs/a/b.jsonl")
+        #expect(uri("./c.jsonl") == "c.jsonl")
+        #expect(uri("single.jsonl") == "single.jsonl")
+        // Two files with the same name under different PATHs stay apart.
+        #expect(uri("l1/a.jsonl") != uri("l2/a.jsonl"))
+        // Absolute: relative when under the working directory, else a file URI.
+        #expect(uri("/work/repo/uploads/d.log.gz") == "uploads/d.log.gz")
+        #expect(uri("/work/repository/x.jsonl") == "file:///work/repository/x.jsonl")
+        #expect(uri("/tmp/y z.jsonl") == "file:///tmp/y%20z.jsonl")
+        #expect(uri("/tmp/y.jsonl", cwd: nil) == "file:///tmp/y.jsonl")
+        #expect(uri("<stdin>") == "stdin")
+        #expect(uri("logs/my dir/é 100%.jsonl") == "logs/my%20dir/%C3%A9%20100%25.jsonl")
+        #expect(uri("logs/a:b.jsonl") == "logs/a%3Ab.jsonl")
     }
 
     // MARK: - GitHub

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `--format sarif`: SARIF 2.1.0 (OASIS), for GitHub code scanning and other SARIF viewers.
 ///
 /// One run. `tool.driver` names conn-audit and lists every loaded rule in `rules[]` (id, title as
@@ -12,20 +18,15 @@
 /// - each violation a baseline accepted: like a violation, with
 ///   `suppressions: [{kind: "external", status: "accepted"}]`, so viewers show it as suppressed.
 ///
-/// A result that points at a line has `locations[0].physicalLocation` with
-/// `artifactLocation {uri, uriBaseId: "INPUTROOT"}` and `region.startLine`. The uri is the log
-/// file's path relative to the PATH argument it was found under (``AuditReport/inputRoots``): a
-/// file below a directory PATH is the part after `PATH/`; a file given directly as PATH is its
-/// last component (INPUTROOT is then its directory); standard input is `stdin` (no base). The uri
-/// is percent-encoded per RFC 3986 (everything but unreserved characters and `/`). Findings that
-/// point at no line (coverage rules) have no `locations`.
-///
-/// `run.originalUriBaseIds.INPUTROOT` is written only when there is exactly one PATH (with several,
-/// INPUTROOT stands for whichever the file was found under, and only the consumer knows which). An
-/// absolute PATH is written as a `file://` URI; a relative one stays relative (`logs/`) with
-/// `uriBaseId: "WORKDIR"` — the directory conn-audit ran in — because SARIF §3.14.14 does not allow
-/// a relative uri without a base there, and recording the real directory would make reports differ
-/// between machines.
+/// Every result has `locations[0].physicalLocation` (GitHub code scanning refuses a SARIF file with
+/// a result that has none): `artifactLocation.uri` is the log file's path as the other reports
+/// write it (the PATH joined with the path below it) — relative to the directory conn-audit ran in,
+/// which in CI is the repository's root, so code scanning finds the file — and `region.startLine`
+/// its line. An absolute path under the working directory is made relative to it; any other
+/// absolute path is a `file://` URI; standard input is `stdin`. URIs are percent-encoded per
+/// RFC 3986 (everything but unreserved characters and `/`). A finding that points at no line (a
+/// coverage rule such as `ws.required-outcomes`, which judges the whole corpus) is placed at line 1
+/// of the first input file, with `properties.corpusWide: true`.
 ///
 /// `partialFingerprints["connAudit/v1"]` is ``Fingerprint/of(_:rule:paths:)``, computed over the
 /// same list the baseline uses (violations and baselined ones together, in report order), so a
@@ -42,7 +43,7 @@ public enum SARIFReport {
 
     public static func render(_ report: AuditReport) -> String {
         let paths = report.filePaths
-        let roots = report.inputRoots.filter { $0 != "-" }
+        let cwd = Self.workingDirectory()
         var w = JSONWriter()
         w.beginObject()
         w.key("$schema", schemaURI)
@@ -82,25 +83,20 @@ public enum SARIFReport {
         w.endObject()
         w.endArray()
 
-        // MARK: originalUriBaseIds
-        if roots.count == 1 {
-            baseIds(&w, root: roots[0], paths: paths)
-        }
-
         // MARK: results
         w.beginArray("results")
         for (index, r) in report.results.enumerated() {
             let fps = violationFingerprints(r, paths: paths)
             for (f, fp) in zip(r.violations, fps.violations) {
-                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, roots: roots)
+                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, cwd: cwd)
             }
             for (f, fp) in zip(r.baselined, fps.baselined) {
-                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, roots: roots,
+                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, cwd: cwd,
                        baselined: true, baselinePath: report.baseline?.path)
             }
             let inconclusive = Fingerprint.of(r.inconclusive, rule: r.rule.id, paths: paths)
             for (f, fp) in zip(r.inconclusive, inconclusive) {
-                result(&w, f, rule: r.rule, index: index, kind: "review", fingerprint: fp, paths: paths, roots: roots)
+                result(&w, f, rule: r.rule, index: index, kind: "review", fingerprint: fp, paths: paths, cwd: cwd)
             }
         }
         w.endArray()
@@ -183,7 +179,7 @@ public enum SARIFReport {
 
     private static func result(
         _ w: inout JSONWriter, _ f: Finding, rule: Rule, index: Int, kind: String, fingerprint: String,
-        paths: [String], roots: [String], baselined: Bool = false, baselinePath: String? = nil
+        paths: [String], cwd: String?, baselined: Bool = false, baselinePath: String? = nil
     ) {
         w.beginObject()
         w.key("ruleId", rule.id)
@@ -193,20 +189,18 @@ public enum SARIFReport {
         w.beginObject("message")
         w.key("text", f.message)
         w.endObject()
-        if let file = f.file, Int(file) < paths.count {
-            let location = artifactLocation(paths[Int(file)], roots: roots)
+        // A corpus-wide finding (no file) is placed at the first input's first line.
+        let file = f.file.map(Int.init) ?? (paths.isEmpty ? nil : 0)
+        if let file, file < paths.count {
             w.beginArray("locations")
             w.beginObject()
             w.beginObject("physicalLocation")
             w.beginObject("artifactLocation")
-            w.key("uri", location.uri)
-            if let base = location.uriBaseId { w.key("uriBaseId", base) }
+            w.key("uri", artifactURI(paths[file], cwd: cwd))
             w.endObject()
-            if let line = f.line, line >= 1 {
-                w.beginObject("region")
-                w.key("startLine", line)
-                w.endObject()
-            }
+            w.beginObject("region")
+            w.key("startLine", f.file != nil ? max(f.line ?? 1, 1) : 1)
+            w.endObject()
             w.endObject()
             w.endObject()
             w.endArray()
@@ -223,8 +217,9 @@ public enum SARIFReport {
             w.endObject()
             w.endArray()
         }
-        if f.t != nil || f.gen != nil || f.source != nil {
+        if f.t != nil || f.gen != nil || f.source != nil || f.file == nil {
             w.beginObject("properties")
+            if f.file == nil { w.key("corpusWide", true) }
             if let t = f.t { w.key("t", number: t) }
             if let s = f.source, !s.srcIsFile { w.key("src", s.src) }
             if let session = f.source?.session { w.key("session", session) }
@@ -236,54 +231,28 @@ public enum SARIFReport {
 
     // MARK: - Locations
 
-    /// The uri of a log file for `artifactLocation`, and its base id (nil: none).
-    ///
-    /// Relative to the first PATH (in argument order) it lies under, as discovery lists a file at
-    /// its first occurrence; `<stdin>` is `stdin`; a path under no PATH is written as it is
-    /// (relative, without a base), or as a `file://` URI when absolute.
-    static func artifactLocation(_ path: String, roots: [String]) -> (uri: String, uriBaseId: String?) {
-        if path == "<stdin>" { return ("stdin", nil) }
-        for root in roots {
-            if path == root {
-                let name = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
-                return (percentEncode(name), "INPUTROOT")
+    /// The uri of a log file for `artifactLocation`: its path as the reports write it, relative
+    /// to the working directory `cwd` when it is an absolute path below it; another absolute path
+    /// is a `file://` URI; `<stdin>` is `stdin`.
+    static func artifactURI(_ path: String, cwd: String?) -> String {
+        if path == "<stdin>" { return "stdin" }
+        if path.hasPrefix("/") {
+            if let cwd, cwd != "/" {
+                let prefix = cwd.hasSuffix("/") ? cwd : cwd + "/"
+                if path.hasPrefix(prefix), path.count > prefix.count { return percentEncode(String(path.dropFirst(prefix.count))) }
             }
-            let prefix = root.hasSuffix("/") ? root : root + "/"
-            if path.hasPrefix(prefix), path.count > prefix.count {
-                return (percentEncode(String(path.dropFirst(prefix.count))), "INPUTROOT")
-            }
+            return "file://" + percentEncode(path)
         }
-        if path.hasPrefix("/") { return ("file://" + percentEncode(path), nil) }
         var relative = Substring(path)
         while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
-        return (percentEncode(String(relative)), nil)
+        return percentEncode(String(relative))
     }
 
-    /// `originalUriBaseIds` for a single PATH: the directory files' uris are relative to.
-    private static func baseIds(_ w: inout JSONWriter, root: String, paths: [String]) {
-        var directory = root
-        if paths.contains(root) {
-            // A file given directly: its uri is its name, so the base is the directory holding it.
-            if let slash = root.lastIndex(of: "/") {
-                directory = String(root[...slash])
-            } else {
-                directory = "./"
-            }
-        }
-        if !directory.hasSuffix("/") { directory += "/" }
-        w.beginObject("originalUriBaseIds")
-        w.beginObject("INPUTROOT")
-        if directory.hasPrefix("/") {
-            w.key("uri", "file://" + percentEncode(directory))
-        } else {
-            w.key("uri", percentEncode(directory))
-            w.key("uriBaseId", "WORKDIR")
-        }
-        w.beginObject("description")
-        w.key("text", "The PATH conn-audit was given (\(root)); log file locations are relative to it.")
-        w.endObject()
-        w.endObject()
-        w.endObject()
+    /// The directory conn-audit runs in (nil if it cannot be read).
+    static func workingDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return String(cString: buffer)
     }
 
     /// RFC 3986 percent-encoding of a path: unreserved characters (`A–Z a–z 0–9 - . _ ~`) and `/`
