@@ -24,6 +24,9 @@ final class CompiledRule: @unchecked Sendable {
     let messageReadsHistory: Bool
     /// Whether any history function is used at all (if not, nothing is retained).
     let usesHistory: Bool
+    /// Whether a history call names its result with `as:` (`last({ev: ws.ping, as: q})`): each
+    /// evaluation then carries a ``HistoryResults`` for those names.
+    let bindsHistoryResults: Bool
     /// One history list per distinct set of `ev` names the correlated history selectors name
     /// (nil: any event), so a look-back only walks events of the kinds it asks for.
     let historyLists: [Set<String>?]
@@ -151,6 +154,7 @@ final class CompiledRule: @unchecked Sendable {
         }
         precedenceList = precedence
         usesHistory = !calls.isEmpty || precedence != nil
+        bindsHistoryResults = calls.contains { !$0.resultCaptures.isEmpty }
         historyLists = lists
         staticCalls = aggregates
         var byID: [Int32: [Int]] = [:]
@@ -197,7 +201,8 @@ final class CompiledRule: @unchecked Sendable {
             NameWalker.walk(expr, intoSelectors: false) { sub in
                 switch sub {
                 case .history(let call):
-                    if let i = slots[call.slot] { deps.insert(i) } else { ok = false }
+                    // A call that names its result (`as:`) binds it for the evaluation: never cached.
+                    if let i = slots[call.slot], call.resultCaptures.isEmpty { deps.insert(i) } else { ok = false }
                 case .name(let n, _):
                     if n == "params" { break }
                     if staticNames.contains(n) { deps.formUnion(dependsOn[n] ?? []) } else { ok = false }

@@ -83,6 +83,7 @@ class Runner: HistoryProvider {
     func context(_ e: Event, captures: Captures = Captures(), frozen: Bool = false) -> EvalContext {
         var ctx = EvalContext(event: e, environment: compiled.environment, history: self)
         ctx.captures = captures
+        if compiled.bindsHistoryResults { ctx.historyResults = HistoryResults() }
         if let statics, !frozen {
             ctx.statics = statics
         } else if !compiled.lets.names.isEmpty {

@@ -50,6 +50,31 @@ public struct HistoryCandidates {
     }
 }
 
+/// The events that `first/last/next(SEL)` calls named with `as:` found in one evaluation (nil when
+/// the call found none). Shared by reference: a name bound on the left of `and` is read on its
+/// right, and by the message written when the check fails.
+public final class HistoryResults {
+    private var names: [String] = []
+    private var events: [Event?] = []
+
+    public init() {}
+
+    func bind(_ name: String, _ event: Event?) {
+        if let i = names.firstIndex(of: name) {
+            events[i] = event
+        } else {
+            names.append(name)
+            events.append(event)
+        }
+    }
+
+    /// `.some(nil)`: bound to no event (null); nil: not bound (yet).
+    func lookup(_ name: String) -> Event?? {
+        guard let i = names.firstIndex(of: name) else { return nil }
+        return .some(events[i])
+    }
+}
+
 /// What stays the same for every evaluation of one rule: its params and the file paths.
 /// Shared by reference, so copying a context does not copy them.
 public final class EvalEnvironment: @unchecked Sendable {
@@ -67,6 +92,8 @@ public struct EvalContext {
     /// The current event: the trigger, or the candidate inside a nested selector.
     public var event: Event
     public var captures = Captures()
+    /// Results of history calls named with `as:`, bound as they are evaluated (nil: none named).
+    public var historyResults: HistoryResults?
     /// Values bound by name directly (tests, and lets already evaluated).
     public var lets: [String: Eval] = [:]
     /// The rule's `let:` bindings, evaluated on first use in the context of the event that
@@ -279,6 +306,7 @@ public enum Evaluator {
             if let scope = ctx.letScope, let bound = scope.value(of: name) { return bound }
             if let statics = ctx.statics, let bound = statics.value(of: name, ctx) { return bound }
             if !ctx.captures.isEmpty, let captured = ctx.captures[name] { return .event(captured) }
+            if let results = ctx.historyResults, let bound = results.lookup(name) { return bound.map { .event($0) } ?? .null }
             return .value(field(name, of: ctx.event, ctx))
         case .member(let base, let name, _):
             if case .name("params", _) = base, ctx.lets["params"] == nil, ctx.captures["params"] == nil,
@@ -533,6 +561,19 @@ public enum Evaluator {
     // MARK: - History
 
     private static func history(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
+        let result = historyAnswer(call, ctx)
+        if let results = ctx.historyResults {
+            let names = call.resultCaptures
+            if !names.isEmpty {
+                let event: Event?
+                if case .event(let e) = result { event = e } else { event = nil }
+                for name in names { results.bind(name, event) }
+            }
+        }
+        return result
+    }
+
+    private static func historyAnswer(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
         guard let provider = ctx.history else { return .undecided }
         if let ready = provider.answer(call, context: ctx) { return ready }
         let found = provider.candidates(for: call, context: ctx)

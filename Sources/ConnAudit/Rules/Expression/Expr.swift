@@ -48,6 +48,15 @@ public struct HistoryCall: Sendable {
     /// A number unique to this call in the process: runners keep per-call indexes under it.
     public var slot: Int = -1
     public var at: Int
+    /// For `first`/`last`/`next`: the `as:` names of the selector, bound to the call's result (the
+    /// event found, or null) for the rest of the evaluation (rules.md: `as:` may name a
+    /// `first/last/next` result).
+    public var resultCaptures: [String] {
+        switch kind {
+        case .first, .last, .next: return selector.captures
+        default: return []
+        }
+    }
 
     public init(kind: Kind, selector: Selector, value: Expr? = nil, since: Since?, slot: Int = -1, at: Int) {
         self.kind = kind
