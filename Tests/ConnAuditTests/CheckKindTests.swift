@@ -1708,3 +1708,93 @@ extension CheckKindTests {
         }
     }
 }
+
+// MARK: - next(SEL): look-ahead in an every expectation
+
+extension CheckKindTests {
+    /// rules.md: "`next(SEL).f` — the first matching event **after** the current one".
+    @Suite struct LookAhead {
+        static let answered = """
+            id: t.answered
+            title: Each ping is answered within 100 ms
+            every: { ev: ws.ping }
+            expect: "next({ev: ws.pong}) != null and next({ev: ws.pong}).t - t <= 100"
+            message: "ping at t={t}: next pong at t={next({ev: ws.pong}).t ?? 'never'}"
+            """
+
+        @Test func theAnswerIsTheFirstMatchAfterTheTrigger() throws {
+            let result = judge(try loadRule(Self.answered), """
+                {"t":0,"ev":"ws.ping","gen":1}
+                {"t":50,"ev":"ws.pong","gen":1}
+                {"t":200,"ev":"ws.ping","gen":1}
+                {"t":250,"ev":"ws.state","gen":1}
+                {"t":400,"ev":"ws.pong","gen":1}
+                {"t":500,"ev":"ws.ping","gen":1}
+                """)
+            // Line 3: its pong came 200 ms later; line 6: the log ends without one (next is null).
+            #expect(CheckKindVerdict(result) == CheckKindVerdict(.fail, [3, 6]))
+            #expect(result.violations.map(\.message) == ["ping at t=200: next pong at t=400", "ping at t=500: next pong at t=never"])
+        }
+
+        @Test func aMissingAnswerAtTheEndIsNullNotWaiting() throws {
+            // Without the null test the arithmetic on null is undecided: the undecided policy decides.
+            let v = try verdict("""
+                id: t.answered
+                title: Each ping is answered within 100 ms
+                every: { ev: ws.ping }
+                expect: "next({ev: ws.pong}).t - t <= 100"
+                undecided: inconclusive
+                """, """
+                {"t":0,"ev":"ws.ping","gen":1}
+                {"t":50,"ev":"ws.pong","gen":1}
+                {"t":60,"ev":"ws.ping","gen":1}
+                """)
+            #expect(v == CheckKindVerdict(.inconclusive, [], [3]))
+        }
+
+        @Test func historyInALateJudgmentStillLooksBackFromTheTrigger() throws {
+            // Judged when the pong arrives, count() must not see that pong (it came after the ping).
+            let v = try verdict("""
+                id: t.first
+                title: The first ping is answered
+                every: { ev: ws.ping }
+                expect: "count({ev: ws.pong}) > 0 or next({ev: ws.pong}) != null"
+                """, """
+                {"t":0,"ev":"ws.ping","gen":1}
+                {"t":50,"ev":"ws.pong","gen":1}
+                {"t":60,"ev":"ws.ping","gen":1}
+                """)
+            #expect(v == CheckKindVerdict(.pass, []))
+            let strict = try verdict("""
+                id: t.first
+                title: No pong before, and one after
+                every: { ev: ws.ping }
+                expect: "count({ev: ws.pong}) == 0 and next({ev: ws.pong}) != null"
+                """, """
+                {"t":0,"ev":"ws.ping","gen":1}
+                {"t":50,"ev":"ws.pong","gen":1}
+                {"t":60,"ev":"ws.ping","gen":1}
+                {"t":70,"ev":"ws.pong","gen":1}
+                """)
+            // Line 1 passes (no pong before it, one after); line 3 has a pong before it.
+            #expect(strict == CheckKindVerdict(.fail, [3]))
+        }
+
+        @Test func aWhereInTheLookAheadSeesTheTrigger() throws {
+            let v = try verdict("""
+                id: t.same
+                title: The next close is of the same generation
+                for: source
+                every: { ev: ws.connect, as: c }
+                expect: "next({ev: ws.close, where: 'gen == c.gen'}) != null"
+                """, """
+                {"t":0,"ev":"ws.connect","gen":1}
+                {"t":10,"ev":"ws.close","gen":2,"reason":"x"}
+                {"t":20,"ev":"ws.connect","gen":2}
+                {"t":30,"ev":"ws.close","gen":1,"reason":"x"}
+                """)
+            // gen 1's close comes at line 4; gen 2's connect (line 3) has no close of gen 2 after it.
+            #expect(v == CheckKindVerdict(.fail, [3]))
+        }
+    }
+}

@@ -307,6 +307,20 @@ private let loaderErrorCases: [LoaderErrorCase] = [
             every: { ev: ws.close }
             expect: "1️⃣pow(gen) > 1"
         """, message: "pow() takes 2 argument(s), not 1"),
+    LoaderErrorCase(name: "next() outside an every expectation", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            each: { ev: ws.ping, as: p }
+            followed_by: { ev: ws.pong, where: "1️⃣next({ev: ws.close}) == null" }
+        """, message: "next() (look-ahead) can be used only in the expect: of an every check and in its message"),
+    LoaderErrorCase(name: "next() with since", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            every: { ev: ws.ping, as: p }
+            expect: "1️⃣next({ev: ws.pong}, since: p) != null"
+        """, message: "next() looks forward from the current event: it takes no since:"),
     LoaderErrorCase(name: "params.nope not defined", yaml: """
         rules:
           - id: ws.a

@@ -303,7 +303,9 @@ struct FileLoader {
         context.paramsReadBox = paramsRead
         context.allCaptures = Self.captureNames(in: node)
         let check = self.check(node, id: id, scope: scope, context: &context)
-        let message = node["message"].flatMap { template($0, context: context) }
+        var messageContext = context
+        if case .every? = check { messageContext.allowsLookAhead = true }
+        let message = node["message"].flatMap { template($0, context: messageContext) }
         let tests = node["tests"].map { fixtures($0) } ?? []
 
         // Params a rule defines but never reads are probably a typo somewhere.
@@ -373,7 +375,9 @@ struct FileLoader {
             if expectNode.mappingPairs != nil || expectNode.sequenceItems != nil {
                 expectation = selector(expectNode, context: &context).map { .selector($0) }
             } else {
-                expectation = expression(expectNode, context: context).map { .expression($0) }
+                var lookAhead = context
+                lookAhead.allowsLookAhead = true
+                expectation = expression(expectNode, context: lookAhead).map { .expression($0) }
             }
             var policy = UndecidedPolicy.fail
             if let u = node["undecided"] {
@@ -872,6 +876,9 @@ struct FileLoader {
         var captures: Set<String> = []
         /// Every capture the rule binds somewhere (to report one used before it is bound).
         var allCaptures: Set<String> = []
+        /// Whether `next(SEL)` (look-ahead) may be written here: only in the `expect:` of an
+        /// `every` check and in its message, outside nested selectors.
+        var allowsLookAhead = false
         /// Params read so far (shared through a box, so nested contexts count too).
         var paramsReadBox = ParamsRead()
         var paramsRead: Set<String> { paramsReadBox.names }
@@ -892,6 +899,7 @@ struct FileLoader {
         var nested: [Diagnostic] = []
         let selectorCompiler: ExpressionParser.SelectorCompiler = { text, offset throws(ExpressionError) in
             var innerContext = context
+            innerContext.allowsLookAhead = false
             return try FileLoader.compileSelector(text, offset: offset, context: &innerContext, warnings: &nested)
         }
         do {
@@ -1017,8 +1025,10 @@ struct FileLoader {
                     problems.append(("unknown param '\(name)' (\(known))", at))
                 }
             case .history(let call):
-                if call.kind == .next {
-                    problems.append(("next() (look-ahead) is reserved but not supported; compare $seq with a capture, or use each/followed_by", call.at))
+                if call.kind == .next, !context.allowsLookAhead {
+                    problems.append(("next() (look-ahead) can be used only in the expect: of an every check and in its message; elsewhere use each/followed_by", call.at))
+                } else if call.kind == .next, call.since != nil {
+                    problems.append(("next() looks forward from the current event: it takes no since:", call.at))
                 }
                 if case .capture(let name)? = call.since, !context.captures.contains(name) {
                     problems.append(("'since: \(name)' names no capture bound before it", call.at))

@@ -9,6 +9,8 @@ final class BasicRunner: Runner {
     private var inInterval = false
     /// `between` and `before`: violations inside a scope wait for it to close.
     private var pending: [(Event, EvalContext)] = []
+    /// `every` with `next(SEL)`: triggers whose expectation waits for events after them.
+    private var waiting: [(Event, EvalContext)] = []
 
     override init(_ compiled: CompiledRule, files: [String]) {
         super.init(compiled, files: files)
@@ -25,19 +27,10 @@ final class BasicRunner: Runner {
         guard concerns(e) else { return }
         let base = self.context(e)
         switch check {
-        case .every(let selector, let expect, let policy):
+        case .every(let selector, _, _):
             guard let term = Evaluator.matches(selector, e, base) else { return }
             let ctx = bind(term, e, base)
-            let verdict: Bool?
-            switch expect {
-            case .expression(let x): verdict = Evaluator.evaluate(x, ctx).truth
-            case .selector(let s): verdict = Evaluator.matches(s, e, ctx) != nil
-            }
-            switch verdict ?? (policy == .pass ? true : policy == .fail ? false : nil) {
-            case true?: break
-            case false?: report(.violation, at: e, ctx, context: context, sink: sink)
-            case nil: report(.inconclusive, at: e, ctx, context: context, sink: sink, note: "undecided: data is missing")
-            }
+            if !judge(e, ctx, context: context, sink: sink, late: false) { waiting.append((e, ctx)) }
 
         case .never(let selector, let scope):
             switch scope {
@@ -101,7 +94,37 @@ final class BasicRunner: Runner {
         }
     }
 
+    /// Judges an `every` trigger; false when its expectation looked ahead and the answer has not
+    /// come yet (it is judged again as later events arrive, and at the end of the timeline).
+    private func judge(_ e: Event, _ ctx: EvalContext, context: ContextScope, sink: FindingSink, late: Bool) -> Bool {
+        guard case .every(_, let expect, let policy) = check else { return true }
+        lookAheadPending = false
+        if late { judging = e }
+        defer { judging = nil }
+        let verdict: Bool?
+        switch expect {
+        case .expression(let x): verdict = Evaluator.evaluate(x, ctx).truth
+        case .selector(let s): verdict = Evaluator.matches(s, e, ctx) != nil
+        }
+        if lookAheadPending, !ended { return false }
+        // Judged late, the events after the trigger have already gone by: no waiting for them.
+        switch verdict ?? (policy == .pass ? true : policy == .fail ? false : nil) {
+        case true?: break
+        case false?: report(.violation, at: e, ctx, context: context, sink: sink, waitForAfter: !late)
+        case nil: report(.inconclusive, at: e, ctx, context: context, sink: sink, note: "undecided: data is missing", waitForAfter: !late)
+        }
+        return true
+    }
+
+    override func recorded(_ e: Event, context: ContextScope, sink: FindingSink) {
+        guard !waiting.isEmpty else { return }
+        waiting = waiting.filter { !judge($0.0, $0.1, context: context, sink: sink, late: true) }
+    }
+
     override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {
+        ended = true
+        for (e, ctx) in waiting { _ = judge(e, ctx, context: context, sink: sink, late: true) }
+        waiting.removeAll()
         // `between`, `before`: a scope the log ends inside is not judged; its findings are dropped.
         pending.removeAll()
         guard case .count(_, let minimum?, _, let by) = check else { return }

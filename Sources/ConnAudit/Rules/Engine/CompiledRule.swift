@@ -27,6 +27,9 @@ final class CompiledRule: @unchecked Sendable {
     /// Whether a history call names its result with `as:` (`last({ev: ws.ping, as: q})`): each
     /// evaluation then carries a ``HistoryResults`` for those names.
     let bindsHistoryResults: Bool
+    /// Whether the rule looks ahead (`next(SEL)`, in an `every` expectation): its triggers may be
+    /// judged later than they arrive, so its history calls are answered from lists, not aggregates.
+    let usesLookAhead: Bool
     /// One history list per distinct set of `ev` names the correlated history selectors name
     /// (nil: any event), so a look-back only walks events of the kinds it asks for.
     let historyLists: [Set<String>?]
@@ -109,6 +112,8 @@ final class CompiledRule: @unchecked Sendable {
             outer.formUnion(Self.captureNames(call.selector))
             if case .selector(let s)? = call.since { outer.formUnion(Self.captureNames(s)) }
         }
+        let lookAhead = calls.contains { $0.kind == .next }
+        usesLookAhead = lookAhead
         var aggregates: [StaticCall] = []
         var slots: [Int: Int] = [:]
         var listOfSlot: [Int: Int] = [:]
@@ -132,7 +137,9 @@ final class CompiledRule: @unchecked Sendable {
                 sinceIsStatic = false
             }
             let valueIsStatic = call.value.map { Self.isStaticValue($0, outer: outer) } ?? true
-            if sinceIsStatic, valueIsStatic, Self.isStatic(call.selector, outer: outer) {
+            // A rule that looks ahead judges a trigger again later: running aggregates would by then
+            // include events after it.
+            if !lookAhead, sinceIsStatic, valueIsStatic, Self.isStatic(call.selector, outer: outer) {
                 slots[call.slot] = aggregates.count
                 aggregates.append(StaticCall(kind: call.kind, selector: call.selector, since: since, value: call.value))
                 continue

@@ -63,6 +63,7 @@ class Runner: HistoryProvider {
                 index.add(e, files: files, params: compiled.params)
             }
         }
+        if compiled.usesLookAhead { recorded(e, context: context, sink: sink) }
     }
 
     /// What the check does with one event of its timeline. Subclasses override.
@@ -193,9 +194,35 @@ class Runner: HistoryProvider {
     }
 
 
-    /// The events before the current one that `call` may match, after its `since` cut.
+    // MARK: - Look-ahead
+
+    /// The trigger being judged again after later events arrived (`next(SEL)`): history looks back
+    /// from it and ahead of it, not from the latest event.
+    var judging: Event?
+    /// Whether the timeline ended: a look-ahead that found nothing by then finds null.
+    var ended = false
+    /// Set when an evaluation met a look-ahead that may still be answered.
+    var lookAheadPending = false
+
+    func lookAheadIncomplete() { lookAheadPending = true }
+
+    /// Called after `e` was recorded in the rule's history (subclasses judge what waited for it).
+    func recorded(_ e: Event, context: ContextScope, sink: FindingSink) {}
+
+    /// The events before the current one that `call` may match, after its `since` cut; for
+    /// `next`, the events after it seen so far.
     func candidates(for call: HistoryCall, context: EvalContext) -> HistoryCandidates {
         guard let listIndex = compiled.listOfSlot[call.slot] else { return HistoryCandidates(events: []) }
+        if call.kind == .next {
+            let from = (judging ?? context.event).seq
+            let list = lists[listIndex]
+            var lo = 0, hi = list.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if list[mid].seq <= from { lo = mid + 1 } else { hi = mid }
+            }
+            return HistoryCandidates(events: list[lo...], incomplete: !ended)
+        }
         // Everything after the latest `since` event (or the capture) and before the current one.
         var cut = Int.min
         switch call.since {
@@ -219,6 +246,15 @@ class Runner: HistoryProvider {
                 if events[mid].seq <= cut { lo = mid + 1 } else { hi = mid }
             }
             events = events[lo...]
+        }
+        if let judging {
+            // Judged later: only what came before the trigger.
+            var lo = events.startIndex, hi = events.endIndex
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if events[mid].seq < judging.seq { lo = mid + 1 } else { hi = mid }
+            }
+            events = events[..<lo]
         }
         return HistoryCandidates(events: events)
     }

@@ -33,10 +33,13 @@ public protocol HistoryProvider {
     func candidates(for call: HistoryCall, context: EvalContext) -> HistoryCandidates
     /// The whole answer, when the provider keeps one ready for this call (nil: search candidates).
     func answer(_ call: HistoryCall, context: EvalContext) -> Eval?
+    /// A look-ahead found nothing yet, and the timeline has not ended: the answer may still come.
+    func lookAheadIncomplete()
 }
 
 extension HistoryProvider {
     public func answer(_ call: HistoryCall, context: EvalContext) -> Eval? { nil }
+    public func lookAheadIncomplete() {}
 }
 
 /// The events a history function searches, in timeline order.
@@ -585,7 +588,11 @@ public enum Evaluator {
             return .value(.int(n))
         case .first, .next:
             for e in found.events where matches(call.selector, e, ctx) != nil { return .event(e) }
-            return found.incomplete ? .undecided : .null
+            if found.incomplete {
+                provider.lookAheadIncomplete()
+                return .undecided
+            }
+            return .null
         case .last:
             for e in found.events.reversed() where matches(call.selector, e, ctx) != nil { return .event(e) }
             return .null
