@@ -241,10 +241,15 @@ final class CompiledRule: @unchecked Sendable {
         }
         self.interest = interest
         switch rule.check {
-        case .forbid(let s, let w): keptCaptures = Self.capturesReadLater(rule, s, without: w)
+        case .forbid(let s, let w):
+            keptCaptures = Self.capturesReadLater(rule, s, without: w)
+            keyCaptures = Self.capturesReadLater(rule, s, without: w, message: false)
         case .response(let s, _, _, _, _), .precedence(let s, _), .neverAfter(let s, _):
             keptCaptures = Self.capturesReadLater(rule, s, without: nil)
-        default: keptCaptures = []
+            keyCaptures = Self.capturesReadLater(rule, s, without: nil, message: false)
+        default:
+            keptCaptures = []
+            keyCaptures = []
         }
     }
 
@@ -279,9 +284,12 @@ final class CompiledRule: @unchecked Sendable {
     /// For sequence checks: per step, the captures read after it (see ``SequenceRunner``).
     /// (Computed in init: runners on several threads read it.)
     let keptCaptures: [Set<String>]
+    /// The same without what only the message reads: two matches that differ only in captures
+    /// the message shows are one match (the first one's captures are shown).
+    let keyCaptures: [Set<String>]
 
     /// For each step index i, the capture names read by anything evaluated after step i matched.
-    static func capturesReadLater(_ rule: Rule, _ sequence: Sequence, without: Selector?) -> [Set<String>] {
+    static func capturesReadLater(_ rule: Rule, _ sequence: Sequence, without: Selector?, message: Bool = true) -> [Set<String>] {
         func names(_ e: Expr) -> Set<String> {
             var out = Set<String>()
             NameWalker.walk(e) { if case .name(let n, _) = $0 { out.insert(n) } }
@@ -304,7 +312,7 @@ final class CompiledRule: @unchecked Sendable {
         default: break
         }
         if let without { after.formUnion(names(without)) }
-        if let m = rule.message { for case .expr(let e) in m.parts { after.formUnion(names(e)) } }
+        if message, let m = rule.message { for case .expr(let e) in m.parts { after.formUnion(names(e)) } }
         for (_, e) in rule.lets { after.formUnion(names(e)) }
         if let r = sequence.reportAt { after.insert(r) }
         // Walk back: step i's partial must keep what steps after i (and their withouts) read.

@@ -22,12 +22,17 @@ final class SequenceRunner: Runner {
     /// Per step, the captures bound up to it that anything after it reads; others are dropped
     /// from partial matches, so partials that differ only in them merge.
     private let kept: [Set<String>]
+    /// Per step, the kept captures that make two partials different: not those only the message
+    /// reads (partials differing in those merge; the first one's are shown).
+    private let keyed: [[String]]
+
+    /// What identifies a partial: its stage and the events of its keyed captures.
+    private func key(_ p: Partial) -> [Int] { [p.stage] + p.captures.seqs(of: keyed[p.stage - 1]) }
 
     private struct Partial {
         var stage: Int
         var captures: Captures
         var last: Event
-        var key: [Int] { [stage] + captures.seqs }
     }
 
     private struct Obligation {
@@ -51,6 +56,7 @@ final class SequenceRunner: Runner {
             sequenceWithout = nil
         }
         kept = compiled.keptCaptures
+        keyed = compiled.keyCaptures.map { $0.sorted() }
         super.init(compiled, files: files)
     }
 
@@ -122,7 +128,7 @@ final class SequenceRunner: Runner {
                 }
                 return partials[i]
             }
-            if partialKeys != nil { partialKeys = Set(partials.map(\.key)) }
+            if partialKeys != nil { partialKeys = Set(partials.map(key)) }
         }
         if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
         for q in grown {
@@ -130,7 +136,7 @@ final class SequenceRunner: Runner {
                 complete(q, context: context, sink: sink)
             } else if !isKnown(q) {
                 partials.append(q)
-                partialKeys?.insert(q.key)
+                partialKeys?.insert(key(q))
             }
         }
     }
@@ -138,9 +144,9 @@ final class SequenceRunner: Runner {
     /// Whether an identical partial (same stage, same captured events) is already open. A few
     /// partials are compared one by one; past ``keyedFrom`` they are kept in a set of keys.
     private func isKnown(_ q: Partial) -> Bool {
-        if partialKeys == nil, partials.count >= Self.keyedFrom { partialKeys = Set(partials.map(\.key)) }
-        if let keys = partialKeys { return keys.contains(q.key) }
-        return partials.contains { $0.stage == q.stage && $0.captures.sameEvents(as: q.captures) }
+        if partialKeys == nil, partials.count >= Self.keyedFrom { partialKeys = Set(partials.map(key)) }
+        if let keys = partialKeys { return keys.contains(key(q)) }
+        return partials.contains { $0.stage == q.stage && $0.captures.sameEvents(as: q.captures, for: keyed[q.stage - 1]) }
     }
 
     private func anchor(of match: Partial) -> Event {
@@ -161,7 +167,7 @@ final class SequenceRunner: Runner {
                 report(.violation, at: anchor, ctx, context: context, sink: sink, waitForAfter: anchor.seq == match.last.seq)
             }
         case .response(_, _, let within, _, _):
-            let key = [match.last.seq] + match.captures.seqs
+            let key = [match.last.seq] + match.captures.seqs(of: keyed[sequence.steps.count - 1])
             guard matchKeys.insert(key).inserted else { return }
             // With `report_at`, the anchor is one event however many matches share it: one
             // obligation at a time for it, and one finding at most.
@@ -185,7 +191,7 @@ final class SequenceRunner: Runner {
                 .contains { Evaluator.matches(enabling, $0, ctx) != nil } ?? false
             if !found { report(.violation, at: anchor, ctx, context: context, sink: sink) }
         case .neverAfter:
-            let key = match.captures.seqs
+            let key = match.captures.seqs(of: keyed[sequence.steps.count - 1])
             if armedKeys.insert(key).inserted { armed.append(match.captures) }
         default:
             break

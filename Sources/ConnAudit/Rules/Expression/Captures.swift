@@ -36,10 +36,21 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
     /// The bound events' `$seq` in name order: equal for two bindings of the same names to the same events.
     public var seqs: [Int] { entries.map(\.event.seq) }
 
-    /// Whether both bind the same names to the same events (by `$seq`).
-    func sameEvents(as other: Captures) -> Bool {
-        guard entries.count == other.entries.count else { return false }
-        for (a, b) in zip(entries, other.entries) where a.name != b.name || a.event.seq != b.event.seq { return false }
-        return true
+    /// The `$seq` of the events bound to `names` (a handful), in name order.
+    func seqs(of names: [String]) -> [Int] {
+        entries.filter { names.contains($0.name) }.map(\.event.seq)
+    }
+
+    /// Whether both bind the same names of `names` (a handful) to the same events (by `$seq`).
+    func sameEvents(as other: Captures, for names: [String]) -> Bool {
+        var i = 0, j = 0
+        while true {
+            while i < entries.count, !names.contains(entries[i].name) { i += 1 }
+            while j < other.entries.count, !names.contains(other.entries[j].name) { j += 1 }
+            if i == entries.count || j == other.entries.count { return i == entries.count && j == other.entries.count }
+            if entries[i].name != other.entries[j].name || entries[i].event.seq != other.entries[j].event.seq { return false }
+            i += 1
+            j += 1
+        }
     }
 }
