@@ -614,3 +614,48 @@ extension ReviewedSemanticsTests {
         }
     }
 }
+
+extension ReviewedSemanticsTests {
+    @Test func theSameRulesFileTwiceIsReadOnce() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write(#"{"t":0,"ev":"a"}"# + "\n", dir, "a.jsonl")
+            let rules = try write("""
+                rules:
+                  - id: t.a
+                    title: A
+                    every: { ev: a }
+                    expect: "t >= 0"
+                """, dir, "rules/r.yaml")
+            let twice = cli([log, "--rules", rules, "--rules", rules, "--quiet"])
+            #expect(twice.code == 0, "\(twice.err)")
+            let fileAndDirectory = cli([log, "--rules", rules, "--rules", dir + "/rules", "--quiet"])
+            #expect(fileAndDirectory.code == 0, "\(fileAndDirectory.err)")
+        }
+    }
+
+    /// rules.md: `$malformed` (file, line, reason), `$secret` (file, line, key path).
+    @Test func theReadersFindingsHaveFileAndLineFields() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write("not json\n" + #"{"t":1,"ev":"a","token":"x"}"# + "\n", dir, "a.jsonl")
+            let rules = try write("""
+                rules:
+                  - id: t.bad
+                    title: Bad lines
+                    for: corpus
+                    never: { ev: $malformed }
+                    message: "bad line {file}:{line}: {reason}"
+                  - id: t.secret
+                    title: Secrets
+                    for: corpus
+                    never: { ev: $secret }
+                    message: "secret at {file}:{line} ({path})"
+                """, dir, "r.yaml")
+            let run = cli([log, "--rules", rules, "--format", "json"])
+            let report = try json(run.out)
+            let bad = try #require((try entry(report, "t.bad")["violations"] as? [[String: Any]])?.first)
+            #expect((bad["message"] as? String)?.hasPrefix("bad line \(log):1: not valid JSON") == true, "\(bad)")
+            let secret = try #require((try entry(report, "t.secret")["violations"] as? [[String: Any]])?.first)
+            #expect(secret["message"] as? String == "secret at \(log):2 (token)")
+        }
+    }
+}

@@ -29,10 +29,12 @@ public enum RuleLoader {
     public static func load(paths: [String]) throws(DiagnosticList) -> RuleSet {
         var files: [(path: String, text: String)] = []
         var errors: [Diagnostic] = []
+        // The same file named twice (`--rules a --rules a`, or a file and its directory) is read once.
+        var seenFiles = Set<String>()
         for path in paths {
             let found = RuleFiles.find(path)
             errors += found.errors
-            for file in found.files {
+            for file in found.files where seenFiles.insert(Self.identity(of: file)).inserted {
                 switch RuleFiles.read(file) {
                 case .success(let text): files.append((file, text))
                 case .failure(let d): errors.append(d)
@@ -44,6 +46,14 @@ public enum RuleLoader {
         }
         if !errors.isEmpty { throw DiagnosticList(errors) }
         return try load(files: files)
+    }
+
+    /// What makes two names of a rule file the same file: its device and inode when it can be
+    /// read, else its path.
+    static func identity(of path: String) -> String {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return "path:" + path }
+        return "inode:\(st.st_dev):\(st.st_ino)"
     }
 
     /// Loads rules from texts already read (the built-in pack, fixtures, tests).

@@ -127,7 +127,8 @@ final class TimelineContext {
     static func render(_ e: Event, anchor: Bool) -> ContextLine {
         var text = e.t.isNaN ? e.ev : "t=\(Value.double(e.t).rendered()) \(e.ev)"
         if let g = e.gen { text += " gen=\(g)" }
-        for f in e.fields where !e.isRedacted(f.key) {
+        // A reader finding's file and line are the line's own: shown once, as file:line.
+        for f in e.fields where !e.isRedacted(f.key) && !(e.isPseudo && (f.key == "file" || f.key == "line")) {
             switch f.value {
             case .array, .object: continue
             default: text += " \(f.key)=\(f.value.rendered(bare: false))"
