@@ -402,42 +402,52 @@ final class KeyedIndex {
 /// The deadlines of one source: obligations are decided as soon as an event of the source has a
 /// later `t` (rules.md: the clock is the source's, whatever the timeline).
 final class SourceClock {
-    private var heap: [(deadline: Double, runner: Runner, scope: ContextScope)] = []
+    /// A binary heap of deadlines, with each deadline's runner and scope at the same position in
+    /// ``owners``: the heap is ordered by reading plain numbers, never by copying an entry (which
+    /// would retain its runner and scope).
+    private var deadlines: [Double] = []
+    private var owners: [(runner: Runner, scope: ContextScope)] = []
 
     func schedule(_ deadline: Double, runner: Runner, scope: ContextScope) {
-        heap.append((deadline, runner, scope))
-        var i = heap.count - 1
+        deadlines.append(deadline)
+        owners.append((runner, scope))
+        var i = deadlines.count - 1
         while i > 0 {
             let parent = (i - 1) / 2
-            if heap[parent].deadline <= heap[i].deadline { break }
-            heap.swapAt(parent, i)
+            if deadlines[parent] <= deadlines[i] { break }
+            swap(parent, i)
             i = parent
         }
     }
 
+    @inline(__always) private func swap(_ a: Int, _ b: Int) {
+        deadlines.swapAt(a, b)
+        owners.swapAt(a, b)
+    }
+
     /// Tells every runner with a deadline before `now` to decide; each runner checks its own.
     func advance(to now: Double, sink: FindingSink) {
-        guard let top = heap.first, top.deadline < now else { return }
-        var due: [(Runner, ContextScope)] = []
-        while let top = heap.first, top.deadline < now {
-            due.append((top.runner, top.scope))
-            let last = heap.removeLast()
-            if !heap.isEmpty {
-                heap[0] = last
-                var i = 0
-                while true {
-                    let l = 2 * i + 1, r = l + 1
-                    var m = i
-                    if l < heap.count, heap[l].deadline < heap[m].deadline { m = l }
-                    if r < heap.count, heap[r].deadline < heap[m].deadline { m = r }
-                    if m == i { break }
-                    heap.swapAt(i, m)
-                    i = m
-                }
+        guard let first = deadlines.first, first < now else { return }
+        var due: [(runner: Runner, scope: ContextScope)] = []
+        while let top = deadlines.first, top < now {
+            let last = deadlines.count - 1
+            swap(0, last)
+            deadlines.removeLast()
+            due.append(owners.removeLast())
+            var i = 0
+            let n = deadlines.count
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < n, deadlines[l] < deadlines[m] { m = l }
+                if r < n, deadlines[r] < deadlines[m] { m = r }
+                if m == i { break }
+                swap(i, m)
+                i = m
             }
         }
         if due.count == 1 {
-            due[0].0.expire(now: now, context: due[0].1, sink: sink)
+            due[0].runner.expire(now: now, context: due[0].scope, sink: sink)
             return
         }
         var seen = Set<ObjectIdentifier>()
