@@ -38,7 +38,7 @@ struct JSONLineParser {
 
     /// Top-level keys to decode into ``Event/fields`` (as UTF-8 bytes); nil: decode every key.
     private let wanted: [[UInt8]]?
-    private let secretKeys: [[UInt8]] = [
+    private static let secretKeyNames: [[UInt8]] = [
         "token", "access_token", "refresh_token", "authorization", "password", "secret", "cookie",
         "body", "payload",
     ].map { Array($0.utf8) }
@@ -157,14 +157,11 @@ struct JSONLineParser {
             while true {
                 c.skipWhitespace()
                 guard c.i < c.count, c.peek == UInt8(ascii: "\"") else { throw JSONSyntaxError(reason: "expected a key", offset: c.i) }
-                let component = try parseKey(&c)
+                let (component, keyFlagged, kind, keyString) = try parseTopKey(&c)
                 c.skipWhitespace()
                 guard c.i < c.count, c.peek == UInt8(ascii: ":") else { throw JSONSyntaxError(reason: "expected ':'", offset: c.i) }
                 c.i += 1
                 c.skipWhitespace()
-                let keyFlagged = isSecretKey(keyBytes)
-                let kind = topKind(keyBytes)
-                let keyString = kind == .field ? String(decoding: keyBytes, as: UTF8.self) : ""
                 path.append(component)
                 let findingsBefore = out.secretPaths.count
                 if keyFlagged { recordSecret(&out) }
@@ -240,18 +237,39 @@ struct JSONLineParser {
 
     private static let genBytes = Array("gen".utf8), srcBytes = Array("src".utf8), sessionBytes = Array("session".utf8)
 
-    private func topKind(_ key: [UInt8]) -> TopKind {
+    private func topKind(_ key: UnsafeBufferPointer<UInt8>) -> TopKind {
         switch key.count {
         case 1 where key[0] == UInt8(ascii: "t"): return .t
         case 2 where key[0] == UInt8(ascii: "e") && key[1] == UInt8(ascii: "v"): return .ev
-        case 3 where key == Self.genBytes: return .gen
-        case 3 where key == Self.srcBytes: return .src
-        case 7 where key == Self.sessionBytes: return .session
+        case 3 where Self.same(key, Self.genBytes): return .gen
+        case 3 where Self.same(key, Self.srcBytes): return .src
+        case 7 where Self.same(key, Self.sessionBytes): return .session
         default: break
         }
         guard let wanted else { return .field }
-        for w in wanted where w.count == key.count && w == key { return .field }
+        for w in wanted where w.count == key.count && Self.same(key, w) { return .field }
         return .skip
+    }
+
+    @inline(__always) private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return b.withUnsafeBufferPointer { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+    }
+
+    /// A top-level key, classified where it lies in the line (an escaped key is decoded first):
+    /// whether its name flags a secret, which connlog field it is, and its text when rules read it.
+    private mutating func parseTopKey(_ c: inout Cursor) throws(JSONSyntaxError) -> (PathComponent, Bool, TopKind, String) {
+        let (start, end, escaped) = try c.scanString()
+        let component = PathComponent.key(start: start, end: end, escaped: escaped)
+        if !escaped {
+            let key = UnsafeBufferPointer(start: c.base + start, count: end - start)
+            let kind = topKind(key)
+            return (component, Self.isSecretKey(key), kind, kind == .field ? String(decoding: key, as: UTF8.self) : "")
+        }
+        keyBytes.removeAll(keepingCapacity: true)
+        try Cursor.unescape(c.base, start, end, into: &keyBytes)
+        let (flagged, kind) = keyBytes.withUnsafeBufferPointer { (Self.isSecretKey($0), topKind($0)) }
+        return (component, flagged, kind, kind == .field ? String(decoding: keyBytes, as: UTF8.self) : "")
     }
 
     private func topKeyName(_ component: PathComponent) -> String {
@@ -271,8 +289,13 @@ struct JSONLineParser {
 
     // MARK: - Secrets
 
-    private func isSecretKey(_ key: [UInt8]) -> Bool {
-        candidates: for s in secretKeys where s.count == key.count {
+    /// Lengths of the secret key names (bit n set: a name of n bytes).
+    private static let secretLengths: UInt64 = secretKeyNames.reduce(0) { $0 | (1 << UInt64($1.count)) }
+
+    private static func isSecretKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Most keys have a length no secret name has.
+        guard key.count < 64, secretLengths & (1 << UInt64(key.count)) != 0 else { return false }
+        candidates: for s in secretKeyNames where s.count == key.count {
             for j in 0..<s.count {
                 var b = key[j]
                 if b >= 65 && b <= 90 { b += 32 }
@@ -410,7 +433,7 @@ struct JSONLineParser {
             }
             c.i += 1
             c.skipWhitespace()
-            let keyFlagged = isSecretKey(keyBytes)
+            let keyFlagged = keyBytes.withUnsafeBufferPointer { Self.isSecretKey($0) }
             let keyString = decode ? String(decoding: keyBytes, as: UTF8.self) : ""
             path.append(component)
             if keyFlagged { recordSecret(&out) }
