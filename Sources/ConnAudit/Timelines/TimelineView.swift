@@ -616,7 +616,7 @@ public enum TimelineBuilder {
             let key = SectionKey(stream: String(stream), gen: g)
             var st = states[key] ?? State()
             let name = e.ev.count > stream.count ? e.ev.dropFirst(stream.count + 1) : ""
-            let sincePing = st.lastPingT.map { DecimalRounding.rounded(e.t - $0) }
+            let sincePing = st.lastPingT.map { DecimalRounding.sum(e.t, -$0) }
             if name == "ping" { st.lastPingT = e.t }
             if name == "connect", st.firstConnectT == nil {
                 st.firstConnectT = e.t
@@ -650,7 +650,7 @@ public enum TimelineBuilder {
         }
         // Relative to the generation's first connect, wherever it is (an event logged before it is negative).
         for i in out.indices where out[i].event.gen != nil {
-            if let c = states[out[i].section]?.firstConnectT { out[i].sinceConnect = DecimalRounding.rounded(out[i].event.t - c) }
+            if let c = states[out[i].section]?.firstConnectT { out[i].sinceConnect = DecimalRounding.sum(out[i].event.t, -c) }
         }
         return Walk(pending: out, totals: totals)
     }

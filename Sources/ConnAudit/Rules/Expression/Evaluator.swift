@@ -493,8 +493,13 @@ public enum Evaluator {
             r = fmod(p, q)
         default: return .undecided
         }
+        guard r.isFinite else { return .undecided }
         // Times with fractions add up in decimal, as they were logged (see DecimalRounding).
-        return r.isFinite ? .value(.double(DecimalRounding.rounded(r))) : .undecided
+        switch op {
+        case .add: return .value(.double(DecimalRounding.sum(p, q)))
+        case .subtract: return .value(.double(DecimalRounding.sum(p, -q)))
+        default: return .value(.double(DecimalRounding.rounded(r)))
+        }
     }
 
     private static func call(_ name: String, _ args: [Eval]) -> Eval {
