@@ -563,6 +563,40 @@ private let testRules = """
         // A genuine difference below the last logged digit is not rounded away.
         #expect(DecimalRounding.sum(1128.1, 0.01) < 1128.11 + 0.001)
         #expect(DecimalRounding.sum(1128.1, 0.009) != 1128.11)
+        #expect(DecimalRounding.sum(-128.11, -1000) == -1128.11)
+        #expect(DecimalRounding.rounded(1e-30 + 3e-31) == 1.3e-30)
+    }
+
+    /// Decimals with up to six fraction digits add up to exactly the decimal sum: the rounded
+    /// result is the double a parser makes of the sum's text (integer arithmetic gives the sum).
+    @Test func decimalSumsAreTheDecimalResult() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var failures = 0
+        for _ in 0..<50_000 {
+            // a and b in millionths, over magnitudes from 1e-6 to 1e9.
+            let digits = Int64(next() % 16)
+            var bound: Int64 = 1
+            for _ in 0..<digits { bound *= 10 }
+            let x = Int64(next() % UInt64(2 * bound + 1)) - bound
+            let y = Int64(next() % UInt64(2 * bound + 1)) - bound
+            let a = Double(x) / 1_000_000, b = Double(y) / 1_000_000
+            let exact = Double(x + y) / 1_000_000
+            let exactDifference = Double(x - y) / 1_000_000
+            if DecimalRounding.sum(a, b) != exact || DecimalRounding.sum(a, -b) != exactDifference {
+                failures += 1
+                if failures <= 5 { Issue.record("\(a) ± \(b): \(DecimalRounding.sum(a, b)) vs \(exact)") }
+            }
+        }
+        #expect(failures == 0)
+        // The case that broke rounding at the result's own 15th digit: cancellation.
+        #expect(DecimalRounding.sum(777.18063, -875.375) == -98.19437)
     }
 
     @Test func aParamOfTheWrongKindIsAUsageError() throws {
@@ -656,6 +690,28 @@ extension ReviewedSemanticsTests {
             #expect((bad["message"] as? String)?.hasPrefix("bad line \(log):1: not valid JSON") == true, "\(bad)")
             let secret = try #require((try entry(report, "t.secret")["violations"] as? [[String: Any]])?.first)
             #expect(secret["message"] as? String == "secret at \(log):2 (token)")
+        }
+    }
+}
+
+extension ReviewedSemanticsTests {
+    /// cli.md's minimum JSON shape has the outcome counts; --only must not turn them into null.
+    @Test func outcomesAreCountedWhateverRulesAreSelected() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write("""
+                {"t":0,"ev":"ws.connect","gen":1}
+                {"t":5,"ev":"ws.connect_failed","gen":1,"error":"NSURLErrorDomain:-1004"}
+
+                """, dir, "a.jsonl")
+            let all = try json(cli([log, "--format", "json"]).out)
+            let only = cli([log, "--only", "ws.single-close", "--format", "json"])
+            #expect(only.code == 0, "\(only.err)")
+            let report = try json(only.out)
+            #expect(try ruleIDs(report) == ["ws.single-close"])
+            let outcomes = try #require(report["outcomes"] as? [String: Int])
+            #expect(outcomes == (all["outcomes"] as? [String: Int]))
+            #expect(outcomes["connect_failure"] == 1)
+            #expect(outcomes.keys.sorted() == ["connect_failure", "delayed", "immediate_close", "normal"])
         }
     }
 }

@@ -307,6 +307,27 @@ private let loaderErrorCases: [LoaderErrorCase] = [
             every: { ev: ws.close }
             expect: "1️⃣pow(gen) > 1"
         """, message: "pow() takes 2 argument(s), not 1"),
+    LoaderErrorCase(name: "a where that is a number", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            never: { ev: ws.ping, where: 1️⃣5 }
+        """, message: "'where' must be a condition (true or false), not the int 5"),
+    LoaderErrorCase(name: "an expect that is a number", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            every: { ev: ws.ping }
+            expect: 1️⃣42
+        """, message: "'expect' must be a condition (true or false), not the int 42"),
+    LoaderErrorCase(name: "a negative within_ms", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            each: { ev: ws.ping }
+            followed_by: { ev: ws.pong }
+            within_ms: 1️⃣-5
+        """, message: "'within_ms' must be a number of milliseconds >= 0, not -5"),
     LoaderErrorCase(name: "next() outside an every expectation", yaml: """
         rules:
           - id: ws.a

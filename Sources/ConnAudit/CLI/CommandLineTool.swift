@@ -116,8 +116,17 @@ public enum CommandLineTool {
         if !p.has("--quiet") {
             for w in ruleSet.warnings { console.err(w.description + "\n") }
         }
+        let loaded = ruleSet.rules
         ruleSet.rules = try select(ruleSet.rules, only: p.all("--only"), skip: p.all("--skip"))
         let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
+        // The outcome counts are a fact of the corpus, reported whatever rules are selected: a
+        // classify rule left out by --only/--skip still runs, unreported, for them.
+        var background: Set<String> = []
+        if !ruleSet.rules.contains(where: { $0.check.kindName == "classify" }) {
+            let hidden = loaded.filter { $0.check.kindName == "classify" }
+            background = Set(hidden.map(\.id))
+            ruleSet.rules += hidden
+        }
 
         let found = InputDiscovery.discover(p.positionals)
         if found.files.isEmpty && found.errors.isEmpty {
@@ -125,6 +134,10 @@ public enum CommandLineTool {
         }
         let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs)
         var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
+        if !background.isEmpty {
+            report.backgroundLabels = report.results.filter { background.contains($0.rule.id) }.compactMap(\.labels)
+            report.results.removeAll { background.contains($0.rule.id) }
+        }
         report.inputRoots = p.positionals
         if let path = p.value("--write-baseline") {
             try writeFile(path, Baseline.from(report).json())

@@ -388,6 +388,9 @@ struct FileLoader {
                 var lookAhead = context
                 lookAhead.allowsLookAhead = true
                 expectation = expression(expectNode, context: lookAhead).map { .expression($0) }
+                if case .expression(.literal(let v))? = expectation, v.typeName != "bool" {
+                    error(expectNode, "'expect' must be a condition (true or false), not the \(v.typeName) \(v.rendered(bare: false))")
+                }
             }
             var policy = UndecidedPolicy.fail
             if let u = node["undecided"] {
@@ -462,6 +465,9 @@ struct FileLoader {
                     if scope == .corpus { error(w, "'within_ms' needs a timeline with a clock: for: generation or source") }
                     within = expression(w, context: context)
                     if within == nil { return nil }
+                    if case .literal(let v)? = within, v.number.map({ $0 < 0 || !$0.isFinite }) ?? true {
+                        error(w, "'within_ms' must be a number of milliseconds >= 0, not \(v.rendered(bare: false))")
+                    }
                 }
                 var responseContext = context
                 let unless = node["unless"].flatMap { selector($0, context: &responseContext) }
@@ -703,7 +709,12 @@ struct FileLoader {
         }
         // `where` sees the term's own capture as well as the ones bound earlier.
         if let capture = term.capture { context.captures.insert(capture) }
-        if let whereNode { term.whereExpr = expression(whereNode, context: context) }
+        if let whereNode {
+            term.whereExpr = expression(whereNode, context: context)
+            if case .literal(let v)? = term.whereExpr, case .bool = v {} else if case .literal(let v)? = term.whereExpr {
+                error(whereNode, "'where' must be a condition (true or false), not the \(v.typeName) \(v.rendered(bare: false))")
+            }
+        }
         return errors.count == errorsBefore ? term : nil
     }
 

@@ -115,8 +115,11 @@ public struct AuditReport: Sendable {
     public var inputErrors: [InputError]
     public var results: [RuleResult]
     public var failOn: FailOn
-    /// The PATH arguments the inputs were found under (for SARIF's relative locations).
+    /// The PATH arguments the inputs were found under.
     public var inputRoots: [String] = []
+    /// Label counts of `classify` rules that ran only for ``outcomes`` (left out by `--only` or
+    /// `--skip`: not reported as rules, but the outcome counts are a fact of the corpus).
+    public var backgroundLabels: [[(name: String, count: Int)]] = []
     /// Set when a baseline was applied.
     public var baseline: Baseline.Summary?
 
@@ -159,7 +162,7 @@ public struct AuditReport: Sendable {
     /// The label counts of the `classify` rules (the required outcomes), in label order; nil when
     /// no loaded rule classifies generations.
     public var outcomes: [(name: String, count: Int)]? {
-        let all = results.compactMap(\.labels)
+        let all = results.compactMap(\.labels) + backgroundLabels
         guard !all.isEmpty else { return nil }
         var out: [(name: String, count: Int)] = []
         for labels in all {
