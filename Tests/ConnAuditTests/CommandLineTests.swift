@@ -715,3 +715,29 @@ extension ReviewedSemanticsTests {
         }
     }
 }
+
+extension ReviewedSemanticsTests {
+    /// connlog: `src` and `session` are top-level fields like any other; rules may read them.
+    @Test func rulesReadSrcAndSession() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write("""
+                {"t":0,"src":"dev1","session":"s1","ev":"a.b"}
+                {"t":1,"src":"dev2","ev":"a.b"}
+
+                """, dir, "a.jsonl")
+            let rules = try write("""
+                rules:
+                  - id: t.src
+                    title: Only dev1 in session s1
+                    for: source
+                    every: { ev: a.b }
+                    expect: "src == 'dev1' and session == 's1'"
+                    message: "{src} in {session ?? 'no session'}"
+                """, dir, "r.yaml")
+            let report = try json(cli([log, "--rules", rules, "--format", "json"]).out)
+            let violations = try #require(try entry(report, "t.src")["violations"] as? [[String: Any]])
+            #expect(violations.compactMap { $0["line"] as? Int } == [2])
+            #expect(violations.first?["message"] as? String == "dev2 in no session")
+        }
+    }
+}

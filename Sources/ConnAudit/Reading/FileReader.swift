@@ -89,7 +89,7 @@ final class FileReader {
         }
         let key = sourceKey(parsed)
         var fields = parsed.fields
-        for k in parsed.redactedKeys where !["t", "ev", "gen", "src", "session"].contains(k) {
+        for k in parsed.redactedKeys where !["t", "ev", "gen"].contains(k) {
             fields.append(.init(k, .string("[redacted]")))
         }
         let event = Event(t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,

@@ -38,6 +38,9 @@ struct JSONLineParser {
 
     /// Top-level keys to decode into ``Event/fields`` (as UTF-8 bytes); nil: decode every key.
     private let wanted: [[UInt8]]?
+    /// Whether rules read `src` / `session` as fields too (they always make the source key).
+    private let keepsSrc: Bool
+    private let keepsSession: Bool
     private static let secretKeyNames: [[UInt8]] = [
         "token", "access_token", "refresh_token", "authorization", "password", "secret", "cookie",
         "body", "payload",
@@ -59,6 +62,8 @@ struct JSONLineParser {
     /// - Parameter wantedFields: the top-level fields rules read; nil decodes all of them.
     init(wantedFields: Set<String>?) {
         wanted = wantedFields.map { $0.sorted().map { Array($0.utf8) } }
+        keepsSrc = wantedFields?.contains("src") ?? true
+        keepsSession = wantedFields?.contains("session") ?? true
         path.reserveCapacity(16)
         scratch.reserveCapacity(256)
     }
@@ -175,8 +180,12 @@ struct JSONLineParser {
                 case .t: tValue = decoded; sawT = true
                 case .ev: evValue = decoded; sawEv = true
                 case .gen: genValue = decoded; sawGen = true
-                case .src: out.src = decoded
-                case .session: out.session = decoded
+                case .src:
+                    out.src = decoded
+                    if keepsSrc, let decoded { fields.append(Event.Field("src", decoded)) }
+                case .session:
+                    out.session = decoded
+                    if keepsSession, let decoded { fields.append(Event.Field("session", decoded)) }
                 case .field:
                     if let decoded { fields.append(Event.Field(keyString, decoded)) }
                 case .skip: break

@@ -315,7 +315,8 @@ public enum TimelineBuilder {
                         entries: [], total: walks[s].totals[p.section] ?? 0))
                 }
                 let e = p.event
-                let fields = lastOfEachKey(e.fields)
+                // The source is each section's heading: `src` and `session` are not repeated per event.
+                let fields = lastOfEachKey(e.fields.filter { $0.key != "src" && $0.key != "session" })
                 let entry = TimelineDocument.Entry(
                     file: labels[Int(e.file)], line: e.line, t: e.t, ev: e.ev, gen: e.gen,
                     text: render(e.ev, fields: fields, redacted: e.redactedKeys), fields: fields,

@@ -128,7 +128,9 @@ final class TimelineContext {
         var text = e.t.isNaN ? e.ev : "t=\(Value.double(e.t).rendered()) \(e.ev)"
         if let g = e.gen { text += " gen=\(g)" }
         // A reader finding's file and line are the line's own: shown once, as file:line.
-        for f in e.fields where !e.isRedacted(f.key) && !(e.isPseudo && (f.key == "file" || f.key == "line")) {
+        // The finding names its source, and a reader finding's file and line are shown as file:line.
+        for f in e.fields where !e.isRedacted(f.key) && f.key != "src" && f.key != "session"
+            && !(e.isPseudo && (f.key == "file" || f.key == "line")) {
             switch f.value {
             case .array, .object: continue
             default: text += " \(f.key)=\(f.value.rendered(bare: false))"
