@@ -1849,3 +1849,65 @@ extension CheckKindTests {
         }
     }
 }
+
+// MARK: - Look-ahead and history results: cases found in review
+
+extension CheckKindTests.LookAhead {
+    @Test func aLateJudgmentCutsSinceAtTheTrigger() throws {
+        // The second ping is judged when the pong arrives, after the second scene: its since: must
+        // still be the first scene (the latest before the ping), so one ping counts since it.
+        let v = try verdict("""
+            id: t.since
+            title: Each ping is answered, and follows a scene
+            for: source
+            every: { ev: ws.ping }
+            expect: "next({ev: ws.pong}) != null and count({ev: ws.ping}, since: {ev: app.scene}) >= 1"
+            """, """
+            {"t":0,"ev":"app.scene","phase":"active"}
+            {"t":1,"ev":"ws.ping","gen":1}
+            {"t":2,"ev":"ws.ping","gen":1}
+            {"t":3,"ev":"app.scene","phase":"active"}
+            {"t":4,"ev":"ws.pong","gen":1}
+            """)
+        // Line 2 has no ping before it since the scene: a violation; line 3 has one.
+        #expect(v == CheckKindVerdict(.fail, [2]))
+    }
+
+    @Test func aMessageThatLooksAheadWaitsForItsAnswer() throws {
+        let result = judge(try loadRule("""
+            id: t.msg
+            title: Every close has a reason
+            for: source
+            every: { ev: ws.close }
+            expect: "reason != null"
+            message: "no reason; the next connect came at t={next({ev: ws.connect}).t ?? 'never'}"
+            """), """
+            {"t":0,"ev":"ws.close","gen":1}
+            {"t":5,"ev":"ws.connect","gen":2}
+            {"t":9,"ev":"ws.close","gen":2}
+            """)
+        #expect(result.violations.map(\.message) == [
+            "no reason; the next connect came at t=5", "no reason; the next connect came at t=never",
+        ])
+    }
+}
+
+extension CheckKindTests.HistoryResultCaptures {
+    @Test func onlyTheTermThatMatchedBindsItsName() throws {
+        // The last of pong/close is a pong: p is that pong, c is null (not the pong).
+        let v = try verdict("""
+            id: t.terms
+            title: The last answer is a pong
+            every: { ev: ws.ping }
+            expect: "last([{ev: ws.pong, as: p}, {ev: ws.close, as: c}]) == null or (p != null and c == null)"
+            """, """
+            {"t":0,"ev":"ws.close","gen":1,"reason":"x"}
+            {"t":1,"ev":"ws.pong","gen":1}
+            {"t":2,"ev":"ws.ping","gen":1}
+            {"t":3,"ev":"ws.close","gen":1,"reason":"x"}
+            {"t":4,"ev":"ws.ping","gen":1}
+            """)
+        // Line 3: last is the pong (p set, c null) passes; line 5: last is a close (p null) fails.
+        #expect(v == CheckKindVerdict(.fail, [5]))
+    }
+}

@@ -567,10 +567,12 @@ private let testRules = """
         #expect(DecimalRounding.rounded(1e-30 + 3e-31) == 1.3e-30)
     }
 
-    /// Decimals with up to six fraction digits add up to exactly the decimal sum: the rounded
-    /// result is the double a parser makes of the sum's text (integer arithmetic gives the sum).
-    @Test func decimalSumsAreTheDecimalResult() {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    /// Decimals add up to exactly the decimal sum: the result is the double a parser makes of the
+    /// sum's text (computed here in integers) — up to 16 significant digits, as in epoch
+    /// milliseconds with microseconds (`1700000000123.456`) or a long uptime (`1234567890.123456`).
+    @Test(arguments: [1, 3, 6])
+    func decimalSumsAreTheDecimalResult(fractionDigits: Int) {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 &+ UInt64(fractionDigits)
         func next() -> UInt64 {
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
@@ -578,25 +580,38 @@ private let testRules = """
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
+        var scale: Int64 = 1
+        for _ in 0..<fractionDigits { scale *= 10 }
         var failures = 0
-        for _ in 0..<50_000 {
-            // a and b in millionths, over magnitudes from 1e-6 to 1e9.
-            let digits = Int64(next() % 16)
+        for _ in 0..<30_000 {
+            // a, b in units of 10^-fractionDigits, from 1 to 16 digits, sums below 2^53 / 8.
             var bound: Int64 = 1
-            for _ in 0..<digits { bound *= 10 }
+            for _ in 0..<Int64(next() % 17) { bound *= 10 }
+            bound = min(bound, 1_000_000_000_000_000)
             let x = Int64(next() % UInt64(2 * bound + 1)) - bound
             let y = Int64(next() % UInt64(2 * bound + 1)) - bound
-            let a = Double(x) / 1_000_000, b = Double(y) / 1_000_000
-            let exact = Double(x + y) / 1_000_000
-            let exactDifference = Double(x - y) / 1_000_000
+            let a = Double(x) / Double(scale), b = Double(y) / Double(scale)
+            let exact = Double(x + y) / Double(scale)
+            let exactDifference = Double(x - y) / Double(scale)
             if DecimalRounding.sum(a, b) != exact || DecimalRounding.sum(a, -b) != exactDifference {
                 failures += 1
                 if failures <= 5 { Issue.record("\(a) ± \(b): \(DecimalRounding.sum(a, b)) vs \(exact)") }
             }
         }
         #expect(failures == 0)
-        // The case that broke rounding at the result's own 15th digit: cancellation.
+    }
+
+    @Test func decimalSumsAtTheEdges() {
+        // Cancellation: the result's own 15th digit is noise.
         #expect(DecimalRounding.sum(777.18063, -875.375) == -98.19437)
+        // 16 significant digits (the review's case): the pong at the deadline is at the deadline.
+        #expect(DecimalRounding.sum(1234567890.123456, 1000) == 1234568890.123456)
+        #expect(DecimalRounding.sum(1700000000123.456, 1000) == 1700000001123.456)
+        #expect(DecimalRounding.sum(1234568890.123459, -1234567890.123456) == 1000.000003)
+        // More digits than a whole number below 2^51 holds: plain binary addition.
+        #expect(DecimalRounding.sum(9999999999999.9999, 1) == 9999999999999.9999 + 1)
+        #expect(DecimalRounding.sum(.infinity, 1) == .infinity)
+        #expect(DecimalRounding.sum(0.5, 0.5) == 1)
     }
 
     @Test func aParamOfTheWrongKindIsAUsageError() throws {

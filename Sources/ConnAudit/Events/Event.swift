@@ -63,6 +63,8 @@ public final class Event: @unchecked Sendable {
     /// logged event. A logged line whose `ev` starts with `$` is a logged event: it cannot pass
     /// for one of the reader's findings.
     public let isPseudo: Bool
+    /// The names of the reader's findings.
+    static let readerFindings: Set<String> = ["$malformed", "$secret", "$time_regression"]
 
     public struct Field: Sendable {
         public var key: String
@@ -80,8 +82,13 @@ public final class Event: @unchecked Sendable {
         self.t = t
         self.ev = ev
         isPseudo = pseudo ?? (ev.utf8.first == UInt8(ascii: "$"))
-        // A logged `$…` name never takes the id of a reader finding's name.
-        self.evID = isPseudo || ev.utf8.first != UInt8(ascii: "$") ? (evID ?? EvNames.snapshot()[ev] ?? -1) : -1
+        // A logged event named like a reader finding never takes that finding's id (a log cannot
+        // forge `$time_regression`); other `$` names are ordinary names.
+        if !isPseudo, ev.utf8.first == UInt8(ascii: "$"), Self.readerFindings.contains(ev) {
+            self.evID = -1
+        } else {
+            self.evID = evID ?? EvNames.snapshot()[ev] ?? -1
+        }
         self.gen = gen
         self.file = file
         self.line = line

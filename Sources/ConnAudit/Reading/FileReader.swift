@@ -126,7 +126,7 @@ final class FileReader {
 
     /// rules.md names the reader's findings' fields `file` and `line` (as `$file` and `$line`).
     private func where_(_ line: Int) -> [Event.Field] {
-        [.init("file", .string(path)), .init("line", .int(Int64(line)))]
+        [.init("file", .string(path == "-" ? "<stdin>" : path)), .init("line", .int(Int64(line)))]
     }
 
     private func sourceKey(_ p: ParsedLine) -> SourceKey {

@@ -9,23 +9,50 @@ import Darwin
 /// connlog times are milliseconds that may carry a fraction (`128.11`). In binary floating point
 /// `128.11 + 1000` is `1128.1100000000001`, so a pong logged at `1128.11` would compare as *before*
 /// a deadline of `128.11 + 1000` — on time, where the brief says a pong at the deadline is late.
-/// A sum, difference, product or quotient with a fraction is therefore rounded to 15 significant
-/// decimal digits (what a `Double` holds exactly) and read back: `128.11 + 1000` is then the same
-/// number as a logged `1128.11`. Whole numbers are left alone (they are exact already).
+/// Sums and differences are therefore computed on the operands' decimal digits (``sum(_:_:)``):
+/// `128.11 + 1000` is then the same number as a logged `1128.11`. Products and quotients with a
+/// fraction are rounded to 15 significant digits. Whole numbers are left alone (they are exact).
 enum DecimalRounding {
     /// 10^0 … 10^22: every one exact in a `Double`.
     private static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { acc, _ in acc * 10 } }
 
     /// `r` rounded to 15 significant decimal digits, as the nearest `Double` to that decimal (for
-    /// products and quotients, whose error is relative to the result).
+    /// products and quotients, whose error is relative to the result; times are added and
+    /// subtracted with ``sum(_:_:)``).
     static func rounded(_ r: Double) -> Double { quantized(r, magnitude: Swift.abs(r)) }
 
-    /// `a + b` in decimal. The digits kept are the 15 significant digits of the larger operand:
-    /// a sum's binary error is relative to its operands, not to the result, so a difference of
-    /// two close numbers (`777.18063 - 875.375`) is rounded at the operands' last digit, not the
-    /// result's (which is noise there).
+    /// `a + b` in decimal: the sum of the two numbers as written (`128.11 + 1000` is `1128.11`).
+    ///
+    /// Each operand is read as the decimal it was written as: its fraction digits `d` are those of
+    /// its shortest decimal form, and `operand × 10^d` rounded is that decimal's digits as a whole
+    /// number — exact below 2^51, where the multiplication's error is under a quarter. The sum of
+    /// the two whole numbers is exact, and dividing it by 10^d is one correctly rounded division:
+    /// the nearest double to the decimal sum, which is what a parser makes of that sum's text.
+    /// Operands with more digits than that (17 significant digits and up) are added in binary.
     static func sum(_ a: Double, _ b: Double) -> Double {
-        quantized(a + b, magnitude: Swift.max(Swift.abs(a), Swift.abs(b)))
+        let r = a + b
+        guard r.isFinite, let da = fractionDigits(a), let db = fractionDigits(b) else { return r }
+        let d = Swift.max(da, db)
+        if d == 0 { return r }
+        let p = powersOfTen[d]
+        let sa = a * p, sb = b * p
+        guard Swift.abs(sa) < 2.0e15, Swift.abs(sb) < 2.0e15 else { return r }
+        return (sa.rounded() + sb.rounded()) / p
+    }
+
+    /// How many digits after the point the shortest decimal form of `x` has (0 for a whole
+    /// number); nil when `x` is not finite, or its digits do not fit in a whole number below 2^51.
+    static func fractionDigits(_ x: Double) -> Int? {
+        guard x.isFinite else { return nil }
+        if x == x.rounded() { return 0 }
+        let m = Swift.abs(x)
+        for d in 1...22 {
+            let s = m * powersOfTen[d]
+            if s >= 2.0e15 { return nil }
+            // Whole to within the error of the multiplication (one unit in its last place).
+            if Swift.abs(s - s.rounded()) <= s.ulp { return d }
+        }
+        return nil
     }
 
     /// `r` rounded to a multiple of 10^-k, where `magnitude × 10^k` has 15 digits before the point.

@@ -107,8 +107,15 @@ final class BasicRunner: Runner {
         case .selector(let s): verdict = Evaluator.matches(s, e, ctx) != nil
         }
         if lookAheadPending, !ended { return false }
+        let outcome = verdict ?? (policy == .pass ? true : policy == .fail ? false : nil)
+        // A finding whose message looks ahead waits for that answer too.
+        if outcome != true, compiled.messageLooksAhead, !ended {
+            lookAheadPending = false
+            _ = message(for: ctx, note: nil)
+            if lookAheadPending { return false }
+        }
         // Judged late, the events after the trigger have already gone by: no waiting for them.
-        switch verdict ?? (policy == .pass ? true : policy == .fail ? false : nil) {
+        switch outcome {
         case true?: break
         case false?: report(.violation, at: e, ctx, context: context, sink: sink, waitForAfter: !late)
         case nil: report(.inconclusive, at: e, ctx, context: context, sink: sink, note: "undecided: data is missing", waitForAfter: !late)

@@ -30,6 +30,11 @@ final class CompiledRule: @unchecked Sendable {
     /// Whether the rule looks ahead (`next(SEL)`, in an `every` expectation): its triggers may be
     /// judged later than they arrive, so its history calls are answered from lists, not aggregates.
     let usesLookAhead: Bool
+    /// The ``EvNames`` ids a `next(SEL)` of the rule may find (nil: any): only their arrival can
+    /// answer a waiting trigger.
+    let lookAheadIDs: [Int32]?
+    /// Whether the message reads `next(SEL)`: a failing trigger then waits for it too.
+    let messageLooksAhead: Bool
     /// One history list per distinct set of `ev` names the correlated history selectors name
     /// (nil: any event), so a look-back only walks events of the kinds it asks for.
     let historyLists: [Set<String>?]
@@ -114,6 +119,12 @@ final class CompiledRule: @unchecked Sendable {
         }
         let lookAhead = calls.contains { $0.kind == .next }
         usesLookAhead = lookAhead
+        var aheadIDs: [Int32]? = []
+        for call in calls where call.kind == .next {
+            guard let ids = call.selector.ids, aheadIDs != nil else { aheadIDs = nil; break }
+            aheadIDs! += ids
+        }
+        lookAheadIDs = aheadIDs
         var aggregates: [StaticCall] = []
         var slots: [Int: Int] = [:]
         var listOfSlot: [Int: Int] = [:]
@@ -199,6 +210,13 @@ final class CompiledRule: @unchecked Sendable {
             }
         }
         messageReadsHistory = messageHistory
+        var messageAhead = false
+        if let message = rule.message {
+            for case .expr(let e) in message.parts {
+                NameWalker.walk(e) { if case .history(let call) = $0, call.kind == .next { messageAhead = true } }
+            }
+        }
+        messageLooksAhead = messageAhead
         var staticNames = Set<String>()
         // For each static let, the aggregates (by position) its value depends on.
         var dependsOn: [String: Set<Int>] = [:]

@@ -63,7 +63,7 @@ class Runner: HistoryProvider {
                 index.add(e, files: files, params: compiled.params)
             }
         }
-        if compiled.usesLookAhead { recorded(e, context: context, sink: sink) }
+        if compiled.usesLookAhead, compiled.lookAheadIDs?.contains(e.evID) ?? true { recorded(e, context: context, sink: sink) }
     }
 
     /// What the check does with one event of its timeline. Subclasses override.
@@ -231,8 +231,10 @@ class Runner: HistoryProvider {
             guard let captured = context.captures[name] else { return HistoryCandidates(events: []) }
             cut = captured.seq
         case .selector(let s)?:
+            // Judged late (look-ahead), the latest `since` event is the latest before the trigger.
+            let before = judging?.seq ?? Int.max
             if let sinceList = compiled.sinceListOfSlot[call.slot],
-               let e = lists[sinceList].last(where: { Evaluator.matches(s, $0, context.looking(at: $0)) != nil }) {
+               let e = lists[sinceList].last(where: { $0.seq < before && Evaluator.matches(s, $0, context.looking(at: $0)) != nil }) {
                 cut = e.seq
             }
         }

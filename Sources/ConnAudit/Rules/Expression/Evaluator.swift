@@ -573,9 +573,12 @@ public enum Evaluator {
         if let results = ctx.historyResults {
             let names = call.resultCaptures
             if !names.isEmpty {
-                let event: Event?
-                if case .event(let e) = result { event = e } else { event = nil }
-                for name in names { results.bind(name, event) }
+                // The name of the term that matched the event found is that event; the others null.
+                var matched: String?
+                if case .event(let e) = result { matched = matches(call.selector, e, ctx.looking(at: e))?.capture }
+                for name in names {
+                    if case .event(let e) = result, name == matched { results.bind(name, e) } else { results.bind(name, nil) }
+                }
             }
         }
         return result
