@@ -1911,3 +1911,20 @@ extension CheckKindTests.HistoryResultCaptures {
         #expect(v == CheckKindVerdict(.fail, [5]))
     }
 }
+
+extension CheckKindTests.LookAhead {
+    @Test func aTriggerJudgedLongAfterItCameShowsNoStrangersAsNeighbours() throws {
+        let rule = try loadRule("""
+            id: t.answered
+            title: Each ping is answered
+            every: { ev: ws.ping }
+            expect: "next({ev: ws.pong}) != null"
+            """)
+        let states = (1...20).map { #"{"t":\#($0),"ev":"ws.state","gen":1,"state":"s\#($0)"}"# }
+        let log = ([#"{"t":0,"ev":"ws.ping","gen":1}"#] + states).joined(separator: "\n") + "\n"
+        let result = judge(rule, log)
+        #expect(CheckKindVerdict(result) == CheckKindVerdict(.fail, [1]))
+        // Judged at the end of the timeline, 20 events later: only the ping itself is shown.
+        #expect(result.violations.first?.context.map(\.line) == [1])
+    }
+}

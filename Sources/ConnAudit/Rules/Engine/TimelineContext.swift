@@ -65,6 +65,11 @@ final class TimelineContext {
         guard enabled else { return ([], 0) }
         guard let anchor else { return ([], 0) }
         let recent = self.recent
+        // An anchor that has left the ring (a trigger judged long after it came, by a look-ahead)
+        // has no neighbours left to show: the ring's events are not next to it.
+        if !anchor.isPseudo, let oldest = recent.first, oldest.seq > anchor.seq {
+            return ([Self.render(anchor, anchor: true)], TimelineContext.after)
+        }
         var before: [ContextLine] = []
         for e in recent.reversed() where before.count < Self.before && e.seq < anchor.seq && scope.contains(e) {
             before.append(Self.render(e, anchor: false))
