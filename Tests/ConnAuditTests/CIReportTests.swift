@@ -56,7 +56,7 @@ import FoundationXML
     /// Runs the rules over `logs/app.jsonl` (served from memory) and, when `unreadable`, over
     /// `logs/locked.jsonl`, which the opener refuses.
     static func audit(
-        _ text: String = log, path: String = "logs/app.jsonl", roots: [String] = ["logs"], custom: Bool = false,
+        _ text: String = log, path: String = "logs/app.jsonl", custom: Bool = false,
         unreadable: Bool = false, failOn: AuditReport.FailOn = .error
     ) -> AuditReport {
         let files = [path: Array(text.utf8)]
@@ -66,9 +66,7 @@ import FoundationXML
         }
         var inputs = [InputFile(path: path)]
         if unreadable { inputs.append(InputFile(path: "logs/locked.jsonl")) }
-        var report = auditor.run(inputs, failOn: failOn)
-        report.inputRoots = roots
-        return report
+        return auditor.run(inputs, failOn: failOn)
     }
 
     // MARK: - All formats

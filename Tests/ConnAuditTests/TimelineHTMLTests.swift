@@ -8,23 +8,11 @@ import Testing
 struct TimelineHTMLTests {
     // MARK: - Helpers
 
-    typealias LogFile = (path: String, text: String)
+    typealias LogFile = TimelineViewTests.LogFile
 
-    static let rules = RuleLoader.builtin()
-
-    /// Builds the view of `files` (in this argument order) served from memory.
+    /// Builds the view of `files` (in this argument order) served from memory, as the view's tests do.
     static func build(_ files: [LogFile], _ query: TimelineQuery = TimelineQuery()) throws -> TimelineDocument {
-        var contents: [String: [UInt8]] = [:]
-        for f in files { contents[f.path] = Array(f.text.utf8) }
-        let served = contents
-        return try TimelineBuilder.build(
-            inputs: files.map { InputFile(path: $0.path) }, rules: rules, query: query
-        ) { file throws(InputError) in
-            guard let bytes = served[file.path] else {
-                throw InputError(path: file.path, reason: "no such file or directory")
-            }
-            return ByteSources.memory(bytes, path: file.path)
-        }.0
+        try TimelineViewTests.build(files, query)
     }
 
     static func lines(_ html: String) -> [String] {

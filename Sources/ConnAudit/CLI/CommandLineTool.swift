@@ -138,7 +138,6 @@ public enum CommandLineTool {
             report.backgroundLabels = report.results.filter { background.contains($0.rule.id) }.compactMap(\.labels)
             report.results.removeAll { background.contains($0.rule.id) }
         }
-        report.inputRoots = p.positionals
         if let path = p.value("--write-baseline") {
             try writeFile(path, Baseline.from(report).json())
             if !p.has("--quiet") {

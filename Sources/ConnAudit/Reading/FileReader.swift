@@ -70,7 +70,7 @@ final class FileReader {
         if parsed.isObject {
             for p in parsed.secretPaths {
                 secrets.append(Event(t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret", file: index,
-                                     line: raw.number, fields: [.init("path", .string(p))] + where_(raw.number), evID: secretID))
+                                     line: raw.number, fields: [.init("path", .string(p))] + location(raw.number), evID: secretID))
             }
         }
         if let reason = parsed.malformedReason {
@@ -104,7 +104,7 @@ final class FileReader {
         }
         if let earlier, parsed.t < earlier {
             regression = Event(t: parsed.t, ev: "$time_regression", file: index, line: raw.number,
-                               fields: [.init("previous_t", Value.double(earlier).normalizedNumber)] + where_(raw.number),
+                               fields: [.init("previous_t", Value.double(earlier).normalizedNumber)] + location(raw.number),
                                evID: regressionID)
         }
         previous = (key, parsed.t)
@@ -120,12 +120,12 @@ final class FileReader {
     }
 
     private func malformed(_ line: Int, _ reason: String) -> Event {
-        Event(t: .nan, ev: "$malformed", file: index, line: line, fields: [.init("reason", .string(reason))] + where_(line),
+        Event(t: .nan, ev: "$malformed", file: index, line: line, fields: [.init("reason", .string(reason))] + location(line),
               evID: malformedID)
     }
 
     /// rules.md names the reader's findings' fields `file` and `line` (as `$file` and `$line`).
-    private func where_(_ line: Int) -> [Event.Field] {
+    private func location(_ line: Int) -> [Event.Field] {
         [.init("file", .string(path == "-" ? "<stdin>" : path)), .init("line", .int(Int64(line)))]
     }
 

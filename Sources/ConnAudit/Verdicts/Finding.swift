@@ -115,8 +115,6 @@ public struct AuditReport: Sendable {
     public var inputErrors: [InputError]
     public var results: [RuleResult]
     public var failOn: FailOn
-    /// The PATH arguments the inputs were found under.
-    public var inputRoots: [String] = []
     /// Label counts of `classify` rules that ran only for ``outcomes`` (left out by `--only` or
     /// `--skip`: not reported as rules, but the outcome counts are a fact of the corpus).
     public var backgroundLabels: [[(name: String, count: Int)]] = []

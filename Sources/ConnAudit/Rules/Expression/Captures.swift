@@ -2,8 +2,8 @@
 ///
 /// A rule binds a handful of names at most, so they are kept in one small array in name order
 /// rather than a dictionary: a lookup compares a few short strings instead of hashing one, a copy
-/// retains one buffer, and two bindings of the same names compare by their events' `$seq` in order
-/// (``seqs``) without sorting.
+/// retains one buffer, and two bindings compare by their events' `$seq` in name order
+/// (``seqs(of:)``, ``sameEvents(as:for:)``) without sorting.
 public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
     private var entries: [(name: String, event: Event)] = []
 
@@ -32,9 +32,6 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
             }
         }
     }
-
-    /// The bound events' `$seq` in name order: equal for two bindings of the same names to the same events.
-    public var seqs: [Int] { entries.map(\.event.seq) }
 
     /// The `$seq` of the events bound to `names` (a handful), in name order.
     func seqs(of names: [String]) -> [Int] {
