@@ -12,8 +12,10 @@ final class CompiledRule: @unchecked Sendable {
     let historyIDs: [Int32]?
     let historyListIDs: [[Int32]?]
     /// For each correlated call (by slot): its list, and its `since` selector's list.
-    let listOfSlot: [Int: Int]
-    let sinceListOfSlot: [Int: Int]
+    let listOfSlot: SlotTable<Int>
+    let sinceListOfSlot: SlotTable<Int>
+    /// The slots of the rule's history calls (for the runner's per-call tables).
+    let callSlots: [Int]
     /// For `preceded_by`: the history list of the enabling selector.
     let precedenceList: Int?
     /// The rule's lets, one slot per name; `isStatic` marks those whose value depends only on
@@ -54,7 +56,7 @@ final class CompiledRule: @unchecked Sendable {
     @inline(__always) func staticCalls(for id: Int32) -> [Int] {
         id >= 0 && Int(id) < staticCallsByID.count ? staticCallsByID[Int(id)] : staticCallsForAnyID
     }
-    let staticSlots: [Int: Int]
+    let staticSlots: SlotTable<Int>
     /// `ev` names this rule reacts to; nil: every event.
     let interest: Set<String>?
 
@@ -201,7 +203,8 @@ final class CompiledRule: @unchecked Sendable {
             return table
         }
         staticCallsForAnyID = anyID
-        staticSlots = slots
+        callSlots = calls.map(\.slot)
+        staticSlots = SlotTable(covering: callSlots, slots)
         historyNames = usesHistory ? history : []
         var messageHistory = false
         if let message = rule.message {
@@ -247,8 +250,8 @@ final class CompiledRule: @unchecked Sendable {
         lets = LetTable(rule.lets, staticNames: staticNames, dependsOn: dependsOn)
         historyIDs = historyNames.map { $0.map { EvNames.id($0) } }
         historyListIDs = lists.map { $0.map { $0.map { EvNames.id($0) } } }
-        self.listOfSlot = listOfSlot
-        self.sinceListOfSlot = sinceListOfSlot
+        self.listOfSlot = SlotTable(covering: callSlots, listOfSlot)
+        self.sinceListOfSlot = SlotTable(covering: callSlots, sinceListOfSlot)
 
         var interest: Set<String>? = []
         for s in selectors {

@@ -10,9 +10,11 @@ class Runner: HistoryProvider {
     /// (``CompiledRule/historyLists``), each holding only events its selectors can match.
     private var lists: [[Event]]
     /// Equality indexes over history lists, per history call (see ``keyedCandidates``).
-    private var indexes: [Int: KeyedIndex] = [:]
+    private var indexes: SlotTable<KeyedIndex>
+    /// The indexes made so far (each also in ``indexes``), in the order they were made.
+    private var madeIndexes: [KeyedIndex] = []
     /// Calls found not to be indexable.
-    private var unindexable = Set<Int>()
+    private var unindexable: SlotTable<Bool>
     /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order.
     private var aggregates: [Aggregate]
 
@@ -43,6 +45,9 @@ class Runner: HistoryProvider {
             statics = nil
         }
         lists = Array(repeating: [], count: compiled.historyLists.count)
+        indexes = SlotTable(covering: compiled.callSlots)
+        unindexable = SlotTable(covering: compiled.callSlots)
+        seqBounds = SlotTable(covering: compiled.callSlots)
         aggregates = Array(repeating: Aggregate(), count: compiled.staticCalls.count)
     }
 
@@ -58,8 +63,8 @@ class Runner: HistoryProvider {
         for (i, ids) in compiled.historyListIDs.enumerated() where ids?.contains(e.evID) ?? true {
             lists[i].append(e)
         }
-        if !indexes.isEmpty {
-            for index in indexes.values where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
+        if !madeIndexes.isEmpty {
+            for index in madeIndexes where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
                 index.add(e, files: files, params: compiled.params)
             }
         }
@@ -281,7 +286,7 @@ class Runner: HistoryProvider {
     }
 
     /// Per call slot: its `$seq > X` conjunct (X, strict), or nil when it has none.
-    private var seqBounds: [Int: (Expr, Bool)?] = [:]
+    private var seqBounds: SlotTable<(Expr, Bool)?>
 
     private static func seqConjunct(_ selector: Selector, context: EvalContext) -> (Expr, Bool)? {
         guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, context: context) else { return nil }
@@ -302,19 +307,21 @@ class Runner: HistoryProvider {
     /// bound outside (captures, lets, params), the events with A equal to B's value, from a hash
     /// index kept up to date as events are retained. Nil when the call is not of that shape.
     private func keyedCandidates(_ call: HistoryCall, context: EvalContext) -> ArraySlice<Event>? {
-        guard call.slot >= 0, !unindexable.contains(call.slot) else { return nil }
+        // Every call of the rule has a slot in its tables; one without (none) is searched in full.
+        guard indexes.covers(call.slot), unindexable[call.slot] == nil else { return nil }
         if let index = indexes[call.slot] {
             guard case .value(let key) = Evaluator.evaluate(index.outer, context) else { return [] }
             return index.buckets[KeyedIndex.normalized(key)]?[...] ?? []
         }
         guard let listIndex = compiled.listOfSlot[call.slot],
               let (candidateSide, outerSide) = KeyedIndex.split(call.selector, context: context) else {
-            unindexable.insert(call.slot)
+            unindexable[call.slot] = true
             return nil
         }
         let index = KeyedIndex(list: listIndex, key: candidateSide, outer: outerSide)
         for e in lists[listIndex] { index.add(e, files: files, params: compiled.params) }
         indexes[call.slot] = index
+        madeIndexes.append(index)
         guard case .value(let key) = Evaluator.evaluate(outerSide, context) else { return [] }
         return index.buckets[KeyedIndex.normalized(key)]?[...] ?? []
     }

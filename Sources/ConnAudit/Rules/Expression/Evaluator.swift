@@ -374,8 +374,8 @@ public enum Evaluator {
             case false?: return evaluate(b, ctx)
             case nil: return .undecided
             }
-        case .call(let name, let args, _):
-            return call(name, args.map { evaluate($0, ctx) })
+        case .call(let function, let args, _):
+            return call(function, args, ctx)
         case .history(let call):
             return history(call, ctx)
         case .regex(let subject, let regex):
@@ -502,66 +502,88 @@ public enum Evaluator {
         }
     }
 
-    private static func call(_ name: String, _ args: [Eval]) -> Eval {
-        switch name {
-        case "type":
-            switch args[0] {
+    /// A value function. Every argument is evaluated (left to right) before any is judged, as
+    /// history calls among them bind their `as:` names; no argument list is built for the
+    /// functions of one or two arguments.
+    private static func call(_ function: Expr.Function, _ args: [Expr], _ ctx: EvalContext) -> Eval {
+        switch function {
+        case .type:
+            switch evaluate(args[0], ctx) {
             case .value(let v): return .value(.string(v.typeName))
             case .event: return .value(.string("event"))
             case .undecided: return .undecided
             }
-        case "str":
-            switch args[0] {
+        case .str:
+            switch evaluate(args[0], ctx) {
             case .value(let v): return .value(.string(v.rendered()))
             case .event(let e): return .value(.string("\(e.ev) at line \(e.line)"))
             case .undecided: return .undecided
             }
-        case "is_int":
-            if case .value(.int) = args[0] { return .true }
-            if case .undecided = args[0] { return .undecided }
-            return .false
-        default: break
-        }
-        var values: [Value] = []
-        for a in args {
-            guard case .value(let v) = a, v != .null else { return .undecided }
-            values.append(v)
-        }
-        switch name {
-        case "text":
-            return values[0].text.map { .value(.string($0)) } ?? .undecided
-        case "len":
-            switch values[0] {
-            case .string(let s): return .value(.int(Int64(s.count)))
-            case .array(let items): return .value(.int(Int64(items.count)))
-            case .object(let entries): return .value(.int(Int64(entries.count)))
+        case .isInt:
+            switch evaluate(args[0], ctx) {
+            case .value(.int): return .true
+            case .undecided: return .undecided
+            default: return .false
+            }
+        case .text:
+            guard let v = decided(evaluate(args[0], ctx)) else { return .undecided }
+            return v.text.map { .value(.string($0)) } ?? .undecided
+        case .len:
+            switch decided(evaluate(args[0], ctx)) {
+            case .string(let s)?: return .value(.int(Int64(s.count)))
+            case .array(let items)?: return .value(.int(Int64(items.count)))
+            case .object(let entries)?: return .value(.int(Int64(entries.count)))
             default: return .undecided
             }
-        case "abs":
-            if case .int(let i) = values[0], i != Int64.min { return .value(.int(Swift.abs(i))) }
-            guard let d = values[0].number else { return .undecided }
+        case .abs:
+            guard let v = decided(evaluate(args[0], ctx)) else { return .undecided }
+            if case .int(let i) = v, i != Int64.min { return .value(.int(Swift.abs(i))) }
+            guard let d = v.number else { return .undecided }
             return .value(.double(Swift.abs(d)))
-        case "pow":
-            guard let b = values[0].number, let e = values[1].number else { return .undecided }
-            let r = Foundation_pow(b, e)
+        case .pow:
+            let a = evaluate(args[0], ctx)
+            let b = evaluate(args[1], ctx)
+            guard let x = decided(a), let y = decided(b), let base = x.number, let e = y.number else { return .undecided }
+            let r = Foundation_pow(base, e)
             guard r.isFinite else { return .undecided }
-            if case .int = values[0], case .int = values[1], r == r.rounded(), Swift.abs(r) < 9.0e15 {
+            if case .int = x, case .int = y, r == r.rounded(), Swift.abs(r) < 9.0e15 {
                 return .value(.int(Int64(r)))
             }
             return .value(.double(r))
-        case "min", "max":
+        case .min, .max:
+            let wantsMin = function == .min
+            if args.count == 2 {
+                let a = evaluate(args[0], ctx)
+                let b = evaluate(args[1], ctx)
+                guard let x = decided(a), let y = decided(b), let p = x.number, let q = y.number else { return .undecided }
+                return .value((wantsMin ? q < p : q > p) ? y : x)
+            }
+            var values: [Value] = []
+            values.reserveCapacity(args.count)
+            var allDecided = true
+            for arg in args {
+                if let v = decided(evaluate(arg, ctx)) { values.append(v) } else { allDecided = false }
+            }
+            guard allDecided else { return .undecided }
             let items: [Value]
             if values.count == 1, case .array(let list) = values[0] { items = list } else { items = values }
             guard !items.isEmpty else { return .undecided }
             var best = items[0]
             for v in items {
                 guard let a = v.number, let b = best.number else { return .undecided }
-                if name == "min" ? a < b : a > b { best = v }
+                if wantsMin ? a < b : a > b { best = v }
             }
             return best.number == nil ? .undecided : .value(best)
-        default:
+        case .matches:
+            // Parsed into `.regex` (its pattern must be a literal); never called by name.
             return .undecided
         }
+    }
+
+    /// A function argument's value; nil when it is undecided, null or an event.
+    @inline(__always) private static func decided(_ e: Eval) -> Value? {
+        guard case .value(let v) = e, v != .null else { return nil }
+        return v
     }
 
     private static func Foundation_pow(_ a: Double, _ b: Double) -> Double { pow(a, b) }

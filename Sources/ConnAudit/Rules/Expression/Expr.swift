@@ -20,14 +20,17 @@ public indirect enum Expr: Sendable {
     case unary(UnaryOp, Expr)
     case binary(BinaryOp, Expr, Expr, at: Int)
     case conditional(Expr, Expr, Expr)
-    /// A value function: `min max abs pow text is_int type matches len`.
-    case call(String, [Expr], at: Int)
+    /// A value function: `min max abs pow text is_int type len str` (`matches` is ``regex``).
+    case call(Function, [Expr], at: Int)
     /// A history function over the rule's timeline: `first last next count`.
     case history(HistoryCall)
     /// `matches(x, "literal regex")`, compiled once when the rule loads.
     case regex(Expr, BoundedRegex)
 
     public enum UnaryOp: Sendable { case not, negate }
+    public enum Function: String, Sendable {
+        case min, max, abs, pow, text, isInt = "is_int", type, matches, len, str
+    }
     public enum BinaryOp: String, Sendable {
         case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"
         case equal = "==", notEqual = "!=", less = "<", lessEqual = "<=", greater = ">", greaterEqual = ">="

@@ -314,7 +314,10 @@ public struct ExpressionParser {
                         throw ExpressionError(message: "bad regular expression: \(error.message)", offset: token.offset)
                     }
                 }
-                return .call(word, args, at: token.offset)
+                guard let function = Expr.Function(rawValue: word) else {
+                    throw ExpressionError(message: "unknown function '\(word)'", offset: token.offset)
+                }
+                return .call(function, args, at: token.offset)
             }
             return .name(word, at: token.offset)
         case .punct("("):

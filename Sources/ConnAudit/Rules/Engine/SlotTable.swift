@@ -1,0 +1,36 @@
+/// Something kept per history call of one rule, found by the call's ``HistoryCall/slot``.
+///
+/// Slots are numbered across the whole process, but the calls of one rule have slots close to each
+/// other: an array over the rule's range answers a lookup with a subtraction and a bounds check,
+/// where a dictionary hashed the number on every history call of every evaluation. A slot outside
+/// the range has no entry.
+struct SlotTable<Element> {
+    private(set) var base = 0
+    private var entries: [Element?] = []
+
+    init() {}
+
+    /// A table covering `slots` (the rule's calls), every entry empty.
+    init(covering slots: [Int]) {
+        let valid = slots.filter { $0 >= 0 }
+        guard let lo = valid.min(), let hi = valid.max() else { return }
+        base = lo
+        entries = Array(repeating: nil, count: hi - lo + 1)
+    }
+
+    /// A table covering `slots`, filled from `values`.
+    init(covering slots: [Int], _ values: [Int: Element]) {
+        self.init(covering: slots + Array(values.keys))
+        for (slot, value) in values { self[slot] = value }
+    }
+
+    /// Whether `slot` is one of the rule's (an entry can be stored for it).
+    @inline(__always) func covers(_ slot: Int) -> Bool {
+        slot >= base && slot - base < entries.count
+    }
+
+    @inline(__always) subscript(slot: Int) -> Element? {
+        get { covers(slot) ? entries[slot - base] : nil }
+        set { if covers(slot) { entries[slot - base] = newValue } }
+    }
+}
