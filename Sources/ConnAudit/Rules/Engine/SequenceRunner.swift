@@ -18,16 +18,32 @@ final class SequenceRunner: Runner {
     /// Anchors already reported (a forbidden sequence is matched existentially: once per anchor).
     private var reportedAnchors = Set<Int>()
     /// Complete matches of the event being processed (the same captures count once).
+    /// The first is kept alone: a set is made only when a second match completes on the event.
+    private var firstMatchKey: [Int]?
     private var matchKeys = Set<[Int]>()
+
+    /// Whether a complete match with `key` is the first such on the event being processed.
+    private func isNewMatch(_ key: [Int]) -> Bool {
+        guard let first = firstMatchKey else {
+            firstMatchKey = key
+            return true
+        }
+        if matchKeys.isEmpty { matchKeys.insert(first) }
+        return matchKeys.insert(key).inserted
+    }
+    /// Scratch lists of ``advance``, kept between events so it allocates nothing for them.
+    private var deadScratch: [Int] = []
+    private var grownScratch: [Partial] = []
     /// Per step, the captures bound up to it that anything after it reads; others are dropped
     /// from partial matches, so partials that differ only in them merge.
-    private let kept: [Set<String>]
+    /// (A handful of names per step: a linear search is cheaper than hashing one.)
+    private let kept: [[String]]
     /// Per step, the kept captures that make two partials different: not those only the message
     /// reads (partials differing in those merge; the first one's are shown).
     private let keyed: [[String]]
 
     /// What identifies a partial: its stage and the events of its keyed captures.
-    private func key(_ p: Partial) -> [Int] { [p.stage] + p.captures.seqs(of: keyed[p.stage - 1]) }
+    private func key(_ p: Partial) -> [Int] { p.captures.seqs(of: keyed[p.stage - 1], after: p.stage) }
 
     private struct Partial {
         var stage: Int
@@ -55,7 +71,7 @@ final class SequenceRunner: Runner {
             sequence = Sequence(steps: [], reportAt: nil)
             sequenceWithout = nil
         }
-        kept = compiled.keptCaptures
+        kept = compiled.keptCaptures.map { $0.sorted() }
         keyed = compiled.keyCaptures.map { $0.sorted() }
         super.init(compiled, files: files)
     }
@@ -92,8 +108,16 @@ final class SequenceRunner: Runner {
         // Most events concern no partial and start none: leave everything as it is.
         let starts = sequence.steps[0].selector.mayMatch(e.evID)
         if !starts, !partials.contains(where: { concerns(e, stage: $0.stage) }) { return }
-        var dead: [Int] = []
-        var grown: [Partial] = []
+        var dead = deadScratch
+        var grown = grownScratch
+        deadScratch = []
+        grownScratch = []
+        defer {
+            dead.removeAll(keepingCapacity: true)
+            grown.removeAll(keepingCapacity: true)
+            deadScratch = dead
+            grownScratch = grown
+        }
         for i in partials.indices where concerns(e, stage: partials[i].stage) {
             let p = partials[i]
             let step = sequence.steps[p.stage]
@@ -130,6 +154,7 @@ final class SequenceRunner: Runner {
             }
             if partialKeys != nil { partialKeys = Set(partials.map(key)) }
         }
+        firstMatchKey = nil
         if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
         for q in grown {
             if q.stage == sequence.steps.count {
@@ -167,8 +192,8 @@ final class SequenceRunner: Runner {
                 report(.violation, at: anchor, ctx, context: context, sink: sink, waitForAfter: anchor.seq == match.last.seq)
             }
         case .response(_, _, let within, _, _):
-            let key = [match.last.seq] + match.captures.seqs(of: keyed[sequence.steps.count - 1])
-            guard matchKeys.insert(key).inserted else { return }
+            let key = match.captures.seqs(of: keyed[sequence.steps.count - 1], after: match.last.seq)
+            guard isNewMatch(key) else { return }
             // With `report_at`, the anchor is one event however many matches share it: one
             // obligation at a time for it, and one finding at most.
             if sequence.reportAt != nil,

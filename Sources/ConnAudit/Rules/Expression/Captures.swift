@@ -34,8 +34,15 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
     }
 
     /// The `$seq` of the events bound to `names` (a handful), in name order.
-    func seqs(of names: [String]) -> [Int] {
-        entries.filter { names.contains($0.name) }.map(\.event.seq)
+    func seqs(of names: [String]) -> [Int] { seqs(of: names, after: nil) }
+
+    /// `first` (when given) followed by ``seqs(of:)``, built in one array.
+    func seqs(of names: [String], after first: Int?) -> [Int] {
+        var out: [Int] = []
+        out.reserveCapacity(names.count + 1)
+        if let first { out.append(first) }
+        for entry in entries where names.contains(entry.name) { out.append(entry.event.seq) }
+        return out
     }
 
     /// Whether both bind the same names of `names` (a handful) to the same events (by `$seq`).
