@@ -169,6 +169,9 @@ class Runner: HistoryProvider {
             if sinceMay, let since = call.since, Evaluator.matches(since, e, ctx) != nil {
                 aggregates[slot] = Aggregate()
                 letCache?.versions[slot] += 1
+            } else if selMay, call.kind == .first, aggregates[slot].first != nil {
+                // A `first` already found stays found until its `since` cut: nothing to match.
+                continue
             } else if selMay, Evaluator.matches(call.selector, e, ctx) != nil {
                 // The answer of the call's kind changed? (`first` changes once, `last` and `count` always.)
                 var changed = call.kind != .first || aggregates[slot].first == nil
