@@ -42,15 +42,63 @@ public indirect enum Expr: Sendable {
 /// optionally `since: SEL-or-capture`.
 public struct HistoryCall: Sendable {
     public enum Kind: String, Sendable { case first, last, next, count, maxof, minof }
-    public var kind: Kind
-    public var selector: Selector
+
+    /// The parts, in one copy-on-write box: evaluating a call binds a copy of it, which then
+    /// retains one box instead of each of its parts.
+    private final class Storage: @unchecked Sendable {
+        var kind: Kind
+        var selector: Selector
+        var value: Expr?
+        var since: Since?
+        var slot: Int
+        var at: Int
+
+        init(kind: Kind, selector: Selector, value: Expr?, since: Since?, slot: Int, at: Int) {
+            self.kind = kind
+            self.selector = selector
+            self.value = value
+            self.since = since
+            self.slot = slot
+            self.at = at
+        }
+
+        func copy() -> Storage { Storage(kind: kind, selector: selector, value: value, since: since, slot: slot, at: at) }
+    }
+
+    private var storage: Storage
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public var kind: Kind {
+        get { storage.kind }
+        set { unique().kind = newValue }
+    }
+    public var selector: Selector {
+        get { storage.selector }
+        set { unique().selector = newValue }
+    }
     /// For `maxof`/`minof`: the value taken from each matching event (read as the candidate's).
-    public var value: Expr?
+    public var value: Expr? {
+        get { storage.value }
+        set { unique().value = newValue }
+    }
     /// Look back only to the latest event matching this (or to this capture).
-    public var since: Since?
+    public var since: Since? {
+        get { storage.since }
+        set { unique().since = newValue }
+    }
     /// A number unique to this call in the process: runners keep per-call indexes under it.
-    public var slot: Int = -1
-    public var at: Int
+    public var slot: Int {
+        get { storage.slot }
+        set { unique().slot = newValue }
+    }
+    public var at: Int {
+        get { storage.at }
+        set { unique().at = newValue }
+    }
     /// For `first`/`last`/`next`: the `as:` names of the selector, bound to the call's result (the
     /// event found, or null) for the rest of the evaluation (rules.md: `as:` may name a
     /// `first/last/next` result).
@@ -62,12 +110,7 @@ public struct HistoryCall: Sendable {
     }
 
     public init(kind: Kind, selector: Selector, value: Expr? = nil, since: Since?, slot: Int = -1, at: Int) {
-        self.kind = kind
-        self.selector = selector
-        self.value = value
-        self.since = since
-        self.slot = slot
-        self.at = at
+        storage = Storage(kind: kind, selector: selector, value: value, since: since, slot: slot, at: at)
     }
 
     private static let counter = Mutex<Int>(0)
