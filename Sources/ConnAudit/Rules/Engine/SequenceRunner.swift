@@ -72,6 +72,7 @@ final class SequenceRunner: Runner {
             sequenceWithout = nil
         }
         kept = compiled.keptCaptures.map { $0.sorted() }
+        (stageTakesAny, stageConcerns, concernWidth) = Self.concernTables(sequence, without: sequenceWithout)
         keyed = compiled.keyCaptures.map { $0.sorted() }
         super.init(compiled, files: files)
     }
@@ -99,9 +100,33 @@ final class SequenceRunner: Runner {
 
     /// Whether `e` can advance or end a partial at `stage` (a cheap id test).
     @inline(__always) private func concerns(_ e: Event, stage: Int) -> Bool {
-        let step = sequence.steps[stage]
-        return step.selector.mayMatch(e.evID) || (step.without?.mayMatch(e.evID) ?? false)
-            || (sequenceWithout?.mayMatch(e.evID) ?? false)
+        if stageTakesAny[stage] { return true }
+        let column = Int(e.evID) + 1
+        return column >= 0 && column < concernWidth && stageConcerns[stage * concernWidth + column]
+    }
+
+    /// ``concerns(_:stage:)`` as tables worked out once: per stage, whether any event may concern
+    /// it, else one row by ``EvNames`` id + 1 (an id of -1, a name no rule mentions, is column 0).
+    private let stageTakesAny: [Bool]
+    private let stageConcerns: [Bool]
+    private let concernWidth: Int
+
+    private static func concernTables(_ sequence: Sequence, without: Selector?) -> (any: [Bool], rows: [Bool], width: Int) {
+        var idsPerStage: [[Int32]?] = []
+        for step in sequence.steps {
+            var ids: [Int32]? = []
+            for selector in [step.selector, step.without, without].compactMap({ $0 }) {
+                guard let more = selector.ids, ids != nil else { ids = nil; break }
+                ids! += more
+            }
+            idsPerStage.append(ids)
+        }
+        let width = Int(idsPerStage.compactMap { $0?.max() }.max() ?? 0) + 2
+        var rows = Array(repeating: false, count: width * idsPerStage.count)
+        for (stage, ids) in idsPerStage.enumerated() {
+            for id in ids ?? [] where id >= -1 { rows[stage * width + Int(id) + 1] = true }
+        }
+        return (idsPerStage.map { $0 == nil }, rows, width)
     }
 
     private func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
@@ -235,26 +260,31 @@ final class SequenceRunner: Runner {
 
     private func answer(_ e: Event, context: ContextScope, sink: FindingSink) {
         guard case .response(_, let followedBy, _, let unless, _) = check else { return }
-        var open: [Obligation] = []
         let concerned = followedBy.mayMatch(e.evID) || (unless?.mayMatch(e.evID) ?? false)
         // Most events neither answer nor pass a deadline: leave the obligations as they are.
         if !concerned, !obligations.contains(where: { o in o.deadline.map { e.t > $0 } ?? false }) { return }
-        for o in obligations {
-            if let d = o.deadline, e.t > d {
+        // Decided obligations are removed in place, in order (the others are never copied: each
+        // holds a whole evaluation context).
+        var i = 0
+        while i < obligations.count {
+            if let d = obligations[i].deadline, e.t > d {
+                let o = obligations.remove(at: i)
                 fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
                 continue
             }
             guard concerned else {
-                open.append(o)
+                i += 1
                 continue
             }
-            var ctx = o.context
-            ctx.event = e
-            if Evaluator.matches(followedBy, e, ctx) != nil { continue }
-            if let unless, Evaluator.matches(unless, e, ctx) != nil { continue }
-            open.append(o)
+            // A selector reads the candidate `e` itself (its `where` looks at it), and the
+            // obligation's captures and lets.
+            if Evaluator.matches(followedBy, e, obligations[i].context) != nil
+                || (unless.map { Evaluator.matches($0, e, obligations[i].context) != nil } ?? false) {
+                obligations.remove(at: i)
+                continue
+            }
+            i += 1
         }
-        obligations = open
     }
 
     override func expire(now: Double, context: ContextScope, sink: FindingSink) {

@@ -1,0 +1,62 @@
+import Testing
+
+@testable import ConnAudit
+
+/// The small tables the engine keeps per rule instead of dictionaries and copies.
+@Suite struct EngineTablesTests {
+    @Test func aSlotTableAnswersOnlyTheSlotsItCovers() {
+        var table = SlotTable<String>(covering: [41, 44, 42], [44: "d"])
+        #expect(table.covers(41) && table.covers(43) && table.covers(44))
+        #expect(!table.covers(40) && !table.covers(45) && !table.covers(-1))
+        #expect(table[44] == "d")
+        #expect(table[41] == nil)
+        table[42] = "b"
+        #expect(table[42] == "b")
+        // A slot outside the range stores nothing and reads as absent.
+        table[99] = "x"
+        #expect(table[99] == nil)
+        #expect(!table.covers(99))
+    }
+
+    @Test func anEmptySlotTableCoversNothing() {
+        var table = SlotTable<Int>(covering: [])
+        #expect(!table.covers(0))
+        table[0] = 1
+        #expect(table[0] == nil)
+        let negative = SlotTable<Int>(covering: [-1])
+        #expect(!negative.covers(-1))
+    }
+
+    @Test func aHistoryCallIsAValue() {
+        // Calls share one box until one of them changes: the other must not see the change.
+        let a = HistoryCall(kind: .count, selector: Selector(terms: []), since: nil, slot: 7, at: 3)
+        var b = a
+        b.kind = .first
+        b.slot = 8
+        #expect(a.kind == .count && a.slot == 7)
+        #expect(b.kind == .first && b.slot == 8 && b.at == 3)
+    }
+
+    @Test func valueFunctionsEvaluateEveryArgumentAndJudgeThemAfter() throws {
+        func eval(_ text: String) throws -> Eval {
+            let expr = try ExpressionParser.parse(text) { (text, offset) throws(ExpressionError) in
+                try FileLoader.compileSelector(text, offset)
+            }
+            let ctx = EvalContext(event: Event(t: 5, ev: "x.y", fields: [.init("a", .int(3))]), params: [:], history: nil, files: [])
+            return Evaluator.evaluate(expr, ctx)
+        }
+        #expect(try eval("min(a, 2)").value == .int(2))
+        #expect(try eval("max(a, 2.5)").value == .int(3))
+        #expect(try eval("min(a, 3.0)").value == .int(3))
+        #expect(try eval("max([1, 7, 4])").value == .int(7))
+        #expect(try eval("min(1, 2, 0, 3)").value == .int(0))
+        #expect(try eval("min(a, missing)").value == nil)  // undecided
+        #expect(try eval("min(a, 'x')").value == nil)
+        #expect(try eval("pow(2, a)").value == .int(8))
+        #expect(try eval("abs(0 - a)").value == .int(3))
+        #expect(try eval("text(a)").value == .string("3"))
+        #expect(try eval("len('abcd')").value == .int(4))
+        #expect(try eval("is_int(a)").value == .bool(true))
+        #expect(try eval("type(missing)").value == .string("null"))
+    }
+}
