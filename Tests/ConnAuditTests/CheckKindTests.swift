@@ -137,6 +137,53 @@ extension CheckKindTests {
             #expect(result.violations.first?.message == "Every ping is answered (no answer by t=200)")
         }
 
+        /// One event settles some open obligations and passes others' deadlines: each is decided
+        /// once, in the order the triggers came, and the ones still open stay open.
+        @Test func oneEventDecidesSeveralObligationsInOrder() throws {
+            let rule = try loadRule("""
+                id: t.correlated
+                title: Every request gets its own response
+                for: source
+                each: { ev: req, as: r }
+                followed_by: { ev: resp, where: "id == r.id" }
+                within_ms: 100
+                """)
+            let result = judge(rule, """
+                {"t":0,"ev":"req","id":1}
+                {"t":10,"ev":"req","id":2}
+                {"t":20,"ev":"req","id":3}
+                {"t":150,"ev":"req","id":4}
+                {"t":150,"ev":"req","id":5}
+                {"t":160,"ev":"resp","id":5}
+                {"t":170,"ev":"resp","id":4}
+                {"t":400,"ev":"tick"}
+                """)
+            // Requests 1-3 pass their deadlines at the first event after t=120; 4 and 5 are answered.
+            #expect(CheckKindVerdict(result) == CheckKindVerdict(.fail, [1, 2, 3]))
+            let late = judge(rule, """
+                {"t":0,"ev":"req","id":1}
+                {"t":10,"ev":"req","id":2}
+                {"t":20,"ev":"req","id":3}
+                {"t":30,"ev":"resp","id":2}
+                {"t":40,"ev":"resp","id":9}
+                {"t":50,"ev":"resp","id":3}
+                {"t":90,"ev":"resp","id":1}
+                {"t":300,"ev":"tick"}
+                """)
+            #expect(CheckKindVerdict(late) == CheckKindVerdict(.pass, []))
+            let mixed = judge(rule, """
+                {"t":0,"ev":"req","id":1}
+                {"t":50,"ev":"req","id":2}
+                {"t":60,"ev":"req","id":3}
+                {"t":105,"ev":"resp","id":2}
+                {"t":120,"ev":"resp","id":1}
+                {"t":300,"ev":"tick"}
+                """)
+            // At t=105 request 1 is past its deadline (t=100) and 2 is answered; 3 stays open until
+            // its deadline passes.
+            #expect(CheckKindVerdict(mixed) == CheckKindVerdict(.fail, [1, 3]))
+        }
+
         /// `within_ms` is inclusive: an answer exactly at trigger.t + within is in time, 1 ms later is not.
         @Test(arguments: [(150, CheckKindVerdict(.pass, [])), (151, CheckKindVerdict(.fail, [2])), (149, CheckKindVerdict(.pass, []))])
         func withinIsInclusive(_ answerT: Int, _ expected: CheckKindVerdict) throws {

@@ -310,7 +310,7 @@ class Runner: HistoryProvider {
     /// bound outside (captures, lets, params), the events with A equal to B's value, from a hash
     /// index kept up to date as events are retained. Nil when the call is not of that shape.
     private func keyedCandidates(_ call: HistoryCall, context: EvalContext) -> ArraySlice<Event>? {
-        // Every call of the rule has a slot in its tables; one without (none) is searched in full.
+        // (`candidates` only asks for calls with a list, all of which the tables cover.)
         guard indexes.covers(call.slot), unindexable[call.slot] == nil else { return nil }
         if let index = indexes[call.slot] {
             guard case .value(let key) = Evaluator.evaluate(index.outer, context) else { return [] }

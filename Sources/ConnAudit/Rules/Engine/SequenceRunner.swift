@@ -263,28 +263,26 @@ final class SequenceRunner: Runner {
         let concerned = followedBy.mayMatch(e.evID) || (unless?.mayMatch(e.evID) ?? false)
         // Most events neither answer nor pass a deadline: leave the obligations as they are.
         if !concerned, !obligations.contains(where: { o in o.deadline.map { e.t > $0 } ?? false }) { return }
-        // Decided obligations are removed in place, in order (the others are never copied: each
-        // holds a whole evaluation context).
-        var i = 0
-        while i < obligations.count {
+        // Decided obligations are dropped in one pass, in order; the open ones move down in place
+        // (never copied: each holds a whole evaluation context).
+        var open = 0
+        for i in obligations.indices {
+            var decided = false
             if let d = obligations[i].deadline, e.t > d {
-                let o = obligations.remove(at: i)
-                fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
-                continue
+                fail(obligations[i], .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
+                decided = true
+            } else if concerned {
+                // A selector reads the candidate `e` itself (its `where` looks at it), and the
+                // obligation's captures and lets.
+                decided = Evaluator.matches(followedBy, e, obligations[i].context) != nil
+                    || (unless.map { Evaluator.matches($0, e, obligations[i].context) != nil } ?? false)
             }
-            guard concerned else {
-                i += 1
-                continue
+            if !decided {
+                if open != i { obligations.swapAt(open, i) }
+                open += 1
             }
-            // A selector reads the candidate `e` itself (its `where` looks at it), and the
-            // obligation's captures and lets.
-            if Evaluator.matches(followedBy, e, obligations[i].context) != nil
-                || (unless.map { Evaluator.matches($0, e, obligations[i].context) != nil } ?? false) {
-                obligations.remove(at: i)
-                continue
-            }
-            i += 1
         }
+        obligations.removeSubrange(open...)
     }
 
     override func expire(now: Double, context: ContextScope, sink: FindingSink) {

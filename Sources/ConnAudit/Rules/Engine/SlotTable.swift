@@ -3,9 +3,11 @@
 /// Slots are numbered across the whole process, but the calls of one rule have slots close to each
 /// other: an array over the rule's range answers a lookup with a subtraction and a bounds check,
 /// where a dictionary hashed the number on every history call of every evaluation. A slot outside
-/// the range has no entry.
+/// the range has no entry. The array is made on the first write (a runner per timeline keeps
+/// several tables, most of which stay empty).
 struct SlotTable<Element> {
     private(set) var base = 0
+    private var count = 0
     private var entries: [Element?] = []
 
     init() {}
@@ -15,7 +17,7 @@ struct SlotTable<Element> {
         let valid = slots.filter { $0 >= 0 }
         guard let lo = valid.min(), let hi = valid.max() else { return }
         base = lo
-        entries = Array(repeating: nil, count: hi - lo + 1)
+        count = hi - lo + 1
     }
 
     /// A table covering `slots`, filled from `values`.
@@ -26,11 +28,18 @@ struct SlotTable<Element> {
 
     /// Whether `slot` is one of the rule's (an entry can be stored for it).
     @inline(__always) func covers(_ slot: Int) -> Bool {
-        slot >= base && slot - base < entries.count
+        slot >= base && slot - base < count
     }
 
     @inline(__always) subscript(slot: Int) -> Element? {
-        get { covers(slot) ? entries[slot - base] : nil }
-        set { if covers(slot) { entries[slot - base] = newValue } }
+        get { covers(slot) && !entries.isEmpty ? entries[slot - base] : nil }
+        set {
+            guard covers(slot) else { return }
+            if entries.isEmpty {
+                guard newValue != nil else { return }
+                entries = Array(repeating: nil, count: count)
+            }
+            entries[slot - base] = newValue
+        }
     }
 }
