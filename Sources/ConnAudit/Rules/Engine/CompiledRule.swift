@@ -395,11 +395,30 @@ final class StaticCall: @unchecked Sendable {
     let since: Selector?
     let value: Expr?
 
+    /// The ids of `selector` and of `since` (nil: any event; `since` absent: none), kept apart so
+    /// that asking whether an event may move the aggregate copies no selector.
+    private let selectorIDs: [Int32]?
+    private let sinceIDs: [Int32]?
+    private let hasSince: Bool
+
     init(kind: HistoryCall.Kind, selector: Selector, since: Selector?, value: Expr?) {
         self.kind = kind
         self.selector = selector
         self.since = since
         self.value = value
+        selectorIDs = selector.ids
+        sinceIDs = since?.ids
+        hasSince = since != nil
+    }
+
+    /// Whether an event with this ``EvNames`` id may match the selector.
+    @inline(__always) func selectorMayMatch(_ id: Int32) -> Bool {
+        selectorIDs?.contains(id) ?? true
+    }
+
+    /// Whether an event with this id may match the `since` selector (false when there is none).
+    @inline(__always) func sinceMayMatch(_ id: Int32) -> Bool {
+        hasSince && (sinceIDs?.contains(id) ?? true)
     }
 
     /// Whether an event with this ``EvNames`` id can move the aggregate (match or cut it).

@@ -163,8 +163,8 @@ class Runner: HistoryProvider {
         let ctx = EvalContext(event: e, environment: compiled.environment, history: nil)
         for slot in slots {
             let call = compiled.staticCalls[slot]
-            let sinceMay = call.since?.mayMatch(e.evID) ?? false
-            let selMay = call.selector.mayMatch(e.evID)
+            let sinceMay = call.sinceMayMatch(e.evID)
+            let selMay = call.selectorMayMatch(e.evID)
             guard sinceMay || selMay else { continue }
             if sinceMay, let since = call.since, Evaluator.matches(since, e, ctx) != nil {
                 aggregates[slot] = Aggregate()
