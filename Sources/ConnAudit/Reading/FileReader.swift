@@ -18,6 +18,8 @@ final class FileReader {
     let path: String
     private let lines: LineReader
     private var parser: JSONLineParser
+    /// The line being read, parsed in place.
+    private var parsed = ParsedLine()
     private var lastT: [SourceKey: Double] = [:]
     /// The previous event's source and `t`: lines of one source usually come together.
     private var previous: (key: SourceKey, t: Double)?
@@ -66,7 +68,7 @@ final class FileReader {
             stats.blank += 1
             return .blank
         }
-        var parsed = parser.parse(raw.bytes)
+        parser.parse(raw.bytes, into: &parsed)
         if parsed.isObject {
             for p in parsed.secretPaths {
                 secrets.append(Event(t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret", file: index,

@@ -90,6 +90,14 @@ struct JSONLineParser {
 
     mutating func parse(_ line: UnsafeBufferPointer<UInt8>) -> ParsedLine {
         var out = ParsedLine()
+        parse(line, into: &out)
+        return out
+    }
+
+    /// Parses `line` into `out`, which is reset first (the reader keeps one, so a line's result is
+    /// not copied out of the parser).
+    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) {
+        out = ParsedLine()
         path.removeAll(keepingCapacity: true)
         lineBase = line.baseAddress!
         defer { lineBase = nil }
@@ -103,7 +111,7 @@ struct JSONLineParser {
                 c.skipWhitespace()
                 if c.i < c.count { throw JSONSyntaxError(reason: "text after the JSON value", offset: c.i) }
                 out.malformedReason = "not a JSON object"
-                return out
+                return
             }
             try parseTopObject(&c, out: &out)
             c.skipWhitespace()
@@ -113,7 +121,7 @@ struct JSONLineParser {
                 out.malformedReason = Self.firstInvalidUTF8(line).map { "not valid UTF-8 (byte \($0 + 1))" }
                     ?? "text after the JSON object (byte \(trailing + 1))"
                 out.isObject = true
-                return out
+                return
             }
         } catch {
             var error = error
@@ -127,10 +135,10 @@ struct JSONLineParser {
             out.malformedReason = error.reason.hasPrefix("not valid UTF-8") || error.reason.hasPrefix("text after")
                 ? "\(error.reason) (byte \(error.offset + 1))"
                 : "not valid JSON: \(error.reason) (byte \(error.offset + 1))"
-            return out
+            return
         }
         out.isObject = true
-        return out
+        return
     }
 
     /// Offset of the first byte that is not part of valid UTF-8, if any (used on the error path only).
