@@ -427,7 +427,8 @@ import FoundationXML
         #expect(!commands.contains { $0.properties["title"] == "ws.timeout-closes" })
         #expect(lines.contains { $0.hasPrefix("conn-audit: ws.timeout-closes is inconclusive") })
         let passed = report.count(.pass)
-        let summary = "conn-audit: 4 rules failed, \(passed) passed, 1 inconclusive — verdict INCOMPLETE"
+        // Violations in what could be read fail the run, even with an input unread (exit 2).
+        let summary = "conn-audit: 4 rules failed, \(passed) passed, 1 inconclusive — verdict FAIL"
             + " (1 input could not be read)"
         #expect(lines.last.map(String.init) == summary)
     }

@@ -216,6 +216,62 @@ private let testRules = """
         }
     }
 
+    /// A pack of one's own still judges bad lines: the built-in `log.*` rules run beside it unless
+    /// it defines them or `--skip` leaves them out.
+    @Test func aCustomPackStillReportsMalformedLines() throws {
+        try withTemporaryDirectory { dir in
+            let rules = try write(testRules, dir, "rules.yaml")
+            let log = try write("{\"t\":0,\"ev\":\"app.ok\"}\nnot json\n", dir, "a.jsonl")
+            let run = cli([log, "--rules", rules, "--format", "json"])
+            #expect(run.code == 1)
+            let report = try json(run.out)
+            let malformed = try #require(try entry(report, "log.malformed")["violations"] as? [[String: Any]])
+            #expect(malformed.map { $0["line"] as? Int } == [2])
+            #expect(try ruleIDs(report).contains("log.no-secrets"))
+            #expect(try ruleIDs(report).contains("log.time-monotonic"))
+
+            let skipped = cli([log, "--rules", rules, "--skip", "log.*", "--format", "json"])
+            #expect(skipped.code == 0)
+            #expect(try !ruleIDs(json(skipped.out)).contains("log.malformed"))
+
+            // A rule of the pack's own with the same id replaces the built-in one (no duplicate).
+            let own = try write(testRules + """
+
+                  - id: log.malformed
+                    title: Our own
+                    severity: warning
+                    for: corpus
+                    never: { ev: $malformed }
+                """, dir, "own.yaml")
+            let replaced = cli([log, "--rules", own, "--format", "json"])
+            #expect(replaced.code == 0, "stderr: \(replaced.err)")
+            #expect(try entry(json(replaced.out), "log.malformed")["severity"] as? String == "warning")
+        }
+    }
+
+    /// Violations found in what could be read make the verdict `fail`, even when another input
+    /// could not be read (the exit status is still 2).
+    @Test func violationsBesideAnUnreadableInputAreAFail() throws {
+        try withTemporaryDirectory { dir in
+            let rules = try write(testRules, dir, "rules.yaml")
+            let bad = try write("{\"t\":0,\"ev\":\"ws.close\",\"gen\":1}\n", dir, "bad.jsonl")
+            let good = try write("{\"t\":0,\"ev\":\"ws.close\",\"gen\":1,\"reason\":\"x\"}\n", dir, "good.jsonl")
+            let missing = dir + "/missing.jsonl"
+            let failing = cli([bad, missing, "--rules", rules, "--format", "json"])
+            #expect(failing.code == 2)
+            let report = try json(failing.out)
+            #expect(report["verdict"] as? String == "fail")
+            #expect(report["complete"] as? Bool == false)
+            let text = cli([bad, missing, "--rules", rules])
+            #expect(text.out.contains("verdict: FAIL"))
+            #expect(text.out.contains("1 input(s) could not be read"))
+
+            let clean = cli([good, missing, "--rules", rules, "--format", "json"])
+            #expect(clean.code == 2)
+            #expect(try json(clean.out)["verdict"] as? String == "incomplete")
+        }
+    }
+
     @Test func aMissingRulesDirectoryExitsTwo() throws {
         try withTemporaryDirectory { dir in
             let log = try write(cleanLog, dir, "a.jsonl")
@@ -363,12 +419,14 @@ private let testRules = """
 
     @Test(arguments: [
         (["--only", "t.*"], ["t.reason", "t.warn"]),
-        (["--skip", "t.*"], ["u.limit"]),
+        // The built-in reader rules run beside a pack that does not define them.
+        (["--skip", "t.*"], ["u.limit", "log.malformed", "log.time-monotonic", "log.no-secrets"]),
+        (["--skip", "t.*", "--skip", "log.*"], ["u.limit"]),
         (["--only", "t.*", "--skip", "t.warn"], ["t.reason"]),
         (["--only", "u.limit"], ["u.limit"]),
         (["--only", "*.limit", "--only", "t.reason"], ["t.reason", "u.limit"]),
         (["--only=t.?ea*"], ["t.reason"]),
-        ([], ["t.reason", "t.warn", "u.limit"]),
+        ([], ["t.reason", "t.warn", "u.limit", "log.malformed", "log.time-monotonic", "log.no-secrets"]),
     ] as [([String], [String])])
     func onlyAndSkipSelectRules(_ options: [String], _ expected: [String]) throws {
         try withTemporaryDirectory { dir in

@@ -630,7 +630,9 @@ extension HostileInputTests {
             let text = runCLI([damaged, other, "--rules", try rulesDirectory(dir)])
             #expect(text.code == 2)
             #expect(text.out.contains("error: could not read \(damaged): \(reason)"))
-            #expect(text.out.contains("verdict: INCOMPLETE"))
+            // The other files' violations fail the run; the unread input is named in the verdict.
+            #expect(text.out.contains("verdict: FAIL"))
+            #expect(text.out.contains("1 input(s) could not be read"))
         }
     }
 }
@@ -689,7 +691,8 @@ extension HostileInputTests {
             #expect(try violationLines(json, "probe.seen", file: c) == [1, 2])
             let text = TextReport().render(result)
             #expect(text.contains("could not read \(b): no such file or directory"))
-            #expect(text.contains("verdict: INCOMPLETE"))
+            #expect(text.contains("verdict: FAIL"))
+            #expect(text.contains("1 input(s) could not be read"))
         }
     }
 

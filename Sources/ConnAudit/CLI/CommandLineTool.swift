@@ -112,7 +112,7 @@ public enum CommandLineTool {
         guard !p.positionals.isEmpty else { throw UsageError("no PATH given: name log files, directories, or - for standard input") }
         if p.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) given more than once") }
 
-        var ruleSet = try loadRules(p.all("--rules"))
+        var ruleSet = try loadRulesForRun(p.all("--rules"))
         if !p.has("--quiet") {
             for w in ruleSet.warnings { console.err(w.description + "\n") }
         }
@@ -198,6 +198,18 @@ public enum CommandLineTool {
     }
     static func loadRules(_ paths: [String]) throws(DiagnosticList) -> RuleSet {
         paths.isEmpty ? RuleLoader.builtin() : try RuleLoader.load(paths: paths)
+    }
+
+    /// The rules a run judges with: the given rules, plus the built-in reader rules (`log.*`:
+    /// malformed lines, secrets, time going back) that they do not define themselves. A bad line is
+    /// never silently dropped (connlog.md), whatever pack is loaded; `--skip 'log.*'` leaves them
+    /// out on purpose.
+    static func loadRulesForRun(_ paths: [String]) throws(DiagnosticList) -> RuleSet {
+        var set = try loadRules(paths)
+        guard !paths.isEmpty else { return set }
+        let defined = Set(set.rules.map(\.id))
+        set.rules += RuleLoader.builtin().rules.filter { $0.id.hasPrefix("log.") && !defined.contains($0.id) }
+        return set
     }
 
     /// `--only`/`--skip`: ids or globs; a pattern that matches no rule is a usage error.
@@ -311,7 +323,7 @@ public enum CommandLineTool {
         }
         let jobs = try Self.jobs(p)
         let colorMode = try Self.colorMode(p)
-        var ruleSet = try loadRules(p.all("--rules"))
+        var ruleSet = try loadRulesForRun(p.all("--rules"))
         let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
         if !overrides.isEmpty {
             // The builder runs the rules itself; bake the overrides into their params.

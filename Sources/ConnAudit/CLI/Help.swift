@@ -14,7 +14,9 @@ enum Help {
     same with .gz; hidden names skipped) or - for standard input. Gzip is read transparently.
 
     CHECK OPTIONS
-      --rules DIR|FILE      rule files to use (repeatable); default: the built-in pack
+      --rules DIR|FILE      rule files to use (repeatable); default: the built-in pack. The
+                            built-in log.* rules (malformed lines, secrets, time going back)
+                            run too unless these files define the same ids
       --format FMT          report format: text (default), json, junit, sarif, github
       --output FILE         write the report to FILE instead of standard output
       --report FMT=FILE     also write a report in another format from the same run

@@ -90,11 +90,12 @@ public struct TextReport {
         out += "\nrules: \(report.count(.pass)) passed, \(report.count(.fail)) failed, \(report.count(.inconclusive)) inconclusive"
         let na = report.count(.notApplicable)
         out += na > 0 ? ", \(na) not applicable\n" : "\n"
-        if !report.inputErrors.isEmpty {
-            out += red("verdict: INCOMPLETE") + " — \(report.inputErrors.count) input(s) could not be read\n"
-        } else if report.verdictFails {
+        let unread = report.inputErrors.isEmpty ? "" : "; \(report.inputErrors.count) input(s) could not be read"
+        if report.verdictFails {
             let n = report.results.filter { $0.status == .fail && report.failOn.fails($0.rule.severity) }.count
-            out += red("verdict: FAIL") + " — \(n) rule\(n == 1 ? "" : "s") with violations at --fail-on \(report.failOn.rawValue)\n"
+            out += red("verdict: FAIL") + " — \(n) rule\(n == 1 ? "" : "s") with violations at --fail-on \(report.failOn.rawValue)\(unread)\n"
+        } else if !report.inputErrors.isEmpty {
+            out += red("verdict: INCOMPLETE") + " — \(report.inputErrors.count) input(s) could not be read\n"
         } else {
             out += green("verdict: PASS") + (failed.isEmpty ? "" : " — violations below --fail-on \(report.failOn.rawValue) only") + "\n"
         }

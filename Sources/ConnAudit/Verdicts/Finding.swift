@@ -142,11 +142,13 @@ public struct AuditReport: Sendable {
         results.contains { $0.status == .fail && failOn.fails($0.rule.severity) }
     }
 
-    /// The verdict as reports name it: `incomplete` when an input could not be read (whatever the
-    /// rules found in the rest: a gate must not read it as a pass), else `fail` or `pass`.
+    /// The verdict as reports name it: `fail` when a rule at or above `--fail-on` has a violation
+    /// (found in what could be read, it fails the run whatever the rest holds, even when an input
+    /// could not be read); else `incomplete` when an input could not be read (a gate must not read
+    /// that as a pass); else `pass`. The exit status is 2 whenever an input could not be read.
     public var verdictName: String {
-        if !inputErrors.isEmpty { return "incomplete" }
-        return verdictFails ? "fail" : "pass"
+        if verdictFails { return "fail" }
+        return inputErrors.isEmpty ? "pass" : "incomplete"
     }
 
     /// cli.md: 0 pass, 1 a violation at or above `--fail-on`, 2 the verdict could not be reached.
