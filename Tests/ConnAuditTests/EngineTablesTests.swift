@@ -27,6 +27,19 @@ import Testing
         #expect(!negative.covers(-1))
     }
 
+    @Test func anIDSetAnswersWhatItsSelectorsMayMatch() throws {
+        func selector(_ text: String) throws -> Selector { try FileLoader.compileSelector(text, 0) }
+        let ping = EvNames.id("ws.ping"), pong = EvNames.id("ws.pong"), close = EvNames.id("ws.close")
+        let some = EvIDSet([try selector("{ev: ws.ping}"), try selector("{ev: [ws.pong]}")])
+        #expect(some.contains(ping) && some.contains(pong))
+        #expect(!some.contains(close) && !some.contains(-1) && !some.contains(Int32.max))
+        #expect(!some.any)
+        // One selector without `ev` names: every event, even one no rule names.
+        let all = EvIDSet([try selector("{ev: ws.ping}"), try selector("{reason: x}")])
+        #expect(all.any && all.contains(close) && all.contains(-1))
+        #expect(!EvIDSet([]).contains(ping))
+    }
+
     @Test func aHistoryCallIsAValue() {
         // Calls share one box until one of them changes: the other must not see the change.
         let a = HistoryCall(kind: .count, selector: Selector(terms: []), since: nil, slot: 7, at: 3)

@@ -19,8 +19,7 @@ final class BasicRunner: Runner {
 
     /// Whether `e` can matter to the check itself (not only to its history): a cheap id test.
     @inline(__always) private func concerns(_ e: Event) -> Bool {
-        guard let table = compiled.checkConcerns else { return true }
-        return e.evID >= 0 && Int(e.evID) < table.count && table[Int(e.evID)]
+        compiled.checkConcerns.contains(e.evID)
     }
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {

@@ -5,31 +5,20 @@ final class ClassifyRunner: Runner {
     private let labels: [Classification.Label]
     private var has: [Bool]
     private var lacks: [Bool]
-    /// By ``EvNames`` id: whether any label's selector may match (nil: any event may).
-    private let relevant: [Bool]?
+    /// The events any label's selector may match.
+    private let relevant: EvIDSet
 
     override init(_ compiled: CompiledRule, files: [String]) {
         if case .classify(let c, _, _, _) = compiled.rule.check { labels = c.labels } else { labels = [] }
         has = Array(repeating: false, count: labels.count)
         lacks = Array(repeating: false, count: labels.count)
-        var ids: [Int32]? = []
-        for label in labels {
-            for sel in [label.has, label.lacks].compactMap({ $0 }) {
-                guard let more = sel.ids, ids != nil else { ids = nil; break }
-                ids! += more
-            }
-        }
-        relevant = ids.map { ids in
-            var table = Array(repeating: false, count: Int(ids.max() ?? 0) + 1)
-            for id in ids where id >= 0 { table[Int(id)] = true }
-            return table
-        }
+        relevant = EvIDSet(labels.flatMap { [$0.has, $0.lacks].compactMap { $0 } })
         super.init(compiled, files: files)
     }
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
         // Most events of a generation concern no label: a table lookup instead of copying labels.
-        if let relevant, e.evID < 0 || Int(e.evID) >= relevant.count || !relevant[Int(e.evID)] { return }
+        guard relevant.contains(e.evID) else { return }
         var ctx: EvalContext?
         for (i, label) in labels.enumerated() {
             if !has[i], let sel = label.has, sel.mayMatch(e.evID) {

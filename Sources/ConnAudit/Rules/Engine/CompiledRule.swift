@@ -48,9 +48,9 @@ final class CompiledRule: @unchecked Sendable {
     let staticCallsByID: [[Int]]
     let staticCallsForAnyID: [Int]
 
-    /// By ``EvNames`` id: whether such an event can matter to the check itself (any of its
-    /// selectors may match it), not only to its history; nil when any event can.
-    let checkConcerns: [Bool]?
+    /// The events that can matter to the check itself (any of its selectors may match them), not
+    /// only to its history.
+    let checkConcerns: EvIDSet
 
     /// The static calls an event with ``EvNames`` id `id` can move.
     @inline(__always) func staticCalls(for id: Int32) -> [Int] {
@@ -192,16 +192,7 @@ final class CompiledRule: @unchecked Sendable {
             table[Int(id)] = (list + anyID).sorted()
         }
         staticCallsByID = table
-        var concernIDs: [Int32]? = []
-        for s in rule.check.selectors {
-            guard let more = s.ids, concernIDs != nil else { concernIDs = nil; break }
-            concernIDs! += more
-        }
-        checkConcerns = concernIDs.map { ids in
-            var table = Array(repeating: false, count: Int(ids.max() ?? 0) + 1)
-            for id in ids where id >= 0 { table[Int(id)] = true }
-            return table
-        }
+        checkConcerns = EvIDSet(rule.check.selectors)
         staticCallsForAnyID = anyID
         callSlots = calls.map(\.slot)
         staticSlots = SlotTable(covering: callSlots, slots)
@@ -395,35 +386,28 @@ final class StaticCall: @unchecked Sendable {
     let since: Selector?
     let value: Expr?
 
-    /// The ids of `selector` and of `since` (nil: any event; `since` absent: none), kept apart so
-    /// that asking whether an event may move the aggregate copies no selector.
-    private let selectorIDs: [Int32]?
-    private let sinceIDs: [Int32]?
-    private let hasSince: Bool
+    /// The ids of `selector` and of `since` (nil: no `since`), kept apart so that asking whether
+    /// an event may move the aggregate copies no selector.
+    private let selectorIDs: EvIDSet
+    private let sinceIDs: EvIDSet?
 
     init(kind: HistoryCall.Kind, selector: Selector, since: Selector?, value: Expr?) {
         self.kind = kind
         self.selector = selector
         self.since = since
         self.value = value
-        selectorIDs = selector.ids
-        sinceIDs = since?.ids
-        hasSince = since != nil
+        selectorIDs = EvIDSet([selector])
+        sinceIDs = since.map { EvIDSet([$0]) }
     }
 
     /// Whether an event with this ``EvNames`` id may match the selector.
     @inline(__always) func selectorMayMatch(_ id: Int32) -> Bool {
-        selectorIDs?.contains(id) ?? true
+        selectorIDs.contains(id)
     }
 
     /// Whether an event with this id may match the `since` selector (false when there is none).
     @inline(__always) func sinceMayMatch(_ id: Int32) -> Bool {
-        hasSince && (sinceIDs?.contains(id) ?? true)
-    }
-
-    /// Whether an event with this ``EvNames`` id can move the aggregate (match or cut it).
-    func concerns(_ id: Int32) -> Bool {
-        selector.mayMatch(id) || (since?.mayMatch(id) ?? false)
+        sinceIDs?.contains(id) ?? false
     }
 }
 

@@ -72,7 +72,8 @@ final class SequenceRunner: Runner {
             sequenceWithout = nil
         }
         kept = compiled.keptCaptures.map { $0.sorted() }
-        (stageTakesAny, stageConcerns, concernWidth) = Self.concernTables(sequence, without: sequenceWithout)
+        let without = sequenceWithout
+        stageConcerns = sequence.steps.map { EvIDSet([$0.selector, $0.without, without].compactMap { $0 }) }
         keyed = compiled.keyCaptures.map { $0.sorted() }
         super.init(compiled, files: files)
     }
@@ -100,34 +101,12 @@ final class SequenceRunner: Runner {
 
     /// Whether `e` can advance or end a partial at `stage` (a cheap id test).
     @inline(__always) private func concerns(_ e: Event, stage: Int) -> Bool {
-        if stageTakesAny[stage] { return true }
-        let column = Int(e.evID) + 1
-        return column >= 0 && column < concernWidth && stageConcerns[stage * concernWidth + column]
+        stageConcerns[stage].contains(e.evID)
     }
 
-    /// ``concerns(_:stage:)`` as tables worked out once: per stage, whether any event may concern
-    /// it, else one row by ``EvNames`` id + 1 (an id of -1, a name no rule mentions, is column 0).
-    private let stageTakesAny: [Bool]
-    private let stageConcerns: [Bool]
-    private let concernWidth: Int
-
-    private static func concernTables(_ sequence: Sequence, without: Selector?) -> (any: [Bool], rows: [Bool], width: Int) {
-        var idsPerStage: [[Int32]?] = []
-        for step in sequence.steps {
-            var ids: [Int32]? = []
-            for selector in [step.selector, step.without, without].compactMap({ $0 }) {
-                guard let more = selector.ids, ids != nil else { ids = nil; break }
-                ids! += more
-            }
-            idsPerStage.append(ids)
-        }
-        let width = Int(idsPerStage.compactMap { $0?.max() }.max() ?? 0) + 2
-        var rows = Array(repeating: false, count: width * idsPerStage.count)
-        for (stage, ids) in idsPerStage.enumerated() {
-            for id in ids ?? [] where id >= -1 { rows[stage * width + Int(id) + 1] = true }
-        }
-        return (idsPerStage.map { $0 == nil }, rows, width)
-    }
+    /// Per stage: the events that may advance or end a partial match there (its step's selector,
+    /// the step's `without`, the sequence's `without`).
+    private let stageConcerns: [EvIDSet]
 
     private func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
         // Most events concern no partial and start none: leave everything as it is.
@@ -263,40 +242,37 @@ final class SequenceRunner: Runner {
         let concerned = followedBy.mayMatch(e.evID) || (unless?.mayMatch(e.evID) ?? false)
         // Most events neither answer nor pass a deadline: leave the obligations as they are.
         if !concerned, !obligations.contains(where: { o in o.deadline.map { e.t > $0 } ?? false }) { return }
-        // Decided obligations are dropped in one pass, in order; the open ones move down in place
-        // (never copied: each holds a whole evaluation context).
-        var open = 0
-        for i in obligations.indices {
-            var decided = false
-            if let d = obligations[i].deadline, e.t > d {
-                fail(obligations[i], .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
-                decided = true
-            } else if concerned {
-                // A selector reads the candidate `e` itself (its `where` looks at it), and the
-                // obligation's captures and lets.
-                decided = Evaluator.matches(followedBy, e, obligations[i].context) != nil
-                    || (unless.map { Evaluator.matches($0, e, obligations[i].context) != nil } ?? false)
+        dropObligations { o in
+            if let d = o.deadline, e.t > d {
+                fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
+                return true
             }
-            if !decided {
-                if open != i { obligations.swapAt(open, i) }
-                open += 1
-            }
+            // A selector reads the candidate `e` itself (its `where` looks at it), and the
+            // obligation's captures and lets.
+            return concerned && (Evaluator.matches(followedBy, e, o.context) != nil
+                || (unless.map { Evaluator.matches($0, e, o.context) != nil } ?? false))
         }
-        obligations.removeSubrange(open...)
     }
 
     override func expire(now: Double, context: ContextScope, sink: FindingSink) {
         // A deadline of an obligation already answered: nothing to decide.
         guard obligations.contains(where: { o in o.deadline.map { now > $0 } ?? false }) else { return }
-        var open: [Obligation] = []
-        for o in obligations {
-            if let d = o.deadline, now > d {
-                fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
-            } else {
-                open.append(o)
-            }
+        dropObligations { o in
+            guard let d = o.deadline, now > d else { return false }
+            fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
+            return true
         }
-        obligations = open
+    }
+
+    /// Drops the obligations `decided` says are decided, in one pass and in order; the open ones
+    /// move down in place (never copied: each holds a whole evaluation context).
+    private func dropObligations(_ decided: (Obligation) -> Bool) {
+        var open = 0
+        for i in obligations.indices where !decided(obligations[i]) {
+            if open != i { obligations.swapAt(open, i) }
+            open += 1
+        }
+        obligations.removeSubrange(open...)
     }
 
     override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {

@@ -6,11 +6,9 @@
 /// the range has no entry. The array is made on the first write (a runner per timeline keeps
 /// several tables, most of which stay empty).
 struct SlotTable<Element> {
-    private(set) var base = 0
+    private var base = 0
     private var count = 0
     private var entries: [Element?] = []
-
-    init() {}
 
     /// A table covering `slots` (the rule's calls), every entry empty.
     init(covering slots: [Int]) {
