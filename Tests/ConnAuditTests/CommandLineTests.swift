@@ -219,6 +219,10 @@ private let testRules = """
     /// A pack of one's own still judges bad lines: the built-in `log.*` rules run beside it unless
     /// it defines them or `--skip` leaves them out.
     @Test func aCustomPackStillReportsMalformedLines() throws {
+        // The reader's rules are the built-in pack's file of `log.*` rules, all of them.
+        let reader = RuleLoader.builtin(only: RuleLoader.readerRulesFile).rules.map(\.id)
+        #expect(reader == ["log.malformed", "log.time-monotonic", "log.no-secrets"])
+        #expect(RuleLoader.builtin().rules.filter { $0.id.hasPrefix("log.") }.map(\.id) == reader)
         try withTemporaryDirectory { dir in
             let rules = try write(testRules, dir, "rules.yaml")
             let log = try write("{\"t\":0,\"ev\":\"app.ok\"}\nnot json\n", dir, "a.jsonl")

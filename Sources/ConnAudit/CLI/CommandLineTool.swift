@@ -208,7 +208,7 @@ public enum CommandLineTool {
         var set = try loadRules(paths)
         guard !paths.isEmpty else { return set }
         let defined = Set(set.rules.map(\.id))
-        set.rules += RuleLoader.builtin().rules.filter { $0.id.hasPrefix("log.") && !defined.contains($0.id) }
+        set.rules += RuleLoader.builtin(only: RuleLoader.readerRulesFile).rules.filter { !defined.contains($0.id) }
         return set
     }
 

@@ -81,10 +81,15 @@ public enum RuleLoader {
         return RuleSet(rules: rules, warnings: warnings)
     }
 
-    /// The default pack compiled into the binary (the same files as `rules/` in the repository).
-    public static func builtin() -> RuleSet {
+    /// The file of the default pack that holds the reader's rules (`log.*`).
+    static let readerRulesFile = "10-log.yaml"
+
+    /// The default pack compiled into the binary (the same files as `rules/` in the repository);
+    /// with `only`, just that file of it.
+    public static func builtin(only: String? = nil) -> RuleSet {
         do {
-            return try load(files: BuiltinPack.files.map { ("<built-in>/" + $0.name, $0.text) })
+            let files = BuiltinPack.files.filter { only == nil || $0.name == only }
+            return try load(files: files.map { ("<built-in>/" + $0.name, $0.text) })
         } catch {
             // The built-in pack is validated by the test suite; reaching this is a build defect.
             fatalError("the built-in rule pack does not load:\n\(error)")
