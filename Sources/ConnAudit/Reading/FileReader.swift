@@ -36,7 +36,7 @@ final class FileReader {
         self.index = index
         self.path = path
         lines = LineReader(source)
-        parser = JSONLineParser(wantedFields: wantedFields)
+        parser = JSONLineParser(wantedFields: wantedFields, evIDs: evIDs)
         stats = FileStats(path: path)
         malformedID = evIDs["$malformed"] ?? -1
         secretID = evIDs["$secret"] ?? -1
@@ -84,18 +84,22 @@ final class FileReader {
         stats.events += 1
         // A secret in `ev`, `src` or `session` is never shown either: those are printed everywhere.
         if !parsed.redactedKeys.isEmpty {
-            if parsed.redactedKeys.contains("ev") { parsed.ev = "[redacted]" }
+            if parsed.redactedKeys.contains("ev") {
+                parsed.ev = "[redacted]"
+                parsed.evID = nil
+            }
             // Distinct secret values stay distinct sources, shown only by a hash.
             if parsed.redactedKeys.contains("src") { parsed.src = .string(Self.redactedName(parsed.src)) }
             if parsed.redactedKeys.contains("session") { parsed.session = .string(Self.redactedName(parsed.session)) }
         }
-        let key = sourceKey(parsed)
+        let key = sourceKey(src: parsed.src, session: parsed.session)
         var fields = parsed.fields
         for k in parsed.redactedKeys where !["t", "ev", "gen"].contains(k) {
             fields.append(.init(k, .string("[redacted]")))
         }
         let event = Event(t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
-                          fields: fields, redactedKeys: parsed.redactedKeys, evID: evIDs[parsed.ev] ?? -1, pseudo: false)
+                          fields: fields, redactedKeys: parsed.redactedKeys, evID: parsed.evID ?? evIDs[parsed.ev] ?? -1,
+                          pseudo: false)
         var regression: Event?
         let earlier: Double?
         if let p = previous, p.key == key {
@@ -131,22 +135,22 @@ final class FileReader {
         [.init("file", .string(path == "-" ? "<stdin>" : path)), .init("line", .int(Int64(line)))]
     }
 
-    private func sourceKey(_ p: ParsedLine) -> SourceKey {
+    private func sourceKey(src: Value?, session sessionValue: Value?) -> SourceKey {
         let session: String?
-        switch p.session {
+        switch sessionValue {
         case nil, .null?: session = nil
         case .string(let s)?: session = s
         case let other?: session = other.rendered(bare: false)
         }
         var key: SourceKey
-        switch p.src {
+        switch src {
         case nil, .null?: key = SourceKey(src: path, srcIsFile: true, session: session)
         case .string(let s)?: key = SourceKey(src: s, session: session)
         case let other?: key = SourceKey(src: other.rendered(bare: false), session: session)
         }
         // `"src": 42` and `"src": "42"` are different sources (keyed by JSON text vs string).
-        if let s = p.src, s != .null, s.string == nil { key.srcIsJSON = true }
-        if let s = p.session, s != .null, s.string == nil { key.sessionIsJSON = true }
+        if let s = src, s != .null, s.string == nil { key.srcIsJSON = true }
+        if let s = sessionValue, s != .null, s.string == nil { key.sessionIsJSON = true }
         return key
     }
 

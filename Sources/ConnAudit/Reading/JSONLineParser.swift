@@ -22,6 +22,8 @@ struct ParsedLine {
     var malformedReason: String?
     var t: Double = 0
     var ev: String = ""
+    /// `ev` as an ``EvNames`` id when the parser found it in its table (nil: look the name up).
+    var evID: Int32?
     var gen: Int64?
     var src: Value?
     var session: Value?
@@ -38,6 +40,15 @@ struct JSONLineParser {
 
     /// Top-level keys to decode into ``Event/fields`` (as UTF-8 bytes); nil: decode every key.
     private let wanted: [[UInt8]]?
+    /// The same keys as strings, made once (a wanted key's name is not decoded per line).
+    private let wantedNames: [String]
+    /// `ev` names met so far, with their ``EvNames`` ids (the tag), and `src` / `session` texts:
+    /// a repeated one is found by its bytes, not decoded again. Only texts that hold no token
+    /// are kept, so a text found here needs no secret scan.
+    private var evTable = ByteStringTable(capacity: 256)
+    private var sourceTable = ByteStringTable(capacity: 1024)
+    /// The names the loaded rules mention (a snapshot of ``EvNames``).
+    private let evIDs: [String: Int32]
     /// Whether rules read `src` / `session` as fields too (they always make the source key).
     private let keepsSrc: Bool
     private let keepsSession: Bool
@@ -60,8 +71,11 @@ struct JSONLineParser {
     private var lineBase: UnsafePointer<UInt8>?
 
     /// - Parameter wantedFields: the top-level fields rules read; nil decodes all of them.
-    init(wantedFields: Set<String>?) {
-        wanted = wantedFields.map { $0.sorted().map { Array($0.utf8) } }
+    init(wantedFields: Set<String>?, evIDs: [String: Int32] = [:]) {
+        let names = wantedFields.map { $0.sorted() }
+        wanted = names.map { $0.map { Array($0.utf8) } }
+        wantedNames = names ?? []
+        self.evIDs = evIDs
         keepsSrc = wantedFields?.contains("src") ?? true
         keepsSession = wantedFields?.contains("session") ?? true
         path.reserveCapacity(16)
@@ -178,7 +192,14 @@ struct JSONLineParser {
                 path.append(component)
                 let findingsBefore = out.secretPaths.count
                 if keyFlagged { recordSecret(&out) }
-                let decoded = try parseValue(&c, depth: 1, decode: kind != .skip, flagged: keyFlagged, out: &out)
+                let decoded: Value?
+                // The last `ev` wins: an earlier one's id does not outlive it.
+                if kind == .ev { out.evID = nil }
+                if kind == .ev || kind == .src || kind == .session, c.i < c.count, c.peek == UInt8(ascii: "\"") {
+                    decoded = try parseTableString(&c, ev: kind == .ev, flagged: keyFlagged, out: &out)
+                } else {
+                    decoded = try parseValue(&c, depth: 1, decode: kind != .skip, flagged: keyFlagged, out: &out)
+                }
                 if out.secretPaths.count > findingsBefore {
                     let name = kind == .field ? keyString : topKeyName(component)
                     if !out.redactedKeys.contains(name) { out.redactedKeys.append(name) }
@@ -254,18 +275,20 @@ struct JSONLineParser {
 
     private static let genBytes = Array("gen".utf8), srcBytes = Array("src".utf8), sessionBytes = Array("session".utf8)
 
-    private func topKind(_ key: UnsafeBufferPointer<UInt8>) -> TopKind {
+    /// Which connlog field `key` is; for a wanted field also its index in ``wanted`` (-1 when
+    /// every key is decoded).
+    private static func topKind(_ key: UnsafeBufferPointer<UInt8>, _ wanted: [[UInt8]]?) -> (TopKind, Int) {
         switch key.count {
-        case 1 where key[0] == UInt8(ascii: "t"): return .t
-        case 2 where key[0] == UInt8(ascii: "e") && key[1] == UInt8(ascii: "v"): return .ev
-        case 3 where Self.same(key, Self.genBytes): return .gen
-        case 3 where Self.same(key, Self.srcBytes): return .src
-        case 7 where Self.same(key, Self.sessionBytes): return .session
+        case 1 where key[0] == UInt8(ascii: "t"): return (.t, -1)
+        case 2 where key[0] == UInt8(ascii: "e") && key[1] == UInt8(ascii: "v"): return (.ev, -1)
+        case 3 where same(key, genBytes): return (.gen, -1)
+        case 3 where same(key, srcBytes): return (.src, -1)
+        case 7 where same(key, sessionBytes): return (.session, -1)
         default: break
         }
-        guard let wanted else { return .field }
-        for w in wanted where w.count == key.count && Self.same(key, w) { return .field }
-        return .skip
+        guard let wanted else { return (.field, -1) }
+        for i in wanted.indices where wanted[i].count == key.count && same(key, wanted[i]) { return (.field, i) }
+        return (.skip, -1)
     }
 
     @inline(__always) private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: [UInt8]) -> Bool {
@@ -275,18 +298,31 @@ struct JSONLineParser {
 
     /// A top-level key, classified where it lies in the line (an escaped key is decoded first):
     /// whether its name flags a secret, which connlog field it is, and its text when rules read it.
+    @inline(__always)
     private mutating func parseTopKey(_ c: inout Cursor) throws(JSONSyntaxError) -> (PathComponent, Bool, TopKind, String) {
         let (start, end, escaped) = try c.scanString()
         let component = PathComponent.key(start: start, end: end, escaped: escaped)
         if !escaped {
             let key = UnsafeBufferPointer(start: c.base + start, count: end - start)
-            let kind = topKind(key)
-            return (component, Self.isSecretKey(key), kind, kind == .field ? String(decoding: key, as: UTF8.self) : "")
+            let (kind, w) = Self.topKind(key, wanted)
+            return (component, Self.isSecretKey(key), kind, Self.keyName(kind, w, key, wantedNames))
         }
         keyBytes.removeAll(keepingCapacity: true)
         try Cursor.unescape(c.base, start, end, into: &keyBytes)
-        let (flagged, kind) = keyBytes.withUnsafeBufferPointer { (Self.isSecretKey($0), topKind($0)) }
-        return (component, flagged, kind, kind == .field ? String(decoding: keyBytes, as: UTF8.self) : "")
+        let (wanted, wantedNames) = (wanted, wantedNames)
+        let (flagged, kind, name) = keyBytes.withUnsafeBufferPointer {
+            let (kind, w) = Self.topKind($0, wanted)
+            return (Self.isSecretKey($0), kind, Self.keyName(kind, w, $0, wantedNames))
+        }
+        return (component, flagged, kind, name)
+    }
+
+    /// A field's key as the event keeps it: a wanted key's name made once, else decoded.
+    @inline(__always) private static func keyName(
+        _ kind: TopKind, _ wantedIndex: Int, _ key: UnsafeBufferPointer<UInt8>, _ wantedNames: [String]
+    ) -> String {
+        guard kind == .field else { return "" }
+        return wantedIndex >= 0 ? wantedNames[wantedIndex] : String(decoding: key, as: UTF8.self)
     }
 
     private func topKeyName(_ component: PathComponent) -> String {
@@ -525,6 +561,38 @@ struct JSONLineParser {
         return decode ? .string(String(decoding: scratch, as: UTF8.self)) : nil
     }
 
+    /// A top-level `ev`, `src` or `session` string, read through its table: a text met before is
+    /// neither decoded nor scanned for tokens again. Sets ``ParsedLine/evID`` for an `ev` found
+    /// or added; an escaped text takes the ordinary path.
+    private mutating func parseTableString(
+        _ c: inout Cursor, ev: Bool, flagged: Bool, out: inout ParsedLine
+    ) throws(JSONSyntaxError) -> Value? {
+        let before = c.i
+        let (start, end, escaped) = try c.scanString()
+        if escaped {
+            c.i = before
+            return try parseStringValue(&c, decode: true, flagged: flagged, out: &out)
+        }
+        let bytes = UnsafeBufferPointer(start: c.base + start, count: end - start)
+        if let hit = ev ? evTable.lookup(bytes) : sourceTable.lookup(bytes) {
+            if ev { out.evID = hit.tag }
+            return .string(hit.string)
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        if Self.containsToken(bytes) {
+            if !flagged { recordSecret(&out) }
+            return .string(text)
+        }
+        if ev {
+            let id = evIDs[text] ?? -1
+            out.evID = id
+            evTable.add(bytes, string: text, tag: id)
+        } else {
+            sourceTable.add(bytes, string: text, tag: 0)
+        }
+        return .string(text)
+    }
+
     private func parseNumber(_ c: inout Cursor, decode: Bool) throws(JSONSyntaxError) -> Value? {
         let start = c.i
         var isInteger = true
@@ -611,6 +679,15 @@ struct Cursor {
         let start = i
         var escaped = false
         while i < count {
+            // Eight bytes at a time: jump to the first quote, backslash, control or non-ASCII byte.
+            if i + 8 <= count {
+                let mask = Cursor.specialBytes(UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)))
+                if mask == 0 {
+                    i += 8
+                    continue
+                }
+                i += mask.trailingZeroBitCount >> 3
+            }
             let b = base[i]
             if b == 0x22 { let end = i; i += 1; return (start, end, escaped) }
             if b == 0x5C {
@@ -638,6 +715,20 @@ struct Cursor {
             }
         }
         throw JSONSyntaxError(reason: "unterminated string", offset: start - 1)
+    }
+
+    /// For eight bytes read little-endian: nonzero when one of them is `"`, `\\`, a control byte
+    /// (< 0x20) or not ASCII (>= 0x80), and then the lowest set bit lies in the first such byte.
+    /// (The classic "has a zero byte" / "has a byte below n" word tricks: a false mark can only
+    /// sit above a true one, where a borrow spread from it.)
+    @inline(__always) static func specialBytes(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = w ^ (ones &* 0x22)
+        let backslash = w ^ (ones &* 0x5C)
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        let control = w &- (ones &* 0x20)
+        return (zeroQuote | zeroBackslash | control | w) & (ones &* 0x80)
     }
 
     func validUTF8Sequence(at p: Int) -> Bool { utf8SequenceLength(at: p) > 0 }
