@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @testable import ConnAudit
 
@@ -994,6 +997,28 @@ extension ReaderTests {
                     if a.reason != "unterminated string" { #expect(a.offset == b.offset, "\(line)") }
                 default:
                     Issue.record("scan and reference disagree on \(line): \(got) vs \(Self.referenceScan(line))")
+                }
+            }
+        }
+
+        @Test("decimals read without strtod give strtod's double, bit for bit; integers stay exact")
+        func decimals() throws {
+            var g = Generator(state: 99)
+            var texts = ["0.5", "-0.0", "0.1", "128.11", "1128.11", "999999999999999.9", "99999999999999.99",
+                         "0.000000000000001", "-123456789012.345", "9007199254740993.5", "1.0000000000000002",
+                         "12345678901234567890", "-9223372036854775808", "9223372036854775808", "1e3", "2.5E-3"]
+            for _ in 0..<20_000 {
+                let whole = String(UInt64.random(in: 0...10_000_000_000_000, using: &g))
+                let fraction = String(UInt64.random(in: 0...9_999_999, using: &g))
+                texts.append((Bool.random(using: &g) ? "-" : "") + whole + "." + fraction)
+            }
+            for text in texts {
+                let value = try JSONLineParser.parseDocument(Array(text.utf8))
+                let expected = strtod(text, nil)
+                switch value {
+                case .double(let d): #expect(d.bitPattern == expected.bitPattern, "\(text): \(d) vs \(expected)")
+                case .int(let i): #expect(!text.contains(".") && !text.lowercased().contains("e") && String(i) == text, "\(text)")
+                default: Issue.record("\(text) read as \(value)")
                 }
             }
         }

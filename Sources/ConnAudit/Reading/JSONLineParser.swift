@@ -59,6 +59,9 @@ struct JSONLineParser {
 
     // Reused per line so the parser allocates nothing for lines without findings.
     private var path: [PathComponent] = []
+    /// The top-level key whose value is being read (kept apart from ``path``, which then holds the
+    /// components below it: most values are not nested).
+    private var topKey: PathComponent?
     private var scratch: [UInt8] = []
     private var keyBytes: [UInt8] = []
 
@@ -113,6 +116,7 @@ struct JSONLineParser {
     mutating func parse(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) {
         out = ParsedLine()
         path.removeAll(keepingCapacity: true)
+        topKey = nil
         lineBase = line.baseAddress!
         defer { lineBase = nil }
         var c = Cursor(base: line.baseAddress!, count: line.count)
@@ -189,7 +193,7 @@ struct JSONLineParser {
                 guard c.i < c.count, c.peek == UInt8(ascii: ":") else { throw JSONSyntaxError(reason: "expected ':'", offset: c.i) }
                 c.i += 1
                 c.skipWhitespace()
-                path.append(component)
+                topKey = component
                 let findingsBefore = out.secretPaths.count
                 if keyFlagged { recordSecret(&out) }
                 let decoded: Value?
@@ -204,7 +208,7 @@ struct JSONLineParser {
                     let name = kind == .field ? keyString : topKeyName(component)
                     if !out.redactedKeys.contains(name) { out.redactedKeys.append(name) }
                 }
-                path.removeLast()
+                topKey = nil
                 switch kind {
                 case .t: tValue = decoded; sawT = true
                 case .ev: evValue = decoded; sawEv = true
@@ -345,9 +349,20 @@ struct JSONLineParser {
     /// Lengths of the secret key names (bit n set: a name of n bytes).
     private static let secretLengths: UInt64 = secretKeyNames.reduce(0) { $0 | (1 << UInt64($1.count)) }
 
+    /// Per length below 16: the first letters (bit `letter - 'a'`) of the secret names that long.
+    private static let secretStarts: [UInt32] = {
+        var starts = [UInt32](repeating: 0, count: 16)
+        for s in secretKeyNames where s.count < 16 { starts[s.count] |= 1 << UInt32(s[0] - 0x61) }
+        return starts
+    }()
+
     private static func isSecretKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        // Most keys have a length no secret name has.
+        // Most keys have a length no secret name has, or another first letter.
         guard key.count < 64, secretLengths & (1 << UInt64(key.count)) != 0 else { return false }
+        if key.count < 16 {
+            let first = lower(key[0]) &- 0x61
+            guard first < 26, secretStarts[key.count] & (1 << UInt32(first)) != 0 else { return false }
+        }
         candidates: for s in secretKeyNames where s.count == key.count {
             for j in 0..<s.count {
                 var b = key[j]
@@ -361,7 +376,7 @@ struct JSONLineParser {
 
     private mutating func recordSecret(_ out: inout ParsedLine) {
         var text = ""
-        for component in path {
+        for component in topKey.map({ [$0] + path }) ?? path {
             switch component {
             case .key(let start, let end, let escaped):
                 let k = keyText(start, end, escaped)
@@ -593,27 +608,47 @@ struct JSONLineParser {
         return .string(text)
     }
 
+    /// 10^0 … 10^15, each exact in a double.
+    private static let powersOfTen: [Double] = (0...15).map { k in (0..<k).reduce(1.0) { acc, _ in acc * 10 } }
+
     private func parseNumber(_ c: inout Cursor, decode: Bool) throws(JSONSyntaxError) -> Value? {
         let start = c.i
         var isInteger = true
-        if c.peek == UInt8(ascii: "-") { c.i += 1 }
+        let negative = c.peek == UInt8(ascii: "-")
+        if negative { c.i += 1 }
         guard c.i < c.count else { throw JSONSyntaxError(reason: "bad number", offset: start) }
+        // The integer part is read and accumulated in one pass (most numbers are small integers).
+        var value: Int64 = 0
+        var overflow = false
         if c.peek == UInt8(ascii: "0") {
             c.i += 1
         } else if c.peek >= UInt8(ascii: "1") && c.peek <= UInt8(ascii: "9") {
-            while c.i < c.count, c.peek >= 0x30, c.peek <= 0x39 { c.i += 1 }
+            while c.i < c.count {
+                let digit = c.peek &- 0x30
+                guard digit <= 9 else { break }
+                if !overflow {
+                    let (m, o1) = value.multipliedReportingOverflow(by: 10)
+                    let (a, o2) = negative ? m.subtractingReportingOverflow(Int64(digit)) : m.addingReportingOverflow(Int64(digit))
+                    if o1 || o2 { overflow = true } else { value = a }
+                }
+                c.i += 1
+            }
         } else {
             throw JSONSyntaxError(reason: "bad number", offset: start)
         }
+        var fractionDigits = 0
         if c.i < c.count, c.peek == UInt8(ascii: ".") {
             isInteger = false
             c.i += 1
             let digits = c.i
             while c.i < c.count, c.peek >= 0x30, c.peek <= 0x39 { c.i += 1 }
             if c.i == digits { throw JSONSyntaxError(reason: "bad number", offset: start) }
+            fractionDigits = c.i - digits
         }
+        var hasExponent = false
         if c.i < c.count, c.peek == UInt8(ascii: "e") || c.peek == UInt8(ascii: "E") {
             isInteger = false
+            hasExponent = true
             c.i += 1
             if c.i < c.count, c.peek == UInt8(ascii: "+") || c.peek == UInt8(ascii: "-") { c.i += 1 }
             let digits = c.i
@@ -622,27 +657,25 @@ struct JSONLineParser {
         }
         guard decode else { return nil }
         let len = c.i - start
-        if isInteger {
-            // Exact 64-bit integers; on overflow the number is kept as a double.
-            var v: Int64 = 0
-            var j = start
-            let negative = c.base[j] == UInt8(ascii: "-")
-            if negative { j += 1 }
-            var overflow = false
-            while j < c.i {
-                let digit = Int64(c.base[j] &- 0x30)
-                let (m, o1) = v.multipliedReportingOverflow(by: 10)
-                let (a, o2) = negative ? m.subtractingReportingOverflow(digit) : m.addingReportingOverflow(digit)
-                if o1 || o2 { overflow = true; break }
-                v = a
-                j += 1
+        // Exact 64-bit integers; on overflow the number is kept as a double.
+        if isInteger, !overflow { return .int(value) }
+        // A decimal of at most 15 digits without an exponent: its digits as an integer are exact
+        // in a double, and so is the power of ten, so one division rounds correctly (as strtod).
+        let digitCount = len - (negative ? 1 : 0) - (fractionDigits > 0 ? 1 : 0)
+        if !hasExponent, fractionDigits > 0, digitCount <= 15 {
+            var mantissa: UInt64 = 0
+            for k in start..<c.i where c.base[k] != UInt8(ascii: "-") && c.base[k] != UInt8(ascii: ".") {
+                mantissa = mantissa * 10 + UInt64(c.base[k] &- 0x30)
             }
-            if !overflow { return .int(v) }
+            let d = Double(mantissa) / Self.powersOfTen[fractionDigits]
+            return .double(negative ? -d : d)
         }
-        // Long integers and decimals: strtod on a NUL-terminated copy.
-        var copy = [CChar](repeating: 0, count: len + 1)
-        for k in 0..<len { copy[k] = CChar(bitPattern: c.base[start + k]) }
-        return .double(strtod(copy, nil))
+        // Long integers and other decimals: strtod on a NUL-terminated copy.
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: len + 1) { copy in
+            for k in 0..<len { copy[k] = CChar(bitPattern: c.base[start + k]) }
+            copy[len] = 0
+            return .double(strtod(copy.baseAddress!, nil))
+        }
     }
 }
 
