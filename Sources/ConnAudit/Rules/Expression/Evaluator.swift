@@ -248,14 +248,14 @@ final class StaticLets {
         evaluating = Array(repeating: false, count: table.names.count)
     }
 
-    func value(of name: String, _ ctx: EvalContext) -> Eval? {
+    func value(of name: String, _ ctx: EvalContext, _ e: Event) -> Eval? {
         guard let slot = table.slot(of: name) else { return nil }
         let deps = table.dependsOn[slot]
         if let hit = cache.lookup(slot, dependsOn: deps) { return hit }
         // A binding that reads itself (directly or through others) is undecided, not a loop.
         if evaluating[slot] { return .undecided }
         evaluating[slot] = true
-        let v = Evaluator.evaluate(table.exprs[slot], ctx)
+        let v = Evaluator.evaluate(table.exprs[slot], ctx, e)
         evaluating[slot] = false
         cache.store(slot, v, dependsOn: deps)
         return v
@@ -298,26 +298,32 @@ public struct SelectorMatch {
 public enum Evaluator {
     // MARK: - Expressions
 
-    public static func evaluate(_ expr: Expr, _ ctx: EvalContext) -> Eval {
+    public static func evaluate(_ expr: Expr, _ ctx: EvalContext) -> Eval { evaluate(expr, ctx, ctx.event) }
+
+    /// Evaluates `expr` with `e` as the current event (the trigger, or a nested selector's
+    /// candidate): everything else comes from `ctx`, which is not copied to look at another
+    /// event. Code outside the evaluator that reads `ctx.event` (history providers) is handed a
+    /// context looking at `e`.
+    static func evaluate(_ expr: Expr, _ ctx: EvalContext, _ e: Event) -> Eval {
         switch expr {
         case .literal(let v):
             return .value(v)
         case .field(let name):
-            return .value(field(name, of: ctx.event, ctx))
+            return .value(field(name, of: e, ctx))
         case .name(let name, _):
             if !ctx.lets.isEmpty, let bound = ctx.lets[name] { return bound }
             if let scope = ctx.letScope, let bound = scope.value(of: name) { return bound }
-            if let statics = ctx.statics, let bound = statics.value(of: name, ctx) { return bound }
+            if let statics = ctx.statics, let bound = statics.value(of: name, ctx, e) { return bound }
             if !ctx.captures.isEmpty, let captured = ctx.captures[name] { return .event(captured) }
             if let results = ctx.historyResults, let bound = results.lookup(name) { return bound.map { .event($0) } ?? .null }
-            return .value(field(name, of: ctx.event, ctx))
+            return .value(field(name, of: e, ctx))
         case .member(let base, let name, _):
             if case .name("params", _) = base, ctx.lets["params"] == nil, ctx.captures["params"] == nil,
                 ctx.letScope?.defines("params") != true, ctx.statics?.table.slot(of: "params") == nil {
                 return .value(ctx.params[name] ?? .null)
             }
-            switch evaluate(base, ctx) {
-            case .event(let e): return .value(field(name, of: e, ctx))
+            switch evaluate(base, ctx, e) {
+            case .event(let found): return .value(field(name, of: found, ctx))
             case .value(.null): return .null
             case .value(let v):
                 if case .object = v { return .value(v[name] ?? .null) }
@@ -325,8 +331,8 @@ public enum Evaluator {
             case .undecided: return .undecided
             }
         case .index(let base, let indexExpr):
-            let b = evaluate(base, ctx)
-            let k = evaluate(indexExpr, ctx)
+            let b = evaluate(base, ctx, e)
+            let k = evaluate(indexExpr, ctx, e)
             guard case .value(let key) = k else { return .undecided }
             switch b {
             case .value(.object(let entries)):
@@ -341,19 +347,19 @@ public enum Evaluator {
         case .list(let items):
             var values: [Value] = []
             for item in items {
-                guard case .value(let v) = evaluate(item, ctx) else { return .undecided }
+                guard case .value(let v) = evaluate(item, ctx, e) else { return .undecided }
                 values.append(v)
             }
             return .value(.array(values))
         case .map(let entries):
             var out: [Value.ObjectEntry] = []
-            for (k, e) in entries {
-                guard case .value(let v) = evaluate(e, ctx) else { return .undecided }
+            for (k, item) in entries {
+                guard case .value(let v) = evaluate(item, ctx, e) else { return .undecided }
                 out.append(.init(k, v))
             }
             return .value(.object(out))
         case .unary(let op, let operand):
-            let v = evaluate(operand, ctx)
+            let v = evaluate(operand, ctx, e)
             switch op {
             case .not:
                 guard let b = v.truth else { return .undecided }
@@ -367,19 +373,19 @@ public enum Evaluator {
                 }
             }
         case .binary(let op, let l, let r, _):
-            return binary(op, l, r, ctx)
+            return binary(op, l, r, ctx, e)
         case .conditional(let c, let a, let b):
-            switch evaluate(c, ctx).truth {
-            case true?: return evaluate(a, ctx)
-            case false?: return evaluate(b, ctx)
+            switch evaluate(c, ctx, e).truth {
+            case true?: return evaluate(a, ctx, e)
+            case false?: return evaluate(b, ctx, e)
             case nil: return .undecided
             }
         case .call(let function, let args, _):
-            return call(function, args, ctx)
+            return call(function, args, ctx, e)
         case .history(let call):
-            return history(call, ctx)
+            return history(call, ctx, e)
         case .regex(let subject, let regex):
-            switch evaluate(subject, ctx) {
+            switch evaluate(subject, ctx, e) {
             case .value(.string(let text)): return .value(.bool(regex.matches(text)))
             default: return .undecided
             }
@@ -395,32 +401,32 @@ public enum Evaluator {
         return e.value(of: name) ?? .null
     }
 
-    private static func binary(_ op: Expr.BinaryOp, _ l: Expr, _ r: Expr, _ ctx: EvalContext) -> Eval {
+    private static func binary(_ op: Expr.BinaryOp, _ l: Expr, _ r: Expr, _ ctx: EvalContext, _ e: Event) -> Eval {
         switch op {
         case .and:
-            let a = evaluate(l, ctx).truth
+            let a = evaluate(l, ctx, e).truth
             if a == false { return .false }
-            let b = evaluate(r, ctx).truth
+            let b = evaluate(r, ctx, e).truth
             if b == false { return .false }
             if a == true && b == true { return .true }
             return .undecided
         case .or:
-            let a = evaluate(l, ctx).truth
+            let a = evaluate(l, ctx, e).truth
             if a == true { return .true }
-            let b = evaluate(r, ctx).truth
+            let b = evaluate(r, ctx, e).truth
             if b == true { return .true }
             if a == false && b == false { return .false }
             return .undecided
         case .coalesce:
-            switch evaluate(l, ctx) {
-            case .value(.null), .undecided: return evaluate(r, ctx)
+            switch evaluate(l, ctx, e) {
+            case .value(.null), .undecided: return evaluate(r, ctx, e)
             case let other: return other
             }
         default:
             break
         }
-        let a = evaluate(l, ctx)
-        let b = evaluate(r, ctx)
+        let a = evaluate(l, ctx, e)
+        let b = evaluate(r, ctx, e)
         switch op {
         case .equal, .notEqual:
             let same: Bool
@@ -505,44 +511,44 @@ public enum Evaluator {
     /// A value function. Every argument is evaluated (left to right) before any is judged, as
     /// history calls among them bind their `as:` names; no argument list is built for the
     /// functions of one or two arguments.
-    private static func call(_ function: Expr.Function, _ args: [Expr], _ ctx: EvalContext) -> Eval {
+    private static func call(_ function: Expr.Function, _ args: [Expr], _ ctx: EvalContext, _ e: Event) -> Eval {
         switch function {
         case .type:
-            switch evaluate(args[0], ctx) {
+            switch evaluate(args[0], ctx, e) {
             case .value(let v): return .value(.string(v.typeName))
             case .event: return .value(.string("event"))
             case .undecided: return .undecided
             }
         case .str:
-            switch evaluate(args[0], ctx) {
+            switch evaluate(args[0], ctx, e) {
             case .value(let v): return .value(.string(v.rendered()))
-            case .event(let e): return .value(.string("\(e.ev) at line \(e.line)"))
+            case .event(let found): return .value(.string("\(found.ev) at line \(found.line)"))
             case .undecided: return .undecided
             }
         case .isInt:
-            switch evaluate(args[0], ctx) {
+            switch evaluate(args[0], ctx, e) {
             case .value(.int): return .true
             case .undecided: return .undecided
             default: return .false
             }
         case .text:
-            guard let v = decided(evaluate(args[0], ctx)) else { return .undecided }
+            guard let v = decided(evaluate(args[0], ctx, e)) else { return .undecided }
             return v.text.map { .value(.string($0)) } ?? .undecided
         case .len:
-            switch decided(evaluate(args[0], ctx)) {
+            switch decided(evaluate(args[0], ctx, e)) {
             case .string(let s)?: return .value(.int(Int64(s.count)))
             case .array(let items)?: return .value(.int(Int64(items.count)))
             case .object(let entries)?: return .value(.int(Int64(entries.count)))
             default: return .undecided
             }
         case .abs:
-            guard let v = decided(evaluate(args[0], ctx)) else { return .undecided }
+            guard let v = decided(evaluate(args[0], ctx, e)) else { return .undecided }
             if case .int(let i) = v, i != Int64.min { return .value(.int(Swift.abs(i))) }
             guard let d = v.number else { return .undecided }
             return .value(.double(Swift.abs(d)))
         case .pow:
-            let a = evaluate(args[0], ctx)
-            let b = evaluate(args[1], ctx)
+            let a = evaluate(args[0], ctx, e)
+            let b = evaluate(args[1], ctx, e)
             guard let x = decided(a), let y = decided(b), let base = x.number, let e = y.number else { return .undecided }
             let r = Foundation_pow(base, e)
             guard r.isFinite else { return .undecided }
@@ -553,8 +559,8 @@ public enum Evaluator {
         case .min, .max:
             let wantsMin = function == .min
             if args.count == 2 {
-                let a = evaluate(args[0], ctx)
-                let b = evaluate(args[1], ctx)
+                let a = evaluate(args[0], ctx, e)
+                let b = evaluate(args[1], ctx, e)
                 guard let x = decided(a), let y = decided(b), let p = x.number, let q = y.number else { return .undecided }
                 return .value((wantsMin ? q < p : q > p) ? y : x)
             }
@@ -562,7 +568,7 @@ public enum Evaluator {
             values.reserveCapacity(args.count)
             var allDecided = true
             for arg in args {
-                if let v = decided(evaluate(arg, ctx)) { values.append(v) } else { allDecided = false }
+                if let v = decided(evaluate(arg, ctx, e)) { values.append(v) } else { allDecided = false }
             }
             guard allDecided else { return .undecided }
             let items: [Value]
@@ -590,14 +596,16 @@ public enum Evaluator {
 
     // MARK: - History
 
-    private static func history(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
-        let result = historyAnswer(call, ctx)
+    private static func history(_ call: HistoryCall, _ ctx: EvalContext, _ e: Event) -> Eval {
+        // History providers read the current event from the context: one looking at `e` (a copy
+        // only when `e` is a nested selector's candidate).
+        let result = ctx.event === e ? historyAnswer(call, ctx) : historyAnswer(call, ctx.looking(at: e))
         if let results = ctx.historyResults {
             let names = call.resultCaptures
             if !names.isEmpty {
                 // The name of the term that matched the event found is that event; the others null.
                 var matched: String?
-                if case .event(let e) = result { matched = matches(call.selector, e, ctx.looking(at: e))?.capture }
+                if case .event(let found) = result { matched = matches(call.selector, found, ctx)?.capture }
                 for name in names {
                     if case .event(let e) = result, name == matched { results.bind(name, e) } else { results.bind(name, nil) }
                 }
@@ -629,7 +637,7 @@ public enum Evaluator {
         case .maxof, .minof:
             var best: Value?
             for e in found.events where matches(call.selector, e, ctx) != nil {
-                guard let v = call.value.flatMap({ Evaluator.evaluate($0, ctx.looking(at: e)).value }), let n = v.number else { continue }
+                guard let v = call.value.flatMap({ Evaluator.evaluate($0, ctx, e).value }), let n = v.number else { continue }
                 if let b = best?.number, call.kind == .maxof ? n <= b : n >= b { continue }
                 best = v
             }
@@ -673,9 +681,14 @@ public enum Evaluator {
         guard testsHold else { return false }
         if let negated = term.negated, matches(negated, candidate, ctx) != nil { return false }
         if let whereExpr = term.whereExpr {
-            var inner = ctx.looking(at: candidate)
-            if term.whereReadsCapture, let name = term.capture { inner.captures[name] = candidate }
-            guard evaluate(whereExpr, inner).truth == true else { return false }
+            // The candidate is the current event; the context is copied only to bind a capture.
+            if term.whereReadsCapture, let name = term.capture {
+                var inner = ctx
+                inner.captures[name] = candidate
+                guard evaluate(whereExpr, inner, candidate).truth == true else { return false }
+            } else {
+                guard evaluate(whereExpr, ctx, candidate).truth == true else { return false }
+            }
         }
         return true
     }
