@@ -40,6 +40,49 @@ import Testing
         #expect(!EvIDSet([]).contains(ping))
     }
 
+    @Test func aFieldReadByIDFindsTaggedFieldsByIDAndOthersByName() {
+        let reason = FieldNames.id("reason")
+        let state = FieldNames.id("state")
+        #expect(reason >= 0 && state >= 0 && reason != state)
+        #expect(FieldNames.id("reason") == reason)
+        // Built-in names are answered by the event itself, never by id.
+        for name in ["t", "ev", "gen", "$line", "$seq", "$file"] { #expect(FieldNames.id(name) == -1) }
+
+        let e = Event(t: 5, ev: "ws.close", gen: 2, fields: [
+            .init("reason", .string("first"), id: reason),
+            .init("state", .string("open")),  // untagged: found by its name
+            .init("reason", .string("last"), id: reason),
+        ])
+        #expect(e.value(of: "reason", id: reason) == .string("last"))
+        #expect(e.value(of: "state", id: state) == .string("open"))
+        #expect(e.value(of: "missing", id: FieldNames.id("missing")) == nil)
+        #expect(e.value(of: "gen", id: -1) == .int(2))
+        #expect(e.value(of: "t", id: -1) == .int(5))
+        // An untagged duplicate after a tagged one still wins (the last duplicate wins).
+        let mixed = Event(t: 0, ev: "x", fields: [.init("reason", .string("a"), id: reason), .init("reason", .string("b"))])
+        #expect(mixed.value(of: "reason", id: reason) == .string("b"))
+    }
+
+    @Test func theReaderTagsTheFieldsRulesReadWithTheirIDs() throws {
+        let source = ByteSources.memory(Array(#"{"t":1,"ev":"ws.close","gen":1,"src":"d","reason":"user","other":1}"#.utf8 + [0x0A]), path: "x")
+        let reader = FileReader(index: 0, path: "x", source: source, wantedFields: ["reason", "src"])
+        guard case .event(let e, _, _)? = reader.next() else {
+            Issue.record("expected an event")
+            return
+        }
+        #expect(e.fields.map(\.key) == ["src", "reason"])
+        #expect(e.fields.map(\.id) == [FieldNames.id("src"), FieldNames.id("reason")])
+        // Decoding every key (the timeline view) tags nothing: fields are found by name.
+        let all = FileReader(index: 0, path: "x", source: ByteSources.memory(Array(#"{"t":1,"ev":"a","reason":"r"}"#.utf8), path: "x"),
+                             wantedFields: nil)
+        guard case .event(let f, _, _)? = all.next() else {
+            Issue.record("expected an event")
+            return
+        }
+        #expect(f.fields.allSatisfy { $0.id == -1 })
+        #expect(f.value(of: "reason", id: FieldNames.id("reason")) == .string("r"))
+    }
+
     @Test func aHistoryCallIsAValue() {
         // Calls share one box until one of them changes: the other must not see the change.
         let a = HistoryCall(kind: .count, selector: Selector(terms: []), since: nil, slot: 7, at: 3)

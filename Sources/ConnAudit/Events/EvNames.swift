@@ -1,15 +1,16 @@
 import Synchronization
 
-/// Event names as small integers, so the engine compares `ev` without hashing strings.
+/// Names as small integers, handed out once per process: the engine compares ids, not strings.
 ///
-/// Every name a loaded selector mentions gets an id when the rule is compiled; the reader looks
-/// each event's `ev` up once (``snapshot()``). An `ev` no rule names gets -1: only selectors
-/// without a fixed name list (globs, no `ev` test) can match it, and they read the string.
-public enum EvNames {
-    private static let table = Mutex<[String: Int32]>([:])
+/// Ids are assigned when rules are compiled (every name they mention); readers take a
+/// ``snapshot()`` and look names up without a lock. The table only grows with the rules loaded.
+public final class NameRegistry: Sendable {
+    private let table = Mutex<[String: Int32]>([:])
+
+    public init() {}
 
     /// The id of `name`, assigning the next one if it is new.
-    public static func id(_ name: String) -> Int32 {
+    public func id(_ name: String) -> Int32 {
         table.withLock { t in
             if let id = t[name] { return id }
             let id = Int32(t.count)
@@ -18,9 +19,42 @@ public enum EvNames {
         }
     }
 
-    /// The names known now; readers take one at start and look names up without a lock.
-    public static func snapshot() -> [String: Int32] { table.withLock { $0 } }
+    /// The names known now.
+    public func snapshot() -> [String: Int32] { table.withLock { $0 } }
 
     /// How many ids have been handed out (ids are 0..<count).
-    public static var count: Int { table.withLock { $0.count } }
+    public var count: Int { table.withLock { $0.count } }
+}
+
+/// Event names as ids, so the engine compares `ev` without hashing strings.
+///
+/// Every name a loaded selector mentions gets an id when the rule is compiled; the reader looks
+/// each event's `ev` up once. An `ev` no rule names gets -1: only selectors without a fixed name
+/// list (globs, no `ev` test) can match it, and they read the string.
+public enum EvNames {
+    static let registry = NameRegistry()
+
+    /// The id of `name`, assigning the next one if it is new.
+    public static func id(_ name: String) -> Int32 { registry.id(name) }
+
+    /// The names known now; readers take one at start and look names up without a lock.
+    public static func snapshot() -> [String: Int32] { registry.snapshot() }
+
+    /// How many ids have been handed out (ids are 0..<count).
+    public static var count: Int { registry.count }
+}
+
+/// Top-level field names as ids, so reading a field compares integers, not strings.
+///
+/// A rule's field reads (`reason`, a selector's `state:` test) get an id when the rule is
+/// compiled, and the reader tags each field it decodes for the rules with the same id. A field
+/// without an id (-1: made elsewhere, or a name no rule reads) is found by its name.
+public enum FieldNames {
+    static let registry = NameRegistry()
+
+    /// Names ``Event/value(of:)`` answers itself: read by name, never given an id.
+    static let builtIn: Set<String> = ["t", "ev", "gen", "$line", "$seq", "$file"]
+
+    /// The id a read of field `name` uses: -1 for the built-in names.
+    public static func id(_ name: String) -> Int32 { builtIn.contains(name) ? -1 : registry.id(name) }
 }

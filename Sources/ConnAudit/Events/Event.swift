@@ -69,9 +69,13 @@ public final class Event: @unchecked Sendable {
     public struct Field: Sendable {
         public var key: String
         public var value: Value
-        public init(_ key: String, _ value: Value) {
+        /// `key` as a ``FieldNames`` id, when whoever made the field knew it (the reader does for
+        /// the fields rules read); -1: found by its name only.
+        public var id: Int32
+        public init(_ key: String, _ value: Value, id: Int32 = -1) {
             self.key = key
             self.value = value
+            self.id = id
         }
     }
 
@@ -119,6 +123,20 @@ public final class Event: @unchecked Sendable {
         case "$seq": return .int(Int64(seq))
         default:
             for field in fields.reversed() where field.key == key { return field.value }
+            return nil
+        }
+    }
+
+    /// ``value(of:)`` for a name whose ``FieldNames`` id is `id` (-1: by name): a field tagged
+    /// with an id is matched by it, one without by its name; the last duplicate wins.
+    @inline(__always) public func value(of key: String, id: Int32) -> Value? {
+        guard id >= 0 else { return value(of: key) }
+        return fields.withUnsafeBufferPointer { fields in
+            var i = fields.count
+            while i > 0 {
+                i -= 1
+                if fields[i].id == id || (fields[i].id < 0 && fields[i].key == key) { return fields[i].value }
+            }
             return nil
         }
     }

@@ -40,8 +40,11 @@ struct JSONLineParser {
 
     /// Top-level keys to decode into ``Event/fields`` (as UTF-8 bytes); nil: decode every key.
     private let wanted: [[UInt8]]?
-    /// The same keys as strings, made once (a wanted key's name is not decoded per line).
+    /// The same keys as strings, made once (a wanted key's name is not decoded per line), and
+    /// as ``FieldNames`` ids, which tag the fields decoded (rules read them by id).
     private let wantedNames: [String]
+    private let wantedIDs: [Int32]
+    private let srcID: Int32, sessionID: Int32
     /// `ev` names met so far, with their ``EvNames`` ids (the tag), and `src` / `session` texts:
     /// a repeated one is found by its bytes, not decoded again. Only texts that hold no token
     /// are kept, so a text found here needs no secret scan.
@@ -78,6 +81,10 @@ struct JSONLineParser {
         let names = wantedFields.map { $0.sorted() }
         wanted = names.map { $0.map { Array($0.utf8) } }
         wantedNames = names ?? []
+        // Only the rules' own field names get ids (decoding every key gives none: found by name).
+        wantedIDs = wantedNames.map { FieldNames.id($0) }
+        srcID = wantedFields == nil ? -1 : FieldNames.id("src")
+        sessionID = wantedFields == nil ? -1 : FieldNames.id("session")
         self.evIDs = evIDs
         keepsSrc = wantedFields?.contains("src") ?? true
         keepsSession = wantedFields?.contains("session") ?? true
@@ -188,7 +195,7 @@ struct JSONLineParser {
             while true {
                 c.skipWhitespace()
                 guard c.i < c.count, c.peek == UInt8(ascii: "\"") else { throw JSONSyntaxError(reason: "expected a key", offset: c.i) }
-                let (component, keyFlagged, kind, keyString) = try parseTopKey(&c)
+                let (component, keyFlagged, kind, keyString, keyID) = try parseTopKey(&c)
                 c.skipWhitespace()
                 guard c.i < c.count, c.peek == UInt8(ascii: ":") else { throw JSONSyntaxError(reason: "expected ':'", offset: c.i) }
                 c.i += 1
@@ -215,12 +222,12 @@ struct JSONLineParser {
                 case .gen: genValue = decoded; sawGen = true
                 case .src:
                     out.src = decoded
-                    if keepsSrc, let decoded { fields.append(Event.Field("src", decoded)) }
+                    if keepsSrc, let decoded { fields.append(Event.Field("src", decoded, id: srcID)) }
                 case .session:
                     out.session = decoded
-                    if keepsSession, let decoded { fields.append(Event.Field("session", decoded)) }
+                    if keepsSession, let decoded { fields.append(Event.Field("session", decoded, id: sessionID)) }
                 case .field:
-                    if let decoded { fields.append(Event.Field(keyString, decoded)) }
+                    if let decoded { fields.append(Event.Field(keyString, decoded, id: keyID)) }
                 case .skip: break
                 }
                 c.skipWhitespace()
@@ -303,22 +310,22 @@ struct JSONLineParser {
     /// A top-level key, classified where it lies in the line (an escaped key is decoded first):
     /// whether its name flags a secret, which connlog field it is, and its text when rules read it.
     @inline(__always)
-    private mutating func parseTopKey(_ c: inout Cursor) throws(JSONSyntaxError) -> (PathComponent, Bool, TopKind, String) {
+    private mutating func parseTopKey(_ c: inout Cursor) throws(JSONSyntaxError) -> (PathComponent, Bool, TopKind, String, Int32) {
         let (start, end, escaped) = try c.scanString()
         let component = PathComponent.key(start: start, end: end, escaped: escaped)
         if !escaped {
             let key = UnsafeBufferPointer(start: c.base + start, count: end - start)
             let (kind, w) = Self.topKind(key, wanted)
-            return (component, Self.isSecretKey(key), kind, Self.keyName(kind, w, key, wantedNames))
+            return (component, Self.isSecretKey(key), kind, Self.keyName(kind, w, key, wantedNames), w >= 0 ? wantedIDs[w] : -1)
         }
         keyBytes.removeAll(keepingCapacity: true)
         try Cursor.unescape(c.base, start, end, into: &keyBytes)
-        let (wanted, wantedNames) = (wanted, wantedNames)
-        let (flagged, kind, name) = keyBytes.withUnsafeBufferPointer {
+        let (wanted, wantedNames, wantedIDs) = (wanted, wantedNames, wantedIDs)
+        let (flagged, kind, name, id) = keyBytes.withUnsafeBufferPointer {
             let (kind, w) = Self.topKind($0, wanted)
-            return (Self.isSecretKey($0), kind, Self.keyName(kind, w, $0, wantedNames))
+            return (Self.isSecretKey($0), kind, Self.keyName(kind, w, $0, wantedNames), w >= 0 ? wantedIDs[w] : -1)
         }
-        return (component, flagged, kind, name)
+        return (component, flagged, kind, name, id)
     }
 
     /// A field's key as the event keeps it: a wanted key's name made once, else decoded.

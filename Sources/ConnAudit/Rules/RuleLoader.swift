@@ -1200,7 +1200,7 @@ enum FieldCollector {
         func expr(_ e: Expr) {
             NameWalker.walk(e) { sub in
                 switch sub {
-                case .name(let n, _), .field(let n): names.insert(n)
+                case .name(let n, _), .field(let n, _): names.insert(n)
                 case .member(_, let n, _): names.insert(n)
                 case .history(let call):
                     selector(call.selector)

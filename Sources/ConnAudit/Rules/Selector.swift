@@ -120,8 +120,18 @@ public struct Selector: Sendable {
     }
 
     public struct FieldTest: Sendable {
-        public var field: String
+        public var field: String {
+            didSet { fieldID = FieldNames.id(field) }
+        }
         public var predicate: Predicate
+        /// `field` as a ``FieldNames`` id (-1: a built-in name).
+        public private(set) var fieldID: Int32
+
+        public init(field: String, predicate: Predicate) {
+            self.field = field
+            self.predicate = predicate
+            fieldID = FieldNames.id(field)
+        }
     }
 
     public indirect enum Predicate: Sendable {

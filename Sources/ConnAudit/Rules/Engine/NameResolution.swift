@@ -57,7 +57,7 @@ enum NameResolution {
         func expr(_ e: Expr) -> Expr {
             switch e {
             case .literal, .field: return e
-            case .name(let n, _): return bound.contains(n) ? e : .field(n)
+            case .name(let n, _): return bound.contains(n) ? e : .field(n, id: FieldNames.id(n))
             case .member(let b, let n, let at): return .member(expr(b), n, at: at)
             case .index(let a, let b): return .index(expr(a), expr(b))
             case .list(let items): return .list(items.map(expr))

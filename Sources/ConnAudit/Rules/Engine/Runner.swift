@@ -295,9 +295,9 @@ class Runner: HistoryProvider {
         guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, context: context) else { return nil }
         for conjunct in KeyedIndex.conjuncts(whereExpr) {
             switch conjunct {
-            case .binary(let op, .field("$seq"), let x, _) where op == .greater || op == .greaterEqual:
+            case .binary(let op, .field("$seq", _), let x, _) where op == .greater || op == .greaterEqual:
                 if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own) { return (x, op == .greater) }
-            case .binary(let op, let x, .field("$seq"), _) where op == .less || op == .lessEqual:
+            case .binary(let op, let x, .field("$seq", _), _) where op == .less || op == .lessEqual:
                 if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own) { return (x, op == .less) }
             default: continue
             }

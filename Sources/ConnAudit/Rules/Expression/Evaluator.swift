@@ -308,7 +308,8 @@ public enum Evaluator {
         switch expr {
         case .literal(let v):
             return .value(v)
-        case .field(let name):
+        case .field(let name, let id):
+            if id >= 0 { return .value(e.value(of: name, id: id) ?? .null) }
             return .value(field(name, of: e, ctx))
         case .name(let name, _):
             if !ctx.lets.isEmpty, let bound = ctx.lets[name] { return bound }
@@ -667,7 +668,7 @@ public enum Evaluator {
                 if tests[i].field == "$file" {
                     v = field(tests[i].field, of: candidate, ctx)
                     present = true
-                } else if let found = candidate.value(of: tests[i].field) {
+                } else if let found = candidate.value(of: tests[i].field, id: tests[i].fieldID) {
                     v = found
                     present = true
                 } else {

@@ -9,8 +9,9 @@ public indirect enum Expr: Sendable {
     /// A bare name: a field of the current event, or a `let:` binding / capture when so bound.
     case name(String, at: Int)
     /// A bare name that can only be a field of the current event: resolved when the rule was
-    /// compiled, because the rule binds no let or capture of that name (see `NameResolution`).
-    case field(String)
+    /// compiled, because the rule binds no let or capture of that name (see `NameResolution`);
+    /// `id` is the name's ``FieldNames`` id (-1 for a built-in name).
+    case field(String, id: Int32)
     /// `base.field`: a field of a captured or looked-up event, `params.x`, or a key of an object value.
     case member(Expr, String, at: Int)
     /// `base[index]`: a key of a map literal or object, an element of a list.
