@@ -1044,7 +1044,7 @@ struct FileLoader {
                 if context.allCaptures.contains(name), !context.captures.contains(name), !context.lets.contains(name) {
                     problems.append(("capture '\(name)' is used before it is bound (as: \(name) comes later)", at))
                 }
-            case .member(.name("params", _), let name, let at):
+            case .member(.name("params", _), let name, _, let at):
                 context.paramsReadBox.names.insert(name)
                 if let params = context.params, params[name] == nil, !context.lets.contains("params") {
                     let known = params.isEmpty ? "this rule defines no params" : "this rule defines: \(params.keys.sorted().joined(separator: ", "))"
@@ -1169,7 +1169,7 @@ enum NameWalker {
     private static func children(_ e: Expr, intoSelectors: Bool, _ w: (Expr) -> Void, _ visit: (Expr) -> Void) {
         switch e {
         case .literal, .name, .field: break
-        case .member(let b, _, _): w(b)
+        case .member(let b, _, _, _): w(b)
         case .index(let a, let b): w(a); w(b)
         case .list(let items): items.forEach(w)
         case .map(let entries): entries.forEach { w($0.1) }
@@ -1201,7 +1201,7 @@ enum FieldCollector {
             NameWalker.walk(e) { sub in
                 switch sub {
                 case .name(let n, _), .field(let n, _): names.insert(n)
-                case .member(_, let n, _): names.insert(n)
+                case .member(_, let n, _, _): names.insert(n)
                 case .history(let call):
                     selector(call.selector)
                     if case .selector(let s)? = call.since { selector(s) }

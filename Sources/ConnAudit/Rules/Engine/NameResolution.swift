@@ -58,7 +58,7 @@ enum NameResolution {
             switch e {
             case .literal, .field: return e
             case .name(let n, _): return bound.contains(n) ? e : .field(n, id: FieldNames.id(n))
-            case .member(let b, let n, let at): return .member(expr(b), n, at: at)
+            case .member(let b, let n, _, let at): return .member(expr(b), n, id: FieldNames.id(n), at: at)
             case .index(let a, let b): return .index(expr(a), expr(b))
             case .list(let items): return .list(items.map(expr))
             case .map(let entries): return .map(entries.map { ($0.0, expr($0.1)) })

@@ -318,13 +318,15 @@ public enum Evaluator {
             if !ctx.captures.isEmpty, let captured = ctx.captures[name] { return .event(captured) }
             if let results = ctx.historyResults, let bound = results.lookup(name) { return bound.map { .event($0) } ?? .null }
             return .value(field(name, of: e, ctx))
-        case .member(let base, let name, _):
+        case .member(let base, let name, let id, _):
             if case .name("params", _) = base, ctx.lets["params"] == nil, ctx.captures["params"] == nil,
                 ctx.letScope?.defines("params") != true, ctx.statics?.table.slot(of: "params") == nil {
                 return .value(ctx.params[name] ?? .null)
             }
             switch evaluate(base, ctx, e) {
-            case .event(let found): return .value(field(name, of: found, ctx))
+            case .event(let found):
+                if id >= 0 { return .value(found.value(of: name, id: id) ?? .null) }
+                return .value(field(name, of: found, ctx))
             case .value(.null): return .null
             case .value(let v):
                 if case .object = v { return .value(v[name] ?? .null) }

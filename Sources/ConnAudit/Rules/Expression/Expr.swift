@@ -13,7 +13,9 @@ public indirect enum Expr: Sendable {
     /// `id` is the name's ``FieldNames`` id (-1 for a built-in name).
     case field(String, id: Int32)
     /// `base.field`: a field of a captured or looked-up event, `params.x`, or a key of an object value.
-    case member(Expr, String, at: Int)
+    /// `id` is the field name's ``FieldNames`` id once the rule is compiled (-1 before, and for a
+    /// built-in name).
+    case member(Expr, String, id: Int32, at: Int)
     /// `base[index]`: a key of a map literal or object, an element of a list.
     case index(Expr, Expr)
     case list([Expr])

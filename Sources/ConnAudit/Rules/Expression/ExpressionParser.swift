@@ -61,7 +61,7 @@ public struct ExpressionParser {
             if deepest > limit { return deepest }
             switch e {
             case .literal, .name, .field: break
-            case .member(let b, _, _): stack.append((b, d + 1))
+            case .member(let b, _, _, _): stack.append((b, d + 1))
             case .index(let a, let b): stack.append((a, d + 1)); stack.append((b, d + 1))
             case .list(let items): for i in items { stack.append((i, d + 1)) }
             case .map(let entries): for (_, v) in entries { stack.append((v, d + 1)) }
@@ -254,7 +254,7 @@ public struct ExpressionParser {
                     throw ExpressionError(message: "expected a field name after '.'", offset: current.offset)
                 }
                 let at = advance().offset
-                e = .member(e, name, at: at)
+                e = .member(e, name, id: -1, at: at)
             } else if isPunct("[") {
                 _ = advance()
                 let index = try parseExpr()
