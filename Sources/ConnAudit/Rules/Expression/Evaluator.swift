@@ -98,7 +98,7 @@ public struct EvalContext {
     /// Results of history calls named with `as:`, bound as they are evaluated (nil: none named).
     public var historyResults: HistoryResults?
     /// Values bound by name directly (tests, and lets already evaluated).
-    public var lets: [String: Eval] = [:]
+    public var lets = [String: Eval]()
     /// The rule's `let:` bindings, evaluated on first use in the context of the event that
     /// started the evaluation (the trigger), and then remembered.
     public var letScope: LetScope?
@@ -106,7 +106,9 @@ public struct EvalContext {
     /// answered from the runner's cache, with no per-evaluation scope.
     var statics: StaticLets?
     public var environment: EvalEnvironment
-    public var history: (any HistoryProvider)?
+    /// A `let`: as a `var` it would start as nil and every context made would pay for
+    /// replacing that existential.
+    public let history: (any HistoryProvider)?
 
     public var params: [String: Value] { environment.params }
     /// File paths by index, for `$file`.
