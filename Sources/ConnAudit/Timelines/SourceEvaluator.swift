@@ -119,7 +119,7 @@ final class SourceEvaluator {
     private var events = 0
     private var lastT: Double?
     /// The generation of the previous event: most events belong to the same one as the last.
-    private var lastGeneration: (stream: String, gen: Int64, timeline: Timeline)?
+    private var lastGeneration: (stream: String, streamIndex: Int32?, gen: Int64, timeline: Timeline)?
 
     struct GenerationKey: Hashable {
         var stream: Substring
@@ -134,6 +134,38 @@ final class SourceEvaluator {
         sourceTimeline = plan.source.isEmpty ? nil
             : Timeline(rules: plan.source, dispatch: plan.sourceDispatch, scope: ContextScope(context: context),
                        files: plan.files, clock: clock)
+    }
+
+    /// Per `ev` id: the index in ``streamNames`` of its stream (-1: not worked out yet), so
+    /// the generation of most events is found by comparing two integers.
+    private var streamOfEvID: [Int32] = []
+    private var streamNames: [String] = []
+
+    /// The index of `e`'s stream in ``streamNames``; nil for a name no rule mentions (id -1).
+    private func streamIndex(_ e: Event) -> Int32? {
+        guard e.evID >= 0 else { return nil }
+        let id = Int(e.evID)
+        if id < streamOfEvID.count, streamOfEvID[id] >= 0 { return streamOfEvID[id] }
+        if id >= streamOfEvID.count { streamOfEvID += Array(repeating: -1, count: id + 1 - streamOfEvID.count) }
+        let stream = String(e.stream)
+        let index: Int
+        if let known = streamNames.firstIndex(of: stream) {
+            index = known
+        } else {
+            streamNames.append(stream)
+            index = streamNames.count - 1
+        }
+        streamOfEvID[id] = Int32(index)
+        return Int32(index)
+    }
+
+    /// Whether `e` (whose stream has index `stream`, if known) is in the stream of `last`.
+    @inline(__always) private static func sameStream(
+        _ e: Event, _ stream: Int32?, _ last: (stream: String, streamIndex: Int32?, gen: Int64, timeline: Timeline)
+    ) -> Bool {
+        if let stream { return stream == last.streamIndex }
+        return e.ev.hasPrefix(last.stream) && e.ev.utf8.count > last.stream.utf8.count
+            && e.ev.utf8[e.ev.utf8.index(e.ev.utf8.startIndex, offsetBy: last.stream.utf8.count)] == UInt8(ascii: ".")
     }
 
     func feed(_ e: Event) {
@@ -153,13 +185,12 @@ final class SourceEvaluator {
         sourceTimeline?.observe(e, sink: sink)
         if let gen = e.gen {
             let timeline: Timeline
-            if let last = lastGeneration, last.gen == gen, e.ev.hasPrefix(last.stream),
-               e.ev.utf8.count > last.stream.utf8.count,
-               e.ev.utf8[e.ev.utf8.index(e.ev.utf8.startIndex, offsetBy: last.stream.utf8.count)] == UInt8(ascii: ".") {
+            let stream = streamIndex(e)
+            if let last = lastGeneration, last.gen == gen, Self.sameStream(e, stream, last) {
                 timeline = last.timeline
             } else if let t = generations[GenerationKey(stream: e.stream, gen: gen)] {
                 timeline = t
-                lastGeneration = (String(e.stream), gen, t)
+                lastGeneration = (String(e.stream), stream, gen, t)
             } else {
                 let gk = GenerationKey(stream: e.stream, gen: gen)
                 generationOrder.append(gk)
@@ -168,7 +199,7 @@ final class SourceEvaluator {
                                     scope: ContextScope(context: context, stream: gk.stream, gen: gen),
                                     files: plan.files, clock: clock)
                 generations[gk] = timeline
-                lastGeneration = (String(gk.stream), gen, timeline)
+                lastGeneration = (String(gk.stream), stream, gen, timeline)
             }
             timeline.observe(e, sink: sink)
         }

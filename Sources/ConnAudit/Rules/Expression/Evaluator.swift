@@ -269,10 +269,13 @@ final class StaticLets {
 final class StaticLetCache {
     /// Per running aggregate: how many times its answer changed.
     var versions: [Int]
-    private var values: [(stamp: Int, value: Eval)?]
+    /// Per let: the stamp its value was stored with (-1: none yet), and the value.
+    private var stamps: [Int]
+    private var values: [Eval]
 
     init(slots: Int, aggregates: Int) {
-        values = Array(repeating: nil, count: slots)
+        stamps = Array(repeating: -1, count: slots)
+        values = Array(repeating: .undecided, count: slots)
         versions = Array(repeating: 0, count: aggregates)
     }
 
@@ -284,11 +287,14 @@ final class StaticLetCache {
     }
 
     func lookup(_ slot: Int, dependsOn deps: [Int]) -> Eval? {
-        guard let entry = values[slot], entry.stamp == stamp(deps) else { return nil }
-        return entry.value
+        guard stamps[slot] >= 0, stamps[slot] == stamp(deps) else { return nil }
+        return values[slot]
     }
 
-    func store(_ slot: Int, _ value: Eval, dependsOn deps: [Int]) { values[slot] = (stamp(deps), value) }
+    func store(_ slot: Int, _ value: Eval, dependsOn deps: [Int]) {
+        stamps[slot] = stamp(deps)
+        values[slot] = value
+    }
 }
 
 /// Which term of a selector matched: what its `as:` captures.
