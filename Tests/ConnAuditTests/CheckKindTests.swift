@@ -1975,3 +1975,33 @@ extension CheckKindTests.LookAhead {
         #expect(result.violations.first?.context.map(\.line) == [1])
     }
 }
+
+/// Events reach their generation's timeline by their stream (the part of `ev` before the first
+/// dot), whether or not any rule names their `ev` (names no rule mentions have no id).
+@Suite struct GenerationRoutingTests {
+    @Test func eventsOfOneStreamAndGenShareATimelineWhateverTheirName() throws {
+        let rule = try loadRule("""
+            id: t.count
+            title: at most two ws events per generation
+            severity: error
+            for: generation
+            count: { ev: "ws.*" }
+            max: 2
+            """)
+        let log = """
+            {"t":1,"ev":"ws.ping","gen":1}
+            {"t":2,"ev":"wsx.ping","gen":1}
+            {"t":3,"ev":"ws.zz_named_by_no_rule","gen":1}
+            {"t":4,"ev":"ws.ping","gen":2}
+            {"t":5,"ev":"ws.ping","gen":1}
+            {"t":6,"ev":"ws.zz_named_by_no_rule","gen":2}
+            {"t":7,"ev":"wsx.ping","gen":1}
+
+            """
+        let report = auditLogs([rule], [("a.jsonl", log)])
+        // ws gen 1 holds lines 1, 3 and 5 (the third is one too many); ws gen 2 lines 4 and 6;
+        // wsx gen 1 lines 2 and 7 (not counted: the glob is ws.*).
+        #expect(CheckKindVerdict(report.results[0]) == CheckKindVerdict(.fail, [5]))
+        #expect(report.inputs.generations == 3)
+    }
+}
