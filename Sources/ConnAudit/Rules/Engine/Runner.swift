@@ -414,15 +414,28 @@ final class KeyedIndex {
 /// The deadlines of one source: obligations are decided as soon as an event of the source has a
 /// later `t` (rules.md: the clock is the source's, whatever the timeline).
 final class SourceClock {
-    /// A binary heap of deadlines, with each deadline's runner and scope at the same position in
-    /// ``owners``: the heap is ordered by reading plain numbers, never by copying an entry (which
+    /// A binary heap of deadlines, with each deadline's owner (an index into ``owners``) at the
+    /// same position in ``slots``: the heap moves plain numbers only, never an owner (whose copy
     /// would retain its runner and scope).
     private var deadlines: [Double] = []
-    private var owners: [(runner: Runner, scope: ContextScope)] = []
+    private var slots: [Int32] = []
+    /// The runner and scope of each scheduled deadline; nil for a free place (listed in ``free``).
+    private var owners: [(runner: Runner, scope: ContextScope)?] = []
+    private var free: [Int32] = []
+    /// Owners due at one `advance`, kept between calls so it allocates nothing.
+    private var dueScratch: [(runner: Runner, scope: ContextScope)] = []
 
     func schedule(_ deadline: Double, runner: Runner, scope: ContextScope) {
+        let slot: Int32
+        if let reused = free.popLast() {
+            slot = reused
+            owners[Int(slot)] = (runner, scope)
+        } else {
+            slot = Int32(owners.count)
+            owners.append((runner, scope))
+        }
         deadlines.append(deadline)
-        owners.append((runner, scope))
+        slots.append(slot)
         var i = deadlines.count - 1
         while i > 0 {
             let parent = (i - 1) / 2
@@ -434,18 +447,22 @@ final class SourceClock {
 
     @inline(__always) private func swap(_ a: Int, _ b: Int) {
         deadlines.swapAt(a, b)
-        owners.swapAt(a, b)
+        slots.swapAt(a, b)
     }
 
     /// Tells every runner with a deadline before `now` to decide; each runner checks its own.
     func advance(to now: Double, sink: FindingSink) {
         guard let first = deadlines.first, first < now else { return }
-        var due: [(runner: Runner, scope: ContextScope)] = []
+        var due = dueScratch
+        dueScratch = []
         while let top = deadlines.first, top < now {
             let last = deadlines.count - 1
             swap(0, last)
             deadlines.removeLast()
-            due.append(owners.removeLast())
+            let slot = Int(slots.removeLast())
+            due.append(owners[slot]!)
+            owners[slot] = nil
+            free.append(Int32(slot))
             var i = 0
             let n = deadlines.count
             while true {
@@ -458,13 +475,18 @@ final class SourceClock {
                 i = m
             }
         }
-        if due.count == 1 {
-            due[0].runner.expire(now: now, context: due[0].scope, sink: sink)
-            return
+        // A runner due several times decides once (it checks all its deadlines).
+        if due.count <= 8 {
+            for k in due.indices where !due[..<k].contains(where: { $0.runner === due[k].runner }) {
+                due[k].runner.expire(now: now, context: due[k].scope, sink: sink)
+            }
+        } else {
+            var seen = Set<ObjectIdentifier>()
+            for (runner, scope) in due where seen.insert(ObjectIdentifier(runner)).inserted {
+                runner.expire(now: now, context: scope, sink: sink)
+            }
         }
-        var seen = Set<ObjectIdentifier>()
-        for (runner, scope) in due where seen.insert(ObjectIdentifier(runner)).inserted {
-            runner.expire(now: now, context: scope, sink: sink)
-        }
+        due.removeAll(keepingCapacity: true)
+        dueScratch = due
     }
 }
