@@ -168,6 +168,12 @@ final class SourceEvaluator {
             && e.ev.utf8[e.ev.utf8.index(e.ev.utf8.startIndex, offsetBy: last.stream.utf8.count)] == UInt8(ascii: ".")
     }
 
+    /// `classify` rules with an `applies_if` no event of this source has matched yet.
+    private lazy var classifyPending = plan.classify.count { c in
+        if case .classify(_, _, _, _?) = c.rule.check { return true }
+        return false
+    }
+
     func feed(_ e: Event) {
         seq += 1
         e.seq = seq
@@ -175,10 +181,15 @@ final class SourceEvaluator {
         if real {
             events += 1
             lastT = e.t
-            for c in plan.classify where !sink.applicable.contains(c.index) {
-                if case .classify(_, _, _, let applies?) = c.rule.check {
-                    let ctx = EvalContext(event: e, environment: c.environment, history: nil)
-                    if Evaluator.matches(applies, e, ctx) != nil { sink.applicable.insert(c.index) }
+            if classifyPending > 0 {
+                for c in plan.classify where !sink.applicable.contains(c.index) {
+                    if case .classify(_, _, _, let applies?) = c.rule.check {
+                        let ctx = EvalContext(event: e, environment: c.environment, history: nil)
+                        if Evaluator.matches(applies, e, ctx) != nil {
+                            sink.applicable.insert(c.index)
+                            classifyPending -= 1
+                        }
+                    }
                 }
             }
         }
