@@ -58,3 +58,11 @@ public enum FieldNames {
     /// The id a read of field `name` uses: -1 for the built-in names.
     public static func id(_ name: String) -> Int32 { builtIn.contains(name) ? -1 : registry.id(name) }
 }
+
+/// The layouts of rules' let tables (their let names, in order) as ids: a name resolved against
+/// one layout when its rule was compiled is valid in any table of that layout (see ``LetSlot``).
+enum LetLayouts {
+    static let registry = NameRegistry()
+
+    static func id(_ names: [String]) -> Int32 { registry.id(names.joined(separator: "\u{0}")) }
+}

@@ -1040,11 +1040,11 @@ struct FileLoader {
         var problems: [(String, Int)] = []
         NameWalker.walk(expr, intoSelectors: false) { e in
             switch e {
-            case .name(let name, let at):
+            case .name(let name, let at, _):
                 if context.allCaptures.contains(name), !context.captures.contains(name), !context.lets.contains(name) {
                     problems.append(("capture '\(name)' is used before it is bound (as: \(name) comes later)", at))
                 }
-            case .member(.name("params", _), let name, _, let at):
+            case .member(.name("params", _, _), let name, _, let at):
                 context.paramsReadBox.names.insert(name)
                 if let params = context.params, params[name] == nil, !context.lets.contains("params") {
                     let known = params.isEmpty ? "this rule defines no params" : "this rule defines: \(params.keys.sorted().joined(separator: ", "))"
@@ -1200,7 +1200,7 @@ enum FieldCollector {
         func expr(_ e: Expr) {
             NameWalker.walk(e) { sub in
                 switch sub {
-                case .name(let n, _), .field(let n, _): names.insert(n)
+                case .name(let n, _, _), .field(let n, _): names.insert(n)
                 case .member(_, let n, _, _): names.insert(n)
                 case .history(let call):
                     selector(call.selector)

@@ -90,7 +90,7 @@ public struct Selector: Sendable {
             var reads = false
             NameWalker.walk(whereExpr) { sub in
                 switch sub {
-                case .name(let n, _) where n == capture: reads = true
+                case .name(let n, _, _) where n == capture: reads = true
                 case .history(let call):
                     if case .capture(let n)? = call.since, n == capture { reads = true }
                 default: break

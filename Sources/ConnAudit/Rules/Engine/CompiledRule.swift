@@ -222,7 +222,7 @@ final class CompiledRule: @unchecked Sendable {
                 case .history(let call):
                     // A call that names its result (`as:`) binds it for the evaluation: never cached.
                     if let i = slots[call.slot], call.resultCaptures.isEmpty { deps.insert(i) } else { ok = false }
-                case .name(let n, _):
+                case .name(let n, _, _):
                     if n == "params" { break }
                     if staticNames.contains(n) { deps.formUnion(dependsOn[n] ?? []) } else { ok = false }
                 case .field: ok = false
@@ -270,7 +270,7 @@ final class CompiledRule: @unchecked Sendable {
     static func letsRead(by rule: Rule) -> [(name: String, expr: Expr)] {
         guard !rule.lets.isEmpty else { return [] }
         var read = Set<String>()
-        func expr(_ e: Expr) { NameWalker.walk(e) { if case .name(let n, _) = $0 { read.insert(n) } } }
+        func expr(_ e: Expr) { NameWalker.walk(e) { if case .name(let n, _, _) = $0 { read.insert(n) } } }
         rule.check.expressions.forEach(expr)
         for s in rule.check.selectors { NameWalker.walkSelector(s, expr) }
         if let message = rule.message {
@@ -304,7 +304,7 @@ final class CompiledRule: @unchecked Sendable {
     static func capturesReadLater(_ rule: Rule, _ sequence: Sequence, without: Selector?, message: Bool = true) -> [Set<String>] {
         func names(_ e: Expr) -> Set<String> {
             var out = Set<String>()
-            NameWalker.walk(e) { if case .name(let n, _) = $0 { out.insert(n) } }
+            NameWalker.walk(e) { if case .name(let n, _, _) = $0 { out.insert(n) } }
             return out
         }
         func names(_ s: Selector) -> Set<String> {
@@ -350,7 +350,7 @@ final class CompiledRule: @unchecked Sendable {
         NameWalker.walk(e) { sub in
             switch sub {
             case .history: ok = false
-            case .name(let n, _): if outer.contains(n) { ok = false }
+            case .name(let n, _, _): if outer.contains(n) { ok = false }
             default: break
             }
         }
@@ -366,7 +366,7 @@ final class CompiledRule: @unchecked Sendable {
                 NameWalker.walk(w) { sub in
                     switch sub {
                     case .history: ok = false
-                    case .name(let n, _): if outer.contains(n) && n != term.capture { ok = false }
+                    case .name(let n, _, _): if outer.contains(n) && n != term.capture { ok = false }
                     default: break
                     }
                 }

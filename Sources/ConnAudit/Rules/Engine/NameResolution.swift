@@ -12,7 +12,11 @@ enum NameResolution {
         bound.insert("params")
         collectCaptures(rule, into: &bound)
         var out = rule
-        let r = Resolver(bound: bound)
+        // Where each let sits in the rule's let table (made from these same lets).
+        let letNames = LetTable.names(of: rule.lets)
+        var slots: [String: Int32] = [:]
+        for (i, n) in letNames.enumerated() { slots[n] = Int32(i) }
+        let r = Resolver(bound: bound, layout: LetLayouts.id(letNames), letSlots: slots)
         out.lets = rule.lets.map { (name: $0.name, expr: r.expr($0.expr)) }
         out.check = r.check(rule.check)
         if let message = rule.message {
@@ -53,11 +57,15 @@ enum NameResolution {
 
     private struct Resolver {
         let bound: Set<String>
+        let layout: Int32
+        let letSlots: [String: Int32]
 
         func expr(_ e: Expr) -> Expr {
             switch e {
             case .literal, .field: return e
-            case .name(let n, _): return bound.contains(n) ? e : .field(n, id: FieldNames.id(n))
+            case .name(let n, let at, _):
+                guard bound.contains(n) else { return .field(n, id: FieldNames.id(n)) }
+                return .name(n, at: at, slot: LetSlot(layout: layout, slot: letSlots[n] ?? -1))
             case .member(let b, let n, _, let at): return .member(expr(b), n, id: FieldNames.id(n), at: at)
             case .index(let a, let b): return .index(expr(a), expr(b))
             case .list(let items): return .list(items.map(expr))

@@ -395,7 +395,7 @@ final class KeyedIndex {
         NameWalker.walk(e) { sub in
             switch sub {
             case .history: ok = false
-            case .name(let n, _):
+            case .name(let n, _, _):
                 if n == own { ok = false; return }
                 if n == "params" { if candidateOnly { ok = false }; return }
                 sawName = true

@@ -143,6 +143,8 @@ public final class LetTable: @unchecked Sendable {
     let isStatic: [Bool]
     /// For static slots: the running aggregates (by position) the value depends on.
     let dependsOn: [[Int]]
+    /// The ``LetLayouts`` id of `names`: names resolved against it carry their slot.
+    let layout: Int32
 
     init(_ definitions: [(name: String, expr: Expr)], staticNames: Set<String> = [], dependsOn: [String: Set<Int>] = [:]) {
         var names: [String] = []
@@ -159,6 +161,20 @@ public final class LetTable: @unchecked Sendable {
         self.exprs = exprs
         isStatic = names.map { staticNames.contains($0) }
         self.dependsOn = names.map { (dependsOn[$0] ?? []).sorted() }
+        layout = LetLayouts.id(names)
+    }
+
+    /// The order ``init`` keeps the names of `definitions` in (a name's first place).
+    static func names(of definitions: [(name: String, expr: Expr)]) -> [String] {
+        var names: [String] = []
+        for def in definitions where !names.contains(def.name) { names.append(def.name) }
+        return names
+    }
+
+    /// The slot of `name`, from its resolved `hint` when that was made for this layout.
+    @inline(__always) func slot(of name: String, hint: LetSlot) -> Int? {
+        if hint.layout >= 0, hint.layout == layout { return hint.slot >= 0 ? Int(hint.slot) : nil }
+        return slot(of: name)
     }
 
     /// The slot of `name`; a linear scan (a rule has a handful of lets, compared as small strings).
@@ -197,8 +213,8 @@ public final class LetScope {
     /// of one runner until an aggregate changes.
     var cache: StaticLetCache?
 
-    func value(of name: String) -> Eval? {
-        guard let slot = table.slot(of: name) else { return nil }
+    func value(of name: String, hint: LetSlot = .unresolved) -> Eval? {
+        guard let slot = table.slot(of: name, hint: hint) else { return nil }
         return value(slot: slot)
     }
 
@@ -250,8 +266,8 @@ final class StaticLets {
         evaluating = Array(repeating: false, count: table.names.count)
     }
 
-    func value(of name: String, _ ctx: EvalContext, _ e: Event) -> Eval? {
-        guard let slot = table.slot(of: name) else { return nil }
+    func value(of name: String, hint: LetSlot, _ ctx: EvalContext, _ e: Event) -> Eval? {
+        guard let slot = table.slot(of: name, hint: hint) else { return nil }
         let deps = table.dependsOn[slot]
         if let hit = cache.lookup(slot, dependsOn: deps) { return hit }
         // A binding that reads itself (directly or through others) is undecided, not a loop.
@@ -319,15 +335,15 @@ public enum Evaluator {
         case .field(let name, let id):
             if id >= 0 { return .value(e.value(of: name, id: id) ?? .null) }
             return .value(field(name, of: e, ctx))
-        case .name(let name, _):
+        case .name(let name, _, let hint):
             if !ctx.lets.isEmpty, let bound = ctx.lets[name] { return bound }
-            if let scope = ctx.letScope, let bound = scope.value(of: name) { return bound }
-            if let statics = ctx.statics, let bound = statics.value(of: name, ctx, e) { return bound }
+            if let scope = ctx.letScope, let bound = scope.value(of: name, hint: hint) { return bound }
+            if let statics = ctx.statics, let bound = statics.value(of: name, hint: hint, ctx, e) { return bound }
             if !ctx.captures.isEmpty, let captured = ctx.captures[name] { return .event(captured) }
             if let results = ctx.historyResults, let bound = results.lookup(name) { return bound.map { .event($0) } ?? .null }
             return .value(field(name, of: e, ctx))
         case .member(let base, let name, let id, _):
-            if case .name("params", _) = base, ctx.lets["params"] == nil, ctx.captures["params"] == nil,
+            if case .name("params", _, _) = base, ctx.lets["params"] == nil, ctx.captures["params"] == nil,
                 ctx.letScope?.defines("params") != true, ctx.statics?.table.slot(of: "params") == nil {
                 return .value(ctx.params[name] ?? .null)
             }

@@ -7,7 +7,8 @@ import Synchronization
 public indirect enum Expr: Sendable {
     case literal(Value)
     /// A bare name: a field of the current event, or a `let:` binding / capture when so bound.
-    case name(String, at: Int)
+    /// `slot` says, once the rule is compiled, which of the rule's lets it is (if any).
+    case name(String, at: Int, slot: LetSlot = .unresolved)
     /// A bare name that can only be a field of the current event: resolved when the rule was
     /// compiled, because the rule binds no let or capture of that name (see `NameResolution`);
     /// `id` is the name's ``FieldNames`` id (-1 for a built-in name).
@@ -39,6 +40,16 @@ public indirect enum Expr: Sendable {
         case equal = "==", notEqual = "!=", less = "<", lessEqual = "<=", greater = ">", greaterEqual = ">="
         case and, or, coalesce = "??", isIn = "in", notIn = "not in"
     }
+}
+
+/// Where a bare name sits among a rule's lets, worked out when the rule is compiled: valid for
+/// a ``LetTable`` of the same `layout` (the same let names in the same order), where `slot` is
+/// the name's place, or -1 when the name is not a let there. A table of another layout ignores it
+/// and looks the name up.
+public struct LetSlot: Sendable, Equatable {
+    public var layout: Int32
+    public var slot: Int32
+    public static let unresolved = LetSlot(layout: -1, slot: -1)
 }
 
 /// `first(SEL)`, `last(SEL)`, `next(SEL)`, `count(SEL)`, `maxof(SEL, EXPR)`, `minof(SEL, EXPR)`,
