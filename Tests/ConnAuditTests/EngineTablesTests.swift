@@ -45,8 +45,9 @@ import Testing
         let state = FieldNames.id("state")
         #expect(reason >= 0 && state >= 0 && reason != state)
         #expect(FieldNames.id("reason") == reason)
-        // Built-in names are answered by the event itself, never by id.
-        for name in ["t", "ev", "gen", "$line", "$seq", "$file"] { #expect(FieldNames.id(name) == -1) }
+        // Built-in names are answered by the event itself: codes below -1, never a field's id.
+        let codes = ["t", "ev", "gen", "$line", "$seq", "$file"].map { FieldNames.id($0) }
+        #expect(codes.allSatisfy { $0 < -1 } && Set(codes).count == codes.count)
 
         let e = Event(t: 5, ev: "ws.close", gen: 2, fields: [
             .init("reason", .string("first"), id: reason),
@@ -58,6 +59,13 @@ import Testing
         #expect(e.value(of: "missing", id: FieldNames.id("missing")) == nil)
         #expect(e.value(of: "gen", id: -1) == .int(2))
         #expect(e.value(of: "t", id: -1) == .int(5))
+        // By code, as by name: the built-in values, and no gen where there is none.
+        #expect(e.value(of: "gen", id: FieldNames.gen) == .int(2))
+        #expect(e.value(of: "t", id: FieldNames.t) == .int(5))
+        #expect(e.value(of: "ev", id: FieldNames.ev) == .string("ws.close"))
+        #expect(e.value(of: "$line", id: FieldNames.line) == e.value(of: "$line"))
+        #expect(Event(t: 1.5, ev: "x").value(of: "gen", id: FieldNames.gen) == nil)
+        #expect(Event(t: 1.5, ev: "x").value(of: "t", id: FieldNames.t) == .double(1.5))
         // An untagged duplicate after a tagged one still wins (the last duplicate wins).
         let mixed = Event(t: 0, ev: "x", fields: [.init("reason", .string("a"), id: reason), .init("reason", .string("b"))])
         #expect(mixed.value(of: "reason", id: reason) == .string("b"))

@@ -52,11 +52,13 @@ public enum EvNames {
 public enum FieldNames {
     static let registry = NameRegistry()
 
-    /// Names ``Event/value(of:)`` answers itself: read by name, never given an id.
-    static let builtIn: Set<String> = ["t", "ev", "gen", "$line", "$seq", "$file"]
+    /// Names the event answers itself (``Event/value(of:)``), with the codes their reads use
+    /// instead of an id: below -1, so they never meet a field's id (-1 is "by name").
+    static let builtIn: [String: Int32] = ["t": t, "ev": ev, "gen": gen, "$line": line, "$seq": seq, "$file": file]
+    public static let t: Int32 = -2, ev: Int32 = -3, gen: Int32 = -4, line: Int32 = -5, seq: Int32 = -6, file: Int32 = -7
 
-    /// The id a read of field `name` uses: -1 for the built-in names.
-    public static func id(_ name: String) -> Int32 { builtIn.contains(name) ? -1 : registry.id(name) }
+    /// The id a read of field `name` uses: a code below -1 for the built-in names.
+    public static func id(_ name: String) -> Int32 { builtIn[name] ?? registry.id(name) }
 }
 
 /// The layouts of rules' let tables (their let names, in order) as ids: a name resolved against

@@ -130,7 +130,7 @@ public final class Event: @unchecked Sendable {
     /// ``value(of:)`` for a name whose ``FieldNames`` id is `id` (-1: by name): a field tagged
     /// with an id is matched by it, one without by its name; the last duplicate wins.
     @inline(__always) public func value(of key: String, id: Int32) -> Value? {
-        guard id >= 0 else { return value(of: key) }
+        guard id >= 0 else { return id < -1 ? builtIn(id) ?? value(of: key) : value(of: key) }
         return fields.withUnsafeBufferPointer { fields in
             var i = fields.count
             while i > 0 {
@@ -138,6 +138,19 @@ public final class Event: @unchecked Sendable {
                 if fields[i].id == id || (fields[i].id < 0 && fields[i].key == key) { return fields[i].value }
             }
             return nil
+        }
+    }
+
+    /// A built-in name's value by its ``FieldNames`` code (nil: not one of those codes; `$file`
+    /// is the run's, not the event's).
+    @inline(__always) func builtIn(_ code: Int32) -> Value?? {
+        switch code {
+        case FieldNames.t: return .some(t == t.rounded() && abs(t) < 9e15 ? .int(Int64(t)) : .double(t))
+        case FieldNames.ev: return .some(.string(ev))
+        case FieldNames.gen: return .some(gen.map { .int($0) })
+        case FieldNames.line: return .some(.int(Int64(line)))
+        case FieldNames.seq: return .some(.int(Int64(seq)))
+        default: return nil
         }
     }
 

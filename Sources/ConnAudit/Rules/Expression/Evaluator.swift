@@ -333,8 +333,7 @@ public enum Evaluator {
         case .literal(let v):
             return .value(v)
         case .field(let name, let id):
-            if id >= 0 { return .value(e.value(of: name, id: id) ?? .null) }
-            return .value(field(name, of: e, ctx))
+            return .value(field(name, id: id, of: e, ctx))
         case .name(let name, _, let hint):
             if !ctx.lets.isEmpty, let bound = ctx.lets[name] { return bound }
             if let scope = ctx.letScope, let bound = scope.value(of: name, hint: hint) { return bound }
@@ -343,14 +342,12 @@ public enum Evaluator {
             if let results = ctx.historyResults, let bound = results.lookup(name) { return bound.map { .event($0) } ?? .null }
             return .value(field(name, of: e, ctx))
         case .member(let base, let name, let id, _):
-            if case .name("params", _, _) = base, ctx.lets["params"] == nil, ctx.captures["params"] == nil,
+            if case .name(let baseName, _, _) = base, baseName.utf8.count == 6, baseName == "params", ctx.lets["params"] == nil, ctx.captures["params"] == nil,
                 ctx.letScope?.defines("params") != true, ctx.statics?.table.slot(of: "params") == nil {
                 return .value(ctx.params[name] ?? .null)
             }
             switch evaluate(base, ctx, e) {
-            case .event(let found):
-                if id >= 0 { return .value(found.value(of: name, id: id) ?? .null) }
-                return .value(field(name, of: found, ctx))
+            case .event(let found): return .value(field(name, id: id, of: found, ctx))
             case .value(.null): return .null
             case .value(let v):
                 if case .object = v { return .value(v[name] ?? .null) }
@@ -417,6 +414,18 @@ public enum Evaluator {
             default: return .undecided
             }
         }
+    }
+
+    /// ``field(_:of:_:)`` for a name with its ``FieldNames`` id or built-in code (-1: by name).
+    @inline(__always) static func field(_ name: String, id: Int32, of e: Event, _ ctx: EvalContext) -> Value {
+        if id == -1 { return field(name, of: e, ctx) }
+        if id == FieldNames.file { return fileName(of: e, ctx) }
+        return e.value(of: name, id: id) ?? .null
+    }
+
+    static func fileName(of e: Event, _ ctx: EvalContext) -> Value {
+        let i = Int(e.file)
+        return i >= 0 && i < ctx.files.count ? .string(ctx.files[i]) : .null
     }
 
     /// A field of an event as rules read it: missing is null; `$file`, `$line`, `$seq` are built in.
@@ -688,10 +697,10 @@ public enum Evaluator {
     static func termMatches(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool {
         if let ids = term.evIDs, !ids.contains(candidate.evID) { return false }
         let testsHold = term.tests.withUnsafeBufferPointer { tests in
-            for i in tests.indices where tests[i].field != "ev" || term.evIDs == nil {
+            for i in tests.indices where tests[i].fieldID != FieldNames.ev || term.evIDs == nil {
                 let v: Value
                 let present: Bool
-                if tests[i].field == "$file" {
+                if tests[i].fieldID == FieldNames.file {
                     v = field(tests[i].field, of: candidate, ctx)
                     present = true
                 } else if let found = candidate.value(of: tests[i].field, id: tests[i].fieldID) {
