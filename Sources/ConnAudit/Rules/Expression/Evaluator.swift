@@ -98,7 +98,12 @@ public struct EvalContext {
     /// Results of history calls named with `as:`, bound as they are evaluated (nil: none named).
     public var historyResults: HistoryResults?
     /// Values bound by name directly (tests, and lets already evaluated).
-    public var lets = [String: Eval]()
+    public var lets: [String: Eval] {
+        get { boundLets ?? [:] }
+        set { boundLets = newValue.isEmpty ? nil : newValue }
+    }
+    /// The storage of ``lets``: nil in the contexts the engine makes (nothing to release).
+    var boundLets: [String: Eval]?
     /// The rule's `let:` bindings, evaluated on first use in the context of the event that
     /// started the evaluation (the trigger), and then remembered.
     public var letScope: LetScope?
@@ -335,14 +340,14 @@ public enum Evaluator {
         case .field(let name, let id):
             return .value(field(name, id: id, of: e, ctx))
         case .name(let name, _, let hint):
-            if !ctx.lets.isEmpty, let bound = ctx.lets[name] { return bound }
+            if let bound = ctx.boundLets?[name] { return bound }
             if let scope = ctx.letScope, let bound = scope.value(of: name, hint: hint) { return bound }
             if let statics = ctx.statics, let bound = statics.value(of: name, hint: hint, ctx, e) { return bound }
             if !ctx.captures.isEmpty, let captured = ctx.captures[name] { return .event(captured) }
             if let results = ctx.historyResults, let bound = results.lookup(name) { return bound.map { .event($0) } ?? .null }
             return .value(field(name, of: e, ctx))
         case .member(let base, let name, let id, _):
-            if case .name(let baseName, _, _) = base, baseName.utf8.count == 6, baseName == "params", ctx.lets["params"] == nil, ctx.captures["params"] == nil,
+            if case .name(let baseName, _, _) = base, baseName.utf8.count == 6, baseName == "params", ctx.boundLets?["params"] == nil, ctx.captures["params"] == nil,
                 ctx.letScope?.defines("params") != true, ctx.statics?.table.slot(of: "params") == nil {
                 return .value(ctx.params[name] ?? .null)
             }
