@@ -28,8 +28,13 @@ final class BasicRunner: Runner {
         switch check {
         case .every(let selector, _, _):
             guard let term = Evaluator.matches(selector, e, base) else { return }
-            let ctx = bind(term, e, base)
-            if !judge(e, ctx, context: context, sink: sink, late: false) { waiting.append((e, ctx)) }
+            // Without a capture the trigger's context is the base one (not copied).
+            if let name = term.capture {
+                let ctx = self.context(e, captures: [name: e])
+                if !judge(e, ctx, context: context, sink: sink, late: false) { waiting.append((e, ctx)) }
+            } else if !judge(e, base, context: context, sink: sink, late: false) {
+                waiting.append((e, base))
+            }
 
         case .never(let selector, let scope):
             switch scope {
