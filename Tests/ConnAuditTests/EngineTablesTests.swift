@@ -91,6 +91,31 @@ import Testing
         #expect(f.value(of: "reason", id: FieldNames.id("reason")) == .string("r"))
     }
 
+    @Test func capturesKeepNamesInOrderWhateverOrderTheyAreBoundIn() {
+        let a = Event(t: 1, ev: "a"), b = Event(t: 2, ev: "b"), c = Event(t: 3, ev: "c")
+        a.seq = 1
+        b.seq = 2
+        c.seq = 3
+        var captures = Captures()
+        captures["q"] = b
+        #expect(captures.names == ["q"])
+        captures["p"] = a
+        captures["r"] = c
+        #expect(captures.names == ["p", "q", "r"])
+        captures["q"] = c  // rebinding keeps the place
+        #expect(captures["q"] === c && captures.names == ["p", "q", "r"])
+        captures["p"] = nil
+        #expect(captures["p"] == nil && captures.names == ["q", "r"])
+        #expect(captures.seqs(of: ["q", "r"]) == [3, 3])
+        var empty = Captures()
+        empty["x"] = nil  // removing from nothing binds nothing
+        #expect(empty.isEmpty)
+        var other = Captures()
+        other["r"] = c
+        other["q"] = c
+        #expect(other.sameEvents(as: captures, for: ["q", "r"]))
+    }
+
     @Test func aHistoryCallIsAValue() {
         // Calls share one box until one of them changes: the other must not see the change.
         let a = HistoryCall(kind: .count, selector: Selector(terms: []), since: nil, slot: 7, at: 3)

@@ -148,14 +148,17 @@ final class SequenceRunner: Runner {
             grown.append(Partial(stage: 1, captures: captures, last: e))
         }
         if !dead.isEmpty {
-            var next = 0
-            partials = partials.indices.compactMap { i in
+            // In place, in order: the live partials move down over the dead ones.
+            var next = 0, live = 0
+            for i in partials.indices {
                 if next < dead.count, dead[next] == i {
                     next += 1
-                    return nil
+                    continue
                 }
-                return partials[i]
+                if live != i { partials.swapAt(live, i) }
+                live += 1
             }
+            partials.removeSubrange(live...)
             if partialKeys != nil { partialKeys = Set(partials.map(key)) }
         }
         firstMatchKey = nil

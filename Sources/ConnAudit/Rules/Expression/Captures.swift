@@ -24,6 +24,11 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
             return nil
         }
         set {
+            if entries.isEmpty {
+                // The first binding (most partial matches hold one or two).
+                if let newValue { entries = [(name, newValue)] }
+                return
+            }
             if let i = entries.firstIndex(where: { $0.name == name }) {
                 if let newValue { entries[i].event = newValue } else { entries.remove(at: i) }
             } else if let newValue {
