@@ -89,7 +89,7 @@ enum ExpressionFuzz {
         let scope = LetScope([
             (name: "R", expr: .binary(.add, .name("R", at: 0), .literal(.int(1)), at: 0)),
             (name: "S", expr: .binary(.multiply, .name("R", at: 0), .name("code", at: 0), at: 0)),
-            (name: "T", expr: .member(.name("c", at: 0), "interval_ms", at: 0)),
+            (name: "T", expr: .member(.name("c", at: 0), "interval_ms", id: -1, at: 0)),
         ])
         ctx.letScope = scope
         scope.context = ctx

@@ -121,17 +121,22 @@ public struct Selector: Sendable {
 
     public struct FieldTest: Sendable {
         public var field: String {
-            didSet { fieldID = FieldNames.id(field) }
+            didSet { fieldID = FieldNames.builtIn[field] ?? -1 }
         }
         public var predicate: Predicate
-        /// `field` as a ``FieldNames`` id (-1: a built-in name).
+        /// How `field` is read: a built-in name's code; once the rule is compiled (``intern()``)
+        /// the name's ``FieldNames`` id; -1 before that (by name). Parsing a selector registers
+        /// nothing, so only the names of compiled rules take ids.
         public private(set) var fieldID: Int32
 
         public init(field: String, predicate: Predicate) {
             self.field = field
             self.predicate = predicate
-            fieldID = FieldNames.id(field)
+            fieldID = FieldNames.builtIn[field] ?? -1
         }
+
+        /// Gives `field` its ``FieldNames`` id (when its rule is compiled).
+        mutating func intern() { fieldID = FieldNames.id(field) }
     }
 
     public indirect enum Predicate: Sendable {

@@ -103,6 +103,11 @@ enum NameResolution {
             var out = s
             out.terms = s.terms.map { term in
                 var t = term
+                t.tests = term.tests.map { test in
+                    var interned = test
+                    interned.intern()
+                    return interned
+                }
                 t.whereExpr = term.whereExpr.map(expr)
                 t.negated = term.negated.map(selector)
                 return t

@@ -11,11 +11,11 @@ public indirect enum Expr: Sendable {
     case name(String, at: Int, slot: LetSlot = .unresolved)
     /// A bare name that can only be a field of the current event: resolved when the rule was
     /// compiled, because the rule binds no let or capture of that name (see `NameResolution`);
-    /// `id` is the name's ``FieldNames`` id (-1 for a built-in name).
+    /// `id` is the name's ``FieldNames`` id (a code below -1 for a built-in name).
     case field(String, id: Int32)
     /// `base.field`: a field of a captured or looked-up event, `params.x`, or a key of an object value.
-    /// `id` is the field name's ``FieldNames`` id once the rule is compiled (-1 before, and for a
-    /// built-in name).
+    /// `id` is the field name's ``FieldNames`` id once the rule is compiled (-1 before; a code
+    /// below -1 for a built-in name).
     case member(Expr, String, id: Int32, at: Int)
     /// `base[index]`: a key of a map literal or object, an element of a list.
     case index(Expr, Expr)
