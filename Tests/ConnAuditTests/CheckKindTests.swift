@@ -2004,4 +2004,26 @@ extension CheckKindTests.LookAhead {
         #expect(CheckKindVerdict(report.results[0]) == CheckKindVerdict(.fail, [5]))
         #expect(report.inputs.generations == 3)
     }
+
+    /// connlog: the stream is the part of `ev` before the first dot — the first `.` byte, even
+    /// when a combining mark after it makes one grapheme of the two; and whatever the line order.
+    @Test(arguments: [false, true])
+    func aDotFollowedByACombiningMarkStillEndsTheStream(reversed: Bool) throws {
+        let rule = try loadRule("""
+            id: t.one
+            title: at most one of these per generation
+            severity: error
+            for: generation
+            count: { ev: ["ws.ping", "ws.\\u0301ping"] }
+            max: 1
+            """)
+        var lines = [#"{"t":1,"ev":"ws.ping","gen":1}"#, #"{"t":2,"ev":"ws.\u0301ping","gen":1}"#]
+        if reversed { lines.reverse() }
+        let report = auditLogs([rule], [("a.jsonl", lines.joined(separator: "\n") + "\n")])
+        #expect(CheckKindVerdict(report.results[0]) == CheckKindVerdict(.fail, [2]))
+        #expect(report.inputs.generations == 1)
+        #expect(Event(t: 0, ev: "ws.\u{0301}ping").stream == "ws")
+        #expect(Event(t: 0, ev: "\u{0600}.x").stream == "\u{0600}")
+        #expect(Event(t: 0, ev: "nodot").stream == "nodot")
+    }
 }

@@ -1071,6 +1071,16 @@ extension ReaderTests {
             #expect(table.count == 10)
             #expect(Self.lookup(table, Array("key9".utf8))?.tag == 9)
             #expect(Self.lookup(table, Array("key10".utf8)) == nil)
+            // It starts small and grows as it fills: every key kept is still found after each growth.
+            var growing = ByteStringTable(capacity: 1000, maxLength: 64)
+            for i in 0..<1000 {
+                let k = Array("k\(i)".utf8)
+                k.withUnsafeBufferPointer { growing.add($0, string: "k\(i)", tag: Int32(i)) }
+                if i % 97 == 0 {
+                    for j in 0...i { #expect(Self.lookup(growing, Array("k\(j)".utf8))?.tag == Int32(j)) }
+                }
+            }
+            #expect(growing.count == 1000)
         }
 
         @Test("an ev name keeps its id however it is spelt, and the last ev of a line wins")

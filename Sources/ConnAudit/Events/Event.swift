@@ -107,10 +107,11 @@ public final class Event: @unchecked Sendable {
               pseudo: isPseudo)
     }
 
-    /// The stream: the part of `ev` before the first dot.
+    /// The stream: the part of `ev` before its first `.` byte (a dot followed by a combining mark
+    /// is still that dot, whatever grapheme it forms).
     public var stream: Substring {
-        if let dot = ev.firstIndex(of: ".") { return ev[..<dot] }
-        return ev[...]
+        guard let dot = ev.utf8.firstIndex(of: UInt8(ascii: ".")) else { return ev[...] }
+        return Substring(ev.utf8[..<dot])
     }
 
     /// A field as rules read it: `t`, `ev`, `gen` and any top-level field; nil when absent.

@@ -27,8 +27,11 @@ struct ByteStringTable {
         var tag: Int32
     }
 
-    /// Open addressing: an index into `entries`, or -1. Twice `capacity`, a power of two.
+    /// Open addressing: an index into `entries`, or -1; a power of two, at least twice the
+    /// entries (it starts small and doubles up to twice `capacity`: a reader of a one-line file
+    /// costs little).
     private var slots: [Int32]
+    private let maxSlots: Int
     private var entries: [Entry] = []
     /// The bytes of keys longer than sixteen, one after another.
     private var bytes: [UInt8] = []
@@ -38,8 +41,19 @@ struct ByteStringTable {
         self.maxLength = maxLength
         var size = 16
         while size < capacity * 2 { size *= 2 }
-        slots = Array(repeating: -1, count: size)
-        entries.reserveCapacity(capacity)
+        maxSlots = size
+        slots = Array(repeating: -1, count: 16)
+    }
+
+    /// Doubles the slots and places every entry again (by its kept hash).
+    private mutating func grow() {
+        slots = Array(repeating: -1, count: slots.count * 2)
+        let mask = slots.count - 1
+        for (i, e) in entries.enumerated() {
+            var s = Int(truncatingIfNeeded: e.hash) & mask
+            while slots[s] >= 0 { s = (s + 1) & mask }
+            slots[s] = Int32(i)
+        }
     }
 
     var count: Int { entries.count }
@@ -69,6 +83,7 @@ struct ByteStringTable {
     /// the key too long, or the key already kept.
     mutating func add(_ key: UnsafeBufferPointer<UInt8>, string: String, tag: Int32) {
         guard key.count <= maxLength, entries.count < capacity, lookup(key) == nil else { return }
+        if (entries.count + 1) * 2 > slots.count, slots.count < maxSlots { grow() }
         let (w0, w1) = Self.words(key)
         let h = Self.hash(key, w0, w1)
         let mask = slots.count - 1
