@@ -410,18 +410,6 @@ func pathologicalPatternFinishesQuickly(_ example: Pathological) throws {
 
 // MARK: - Cross-check with NSRegularExpression
 
-/// A deterministic generator (SplitMix64) so failures reproduce.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random patterns over a, b, `.`, classes, groups, `|`, quantifiers and anchors — syntax both engines read alike.
 private struct PatternGenerator {
     var random: SplitMix64

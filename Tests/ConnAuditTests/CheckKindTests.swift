@@ -77,26 +77,6 @@ private func fingerprint(_ findings: [Finding]) -> [String] {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so randomised logs are the same on every run.
-private struct SeededRandom {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in 0..<n.
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-}
-
 /// The check kinds of the rule language, each in its own suite below.
 @Suite struct CheckKindTests {}
 
@@ -1387,7 +1367,7 @@ extension CheckKindTests {
         /// ~500 ws events over several generations and two sources, with ties in `t`, events without
         /// `gen`, and connects that sometimes carry `timeout_ms`.
         static func wsLog(seed: UInt64, events: Int = 500) -> String {
-            var rng = SeededRandom(seed: seed)
+            var rng = SplitMix64(state: seed)
             var t = 0
             var lines: [String] = []
             for _ in 0..<events {
@@ -1413,7 +1393,7 @@ extension CheckKindTests {
 
         /// ~500 SSE events (no gen), ids as strings or integers, sometimes missing.
         static func sseLog(seed: UInt64, events: Int = 500) -> String {
-            var rng = SeededRandom(seed: seed)
+            var rng = SplitMix64(state: seed)
             var t = 0
             var lines: [String] = []
             for _ in 0..<events {

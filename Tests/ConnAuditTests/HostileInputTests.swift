@@ -123,27 +123,6 @@ private final class StreamingFile {
     }
 }
 
-/// Deterministic pseudo-random bytes (SplitMix64), so a failure can be replayed.
-private struct SeededBytes {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
-    }
-
-    mutating func hex(_ count: Int) -> String {
-        String((0..<count).map { _ in Array("0123456789abcdef")[Int(next() % 16)] })
-    }
-}
-
 /// A valid event that `probe.seen` reports: its violation at a line proves the line was checked.
 private func probe(_ t: Int, src: String? = nil) -> String {
     if let src { return #"{"t":\#(t),"src":"\#(src)","ev":"probe.hit"}"# }
@@ -281,7 +260,7 @@ private func physicalLines(_ content: [UInt8]) -> (lines: Int, blank: Int) {
 extension HostileInputTests {
     @Test func binaryGarbageIsMalformedLineByLineAndTheGoodLinesAroundItAreChecked() throws {
         try withScratch { dir in
-            var random = SeededBytes(state: 0xC0FFEE)
+            var random = SplitMix64(state: 0xC0FFEE)
             var garbage = random.bytes(64 * 1024)
             // Plenty of NULs, and never the gzip magic at the start of a line.
             for i in stride(from: 0, to: garbage.count, by: 97) { garbage[i] = 0 }
@@ -554,7 +533,7 @@ extension HostileInputTests {
 extension HostileInputTests {
     /// 4,000 lines of source `d`, hard to compress so the damage lands mid-text, and the gzip of them.
     private static func gzipCorpus() -> (plain: [UInt8], gzip: [UInt8], lines: Int) {
-        var random = SeededBytes(state: 42)
+        var random = SplitMix64(state: 42)
         var plain: [UInt8] = []
         let count = 4000
         for i in 1...count {
@@ -882,7 +861,7 @@ extension HostileInputTests {
     @Test func everyPhysicalLineIsAnEventMalformedOrBlank() throws {
         try withScratch { dir in
             let mib = 1 << 20
-            var random = SeededBytes(state: 7)
+            var random = SplitMix64(state: 7)
             let garbage = random.bytes(200).map { $0 == 0x0A ? 0 : $0 }
             let lines: [[UInt8]] = [
                 bom + bytes(probe(1)),  // 1 event (BOM at the start skipped)
@@ -1115,7 +1094,7 @@ extension HostileInputTests {
     @Test func aRulesFileThatIsNotYAMLIsRefused() throws {
         try withScratch { dir in
             let log = try put(Self.cleanLog, dir, "a.jsonl")
-            var random = SeededBytes(state: 99)
+            var random = SplitMix64(state: 99)
             var binary = random.bytes(4096)
             binary[0] = 0xFF
             let notUTF8 = try put(binary, dir, "binary.yaml")

@@ -893,18 +893,6 @@ extension ReaderTests {
     /// texts by their bytes, each checked against a plain byte-by-byte reference.
     @Suite("Byte-level scanning")
     struct ByteLevel {
-        /// A small deterministic generator (SplitMix64), so a failure repeats.
-        struct Generator: RandomNumberGenerator {
-            var state: UInt64
-            mutating func next() -> UInt64 {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return z ^ (z >> 31)
-            }
-        }
-
         static func isSpecial(_ b: UInt8) -> Bool { b == 0x22 || b == 0x5C || b < 0x20 || b >= 0x80 }
 
         /// Index of the first byte the word mask marks, or nil.
@@ -930,7 +918,7 @@ extension ReaderTests {
 
         @Test("the word mask agrees with a byte loop on random words")
         func randomWords() {
-            var g = Generator(state: 42)
+            var g = SplitMix64(state: 42)
             // Bytes drawn mostly around the edges that matter (0x1F/0x20, quote, backslash, 0x7F/0x80).
             let pool: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x61, 0x7F, 0x80, 0x81, 0xA0, 0xFF]
             for _ in 0..<200_000 {
@@ -975,7 +963,7 @@ extension ReaderTests {
 
         @Test("scanning a string gives the byte loop's range, escape flag and error, on random strings")
         func scanMatchesReference() {
-            var g = Generator(state: 7)
+            var g = SplitMix64(state: 7)
             let pieces: [[UInt8]] = [
                 Array("a".utf8), Array("xyz0123".utf8), Array("ws.connect_failed".utf8), [0x22], [0x5C, 0x22], [0x5C, 0x5C],
                 Array(#"\n"#.utf8), Array(#"\u00e9"#.utf8), Array(#"\u12"#.utf8), [0x5C, 0x71], [0x5C], Array("é".utf8),
@@ -1003,7 +991,7 @@ extension ReaderTests {
 
         @Test("decimals read without strtod give strtod's double, bit for bit; integers stay exact")
         func decimals() throws {
-            var g = Generator(state: 99)
+            var g = SplitMix64(state: 99)
             var texts = ["0.5", "-0.0", "0.1", "128.11", "1128.11", "999999999999999.9", "99999999999999.99",
                          "0.000000000000001", "-123456789012.345", "9007199254740993.5", "1.0000000000000002",
                          "12345678901234567890", "-9223372036854775808", "9223372036854775808", "1e3", "2.5E-3"]

@@ -62,36 +62,43 @@ struct ByteStringTable {
     func lookup(_ key: UnsafeBufferPointer<UInt8>) -> (string: String, tag: Int32)? {
         guard key.count <= maxLength else { return nil }
         let (w0, w1) = Self.words(key)
-        let h = Self.hash(key, w0, w1)
-        let mask = slots.count - 1
-        var s = Int(truncatingIfNeeded: h) & mask
-        return entries.withUnsafeBufferPointer { entries in
-            while true {
-                let e = Int(slots[s])
-                if e < 0 { return nil }
-                if entries[e].hash == h, entries[e].length == key.count, entries[e].w0 == w0, entries[e].w1 == w1,
-                    key.count <= 16 || longMatches(entries[e].offset, key)
-                {
-                    return (entries[e].string, entries[e].tag)
-                }
-                s = (s + 1) & mask
-            }
-        }
+        guard let e = probe(key, w0, w1, Self.hash(key, w0, w1)).entry else { return nil }
+        return (entries[e].string, entries[e].tag)
     }
 
     /// Keeps `string` (which must be `key` decoded) and `tag` for `key`, unless the table is full,
     /// the key too long, or the key already kept.
     mutating func add(_ key: UnsafeBufferPointer<UInt8>, string: String, tag: Int32) {
-        guard key.count <= maxLength, entries.count < capacity, lookup(key) == nil else { return }
+        guard key.count <= maxLength, entries.count < capacity else { return }
         if (entries.count + 1) * 2 > slots.count, slots.count < maxSlots { grow() }
         let (w0, w1) = Self.words(key)
         let h = Self.hash(key, w0, w1)
-        let mask = slots.count - 1
-        var s = Int(truncatingIfNeeded: h) & mask
-        while slots[s] >= 0 { s = (s + 1) & mask }
-        slots[s] = Int32(entries.count)
+        let (slot, found) = probe(key, w0, w1, h)
+        guard found == nil else { return }
+        slots[slot] = Int32(entries.count)
         entries.append(Entry(hash: h, w0: w0, w1: w1, offset: bytes.count, length: key.count, string: string, tag: tag))
         if key.count > 16 { bytes.append(contentsOf: key) }
+    }
+
+    /// Where `key` (with its words and hash) is kept, or the free slot where it would go.
+    /// Ends: at most half the slots are taken.
+    @inline(__always) private func probe(
+        _ key: UnsafeBufferPointer<UInt8>, _ w0: UInt64, _ w1: UInt64, _ h: UInt64
+    ) -> (slot: Int, entry: Int?) {
+        let mask = slots.count - 1
+        var s = Int(truncatingIfNeeded: h) & mask
+        return entries.withUnsafeBufferPointer { entries in
+            while true {
+                let e = Int(slots[s])
+                if e < 0 { return (s, nil) }
+                if entries[e].hash == h, entries[e].length == key.count, entries[e].w0 == w0, entries[e].w1 == w1,
+                    key.count <= 16 || longMatches(entries[e].offset, key)
+                {
+                    return (s, e)
+                }
+                s = (s + 1) & mask
+            }
+        }
     }
 
     private func longMatches(_ offset: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -159,15 +159,6 @@ final class SourceEvaluator {
         return Int32(index)
     }
 
-    /// Whether `e` (whose stream has index `stream`, if known) is in the stream of `last`.
-    @inline(__always) private static func sameStream(
-        _ e: Event, _ stream: Int32?, _ last: (stream: String, streamIndex: Int32?, gen: Int64, timeline: Timeline)
-    ) -> Bool {
-        if let stream { return stream == last.streamIndex }
-        return e.ev.hasPrefix(last.stream) && e.ev.utf8.count > last.stream.utf8.count
-            && e.ev.utf8[e.ev.utf8.index(e.ev.utf8.startIndex, offsetBy: last.stream.utf8.count)] == UInt8(ascii: ".")
-    }
-
     /// `classify` rules with an `applies_if` no event of this source has matched yet.
     private lazy var classifyPending = plan.classify.count { c in
         if case .classify(_, _, _, _?) = c.rule.check { return true }
@@ -197,7 +188,9 @@ final class SourceEvaluator {
         if let gen = e.gen {
             let timeline: Timeline
             let stream = streamIndex(e)
-            if let last = lastGeneration, last.gen == gen, Self.sameStream(e, stream, last) {
+            // Same stream: by index when a rule names the `ev`, else by text.
+            if let last = lastGeneration, last.gen == gen,
+               stream.map({ $0 == last.streamIndex }) ?? (e.stream == last.stream) {
                 timeline = last.timeline
             } else if let t = generations[GenerationKey(stream: e.stream, gen: gen)] {
                 timeline = t

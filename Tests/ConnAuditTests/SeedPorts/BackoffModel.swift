@@ -26,27 +26,6 @@ struct BackoffPolicy {
         case fixedTwoSeconds
     }
 
-    /// SplitMix64: a small seeded generator, so every run writes the same delays.
-    struct SplitMix64 {
-        private var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        /// A uniform value in the closed range `lower...upper`.
-        mutating func next(in lower: Double, _ upper: Double) -> Double {
-            let unit = Double(next() >> 11) / Double((1 as UInt64) << 53 - 1)  // 0...1, both ends possible
-            return lower + (upper - lower) * unit
-        }
-    }
-
     private(set) var attempts = 0
     let maxAttempts = 10
     let mutant: Mutant?
@@ -54,7 +33,7 @@ struct BackoffPolicy {
 
     init(mutant: Mutant? = nil, seed: UInt64 = 0x5EED_0002) {
         self.mutant = mutant
-        random = SplitMix64(seed: seed)
+        random = SplitMix64(state: seed)
     }
 
     /// The seed's `attempts > 10` guard, fixed: may another attempt be made?

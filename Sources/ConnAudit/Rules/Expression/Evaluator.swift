@@ -706,7 +706,7 @@ public enum Evaluator {
                 let v: Value
                 let present: Bool
                 if tests[i].fieldID == FieldNames.file {
-                    v = field(tests[i].field, of: candidate, ctx)
+                    v = fileName(of: candidate, ctx)
                     present = true
                 } else if let found = candidate.value(of: tests[i].field, id: tests[i].fieldID) {
                     v = found
