@@ -498,6 +498,52 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(kinds == [.first, .first, .count])
     }
 
+    @Test func paramsAreReadWhenTheRuleIsCompiledUnlessTheRuleBindsTheName() throws {
+        func reads(_ compiled: CompiledRule) -> [Expr] {
+            guard case .every(_, .expression(let x), _) = compiled.rule.check else { return [] }
+            guard case .binary(_, _, let right, _) = x else { return [x] }
+            return [right]
+        }
+        let plain = try rule("""
+            id: t.limit
+            title: Values stay under the limit
+            for: source
+            params: { limit: 3 }
+            every: { ev: a.b }
+            expect: "v < params.limit"
+            """)
+        // The value as the rule runs with it: the command line over the rule's default.
+        let compiled = CompiledRule(rule: plain, index: 0, overrides: ["limit": .int(5)])
+        guard case .literal(.int(5))? = reads(compiled).first else {
+            Issue.record("params.limit was not read at compile time: \(reads(compiled))"); return
+        }
+        let log = """
+            {"t":0,"ev":"a.b","v":4}
+            {"t":1,"ev":"a.b","v":5}
+            """
+        #expect(lines(audit([plain], [("a.jsonl", log)], overrides: ["limit": .int(5)]).results[0].violations) == [2])
+        #expect(lines(run(plain, log).violations) == [1, 2])
+        // A let named `params` is what `params.limit` reads, at every evaluation.
+        let shadowed = try rule("""
+            id: t.limit
+            title: Values stay under the limit
+            for: source
+            params: { limit: 3 }
+            let: { params: "first({ev: a.limits})" }
+            every: { ev: a.b }
+            expect: "v < params.limit"
+            """)
+        guard case .member? = reads(CompiledRule(rule: shadowed, index: 0, overrides: [:])).first else {
+            Issue.record("a let named params was folded away"); return
+        }
+        let withLimits = """
+            {"t":0,"ev":"a.limits","limit":10}
+            {"t":1,"ev":"a.b","v":4}
+            {"t":2,"ev":"a.b","v":11}
+            """
+        #expect(lines(run(shadowed, withLimits).violations) == [3])
+    }
+
     @Test func aWhereReadingItsOwnCaptureIsNotAnsweredFromAnIndex() throws {
         // `x` is the candidate while the where runs; an index built without it would file every
         // item under null and find none.

@@ -6,6 +6,8 @@ final class EvaluationPlan: @unchecked Sendable {
     /// Corpus rules over the corpus timeline (not `classify`, which labels generations).
     let corpus: [CompiledRule]
     let classify: [CompiledRule]
+    /// Per ``classify`` rule: what its `applies_if` contexts share (no history).
+    let classifyShared: [EvalShared]
     let generationDispatch: Dispatch
     let sourceDispatch: Dispatch
     let corpusDispatch: Dispatch
@@ -23,6 +25,7 @@ final class EvaluationPlan: @unchecked Sendable {
         source = all.filter { $0.rule.scope == .source }
         let classify = all.filter { if case .classify = $0.rule.check { return true } else { return false } }
         self.classify = classify
+        classifyShared = classify.map { EvalShared(environment: $0.environment, statics: nil, runner: nil) }
         corpus = all.filter { r in r.rule.scope == .corpus && !classify.contains { $0 === r } }
         generationDispatch = Dispatch(generation)
         sourceDispatch = Dispatch(source)
@@ -173,9 +176,9 @@ final class SourceEvaluator {
             events += 1
             lastT = e.t
             if classifyPending > 0 {
-                for c in plan.classify where !sink.applicable.contains(c.index) {
+                for (i, c) in plan.classify.enumerated() where !sink.applicable.contains(c.index) {
                     if case .classify(_, _, _, let applies?) = c.rule.check {
-                        let ctx = EvalContext(event: e, environment: c.environment, history: nil)
+                        let ctx = EvalContext(event: e, shared: plan.classifyShared[i])
                         if Evaluator.matches(applies, e, ctx) != nil {
                             sink.applicable.insert(c.index)
                             classifyPending -= 1

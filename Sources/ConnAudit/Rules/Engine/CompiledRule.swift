@@ -81,9 +81,6 @@ final class CompiledRule: @unchecked Sendable {
         // and the history they look back at.
         var rule = written
         rule.lets = Self.letsRead(by: written)
-        rule = NameResolution.resolve(rule)
-        self.rule = rule
-        self.index = index
         var params = rule.params
         // `NAME=` first, then `RULE_ID.NAME=`, so the rule-specific value wins whatever the order.
         for (name, value) in overrides where params[name] != nil { params[name] = value }
@@ -92,6 +89,9 @@ final class CompiledRule: @unchecked Sendable {
                 params[String(name[name.index(after: dot)...])] = value
             }
         }
+        rule = NameResolution.resolve(rule, params: params)
+        self.rule = rule
+        self.index = index
         self.params = params
         environment = EvalEnvironment(params: params, files: [])
 

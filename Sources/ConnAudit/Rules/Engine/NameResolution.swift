@@ -7,16 +7,21 @@
 /// captures at every evaluation. Names that may be bound stay ``Expr/name(_:at:)`` and keep
 /// their run-time lookup (a capture not bound yet still falls back to the field).
 enum NameResolution {
-    static func resolve(_ rule: Rule) -> Rule {
+    /// - Parameter params: the rule's params as it will run with them (command line over rule
+    ///   over file): `params.x` becomes that value when nothing in the rule binds the name
+    ///   `params`, as the evaluator would read it at every evaluation. Nil: left to the evaluator.
+    static func resolve(_ rule: Rule, params: [String: Value]? = nil) -> Rule {
         var bound = Set(rule.lets.map(\.name))
-        bound.insert("params")
         collectCaptures(rule, into: &bound)
+        // `params` is a let or a capture of this rule? Then `params.x` is looked up at run time.
+        let constants = bound.contains("params") ? nil : params
+        bound.insert("params")
         var out = rule
         // Where each let sits in the rule's let table (made from these same lets).
         let letNames = LetTable.names(of: rule.lets)
         var slots: [String: Int32] = [:]
         for (i, n) in letNames.enumerated() { slots[n] = Int32(i) }
-        let r = Resolver(bound: bound, layout: LetLayouts.id(letNames), letSlots: slots)
+        let r = Resolver(bound: bound, layout: LetLayouts.id(letNames), letSlots: slots, params: constants)
         out.lets = rule.lets.map { (name: $0.name, expr: r.expr($0.expr)) }
         out.check = r.check(rule.check)
         if let message = rule.message {
@@ -59,6 +64,8 @@ enum NameResolution {
         let bound: Set<String>
         let layout: Int32
         let letSlots: [String: Int32]
+        /// The rule's params, when `params.x` can be read once here (see ``resolve(_:params:)``).
+        let params: [String: Value]?
 
         func expr(_ e: Expr) -> Expr {
             switch e {
@@ -66,7 +73,9 @@ enum NameResolution {
             case .name(let n, let at, _):
                 guard bound.contains(n) else { return .field(n, id: FieldNames.id(n)) }
                 return .name(n, at: at, slot: LetSlot(layout: layout, slot: letSlots[n] ?? -1))
-            case .member(let b, let n, _, let at): return .member(expr(b), n, id: FieldNames.id(n), at: at)
+            case .member(let b, let n, _, let at):
+                if let params, case .name("params", _, _) = b { return .literal(params[n] ?? .null) }
+                return .member(expr(b), n, id: FieldNames.id(n), at: at)
             case .index(let a, let b): return .index(expr(a), expr(b))
             case .list(let items): return .list(items.map(expr))
             case .map(let entries): return .map(entries.map { ($0.0, expr($0.1)) })

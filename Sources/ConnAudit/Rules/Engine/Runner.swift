@@ -65,7 +65,7 @@ class Runner: HistoryProvider {
         }
         if !madeIndexes.isEmpty {
             for index in madeIndexes where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
-                index.add(e, files: files, params: compiled.params)
+                index.add(e, shared: shared(.index))
             }
         }
         if compiled.usesLookAhead, compiled.lookAheadIDs?.contains(e.evID) ?? true { recorded(e, context: context, sink: sink) }
@@ -87,18 +87,33 @@ class Runner: HistoryProvider {
     /// - Parameter frozen: the context outlives this event (an obligation): its lets keep the
     ///   values they have now, even static ones.
     func context(_ e: Event, captures: Captures = Captures(), frozen: Bool = false) -> EvalContext {
-        var ctx = EvalContext(event: e, environment: compiled.environment, history: self)
+        let live = statics != nil && !frozen
+        var ctx = EvalContext(event: e, shared: live ? shared(.live) : shared(.plain))
         ctx.captures = captures
         if compiled.bindsHistoryResults { ctx.historyResults = HistoryResults() }
-        if let statics, !frozen {
-            ctx.statics = statics
-        } else if !compiled.lets.names.isEmpty {
+        if !live, !compiled.lets.names.isEmpty {
             let scope = LetScope(table: compiled.lets)
             scope.cache = letCache
             ctx.letScope = scope
             scope.context = ctx
         }
         return ctx
+    }
+
+    /// What this runner's contexts share (see ``EvalShared``), made on first use: with the static
+    /// lets (`live`), without them (an obligation's frozen lets, or a rule with other lets), and
+    /// without history (a running aggregate's own selector), and an index's key (the runner's
+    /// params and files, no history).
+    enum SharedKind: Int { case live, plain, noHistory, index }
+    private var sharedMade: [EvalShared?] = [nil, nil, nil, nil]
+
+    @inline(__always) func shared(_ kind: SharedKind) -> EvalShared {
+        if let made = sharedMade[kind.rawValue] { return made }
+        let environment = kind == .index ? EvalEnvironment(params: compiled.params, files: files) : compiled.environment
+        let made = EvalShared(environment: environment, statics: kind == .live ? statics : nil,
+                              runner: kind == .live || kind == .plain ? self : nil)
+        sharedMade[kind.rawValue] = made
+        return made
     }
 
     // MARK: - Findings
@@ -160,7 +175,7 @@ class Runner: HistoryProvider {
     private func updateAggregates(_ e: Event) {
         let slots = compiled.staticCalls(for: e.evID)
         guard !slots.isEmpty else { return }
-        let ctx = EvalContext(event: e, environment: compiled.environment, history: nil)
+        let ctx = EvalContext(event: e, shared: shared(.noHistory))
         for slot in slots {
             let call = compiled.staticCalls[slot]
             let sinceMay = call.sinceMayMatch(e.evID)
@@ -322,7 +337,7 @@ class Runner: HistoryProvider {
             return nil
         }
         let index = KeyedIndex(list: listIndex, key: candidateSide, outer: outerSide)
-        for e in lists[listIndex] { index.add(e, files: files, params: compiled.params) }
+        for e in lists[listIndex] { index.add(e, shared: shared(.index)) }
         indexes[call.slot] = index
         madeIndexes.append(index)
         guard case .value(let key) = Evaluator.evaluate(outerSide, context) else { return [] }
@@ -343,8 +358,8 @@ final class KeyedIndex {
         self.outer = outer
     }
 
-    func add(_ e: Event, files: [String], params: [String: Value]) {
-        let ctx = EvalContext(event: e, params: params, history: nil, files: files)
+    func add(_ e: Event, shared: EvalShared) {
+        let ctx = EvalContext(event: e, shared: shared)
         // `null == null` holds, so null is a key like any other; undecided is none.
         guard case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
         buckets[Self.normalized(k), default: []].append(e)

@@ -90,6 +90,41 @@ public final class EvalEnvironment: @unchecked Sendable {
     }
 }
 
+/// What every context of one evaluator shares: params and files, the rule's lets when they are
+/// all static, and what answers history calls. Made once per runner (or per test context), so a
+/// context holds one reference for all of them: making, copying and dropping a context costs one
+/// retain and one release here instead of one per part (and no existential to copy or destroy).
+public final class EvalShared {
+    public let environment: EvalEnvironment
+    /// The rule's lets when all of them are static (read only running aggregates and params):
+    /// answered from the runner's cache, with no per-evaluation scope.
+    let statics: StaticLets?
+    /// The engine's runner answering history calls. It owns this object and every context that
+    /// holds it (contexts live in its evaluations, obligations and pending judgements only), so
+    /// the reference is not counted: no cycle, and nothing to retain per context.
+    unowned(unsafe) let runner: Runner?
+    /// Any other history provider (tests, fuzzing): held strongly.
+    let provider: (any HistoryProvider)?
+
+    /// For the engine: `runner` must own this object.
+    init(environment: EvalEnvironment, statics: StaticLets?, runner: Runner?) {
+        self.environment = environment
+        self.statics = statics
+        self.runner = runner
+        provider = nil
+    }
+
+    public init(environment: EvalEnvironment, history: (any HistoryProvider)?) {
+        self.environment = environment
+        statics = nil
+        runner = nil
+        provider = history
+    }
+
+    /// Whether anything answers history calls.
+    var answersHistory: Bool { runner != nil || provider != nil }
+}
+
 /// Everything an expression can read while it is evaluated.
 public struct EvalContext {
     /// The current event: the trigger, or the candidate inside a nested selector.
@@ -107,28 +142,29 @@ public struct EvalContext {
     /// The rule's `let:` bindings, evaluated on first use in the context of the event that
     /// started the evaluation (the trigger), and then remembered.
     public var letScope: LetScope?
-    /// The rule's lets when all of them are static (read only running aggregates and params):
-    /// answered from the runner's cache, with no per-evaluation scope.
-    var statics: StaticLets?
-    public var environment: EvalEnvironment
-    /// A `let`: as a `var` it would start as nil and every context made would pay for
-    /// replacing that existential.
-    public let history: (any HistoryProvider)?
+    /// Params, files, static lets and the history provider (a `let`: as a `var` every context
+    /// made would pay for replacing an initial value).
+    public let shared: EvalShared
 
-    public var params: [String: Value] { environment.params }
+    public var environment: EvalEnvironment { shared.environment }
+    var statics: StaticLets? { shared.statics }
+    public var params: [String: Value] { shared.environment.params }
     /// File paths by index, for `$file`.
-    public var files: [String] { environment.files }
+    public var files: [String] { shared.environment.files }
 
     public init(event: Event, params: [String: Value], history: (any HistoryProvider)?, files: [String]) {
         self.event = event
-        environment = EvalEnvironment(params: params, files: files)
-        self.history = history
+        shared = EvalShared(environment: EvalEnvironment(params: params, files: files), history: history)
     }
 
     public init(event: Event, environment: EvalEnvironment, history: (any HistoryProvider)?) {
         self.event = event
-        self.environment = environment
-        self.history = history
+        shared = EvalShared(environment: environment, history: history)
+    }
+
+    public init(event: Event, shared: EvalShared) {
+        self.event = event
+        self.shared = shared
     }
 
     /// The same context looking at another event (for a nested selector's candidate).
@@ -656,7 +692,13 @@ public enum Evaluator {
     }
 
     private static func historyAnswer(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
-        guard let provider = ctx.history else { return .undecided }
+        // The engine's runner is called directly; any other provider through the protocol.
+        if let runner = ctx.shared.runner { return historyAnswer(call, ctx, provider: runner) }
+        guard let provider = ctx.shared.provider else { return .undecided }
+        return historyAnswer(call, ctx, provider: provider)
+    }
+
+    private static func historyAnswer<P: HistoryProvider>(_ call: HistoryCall, _ ctx: EvalContext, provider: P) -> Eval {
         if let ready = provider.answer(call, context: ctx) { return ready }
         let found = provider.candidates(for: call, context: ctx)
         switch call.kind {
