@@ -737,10 +737,13 @@ rules:
       the client: a ws.close of that generation within release_ms (inclusive). A ws.closed from the
       transport does not count. One violation per live generation, at the app.scene; a log that
       ends inside the window is inconclusive. An ended generation never becomes live again, even
-      if its gen is connected a second time.
+      if its gen is connected a second time; a second ws.connect of a live generation is the same
+      generation (it does not count twice).
+    # g is the first ws.connect of its gen, and the gen has not ended.
     each:
       - { ev: ws.connect, as: g,
-          where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == g.gen'}) == 0" }
+          where: "count({ev: ws.connect, where: 'gen == g.gen'}) == 0
+                  and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == g.gen'}) == 0" }
       - { ev: app.scene, phase: [inactive, background], as: s,
           without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
     followed_by: { ev: ws.close, where: "gen == g.gen" }
@@ -771,6 +774,15 @@ rules:
           {"t":5,"ev":"ws.close","gen":2,"reason":"background"}
           {"t":2000,"ev":"app.tick"}
         expect: pass
+      - name: a second ws.connect of a live generation counts once
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":5,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":100,"ev":"app.scene","phase":"inactive"}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: fail
+        violations: 1
       - name: a close one ms after the window fails
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -1097,6 +1109,12 @@ rules:
           {"t":1,"ev":"sse.processed","id":"1","ok":true}
           {"t":2,"ev":"sse.commit","id":"1"}
         expect: pass
+      - name: a fractional id compares as its decimal text
+        log: |
+          {"t":0,"ev":"sse.event","id":1.5}
+          {"t":1,"ev":"sse.processed","id":1.5,"ok":true}
+          {"t":2,"ev":"sse.commit","id":"1.5"}
+        expect: pass
       - name: ids as numbers and as strings are the same id
         log: |
           {"t":0,"ev":"sse.event","id":2}
@@ -1180,6 +1198,13 @@ rules:
           {"t":1,"ev":"sse.processed","id":1,"ok":true}
         expect: fail
         violations: 1
+      - name: a fractional id processed twice fails
+        log: |
+          {"t":0,"ev":"sse.processed","id":1.5,"ok":true}
+          {"t":1,"ev":"sse.processed","id":"1.5","ok":true}
+          {"t":2,"ev":"sse.processed","id":2.5,"ok":true}
+        expect: fail
+        violations: 1
 
   - id: sse.no-lost-events
     title: No event is lost behind the cursor
@@ -1190,7 +1215,11 @@ rules:
       after it does and is committed, is lost: the cursor moved past it and a resume will not bring
       it back (a failed event skipped). Reported at the first sse.event of the lost id.
     each:
-      - { ev: sse.event, id: { exists: true }, as: e, where: "count({ev: sse.event, where: 'text(id) == text(e.id)'}) == 0" }
+      # e is the first sse.event of its id, and that id was not processed successfully before it
+      # (merged files can put the handler's line first).
+      - { ev: sse.event, id: { exists: true }, as: e,
+          where: "count({ev: sse.event, where: 'text(id) == text(e.id)'}) == 0
+                  and count({ev: sse.processed, ok: true, where: 'text(id) == text(e.id)'}) == 0" }
       # The cursor moved past e: an event received after e was processed successfully and
       # committed, in either order; k is whichever of the two came second.
       - ev: [sse.commit, sse.processed]
@@ -1250,6 +1279,23 @@ rules:
           {"t":2,"ev":"sse.processed","id":"1","ok":true}
           {"t":3,"ev":"sse.commit","id":"1"}
         expect: pass
+      - name: a success logged before its sse.event (another file, the same t) is not lost
+        log: |
+          {"t":10,"ev":"sse.processed","id":"41","ok":true}
+          {"t":10,"ev":"sse.event","id":"41"}
+          {"t":20,"ev":"sse.event","id":"42"}
+          {"t":20,"ev":"sse.processed","id":"42","ok":true}
+          {"t":21,"ev":"sse.commit","id":"42"}
+        expect: pass
+      - name: a lost fractional id fails
+        log: |
+          {"t":0,"ev":"sse.event","id":1.5}
+          {"t":1,"ev":"sse.event","id":2.5}
+          {"t":2,"ev":"sse.processed","id":1.5,"ok":false}
+          {"t":3,"ev":"sse.processed","id":2.5,"ok":true}
+          {"t":4,"ev":"sse.commit","id":2.5}
+        expect: fail
+        violations: 1
       - name: processed again after the commit is not lost
         log: |
           {"t":0,"ev":"sse.event","id":1}

@@ -610,6 +610,8 @@ public enum Evaluator {
             }
         case .text:
             guard let v = decided(evaluate(args[0], ctx, e)) else { return .undecided }
+            // A number with a fraction or exponent: its shortest round-trip decimal (`1.50` is "1.5").
+            if case .double(let d) = v, d.isFinite { return .value(.string(String(d))) }
             return v.text.map { .value(.string($0)) } ?? .undecided
         case .len:
             switch decided(evaluate(args[0], ctx, e)) {
