@@ -1502,6 +1502,13 @@ extension CheckKindTests {
                 "sse.event"
             ),
             (
+                // two calls keying the same list by the same expression (one shared index), each
+                // with its own other tests and outer side
+                "for: source\nevery: { ev: sse.commit, as: c }\nexpect: \"count({ev: sse.processed, ok: true, where: 'text(id) == text(c.id)'}) >= 1 and count({ev: sse.processed, ok: false, where: 'text(id) == text(c.id)'}) == 0 and count({ev: sse.processed, where: 'text(id) == text(c.id + 0)'}) < 3\"",
+                "for: source\nevery: { ev: sse.commit, as: c }\nexpect: \"count({ev: sse.processed, ok: true, where: 'text(id) == text(c.id) or false'}) >= 1 and count({ev: sse.processed, ok: false, where: 'text(id) == text(c.id) or false'}) == 0 and count({ev: sse.processed, where: 'text(id) == text(c.id + 0) or false'}) < 3\"",
+                "sse.commit"
+            ),
+            (
                 "for: source\neach: { ev: sse.event, as: e }\nfollowed_by: { ev: sse.processed, ok: true, where: \"text(id) == text(e.id) and count({ev: sse.commit, where: 'text(id) == text(e.id)'}) == 0\" }\nwithin_ms: 200",
                 "for: source\neach: { ev: sse.event, as: e }\nfollowed_by: { ev: sse.processed, ok: true, where: \"text(id) == text(e.id) and count({ev: sse.commit, where: 'text(e.id) == text(id) or false'}) == 0\" }\nwithin_ms: 200",
                 "sse.event"
@@ -1583,6 +1590,20 @@ extension CheckKindTests {
             ctx.captures = ["c": commit]
             #expect(KeyedIndex.split(try historySelector(a), context: ctx) != nil)
             #expect(KeyedIndex.split(try historySelector(b), context: ctx) == nil)
+        }
+
+        @Test func onlyTheSameKeyExpressionSharesAnIndex() throws {
+            func same(_ a: String, _ b: String) throws -> Bool {
+                KeyedIndex.sameKey(try ExpressionParser.parse(a, compileSelector: FileLoader.compileSelector),
+                                   try ExpressionParser.parse(b, compileSelector: FileLoader.compileSelector))
+            }
+            #expect(try same("text(id)", "text(id)"))
+            #expect(try same("a.b + 1", "a.b + 1"))
+            #expect(try !same("text(id)", "text(k)"))
+            #expect(try !same("text(id)", "str(id)"))
+            #expect(try !same("a.b + 1", "a.b + 1.0"))
+            #expect(try !same("a.b + 1", "a.b - 1"))
+            #expect(try !same("[id]", "[id]"))  // lists: not compared, so never shared
         }
 
         @Test(arguments: [1, 2])

@@ -9,8 +9,9 @@ class Runner: HistoryProvider {
     /// Events the history functions may read, oldest first: one list per set of `ev` names
     /// (``CompiledRule/historyLists``), each holding only events its selectors can match.
     private var lists: [[Event]]
-    /// Equality indexes over history lists, per history call (see ``keyedCandidates``).
-    private var indexes: SlotTable<KeyedIndex>
+    /// Equality indexes over history lists, per history call (see ``keyedCandidates``), with the
+    /// call's outer side.
+    private var indexes: SlotTable<KeyedLookup>
     /// The indexes made so far (each also in ``indexes``), in the order they were made.
     private var madeIndexes: [KeyedIndex] = []
     /// Calls found not to be indexable.
@@ -327,21 +328,40 @@ class Runner: HistoryProvider {
     private func keyedCandidates(_ call: HistoryCall, context: EvalContext) -> ArraySlice<Event>? {
         // (`candidates` only asks for calls with a list, all of which the tables cover.)
         guard indexes.covers(call.slot), unindexable[call.slot] == nil else { return nil }
-        if let index = indexes[call.slot] {
-            guard case .value(let key) = Evaluator.evaluate(index.outer, context) else { return [] }
-            return index.buckets[KeyedIndex.normalized(key)]?[...] ?? []
+        if let lookup = indexes[call.slot] {
+            guard case .value(let key) = Evaluator.evaluate(lookup.outer, context) else { return [] }
+            return lookup.index.buckets[KeyedIndex.normalized(key)]?[...] ?? []
         }
         guard let listIndex = compiled.listOfSlot[call.slot],
               let (candidateSide, outerSide) = KeyedIndex.split(call.selector, context: context) else {
             unindexable[call.slot] = true
             return nil
         }
-        let index = KeyedIndex(list: listIndex, key: candidateSide, outer: outerSide)
-        for e in lists[listIndex] { index.add(e, shared: shared(.index)) }
-        indexes[call.slot] = index
-        madeIndexes.append(index)
+        // Calls that key the same list by the same expression share one index (the selector's other
+        // tests are still checked on each event found).
+        let index: KeyedIndex
+        if let made = madeIndexes.first(where: { $0.list == listIndex && KeyedIndex.sameKey($0.key, candidateSide) }) {
+            index = made
+        } else {
+            index = KeyedIndex(list: listIndex, key: candidateSide)
+            for e in lists[listIndex] { index.add(e, shared: shared(.index)) }
+            madeIndexes.append(index)
+        }
+        indexes[call.slot] = KeyedLookup(index: index, outer: outerSide)
         guard case .value(let key) = Evaluator.evaluate(outerSide, context) else { return [] }
         return index.buckets[KeyedIndex.normalized(key)]?[...] ?? []
+    }
+}
+
+/// A history call answered from a ``KeyedIndex``: the index, and the call's outer side (whose
+/// value is the key looked up).
+final class KeyedLookup {
+    let index: KeyedIndex
+    let outer: Expr
+
+    init(index: KeyedIndex, outer: Expr) {
+        self.index = index
+        self.outer = outer
     }
 }
 
@@ -349,13 +369,31 @@ class Runner: HistoryProvider {
 final class KeyedIndex {
     let list: Int
     let key: Expr
-    let outer: Expr
     private(set) var buckets: [Value: [Event]] = [:]
 
-    init(list: Int, key: Expr, outer: Expr) {
+    init(list: Int, key: Expr) {
         self.list = list
         self.key = key
-        self.outer = outer
+    }
+
+    /// Whether two candidate-side keys are the same expression (then they index a list the same
+    /// way). Conservative: shapes not listed here are never the same, which only costs an index.
+    static func sameKey(_ a: Expr, _ b: Expr) -> Bool {
+        switch (a, b) {
+        case (.literal(let x), .literal(let y)): return x == y
+        case (.field(let m, _), .field(let n, _)): return m == n
+        case (.name(let m, _, _), .name(let n, _, _)): return m == n
+        case (.member(let x, let m, _, _), .member(let y, let n, _, _)): return m == n && sameKey(x, y)
+        case (.index(let x, let i), .index(let y, let j)): return sameKey(x, y) && sameKey(i, j)
+        case (.unary(let o, let x), .unary(let p, let y)): return o == p && sameKey(x, y)
+        case (.binary(let o, let x, let y, _), .binary(let p, let u, let v, _)):
+            return o == p && sameKey(x, u) && sameKey(y, v)
+        case (.conditional(let c, let x, let y), .conditional(let d, let u, let v)):
+            return sameKey(c, d) && sameKey(x, u) && sameKey(y, v)
+        case (.call(let f, let xs, _), .call(let g, let ys, _)):
+            return f == g && xs.count == ys.count && zip(xs, ys).allSatisfy { sameKey($0, $1) }
+        default: return false
+        }
     }
 
     func add(_ e: Event, shared: EvalShared) {
