@@ -284,6 +284,12 @@ rules:
       else if prev == null then 'the first ping may come at t=' + str(open.t + I)
       else 'after the pong at t=' + str(answer.t) + ' the next ping may come at t=' + str(answer.t + I)}
     tests:
+      - name: a ping exactly one interval after open with 16-digit times passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":693745044.0586978,"ev":"ws.open","gen":1}
+          {"t":693745144.0586978,"ev":"ws.ping","gen":1}
+        expect: pass
       - name: pings one interval after open and after each pong pass
         log: |
           {"t":0,"ev":"ws.connect","gen":1,"interval_ms":100,"timeout_ms":1000}
@@ -402,6 +408,15 @@ rules:
           {"t":1200,"ev":"ws.ping","gen":1}
         expect: fail
         violations: 1
+      - name: a pong exactly at a 16-digit deadline is late
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1,"timeout_ms":1000}
+          {"t":0,"ev":"ws.open","gen":1}
+          {"t":693745144.0586978,"ev":"ws.ping","gen":1}
+          {"t":693746144.0586978,"ev":"ws.pong","gen":1}
+          {"t":693746244.0586978,"ev":"ws.ping","gen":1}
+        expect: fail
+        violations: 1
       - name: a pong one ms before the deadline is on time
         log: |
           {"t":0,"ev":"ws.connect","gen":1,"timeout_ms":1000}
@@ -456,6 +471,14 @@ rules:
           {"t":128.11,"ev":"ws.ping","gen":1}
           {"t":1128.11,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
           {"t":1500,"ev":"app.tick"}
+        expect: pass
+      - name: a close exactly at a deadline with a 16-digit t passes (an uptime logged from a Double)
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":693745044.0586978,"ev":"ws.open","gen":1}
+          {"t":693745144.0586978,"ev":"ws.ping","gen":1}
+          {"t":693746144.0586978,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":693747000,"ev":"app.tick"}
         expect: pass
       - name: an answered ping needs no close
         log: |
@@ -552,6 +575,14 @@ rules:
           {"t":128.11,"ev":"ws.ping","gen":1}
           {"t":1128.11,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
           {"t":1500,"ev":"app.tick"}
+        expect: pass
+      - name: a close exactly at a deadline with a 16-digit t passes (an uptime logged from a Double)
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":693745044.0586978,"ev":"ws.open","gen":1}
+          {"t":693745144.0586978,"ev":"ws.ping","gen":1}
+          {"t":693746144.0586978,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":693747000,"ev":"app.tick"}
         expect: pass
       - name: a close just before a fractional deadline is premature
         log: |
@@ -756,6 +787,12 @@ rules:
           {"t":0,"ev":"ws.open","gen":1}
           {"t":128.14,"ev":"app.scene","phase":"background"}
           {"t":1128.14,"ev":"ws.close","gen":1,"reason":"background"}
+        expect: pass
+      - name: a close exactly at the end of a window with 17-digit times passes
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":14154823.563319262,"ev":"app.scene","phase":"inactive"}
+          {"t":14155823.563319262,"ev":"ws.close","gen":1,"reason":"inactive"}
         expect: pass
       - name: a close within the window passes
         log: |

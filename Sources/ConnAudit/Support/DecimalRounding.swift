@@ -28,16 +28,20 @@ enum DecimalRounding {
     /// number — exact below 2^51, where the multiplication's error is under a quarter. The sum of
     /// the two whole numbers is exact, and dividing it by 10^d is one correctly rounded division:
     /// the nearest double to the decimal sum, which is what a parser makes of that sum's text.
-    /// Operands with more digits than that (17 significant digits and up) are added in binary.
+    /// Operands with more digits than that (16 or 17 significant digits, as a `Double` uptime in
+    /// milliseconds with a long fraction: `693745144.0586978`) are added as decimal text
+    /// (``textSum(_:_:)``): slower, and exact.
     static func sum(_ a: Double, _ b: Double) -> Double {
         let r = a + b
-        guard r.isFinite, let da = fractionDigits(a), let db = fractionDigits(b) else { return r }
-        let d = Swift.max(da, db)
-        if d == 0 { return r }
-        let p = powersOfTen[d]
-        let sa = a * p, sb = b * p
-        guard Swift.abs(sa) < 2.0e15, Swift.abs(sb) < 2.0e15 else { return r }
-        return (sa.rounded() + sb.rounded()) / p
+        guard r.isFinite else { return r }
+        if let da = fractionDigits(a), let db = fractionDigits(b) {
+            let d = Swift.max(da, db)
+            if d == 0 { return r }
+            let p = powersOfTen[d]
+            let sa = a * p, sb = b * p
+            if Swift.abs(sa) < 2.0e15, Swift.abs(sb) < 2.0e15 { return (sa.rounded() + sb.rounded()) / p }
+        }
+        return textSum(a, b) ?? r
     }
 
     /// How many digits after the point the shortest decimal form of `x` has (0 for a whole
@@ -49,10 +53,68 @@ enum DecimalRounding {
         for d in 1...22 {
             let s = m * powersOfTen[d]
             if s >= 2.0e15 { return nil }
-            // Whole to within the error of the multiplication (one unit in its last place).
-            if Swift.abs(s - s.rounded()) <= s.ulp { return d }
+            // Whole to within the error of the multiplication (one unit in its last place), and
+            // that whole number of 10^-d is `x` itself: near 2^51 a unit in the last place is
+            // coarse enough that a longer decimal's product can land within one of a whole number
+            // (693745044.0586978 × 10^6 rounds to …697.875).
+            let n = s.rounded()
+            if Swift.abs(s - n) <= s.ulp, n / powersOfTen[d] == m { return d }
         }
         return nil
+    }
+
+    /// `a + b` computed on the digits of their shortest decimal forms (Swift's `description`),
+    /// then read back with `strtod`: the nearest double to the exact decimal sum. Nil when the
+    /// two are too far apart in magnitude to align in 128 bits (then binary addition is as good).
+    static func textSum(_ a: Double, _ b: Double) -> Double? {
+        guard let x = DecimalText(a), let y = DecimalText(b) else { return nil }
+        let e = Swift.min(x.exponent, y.exponent)
+        guard x.exponent - e <= 20, y.exponent - e <= 20 else { return nil }
+        func scaled(_ v: DecimalText) -> Int128 {
+            var m = Int128(v.digits)
+            for _ in 0..<(v.exponent - e) { m *= 10 }
+            return v.negative ? -m : m
+        }
+        let total = scaled(x) + scaled(y)
+        let text = "\(total)e\(e)"
+        return text.withCString { strtod($0, nil) }
+    }
+
+    /// A finite double's shortest decimal form as `digits × 10^exponent`.
+    struct DecimalText {
+        var negative: Bool
+        var digits: UInt64
+        var exponent: Int
+
+        init?(_ x: Double) {
+            guard x.isFinite else { return nil }
+            negative = x < 0
+            digits = 0
+            exponent = 0
+            var afterPoint = false
+            var sawDigit = false
+            var exponentPart = ""
+            var inExponent = false
+            for u in Swift.abs(x).description.utf8 {
+                if inExponent { exponentPart.unicodeScalars.append(Unicode.Scalar(u)); continue }
+                switch u {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    // At most 17 significant digits: fits in 64 bits.
+                    guard digits <= (UInt64.max - 9) / 10 else { return nil }
+                    digits = digits * 10 + UInt64(u - UInt8(ascii: "0"))
+                    sawDigit = true
+                    if afterPoint { exponent -= 1 }
+                case UInt8(ascii: "."): afterPoint = true
+                case UInt8(ascii: "e"), UInt8(ascii: "E"): inExponent = true
+                default: return nil
+                }
+            }
+            guard sawDigit else { return nil }
+            if inExponent {
+                guard let k = Int(exponentPart) else { return nil }
+                exponent += k
+            }
+        }
     }
 
     /// `r` rounded to a multiple of 10^-k, where `magnitude × 10^k` has 15 digits before the point.

@@ -93,13 +93,30 @@ class Runner: HistoryProvider {
         ctx.captures = captures
         if compiled.bindsHistoryResults { ctx.historyResults = HistoryResults() }
         if !live, !compiled.lets.names.isEmpty {
+            // Frozen static lets: their values depend on the running aggregates only, so
+            // obligations opened while no aggregate changed share one evaluated scope.
+            let stamp = statics != nil ? letCache?.versions.reduce(0, &+) : nil
+            if let stamp, stamp == frozenStamp, let shared = frozenScope {
+                ctx.letScope = shared
+                return ctx
+            }
             let scope = LetScope(table: compiled.lets)
             scope.cache = letCache
             ctx.letScope = scope
             scope.context = ctx
+            if let stamp {
+                scope.evaluateAll()
+                frozenScope = scope
+                frozenStamp = stamp
+            }
         }
         return ctx
     }
+
+    /// The last frozen scope of static lets, and the aggregate versions' sum it was evaluated at
+    /// (versions only grow: the sum changes whenever one does).
+    private var frozenScope: LetScope?
+    private var frozenStamp = -1
 
     /// What this runner's contexts share (see ``EvalShared``), made on first use: with the static
     /// lets (`live`), without them (an obligation's frozen lets, or a rule with other lets), and
