@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import Testing
 
@@ -173,6 +176,28 @@ extension MergeTests {
                 "logs/B.jsonl:2", "logs/a.jsonl:1", "logs/a.jsonl:2", "logs/a/x.jsonl:1", "logs/z.jsonl:1",
                 "logs/z.jsonl:2",
             ])
+        }
+
+        @Test("file path order is that of the files, however their paths are spelt")
+        func pathOrderIgnoresSpelling() throws {
+            // Real (empty) files, so their paths resolve; the contents are served from memory.
+            var template = Array("/tmp/conn-audit-ties-XXXXXX".utf8CString)
+            let dir = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+            defer {
+                unlink(dir + "/a.jsonl")
+                unlink(dir + "/b.jsonl")
+                rmdir(dir)
+            }
+            for name in ["a.jsonl", "b.jsonl"] { close(open(dir + "/" + name, O_CREAT | O_WRONLY, 0o644)) }
+            // As given, "<dir>/./b.jsonl" sorts before "<dir>/a.jsonl" ('.' < 'a'); as files, a comes first.
+            let b = InputFile(path: dir + "/./b.jsonl"), a = InputFile(path: dir + "//a.jsonl")
+            #expect(InputFile.pathOrder(a, b))
+            #expect(!InputFile.pathOrder(b, a))
+            let files: [MergeTests.LogFile] = [(b.path, MergeTests.mark(5)), (a.path, MergeTests.mark(5))]
+            for given in [files, files.reversed()] {
+                let report = MergeTests.run(Array(given))
+                #expect(MergeTests.order(report, source: MergeTests.dev) == ["\(a.path):1", "\(b.path):1"])
+            }
         }
 
         @Test("ws.single-close at equal t reports the close of the later path, not the later argument")

@@ -9,10 +9,27 @@ public struct InputFile: Sendable, Hashable {
     public var path: String
     /// True for standard input (`-`).
     public var isStdin: Bool
+    /// What orders this file among the files of a source when two events have the same `t`
+    /// (connlog: file path order): its canonical absolute path, so `./logs/a.jsonl`,
+    /// `logs/a.jsonl` and `/home/me/logs/a.jsonl` rank alike; the path as given when it cannot be
+    /// resolved (and `-` for standard input).
+    public var orderKey: String
 
     public init(path: String, isStdin: Bool = false) {
         self.path = path
         self.isStdin = isStdin
+        orderKey = isStdin ? path : Self.canonical(path) ?? path
+    }
+
+    private static func canonical(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Whether `a` comes before `b` in file path order (byte order of the order keys).
+    public static func pathOrder(_ a: InputFile, _ b: InputFile) -> Bool {
+        Array(a.orderKey.utf8).lexicographicallyPrecedes(Array(b.orderKey.utf8))
     }
 
     /// Standard input, as the PATH `-` names it.

@@ -281,6 +281,10 @@ public final class Auditor: @unchecked Sendable {
         let evaluator = SourceEvaluator(key: key, plan: plan)
         var streams: [SourceStream] = []
         var errors: [InputError] = []
+        // Each stream's place in file path order (canonical paths: see ``InputFile/orderKey``).
+        var rankOf: [Int: Int] = [:]
+        for (rank, i) in files.sorted(by: { InputFile.pathOrder(inputs[$0], inputs[$1]) }).enumerated() { rankOf[i] = rank }
+        var ranks: [Int] = []
         for i in files {
             let source: any ByteSource
             do {
@@ -290,6 +294,7 @@ public final class Auditor: @unchecked Sendable {
                 continue
             }
             streams.append(SourceStream(FileReader(index: Int32(i), path: inputs[i].path, source: source, wantedFields: wanted), key: key))
+            ranks.append(rankOf[i]!)
         }
         // k-way merge on the head of each file's stream: lowest t first, then file order.
         while true {
@@ -298,7 +303,7 @@ public final class Auditor: @unchecked Sendable {
                 guard let head = s.head else { continue }
                 if let b = best, let bh = streams[b].head {
                     if bh.event.t < head.event.t { continue }
-                    if bh.event.t == head.event.t, !Self.pathPrecedes(streams[i].reader.path, streams[b].reader.path) { continue }
+                    if bh.event.t == head.event.t, ranks[i] > ranks[b] { continue }
                 }
                 best = i
             }
@@ -316,10 +321,6 @@ public final class Auditor: @unchecked Sendable {
         return (evaluator.finish(), errors)
     }
 
-    /// connlog: ties in `t` go by file path order (byte order of the paths as found).
-    static func pathPrecedes(_ a: String, _ b: String) -> Bool {
-        Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
-    }
 
     // MARK: - Parallel work
 

@@ -275,9 +275,9 @@ public enum TimelineBuilder {
         var positions = Set<Position>()
         var focusAt: (source: Int, index: Int)?
         for (s, key) in selected.enumerated() {
-            let lists = reads.compactMap { r -> (path: String, events: [Event])? in
+            let lists = reads.compactMap { r -> (file: InputFile, events: [Event])? in
                 guard let events = r.events[key] else { return nil }
-                return (inputs[r.index].path, events)
+                return (inputs[r.index], events)
             }
             let merged = merge(lists)
             for e in merged { positions.insert(Position(file: e.file, line: e.line)) }
@@ -542,9 +542,9 @@ public enum TimelineBuilder {
         return out
     }
 
-    /// The Auditor's merge: the lowest `t` among the files' next events, ties by path byte order;
-    /// each file keeps its own order.
-    static func merge(_ lists: [(path: String, events: [Event])]) -> [Event] {
+    /// The Auditor's merge: the lowest `t` among the files' next events, ties by file path order
+    /// (``InputFile/pathOrder(_:_:)``); each file keeps its own order.
+    static func merge(_ lists: [(file: InputFile, events: [Event])]) -> [Event] {
         if lists.count == 1 { return lists[0].events }
         var heads = [Int](repeating: 0, count: lists.count)
         var out: [Event] = []
@@ -555,7 +555,7 @@ public enum TimelineBuilder {
                 if let b = best {
                     let bt = lists[b].events[heads[b]].t, t = lists[i].events[heads[i]].t
                     if bt < t { continue }
-                    if bt == t, !Auditor.pathPrecedes(lists[i].path, lists[b].path) { continue }
+                    if bt == t, !InputFile.pathOrder(lists[i].file, lists[b].file) { continue }
                 }
                 best = i
             }
