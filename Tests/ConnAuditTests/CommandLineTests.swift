@@ -707,6 +707,10 @@ private let testRules = """
         #expect(DecimalRounding.sum(9999999999999.9999, 1) == 10000000000001)
         // Magnitudes too far apart to align: binary addition.
         #expect(DecimalRounding.sum(1e300, 1.5) == 1e300)
+        // A long time plus whole milliseconds at the edge of a binary exponent.
+        #expect(DecimalRounding.sum(536870911.0586978, 1) == 536870912.0586978)
+        #expect(DecimalRounding.sum(536870912.0586978, -1) == 536870911.0586978)
+        #expect(DecimalRounding.sum(1073741823.9999999, 1) == 1073741824.9999999)
         #expect(DecimalRounding.sum(.infinity, 1) == .infinity)
         #expect(DecimalRounding.sum(0.5, 0.5) == 1)
     }

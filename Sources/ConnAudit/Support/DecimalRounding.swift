@@ -41,7 +41,23 @@ enum DecimalRounding {
             let sa = a * p, sb = b * p
             if Swift.abs(sa) < 2.0e15, Swift.abs(sb) < 2.0e15 { return (sa.rounded() + sb.rounded()) / p }
         }
-        return textSum(a, b) ?? r
+        return shifted(a, by: b) ?? shifted(b, by: a) ?? textSum(a, b) ?? r
+    }
+
+    /// `long + whole` when binary addition is already the decimal sum: `whole` is a whole number
+    /// (so it is its own decimal), a multiple of `long`'s unit in the last place (`|long| < 2^53`),
+    /// and the sum keeps `long`'s sign and binary exponent. The sum is then exact, on the same grid
+    /// of doubles as `long`, shifted by a whole number of units: the double nearest the decimal sum,
+    /// as `long` is the one nearest its decimal. (A decimal of at most 17 digits at or above 1 is
+    /// never halfway between two doubles, so there is no tie to break; a sum that is a power of two
+    /// is left to the text path.) This is `p.t + T` for a
+    /// long uptime and a whole number of milliseconds, without going through text.
+    @inline(__always) private static func shifted(_ long: Double, by whole: Double) -> Double? {
+        guard whole == whole.rounded(), Swift.abs(long) >= 1, Swift.abs(long) < 9.007199254740992e15 else { return nil }
+        let r = long + whole
+        // (At a power of two the doubles below are twice as dense: the nearest may be one of them.)
+        guard r.sign == long.sign, r.exponent == long.exponent, r.significandBitPattern != 0 else { return nil }
+        return r
     }
 
     /// How many digits after the point the shortest decimal form of `x` has (0 for a whole
