@@ -88,8 +88,14 @@ import Testing
         (#"{"schema":"conn-audit/baseline","version":2,"entries":[]}"#, "unsupported version"),
         (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a"}]}"#, "entry 1 needs"),
         (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"soon"}]}"#, "YYYY-MM-DD"),
+        (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"2020-13-45"}]}"#, "YYYY-MM-DD"),
+        (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"2099-02-30"}]}"#, "YYYY-MM-DD"),
+        (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"2027-02-29"}]}"#, "YYYY-MM-DD"),
     ])
     func aBadBaselineFileIsAClearError(_ text: String, _ message: String) throws {
+        // (Real dates pass: the last day of February in a leap year, the last of December.)
+        #expect(Baseline.isDate("2028-02-29") && Baseline.isDate("2000-02-29") && Baseline.isDate("2026-12-31"))
+        #expect(!Baseline.isDate("2100-02-29") && !Baseline.isDate("2026-04-31") && !Baseline.isDate("2026-00-10"))
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try text.write(toFile: path, atomically: true, encoding: .utf8)

@@ -1604,6 +1604,10 @@ extension CheckKindTests {
             #expect(try !same("a.b + 1", "a.b + 1.0"))
             #expect(try !same("a.b + 1", "a.b - 1"))
             #expect(try !same("[id]", "[id]"))  // lists: not compared, so never shared
+            // Literals the same bit for bit (a folded param can be -0.0, which `==` calls 0.0).
+            #expect(!KeyedIndex.sameKey(.literal(.double(0.0)), .literal(.double(-0.0))))
+            #expect(KeyedIndex.sameKey(.literal(.double(-0.0)), .literal(.double(-0.0))))
+            #expect(!KeyedIndex.sameKey(.literal(.array([.double(0.0)])), .literal(.array([.double(-0.0)]))))
         }
 
         @Test(arguments: [1, 2])

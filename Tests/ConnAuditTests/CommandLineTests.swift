@@ -161,6 +161,13 @@ private let testRules = """
         (["LOG", "--quiet=yes"], "option '--quiet' takes no value"),
         (["LOG", "--only", "zzz.*"], "no rule matches 'zzz.*'"),
         (["LOG", "--skip", "nothing"], "no rule matches 'nothing'"),
+        (["LOG", "--skip", "*"], "no rule selected: --only/--skip leave none of the"),
+        (["LOG", "--only", "u.*", "--skip", "u.limit"], "no rule selected"),
+        (["LOG", "--output", "LOG"], "is one of the input logs: the report would overwrite it"),
+        (["LOG", "--format", "json", "--report", "junit=LOG"], "is one of the input logs"),
+        (["LOG", "--output", "/tmp/conn-audit-dup.out", "--report", "sarif=/tmp/./conn-audit-dup.out"],
+         "--report sarif=/tmp/./conn-audit-dup.out and --output /tmp/conn-audit-dup.out name the same file"),
+        (["timeline", "LOG", "--output", "LOG"], "is one of the input logs"),
         (["LOG", "--param", "nope=1"], "--param nope: no selected rule has a param of that name"),
         (["LOG", "--param", "limit_ms"], "--param takes NAME=VALUE, not 'limit_ms'"),
         (["LOG", "--param", "t.reason.limit_ms=5"], "--param t.reason.limit_ms: no selected rule"),
@@ -179,7 +186,7 @@ private let testRules = """
         try withTemporaryDirectory { dir in
             let log = try write(cleanLog, dir, "a.jsonl")
             let rules = try write(testRules, dir, "rules.yaml")
-            var args = arguments.map { $0 == "LOG" ? log : $0 }
+            var args = arguments.map { $0 == "LOG" ? log : $0.replacingOccurrences(of: "=LOG", with: "=" + log) }
             // The param tests need a rule with a param; the others do not mind the test rules.
             let needsRules = !["rules", "timeline", "check"].contains(args.first ?? "check")
             if needsRules, !args.contains("--rules") {

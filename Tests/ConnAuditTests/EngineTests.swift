@@ -498,6 +498,26 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(kinds == [.first, .first, .count])
     }
 
+    @Test func aHistoryResultNameIsNotAFieldOfAnIndexedCandidate() throws {
+        // `z` is bound by the first call's `as:`: the second call's `where` reads only outer names,
+        // so it is searched, not answered from an index keyed by a field `z` no event has.
+        let r = try rule("""
+            id: t.results
+            title: Two c per matching b
+            for: source
+            every: { ev: a, as: e }
+            expect: "first({ev: b, as: z, where: 'id == e.id'}) != null and count({ev: c, where: 'z.id == e.id'}) == 2"
+            """)
+        let log = """
+            {"t":0,"ev":"b","id":1}
+            {"t":1,"ev":"c"}
+            {"t":2,"ev":"c"}
+            {"t":3,"ev":"a","id":1}
+            {"t":4,"ev":"a","id":2}
+            """
+        #expect(lines(run(r, log).violations) == [5])
+    }
+
     @Test func obligationsKeepTheStaticLetsOfTheirOwnTrigger() throws {
         // Obligations opened while no aggregate changed share one frozen scope; one opened after
         // the config arrived has its own T.

@@ -118,6 +118,10 @@ public enum CommandLineTool {
         }
         let loaded = ruleSet.rules
         ruleSet.rules = try select(ruleSet.rules, only: p.all("--only"), skip: p.all("--skip"))
+        // Nothing to judge is no verdict: a gate whose --skip matches every rule must not pass.
+        if ruleSet.rules.isEmpty {
+            throw UsageError("no rule selected: --only/--skip leave none of the \(loaded.count) loaded rules (see 'conn-audit rules --list')")
+        }
         let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
         // The outcome counts are a fact of the corpus, reported whatever rules are selected: a
         // classify rule left out by --only/--skip still runs, unreported, for them.
@@ -132,6 +136,11 @@ public enum CommandLineTool {
         if found.files.isEmpty && found.errors.isEmpty {
             throw UsageError("no log files found under \(p.positionals.joined(separator: ", ")) (*.jsonl, *.ndjson, *.log, and .gz)")
         }
+        var outputs: [(option: String, path: String)] = []
+        if let path = p.value("--output") { outputs.append(("--output", path)) }
+        outputs += extraReports.map { ("--report \($0.format)=", $0.path) }
+        if let path = p.value("--write-baseline") { outputs.append(("--write-baseline", path)) }
+        try Self.checkOutputs(outputs, inputs: found.files)
         let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs)
         var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
         if !background.isEmpty {
@@ -172,6 +181,38 @@ public enum CommandLineTool {
     }
 
     static let formats = ["text", "json", "junit", "sarif", "github"]
+
+    /// Files the run writes may not be one of its input logs, nor each other: the report would
+    /// replace the log it judged (or one report another), silently. Paths compare as files
+    /// (canonical absolute paths; a file not written yet by its directory's).
+    static func checkOutputs(_ outputs: [(option: String, path: String)], inputs: [InputFile]) throws(UsageError) {
+        let inputKeys = Set(inputs.filter { !$0.isStdin }.map(\.orderKey))
+        var seen: [String: String] = [:]
+        for (option, path) in outputs {
+            let key = canonicalOutput(path)
+            let named = option.hasSuffix("=") ? option + path : "\(option) \(path)"
+            if inputKeys.contains(key) {
+                throw UsageError("\(named) is one of the input logs: the report would overwrite it")
+            }
+            if let other = seen[key] { throw UsageError("\(named) and \(other) name the same file") }
+            seen[key] = named
+        }
+    }
+
+    private static func canonicalOutput(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        // Not there yet: its directory's canonical path and its name.
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard let resolved = realpath(dir, nil) else { return path }
+        defer { free(resolved) }
+        let base = String(cString: resolved)
+        return (base == "/" ? "" : base) + "/" + name
+    }
 
     /// `--jobs N` (1…256), default: the number of cores.
     static func jobs(_ p: ArgumentParser) throws(UsageError) -> Int {
@@ -336,6 +377,7 @@ public enum CommandLineTool {
         let found = InputDiscovery.discover(p.positionals)
         for e in found.errors { console.err("conn-audit: error: could not read \(e.path): \(e.reason)\n") }
         if found.files.isEmpty { throw UsageError("no log files found under \(p.positionals.joined(separator: ", "))") }
+        if let path = p.value("--output") { try Self.checkOutputs([("--output", path)], inputs: found.files) }
         let (document, report) = try TimelineBuilder.build(inputs: found.files, rules: ruleSet, query: query, jobs: jobs)
         let toTerminal = p.value("--output") == nil && console.isTerminal
         let color = colorMode == "always" || (colorMode == "auto" && toTerminal)

@@ -177,10 +177,17 @@ public struct Baseline: Sendable {
         return summary
     }
 
+    /// A real calendar date written `YYYY-MM-DD` (`2027-02-29` and `2020-13-45` are not).
     static func isDate(_ s: String) -> Bool {
         let b = Array(s.utf8)
-        guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D else { return false }
-        return [0, 1, 2, 3, 5, 6, 8, 9].allSatisfy { b[$0] >= 0x30 && b[$0] <= 0x39 }
+        guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D,
+              [0, 1, 2, 3, 5, 6, 8, 9].allSatisfy({ b[$0] >= 0x30 && b[$0] <= 0x39 }) else { return false }
+        func number(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(b[$1] - 0x30) } }
+        let year = number(0..<4), month = number(5..<7), day = number(8..<10)
+        guard (1...12).contains(month), day >= 1 else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        return day <= days
     }
 
     /// Today's date in UTC as `YYYY-MM-DD`.

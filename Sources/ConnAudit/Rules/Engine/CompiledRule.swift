@@ -29,6 +29,8 @@ final class CompiledRule: @unchecked Sendable {
     /// Whether a history call names its result with `as:` (`last({ev: ws.ping, as: q})`): each
     /// evaluation then carries a ``HistoryResults`` for those names.
     let bindsHistoryResults: Bool
+    /// Those names (an index's outer side may read them: they are never fields of the candidate).
+    let historyResultNames: [String]
     /// Whether the rule looks ahead (`next(SEL)`, in an `every` expectation): its triggers may be
     /// judged later than they arrive, so its history calls are answered from lists, not aggregates.
     let usesLookAhead: Bool
@@ -175,6 +177,9 @@ final class CompiledRule: @unchecked Sendable {
         precedenceList = precedence
         usesHistory = !calls.isEmpty || precedence != nil
         bindsHistoryResults = calls.contains { !$0.resultCaptures.isEmpty }
+        var resultNames: [String] = []
+        for call in calls { for n in call.resultCaptures where !resultNames.contains(n) { resultNames.append(n) } }
+        historyResultNames = resultNames
         historyLists = lists
         staticCalls = aggregates
         var byID: [Int32: [Int]] = [:]

@@ -91,7 +91,7 @@ class Runner: HistoryProvider {
         let live = statics != nil && !frozen
         var ctx = EvalContext(event: e, shared: live ? shared(.live) : shared(.plain))
         ctx.captures = captures
-        if compiled.bindsHistoryResults { ctx.historyResults = HistoryResults() }
+        if compiled.bindsHistoryResults { ctx.historyResults = HistoryResults(declared: compiled.historyResultNames) }
         if !live, !compiled.lets.names.isEmpty {
             // Frozen static lets: their values depend on the running aggregates only, so
             // obligations opened while no aggregate changed share one evaluated scope.
@@ -393,11 +393,24 @@ final class KeyedIndex {
         self.key = key
     }
 
+    /// Literal values that are the same, bit for bit: `0.0` and `-0.0` are `==` but not the same
+    /// text (`text(-0.0)` is "-0.0"), so two keys differing in them must not share an index.
+    static func identical(_ x: Value, _ y: Value) -> Bool {
+        switch (x, y) {
+        case (.double(let a), .double(let b)): return a.bitPattern == b.bitPattern
+        case (.array(let a), .array(let b)): return a.count == b.count && zip(a, b).allSatisfy { identical($0, $1) }
+        case (.object(let a), .object(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && identical($0.value, $1.value) }
+        case (.string(let a), .string(let b)): return Array(a.utf8) == Array(b.utf8)
+        default: return x == y
+        }
+    }
+
     /// Whether two candidate-side keys are the same expression (then they index a list the same
     /// way). Conservative: shapes not listed here are never the same, which only costs an index.
     static func sameKey(_ a: Expr, _ b: Expr) -> Bool {
         switch (a, b) {
-        case (.literal(let x), .literal(let y)): return x == y
+        case (.literal(let x), .literal(let y)): return identical(x, y)
         case (.field(let m, _), .field(let n, _)): return m == n
         case (.name(let m, _, _), .name(let n, _, _)): return m == n
         case (.member(let x, let m, _, _), .member(let y, let n, _, _)): return m == n && sameKey(x, y)
@@ -436,6 +449,8 @@ final class KeyedIndex {
         if let scope = context.letScope { outerNames.formUnion(scope.names) }
         if let statics = context.statics { outerNames.formUnion(statics.table.names) }
         outerNames.formUnion(context.lets.keys)
+        // Names of history results (`first({…, as: z})`): bound in the evaluation, not fields.
+        if let results = context.historyResults { outerNames.formUnion(results.declared) }
         let own = selector.terms[0].capture
         if let own { outerNames.remove(own) }
         return (whereExpr, outerNames, own)

@@ -59,8 +59,12 @@ public struct HistoryCandidates {
 public final class HistoryResults {
     private var names: [String] = []
     private var events: [Event?] = []
+    /// Every name the rule's history calls may bind, bound yet or not.
+    let declared: [String]
 
-    public init() {}
+    public init(declared: [String] = []) {
+        self.declared = declared
+    }
 
     func bind(_ name: String, _ event: Event?) {
         if let i = names.firstIndex(of: name) {
@@ -611,7 +615,12 @@ public enum Evaluator {
         case .text:
             guard let v = decided(evaluate(args[0], ctx, e)) else { return .undecided }
             // A number with a fraction or exponent: its shortest round-trip decimal (`1.50` is "1.5").
-            if case .double(let d) = v, d.isFinite { return .value(.string(String(d))) }
+            // A whole one from 2^53 up may stand for several integers (a 20-digit id read as a
+            // double): undecided, rather than one text for different ids.
+            if case .double(let d) = v, d.isFinite {
+                if d == d.rounded(), Swift.abs(d) >= 9.007199254740992e15 { return .undecided }
+                return .value(.string(String(d)))
+            }
             return v.text.map { .value(.string($0)) } ?? .undecided
         case .len:
             switch decided(evaluate(args[0], ctx, e)) {
