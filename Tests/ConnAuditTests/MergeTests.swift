@@ -432,6 +432,34 @@ extension MergeTests {
             #expect(JSONReport.render(plain) == JSONReport.render(ahead))
         }
 
+        @Test("a small file with thousands of sources is read again with a first pass, and nothing changes",
+              arguments: [1, 2])
+        func manySourcesRestartWithReadAhead(jobs: Int) throws {
+            // More sources than a file read in one pass may keep open: the scan starts over with a
+            // read-ahead (a second open), so each source is freed at its last line.
+            var lines: [String] = []
+            let n = Auditor.maxOpenSources + 500
+            for i in 0..<n { lines.append(#"{"t":\#(i),"src":"d\#(i % (n - 100))","ev":"ws.close","gen":1,"reason":"user"}"#) }
+            let bytes = Array(lines.joined(separator: "\n").utf8)
+            func audit(_ readAheadFrom: Int) -> (AuditReport, Int) {
+                let opens = Mutex(0)
+                let auditor = Auditor(rules: MergeTests.rules, jobs: jobs, readAheadFrom: readAheadFrom) { file throws(InputError) in
+                    opens.withLock { $0 += 1 }
+                    return ByteSources.memory(bytes, path: file.path)
+                }
+                let report = auditor.run([InputFile(path: "fleet.jsonl")])
+                return (report, opens.withLock { $0 })
+            }
+            let (restarted, restartOpens) = audit(.max)
+            let (ahead, aheadOpens) = audit(0)
+            #expect(restartOpens == 3, "read, read-ahead, read again")
+            #expect(aheadOpens == 2)
+            #expect(restarted.inputs.sources == n - 100)
+            // The last 100 lines repeat the first 100 sources: their second close is a violation.
+            #expect(MergeTests.violations(restarted, "ws.single-close").count == 100)
+            #expect(JSONReport.render(restarted) == JSONReport.render(ahead))
+        }
+
         @Test("a file that grew after it was read ahead is named, not silently cut", arguments: [1, 2])
         func fileChangedAfterReadAhead(jobs: Int) throws {
             // Two sources, the second interleaved after the first's lines; the read-ahead sees

@@ -161,7 +161,12 @@ public final class Auditor: @unchecked Sendable {
 
     // MARK: - Pass 1
 
-    private func scan(_ input: InputFile, index: Int32, plan: EvaluationPlan, spool: Spool, workers: Int) -> FileScan {
+    /// Sources a file read in one pass may hold open at once before it is read again with a first
+    /// pass that finds each source's last line (then each source is evaluated and freed in turn).
+    static let maxOpenSources = 4_096
+
+    private func scan(_ input: InputFile, index: Int32, plan: EvaluationPlan, spool: Spool, workers: Int,
+                      readAhead: Bool = false) -> FileScan {
         var result = FileScan(stats: FileStats(path: input.path))
         let source: any ByteSource
         do {
@@ -171,8 +176,17 @@ public final class Auditor: @unchecked Sendable {
             return result
         }
         let reader = FileReader(index: index, path: input.path, source: source, wantedFields: wanted)
-        let ends = endLines(of: input, index: index)
-        if workers > 1 { return scanPartitioned(reader, plan: plan, workers: workers, ends: ends) }
+        let ends = endLines(of: input, index: index, always: readAhead)
+        // Without a first pass every source of the file stays open to its end: past a few
+        // thousand, the file is read again with one (a file of 100,000 one-line sources held
+        // 2.4 KB each), unless it cannot be read again (standard input).
+        let mayRestart = ends == nil && !readAhead && !input.isStdin
+        if workers > 1 {
+            if let scanned = scanPartitioned(reader, plan: plan, workers: workers, ends: ends, mayRestart: mayRestart) {
+                return scanned
+            }
+            return scan(input, index: index, plan: plan, spool: spool, workers: workers, readAhead: true)
+        }
         var evaluators: [SourceKey: SourceEvaluator] = [:]
         // Lines of one source usually come together: the previous line's evaluator first.
         var lastSource: SourceEvaluator?
@@ -194,6 +208,9 @@ public final class Auditor: @unchecked Sendable {
                     if changed == nil { changed = e.line }
                     continue
                 } else {
+                    if mayRestart, evaluators.count >= Self.maxOpenSources {
+                        return scan(input, index: index, plan: plan, spool: spool, workers: workers, readAhead: true)
+                    }
                     evaluator = SourceEvaluator(key: key, plan: plan)
                     evaluator.endLine = ends?[key]
                     evaluators[key] = evaluator
@@ -224,9 +241,9 @@ public final class Auditor: @unchecked Sendable {
     }
 
     /// For a large file that can be read again: the line of each source's last event.
-    private func endLines(of input: InputFile, index: Int32) -> [SourceKey: Int]? {
+    private func endLines(of input: InputFile, index: Int32, always: Bool = false) -> [SourceKey: Int]? {
         guard !input.isStdin else { return nil }
-        if readAheadFrom > 0 {
+        if readAheadFrom > 0, !always {
             var info = stat()
             guard stat(input.path, &info) == 0, Int(info.st_size) >= readAheadFrom else { return nil }
         }
@@ -239,8 +256,11 @@ public final class Auditor: @unchecked Sendable {
         return ends
     }
 
-    /// ``scan`` with the file's sources evaluated on `workers` threads (``PartitionedScan``).
-    private func scanPartitioned(_ reader: FileReader, plan: EvaluationPlan, workers: Int, ends: [SourceKey: Int]?) -> FileScan {
+    /// ``scan`` with the file's sources evaluated on `workers` threads (``PartitionedScan``); nil
+    /// when `mayRestart` and the file holds too many sources to keep open (read it again with a
+    /// first pass).
+    private func scanPartitioned(_ reader: FileReader, plan: EvaluationPlan, workers: Int, ends: [SourceKey: Int]?,
+                                 mayRestart: Bool) -> FileScan? {
         var result = FileScan(stats: reader.stats)
         // Each worker compiles its own rules: no objects shared with the reader's thread or
         // with each other.
@@ -255,7 +275,12 @@ public final class Auditor: @unchecked Sendable {
             case .malformed(let e): result.pseudo.append(e)
             case .event(let e, let key, let regression):
                 switch partitions.feed(e, key: key, regression: regression) {
-                case .new: result.order.append(key)
+                case .new:
+                    result.order.append(key)
+                    if mayRestart, result.order.count > Self.maxOpenSources {
+                        _ = partitions.finish()
+                        return nil
+                    }
                 case .known: break
                 case .ended:
                     if changed == nil { changed = e.line }

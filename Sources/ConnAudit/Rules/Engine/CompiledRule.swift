@@ -261,13 +261,18 @@ final class CompiledRule: @unchecked Sendable {
         case .forbid(let s, let w):
             keptCaptures = Self.capturesReadLater(rule, s, without: w)
             keyCaptures = Self.capturesReadLater(rule, s, without: w, message: false)
+            stageConcerns = s.steps.map { EvIDSet([$0.selector, $0.without, w].compactMap { $0 }) }
         case .response(let s, _, _, _, _), .precedence(let s, _), .neverAfter(let s, _):
             keptCaptures = Self.capturesReadLater(rule, s, without: nil)
             keyCaptures = Self.capturesReadLater(rule, s, without: nil, message: false)
+            stageConcerns = s.steps.map { EvIDSet([$0.selector, $0.without].compactMap { $0 }) }
         default:
             keptCaptures = []
             keyCaptures = []
+            stageConcerns = []
         }
+        keptCaptureNames = keptCaptures.map { $0.sorted() }
+        keyCaptureNames = keyCaptures.map { $0.sorted() }
     }
 
     /// The rule's lets that its check, selectors or message read, directly or through other lets
@@ -304,6 +309,12 @@ final class CompiledRule: @unchecked Sendable {
     /// The same without what only the message reads: two matches that differ only in captures
     /// the message shows are one match (the first one's captures are shown).
     let keyCaptures: [Set<String>]
+    /// The two, sorted, as sequence runners read them; and per step, the events that may advance
+    /// or end a partial match there. Made once per rule: every timeline's runner shares them
+    /// (made per runner, they were most of a finished source's memory).
+    let keptCaptureNames: [[String]]
+    let keyCaptureNames: [[String]]
+    let stageConcerns: [EvIDSet]
 
     /// For each step index i, the capture names read by anything evaluated after step i matched.
     static func capturesReadLater(_ rule: Rule, _ sequence: Sequence, without: Selector?, message: Bool = true) -> [Set<String>] {

@@ -71,10 +71,9 @@ final class SequenceRunner: Runner {
             sequence = Sequence(steps: [], reportAt: nil)
             sequenceWithout = nil
         }
-        kept = compiled.keptCaptures.map { $0.sorted() }
-        let without = sequenceWithout
-        stageConcerns = sequence.steps.map { EvIDSet([$0.selector, $0.without, without].compactMap { $0 }) }
-        keyed = compiled.keyCaptures.map { $0.sorted() }
+        kept = compiled.keptCaptureNames
+        stageConcerns = compiled.stageConcerns
+        keyed = compiled.keyCaptureNames
         super.init(compiled, files: files)
     }
 
