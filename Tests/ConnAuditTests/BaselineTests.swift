@@ -120,5 +120,18 @@ import Testing
         #expect(CommandLineTool.run([log, "--baseline", base, "--format", "json"] + only, console: console) == 0)
         #expect(out.contains("\"baselined\""))
         #expect(out.contains("\"accepted\": 2"))
+
+        // A reviewed baseline rewritten from a run that applied it keeps its reviews.
+        var reviewed = try Baseline.load(base)
+        reviewed.entries[0].reason = "known: BUG-1"
+        reviewed.entries[0].expires = "2099-12-31"
+        try reviewed.json().write(toFile: base, atomically: true, encoding: .utf8)
+        let rewritten = dir.appendingPathComponent("rewritten.json").path
+        #expect(CommandLineTool.run([log, "--baseline", base, "--write-baseline", rewritten, "--quiet"] + only, console: console) == 0)
+        let again = try Baseline.load(rewritten)
+        #expect(again.entries.count == reviewed.entries.count)
+        let kept = again.entries.filter { $0.rule == reviewed.entries[0].rule && $0.fingerprint == reviewed.entries[0].fingerprint }
+        #expect(!kept.isEmpty && kept.allSatisfy { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" })
+        #expect(again.entries.filter { $0.reason != nil }.count == kept.count)
     }
 }

@@ -147,15 +147,15 @@ public enum CommandLineTool {
             report.backgroundLabels = report.results.filter { background.contains($0.rule.id) }.compactMap(\.labels)
             report.results.removeAll { background.contains($0.rule.id) }
         }
+        let applied = try p.value("--baseline").map { path throws(UsageError) in try Baseline.load(path) }
         if let path = p.value("--write-baseline") {
-            try writeFile(path, Baseline.from(report).json())
+            try writeFile(path, Baseline.from(report, reviewed: applied).json())
             if !p.has("--quiet") {
                 let n = report.results.reduce(0) { $0 + $1.violations.count }
                 console.err("conn-audit: wrote \(n) violation\(n == 1 ? "" : "s") to the baseline \(path)\n")
             }
         }
-        if let path = p.value("--baseline") {
-            let baseline = try Baseline.load(path)
+        if let path = p.value("--baseline"), let baseline = applied {
             report.baseline = baseline.apply(to: &report, path: path, today: Baseline.today())
             for e in report.baseline!.expired {
                 console.err("conn-audit: baseline entry for \(e.rule) at \(e.file ?? "?"):\(e.line.map(String.init) ?? "?") expired on \(e.expires ?? "?"); its violations count again\n")

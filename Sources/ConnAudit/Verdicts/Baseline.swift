@@ -98,7 +98,13 @@ public struct Baseline: Sendable {
     }
 
     /// A baseline accepting every violation of `report` (no reasons, no expiry: add them by hand).
-    public static func from(_ report: AuditReport) -> Baseline {
+    /// An entry of `reviewed` (the baseline the run applied) for the same rule and fingerprint
+    /// keeps its reason and expiry: rewriting a baseline does not lose its reviews.
+    public static func from(_ report: AuditReport, reviewed: Baseline? = nil) -> Baseline {
+        var reviews: [String: Entry] = [:]
+        for e in reviewed?.entries ?? [] where e.reason != nil || e.expires != nil {
+            reviews[e.rule + "\u{0}" + e.fingerprint] = reviews[e.rule + "\u{0}" + e.fingerprint] ?? e
+        }
         var entries: [Entry] = []
         let paths = report.filePaths
         for r in report.results {
@@ -108,6 +114,10 @@ public struct Baseline: Sendable {
                 e.file = f.file.map { paths[Int($0)] }
                 e.line = f.line
                 e.message = f.message
+                if let review = reviews[e.rule + "\u{0}" + fp] {
+                    e.reason = review.reason
+                    e.expires = review.expires
+                }
                 entries.append(e)
             }
         }
