@@ -498,6 +498,21 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(kinds == [.first, .first, .count])
     }
 
+    @Test func controlCharactersFromTheLogAreEscapedInMessages() throws {
+        let r = try rule("""
+            id: t.state
+            title: States are shown
+            for: source
+            every: { ev: a }
+            expect: "false"
+            message: "state={state} first={first({ev: a})}"
+            """)
+        let log = #"{"t":0,"ev":"a","state":"x\u0001\u0000\n::error file=x,line=1::FORGED\u2028"}"#
+        let message = try #require(run(r, log).violations.first?.message)
+        #expect(message == #"state=x\u0001\u0000\u000a::error file=x,line=1::FORGED\u2028 first=null"#)
+        #expect(!message.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x2028 })
+    }
+
     @Test func aHistoryResultNameIsNotAFieldOfAnIndexedCandidate() throws {
         // `z` is bound by the first call's `as:`: the second call's `where` reads only outer names,
         // so it is searched, not answered from an index keyed by a field `z` no event has.

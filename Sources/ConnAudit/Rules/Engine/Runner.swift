@@ -174,9 +174,11 @@ class Runner: HistoryProvider {
                 switch part {
                 case .text(let s): text += s
                 case .expr(let x):
+                    // What the log supplies is escaped: a value cannot break or forge a report line.
                     switch Evaluator.evaluate(x, ctx) {
-                    case .value(let v): text += v.rendered()
-                    case .event(let ev): text += "\(ev.ev) at \(Int(ev.file) < files.count ? files[Int(ev.file)] : "?"):\(ev.line)"
+                    case .value(let v): text += Printable.escaped(v.rendered())
+                    case .event(let ev):
+                        text += Printable.escaped("\(ev.ev) at \(Int(ev.file) < files.count ? files[Int(ev.file)] : "?"):\(ev.line)")
                     case .undecided: text += "?"
                     }
                 }
