@@ -95,7 +95,7 @@ final class FileReader {
         let key = sourceKey(src: parsed.src, session: parsed.session)
         var fields = parsed.fields
         for k in parsed.redactedKeys where !["t", "ev", "gen"].contains(k) {
-            fields.append(.init(k, .string("[redacted]")))
+            fields.append(parsed.redactedValues.last { $0.key == k } ?? .init(k, .string("[redacted]")))
         }
         let event = Event(t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
                           fields: fields, redactedKeys: parsed.redactedKeys, evID: parsed.evID ?? evIDs[parsed.ev] ?? -1,

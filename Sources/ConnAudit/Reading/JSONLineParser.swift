@@ -18,6 +18,10 @@ struct ParsedLine {
     var secretPaths: [String] = []
     /// Top-level keys that hold a flagged value (never to be shown).
     var redactedKeys: [String] = []
+    /// For decoded fields flagged only for the tokens their strings hold (no secret key name in
+    /// them): the field as the event keeps it, its value replaced by a hash of its text
+    /// (`[redacted 1a2b3c4d]`), so two different tokens stay different to the rules.
+    var redactedValues: [Event.Field] = []
     /// Nil when the line is a valid connlog event; else a short reason.
     var malformedReason: String?
     var t: Double = 0
@@ -67,6 +71,8 @@ struct JSONLineParser {
     private var topKey: PathComponent?
     private var scratch: [UInt8] = []
     private var keyBytes: [UInt8] = []
+    /// Set while a top-level value is parsed when a key inside it has a secret name.
+    private var secretKeyInside = false
 
     private enum PathComponent {
         /// A key's raw bytes in the line (still escaped when `escaped`): decoded only for a finding.
@@ -157,6 +163,7 @@ struct JSONLineParser {
             out.isObject = false
             out.secretPaths = []
             out.redactedKeys = []
+            out.redactedValues = []
             out.malformedReason = error.reason.hasPrefix("not valid UTF-8") || error.reason.hasPrefix("text after")
                 ? "\(error.reason) (byte \(error.offset + 1))"
                 : "not valid JSON: \(error.reason) (byte \(error.offset + 1))"
@@ -202,6 +209,7 @@ struct JSONLineParser {
                 c.skipWhitespace()
                 topKey = component
                 let findingsBefore = out.secretPaths.count
+                secretKeyInside = false
                 if keyFlagged { recordSecret(&out) }
                 let decoded: Value?
                 // The last `ev` wins: an earlier one's id does not outlive it.
@@ -214,6 +222,12 @@ struct JSONLineParser {
                 if out.secretPaths.count > findingsBefore {
                     let name = kind == .field ? keyString : topKeyName(component)
                     if !out.redactedKeys.contains(name) { out.redactedKeys.append(name) }
+                    // Tokens (bearer, JWT) are long random text: a hash of the value tells
+                    // different ones apart without showing them. A value under a secret key name
+                    // may be a weak password, which a hash would help guess: no hash for those.
+                    if kind == .field, !keyFlagged, !secretKeyInside, let decoded {
+                        out.redactedValues.append(Event.Field(keyString, .string(FileReader.redactedName(decoded)), id: keyID))
+                    }
                 }
                 topKey = nil
                 switch kind {
@@ -511,7 +525,10 @@ struct JSONLineParser {
             let keyFlagged = keyBytes.withUnsafeBufferPointer { Self.isSecretKey($0) }
             let keyString = decode ? String(decoding: keyBytes, as: UTF8.self) : ""
             path.append(component)
-            if keyFlagged { recordSecret(&out) }
+            if keyFlagged {
+                recordSecret(&out)
+                secretKeyInside = true
+            }
             let v = try parseValue(&c, depth: depth, decode: decode, flagged: flagged || keyFlagged, out: &out)
             path.removeLast()
             if decode, let v { entries.append(.init(keyString, v)) }

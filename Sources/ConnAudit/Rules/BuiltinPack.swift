@@ -1235,6 +1235,17 @@ rules:
           {"t":1,"ev":"sse.processed","id":1,"ok":true}
         expect: fail
         violations: 1
+      - name: ids that look like tokens are told apart without being shown
+        log: |
+          {"t":1,"ev":"sse.processed","id":"eyJvIjoxfQ.eyJzIjoxfQ.a1","ok":true}
+          {"t":3,"ev":"sse.processed","id":"eyJvIjoyfQ.eyJzIjoyfQ.b2","ok":true}
+        expect: pass
+      - name: the same token-like id processed twice fails
+        log: |
+          {"t":1,"ev":"sse.processed","id":"eyJvIjoxfQ.eyJzIjoxfQ.a1","ok":true}
+          {"t":3,"ev":"sse.processed","id":"eyJvIjoxfQ.eyJzIjoxfQ.a1","ok":true}
+        expect: fail
+        violations: 1
       - name: a fractional id processed twice fails
         log: |
           {"t":0,"ev":"sse.processed","id":1.5,"ok":true}
