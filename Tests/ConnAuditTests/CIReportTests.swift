@@ -433,6 +433,13 @@ import FoundationXML
         #expect(lines.last.map(String.init) == summary)
     }
 
+    @Test func githubNamesTheLineOfStandardInputInTheMessage() throws {
+        let commands = Self.commands(GitHubReport.render(Self.audit(path: "<stdin>")))
+        let malformed = try #require(commands.first { $0.properties["title"] == "log.malformed" })
+        #expect(malformed.properties["file"] == nil && malformed.properties["line"] == nil)
+        #expect(malformed.data.hasPrefix("<stdin>:4: "), "\(malformed.data)")
+    }
+
     @Test func githubLevelsFollowSeverityAndTheSummarySaysPass() {
         let close = "{\"t\":0,\"src\":\"s\",\"ev\":\"ws.close\",\"gen\":3,\"reason\":\"user\"}\n"
         let text = GitHubReport.render(Self.audit(close, custom: true, failOn: .error))

@@ -32,10 +32,14 @@ public enum GitHubReport {
         for r in report.results {
             for f in r.violations {
                 var file: String?
-                if let i = f.file, Int(i) < paths.count, paths[Int(i)] != "<stdin>" { file = paths[Int(i)] }
+                var message = f.message
+                if let i = f.file, Int(i) < paths.count {
+                    // GitHub cannot place a line of standard input: the message says where it is.
+                    if paths[Int(i)] != "<stdin>" { file = paths[Int(i)] } else if let line = f.line { message = "<stdin>:\(line): " + message }
+                }
                 annotations.append(Annotation(
                     level: Level(r.rule.severity), file: file, line: file == nil ? nil : f.line,
-                    title: r.rule.id, message: f.message, group: r.rule.id))
+                    title: r.rule.id, message: message, group: r.rule.id))
             }
         }
 
