@@ -200,6 +200,14 @@ private let testRules = """
         }
     }
 
+    @Test func severalReportsMayGoToOneDevice() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write(cleanLog, dir, "a.jsonl")
+            let run = cli([log, "--output", "/dev/null", "--report", "sarif=/dev/null", "--report", "junit=/dev/null"])
+            #expect(run.code == 0, "\(run.err)")
+        }
+    }
+
     @Test func badRulesExitTwoWithFileLineColumn() throws {
         try withTemporaryDirectory { dir in
             let log = try write(cleanLog, dir, "a.jsonl")
