@@ -133,5 +133,17 @@ import Testing
         let kept = again.entries.filter { $0.rule == reviewed.entries[0].rule && $0.fingerprint == reviewed.entries[0].fingerprint }
         #expect(!kept.isEmpty && kept.allSatisfy { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" })
         #expect(again.entries.filter { $0.reason != nil }.count == kept.count)
+
+        // Two reviews of one fingerprint: the one that accepts longest is kept (the one the run applied).
+        var twice = reviewed
+        var older = twice.entries[0]
+        older.reason = "old review"
+        older.expires = "2020-01-01"
+        twice.entries.insert(older, at: 0)
+        try twice.json().write(toFile: base, atomically: true, encoding: .utf8)
+        #expect(CommandLineTool.run([log, "--baseline", base, "--write-baseline", rewritten, "--quiet"] + only, console: console) == 0)
+        let renewed = try Baseline.load(rewritten)
+        #expect(renewed.entries.contains { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" })
+        #expect(!renewed.entries.contains { $0.reason == "old review" })
     }
 }

@@ -443,7 +443,8 @@ extension MergeTests {
             let bytes = Array(lines.joined(separator: "\n").utf8)
             func audit(_ readAheadFrom: Int) -> (AuditReport, Int) {
                 let opens = Mutex(0)
-                let auditor = Auditor(rules: MergeTests.rules, jobs: jobs, readAheadFrom: readAheadFrom) { file throws(InputError) in
+                let auditor = Auditor(rules: MergeTests.rules, jobs: jobs, readAheadFrom: readAheadFrom,
+                                      rereadable: { _ in true }) { file throws(InputError) in
                     opens.withLock { $0 += 1 }
                     return ByteSources.memory(bytes, path: file.path)
                 }
@@ -458,6 +459,24 @@ extension MergeTests {
             // The last 100 lines repeat the first 100 sources: their second close is a violation.
             #expect(MergeTests.violations(restarted, "ws.single-close").count == 100)
             #expect(JSONReport.render(restarted) == JSONReport.render(ahead))
+        }
+
+        @Test("an input that cannot be read again (a pipe) is never restarted: every line is judged once", arguments: [1, 2])
+        func manySourcesInAPipeAreReadOnce(jobs: Int) throws {
+            var lines: [String] = []
+            let n = Auditor.maxOpenSources + 500
+            for i in 0..<n { lines.append(#"{"t":\#(i),"src":"d\#(i)","ev":"ws.close","gen":1}"#) }
+            let bytes = Array(lines.joined(separator: "\n").utf8)
+            let opens = Mutex(0)
+            // The second open of a pipe finds nothing: a restart would judge nothing at all.
+            let auditor = Auditor(rules: MergeTests.rules, jobs: jobs, rereadable: { _ in false }) { file throws(InputError) in
+                let first = opens.withLock { $0 += 1; return $0 == 1 }
+                return ByteSources.memory(first ? bytes : [], path: file.path)
+            }
+            let report = auditor.run([InputFile(path: "/dev/fd/63")])
+            #expect(opens.withLock { $0 } == 1)
+            #expect(report.inputs.events == n)
+            #expect(MergeTests.violations(report, "ws.close-has-reason").count == n)
         }
 
         @Test("a file that grew after it was read ahead is named, not silently cut", arguments: [1, 2])

@@ -680,6 +680,24 @@ extension ReaderTests {
             }
         }
 
+        @Test("a key given twice with a token reads [redacted], whichever occurrence held it")
+        func duplicateTokenKeys() throws {
+            for line in [#"{"t":0,"ev":"x.y","a":"Bearer SECRETAAAA9","a":"Bearer SECRETBBBB9"}"#,
+                         #"{"t":0,"ev":"x.y","a":"Bearer SECRETAAAA9","a":"plain"}"#,
+                         #"{"t":0,"ev":"x.y","a":"plain","a":"Bearer SECRETBBBB9"}"#] {
+                let event = try #require(ReaderTests.one(line, wanted: ["a"]).event)
+                #expect(event.value(of: "a") == .string("[redacted]"), "\(line)")
+            }
+        }
+
+        @Test("a src or session holding a secret key name reads [redacted], without a hash of the value")
+        func sourceWithSecretKeyInside() throws {
+            let read = ReaderTests.one(#"{"t":0,"ev":"x.y","src":{"password":"SECRETPW17"},"session":"eyJa.eyJb.c"}"#)
+            let source = try #require(read.source)
+            #expect(source.src == "[redacted]")
+            #expect(source.session?.hasPrefix("[redacted ") == true)
+        }
+
         @Test("the value of a top-level key flagged by its name never reaches the event", arguments: [
             #""password":"hunter2""#, #""Token":"hunter2""#, #""body":{"text":"hunter2"}"#, #""cookie":["hunter2"]"#,
         ])

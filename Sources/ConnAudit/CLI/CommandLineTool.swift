@@ -189,9 +189,12 @@ public enum CommandLineTool {
         let inputKeys = Set(inputs.filter { !$0.isStdin }.map(\.orderKey))
         var seen: [String: String] = [:]
         for (option, path) in outputs {
-            // A device or pipe (`/dev/null`, `/dev/stdout`) replaces nothing: several may share one.
+            // A device or pipe (`/dev/null`, `/dev/stdout` — even when it leads to a file) is not
+            // a report file: several outputs may share one.
             var info = stat()
-            if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG { continue }
+            if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") || (stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG) {
+                continue
+            }
             let key = canonicalOutput(path)
             let named = option.hasSuffix("=") ? option + path : "\(option) \(path)"
             if inputKeys.contains(key) {

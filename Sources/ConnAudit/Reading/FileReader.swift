@@ -89,8 +89,12 @@ final class FileReader {
                 parsed.evID = nil
             }
             // Distinct secret values stay distinct sources, shown only by a hash.
-            if parsed.redactedKeys.contains("src") { parsed.src = .string(Self.redactedName(parsed.src)) }
-            if parsed.redactedKeys.contains("session") { parsed.session = .string(Self.redactedName(parsed.session)) }
+            if parsed.redactedKeys.contains("src") {
+                parsed.src = .string(parsed.unhashableKeys.contains("src") ? "[redacted]" : Self.redactedName(parsed.src))
+            }
+            if parsed.redactedKeys.contains("session") {
+                parsed.session = .string(parsed.unhashableKeys.contains("session") ? "[redacted]" : Self.redactedName(parsed.session))
+            }
         }
         let key = sourceKey(src: parsed.src, session: parsed.session)
         var fields = parsed.fields

@@ -22,6 +22,8 @@ struct ParsedLine {
     /// them): the field as the event keeps it, its value replaced by a hash of its text
     /// (`[redacted 1a2b3c4d]`), so two different tokens stay different to the rules.
     var redactedValues: [Event.Field] = []
+    /// `src`/`session` flagged for a secret key name inside them: shown as `[redacted]`, no hash.
+    var unhashableKeys: [String] = []
     /// Nil when the line is a valid connlog event; else a short reason.
     var malformedReason: String?
     var t: Double = 0
@@ -164,6 +166,7 @@ struct JSONLineParser {
             out.secretPaths = []
             out.redactedKeys = []
             out.redactedValues = []
+            out.unhashableKeys = []
             out.malformedReason = error.reason.hasPrefix("not valid UTF-8") || error.reason.hasPrefix("text after")
                 ? "\(error.reason) (byte \(error.offset + 1))"
                 : "not valid JSON: \(error.reason) (byte \(error.offset + 1))"
@@ -228,6 +231,11 @@ struct JSONLineParser {
                     if kind == .field, !keyFlagged, !secretKeyInside, let decoded {
                         out.redactedValues.append(Event.Field(keyString, .string(FileReader.redactedName(decoded)), id: keyID))
                     }
+                    // `src`/`session` stay apart by a hash of their value — not when a secret key
+                    // name inside it may hold a weak password.
+                    if (kind == .src || kind == .session), keyFlagged || secretKeyInside {
+                        out.unhashableKeys.append(kind == .src ? "src" : "session")
+                    }
                 }
                 topKey = nil
                 switch kind {
@@ -255,6 +263,9 @@ struct JSONLineParser {
         }
         // Redacted values are never kept, so nothing downstream can print them.
         if !out.redactedKeys.isEmpty {
+            // A key given twice: which value "wins" is not something a hash should speak for.
+            let hashed = out.redactedValues
+            out.redactedValues = hashed.filter { v in fields.count { $0.key == v.key } == 1 && hashed.count { $0.key == v.key } == 1 }
             fields.removeAll { out.redactedKeys.contains($0.key) }
         }
         out.fields = fields

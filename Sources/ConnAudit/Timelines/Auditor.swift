@@ -26,11 +26,17 @@ public final class Auditor: @unchecked Sendable {
     /// so a source is finished and freed there instead of at the end of the file (memory then
     /// follows the sources open at once, not the size of the file).
     let readAheadFrom: Int
+    /// Whether an input reads the same when opened again (a regular file; with an in-memory
+    /// opener, whatever the opener says). Only such a file is read again when it turns out to
+    /// hold too many sources for one pass.
+    private let rereadable: @Sendable (InputFile) -> Bool
 
     public init(rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
                 readAheadFrom: Int = 16 << 20,
+                rereadable: @escaping @Sendable (InputFile) -> Bool = Auditor.isRegularFile,
                 opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }) {
         self.readAheadFrom = readAheadFrom
+        self.rereadable = rereadable
         self.rules = rules
         self.overrides = overrides
         self.jobs = max(1, jobs)
@@ -180,7 +186,7 @@ public final class Auditor: @unchecked Sendable {
         // Without a first pass every source of the file stays open to its end: past a few
         // thousand, the file is read again with one (a file of 100,000 one-line sources held
         // 2.4 KB each), unless it cannot be read again (standard input).
-        let mayRestart = ends == nil && !readAhead && !input.isStdin
+        let mayRestart = ends == nil && !readAhead && !input.isStdin && rereadable(input)
         if workers > 1 {
             if let scanned = scanPartitioned(reader, plan: plan, workers: workers, ends: ends, mayRestart: mayRestart) {
                 return scanned
@@ -238,6 +244,14 @@ public final class Auditor: @unchecked Sendable {
 
     static func changedReason(line: Int) -> String {
         "changed while it was read: line \(line) belongs to a source whose last line was already passed"
+    }
+
+    /// Whether `input` is a regular file, which reads the same again (a pipe, a FIFO or
+    /// `<(zcat …)` would give nothing the second time).
+    public static func isRegularFile(_ input: InputFile) -> Bool {
+        guard !input.isStdin else { return false }
+        var info = stat()
+        return stat(input.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// For a large file that can be read again: the line of each source's last event.

@@ -101,9 +101,18 @@ public struct Baseline: Sendable {
     /// An entry of `reviewed` (the baseline the run applied) for the same rule and fingerprint
     /// keeps its reason and expiry: rewriting a baseline does not lose its reviews.
     public static func from(_ report: AuditReport, reviewed: Baseline? = nil) -> Baseline {
+        // Of several reviews of one fingerprint, the one that accepts longest (no expiry first,
+        // then the latest date) — the one `apply` lets accept the violation.
         var reviews: [String: Entry] = [:]
+        func lasts(_ a: Entry, longerThan b: Entry) -> Bool {
+            guard let x = a.expires else { return b.expires != nil }
+            guard let y = b.expires else { return false }
+            return x > y
+        }
         for e in reviewed?.entries ?? [] where e.reason != nil || e.expires != nil {
-            reviews[e.rule + "\u{0}" + e.fingerprint] = reviews[e.rule + "\u{0}" + e.fingerprint] ?? e
+            let key = e.rule + "\u{0}" + e.fingerprint
+            if let kept = reviews[key], !lasts(e, longerThan: kept) { continue }
+            reviews[key] = e
         }
         var entries: [Entry] = []
         let paths = report.filePaths

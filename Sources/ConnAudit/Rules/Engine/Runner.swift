@@ -174,7 +174,8 @@ class Runner: HistoryProvider {
                 switch part {
                 case .text(let s): text += s
                 case .expr(let x):
-                    // What the log supplies is escaped: a value cannot break or forge a report line.
+                    // Every interpolated value is escaped (the log's, and a rule's own literals):
+                    // a value cannot break or forge a report line.
                     switch Evaluator.evaluate(x, ctx) {
                     case .value(let v): text += Printable.escaped(v.rendered())
                     case .event(let ev):
