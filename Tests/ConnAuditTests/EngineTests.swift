@@ -509,7 +509,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
             """)
         let log = #"{"t":0,"ev":"a","state":"x\u0001\u0000\n::error file=x,line=1::FORGED\u2028"}"#
         let message = try #require(run(r, log).violations.first?.message)
-        #expect(message == #"state=x\u0001\u0000\u000a::error file=x,line=1::FORGED\u2028 first=null"#)
+        #expect(message == #"state=x\u{1}\u{0}\n::error file=x,line=1::FORGED\u{2028} first=null"#)
         #expect(!message.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x2028 })
     }
 

@@ -444,7 +444,7 @@ extension MergeTests {
             func audit(_ readAheadFrom: Int) -> (AuditReport, Int) {
                 let opens = Mutex(0)
                 let auditor = Auditor(rules: MergeTests.rules, jobs: jobs, readAheadFrom: readAheadFrom,
-                                      rereadable: { _ in true }) { file throws(InputError) in
+                                      rereadable: true) { file throws(InputError) in
                     opens.withLock { $0 += 1 }
                     return ByteSources.memory(bytes, path: file.path)
                 }
@@ -469,7 +469,7 @@ extension MergeTests {
             let bytes = Array(lines.joined(separator: "\n").utf8)
             let opens = Mutex(0)
             // The second open of a pipe finds nothing: a restart would judge nothing at all.
-            let auditor = Auditor(rules: MergeTests.rules, jobs: jobs, rereadable: { _ in false }) { file throws(InputError) in
+            let auditor = Auditor(rules: MergeTests.rules, jobs: jobs, rereadable: false) { file throws(InputError) in
                 let first = opens.withLock { $0 += 1; return $0 == 1 }
                 return ByteSources.memory(first ? bytes : [], path: file.path)
             }

@@ -206,17 +206,12 @@ public enum CommandLineTool {
     }
 
     private static func canonicalOutput(_ path: String) -> String {
-        if let resolved = realpath(path, nil) {
-            defer { free(resolved) }
-            return String(cString: resolved)
-        }
+        if let resolved = InputFile.canonical(path) { return resolved }
         // Not there yet: its directory's canonical path and its name.
         let slash = path.lastIndex(of: "/")
         let dir = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        guard let resolved = realpath(dir, nil) else { return path }
-        defer { free(resolved) }
-        let base = String(cString: resolved)
+        guard let base = InputFile.canonical(dir) else { return path }
         return (base == "/" ? "" : base) + "/" + name
     }
 

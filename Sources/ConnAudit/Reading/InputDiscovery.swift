@@ -21,7 +21,8 @@ public struct InputFile: Sendable, Hashable {
         orderKey = isStdin ? path : Self.canonical(path) ?? path
     }
 
-    private static func canonical(_ path: String) -> String? {
+    /// The canonical absolute path of an existing file (symbolic links resolved); nil otherwise.
+    static func canonical(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

@@ -69,10 +69,13 @@ public struct DiagnosticList: Error, Sendable, CustomStringConvertible {
 }
 
 extension String {
-    /// The text with control characters made visible (`\u{1B}`, `\n`), so a value from a log can
-    /// neither end a report early (NUL), draw on the terminal (ESC) nor forge a line of its own.
+    /// The text with control characters made visible (`\u{1B}`, `\n`, and the line and paragraph
+    /// separators), so a value from a log can neither end a report early (NUL), draw on the
+    /// terminal (ESC) nor forge a line of its own.
     public var visibleControls: String {
-        guard unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.value < 0xA0) }) else {
+        guard unicodeScalars.contains(where: {
+            $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.value < 0xA0) || $0.value == 0x2028 || $0.value == 0x2029
+        }) else {
             return self
         }
         var out = ""
@@ -81,7 +84,7 @@ extension String {
             case 0x0A: out += "\\n"
             case 0x0D: out += "\\r"
             case 0x09: out += "\\t"
-            case 0..<0x20, 0x7F, 0x80..<0xA0:
+            case 0..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029:
                 let hex = String(u.value, radix: 16, uppercase: true)
                 out += "\\u{" + hex + "}"
             default: out.unicodeScalars.append(u)

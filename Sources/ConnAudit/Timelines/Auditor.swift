@@ -26,14 +26,14 @@ public final class Auditor: @unchecked Sendable {
     /// so a source is finished and freed there instead of at the end of the file (memory then
     /// follows the sources open at once, not the size of the file).
     let readAheadFrom: Int
-    /// Whether an input reads the same when opened again (a regular file; with an in-memory
-    /// opener, whatever the opener says). Only such a file is read again when it turns out to
-    /// hold too many sources for one pass.
-    private let rereadable: @Sendable (InputFile) -> Bool
+    /// Whether inputs read the same when opened again: nil — regular files do (``isRegularFile``);
+    /// true or false for every input (an in-memory opener). Only such an input is read again when
+    /// it turns out to hold too many sources for one pass.
+    private let rereadable: Bool?
 
     public init(rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
                 readAheadFrom: Int = 16 << 20,
-                rereadable: @escaping @Sendable (InputFile) -> Bool = Auditor.isRegularFile,
+                rereadable: Bool? = nil,
                 opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }) {
         self.readAheadFrom = readAheadFrom
         self.rereadable = rereadable
@@ -186,7 +186,7 @@ public final class Auditor: @unchecked Sendable {
         // Without a first pass every source of the file stays open to its end: past a few
         // thousand, the file is read again with one (a file of 100,000 one-line sources held
         // 2.4 KB each), unless it cannot be read again (standard input).
-        let mayRestart = ends == nil && !readAhead && !input.isStdin && rereadable(input)
+        let mayRestart = ends == nil && !readAhead && !input.isStdin && (rereadable ?? Self.isRegularFile(input))
         if workers > 1 {
             if let scanned = scanPartitioned(reader, plan: plan, workers: workers, ends: ends, mayRestart: mayRestart) {
                 return scanned

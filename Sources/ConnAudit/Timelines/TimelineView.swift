@@ -696,8 +696,24 @@ public enum TimelineBuilder {
         }
     }
 
-    /// Log text made safe for a terminal: control characters escaped (``Printable``).
-    static func safe(_ s: String) -> String { Printable.escaped(s) }
+    /// Log text made safe for a terminal: control characters (C0, DEL, C1, line separators) escaped.
+    static func safe(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: isControl) else { return s }
+        var out = ""
+        for u in s.unicodeScalars {
+            if isControl(u) {
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
+    private static func isControl(_ u: Unicode.Scalar) -> Bool {
+        u.value < 0x20 || (u.value >= 0x7F && u.value <= 0x9F) || u.value == 0x2028 || u.value == 0x2029
+    }
 
     /// `iphone-a session s1`, or `logs/a.jsonl (no src)` for a file standing for its source.
     static func displayName(_ key: SourceKey) -> String {

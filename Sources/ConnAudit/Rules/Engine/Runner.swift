@@ -177,9 +177,9 @@ class Runner: HistoryProvider {
                     // Every interpolated value is escaped (the log's, and a rule's own literals):
                     // a value cannot break or forge a report line.
                     switch Evaluator.evaluate(x, ctx) {
-                    case .value(let v): text += Printable.escaped(v.rendered())
+                    case .value(let v): text += v.rendered().visibleControls
                     case .event(let ev):
-                        text += Printable.escaped("\(ev.ev) at \(Int(ev.file) < files.count ? files[Int(ev.file)] : "?"):\(ev.line)")
+                        text += "\(ev.ev) at \(Int(ev.file) < files.count ? files[Int(ev.file)] : "?"):\(ev.line)".visibleControls
                     case .undecided: text += "?"
                     }
                 }

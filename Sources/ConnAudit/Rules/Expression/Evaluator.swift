@@ -124,9 +124,6 @@ public final class EvalShared {
         runner = nil
         provider = history
     }
-
-    /// Whether anything answers history calls.
-    var answersHistory: Bool { runner != nil || provider != nil }
 }
 
 /// Everything an expression can read while it is evaluated.
