@@ -603,6 +603,20 @@ private let testRules = """
         #expect(run.code == 0)
         #expect(run.out == "conn-audit \(ConnAuditVersion.string)\n")
     }
+
+    @Test func versionRefusesAnArgument() {
+        let run = cli(["--version", "extra"])
+        #expect(run.code == 2)
+        #expect(run.out.isEmpty)
+        #expect(run.err.contains("--version takes no argument: extra"))
+    }
+
+    /// An unreadable input is named once; no second "no log files found" for the same path.
+    @Test func timelineOfAMissingFileNamesItOnce() {
+        let run = cli(["timeline", "/nonexistent/conn-audit-test.jsonl"])
+        #expect(run.code == 2)
+        #expect(run.err == "conn-audit: error: could not read /nonexistent/conn-audit-test.jsonl: no such file or directory\n")
+    }
 }
 
 // MARK: - Found in review: exact deadlines with fractions, typed params, the incomplete verdict

@@ -34,6 +34,10 @@ public enum CommandLineTool {
             return 0
         }
         if args.first == "--version" {
+            if args.count > 1 {
+                console.err("conn-audit: error: --version takes no argument: \(args[1])\nRun 'conn-audit --help' for usage.\n")
+                return 2
+            }
             console.out("conn-audit \(ConnAuditVersion.string)\n")
             return 0
         }
@@ -377,6 +381,8 @@ public enum CommandLineTool {
         }
         let found = InputDiscovery.discover(p.positionals)
         for e in found.errors { console.err("conn-audit: error: could not read \(e.path): \(e.reason)\n") }
+        // An unreadable input was already named: no second, vaguer error for the same path.
+        if found.files.isEmpty && !found.errors.isEmpty { return 2 }
         if found.files.isEmpty { throw UsageError("no log files found under \(p.positionals.joined(separator: ", "))") }
         if let path = p.value("--output") { try Self.checkOutputs([("--output", path)], inputs: found.files) }
         let (document, report) = try TimelineBuilder.build(inputs: found.files, rules: ruleSet, query: query, jobs: jobs)
