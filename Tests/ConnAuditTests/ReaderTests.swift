@@ -712,6 +712,31 @@ extension ReaderTests {
             #expect(!event.fields.map { $0.value.rendered(bare: false) }.joined().contains("hunter2"))
         }
 
+        /// The brief flags values, but keys are printed too (a field's name, a finding's path, the
+        /// timeline): a key holding a token is never shown, and the value under it is not kept.
+        @Test("a key holding a token is shown as [redacted], at the top level, nested, and in a finding's path")
+        func keysHoldingTokens() throws {
+            let line = #"{"t":0,"ev":"x.y","eyJhbGciOi.eyJzdWIiOi.sig":{"token":"a"},"#
+                + #""x":{"Bearer abcdefghijkl":1},"src":{"eyJa.eyJb.c":2},"ok":"fine"}"#
+            for wanted in [nil, Set(["x", "ok"])] as [Set<String>?] {
+                let read = ReaderTests.one(line, wanted: wanted)
+                let event = try #require(read.event, "\(read.item)")
+                // Only the key named `token` is a finding; its path does not show the JWT above it.
+                #expect(read.secretPaths == ["[redacted].token"])
+                #expect(event.value(of: "x") == .string("[redacted]"))
+                #expect(event.value(of: "[redacted]") == .string("[redacted]"))
+                #expect(event.value(of: "ok") == .string("fine"))
+                #expect(read.source?.src == "[redacted]")
+                let shown = event.fields.map { $0.key + "=" + $0.value.rendered(bare: false) }.joined(separator: " ")
+                for secret in ["abcdefghijkl", "eyJ"] {
+                    #expect(!shown.contains(secret), "\(secret) in \(shown)")
+                }
+            }
+            // A key of fewer than ten bytes cannot hold a token; ordinary keys are untouched.
+            let plain = try #require(ReaderTests.one(#"{"t":0,"ev":"x.y","x":{"eyJ":1}}"#).event)
+            #expect(plain.value(of: "x") == .object([.init("eyJ", .int(1))]))
+        }
+
         @Test("a secret in ev, src or session is not kept either")
         func redactedFixedFields() throws {
             let read = ReaderTests.one(#"{"t":0,"ev":"x.Bearer abcdefghijkl","src":"Bearer abcdefghijkm","session":"eyJa.eyJb.c"}"#)

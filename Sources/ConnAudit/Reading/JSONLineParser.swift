@@ -75,6 +75,11 @@ struct JSONLineParser {
     private var keyBytes: [UInt8] = []
     /// Set while a top-level value is parsed when a key inside it has a secret name.
     private var secretKeyInside = false
+    /// Set while a top-level entry is parsed when its key, or a key inside its value, holds a
+    /// token: the brief flags values, but a key is printed too (in a field's name, a finding's
+    /// path, a timeline), so such a key is never shown and the entry's value is not kept.
+    private var topKeyHoldsToken = false
+    private var keyTokenInside = false
 
     private enum PathComponent {
         /// A key's raw bytes in the line (still escaped when `escaped`): decoded only for a finding.
@@ -213,6 +218,7 @@ struct JSONLineParser {
                 topKey = component
                 let findingsBefore = out.secretPaths.count
                 secretKeyInside = false
+                keyTokenInside = false
                 if keyFlagged { recordSecret(&out) }
                 let decoded: Value?
                 // The last `ev` wins: an earlier one's id does not outlive it.
@@ -223,12 +229,12 @@ struct JSONLineParser {
                     decoded = try parseValue(&c, depth: 1, decode: kind != .skip, flagged: keyFlagged, out: &out)
                 }
                 if out.secretPaths.count > findingsBefore {
-                    let name = kind == .field ? keyString : topKeyName(component)
+                    let name = topKeyHoldsToken ? "[redacted]" : kind == .field ? keyString : topKeyName(component)
                     if !out.redactedKeys.contains(name) { out.redactedKeys.append(name) }
                     // Tokens (bearer, JWT) are long random text: a hash of the value tells
                     // different ones apart without showing them. A value under a secret key name
                     // may be a weak password, which a hash would help guess: no hash for those.
-                    if kind == .field, !keyFlagged, !secretKeyInside, let decoded {
+                    if kind == .field, !keyFlagged, !secretKeyInside, !topKeyHoldsToken, !keyTokenInside, let decoded {
                         out.redactedValues.append(Event.Field(keyString, .string(FileReader.redactedName(decoded)), id: keyID))
                     }
                     // `src`/`session` stay apart by a hash of their value — not when a secret key
@@ -238,6 +244,12 @@ struct JSONLineParser {
                     }
                 }
                 topKey = nil
+                let hidden = topKeyHoldsToken || keyTokenInside
+                if hidden {
+                    let name = topKeyHoldsToken ? "[redacted]" : (kind == .field ? keyString : topKeyName(component))
+                    if !out.redactedKeys.contains(name) { out.redactedKeys.append(name) }
+                    if kind == .src || kind == .session { out.unhashableKeys.append(kind == .src ? "src" : "session") }
+                }
                 switch kind {
                 case .t: tValue = decoded; sawT = true
                 case .ev: evValue = decoded; sawEv = true
@@ -249,7 +261,7 @@ struct JSONLineParser {
                     out.session = decoded
                     if keepsSession, let decoded { fields.append(Event.Field("session", decoded, id: sessionID)) }
                 case .field:
-                    if let decoded { fields.append(Event.Field(keyString, decoded, id: keyID)) }
+                    if !hidden, let decoded { fields.append(Event.Field(keyString, decoded, id: keyID)) }
                 case .skip: break
                 }
                 c.skipWhitespace()
@@ -340,12 +352,14 @@ struct JSONLineParser {
         let component = PathComponent.key(start: start, end: end, escaped: escaped)
         if !escaped {
             let key = UnsafeBufferPointer(start: c.base + start, count: end - start)
+            topKeyHoldsToken = Self.containsToken(key)
             let (kind, w) = Self.topKind(key, wanted)
             return (component, Self.isSecretKey(key), kind, Self.keyName(kind, w, key, wantedNames), w >= 0 ? wantedIDs[w] : -1)
         }
         keyBytes.removeAll(keepingCapacity: true)
         try Cursor.unescape(c.base, start, end, into: &keyBytes)
         let (wanted, wantedNames, wantedIDs) = (wanted, wantedNames, wantedIDs)
+        topKeyHoldsToken = keyBytes.withUnsafeBufferPointer { Self.containsToken($0) }
         let (flagged, kind, name, id) = keyBytes.withUnsafeBufferPointer {
             let (kind, w) = Self.topKind($0, wanted)
             return (Self.isSecretKey($0), kind, Self.keyName(kind, w, $0, wantedNames), w >= 0 ? wantedIDs[w] : -1)
@@ -411,7 +425,9 @@ struct JSONLineParser {
         for component in topKey.map({ [$0] + path }) ?? path {
             switch component {
             case .key(let start, let end, let escaped):
-                let k = keyText(start, end, escaped)
+                var k = keyText(start, end, escaped)
+                // A key holding a token is not shown even where the path names it.
+                if k.utf8.count >= 10, Array(k.utf8).withUnsafeBufferPointer({ Self.containsToken($0) }) { k = "[redacted]" }
                 text += text.isEmpty ? k : "." + k
             case .index(let n): text += "[\(n)]"
             }
@@ -534,6 +550,7 @@ struct JSONLineParser {
             c.i += 1
             c.skipWhitespace()
             let keyFlagged = keyBytes.withUnsafeBufferPointer { Self.isSecretKey($0) }
+            if keyBytes.count >= 10, keyBytes.withUnsafeBufferPointer({ Self.containsToken($0) }) { keyTokenInside = true }
             let keyString = decode ? String(decoding: keyBytes, as: UTF8.self) : ""
             path.append(component)
             if keyFlagged {
