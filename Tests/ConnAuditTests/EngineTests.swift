@@ -865,6 +865,30 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         }
     }
 
+    /// Messages show a value's JSON where its type is the point: `1.0` is not the integer 1 and
+    /// `"150"` is not the number 150, and a monitor that never started is not "monitor gen".
+    @Test(arguments: [
+        ("reconnect.backoff-range", #"{"t":0,"ev":"ws.reconnect","attempt":1.0,"delay_ms":150}"#,
+         #"line 1: ws.reconnect needs an integer attempt >= 1, not 1.0"#),
+        ("reconnect.backoff-range", #"{"t":0,"ev":"ws.reconnect","attempt":1,"delay_ms":"150"}"#,
+         #"line 1: ws.reconnect needs a numeric delay_ms, not "150""#),
+        ("sse.resume-from-commit", #"{"t":0,"ev":"sse.commit","id":2}\#n{"t":1,"ev":"sse.connect","last_event_id":2.0}"#,
+         "line 2: sse.connect sends Last-Event-ID 2.0 but the latest commit is 2"),
+        ("sse.resume-from-commit", #"{"t":0,"ev":"sse.commit","id":"a7"}\#n{"t":1,"ev":"sse.connect","last_event_id":"a6"}"#,
+         "line 2: sse.connect sends Last-Event-ID a6 but the latest commit is a7"),
+        ("path.starts-unknown", #"{"t":0,"ev":"path.state","state":"available"}"#,
+         "line 1: path.state available before the first path.update of the source"),
+    ])
+    func defaultMessagesShowTheValuesType(_ id: String, _ log: String, _ message: String) throws {
+        var rule = try #require(RuleLoader.builtin().rules.first { $0.id == id })
+        rule.tests = []
+        let fixture = try #require(RuleLoader.builtin().rules.first { $0.id == id }?.tests.first { $0.expect == .fail })
+        var probe = fixture
+        probe.log = log + "\n"
+        let outcome = FixtureRunner.run(rule, probe)
+        #expect(outcome.messages == [message])
+    }
+
     @Test func theWholeBuiltinPackPassesItsFixtures() {
         let outcomes = FixtureRunner.run(RuleLoader.builtin())
         #expect(!outcomes.isEmpty)

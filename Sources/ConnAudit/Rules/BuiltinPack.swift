@@ -877,8 +877,8 @@ rules:
     let: { B: "min(pow(2, min(attempt, 64)) * params.base_ms, params.cap_ms)" }
     expect: "is_int(attempt) and attempt >= 1 and type(delay_ms) in ['int', 'number'] and delay_ms >= 0.5 * B and delay_ms <= B"
     message: >-
-      ws.reconnect {if not (is_int(attempt) and attempt >= 1) then 'needs an integer attempt >= 1, not ' + str(attempt)
-      else if not (type(delay_ms) in ['int', 'number']) then 'needs a numeric delay_ms, not ' + str(delay_ms)
+      ws.reconnect {if not (is_int(attempt) and attempt >= 1) then 'needs an integer attempt >= 1, not ' + json(attempt)
+      else if not (type(delay_ms) in ['int', 'number']) then 'needs a numeric delay_ms, not ' + json(delay_ms)
       else 'attempt ' + str(attempt) + ' has delay_ms ' + str(delay_ms) + ' outside [' + str(0.5 * B) + ', ' + str(B) + ']'}
     tests:
       - name: the bounds are inclusive
@@ -946,7 +946,7 @@ rules:
       - { ev: ws.pong, as: q, where: "count({ev: ws.open, where: 'gen == q.gen'}) > 0 and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == q.gen'}) == 0" }
       # ... then the first ws.reconnect after it, when it does not start over at 1.
       - { ev: ws.reconnect, where: "attempt != 1", without: { ev: ws.reconnect } }
-    message: "ws.reconnect attempt {attempt} after a healthy connection: the count should have started over at 1"
+    message: "ws.reconnect attempt {json(attempt)} after a healthy connection: the count should have started over at 1"
     tests:
       - name: attempt 1 after a healthy connection passes
         log: |
@@ -1182,8 +1182,8 @@ rules:
     let: { lc: "last({ev: sse.commit})" }
     expect: "text(last_event_id ?? '') == (if lc == null then '' else text(lc.id ?? ''))"
     message: >-
-      sse.connect sends Last-Event-ID {if (last_event_id ?? '') == '' then 'none' else str(last_event_id)}
-      but the latest commit is {if lc == null then 'none' else str(lc.id)}
+      sse.connect sends Last-Event-ID {if (last_event_id ?? '') == '' then 'none' else if type(last_event_id) == 'string' then last_event_id else json(last_event_id)}
+      but the latest commit is {if lc == null then 'none' else if type(lc.id) == 'string' then lc.id else json(lc.id)}
     tests:
       - name: the first connect sends none, later ones the committed id
         log: |
@@ -1402,7 +1402,7 @@ rules:
     every: { ev: path.state }
     let: { S: "last({ev: path.start})" }
     expect: "state == 'unknown' or count({ev: path.update, where: 'S == null or gen == S.gen'}, since: {ev: path.start}) > 0"
-    message: "path.state {state} before the first path.update of monitor {S.gen ?? 'gen'}"
+    message: "path.state {state} before the first path.update {if S == null then 'of the source' else 'of monitor ' + str(S.gen)}"
     tests:
       - name: unknown until the first update passes
         log: |

@@ -33,7 +33,7 @@ public indirect enum Expr: Sendable {
 
     public enum UnaryOp: Sendable { case not, negate }
     public enum Function: String, Sendable {
-        case min, max, abs, pow, text, isInt = "is_int", type, matches, len, str
+        case min, max, abs, pow, text, isInt = "is_int", type, matches, len, str, json
     }
     public enum BinaryOp: String, Sendable {
         case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"

@@ -268,7 +268,7 @@ public struct ExpressionParser {
 
     static let valueFunctions: [String: ClosedRange<Int>] = [
         "min": 1...16, "max": 1...16, "abs": 1...1, "pow": 2...2, "text": 1...1, "is_int": 1...1,
-        "type": 1...1, "matches": 2...2, "len": 1...1, "str": 1...1,
+        "type": 1...1, "matches": 2...2, "len": 1...1, "str": 1...1, "json": 1...1,
     ]
 
     private mutating func parsePrimary() throws(ExpressionError) -> Expr {
