@@ -352,14 +352,15 @@ struct JSONLineParser {
         let component = PathComponent.key(start: start, end: end, escaped: escaped)
         if !escaped {
             let key = UnsafeBufferPointer(start: c.base + start, count: end - start)
-            topKeyHoldsToken = Self.containsToken(key)
             let (kind, w) = Self.topKind(key, wanted)
+            // A key a rule names (or t, ev, gen, src, session) is known text, not a token.
+            topKeyHoldsToken = w < 0 && kind != .t && kind != .ev && kind != .gen && Self.keyHoldsToken(key)
             return (component, Self.isSecretKey(key), kind, Self.keyName(kind, w, key, wantedNames), w >= 0 ? wantedIDs[w] : -1)
         }
         keyBytes.removeAll(keepingCapacity: true)
         try Cursor.unescape(c.base, start, end, into: &keyBytes)
         let (wanted, wantedNames, wantedIDs) = (wanted, wantedNames, wantedIDs)
-        topKeyHoldsToken = keyBytes.withUnsafeBufferPointer { Self.containsToken($0) }
+        topKeyHoldsToken = keyBytes.withUnsafeBufferPointer { Self.keyHoldsToken($0) }
         let (flagged, kind, name, id) = keyBytes.withUnsafeBufferPointer {
             let (kind, w) = Self.topKind($0, wanted)
             return (Self.isSecretKey($0), kind, Self.keyName(kind, w, $0, wantedNames), w >= 0 ? wantedIDs[w] : -1)
@@ -434,6 +435,15 @@ struct JSONLineParser {
         }
         // One finding per key path, even when a key is repeated.
         if !out.secretPaths.contains(text) { out.secretPaths.append(text) }
+    }
+
+    /// ``containsToken(_:)`` for a key, with a quick look first: most keys are short, and a token
+    /// needs white space (bearer) or a `J` (JWT).
+    @inline(__always) static func keyHoldsToken(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard key.count >= 10 else { return false }
+        var maybe = false
+        for b in key where b == 0x4A || b <= 0x20 { maybe = true; break }
+        return maybe && containsToken(key)
     }
 
     /// True when the bytes hold a bearer token or a JWT (default-pack.md, `log.no-secrets`).
@@ -550,7 +560,7 @@ struct JSONLineParser {
             c.i += 1
             c.skipWhitespace()
             let keyFlagged = keyBytes.withUnsafeBufferPointer { Self.isSecretKey($0) }
-            if keyBytes.count >= 10, keyBytes.withUnsafeBufferPointer({ Self.containsToken($0) }) { keyTokenInside = true }
+            if keyBytes.withUnsafeBufferPointer({ Self.keyHoldsToken($0) }) { keyTokenInside = true }
             let keyString = decode ? String(decoding: keyBytes, as: UTF8.self) : ""
             path.append(component)
             if keyFlagged {
