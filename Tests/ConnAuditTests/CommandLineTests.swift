@@ -587,6 +587,41 @@ private let testRules = """
         }
     }
 
+    /// A fixture line that is no connlog event takes no part: a typo would let an `expect: pass`
+    /// fixture pass on nothing. Such a fixture fails, naming the line — unless its rule reads the
+    /// reader's findings on bad lines, as log.malformed does.
+    @Test func rulesTestFailsOnAFixtureWithABadLine() throws {
+        try withTemporaryDirectory { dir in
+            let rules = try write("""
+                rules:
+                  - id: t.reason
+                    title: Closes have reasons
+                    every: { ev: ws.close }
+                    expect: "reason != null"
+                    tests:
+                      - name: a typo
+                        log: |
+                          {"t":0,"ev":"ws.close","gen":1,}
+                        expect: pass
+                  - id: t.bad
+                    title: No bad lines
+                    for: corpus
+                    never: { ev: $malformed }
+                    tests:
+                      - name: a bad line
+                        log: |
+                          not json
+                        expect: fail
+                """, dir, "r.yaml")
+            let run = cli(["rules", "--rules", rules, "--test"])
+            #expect(run.code == 1)
+            #expect(run.out.contains("FAIL t.reason fixture 'a typo' (\(rules):7)"))
+            #expect(run.out.contains("line 1: not a connlog event: not valid JSON"))
+            #expect(!run.out.contains("FAIL t.bad"))
+            #expect(run.out.hasSuffix("fixtures: 1 passed, 1 failed\n"))
+        }
+    }
+
     // MARK: Help and version
 
     @Test(arguments: [["--help"], ["-h"], ["help"], ["check", "--help"], ["rules", "--help"]])

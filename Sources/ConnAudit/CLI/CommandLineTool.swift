@@ -442,6 +442,12 @@ public enum CommandLineTool {
                 if perRule.last?.0 == o.rule.id { perRule[perRule.count - 1].1 += 1 } else { perRule.append((o.rule.id, 1)) }
                 guard !o.passed else { continue }
                 failed += 1
+                if !o.badLines.isEmpty {
+                    console.out("FAIL \(o.rule.id) fixture '\(o.fixture.name)' (\(o.rule.file):\(o.fixture.line))\n"
+                        + "  its log has lines the rule never sees (fix them, or the fixture tests nothing there):\n"
+                        + o.badLines.prefix(5).map { "    \($0)\n" }.joined())
+                    continue
+                }
                 let want = o.fixture.expect.rawValue + (o.fixture.violations.map { " with \($0) violation(s)" } ?? "")
                 console.out("FAIL \(o.rule.id) fixture '\(o.fixture.name)' (\(o.rule.file):\(o.fixture.line))\n"
                     + "  expected: \(want)\n  actual:   \(o.status.rawValue) with \(o.violations) violation(s)\n"

@@ -117,7 +117,7 @@ public final class Event: @unchecked Sendable {
     /// A field as rules read it: `t`, `ev`, `gen` and any top-level field; nil when absent.
     public func value(of key: String) -> Value? {
         switch key {
-        case "t": return t == t.rounded() && abs(t) < 9e15 ? .int(Int64(t)) : .double(t)
+        case "t": return tValue
         case "ev": return .string(ev)
         case "gen": return gen.map { .int($0) }
         case "$line": return .int(Int64(line))
@@ -146,13 +146,20 @@ public final class Event: @unchecked Sendable {
     /// is the run's, not the event's).
     @inline(__always) func builtIn(_ code: Int32) -> Value?? {
         switch code {
-        case FieldNames.t: return .some(t == t.rounded() && abs(t) < 9e15 ? .int(Int64(t)) : .double(t))
+        case FieldNames.t: return .some(tValue)
         case FieldNames.ev: return .some(.string(ev))
         case FieldNames.gen: return .some(gen.map { .int($0) })
         case FieldNames.line: return .some(.int(Int64(line)))
         case FieldNames.seq: return .some(.int(Int64(seq)))
         default: return nil
         }
+    }
+
+    /// `t` as rules read it: a whole number as an integer; absent (null) for a reader finding on
+    /// a line without a valid `t` (its `t` is NaN inside).
+    @inline(__always) var tValue: Value? {
+        if t.isNaN { return nil }
+        return t == t.rounded() && abs(t) < 9e15 ? .int(Int64(t)) : .double(t)
     }
 
     public func isRedacted(_ key: String) -> Bool { redactedKeys.contains(key) }

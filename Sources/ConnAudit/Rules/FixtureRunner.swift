@@ -6,8 +6,13 @@ public enum FixtureRunner {
         public var status: RuleStatus
         public var violations: Int
         public var messages: [String]
+        /// Lines of the fixture's log that are not connlog events (`line N: reason`), when the rule
+        /// does not read `$malformed` or `$secret`: they would take no part, so the fixture would test less than
+        /// it says (a typo makes an `expect: pass` fixture pass on nothing). Such a fixture fails.
+        public var badLines: [String] = []
 
         public var passed: Bool {
+            if !badLines.isEmpty { return false }
             let expected: RuleStatus
             switch fixture.expect {
             case .pass: expected = .pass
@@ -38,9 +43,27 @@ public enum FixtureRunner {
         let name = "\(rule.id) fixture '\(fixture.name)'"
         let report = auditor.run([InputFile(path: name, isStdin: false)])
         let result = report.results[0]
-        return Outcome(rule: rule, fixture: fixture, status: result.status, violations: result.violations.count,
-                       messages: (result.violations + result.inconclusive).map { f in
-                           (f.line.map { "line \($0): " } ?? "") + f.message
-                       })
+        var outcome = Outcome(rule: rule, fixture: fixture, status: result.status, violations: result.violations.count,
+                              messages: (result.violations + result.inconclusive).map { f in
+                                  (f.line.map { "line \($0): " } ?? "") + f.message
+                              })
+        // A rule over the reader's findings on bad lines ($malformed; $secret, which a line that
+        // is a JSON object but no event still has) sees them.
+        if CompiledRule(rule: rule, index: 0, overrides: [:]).interest.map({ !$0.contains("$malformed") && !$0.contains("$secret") }) ?? false {
+            outcome.badLines = malformedLines(bytes, name: name)
+        }
+        return outcome
+    }
+
+    /// `line N: reason` for each line of `bytes` that is not a connlog event.
+    static func malformedLines(_ bytes: [UInt8], name: String) -> [String] {
+        let reader = FileReader(index: 0, path: name, source: ByteSources.memory(bytes, path: name), wantedFields: [])
+        var out: [String] = []
+        while let item = reader.next() {
+            if case .malformed(let e) = item {
+                out.append("line \(e.line): not a connlog event: \(e.value(of: "reason")?.string ?? "malformed")")
+            }
+        }
+        return out
     }
 }

@@ -235,7 +235,10 @@ struct FileLoader {
             errors.append(Diagnostic(path: path, line: 1, column: 1, message: "empty rules file: expected a mapping with 'rules:'"))
             return []
         }
-        if documents.count > 1 { warn(documents[1], "only the first YAML document is read; this one is ignored") }
+        // Rules after a `---` would never run: an error, not a warning a CI log hides.
+        for extra in documents.dropFirst() where !extra.isNull {
+            error(extra, "a second YAML document ('---'): a rules file holds one mapping with 'rules:'; put these rules in another file")
+        }
         guard let pairs = root.mappingPairs else {
             error(root, "expected a mapping with 'rules:' at the top, found a \(root.kindName)")
             return []
@@ -295,6 +298,10 @@ struct FileLoader {
             error(node, "rule '\(id)': missing required key 'title'")
             return ""
         }()
+        // A title is what a report says of the rule: null or blank is as good as missing.
+        if let t = node["title"], t.scalar != nil, t.isNull || title.allSatisfy(\.isWhitespace) {
+            error(t, "rule '\(id)': 'title' must not be empty")
+        }
         var severity = Severity.error
         if let s = node["severity"] {
             if let v = s.scalar, let parsed = Severity(rawValue: v) { severity = parsed } else {

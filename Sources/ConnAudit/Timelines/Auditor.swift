@@ -111,7 +111,15 @@ public final class Auditor: @unchecked Sendable {
         let corpusContext = TimelineContext(source: nil, enabled: false)
         let corpus = Timeline(rules: plan.corpus, dispatch: plan.corpusDispatch, scope: ContextScope(context: corpusContext),
                               files: files, clock: nil)
-        for scan in scans { for e in scan.pseudo { corpus.observe(e, sink: total) } }
+        // Its events are numbered here (`$seq`): a sequence check tells captures apart by it.
+        var seq = 0
+        for scan in scans {
+            for e in scan.pseudo {
+                seq += 1
+                e.seq = seq
+                corpus.observe(e, sink: total)
+            }
+        }
         corpus.finish(lastT: nil, sink: total)
 
         var results: [RuleResult] = []

@@ -212,6 +212,13 @@ final class SequenceRunner: Runner {
                     report(.inconclusive, at: anchor, ctx, context: context, sink: sink, note: "within_ms is undecided")
                     return
                 }
+                // A negative bound (from --param or a log field) would put the deadline before the
+                // trigger: no answer could be in time. Not judged, as a literal one is refused.
+                guard ms >= 0 else {
+                    report(.inconclusive, at: anchor, ctx, context: context, sink: sink,
+                           note: "within_ms is negative (\(Value.double(ms).normalizedNumber.rendered()))")
+                    return
+                }
                 deadline = DecimalRounding.sum(match.last.t, ms)
                 clock?.schedule(deadline!, runner: self, scope: context)
             }
