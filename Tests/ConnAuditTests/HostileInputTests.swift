@@ -954,6 +954,28 @@ extension HostileInputTests {
 // MARK: - Secrets
 
 extension HostileInputTests {
+    /// `eyJ` repeated with no dot is no JWT, but each `eyJ` once started a look-ahead to the end of
+    /// the run: a line just under 1 MiB took six minutes. Now each run is read once. A JWT after
+    /// such a run, and a key made of it, are still found.
+    @Test func aLongRunOfJWTStartsIsScannedInLinearTime() throws {
+        try withScratch { dir in
+            let run = String(repeating: "eyJ", count: 340_000), half = String(repeating: "eyJ", count: 170_000)
+            let lines = [
+                #"{"t":1,"ev":"probe.hit","x":"\#(run)"}"#,  // 1: no token
+                #"{"t":2,"ev":"probe.hit","x":"\#(run).eyJb.c"}"#,  // 2: a JWT (eyJ….eyJb.)
+                #"{"t":3,"ev":"probe.hit","x":"\#(half).\#(half)"}"#,  // 3: no second dot: no token
+            ]
+            let log = try put(lines.joined(separator: "\n") + "\n", dir, "eyj.jsonl")
+            let run1 = runCLI([log, "--rules", try rulesDirectory(dir), "--format", "json"])
+            #expect(run1.code == 1, "\(run1.err)")
+            #expect(run1.elapsed < timeLimit)
+            let report = try parseReport(run1.out)
+            try expectAccounting(report)
+            #expect(try violationLines(report, "log.no-secrets", file: log) == [2])
+            #expect(try violationLines(report, "probe.seen", file: log) == [1, 2, 3])
+        }
+    }
+
     @Test func aTokenInAMalformedLineAppearsInNoOutputFormat() throws {
         try withScratch { dir in
             let rules = try rulesDirectory(dir, extra: """

@@ -451,6 +451,10 @@ struct JSONLineParser {
         let n = s.count
         if n < 10 { return false }
         var i = 0
+        // A failed JWT look-ahead from `eyJ` at i read the base64url run to its end: every `eyJ`
+        // inside that run ends its first part at the same place and fails the same way, so it is
+        // not read again (`eyJ` repeated without a dot would otherwise cost the square of the length).
+        var jwtFailsBefore = 0
         while i < n {
             let b = s[i]
             if (b == 0x62 || b == 0x42) && i + 6 < n {  // b / B
@@ -466,26 +470,30 @@ struct JSONLineParser {
                         if run >= 8 { return true }
                     }
                 }
-            } else if b == 0x65 && i + 2 < n && s[i + 1] == 0x79 && s[i + 2] == 0x4A {  // eyJ
-                if jwtAt(s, i) { return true }
+            } else if b == 0x65 && i >= jwtFailsBefore && i + 2 < n && s[i + 1] == 0x79 && s[i + 2] == 0x4A {  // eyJ
+                let (found, firstPartEnd) = jwtAt(s, i)
+                if found { return true }
+                jwtFailsBefore = firstPartEnd
             }
             i += 1
         }
         return false
     }
 
-    private static func jwtAt(_ s: UnsafeBufferPointer<UInt8>, _ start: Int) -> Bool {
+    /// Whether a JWT starts at `start` (where `eyJ` is), and where its first part's run ends.
+    private static func jwtAt(_ s: UnsafeBufferPointer<UInt8>, _ start: Int) -> (Bool, Int) {
         // eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.
         var j = start + 3
         var run = 0
         while j < s.count, isB64URL(s[j]) { j += 1; run += 1 }
-        guard run > 0, j < s.count, s[j] == 0x2E else { return false }
+        let firstPartEnd = j
+        guard run > 0, j < s.count, s[j] == 0x2E else { return (false, firstPartEnd) }
         j += 1
-        guard j + 2 < s.count, s[j] == 0x65, s[j + 1] == 0x79, s[j + 2] == 0x4A else { return false }
+        guard j + 2 < s.count, s[j] == 0x65, s[j + 1] == 0x79, s[j + 2] == 0x4A else { return (false, firstPartEnd) }
         j += 3
         run = 0
         while j < s.count, isB64URL(s[j]) { j += 1; run += 1 }
-        return run > 0 && j < s.count && s[j] == 0x2E
+        return (run > 0 && j < s.count && s[j] == 0x2E, firstPartEnd)
     }
 
     @inline(__always) private static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b + 32 : b }
