@@ -547,6 +547,7 @@ extension HostileInputTests {
         case trailingGarbage = "trailing garbage"
         case truncated = "truncated"
         case truncatedInHeader = "truncated in the header"
+        case trailerCut = "the last line without a newline, and the gzip trailer cut"
     }
 
     @Test(arguments: GzipDamage.allCases)
@@ -564,6 +565,9 @@ extension HostileInputTests {
                 gz = Array(gz[..<(gz.count * 6 / 10)])
             case .truncatedInHeader:
                 gz = Array(gz[..<5])
+            case .trailerCut:
+                gz = Gzip.compress(Array(corpus.plain.dropLast()))
+                gz = Array(gz[..<(gz.count - 6)])
             }
             let damaged = try put(gz, dir, "damaged.jsonl.gz")
             // Another file, with another source, is still checked; and one more file of source `d`, so
@@ -597,8 +601,16 @@ extension HostileInputTests {
             case .truncated:
                 #expect(reason == "truncated gzip data")
                 #expect(counts.lines >= corpus.lines / 2 && counts.lines < corpus.lines, "\(counts)")
-                #expect(counts.malformed == 0)
-                #expect(checked == Array(1...counts.lines))
+                // The line the cut went through was decompressed before the error: it is reported
+                // as cut off, not dropped.
+                #expect(counts.malformed == 1)
+                #expect(try malformedMessages(report, file: damaged)[counts.lines]?.contains("last line is cut off") == true)
+                #expect(checked == Array(1..<counts.lines))
+            case .trailerCut:
+                // The deflate data is whole: every line, the last one without its newline, is checked.
+                #expect(reason == "truncated gzip data")
+                #expect(counts == FileCounts(lines: corpus.lines, events: corpus.lines, malformed: 0, blank: 0, error: reason))
+                #expect(checked == Array(1...corpus.lines))
             case .truncatedInHeader:
                 #expect(reason == "truncated gzip data")
                 #expect(counts == FileCounts(lines: 0, events: 0, malformed: 0, blank: 0, error: reason))

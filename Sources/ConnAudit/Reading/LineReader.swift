@@ -63,12 +63,28 @@ final class LineReader {
                 return try skipLongLine()
             }
             if eof {
-                if start == end { return nil }
+                if start == end {
+                    if let error = pendingError {
+                        pendingError = nil
+                        throw error
+                    }
+                    return nil
+                }
                 return makeLine(endingAt: end, terminated: false)
             }
-            try fill()
+            do {
+                try fill()
+            } catch {
+                // What was read before the error is still handed out (the last line, cut off, as
+                // an unterminated one): connlog keeps and checks the lines before a read error.
+                pendingError = error
+                eof = true
+            }
         }
     }
+
+    /// A read error, thrown once the lines read before it are handed out.
+    private var pendingError: InputError?
 
     private func findNewline(from position: Int) -> Int? {
         guard position < end else { return nil }
@@ -116,7 +132,12 @@ final class LineReader {
                 }
                 start = 0
                 end = 0
-                try fill()
+                do {
+                    try fill()
+                } catch {
+                    pendingError = error
+                    eof = true
+                }
                 continue
             }
             if let nl = findNewline(from: start) {
