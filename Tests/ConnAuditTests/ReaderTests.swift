@@ -852,6 +852,28 @@ extension ReaderTests {
 
     @Suite("Reader findings in a run")
     struct Runs {
+        /// `src`, `session` and file names are told apart by their bytes: "café" written with é and
+        /// with e + U+0301 are canonically equivalent (Swift's `==`), but two devices, or two files.
+        @Test("sources differing only in Unicode normalization stay apart")
+        func sourcesCompareByBytes() throws {
+            let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+            #expect(nfc == nfd)  // what String's == says
+            let log = """
+                {"t":10,"ev":"ws.connect","gen":1,"src":"\(nfc)"}
+                {"t":5,"ev":"ws.connect","gen":1,"src":"\(nfd)"}
+                {"t":10,"ev":"ws.connect","gen":1,"src":"x","session":"\u{C5}"}
+                {"t":5,"ev":"ws.connect","gen":1,"src":"x","session":"\u{212B}"}
+
+                """
+            let line = #"{"t":10,"ev":"ws.connect","gen":1}"# + "\n"
+            let report = ReaderTests.audit([("logs/a.jsonl", log), ("logs/\(nfc).jsonl", line), ("logs/\(nfd).jsonl", line)])
+            #expect(report.inputs.sources == 6)
+            for id in ["log.time-monotonic", "ws.generation-increases"] {
+                let result = try #require(report.results.first { $0.rule.id == id })
+                #expect(result.violations.isEmpty, "\(id): \(result.violations.map(\.message))")
+            }
+        }
+
         @Test("log.malformed points at each bad line with its reason")
         func malformedFindings() throws {
             let report = ReaderTests.audit([

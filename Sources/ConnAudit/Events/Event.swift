@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Who wrote a line: connlog's `(src, session)`.
 ///
 /// A line without `src` (or with `src: null`) belongs to its file: the file is the source.
@@ -24,13 +30,42 @@ public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible
         return name
     }
 
+    // Texts compare by their bytes: Swift's `==` on String is canonical equivalence, which would
+    // make "café" (é) and "café" (e + U+0301) — two devices, or two files — one source.
+
+    public static func == (a: SourceKey, b: SourceKey) -> Bool {
+        a.srcIsFile == b.srcIsFile && a.srcIsJSON == b.srcIsJSON && a.sessionIsJSON == b.sessionIsJSON
+            && sameBytes(a.src, b.src) && sameBytes(a.session, b.session)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        // Byte-equal texts are canonically equal, so String's hash agrees with `==` above.
+        hasher.combine(src)
+        hasher.combine(srcIsFile)
+        hasher.combine(session)
+    }
+
     public static func < (a: SourceKey, b: SourceKey) -> Bool {
-        if a.src != b.src { return a.src < b.src }
+        if !sameBytes(a.src, b.src) { return bytesPrecede(a.src, b.src) }
         if a.srcIsFile != b.srcIsFile { return !a.srcIsFile }
         if a.srcIsJSON != b.srcIsJSON { return !a.srcIsJSON }
-        if (a.session ?? "") != (b.session ?? "") { return (a.session ?? "") < (b.session ?? "") }
+        if !sameBytes(a.session, b.session) { return bytesPrecede(a.session ?? "", b.session ?? "") }
         return !a.sessionIsJSON && b.sessionIsJSON
     }
+
+    @inline(__always) static func sameBytes(_ x: String?, _ y: String?) -> Bool {
+        guard let x, let y else { return x == nil && y == nil }
+        return sameBytes(x, y)
+    }
+
+    /// Whether two texts hold the same bytes (not merely canonically equivalent ones).
+    @inline(__always) static func sameBytes(_ x: String, _ y: String) -> Bool {
+        guard x.utf8.count == y.utf8.count else { return false }
+        var x = x, y = y
+        return x.withUTF8 { a in y.withUTF8 { b in a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
+    }
+
+    static func bytesPrecede(_ x: String, _ y: String) -> Bool { x.utf8.lexicographicallyPrecedes(y.utf8) }
 }
 
 /// One connlog event, or one fact the reader found (a pseudo-event whose `ev` starts with `$`).
