@@ -438,11 +438,11 @@ struct JSONLineParser {
     }
 
     /// ``containsToken(_:)`` for a key, with a quick look first: most keys are short, and a token
-    /// needs white space (bearer) or a `J` (JWT).
+    /// needs white space (bearer; Unicode's is not ASCII) or a `J` (JWT).
     @inline(__always) static func keyHoldsToken(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
         guard key.count >= 10 else { return false }
         var maybe = false
-        for b in key where b == 0x4A || b <= 0x20 { maybe = true; break }
+        for b in key where b == 0x4A || b <= 0x20 || b >= 0x80 { maybe = true; break }
         return maybe && containsToken(key)
     }
 
@@ -463,7 +463,12 @@ struct JSONLineParser {
                 {
                     var j = i + 6
                     var spaces = 0
-                    while j < n, isSpace(s[j]) { j += 1; spaces += 1 }
+                    while j < n {
+                        let width = spaceWidth(s, j, n)
+                        if width == 0 { break }
+                        j += width
+                        spaces += 1
+                    }
                     if spaces > 0 {
                         var run = 0
                         while j < n, isTokenChar(s[j]) { j += 1; run += 1 }
@@ -498,6 +503,25 @@ struct JSONLineParser {
 
     @inline(__always) private static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b + 32 : b }
     @inline(__always) private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+
+    /// The bytes of the white space character at `j` (0: none): ASCII white space, and Unicode's
+    /// (what `\s` matches in Unicode regex engines) — U+0085, U+00A0, U+1680, U+2000–U+200A,
+    /// U+2028, U+2029, U+202F, U+205F, U+3000 — so `Bearer` + a no-break space is a token too.
+    @inline(__always) static func spaceWidth(_ s: UnsafeBufferPointer<UInt8>, _ j: Int, _ n: Int) -> Int {
+        let b = s[j]
+        if b < 0x80 { return isSpace(b) ? 1 : 0 }
+        if b == 0xC2, j + 1 < n { return s[j + 1] == 0x85 || s[j + 1] == 0xA0 ? 2 : 0 }
+        guard j + 2 < n else { return 0 }
+        let b1 = s[j + 1], b2 = s[j + 2]
+        switch b {
+        case 0xE1: return b1 == 0x9A && b2 == 0x80 ? 3 : 0  // U+1680
+        case 0xE2:
+            if b1 == 0x80 { return (b2 >= 0x80 && b2 <= 0x8A) || b2 == 0xA8 || b2 == 0xA9 || b2 == 0xAF ? 3 : 0 }
+            return b1 == 0x81 && b2 == 0x9F ? 3 : 0  // U+205F
+        case 0xE3: return b1 == 0x80 && b2 == 0x80 ? 3 : 0  // U+3000
+        default: return 0
+        }
+    }
     @inline(__always) private static func isAlnum(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
     }
