@@ -146,6 +146,31 @@ private let loaderErrorCases: [LoaderErrorCase] = [
             title: B
             never: { ev: ws.pong }
         """, message: "a second YAML document ('---'): a rules file holds one mapping with 'rules:'; put these rules in another file"),
+    LoaderErrorCase(name: "an error in a message hole on the second line of a block scalar", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            never: { ev: ws.ping }
+            message: >-
+              first line {t}
+              second {t + 1️⃣}
+        """, message: "unexpected end of expression"),
+    LoaderErrorCase(name: "an error on the second line of a double-quoted expression", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            every: { ev: ws.close }
+            expect: "reason != null and
+              reason == 1️⃣== ''"
+        """, message: "unexpected '=='"),
+    LoaderErrorCase(name: "an error on the second line of a plain expression", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            every: { ev: ws.close }
+            expect: reason != null and
+              reason == 1️⃣== 'x'
+        """, message: "unexpected '=='"),
     LoaderErrorCase(name: "upper-case id", yaml: """
         rules:
           - id: 1️⃣WS.Close
@@ -800,5 +825,27 @@ private let loaderErrorCases: [LoaderErrorCase] = [
         let set = try RuleLoader.load(files: [("rules/b.yaml", text)])
         // T is read through the let; U is read nowhere.
         #expect(set.warnings.map(\.message) == ["param 'U' of rule 't.b' is never read (params.U)"])
+    }
+}
+
+// MARK: - Snippets of long lines
+
+@Suite struct DiagnosticSnippetTests {
+    /// A column far to the right of a long line: the snippet is a window around it, and the caret
+    /// stands under the column (it was drawn at the 200th character, where the snippet was cut).
+    @Test func theCaretOfALongLineIsUnderItsColumn() {
+        let line = String(repeating: "a", count: 380) + "XY" + String(repeating: "b", count: 300)
+        let d = Diagnostic(path: "r.yaml", line: 3, column: 381, message: "here", sourceLine: line)
+        let parts = d.description.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(parts.count == 3)
+        #expect(parts[0] == "r.yaml:3:381: error: here")
+        #expect(parts[1].hasPrefix("…") && parts[1].count <= 201)
+        let caret = parts[2].count - 1
+        #expect(Array(parts[1])[caret] == "X", "\(parts[1])\n\(parts[2])")
+    }
+
+    @Test func aShortLineIsShownWhole() {
+        let d = Diagnostic(path: "r.yaml", line: 1, column: 5, message: "m", sourceLine: "abcdXfg")
+        #expect(d.description == "r.yaml:1:5: error: m\nabcdXfg\n    ^")
     }
 }

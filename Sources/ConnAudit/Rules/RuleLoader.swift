@@ -1002,14 +1002,23 @@ struct FileLoader {
                 position += length + 1
                 fileLine += 1
             }
-        case .plain:
-            column = node.column + Self.scalars(in: Array(source.unicodeScalars), forBytes: target)
-        case .singleQuoted, .doubleQuoted:
-            // Walk the raw text after the opening quote, decoding escapes, until `target` bytes.
-            let raw = Array(sourceLine(node.line).unicodeScalars)
-            var i = node.column  // 0-based index just after the quote
+        case .plain, .singleQuoted, .doubleQuoted:
+            // Walk the raw text (after the opening quote), decoding escapes, until `target` bytes.
+            // A flow scalar may go on over several lines: each line break, with the next line's
+            // indentation, folds to one space.
+            var fileLine = node.line
+            var raw = Array(sourceLine(fileLine).unicodeScalars)
+            var i = style == .plain ? node.column - 1 : node.column  // 0-based index of the text
             var decoded = 0
-            while i < raw.count, decoded < target {
+            while decoded < target {
+                if i >= raw.count {
+                    guard fileLine < lines.count else { break }
+                    fileLine += 1
+                    raw = Array(sourceLine(fileLine).unicodeScalars)
+                    i = raw.prefix(while: { $0 == " " || $0 == "\t" }).count
+                    decoded += 1
+                    continue
+                }
                 let c = raw[i]
                 if style == .doubleQuoted, c == "\\", i + 1 < raw.count {
                     switch raw[i + 1] {
@@ -1026,6 +1035,7 @@ struct FileLoader {
                     decoded += String(c).utf8.count
                 }
             }
+            line = fileLine
             column = i + 1
         }
         return Diagnostic(path: path, line: line, column: column, message: message, sourceLine: sourceLine(line))
@@ -1107,9 +1117,10 @@ struct FileLoader {
                     return nil
                 }
                 let inner = String(chars[(i + 1)..<j])
-                // The hole's text starts after the quote (if any) and the `{`.
-                let holeColumn = node.column + (style == .plain ? 0 : 1) + String(chars[..<(i + 1)]).unicodeScalars.count
-                let fake = YamlNode(.scalar(inner, style: .plain), line: node.line, column: holeColumn)
+                // Where the hole's text starts in the file (after the `{`), in any scalar style:
+                // its errors are placed from there.
+                let start = expressionDiagnostic(node, source: s, style: style, offset: offset + 1, message: "")
+                let fake = YamlNode(.scalar(inner, style: .plain), line: start.line, column: start.column)
                 guard let e = expression(fake, context: context) else { return nil }
                 if !literal.isEmpty { parts.append(.text(literal)); literal = "" }
                 parts.append(.expr(e))

@@ -38,14 +38,17 @@ public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         var out = "\(path):\(line):\(column): \(severity.rawValue): \(message.visibleControls)"
         if !sourceLine.isEmpty {
+            // At most 200 characters of the line, around the column when it lies further right
+            // (cut off on the left: "…"), so the caret is always under the place it names.
+            let scalars = Array(sourceLine.unicodeScalars)
+            let start = column - 1 > 160 ? min(column - 1 - 100, max(0, scalars.count - 200)) : 0
+            let window = scalars[start..<min(scalars.count, start + 200)]
             // Control characters would break the line or the caret's column: show them as '?'.
-            let shown = String(String(sourceLine.prefix(200)).unicodeScalars.map {
-                $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F ? "?" : Character($0)
-            })
-            out += "\n" + shown + "\n"
+            let shown = window.map { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F ? "?" : Character($0) }
+            out += "\n" + (start > 0 ? "…" : "") + String(shown) + "\n"
             // The caret sits under the column; tabs are kept so it lines up in a terminal.
-            let lead = shown.prefix(max(0, column - 1)).map { $0 == "\t" ? "\t" : " " }.joined()
-            out += lead + "^"
+            let lead = shown.prefix(max(0, column - 1 - start)).map { $0 == "\t" ? "\t" : " " }.joined()
+            out += (start > 0 ? " " : "") + lead + "^"
         }
         return out
     }
