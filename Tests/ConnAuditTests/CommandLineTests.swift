@@ -622,6 +622,46 @@ private let testRules = """
         }
     }
 
+    /// A count bound may be a param (`max: params.max_closes`), so `--param` can move it; the
+    /// docs' first example reads so (it warned that its param was never read).
+    @Test func aCountBoundIsAParamOverridableFromTheCommandLine() throws {
+        try withTemporaryDirectory { dir in
+            let rules = try write("""
+                rules:
+                  - id: t.closes
+                    title: A generation is closed at most so often
+                    params: { max_closes: 1 }
+                    count: { ev: ws.close }
+                    max: params.max_closes
+                """, dir, "r.yaml")
+            let log = try write("""
+                {"t":0,"ev":"ws.connect","gen":1}
+                {"t":1,"ev":"ws.close","gen":1,"reason":"user"}
+                {"t":2,"ev":"ws.close","gen":1,"reason":"user"}
+
+                """, dir, "a.jsonl")
+            let check = cli(["rules", "--rules", rules, "--check"])
+            #expect(check.code == 0 && !check.err.contains("never read"), "\(check.err)")
+            #expect(cli([log, "--rules", rules, "--only", "t.closes", "--format", "json"]).code == 1)
+            #expect(cli([log, "--rules", rules, "--only", "t.closes", "--param", "max_closes=2"]).code == 0)
+            #expect(cli([log, "--rules", rules, "--only", "t.closes", "--param", "t.closes.max_closes=2"]).code == 0)
+            let bad = cli([log, "--rules", rules, "--param", "max_closes=1.5"])
+            #expect(bad.code == 2)
+            #expect(bad.err.contains("t.closes counts with it: it needs a whole number >= 0"), "\(bad.err)")
+
+            let unknown = try write("""
+                rules:
+                  - id: t.closes
+                    title: T
+                    count: { ev: ws.close }
+                    max: params.nope
+                """, dir, "u.yaml")
+            let refused = cli(["rules", "--rules", unknown, "--check"])
+            #expect(refused.code == 2)
+            #expect(refused.err.contains("u.yaml:5:10: error: 'max': unknown param 'nope'"), "\(refused.err)")
+        }
+    }
+
     // MARK: Help and version
 
     @Test(arguments: [["--help"], ["-h"], ["help"], ["check", "--help"], ["rules", "--help"]])

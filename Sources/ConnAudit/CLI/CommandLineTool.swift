@@ -301,6 +301,13 @@ public enum CommandLineTool {
                     break
                 }
             }
+            // A param a count bound names (`max: params.n`) must stay a whole number >= 0.
+            let paramName = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? name
+            for r in rules where r.boundParams.values.contains(paramName) && defaults.contains(where: { $0.rule == r.id }) {
+                guard FileLoader.wholeCount(value) != nil else {
+                    throw UsageError("--param \(name)=\(raw): \(r.id) counts with it: it needs a whole number >= 0")
+                }
+            }
             // A param whose defaults are all strings takes the text as written (`--param x=42` is "42").
             let allText = defaults.allSatisfy { if case .string = $0.value { return true } else { return false } }
             out[name] = allText ? .string(raw) : value

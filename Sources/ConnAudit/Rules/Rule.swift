@@ -45,6 +45,9 @@ public struct Rule: Sendable {
     public var line: Int
     /// The rule's own YAML text, as written.
     public var yaml: String
+    /// A `count`/`classify` bound written as a param (`max: params.max_closes`): "min"/"max" → the
+    /// param's name. The check holds the default's value; a `--param` override replaces it.
+    public var boundParams: [String: String] = [:]
 
     /// The part of the id before the first dot (`ws`, `log`): the JUnit classname, the family.
     public var family: String {

@@ -182,6 +182,8 @@ struct FileLoader {
     private(set) var warnings: [Diagnostic] = []
     /// The source text of every `let:` binding read so far, for `rules --explain`.
     private(set) var letTexts: [(name: String, text: String)] = []
+    /// The rule being loaded: its `min`/`max` written as `params.NAME` (``Rule/boundParams``).
+    private var pendingBoundParams: [String: String] = [:]
     private let lines: [String]
 
     init(path: String, text: String) {
@@ -324,6 +326,7 @@ struct FileLoader {
         var context = NameContext(params: ruleParams, lets: Set(ruleLets.map(\.name)))
         context.paramsReadBox = paramsRead
         context.allCaptures = Self.captureNames(in: node)
+        pendingBoundParams = [:]
         let check = self.check(node, id: id, scope: scope, context: &context)
         var messageContext = context
         if case .every? = check { messageContext.allowsLookAhead = true }
@@ -339,10 +342,11 @@ struct FileLoader {
         }
 
         guard errors.count == errorsBefore, let check else { return nil }
-        let rule = Rule(
+        var rule = Rule(
             id: id, title: title, severity: severity, description: description, scope: scope,
             params: ruleParams, lets: ruleLets, check: check, message: message, tests: tests,
             file: path, line: node.line, yaml: yamlText(of: node))
+        rule.boundParams = pendingBoundParams
         return (rule, idNode)
     }
 
@@ -450,8 +454,8 @@ struct FileLoader {
 
         case "count":
             guard let sel = selector(head, context: &context) else { return nil }
-            let minimum = node["min"].flatMap { count($0, "min") }
-            let maximum = node["max"].flatMap { count($0, "max") }
+            let minimum = node["min"].flatMap { bound($0, "min", context: context) }
+            let maximum = node["max"].flatMap { bound($0, "max", context: context) }
             if minimum == nil && maximum == nil {
                 error(head, "'count' needs 'min' or 'max'")
                 return nil
@@ -537,7 +541,7 @@ struct FileLoader {
                     required.append(name)
                 }
             }
-            let minimum = node["min"].flatMap { count($0, "min") } ?? 1
+            let minimum = node["min"].flatMap { bound($0, "min", context: context) } ?? 1
             var applies: Selector?
             if let a = node["applies_if"] {
                 var inner = context
@@ -659,6 +663,34 @@ struct FileLoader {
             }
         }
         return row[y.count]
+    }
+
+    /// A `min`/`max` bound: a whole number, or `params.NAME` naming one (overridable with
+    /// `--param`; recorded in ``boundParams``).
+    private mutating func bound(_ node: YamlNode, _ key: String, context: NameContext) -> Int? {
+        guard let s = node.scalar, s.hasPrefix("params.") else { return count(node, key) }
+        let name = String(s.dropFirst("params.".count))
+        guard let value = context.params?[name] else {
+            let known = context.params.map { $0.isEmpty ? "this rule defines no params" : "this rule defines: \($0.keys.sorted().joined(separator: ", "))" } ?? ""
+            error(node, "'\(key)': unknown param '\(name)' (\(known))")
+            return nil
+        }
+        context.paramsReadBox.names.insert(name)
+        guard let n = Self.wholeCount(value) else {
+            error(node, "'\(key)': param '\(name)' must be a whole number >= 0, not \(value.rendered(bare: false))")
+            return nil
+        }
+        pendingBoundParams[key] = name
+        return n
+    }
+
+    /// A param value usable as a count bound: a whole number >= 0.
+    static func wholeCount(_ v: Value) -> Int? {
+        switch v {
+        case .int(let i) where i >= 0 && i <= Int64(Int32.max): return Int(i)
+        case .double(let d) where d >= 0 && d <= Double(Int32.max) && d == d.rounded(): return Int(d)
+        default: return nil
+        }
     }
 
     private mutating func count(_ node: YamlNode, _ key: String) -> Int? {

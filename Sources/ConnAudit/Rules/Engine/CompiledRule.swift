@@ -78,6 +78,24 @@ final class CompiledRule: @unchecked Sendable {
         return interest.contains { !$0.hasPrefix("$") }
     }
 
+    /// The check with its `min`/`max` read from the params they name (after `--param`; the
+    /// command line refuses a value that is not a whole number >= 0).
+    static func boundsFromParams(_ rule: Rule, _ params: [String: Value]) -> Check {
+        guard !rule.boundParams.isEmpty else { return rule.check }
+        func value(_ key: String, _ written: Int?) -> Int? {
+            guard let name = rule.boundParams[key], let v = params[name], let n = FileLoader.wholeCount(v) else { return written }
+            return n
+        }
+        switch rule.check {
+        case .count(let sel, let minimum, let maximum, let by):
+            return .count(sel, min: value("min", minimum), max: value("max", maximum), by: by)
+        case .classify(let c, let required, let minimum, let applies):
+            return .classify(c, require: required, min: value("min", minimum) ?? minimum, appliesIf: applies)
+        default:
+            return rule.check
+        }
+    }
+
     init(rule written: Rule, index: Int, overrides: [String: Value]) {
         // File-level lets the rule never reads are dropped: they would only cost evaluations
         // and the history they look back at.
@@ -92,6 +110,7 @@ final class CompiledRule: @unchecked Sendable {
             }
         }
         rule = NameResolution.resolve(rule, params: params)
+        rule.check = Self.boundsFromParams(rule, params)
         self.rule = rule
         self.index = index
         self.params = params
