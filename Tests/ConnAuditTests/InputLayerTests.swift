@@ -358,9 +358,20 @@ struct ByteSourceTests {
         }
     }
 
+    /// Block-aligned writers pad the last member with zeros; GNU gzip ignores them.
+    @Test("zeros after the last member are padding, not garbage", arguments: [1, 4, 700, 100_000])
+    func zeroPadding(zeros: Int) {
+        let content = sampleLines(10)
+        for chunk in [3, 65536] {
+            let result = drain(ByteSources.memory(Gzip.compress(content) + [UInt8](repeating: 0, count: zeros), path: "g.gz"), chunk: chunk)
+            #expect(result.bytes == content)
+            #expect(result.error == nil)
+        }
+    }
+
     @Test(
-        "bytes after a member that are not a gzip member are trailing garbage",
-        arguments: [[0], [0x1f], [0, 0, 0, 0], Array("{}\n".utf8)] as [[UInt8]])
+        "bytes after a member that are not a gzip member are trailing garbage (after zeros too)",
+        arguments: [[0x1f], Array("{}\n".utf8), [0, 0, 0, 0x41], [0, 0] + Gzip.compress(Array("{}\n".utf8))] as [[UInt8]])
     func trailingGarbage(tail: [UInt8]) {
         let content = sampleLines(10)
         let result = drain(ByteSources.memory(Gzip.compress(content) + tail, path: "g.gz"), chunk: 3)

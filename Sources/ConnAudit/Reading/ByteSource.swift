@@ -142,6 +142,8 @@ private final class DecodingSource: ByteSource {
     private var baseEnded = false
     /// Set after a gzip member's end, until the next member starts.
     private var memberEnded = false
+    /// Zero bytes followed the last member: only more zeros may come.
+    private var inZeroPadding = false
     /// The error thrown by every call once something failed.
     private var failure: InputError?
 
@@ -251,6 +253,18 @@ private final class DecodingSource: ByteSource {
                     if produced > 0 { return produced }
                     try fill()
                     continue
+                }
+                if pendingCount > 0, input[pendingStart] == 0 || inZeroPadding {
+                    // Zeros after the last member (block-aligned writers pad with them): ignored, as
+                    // GNU gzip does; anything after them is garbage.
+                    inZeroPadding = true
+                    while pendingCount > 0, input[pendingStart] == 0 { pendingStart += 1 }
+                    if pendingCount > 0 { return try fail("trailing garbage after gzip data") }
+                    if !baseEnded {
+                        if produced > 0 { return produced }
+                        try fill()
+                        continue
+                    }
                 }
                 if pendingCount == 0 {
                     // The decoder is done: free it now (deinit only frees a stream still in use).
