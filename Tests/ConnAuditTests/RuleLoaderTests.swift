@@ -171,6 +171,14 @@ private let loaderErrorCases: [LoaderErrorCase] = [
             expect: reason != null and
               reason == 1️⃣== 'x'
         """, message: "unexpected '=='"),
+    LoaderErrorCase(name: "two steps binding one capture name", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            forbid:
+              - { ev: ws.ping, as: p }
+              - { ev: ws.ping, as: 1️⃣p }
+        """, message: "capture 'p' is already bound by the step at line 5: give each step its own name"),
     LoaderErrorCase(name: "upper-case id", yaml: """
         rules:
           - id: 1️⃣WS.Close
@@ -763,6 +771,31 @@ private let loaderErrorCases: [LoaderErrorCase] = [
             """)
         // Fields any rule reads are known, so the reader decodes them.
         #expect(set.fieldsRead.isSuperset(of: ["ev", "reason"]))
+    }
+
+    /// `as: t` or `let: { reason: … }` reads like the event's field but replaces it in every
+    /// expression of the rule: a warning names it.
+    @Test func aLetOrCaptureNamedLikeAFixedFieldIsWarnedAbout() throws {
+        let text = """
+            let: { reason: "'fixed'" }
+            rules:
+              - id: ws.a
+                title: A
+                forbid:
+                  - { ev: ws.ping, as: t }
+                  - { ev: ws.pong, where: "t > 5" }
+              - id: ws.b
+                title: B
+                let: { T: "1" }
+                every: { ev: ws.close }
+                expect: "T == 1"
+            """
+        let set = try RuleLoader.load(files: [("rules/a.yaml", text)])
+        #expect(set.warnings.map(\.message) == [
+            "let 'reason' hides the event field 'reason' in this rule's expressions; choose another name",
+            "capture 't' hides the event field 't' in this rule's expressions; choose another name",
+        ])
+        #expect(set.warnings.map(\.line) == [1, 6])
     }
 
     /// A second document with rules is an error (its rules would never run: see the error

@@ -325,7 +325,9 @@ struct FileLoader {
 
         var context = NameContext(params: ruleParams, lets: Set(ruleLets.map(\.name)))
         context.paramsReadBox = paramsRead
-        context.allCaptures = Self.captureNames(in: node)
+        let captures = Self.captureNodes(in: node)
+        context.allCaptures = Set(captures.map(\.name))
+        for c in captures { warnIfHidesField(c.node, c.name, "capture") }
         pendingBoundParams = [:]
         let check = self.check(node, id: id, scope: scope, context: &context)
         var messageContext = context
@@ -559,10 +561,19 @@ struct FileLoader {
         if let items = node.sequenceItems {
             // A list is a sequence of steps (for `each` too: one obligation per match of the whole
             // sequence). A one-of trigger is written with a list value: { ev: [a, b] }.
+            var bound: [String: Int] = [:]
             for item in items {
                 guard let pairs = item.mappingPairs else {
                     error(item, "a step must be a selector map, found a \(item.kindName)")
                     return nil
+                }
+                // A name bound by two steps would silently mean the later one in every `where`.
+                if let asNode = pairs.first(where: { $0.key.scalar == "as" })?.value, let name = asNode.scalar {
+                    if let line = bound[name] {
+                        error(asNode, "capture '\(name)' is already bound by the step at line \(line): give each step its own name")
+                        return nil
+                    }
+                    bound[name] = item.line
                 }
                 var without: Selector?
                 if let w = pairs.first(where: { $0.key.scalar == "without" }) {
@@ -631,21 +642,34 @@ struct FileLoader {
     }
 
     /// Every name bound with `as:` anywhere in a rule (to tell "used before bound" from a field).
-    static func captureNames(in node: YamlNode) -> Set<String> {
-        var out = Set<String>()
+    static func captureNames(in node: YamlNode) -> Set<String> { Set(captureNodes(in: node).map(\.name)) }
+
+    /// Every `as:` of a rule (not of its fixtures), with its value's node.
+    static func captureNodes(in node: YamlNode) -> [(node: YamlNode, name: String)] {
+        var out: [(node: YamlNode, name: String)] = []
         func walk(_ n: YamlNode) {
             switch n.kind {
             case .scalar: break
             case .sequence(let items): items.forEach(walk)
             case .mapping(let pairs):
                 for p in pairs {
-                    if p.key.scalar == "as", let name = p.value.scalar { out.insert(name) }
+                    if p.key.scalar == "as", let name = p.value.scalar { out.append((p.value, name)) }
                     if p.key.scalar != "tests" { walk(p.value) }
                 }
             }
         }
         walk(node)
         return out
+    }
+
+    /// Fields connlog gives a fixed meaning: a let or capture of the same name hides the event's
+    /// field from the rule's expressions (`as: t` makes `t` the captured event), which reads like
+    /// the field but is not.
+    static let fixedFieldNames: Set<String> = ["t", "ev", "gen", "src", "session", "reason", "error", "state"]
+
+    mutating func warnIfHidesField(_ node: YamlNode, _ name: String, _ what: String) {
+        guard Self.fixedFieldNames.contains(name) else { return }
+        warn(node, "\(what) '\(name)' hides the event field '\(name)' in this rule's expressions; choose another name")
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
@@ -915,6 +939,7 @@ struct FileLoader {
                 error(pair.key, "a let name must be a name such as T")
                 continue
             }
+            warnIfHidesField(pair.key, name, "let")
             var context = NameContext(params: params, lets: Set(out.map(\.name)))
             context.paramsReadBox = paramsRead
             if let e = expression(pair.value, context: context) {
