@@ -798,6 +798,22 @@ private let loaderErrorCases: [LoaderErrorCase] = [
         #expect(set.warnings.map(\.line) == [1, 6])
     }
 
+    /// Thousands of lets are a generated file gone wrong: refused at once (loading and compiling
+    /// them took seconds to minutes), with the map's position.
+    @Test func tooManyLetsAreRefused() throws {
+        let lets = (0...FileLoader.maxLets).map { "  L\($0): \"\($0)\"" }.joined(separator: "\n")
+        let text = "let:\n" + lets + "\nrules:\n  - id: ws.a\n    title: A\n    never: { ev: ws.ping }\n"
+        let errors = try #require(loadErrors([("rules/a.yaml", text)]))
+        #expect(errors.first?.message == "1001 lets in one 'let:' map; at most 1000")
+        #expect(errors.first?.line == 2)
+        // At the limit, a chain of lets loads and compiles quickly enough to run.
+        let chain = "let:\n  L0: \"1\"\n" + (1..<FileLoader.maxLets).map { "  L\($0): \"L\($0 - 1) + 1\"" }.joined(separator: "\n")
+            + "\nrules:\n  - id: ws.a\n    title: A\n    every: { ev: ws.ping }\n    expect: \"L\(FileLoader.maxLets - 1) > 0\"\n"
+        let set = try RuleLoader.load(files: [("rules/b.yaml", chain)])
+        let compiled = CompiledRule(rule: set.rules[0], index: 0, overrides: [:])
+        #expect(compiled.rule.lets.count == FileLoader.maxLets)
+    }
+
     /// A second document with rules is an error (its rules would never run: see the error
     /// cases); an empty one after a `---` holds nothing to lose.
     @Test func anEmptySecondDocumentIsAllowed() throws {

@@ -689,6 +689,8 @@ struct FileLoader {
         return row[y.count]
     }
 
+    static let maxLets = 1_000
+
     /// A `min`/`max` bound: a whole number, or `params.NAME` naming one (overridable with
     /// `--param`; recorded in ``boundParams``).
     private mutating func bound(_ node: YamlNode, _ key: String, context: NameContext) -> Int? {
@@ -933,17 +935,28 @@ struct FileLoader {
             error(node, "'let' must be a map of names to expressions")
             return []
         }
+        // A rule reads its lets by name: a few are the rule, thousands are a generated file
+        // gone wrong (and cost time to compile), so there is a limit.
+        guard pairs.count <= Self.maxLets else {
+            error(node, "\(pairs.count) lets in one 'let:' map; at most \(Self.maxLets)")
+            return []
+        }
         var out: [(name: String, expr: Expr)] = []
+        // The names bound so far, grown in place (a set rebuilt per let was quadratic).
+        var names = Set<String>()
         for pair in pairs {
             guard let name = pair.key.scalar, isName(name) else {
                 error(pair.key, "a let name must be a name such as T")
                 continue
             }
             warnIfHidesField(pair.key, name, "let")
-            var context = NameContext(params: params, lets: Set(out.map(\.name)))
+            var context = NameContext(params: params, lets: names)
             context.paramsReadBox = paramsRead
-            if let e = expression(pair.value, context: context) {
+            let e = expression(pair.value, context: context)
+            context = NameContext(params: nil, lets: [])
+            if let e {
                 out.append((name, e))
+                names.insert(name)
                 letTexts.append((name, pair.value.scalar ?? ""))
             }
         }
