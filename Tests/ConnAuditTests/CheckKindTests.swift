@@ -973,7 +973,7 @@ extension CheckKindTests {
             #expect(result.violations.count == 1)
             #expect(result.violations.first?.line == nil)
             #expect(result.violations.first?.message
-                == "no 'failed' outcome: 1 ws generation labelled 'failed', at least 2 required (normal 2, failed 1, silent 3)")
+                == "too few 'failed' outcomes: 1 ws generation labelled 'failed', at least 2 required (normal 2, failed 1, silent 3)")
         }
 
         @Test func minimumMet() throws {
@@ -1026,7 +1026,7 @@ extension CheckKindTests {
             ])
             #expect(report.results[0].labels?.map(\.count) == [2, 3, 5])
             #expect(report.results[0].violations.map(\.message) == [
-                "no 'normal' outcome: 2 ws generations labelled 'normal', at least 3 required (normal 2, failed 3, silent 5)",
+                "too few 'normal' outcomes: 2 ws generations labelled 'normal', at least 3 required (normal 2, failed 3, silent 5)",
             ])
         }
     }

@@ -179,6 +179,17 @@ private let loaderErrorCases: [LoaderErrorCase] = [
               - { ev: ws.ping, as: p }
               - { ev: ws.ping, as: 1️⃣p }
         """, message: "capture 'p' is already bound by the step at line 5: give each step its own name"),
+    LoaderErrorCase(name: "a passing fixture with violations", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            never: { ev: ws.ping }
+            tests:
+              - name: n
+                log: "{}"
+                expect: pass
+                violations: 1️⃣3
+        """, message: "fixture 'n': 'violations: 3' with 'expect: pass' can never hold (violations make a rule fail)"),
     LoaderErrorCase(name: "upper-case id", yaml: """
         rules:
           - id: 1️⃣WS.Close

@@ -1234,7 +1234,13 @@ struct FileLoader {
                 continue
             }
             var violations: Int?
-            if let v = item["violations"] { violations = count(v, "violations") }
+            if let v = item["violations"] {
+                violations = count(v, "violations")
+                // Only a failing fixture has violations: any other expectation with some never holds.
+                if let n = violations, n > 0, expected != .fail {
+                    error(v, "fixture '\(name)': 'violations: \(n)' with 'expect: \(expected.rawValue)' can never hold (violations make a rule fail)")
+                }
+            }
             out.append(Fixture(name: name, log: log, expect: expected, violations: violations, line: item.line))
         }
         return out

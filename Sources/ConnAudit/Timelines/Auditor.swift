@@ -162,8 +162,9 @@ public final class Auditor: @unchecked Sendable {
             for label in required {
                 let n = counts[label] ?? 0
                 guard n < minimum else { continue }
+                let lead = n == 0 ? "no '\(label)' outcome" : "too few '\(label)' outcomes"
                 var f = Finding(message:
-                    "no '\(label)' outcome: \(n) \(c.stream) generation\(n == 1 ? "" : "s") labelled '\(label)', at least \(minimum) required (\(summary))")
+                    "\(lead): \(n) \(c.stream) generation\(n == 1 ? "" : "s") labelled '\(label)', at least \(minimum) required (\(summary))")
                 f.subject = label
                 violations.append(f)
             }
