@@ -60,9 +60,15 @@ public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// Whether two texts hold the same bytes (not merely canonically equivalent ones).
     @inline(__always) static func sameBytes(_ x: String, _ y: String) -> Bool {
-        guard x.utf8.count == y.utf8.count else { return false }
-        var x = x, y = y
-        return x.withUTF8 { a in y.withUTF8 { b in a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
+        // String's == first: it answers most pairs at once (the same storage, or different ASCII),
+        // and bytes are compared only for texts it calls equal.
+        guard x == y else { return false }
+        let n = x.utf8.count
+        guard n == y.utf8.count else { return false }
+        let same = x.utf8.withContiguousStorageIfAvailable { a in
+            y.utf8.withContiguousStorageIfAvailable { b in n == 0 || memcmp(a.baseAddress!, b.baseAddress!, n) == 0 }
+        }
+        return (same ?? nil) ?? x.utf8.elementsEqual(y.utf8)
     }
 
     static func bytesPrecede(_ x: String, _ y: String) -> Bool { x.utf8.lexicographicallyPrecedes(y.utf8) }

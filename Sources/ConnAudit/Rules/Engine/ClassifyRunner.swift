@@ -20,14 +20,17 @@ final class ClassifyRunner: Runner {
         // Most events of a generation concern no label: a table lookup instead of copying labels.
         guard relevant.contains(e.evID) else { return }
         var ctx: EvalContext?
-        for (i, label) in labels.enumerated() {
-            if !has[i], let sel = label.has, sel.mayMatch(e.evID) {
-                if ctx == nil { ctx = self.context(e) }
-                if Evaluator.matches(sel, e, ctx!) != nil { has[i] = true }
-            }
-            if !lacks[i], let sel = label.lacks, sel.mayMatch(e.evID) {
-                if ctx == nil { ctx = self.context(e) }
-                if Evaluator.matches(sel, e, ctx!) != nil { lacks[i] = true }
+        // Labels are read in place: a copy of one retains its name and both selectors.
+        labels.withUnsafeBufferPointer { labels in
+            for i in labels.indices {
+                if !has[i], labels[i].has?.mayMatch(e.evID) == true {
+                    if ctx == nil { ctx = self.context(e) }
+                    if Evaluator.matches(labels[i].has!, e, ctx!) != nil { has[i] = true }
+                }
+                if !lacks[i], labels[i].lacks?.mayMatch(e.evID) == true {
+                    if ctx == nil { ctx = self.context(e) }
+                    if Evaluator.matches(labels[i].lacks!, e, ctx!) != nil { lacks[i] = true }
+                }
             }
         }
     }
