@@ -636,7 +636,8 @@ rules:
       clients. Every ws generation is labelled (it may carry several labels): normal, a pong before
       the deadline of the latest ping before it; delayed, a ws.close with reason pong_timeout;
       immediate_close, a ws.open then a ws.closed or ws.recv_error before any ws.pong and any
-      ws.close; connect_failure, a ws.connect_failed and no ws.open. Each label must be seen at least
+      ws.close; connect_failure, a ws.connect_failed and no ws.open. A ws.open after the
+      generation ended is stale and changes nothing here either. Each label must be seen at least
       once. Not applicable when the corpus has no ws.connect. The report shows the count of each.
     classify:
       per: generation
@@ -644,8 +645,10 @@ rules:
       labels:
         normal: { has: { ev: ws.pong, where: "count({ev: ws.ping}) > 0 and t < last({ev: ws.ping}).t + T" } }
         delayed: { has: { ev: ws.close, reason: pong_timeout } }
-        immediate_close: { has: { ev: [ws.closed, ws.recv_error], where: "count({ev: ws.open}) > 0 and count({ev: [ws.pong, ws.close]}) == 0" } }
-        connect_failure: { has: { ev: ws.connect_failed }, lacks: { ev: ws.open } }
+        # A ws.open after the generation ended (ws.close, ws.closed, ws.connect_failed) is stale and
+        # changes nothing: it neither makes an immediate close nor undoes a connect failure.
+        immediate_close: { has: { ev: [ws.closed, ws.recv_error], where: "count({ev: ws.open}) > 0 and count({ev: [ws.pong, ws.close, ws.closed, ws.connect_failed]}) == 0" } }
+        connect_failure: { has: { ev: ws.connect_failed }, lacks: { ev: ws.open, where: "count({ev: [ws.close, ws.closed, ws.connect_failed]}) == 0" } }
     require: [normal, delayed, immediate_close, connect_failure]
     min: 1
     applies_if: { ev: ws.connect }
@@ -684,6 +687,38 @@ rules:
           {"t":1220,"ev":"ws.recv_error","gen":2,"error":"NSPOSIXErrorDomain:54"}
           {"t":1300,"ev":"ws.connect","gen":3}
           {"t":1400,"ev":"ws.connect_failed","gen":3,"error":"NSURLErrorDomain:-1009"}
+        expect: fail
+        violations: 1
+      - name: a stale ws.open after connect_failed keeps the connect failure and makes no immediate close
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":130,"ev":"ws.pong","gen":1}
+          {"t":230,"ev":"ws.ping","gen":1}
+          {"t":1230,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":1300,"ev":"ws.connect","gen":2}
+          {"t":1400,"ev":"ws.connect_failed","gen":2,"error":"NSURLErrorDomain:-1001"}
+          {"t":1410,"ev":"ws.open","gen":2}
+          {"t":1420,"ev":"ws.closed","gen":2,"code":1006}
+          {"t":1500,"ev":"ws.connect","gen":3}
+          {"t":1510,"ev":"ws.open","gen":3}
+          {"t":1520,"ev":"ws.recv_error","gen":3,"error":"NSPOSIXErrorDomain:54"}
+        expect: pass
+      - name: a stale ws.open after ws.closed makes no immediate close
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":130,"ev":"ws.pong","gen":1}
+          {"t":230,"ev":"ws.ping","gen":1}
+          {"t":1230,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":1300,"ev":"ws.connect","gen":2}
+          {"t":1400,"ev":"ws.connect_failed","gen":2,"error":"NSURLErrorDomain:-1001"}
+          {"t":1500,"ev":"ws.connect","gen":3}
+          {"t":1510,"ev":"ws.closed","gen":3,"code":1006}
+          {"t":1520,"ev":"ws.open","gen":3}
+          {"t":1530,"ev":"ws.recv_error","gen":3,"error":"NSPOSIXErrorDomain:54"}
         expect: fail
         violations: 1
       - name: no ws.connect is not applicable
