@@ -90,10 +90,10 @@ final class FileReader {
             }
             // Distinct secret values stay distinct sources, shown only by a hash.
             if parsed.redactedKeys.contains("src") {
-                parsed.src = .string(parsed.unhashableKeys.contains("src") ? "[redacted]" : Self.redactedName(parsed.src))
+                parsed.src = parsed.unhashableKeys.contains("src") ? Self.redactedInside(parsed.src) : .string(Self.redactedName(parsed.src))
             }
             if parsed.redactedKeys.contains("session") {
-                parsed.session = .string(parsed.unhashableKeys.contains("session") ? "[redacted]" : Self.redactedName(parsed.session))
+                parsed.session = parsed.unhashableKeys.contains("session") ? Self.redactedInside(parsed.session) : .string(Self.redactedName(parsed.session))
             }
         }
         let key = sourceKey(src: parsed.src, session: parsed.session)
@@ -119,6 +119,31 @@ final class FileReader {
         }
         previous = (key, parsed.t)
         return .event(event, source: key, regression: regression)
+    }
+
+    /// A `src`/`session` object or list with a secret key name (or a key holding a token)
+    /// inside: its JSON with each value under such a key, and each such key, `[redacted]`, and
+    /// each token a hash — so two devices stay two sources, shown without their secrets (a hash of
+    /// a value under a secret key name would help guess a weak password). Any other value: `[redacted]`.
+    static func redactedInside(_ v: Value?) -> Value {
+        func walk(_ v: Value) -> Value {
+            switch v {
+            case .object(let entries):
+                return .object(entries.map { e in
+                    let keyHoldsToken = JSONLineParser.holdsToken(e.key)
+                    let key = keyHoldsToken ? "[redacted]" : e.key
+                    if keyHoldsToken || JSONLineParser.isSecretKeyName(e.key) { return .init(key, .string("[redacted]")) }
+                    return .init(key, walk(e.value))
+                })
+            case .array(let items): return .array(items.map(walk))
+            case .string(let s): return JSONLineParser.holdsToken(s) ? .string(redactedName(v)) : v
+            default: return v
+            }
+        }
+        switch v {
+        case .object?, .array?: return walk(v!)
+        default: return .string("[redacted]")
+        }
     }
 
     /// `[redacted 1a2b3c4d]`: an FNV-1a hash of the value's text, never the value.

@@ -403,6 +403,10 @@ struct JSONLineParser {
         return starts
     }()
 
+    /// ``isSecretKey(_:)`` and ``containsToken(_:)`` for decoded text (redacting a decoded value).
+    static func isSecretKeyName(_ s: String) -> Bool { Array(s.utf8).withUnsafeBufferPointer { isSecretKey($0) } }
+    static func holdsToken(_ s: String) -> Bool { Array(s.utf8).withUnsafeBufferPointer { containsToken($0) } }
+
     private static func isSecretKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
         // Most keys have a length no secret name has, or another first letter.
         guard key.count < 64, secretLengths & (1 << UInt64(key.count)) != 0 else { return false }
