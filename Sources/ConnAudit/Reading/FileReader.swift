@@ -85,7 +85,13 @@ final class FileReader {
         // A secret in `ev`, `src` or `session` is never shown either: those are printed everywhere.
         if !parsed.redactedKeys.isEmpty {
             if parsed.redactedKeys.contains("ev") {
-                parsed.ev = "[redacted]"
+                // The stream stays when the secret is after it: the event keeps its timeline.
+                let stream = parsed.ev.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+                if let stream, stream.utf8.count < parsed.ev.utf8.count, !JSONLineParser.holdsToken(stream) {
+                    parsed.ev = stream + ".[redacted]"
+                } else {
+                    parsed.ev = "[redacted]"
+                }
                 parsed.evID = nil
             }
             // Distinct secret values stay distinct sources, shown only by a hash.
