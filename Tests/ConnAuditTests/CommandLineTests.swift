@@ -603,6 +603,16 @@ private let testRules = """
                         log: |
                           {"t":0,"ev":"ws.close","gen":1,}
                         expect: pass
+                  - id: t.any
+                    title: Every ws event has a gen
+                    for: source
+                    every: { ev: "ws.*" }
+                    expect: "gen != null"
+                    tests:
+                      - name: a typo under a glob
+                        log: |
+                          {"t":0,"ev":"ws.close","gen":1,}
+                        expect: pass
                   - id: t.bad
                     title: No bad lines
                     for: corpus
@@ -617,8 +627,9 @@ private let testRules = """
             #expect(run.code == 1)
             #expect(run.out.contains("FAIL t.reason fixture 'a typo' (\(rules):7)"))
             #expect(run.out.contains("line 1: not a connlog event: not valid JSON"))
+            #expect(run.out.contains("FAIL t.any fixture 'a typo under a glob'"))
             #expect(!run.out.contains("FAIL t.bad"))
-            #expect(run.out.hasSuffix("fixtures: 1 passed, 1 failed\n"))
+            #expect(run.out.hasSuffix("fixtures: 1 passed, 2 failed\n"))
         }
     }
 
@@ -645,6 +656,18 @@ private let testRules = """
             #expect(cli([log, "--rules", rules, "--only", "t.closes", "--format", "json"]).code == 1)
             #expect(cli([log, "--rules", rules, "--only", "t.closes", "--param", "max_closes=2"]).code == 0)
             #expect(cli([log, "--rules", rules, "--only", "t.closes", "--param", "t.closes.max_closes=2"]).code == 0)
+            let crossed = try write("""
+                rules:
+                  - id: t.range
+                    title: T
+                    params: { lo: 0, hi: 5 }
+                    count: { ev: ws.close }
+                    min: params.lo
+                    max: params.hi
+                """, dir, "m.yaml")
+            let refusedRange = cli([log, "--rules", crossed, "--param", "lo=9", "--param", "hi=1"])
+            #expect(refusedRange.code == 2)
+            #expect(refusedRange.err.contains("t.range would count at least 9 and at most 1 (min > max)"), "\(refusedRange.err)")
             let bad = cli([log, "--rules", rules, "--param", "max_closes=1.5"])
             #expect(bad.code == 2)
             #expect(bad.err.contains("t.closes counts with it: it needs a whole number >= 0"), "\(bad.err)")
@@ -686,11 +709,18 @@ private let testRules = """
         #expect(run.err.contains("--version takes no argument: extra"))
     }
 
-    /// An unreadable input is named once; no second "no log files found" for the same path.
-    @Test func timelineOfAMissingFileNamesItOnce() {
+    /// An unreadable input is named once; no second "no log files found" for the same path (an
+    /// empty directory beside it still is).
+    @Test func timelineOfAMissingFileNamesItOnce() throws {
         let run = cli(["timeline", "/nonexistent/conn-audit-test.jsonl"])
         #expect(run.code == 2)
         #expect(run.err == "conn-audit: error: could not read /nonexistent/conn-audit-test.jsonl: no such file or directory\n")
+        try withTemporaryDirectory { dir in
+            let both = cli(["timeline", dir, "/nonexistent/conn-audit-test.jsonl"])
+            #expect(both.code == 2)
+            #expect(both.err.contains("could not read /nonexistent/conn-audit-test.jsonl"))
+            #expect(both.err.contains("no log files found under \(dir)"), "\(both.err)")
+        }
     }
 }
 

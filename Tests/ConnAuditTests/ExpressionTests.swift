@@ -287,6 +287,7 @@ private let functions: [(String, Outcome)] = [
     ("json(missing)", .string("null")),
     ("json(tags)", .string("[\"a\",\"b\"]")),
     ("json(missing < 1)", .undecided),
+    (#"json('a"b\\c')"#, .string(#""a\"b\\c""#)),
     ("len('abc')", .int(3)),
     ("len('')", .int(0)),
     ("len(tags)", .int(2)),

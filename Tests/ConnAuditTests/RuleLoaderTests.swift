@@ -163,6 +163,41 @@ private let loaderErrorCases: [LoaderErrorCase] = [
             expect: "reason != null and
               reason == 1️⃣== ''"
         """, message: "unexpected '=='"),
+    LoaderErrorCase(name: "an error after a line with trailing spaces", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            every: { ev: ws.close }
+            expect: "reason != null and\u{20}\u{20}\u{20}
+              reason == 1️⃣== ''"
+        """, message: "unexpected '=='"),
+    LoaderErrorCase(name: "an error after a blank line in a quoted expression", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            every: { ev: ws.close }
+            expect: "reason != null and
+
+              reason == 1️⃣== ''"
+        """, message: "unexpected '=='"),
+    LoaderErrorCase(name: "an error after an escaped line break", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            every: { ev: ws.close }
+            expect: "reason != null and \\
+              reason == 1️⃣== ''"
+        """, message: "unexpected '=='"),
+    LoaderErrorCase(name: "an error in a message hole after a blank line of a folded block", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            never: { ev: ws.ping }
+            message: >-
+              first line {t}
+
+              second {t + 1️⃣}
+        """, message: "unexpected end of expression"),
     LoaderErrorCase(name: "an error on the second line of a plain expression", yaml: """
         rules:
           - id: ws.a
@@ -190,6 +225,19 @@ private let loaderErrorCases: [LoaderErrorCase] = [
                 expect: pass
                 violations: 1️⃣3
         """, message: "fixture 'n': 'violations: 3' with 'expect: pass' can never hold (violations make a rule fail)"),
+    LoaderErrorCase(name: "a trigger and its answer binding one capture name", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            each: { ev: ws.ping, as: p }
+            followed_by: { ev: ws.pong, as: 1️⃣p }
+        """, message: "capture 'p' is already bound at line 4: give each its own name"),
+    LoaderErrorCase(name: "a null id", yaml: """
+        rules:
+          - id: 1️⃣null
+            title: A
+            never: { ev: ws.ping }
+        """, message: "rule id '' must match [a-z0-9._-]+"),
     LoaderErrorCase(name: "upper-case id", yaml: """
         rules:
           - id: 1️⃣WS.Close

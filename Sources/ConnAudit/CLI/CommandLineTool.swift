@@ -312,6 +312,12 @@ public enum CommandLineTool {
             let allText = defaults.allSatisfy { if case .string = $0.value { return true } else { return false } }
             out[name] = allText ? .string(raw) : value
         }
+        // Bounds moved by params must still leave room: min <= max, as the loader checks in a file.
+        for r in rules where !r.boundParams.isEmpty {
+            if case .count(_, let lo?, let hi?, _) = CompiledRule(rule: r, index: 0, overrides: out).rule.check, lo > hi {
+                throw UsageError("--param: \(r.id) would count at least \(lo) and at most \(hi) (min > max)")
+            }
+        }
         return out
     }
 
@@ -388,8 +394,14 @@ public enum CommandLineTool {
         }
         let found = InputDiscovery.discover(p.positionals)
         for e in found.errors { console.err("conn-audit: error: could not read \(e.path): \(e.reason)\n") }
-        // An unreadable input was already named: no second, vaguer error for the same path.
-        if found.files.isEmpty && !found.errors.isEmpty { return 2 }
+        // An unreadable input was already named: no second, vaguer error for the same path (the
+        // other paths, which held no log file, still are).
+        if found.files.isEmpty && !found.errors.isEmpty {
+            let named = Set(found.errors.map(\.path))
+            let empty = p.positionals.filter { !named.contains($0) }
+            if !empty.isEmpty { console.err("conn-audit: error: no log files found under \(empty.joined(separator: ", "))\n") }
+            return 2
+        }
         if found.files.isEmpty { throw UsageError("no log files found under \(p.positionals.joined(separator: ", "))") }
         if let path = p.value("--output") { try Self.checkOutputs([("--output", path)], inputs: found.files) }
         let (document, report) = try TimelineBuilder.build(inputs: found.files, rules: ruleSet, query: query, jobs: jobs)

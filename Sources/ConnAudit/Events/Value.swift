@@ -72,7 +72,9 @@ public enum Value: Sendable, Equatable, Hashable {
         return self == other
     }
 
-    /// A short JSON-like rendering for messages and reports (strings unquoted when `bare`).
+    /// A rendering for messages and reports: JSON (strings quoted and escaped, a whole double
+    /// with `.0`), except that a top-level string is shown as it is when `bare`, and a whole
+    /// double without `.0`.
     public func rendered(bare: Bool = true) -> String {
         switch self {
         case .null: return "null"
@@ -81,10 +83,33 @@ public enum Value: Sendable, Equatable, Hashable {
         case .double(let d):
             if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) + (bare ? "" : ".0") }
             return String(d)
-        case .string(let s): return bare ? s : "\"" + s + "\""
+        case .string(let s): return bare ? s : Self.jsonString(s)
         case .array(let items): return "[" + items.map { $0.rendered(bare: false) }.joined(separator: ",") + "]"
         case .object(let entries):
-            return "{" + entries.map { "\"\($0.key)\":" + $0.value.rendered(bare: false) }.joined(separator: ",") + "}"
+            return "{" + entries.map { Self.jsonString($0.key) + ":" + $0.value.rendered(bare: false) }.joined(separator: ",") + "}"
         }
+    }
+
+    /// `s` as a JSON string: quoted, with `"`, `\\`, control characters, DEL and the line and
+    /// paragraph separators escaped.
+    public static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 || u.value == 0x7F || u.value == 0x2028 || u.value == 0x2029 {
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
     }
 }

@@ -47,9 +47,12 @@ public enum FixtureRunner {
                               messages: (result.violations + result.inconclusive).map { f in
                                   (f.line.map { "line \($0): " } ?? "") + f.message
                               })
-        // A rule over the reader's findings on bad lines ($malformed; $secret, which a line that
-        // is a JSON object but no event still has) sees them.
-        if CompiledRule(rule: rule, index: 0, overrides: [:]).interest.map({ !$0.contains("$malformed") && !$0.contains("$secret") }) ?? false {
+        // Only a corpus rule that can match the reader's findings on bad lines ($malformed; $secret,
+        // which a line that is a JSON object but no event still has) sees them; generation and
+        // source timelines never hold them.
+        let interest = CompiledRule(rule: rule, index: 0, overrides: [:]).interest
+        let seesBadLines = rule.scope == .corpus && (interest.map { $0.contains("$malformed") || $0.contains("$secret") } ?? true)
+        if !seesBadLines {
             outcome.badLines = malformedLines(bytes, name: name)
         }
         return outcome

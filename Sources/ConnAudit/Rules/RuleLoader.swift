@@ -292,7 +292,7 @@ struct FileLoader {
             error(node, "missing required key 'id'")
             return nil
         }
-        let id = idNode.scalar ?? ""
+        let id = idNode.isNull ? "" : idNode.scalar ?? ""
         if id.isEmpty || !id.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }) {
             error(idNode, "rule id '\(id)' must match [a-z0-9._-]+")
         }
@@ -328,6 +328,21 @@ struct FileLoader {
         let captures = Self.captureNodes(in: node)
         context.allCaptures = Set(captures.map(\.name))
         for c in captures { warnIfHidesField(c.node, c.name, "capture") }
+        // One name bound by two parts of the check (the trigger and its answer, say) would mean
+        // the later one in every expression. Alternatives of one selector may share a name; the
+        // steps of one list are checked where the list is read.
+        var boundBy: [String: YamlNode] = [:]
+        for pair in node.mappingPairs ?? [] where pair.key.scalar != "tests" {
+            var names: [String: YamlNode] = [:]
+            for c in Self.captureNodes(in: pair.value) where names[c.name] == nil { names[c.name] = c.node }
+            for (name, at) in names.sorted(by: { $0.value.line < $1.value.line }) {
+                if let earlier = boundBy[name] {
+                    error(at, "capture '\(name)' is already bound at line \(earlier.line): give each its own name")
+                } else {
+                    boundBy[name] = at
+                }
+            }
+        }
         pendingBoundParams = [:]
         let check = self.check(node, id: id, scope: scope, context: &context)
         var messageContext = context
@@ -459,7 +474,8 @@ struct FileLoader {
             let minimum = node["min"].flatMap { bound($0, "min", context: context) }
             let maximum = node["max"].flatMap { bound($0, "max", context: context) }
             if minimum == nil && maximum == nil {
-                error(head, "'count' needs 'min' or 'max'")
+                // A bound that was given but refused has its own error already.
+                if node["min"] == nil && node["max"] == nil { error(head, "'count' needs 'min' or 'max'") }
                 return nil
             }
             if let minimum, let maximum, minimum > maximum {
@@ -1069,7 +1085,9 @@ struct FileLoader {
                     column = indent + 1 + Self.scalars(in: content, forBytes: target - position)
                     break
                 }
-                position += length + 1
+                // A folded break followed by blank lines is dropped (the blank lines are the breaks).
+                let nextBlank = fileLine < lines.count && sourceLine(fileLine + 1).allSatisfy { $0 == " " }
+                position += length + (style == .folded && !blank && nextBlank ? 0 : 1)
                 fileLine += 1
             }
         case .plain, .singleQuoted, .doubleQuoted:
@@ -1080,16 +1098,39 @@ struct FileLoader {
             var raw = Array(sourceLine(fileLine).unicodeScalars)
             var i = style == .plain ? node.column - 1 : node.column  // 0-based index of the text
             var decoded = 0
+            /// Where the line's text ends before a break: trailing white space folds away with it.
+            func textEnd(_ raw: [Unicode.Scalar]) -> Int {
+                var end = raw.count
+                while end > 0, raw[end - 1] == " " || raw[end - 1] == "\t" { end -= 1 }
+                return end
+            }
+            var end = fileLine < lines.count ? textEnd(raw) : raw.count
             while decoded < target {
-                if i >= raw.count {
+                if i >= end {
                     guard fileLine < lines.count else { break }
+                    // A break folds to one space; a break followed by blank lines, to one newline
+                    // per blank line.
+                    var blanks = 0
                     fileLine += 1
+                    while fileLine < lines.count, textEnd(Array(sourceLine(fileLine).unicodeScalars)) == 0 {
+                        blanks += 1
+                        fileLine += 1
+                    }
                     raw = Array(sourceLine(fileLine).unicodeScalars)
+                    end = fileLine < lines.count ? textEnd(raw) : raw.count
                     i = raw.prefix(while: { $0 == " " || $0 == "\t" }).count
-                    decoded += 1
+                    decoded += max(1, blanks)
                     continue
                 }
                 let c = raw[i]
+                if style == .doubleQuoted, c == "\\", i + 1 == raw.count, fileLine < lines.count {
+                    // An escaped line break: it and the next line's indentation decode to nothing.
+                    fileLine += 1
+                    raw = Array(sourceLine(fileLine).unicodeScalars)
+                    end = fileLine < lines.count ? textEnd(raw) : raw.count
+                    i = raw.prefix(while: { $0 == " " || $0 == "\t" }).count
+                    continue
+                }
                 if style == .doubleQuoted, c == "\\", i + 1 < raw.count {
                     switch raw[i + 1] {
                     case "x": i += 4; decoded += 1

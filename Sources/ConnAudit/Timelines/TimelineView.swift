@@ -195,7 +195,7 @@ public enum TimelineBuilder {
 
         // The selection.
         var keyWanted: (SourceKey) -> Bool = { key in
-            (query.src == nil || key.src == query.src) && (query.session == nil || key.session == query.session)
+            (query.src == nil || SourceKey.sameBytes(key.src, query.src)) && (query.session == nil || SourceKey.sameBytes(key.session, query.session))
         }
         var stream = query.stream
         var gen = query.gen
@@ -203,10 +203,10 @@ public enum TimelineBuilder {
         if let around = query.around, let fi = focusFile {
             let target = try focusEvent(around, label: labels[fi], scan: scans[fi])
             let place = "the event at \(labels[fi]):\(around.line)"
-            if let src = query.src, src != target.key.src {
+            if let src = query.src, !SourceKey.sameBytes(src, target.key.src) {
                 throw UsageError("\(place) is of src \(Self.safe(target.key.src)), not --src \(src)")
             }
-            if let session = query.session, session != target.key.session {
+            if let session = query.session, !SourceKey.sameBytes(session, target.key.session) {
                 let actual = target.key.session.map(Self.safe) ?? "(none)"
                 throw UsageError("\(place) is of session \(actual), not --session \(session)")
             }
@@ -413,8 +413,8 @@ public enum TimelineBuilder {
                 if out.counts[key] == nil { out.order.append(key) }
                 out.counts[key, default: 0] += 1
                 if line == aroundLine { out.around = .event(key, stream: String(e.stream), gen: e.gen) }
-                if trackGens, query.src == nil || key.src == query.src,
-                   query.session == nil || key.session == query.session {
+                if trackGens, query.src == nil || SourceKey.sameBytes(key.src, query.src),
+                   query.session == nil || SourceKey.sameBytes(key.session, query.session) {
                     let g = GenKey(stream: String(e.stream), gen: e.gen)
                     if out.gens[key]?[g] == nil { out.genOrder[key, default: []].append(g) }
                     out.gens[key, default: [:]][g, default: 0] += 1

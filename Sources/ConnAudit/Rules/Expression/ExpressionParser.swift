@@ -464,7 +464,11 @@ private struct Lexer {
                 } else if b == UInt8(ascii: "&") || b == UInt8(ascii: "|") || b == UInt8(ascii: "!") {
                     throw ExpressionError(message: "use 'and', 'or', 'not' instead of '\(UnicodeScalar(b))'", offset: start)
                 } else {
-                    throw ExpressionError(message: "unexpected character '\(Character(UnicodeScalar(b)))'", offset: start)
+                    // The whole character, not its first byte (é is two bytes).
+                    var end = i + 1
+                    while end < text.count, text[end] & 0xC0 == 0x80 { end += 1 }
+                    let shown = String(decoding: text[i..<end], as: UTF8.self).visibleControls
+                    throw ExpressionError(message: "unexpected character '\(shown)'", offset: start)
                 }
             }
         }
