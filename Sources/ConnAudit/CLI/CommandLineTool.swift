@@ -464,7 +464,8 @@ public enum CommandLineTool {
                 if !o.badLines.isEmpty {
                     console.out("FAIL \(o.rule.id) fixture '\(o.fixture.name)' (\(o.rule.file):\(o.fixture.line))\n"
                         + "  its log has lines the rule never sees (fix them, or the fixture tests nothing there):\n"
-                        + o.badLines.prefix(5).map { "    \($0)\n" }.joined())
+                        + o.badLines.prefix(5).map { "    \($0)\n" }.joined()
+                        + (o.badLines.count > 5 ? "    … and \(o.badLines.count - 5) more\n" : ""))
                     continue
                 }
                 let want = o.fixture.expect.rawValue + (o.fixture.violations.map { " with \($0) violation(s)" } ?? "")

@@ -228,27 +228,23 @@ struct JSONLineParser {
                 } else {
                     decoded = try parseValue(&c, depth: 1, decode: kind != .skip, flagged: keyFlagged, out: &out)
                 }
-                if out.secretPaths.count > findingsBefore {
+                topKey = nil
+                // A key holding a token (or one inside the value) hides the whole entry.
+                let hidden = topKeyHoldsToken || keyTokenInside
+                if hidden || out.secretPaths.count > findingsBefore {
                     let name = topKeyHoldsToken ? "[redacted]" : kind == .field ? keyString : topKeyName(component)
                     if !out.redactedKeys.contains(name) { out.redactedKeys.append(name) }
                     // Tokens (bearer, JWT) are long random text: a hash of the value tells
                     // different ones apart without showing them. A value under a secret key name
                     // may be a weak password, which a hash would help guess: no hash for those.
-                    if kind == .field, !keyFlagged, !secretKeyInside, !topKeyHoldsToken, !keyTokenInside, let decoded {
+                    if kind == .field, !keyFlagged, !secretKeyInside, !hidden, let decoded {
                         out.redactedValues.append(Event.Field(keyString, .string(FileReader.redactedName(decoded)), id: keyID))
                     }
                     // `src`/`session` stay apart by a hash of their value — not when a secret key
-                    // name inside it may hold a weak password.
-                    if (kind == .src || kind == .session), keyFlagged || secretKeyInside {
+                    // name (or a token key) inside it may hold a weak password.
+                    if kind == .src || kind == .session, keyFlagged || secretKeyInside || hidden {
                         out.unhashableKeys.append(kind == .src ? "src" : "session")
                     }
-                }
-                topKey = nil
-                let hidden = topKeyHoldsToken || keyTokenInside
-                if hidden {
-                    let name = topKeyHoldsToken ? "[redacted]" : (kind == .field ? keyString : topKeyName(component))
-                    if !out.redactedKeys.contains(name) { out.redactedKeys.append(name) }
-                    if kind == .src || kind == .session { out.unhashableKeys.append(kind == .src ? "src" : "session") }
                 }
                 switch kind {
                 case .t: tValue = decoded; sawT = true
@@ -432,7 +428,7 @@ struct JSONLineParser {
             case .key(let start, let end, let escaped):
                 var k = keyText(start, end, escaped)
                 // A key holding a token is not shown even where the path names it.
-                if k.utf8.count >= 10, Array(k.utf8).withUnsafeBufferPointer({ Self.containsToken($0) }) { k = "[redacted]" }
+                if Self.holdsToken(k) { k = "[redacted]" }
                 text += text.isEmpty ? k : "." + k
             case .index(let n): text += "[\(n)]"
             }

@@ -72,19 +72,24 @@ final class LineReader {
                 }
                 return makeLine(endingAt: end, terminated: false)
             }
-            do {
-                try fill()
-            } catch {
-                // What was read before the error is still handed out (the last line, cut off, as
-                // an unterminated one): connlog keeps and checks the lines before a read error.
-                pendingError = error
-                eof = true
-            }
+            fillKeepingError()
         }
     }
 
     /// A read error, thrown once the lines read before it are handed out.
     private var pendingError: InputError?
+
+    /// Reads more; on an error, ends the input there and keeps the error for later: what was
+    /// read before it is still handed out (the last line, cut off, as an unterminated one), since
+    /// connlog keeps and checks the lines before a read error.
+    private func fillKeepingError() {
+        do {
+            try fill()
+        } catch {
+            pendingError = error
+            eof = true
+        }
+    }
 
     private func findNewline(from position: Int) -> Int? {
         guard position < end else { return nil }
@@ -132,12 +137,7 @@ final class LineReader {
                 }
                 start = 0
                 end = 0
-                do {
-                    try fill()
-                } catch {
-                    pendingError = error
-                    eof = true
-                }
+                fillKeepingError()
                 continue
             }
             if let nl = findNewline(from: start) {

@@ -50,12 +50,16 @@ public enum FixtureRunner {
         // Only a corpus rule that can match the reader's findings on bad lines ($malformed; $secret,
         // which a line that is a JSON object but no event still has) sees them; generation and
         // source timelines never hold them.
-        let interest = CompiledRule(rule: rule, index: 0, overrides: [:]).interest
-        let seesBadLines = rule.scope == .corpus && (interest.map { $0.contains("$malformed") || $0.contains("$secret") } ?? true)
-        if !seesBadLines {
+        if !seesBadLines(rule) {
             outcome.badLines = malformedLines(bytes, name: name)
         }
         return outcome
+    }
+
+    static func seesBadLines(_ rule: Rule) -> Bool {
+        guard rule.scope == .corpus else { return false }
+        guard let interest = CompiledRule(rule: rule, index: 0, overrides: [:]).interest else { return true }
+        return interest.contains("$malformed") || interest.contains("$secret")
     }
 
     /// `line N: reason` for each line of `bytes` that is not a connlog event.
