@@ -7,8 +7,11 @@ public enum Value: Sendable, Equatable, Hashable {
     case bool(Bool)
     /// A JSON integer that fits in 64 bits.
     case int(Int64)
-    /// Any other JSON number (a fraction, an exponent, or an integer too large for 64 bits).
+    /// Any other JSON number (a fraction or an exponent).
     case double(Double)
+    /// A JSON integer too large for 64 bits, as its decimal text: a number (a double, rounded)
+    /// where one is needed, its digits where text is (SSE ids compare as their decimal text).
+    case bigInt(String)
     case string(String)
     case array([Value])
     case object([ObjectEntry])
@@ -27,6 +30,7 @@ public enum Value: Sendable, Equatable, Hashable {
         switch self {
         case .int(let i): return Double(i)
         case .double(let d): return d
+        case .bigInt(let s): return Double(s)
         default: return nil
         }
     }
@@ -43,7 +47,7 @@ public enum Value: Sendable, Equatable, Hashable {
         switch self {
         case .null: return "null"
         case .bool: return "bool"
-        case .int: return "int"
+        case .int, .bigInt: return "int"
         case .double: return "number"
         case .string: return "string"
         case .array: return "array"
@@ -56,6 +60,7 @@ public enum Value: Sendable, Equatable, Hashable {
         switch self {
         case .string(let s): return s
         case .int(let i): return String(i)
+        case .bigInt(let s): return s
         default: return nil
         }
     }
@@ -68,6 +73,13 @@ public enum Value: Sendable, Equatable, Hashable {
 
     /// Equality as rules mean it: numbers compare by value whatever their spelling (`1 == 1.0`).
     public func looselyEquals(_ other: Value) -> Bool {
+        // Integers beyond 64 bits are equal by their digits, and never equal one within them
+        // (as doubles, 2^63 and Int64.max would be).
+        switch (self, other) {
+        case (.bigInt(let a), .bigInt(let b)): return a == b
+        case (.bigInt, .int), (.int, .bigInt): return false
+        default: break
+        }
         if let a = number, let b = other.number { return a == b }
         return self == other
     }
@@ -80,6 +92,7 @@ public enum Value: Sendable, Equatable, Hashable {
         case .null: return "null"
         case .bool(let b): return b ? "true" : "false"
         case .int(let i): return String(i)
+        case .bigInt(let s): return s
         case .double(let d):
             if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) + (bare ? "" : ".0") }
             return String(d)

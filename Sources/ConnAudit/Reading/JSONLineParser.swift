@@ -295,6 +295,10 @@ struct JSONLineParser {
             if !d.isFinite { return "\"t\" is not a finite number" }
             if d < 0 { return "\"t\" is negative" }
             out.t = d
+        case .bigInt(let digits):
+            if digits.hasPrefix("-") { return "\"t\" is negative" }
+            out.t = t.number ?? .infinity
+            if !out.t.isFinite { return "\"t\" is not a finite number" }
         default:
             return "\"t\" is not a number (\(t.typeName))"
         }
@@ -306,8 +310,8 @@ struct JSONLineParser {
             switch gen {
             case .int(let g) where g >= 0: out.gen = g
             case .int: return "\"gen\" is negative"
-            case .double(let d)? where d.isFinite && d >= 9.2e18 && d == d.rounded():
-                return "\"gen\" is too large (at most 9223372036854775807)"
+            case .bigInt(let digits)?:
+                return digits.hasPrefix("-") ? "\"gen\" is negative" : "\"gen\" is too large (at most 9223372036854775807)"
             case .some(let other): return "\"gen\" is not a non-negative integer (\(other.typeName))"
             case .none: return "\"gen\" is not a non-negative integer"
             }
@@ -753,6 +757,8 @@ struct JSONLineParser {
         let len = c.i - start
         // Exact 64-bit integers; on overflow the number is kept as a double.
         if isInteger, !overflow { return .int(value) }
+        // A JSON integer beyond 64 bits keeps its digits: it compares as its decimal text.
+        if isInteger { return .bigInt(String(decoding: UnsafeBufferPointer(start: c.base + start, count: len), as: UTF8.self)) }
         // A decimal of at most 15 digits without an exponent: its digits as an integer are exact
         // in a double, and so is the power of ten, so one division rounds correctly (as strtod).
         let digitCount = len - (negative ? 1 : 0) - (fractionDigits > 0 ? 1 : 0)

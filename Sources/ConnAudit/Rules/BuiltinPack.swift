@@ -1181,6 +1181,15 @@ rules:
           {"t":1,"ev":"sse.processed","id":"1","ok":true}
           {"t":2,"ev":"sse.commit","id":"1"}
         expect: pass
+      - name: an integer id beyond 64 bits compares as its decimal text
+        log: |
+          {"t":0,"ev":"sse.event","id":12345678901234567890}
+          {"t":1,"ev":"sse.processed","id":12345678901234567890,"ok":true}
+          {"t":2,"ev":"sse.commit","id":"12345678901234567890"}
+          {"t":3,"ev":"sse.event","id":12345678901234567891}
+          {"t":4,"ev":"sse.commit","id":12345678901234567891}
+        expect: fail
+        violations: 1
       - name: a fractional id compares as its decimal text
         log: |
           {"t":0,"ev":"sse.event","id":1.5}

@@ -688,6 +688,7 @@ public enum TimelineBuilder {
         case .null: return "null"
         case .bool(let b): return b ? "true" : "false"
         case .int(let i): return String(i)
+        case .bigInt(let digits): return digits
         case .double(let d): return d.isFinite ? String(d) : "null"
         case .string(let s): return JSONWriter.quote(s)
         case .array(let items): return "[" + items.map(json).joined(separator: ",") + "]"

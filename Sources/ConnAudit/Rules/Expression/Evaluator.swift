@@ -613,7 +613,7 @@ public enum Evaluator {
             }
         case .isInt:
             switch evaluate(args[0], ctx, e) {
-            case .value(.int): return .true
+            case .value(.int), .value(.bigInt): return .true
             case .undecided: return .undecided
             default: return .false
             }
