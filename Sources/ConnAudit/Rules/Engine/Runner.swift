@@ -436,9 +436,12 @@ final class KeyedIndex {
         buckets[Self.normalized(k), default: []].append(e)
     }
 
-    /// Numbers hash by value (1 and 1.0 are one key), as `==` compares them.
+    /// Numbers hash by value (1 and 1.0 are one key), as `==` compares them. An integer beyond
+    /// 64 bits shares its double's bucket (`==` on such a double holds; two such integers that
+    /// round alike are told apart when each candidate is matched).
     static func normalized(_ v: Value) -> Value {
         if case .double(let d) = v, let i = Int64(exactly: d) { return .int(i) }
+        if case .bigInt = v, let d = v.number { return .double(d) }
         return v
     }
 
