@@ -73,14 +73,17 @@ public enum Value: Sendable, Equatable, Hashable {
 
     /// Equality as rules mean it: numbers compare by value whatever their spelling (`1 == 1.0`).
     public func looselyEquals(_ other: Value) -> Bool {
-        // Integers beyond 64 bits are equal by their digits, and never equal one within them
-        // (as doubles, 2^63 and Int64.max would be).
-        switch (self, other) {
-        case (.bigInt(let a), .bigInt(let b)): return a == b
-        case (.bigInt, .int), (.int, .bigInt): return false
-        default: break
+        if let a = number, let b = other.number {
+            // Integers beyond 64 bits are equal by their digits, and never equal one within them
+            // (as doubles, 2^63 and Int64.max would be). Tested without copying either value.
+            if case .bigInt(let x) = self {
+                if case .bigInt(let y) = other { return x == y }
+                if case .int = other { return false }
+            } else if case .bigInt = other, case .int = self {
+                return false
+            }
+            return a == b
         }
-        if let a = number, let b = other.number { return a == b }
         return self == other
     }
 
