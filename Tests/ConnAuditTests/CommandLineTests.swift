@@ -879,6 +879,23 @@ private let testRules = """
 }
 
 extension ReviewedSemanticsTests {
+    /// `--around` names the file as the user has it at hand: through another path to the same
+    /// file (a symbolic link, an absolute path for a relative input) it is the same input.
+    @Test func timelineAroundFindsTheInputByItsRealPath() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write("""
+                {"t":0,"src":"d","ev":"ws.connect","gen":1}
+                {"t":10,"src":"d","ev":"ws.open","gen":1}
+
+                """, dir, "real.jsonl")
+            try FileManager.default.createDirectory(atPath: dir + "/links", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: dir + "/links/other.jsonl", withDestinationPath: log)
+            let run = cli(["timeline", dir + "/links/other.jsonl", "--around", log + ":2"])
+            #expect(run.code == 0, "\(run.err)")
+            #expect(run.out.contains(">>"), "\(run.out)")
+        }
+    }
+
     @Test func timelineWritesAnHTMLPageWithTheViolationMarked() throws {
         try withTemporaryDirectory { dir in
             let log = try write("""

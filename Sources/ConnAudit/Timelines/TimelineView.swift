@@ -440,6 +440,11 @@ public enum TimelineBuilder {
             return i
         }
         if let i = inputs.indices.first(where: { !inputs[$0].isStdin && plain(inputs[$0].path) == wanted }) { return i }
+        // The same file named another way (absolute, through a symbolic link): by its real path.
+        if let real = InputFile.canonical(around.file),
+           let i = inputs.indices.first(where: { !inputs[$0].isStdin && InputFile.canonical(inputs[$0].path) == real }) {
+            return i
+        }
         let ending = inputs.indices.filter { !inputs[$0].isStdin && inputs[$0].path.hasSuffix("/" + wanted) }
         if ending.count == 1 { return ending[0] }
         if ending.count > 1 {
