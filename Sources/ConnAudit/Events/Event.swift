@@ -35,7 +35,7 @@ public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public static func == (a: SourceKey, b: SourceKey) -> Bool {
         a.srcIsFile == b.srcIsFile && a.srcIsJSON == b.srcIsJSON && a.sessionIsJSON == b.sessionIsJSON
-            && sameBytes(a.src, b.src) && sameBytes(a.session, b.session)
+            && a.src.hasSameBytes(as: b.src) && sameBytes(a.session, b.session)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -46,7 +46,7 @@ public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     public static func < (a: SourceKey, b: SourceKey) -> Bool {
-        if !sameBytes(a.src, b.src) { return bytesPrecede(a.src, b.src) }
+        if !a.src.hasSameBytes(as: b.src) { return bytesPrecede(a.src, b.src) }
         if a.srcIsFile != b.srcIsFile { return !a.srcIsFile }
         if a.srcIsJSON != b.srcIsJSON { return !a.srcIsJSON }
         if !sameBytes(a.session, b.session) { return bytesPrecede(a.session ?? "", b.session ?? "") }
@@ -55,23 +55,25 @@ public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible
 
     @inline(__always) static func sameBytes(_ x: String?, _ y: String?) -> Bool {
         guard let x, let y else { return x == nil && y == nil }
-        return sameBytes(x, y)
-    }
-
-    /// Whether two texts hold the same bytes (not merely canonically equivalent ones).
-    @inline(__always) static func sameBytes(_ x: String, _ y: String) -> Bool {
-        // String's == first: it answers most pairs at once (the same storage, or different ASCII),
-        // and bytes are compared only for texts it calls equal.
-        guard x == y else { return false }
-        let n = x.utf8.count
-        guard n == y.utf8.count else { return false }
-        let same = x.utf8.withContiguousStorageIfAvailable { a in
-            y.utf8.withContiguousStorageIfAvailable { b in n == 0 || memcmp(a.baseAddress!, b.baseAddress!, n) == 0 }
-        }
-        return (same ?? nil) ?? x.utf8.elementsEqual(y.utf8)
+        return x.hasSameBytes(as: y)
     }
 
     static func bytesPrecede(_ x: String, _ y: String) -> Bool { x.utf8.lexicographicallyPrecedes(y.utf8) }
+}
+
+extension String {
+    /// Whether two texts hold the same bytes (not merely canonically equivalent ones, as `==` has it).
+    @inline(__always) func hasSameBytes(as other: String) -> Bool {
+        // String's == first: it answers most pairs at once (the same storage, or different ASCII),
+        // and bytes are compared only for texts it calls equal.
+        guard self == other else { return false }
+        let n = utf8.count
+        guard n == other.utf8.count else { return false }
+        let same = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in n == 0 || memcmp(a.baseAddress!, b.baseAddress!, n) == 0 }
+        }
+        return (same ?? nil) ?? utf8.elementsEqual(other.utf8)
+    }
 }
 
 /// One connlog event, or one fact the reader found (a pseudo-event whose `ev` starts with `$`).

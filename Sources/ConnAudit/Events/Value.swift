@@ -89,7 +89,8 @@ public enum Value: Sendable, Equatable, Hashable {
 
     /// A rendering for messages and reports: JSON (strings quoted and escaped, a whole double
     /// with `.0`), except that a top-level string is shown as it is when `bare`, and a whole
-    /// double without `.0`.
+    /// double without `.0`. Not bare, it is the value's JSON text (non-finite numbers, which no
+    /// log holds, as `null`).
     public func rendered(bare: Bool = true) -> String {
         switch self {
         case .null: return "null"
@@ -97,8 +98,8 @@ public enum Value: Sendable, Equatable, Hashable {
         case .int(let i): return String(i)
         case .bigInt(let s): return s
         case .double(let d):
-            if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) + (bare ? "" : ".0") }
-            return String(d)
+            if bare, d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+            return bare || d.isFinite ? String(d) : "null"
         case .string(let s): return bare ? s : Self.jsonString(s)
         case .array(let items): return "[" + items.map { $0.rendered(bare: false) }.joined(separator: ",") + "]"
         case .object(let entries):

@@ -22,7 +22,8 @@ struct ParsedLine {
     /// them): the field as the event keeps it, its value replaced by a hash of its text
     /// (`[redacted 1a2b3c4d]`), so two different tokens stay different to the rules.
     var redactedValues: [Event.Field] = []
-    /// `src`/`session` flagged for a secret key name inside them: shown as `[redacted]`, no hash.
+    /// `src`/`session` with a secret key name, or a key holding a token, inside: never shown by a
+    /// hash of their value (``FileReader/redactedInside(_:)`` keeps their other parts instead).
     var unhashableKeys: [String] = []
     /// Nil when the line is a valid connlog event; else a short reason.
     var malformedReason: String?

@@ -6,9 +6,9 @@ public enum FixtureRunner {
         public var status: RuleStatus
         public var violations: Int
         public var messages: [String]
-        /// Lines of the fixture's log that are not connlog events (`line N: reason`), when the rule
-        /// does not read `$malformed` or `$secret`: they would take no part, so the fixture would test less than
-        /// it says (a typo makes an `expect: pass` fixture pass on nothing). Such a fixture fails.
+        /// Lines of the fixture's log that are not connlog events (`line N: reason`), unless the rule
+        /// sees them (``seesBadLines(_:)``): they would take no part, so the fixture would test less
+        /// than it says (a typo makes an `expect: pass` fixture pass on nothing). Such a fixture fails.
         public var badLines: [String] = []
 
         public var passed: Bool {

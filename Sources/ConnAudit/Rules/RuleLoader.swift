@@ -966,10 +966,13 @@ struct FileLoader {
                 continue
             }
             warnIfHidesField(pair.key, name, "let")
-            var context = NameContext(params: params, lets: names)
-            context.paramsReadBox = paramsRead
-            let e = expression(pair.value, context: context)
-            context = NameContext(params: nil, lets: [])
+            let e: Expr?
+            do {
+                // The context is gone before `names` grows, so the set is not copied.
+                var context = NameContext(params: params, lets: names)
+                context.paramsReadBox = paramsRead
+                e = expression(pair.value, context: context)
+            }
             if let e {
                 out.append((name, e))
                 names.insert(name)

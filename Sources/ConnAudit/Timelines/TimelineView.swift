@@ -688,19 +688,7 @@ public enum TimelineBuilder {
     }
 
     /// A value as JSON text (strings quoted and escaped).
-    static func json(_ v: Value) -> String {
-        switch v {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .int(let i): return String(i)
-        case .bigInt(let digits): return digits
-        case .double(let d): return d.isFinite ? String(d) : "null"
-        case .string(let s): return JSONWriter.quote(s)
-        case .array(let items): return "[" + items.map(json).joined(separator: ",") + "]"
-        case .object(let entries):
-            return "{" + entries.map { JSONWriter.quote($0.key) + ":" + json($0.value) }.joined(separator: ",") + "}"
-        }
-    }
+    static func json(_ v: Value) -> String { v.rendered(bare: false) }
 
     /// Log text made safe for a terminal: control characters (C0, DEL, C1, line separators) escaped.
     static func safe(_ s: String) -> String {

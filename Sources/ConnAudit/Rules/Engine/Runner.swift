@@ -404,7 +404,7 @@ final class KeyedIndex {
         case (.array(let a), .array(let b)): return a.count == b.count && zip(a, b).allSatisfy { identical($0, $1) }
         case (.object(let a), .object(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && identical($0.value, $1.value) }
-        case (.string(let a), .string(let b)): return Array(a.utf8) == Array(b.utf8)
+        case (.string(let a), .string(let b)): return a.hasSameBytes(as: b)
         default: return x == y
         }
     }

@@ -597,17 +597,11 @@ public enum Evaluator {
             case .event: return .value(.string("event"))
             case .undecided: return .undecided
             }
-        case .str:
+        case .str, .json:
+            // `json` as JSON: a string quoted, a number with a fraction keeps it (`1.0`), so a
+            // message can show why `"150"` or `1.0` is not the integer it looks like.
             switch evaluate(args[0], ctx, e) {
-            case .value(let v): return .value(.string(v.rendered()))
-            case .event(let found): return .value(.string("\(found.ev) at line \(found.line)"))
-            case .undecided: return .undecided
-            }
-        case .json:
-            // As JSON: a string quoted, a number with a fraction keeps it (`1.0`), so a message can
-            // show why `"150"` or `1.0` is not the integer it looks like.
-            switch evaluate(args[0], ctx, e) {
-            case .value(let v): return .value(.string(v.rendered(bare: false)))
+            case .value(let v): return .value(.string(v.rendered(bare: function == .str)))
             case .event(let found): return .value(.string("\(found.ev) at line \(found.line)"))
             case .undecided: return .undecided
             }
