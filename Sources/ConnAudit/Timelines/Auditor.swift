@@ -30,12 +30,17 @@ public final class Auditor: @unchecked Sendable {
     /// true or false for every input (an in-memory opener). Only such an input is read again when
     /// it turns out to hold too many sources for one pass.
     private let rereadable: Bool?
+    /// Source events without one of its own after which a quiet generation timeline is retired
+    /// (``RetiredTimeline``). Tests make it 0 to retire, and rebuild, at every chance.
+    let retireIdleAfter: Int
 
     public init(rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
                 readAheadFrom: Int = 16 << 20,
                 rereadable: Bool? = nil,
+                retireIdleAfter: Int = 256,
                 opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }) {
         self.readAheadFrom = readAheadFrom
+        self.retireIdleAfter = max(0, retireIdleAfter)
         self.rereadable = rereadable
         self.rules = rules
         self.overrides = overrides
@@ -61,7 +66,7 @@ public final class Auditor: @unchecked Sendable {
 
     public func run(_ inputs: [InputFile], discoveryErrors: [InputError] = [], failOn: AuditReport.FailOn = .error) -> AuditReport {
         let files = inputs.map { $0.isStdin ? "<stdin>" : $0.path }
-        let plan = EvaluationPlan(rules: rules.rules, overrides: overrides, files: files)
+        let plan = EvaluationPlan(rules: rules.rules, overrides: overrides, files: files, retireIdleAfter: retireIdleAfter)
         let spool = Spool(inputs: inputs)
 
         // Pass 1: every file once, in parallel; with fewer files than workers, the sources of a
@@ -288,7 +293,7 @@ public final class Auditor: @unchecked Sendable {
         // Each worker compiles its own rules: no objects shared with the reader's thread or
         // with each other.
         let partitions = PartitionedScan(plans: (0..<workers).map { _ in
-            EvaluationPlan(rules: rules.rules, overrides: overrides, files: plan.files)
+            EvaluationPlan(rules: rules.rules, overrides: overrides, files: plan.files, retireIdleAfter: retireIdleAfter)
         }, ends: ends)
         var changed: Int?
         while let item = reader.next() {
@@ -401,7 +406,7 @@ private final class PlanPerWorker: @unchecked Sendable {
 
     init(first: EvaluationPlan, rules: [Rule], overrides: [String: Value], files: [String], workers: Int) {
         plans = Mutex((0..<max(1, workers)).map { $0 == 0 ? first : nil })
-        make = { EvaluationPlan(rules: rules, overrides: overrides, files: files) }
+        make = { EvaluationPlan(rules: rules, overrides: overrides, files: files, retireIdleAfter: first.retireIdleAfter) }
     }
 
     subscript(worker: Int) -> EvaluationPlan {

@@ -16,8 +16,11 @@ final class EvaluationPlan: @unchecked Sendable {
     /// Whether a corpus rule reacts to real events (then pass 1 keeps those events for it).
     let corpusWantsEvents: Bool
     let files: [String]
+    /// See ``Auditor/retireIdleAfter``.
+    let retireIdleAfter: Int
 
-    init(rules: [Rule], overrides: [String: Value], files: [String]) {
+    init(rules: [Rule], overrides: [String: Value], files: [String], retireIdleAfter: Int = 256) {
+        self.retireIdleAfter = retireIdleAfter
         let all = rules.enumerated().map { CompiledRule(rule: $0.element, index: $0.offset, overrides: overrides) }
         for c in all { c.environment = EvalEnvironment(params: c.params, files: files) }
         self.all = all
@@ -52,13 +55,28 @@ final class Timeline {
     private let rules: [CompiledRule]
     private var runners: [Runner?]
     private let files: [String]
-    private weak var clock: SourceClock?
+    private(set) weak var clock: SourceClock?
     let dispatch: Dispatch
     let scope: ContextScope
     /// The timeline's first event (real, not a reader finding), for timeline-wide findings.
-    private(set) var first: Event?
+    var first: Event?
+    /// The events some rule reacted to, each with the highest time the source clock was advanced
+    /// to since the previous one came (``SourceClock/highest(since:)``): what a replay needs to
+    /// rebuild the runners once the timeline is retired (``RetiredTimeline``).
+    /// Nil once it grew past ``logLimit``: such a timeline is never retired.
+    private var log: [(event: Event, clock: Double)]?
+    static let logLimit = 1024
+    /// The source's `$seq` of the last event this timeline saw.
+    var lastSeen = 0
+    /// How many source events without one of its own before retiring it is tried.
+    var idleWindow: Int
 
-    init(rules: [CompiledRule], dispatch: Dispatch, scope: ContextScope, files: [String], clock: SourceClock?) {
+    /// - Parameter retirable: whether the timeline may be retired (generation timelines): then it
+    ///   keeps its log.
+    init(rules: [CompiledRule], dispatch: Dispatch, scope: ContextScope, files: [String], clock: SourceClock?,
+         retirable: Bool = false, idleWindow: Int = 0) {
+        log = retirable ? [] : nil
+        self.idleWindow = idleWindow
         self.rules = rules
         runners = Array(repeating: nil, count: rules.count)
         self.files = files
@@ -81,11 +99,68 @@ final class Timeline {
         return runner
     }
 
-    /// Hands `e` to the rules that react to it. The caller records `e` in the context afterwards.
-    func observe(_ e: Event, sink: FindingSink) {
+    /// Hands `e` to the rules that react to it, and logs it when the timeline is retirable (not
+    /// when it is being rebuilt: see ``rebuild(from:clock:)``). The caller records `e` in the
+    /// context afterwards.
+    func observe(_ e: Event, sink: FindingSink, logging: Bool = true) {
         if first == nil, !e.isPseudo { first = e }
-        for i in dispatch.rules(for: e.evID) { runner(i).observe(e, context: scope, sink: sink) }
+        let reacting = dispatch.rules(for: e.evID)
+        guard !reacting.isEmpty else { return }
+        if logging, log != nil {
+            if log!.count < Self.logLimit {
+                log!.append((e, log!.last.map { clock?.highest(since: $0.event.seq) ?? -.infinity } ?? -.infinity))
+            } else {
+                log = nil
+            }
+        }
+        for i in reacting { runner(i).observe(e, context: scope, sink: sink) }
     }
+
+    /// Rebuilds the runners of a retired timeline by replaying its events, on a clock of its own
+    /// set to each logged time in turn: its runners' deadlines are decided exactly where they were
+    /// the first time, and no other timeline's deadline is touched. Then `clock`, the source's,
+    /// takes over. The replay's findings go to `discarded`.
+    func rebuild(from r: RetiredTimeline, clock source: SourceClock, discarded: FindingSink) {
+        let replay = SourceClock()
+        clock = replay
+        for (e, time) in r.log {
+            replay.advance(to: time, sink: discarded)
+            observe(e, sink: discarded, logging: false)
+        }
+        replay.advance(to: r.retiredAt, sink: discarded)
+        clock = source
+        for case let runner? in runners { runner.clock = source }
+        replay.move(to: source)
+        log = r.log
+        first = r.first
+    }
+
+    /// Tries to retire the timeline: every runner must agree (``Runner/retirement()``) — nothing
+    /// waits for the clock or for the end, so its events alone rebuild it exactly.
+    /// - Returns: the retired timeline; nil when it cannot be retired yet or `never` (it gave up
+    ///   its log, or one of its runners never allows it: then the log is given up now).
+    func retire(never: inout Bool) -> RetiredTimeline? {
+        guard let log else {
+            never = true
+            return nil
+        }
+        var labels: [LabelResult] = []
+        for i in rules.indices where runners[i] != nil || rules[i].judgesEmptyTimelines {
+            switch runner(i).retirement() {
+            case .now(let said): labels += said
+            case .later: return nil
+            case .never:
+                self.log = nil
+                never = true
+                return nil
+            }
+        }
+        let retiredAt = log.last.map { clock?.highest(since: $0.event.seq) ?? -.infinity } ?? -.infinity
+        return RetiredTimeline(log: log, first: first, retiredAt: retiredAt, labels: labels, idleWindow: idleWindow)
+    }
+
+    /// How many times in a row retiring it was tried while something of it waited.
+    var busyChecks = 0
 
     func finish(lastT: Double?, sink: FindingSink) {
         for i in rules.indices where runners[i] != nil || rules[i].judgesEmptyTimelines {
@@ -94,11 +169,38 @@ final class Timeline {
     }
 }
 
+/// A generation timeline that went quiet, kept as the events that rebuild it.
+///
+/// A source can have a generation every few seconds for days, and an ended generation cannot be
+/// forgotten: a late callback of it is exactly what the rules look for (`ws.single-close` must
+/// still see a second close). But most of a timeline's memory is its runners, not its events.
+/// So a generation timeline that saw no event of its own for a while, and none of whose runners
+/// waits for anything (no open obligation on the clock, no look-ahead, nothing its finish would
+/// report), is *retired*: its runners are dropped and it keeps only the events they reacted to,
+/// with the clock as each found it, and the `classify` labels its finish would count. If an event
+/// of it arrives after all, the runners are rebuilt by replaying those events on a clock set as it
+/// was then (every decision they made depended on nothing else), the findings of the replay —
+/// made and reported the first time — are thrown away, and the new event is judged as if nothing
+/// had happened. At the end a retired timeline only counts its labels.
+struct RetiredTimeline {
+    let log: [(event: Event, clock: Double)]
+    let first: Event?
+    /// The highest time the source clock reached after the last logged event: the replay ends there.
+    let retiredAt: Double
+    /// The labels its finish would count; the evaluator keeps one copy of each distinct list
+    /// (its `labelLists`), as most generations end up with the same.
+    var labels: [LabelResult]
+    let idleWindow: Int
+}
+
 /// What one source's evaluation produced.
 struct SourceOutcome {
     var sink: FindingSink
     var events: Int
     var generations: Int
+    /// How many times a generation timeline was retired, and rebuilt (``RetiredTimeline``).
+    var retirements = 0
+    var rebuilds = 0
 }
 
 /// Evaluates every rule scoped to one source and to its generations, fed in merged order.
@@ -117,7 +219,25 @@ final class SourceEvaluator {
     private let context: TimelineContext
     private let clock = SourceClock()
     private var generations: [GenerationKey: Timeline] = [:]
+    private var retired: [GenerationKey: RetiredTimeline] = [:]
+    /// The distinct label lists of retired timelines (each kept once, shared by all that have it).
+    private var labelLists: [[LabelResult]: [LabelResult]] = [:]
     private var generationOrder: [GenerationKey] = []
+    /// Live generation timelines in the order they are due to be looked at for retirement.
+    private var idle: [IdleEntry] = []
+    private var idleHead = 0
+    private var retirements = 0
+    private var rebuilds = 0
+
+    private struct IdleEntry {
+        var key: GenerationKey
+        var timeline: Timeline?
+        var checkAt: Int
+    }
+
+    /// A generation timeline's idle window (``EvaluationPlan/retireIdleAfter`` at first) doubles
+    /// each time it is rebuilt, up to this.
+    static let maxIdleWindow = 1 << 20
     private var seq = 0
     private var events = 0
     private var lastT: Double?
@@ -195,28 +315,91 @@ final class SourceEvaluator {
             if let last = lastGeneration, last.gen == gen,
                stream.map({ $0 == last.streamIndex }) ?? (e.stream == last.stream) {
                 timeline = last.timeline
-            } else if let t = generations[GenerationKey(stream: e.stream, gen: gen)] {
-                timeline = t
-                lastGeneration = (String(e.stream), stream, gen, t)
             } else {
                 let gk = GenerationKey(stream: e.stream, gen: gen)
-                generationOrder.append(gk)
-                let rules = plan.perStream[String(gk.stream)] ?? (plan.generation, plan.generationDispatch)
-                timeline = Timeline(rules: rules.rules, dispatch: rules.dispatch,
-                                    scope: ContextScope(context: context, stream: gk.stream, gen: gen),
-                                    files: plan.files, clock: clock)
-                generations[gk] = timeline
+                if let t = generations[gk] {
+                    timeline = t
+                } else if let r = retired.removeValue(forKey: gk) {
+                    timeline = revive(r, key: gk)
+                } else {
+                    generationOrder.append(gk)
+                    timeline = makeTimeline(gk)
+                }
                 lastGeneration = (String(gk.stream), stream, gen, timeline)
             }
+            timeline.lastSeen = seq
             timeline.observe(e, sink: sink)
         }
-        if real { clock.advance(to: e.t, sink: sink) }
+        if real { clock.advance(to: e.t, seq: seq, sink: sink) }
         context.record(e, sink: sink)
+        if idleHead < idle.count, idle[idleHead].checkAt <= seq { retireIdle() }
+    }
+
+    private func makeTimeline(_ gk: GenerationKey) -> Timeline {
+        let rules = plan.perStream[String(gk.stream)] ?? (plan.generation, plan.generationDispatch)
+        let timeline = Timeline(rules: rules.rules, dispatch: rules.dispatch,
+                                scope: ContextScope(context: context, stream: gk.stream, gen: gk.gen),
+                                files: plan.files, clock: clock, retirable: true, idleWindow: plan.retireIdleAfter)
+        generations[gk] = timeline
+        idle.append(IdleEntry(key: gk, timeline: timeline, checkAt: seq + timeline.idleWindow))
+        return timeline
+    }
+
+    /// Rebuilds a retired timeline by replaying its events (see ``RetiredTimeline``).
+    private func revive(_ r: RetiredTimeline, key gk: GenerationKey) -> Timeline {
+        rebuilds += 1
+        let timeline = makeTimeline(gk)
+        timeline.idleWindow = min(max(1, r.idleWindow * 2), Self.maxIdleWindow)
+        context.replaying = true
+        timeline.rebuild(from: r, clock: clock, discarded: FindingSink(files: plan.files))
+        context.replaying = false
+        return timeline
+    }
+
+    /// Retires the live generation timelines that have been idle long enough and whose runners
+    /// wait for nothing; looks again later at those whose runners still wait.
+    private func retireIdle() {
+        while idleHead < idle.count, idle[idleHead].checkAt <= seq {
+            let entry = idle[idleHead]
+            idle[idleHead].timeline = nil
+            idleHead += 1
+            guard let timeline = entry.timeline, generations[entry.key] === timeline else { continue }
+            if timeline.lastSeen + timeline.idleWindow > seq {
+                idle.append(IdleEntry(key: entry.key, timeline: timeline, checkAt: timeline.lastSeen + timeline.idleWindow))
+                continue
+            }
+            var never = false
+            if var r = timeline.retire(never: &never) {
+                generations[entry.key] = nil
+                retirements += 1
+                if let known = labelLists[r.labels] { r.labels = known } else { labelLists[r.labels] = r.labels }
+                retired[entry.key] = r
+                if lastGeneration?.timeline === timeline { lastGeneration = nil }
+            } else if !never {
+                // Looked at again later, and later each time it is still waiting (an obligation
+                // that only the end decides must not cost a look every few events).
+                timeline.busyChecks += 1
+                let wait = max(1, timeline.idleWindow) << min(timeline.busyChecks, 4)
+                idle.append(IdleEntry(key: entry.key, timeline: timeline, checkAt: seq + wait))
+            }
+        }
+        if idleHead > 1024, idleHead * 2 > idle.count {
+            idle.removeFirst(idleHead)
+            idleHead = 0
+        }
     }
 
     func finish() -> SourceOutcome {
         sourceTimeline?.finish(lastT: lastT, sink: sink)
-        for gk in generationOrder { generations[gk]!.finish(lastT: lastT, sink: sink) }
-        return SourceOutcome(sink: sink, events: events, generations: generationOrder.count)
+        for gk in generationOrder {
+            if let timeline = generations[gk] {
+                timeline.finish(lastT: lastT, sink: sink)
+            } else if let r = retired[gk] {
+                // Its runners agreed their finish would add these labels and nothing else.
+                sink.count(r.labels)
+            }
+        }
+        return SourceOutcome(sink: sink, events: events, generations: generationOrder.count,
+                             retirements: retirements, rebuilds: rebuilds)
     }
 }

@@ -127,6 +127,14 @@ final class BasicRunner: Runner {
         return true
     }
 
+    /// No trigger waiting for a look-ahead, and no `count` with a minimum (whose finish reports):
+    /// what stays is rebuilt exactly by a replay. (Violations pending inside an open `between` or
+    /// `before` scope are state like any other: the finish drops them.)
+    override func retirement() -> Retirement {
+        if case .count(_, _?, _, _) = check { return .never }
+        return waiting.isEmpty ? .now([]) : .later
+    }
+
     override func recorded(_ e: Event, context: ContextScope, sink: FindingSink) {
         guard !waiting.isEmpty else { return }
         waiting = waiting.filter { !judge($0.0, $0.1, context: context, sink: sink, late: true) }

@@ -35,10 +35,18 @@ final class ClassifyRunner: Runner {
         }
     }
 
-    override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {
-        for (i, label) in labels.enumerated() {
-            let holds = (label.has == nil || has[i]) && (label.lacks == nil || !lacks[i])
-            sink.labels[compiled.index, default: [:]][label.name, default: 0] += holds ? 1 : 0
+    /// Which labels hold on what the generation showed so far.
+    private var results: [LabelResult] {
+        labels.indices.map { i in
+            LabelResult(rule: compiled.index, name: labels[i].name,
+                        holds: (labels[i].has == nil || has[i]) && (labels[i].lacks == nil || !lacks[i]))
         }
+    }
+
+    /// A label depends on nothing but the generation's events: always retirable.
+    override func retirement() -> Retirement { .now(results) }
+
+    override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {
+        sink.count(results)
     }
 }

@@ -75,6 +75,21 @@ class Runner: HistoryProvider {
     /// What the check does with one event of its timeline. Subclasses override.
     func handle(_ e: Event, context: ContextScope, sink: FindingSink) {}
 
+    /// Whether the runner may be dropped now and rebuilt later by replaying its timeline's events
+    /// (see ``RetiredTimeline``).
+    enum Retirement {
+        /// Yes: nothing of it waits for the clock or for a later event, and its ``finish`` would
+        /// add these labels (a `classify` generation) and nothing else.
+        case now([LabelResult])
+        /// Not yet: something of it waits (an obligation on the clock, a look-ahead).
+        case later
+        /// Never: its finish reports something only the end can say (a `count` with a minimum).
+        case never
+    }
+
+    /// The base answer is `.never`: a check that does not say otherwise is never dropped.
+    func retirement() -> Retirement { .never }
+
     /// The source's clock passed `now`: obligations whose deadline is before it are decided.
     func expire(now: Double, context: ContextScope, sink: FindingSink) {}
 
@@ -539,6 +554,43 @@ final class SourceClock {
     @inline(__always) private func swap(_ a: Int, _ b: Int) {
         deadlines.swapAt(a, b)
         slots.swapAt(a, b)
+    }
+
+    /// The times the clock was advanced to, as suffix maxima: `(seq, t)` with `t` falling, so the
+    /// first entry at or after a `seq` holds the highest `t` since then (``highest(since:)``). With
+    /// `t` that never falls this is one entry.
+    private var peaks: [(seq: Int, t: Double)] = []
+
+    /// The highest time the clock was advanced to by the event with `$seq` `seq` or a later one;
+    /// -infinity if none. A deadline scheduled while that event was judged has been decided since
+    /// exactly when it is before this (a replay sets a clock to it: ``RetiredTimeline``).
+    func highest(since seq: Int) -> Double {
+        var lo = 0, hi = peaks.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if peaks[mid].seq < seq { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < peaks.count ? peaks[lo].t : -.infinity
+    }
+
+    /// Advances the clock for the event with `$seq` `seq` (see ``advance(to:sink:)``).
+    func advance(to now: Double, seq: Int, sink: FindingSink) {
+        if !now.isNaN {
+            while let last = peaks.last, last.t <= now { peaks.removeLast() }
+            peaks.append((seq, now))
+        }
+        advance(to: now, sink: sink)
+    }
+
+    /// Moves every scheduled deadline to `other` (a replay's clock handing over to the source's).
+    func move(to other: SourceClock) {
+        for (i, deadline) in deadlines.enumerated() {
+            if let owner = owners[Int(slots[i])] { other.schedule(deadline, runner: owner.runner, scope: owner.scope) }
+        }
+        deadlines = []
+        slots = []
+        owners = []
+        free = []
     }
 
     /// Tells every runner with a deadline before `now` to decide; each runner checks its own.

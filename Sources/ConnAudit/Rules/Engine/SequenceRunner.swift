@@ -284,6 +284,12 @@ final class SequenceRunner: Runner {
         obligations.truncate(to: open)
     }
 
+    /// No obligation open (nothing on the clock, nothing for the finish to judge): partial
+    /// matches and armed absences are rebuilt exactly by a replay.
+    override func retirement() -> Retirement {
+        obligations.isEmpty ? .now([]) : .later
+    }
+
     override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {
         guard case .response(_, _, _, _, let atEnd) = check else { return }
         for o in obligations {

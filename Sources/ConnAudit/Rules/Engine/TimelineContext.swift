@@ -11,6 +11,11 @@ final class FindingSink {
 
     init(files: [String]) { self.files = files }
 
+    /// Counts one generation's `classify` labels.
+    func count(_ results: [LabelResult]) {
+        for r in results { labels[r.rule, default: [:]][r.name, default: 0] += r.holds ? 1 : 0 }
+    }
+
     func merge(_ other: FindingSink) {
         for (k, v) in other.violations { violations[k, default: []] += v }
         for (k, v) in other.inconclusive { inconclusive[k, default: []] += v }
@@ -19,6 +24,13 @@ final class FindingSink {
         }
         applicable.formUnion(other.applicable)
     }
+}
+
+/// Whether one `classify` label holds for one generation.
+struct LabelResult: Hashable {
+    var rule: Int
+    var name: String
+    var holds: Bool
 }
 
 /// The recent events of one source, shown as context around findings.
@@ -61,8 +73,12 @@ final class TimelineContext {
 
     /// Context for a finding anchored at `anchor`: up to two events of its timeline before it and,
     /// when the finding is made later than its anchor (a deadline), the ones after it seen so far.
+    /// Set while a retired timeline is rebuilt by replaying its events: the findings made then
+    /// were reported the first time, and are thrown away (see ``RetiredTimeline``).
+    var replaying = false
+
     func lines(anchor: Event?, scope: ContextScope) -> (lines: [ContextLine], after: Int) {
-        guard enabled else { return ([], 0) }
+        guard enabled, !replaying else { return ([], 0) }
         guard let anchor else { return ([], 0) }
         let recent = self.recent
         // An anchor that has left the ring (a trigger judged long after it came, by a look-ahead)
@@ -85,7 +101,7 @@ final class TimelineContext {
     }
 
     func awaitAfter(violation: Bool, rule: Int, index: Int, scope: ContextScope, count: Int = TimelineContext.after) {
-        guard enabled, count > 0 else { return }
+        guard enabled, !replaying, count > 0 else { return }
         fresh.append(Waiting(violation: violation, rule: rule, index: index, left: count, scope: scope))
     }
 

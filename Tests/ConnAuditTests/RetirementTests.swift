@@ -1,0 +1,177 @@
+import Testing
+
+@testable import ConnAudit
+
+/// Quiet generation timelines are retired (their runners dropped, their events kept) and rebuilt
+/// by replaying those events when the generation speaks again (``RetiredTimeline``). Retiring
+/// must change nothing a report says: these tests run the same logs with retirement at every
+/// chance (`retireIdleAfter: 0`: after every event), at the default, and never, and compare.
+@Suite struct RetirementTests {
+    static let never = 1 << 40
+
+    /// The JSON report of `rules` over one in-memory log.
+    private func report(_ rules: RuleSet, _ log: String, retireIdleAfter: Int) -> String {
+        let bytes = Array(log.utf8)
+        let auditor = Auditor(rules: rules, jobs: 1, retireIdleAfter: retireIdleAfter) { file throws(InputError) in
+            ByteSources.memory(bytes, path: file.path)
+        }
+        return JSONReport.render(auditor.run([InputFile(path: "log.jsonl", isStdin: false)]))
+    }
+
+    /// What one source's evaluation did with `log` (all of whose lines are one source's events).
+    private func evaluate(_ rules: RuleSet, _ log: String, retireIdleAfter: Int) -> SourceOutcome {
+        let plan = EvaluationPlan(rules: rules.rules, overrides: [:], files: ["log.jsonl"], retireIdleAfter: retireIdleAfter)
+        let reader = FileReader(index: 0, path: "log.jsonl", source: ByteSources.memory(Array(log.utf8), path: "log.jsonl"),
+                                wantedFields: rules.fieldsRead)
+        var evaluator: SourceEvaluator?
+        while let item = reader.next() {
+            guard case .event(let e, let key, _) = item else { continue }
+            if evaluator == nil { evaluator = SourceEvaluator(key: key, plan: plan) }
+            evaluator!.feed(e)
+        }
+        return evaluator!.finish()
+    }
+
+    @Test func everyBuiltinFixtureReportsTheSameWhetherTimelinesRetireOrNot() {
+        let pack = RuleLoader.builtin()
+        var compared = 0
+        for rule in pack.rules {
+            for fixture in rule.tests {
+                let alone = RuleSet(rules: [rule])
+                let kept = report(alone, fixture.log, retireIdleAfter: Self.never)
+                #expect(report(alone, fixture.log, retireIdleAfter: 0) == kept, "\(rule.id) '\(fixture.name)'")
+                // The whole pack over the same log: rules that retire beside rules that keep.
+                let all = report(pack, fixture.log, retireIdleAfter: Self.never)
+                #expect(report(pack, fixture.log, retireIdleAfter: 0) == all, "pack over \(rule.id) '\(fixture.name)'")
+                compared += 1
+            }
+        }
+        #expect(compared > 100)
+    }
+
+    /// Generations `firstGen`…, each connected, opened and closed by the user.
+    private func closedGenerations(_ n: Int, from t0: Int = 0, firstGen: Int = 0) -> String {
+        (firstGen..<firstGen + n).map { g in
+            let t = t0 + (g - firstGen) * 10
+            return """
+            {"t":\(t),"ev":"ws.connect","gen":\(g)}
+            {"t":\(t + 1),"ev":"ws.open","gen":\(g)}
+            {"t":\(t + 2),"ev":"ws.close","gen":\(g),"reason":"user"}
+            {"t":\(t + 3),"ev":"ws.closed","gen":\(g)}
+
+            """
+        }.joined()
+    }
+
+    @Test func aLateSecondCloseOfARetiredGenerationIsStillFound() throws {
+        // Generation 0 ends, 400 generations later (1,600 events: far past the idle window) a second
+        // close of it comes: a stale callback. ws.single-close must still see it.
+        let log = closedGenerations(400) + #"{"t":5000,"ev":"ws.close","gen":0,"reason":"user"}"# + "\n"
+        let pack = RuleLoader.builtin()
+        let outcome = evaluate(pack, log, retireIdleAfter: 256)
+        // A timeline is retired within about two idle windows of its last event: all but the last
+        // ~128 generations are.
+        #expect(outcome.retirements >= 250)
+        #expect(outcome.rebuilds == 1)
+        let single = try #require(pack.rules.firstIndex { $0.id == "ws.single-close" })
+        let found = outcome.sink.violations[single] ?? []
+        #expect(found.map(\.line) == [1601])
+        // The finding, its context lines and every other verdict: as without retirement.
+        #expect(report(pack, log, retireIdleAfter: 256) == report(pack, log, retireIdleAfter: Self.never))
+        #expect(report(pack, log, retireIdleAfter: 0) == report(pack, log, retireIdleAfter: Self.never))
+    }
+
+    @Test func aTimelineWaitingForADeadlineIsNotRetired() throws {
+        // A ping of gen 0 with a long deadline, then 400 events of other generations before the
+        // deadline passes: the obligation keeps gen 0 alive, and the timeout is found where it was.
+        var log = #"{"t":0,"ev":"ws.connect","gen":0,"interval_ms":100000,"timeout_ms":100000}"# + "\n"
+        log += #"{"t":1,"ev":"ws.open","gen":0}"# + "\n"
+        log += #"{"t":2,"ev":"ws.ping","gen":0}"# + "\n"
+        log += closedGenerations(100, from: 10, firstGen: 1)
+        log += #"{"t":200000,"ev":"app.tick"}"# + "\n"
+        let pack = RuleLoader.builtin()
+        let outcome = evaluate(pack, log, retireIdleAfter: 0)
+        let timeout = try #require(pack.rules.firstIndex { $0.id == "ws.timeout-closes" })
+        #expect(outcome.sink.violations[timeout]?.map(\.line) == [3])
+        #expect(report(pack, log, retireIdleAfter: 0) == report(pack, log, retireIdleAfter: Self.never))
+    }
+
+    @Test func labelsOfRetiredGenerationsAreCounted() {
+        // ws.required-outcomes counts each generation's labels at the end: retired ones too.
+        let log = closedGenerations(40) + #"{"t":900,"ev":"ws.connect","gen":99}"# + "\n"
+            + #"{"t":901,"ev":"ws.connect_failed","gen":99,"error":"NSURLErrorDomain:-1004"}"# + "\n"
+        let pack = RuleLoader.builtin()
+        let retiring = evaluate(pack, log, retireIdleAfter: 0)
+        let keeping = evaluate(pack, log, retireIdleAfter: Self.never)
+        #expect(retiring.retirements >= 40)
+        #expect(keeping.retirements == 0)
+        #expect(!keeping.sink.labels.isEmpty)
+        #expect(retiring.sink.labels == keeping.sink.labels)
+    }
+
+    @Test func aGenerationThatKeepsComingBackIsRebuiltLessAndLessOften() {
+        // Gen 0 ends, then a stale ws.closed of it comes every 301 events: each rebuild doubles its
+        // idle window, so it is rebuilt a few times, not once per callback.
+        var log = #"{"t":0,"ev":"ws.connect","gen":0}"# + "\n" + #"{"t":0,"ev":"ws.close","gen":0,"reason":"user"}"# + "\n"
+        var t = 0
+        for round in 0..<20 {
+            log += #"{"t":\#(t),"ev":"ws.closed","gen":0}"# + "\n"
+            t += 1
+            for g in 0..<75 {
+                let gen = 1 + round * 75 + g
+                log += #"{"t":\#(t),"ev":"ws.connect","gen":\#(gen)}"# + "\n" + #"{"t":\#(t),"ev":"ws.close","gen":\#(gen),"reason":"user"}"# + "\n"
+                log += #"{"t":\#(t),"ev":"ws.open","gen":\#(gen)}"# + "\n" + #"{"t":\#(t),"ev":"ws.closed","gen":\#(gen)}"# + "\n"
+                t += 1
+            }
+        }
+        let pack = RuleLoader.builtin()
+        let outcome = evaluate(pack, log, retireIdleAfter: 256)
+        #expect(outcome.rebuilds >= 1)
+        #expect(outcome.rebuilds <= 4)
+        #expect(report(pack, log, retireIdleAfter: 256) == report(pack, log, retireIdleAfter: Self.never))
+    }
+
+    @Test func aCountWithAMinimumKeepsItsTimelines() throws {
+        // Its finish reports what only the end can say: such timelines are never retired (and
+        // give up their logs at the first look), while the verdicts stay the same.
+        let rules = try RuleLoader.load(files: [("r.yaml", """
+            rules:
+              - id: t.two-opens
+                title: two opens per generation
+                for: generation
+                count: { ev: ws.open }
+                min: 2
+            """)])
+        let log = closedGenerations(50)
+        let outcome = evaluate(rules, log, retireIdleAfter: 0)
+        #expect(outcome.retirements == 0)
+        #expect(outcome.sink.violations[0]?.count == 50)
+        #expect(report(rules, log, retireIdleAfter: 0) == report(rules, log, retireIdleAfter: Self.never))
+    }
+
+    @Test func aRebuildDecidesNoOtherTimelinesDeadline() throws {
+        // Time goes back: gen 1's ping at t=20 (deadline 1020) comes after an event at t=5001, so
+        // its deadline is below the highest time yet waits for a later event with t > 1020 (the
+        // app.tick at 6000). Gen 0, retired after t=5001, is rebuilt by its stale ws.closed in
+        // between: replayed up to t=5001 on the source's clock, that would decide gen 1's deadline
+        // into the replay's thrown-away findings. The replay has a clock of its own.
+        let log = """
+            {"t":0,"ev":"ws.connect","gen":0}
+            {"t":1,"ev":"ws.close","gen":0,"reason":"user"}
+            {"t":2,"ev":"ws.closed","gen":0}
+            {"t":10,"ev":"ws.connect","gen":1,"interval_ms":1000,"timeout_ms":1000}
+            {"t":10,"ev":"ws.open","gen":1}
+            {"t":5001,"ev":"ws.closed","gen":0}
+            {"t":20,"ev":"ws.ping","gen":1}
+            {"t":21,"ev":"ws.closed","gen":0}
+            {"t":6000,"ev":"app.tick"}
+
+            """
+        let pack = RuleLoader.builtin()
+        let outcome = evaluate(pack, log, retireIdleAfter: 0)
+        #expect(outcome.rebuilds >= 2)
+        let timeout = try #require(pack.rules.firstIndex { $0.id == "ws.timeout-closes" })
+        #expect(outcome.sink.violations[timeout]?.map(\.line) == [7])
+        #expect(report(pack, log, retireIdleAfter: 0) == report(pack, log, retireIdleAfter: Self.never))
+    }
+}
