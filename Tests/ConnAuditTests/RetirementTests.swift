@@ -174,4 +174,26 @@ import Testing
         #expect(outcome.sink.violations[timeout]?.map(\.line) == [7])
         #expect(report(pack, log, retireIdleAfter: 0) == report(pack, log, retireIdleAfter: Self.never))
     }
+
+    @Test func theClockKnowsItsHighestTimeSinceAnEvent() {
+        let clock = SourceClock()
+        let sink = FindingSink(files: [])
+        #expect(clock.highest(since: 1) == -.infinity)
+        // t by seq: 1→10, 2→50, 3→20, 4→30, 5→5
+        for (seq, t) in [(1, 10.0), (2, 50), (3, 20), (4, 30), (5, 5)] { clock.advance(to: t, seq: seq, sink: sink) }
+        #expect(clock.highest(since: 1) == 50)
+        #expect(clock.highest(since: 2) == 50)
+        #expect(clock.highest(since: 3) == 30)
+        #expect(clock.highest(since: 5) == 5)
+        #expect(clock.highest(since: 6) == -.infinity)
+        // A NaN t advances nothing.
+        clock.advance(to: .nan, seq: 6, sink: sink)
+        #expect(clock.highest(since: 6) == -.infinity)
+        // t falling for longer than the clock remembers: the old answers become unknown (a timeline
+        // that needs one gives up its log), the recent ones stay exact.
+        for seq in 7...(7 + SourceClock.maxPeaks) { clock.advance(to: Double(-seq), seq: seq, sink: sink) }
+        #expect(clock.highest(since: 1) == nil)
+        #expect(clock.highest(since: 7 + SourceClock.maxPeaks) == Double(-(7 + SourceClock.maxPeaks)))
+        #expect(clock.highest(since: 7 + SourceClock.maxPeaks - 10) == Double(-(7 + SourceClock.maxPeaks - 10)))
+    }
 }

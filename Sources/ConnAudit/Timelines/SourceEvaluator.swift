@@ -107,8 +107,10 @@ final class Timeline {
         let reacting = dispatch.rules(for: e.evID)
         guard !reacting.isEmpty else { return }
         if logging, log != nil {
-            if log!.count < Self.logLimit {
-                log!.append((e, log!.last.map { clock?.highest(since: $0.event.seq) ?? -.infinity } ?? -.infinity))
+            // Past its limit, or with the clock's times since its last event forgotten (t falling
+            // for thousands of events), the log is given up: the timeline stays as it is.
+            if log!.count < Self.logLimit, let time = clockSinceLogged() {
+                log!.append((e, time))
             } else {
                 log = nil
             }
@@ -135,6 +137,14 @@ final class Timeline {
         first = r.first
     }
 
+    /// The highest time the clock reached since the last logged event (-infinity before any); nil
+    /// when the clock no longer knows.
+    private func clockSinceLogged() -> Double? {
+        guard let last = log?.last else { return -.infinity }
+        guard let clock else { return -.infinity }
+        return clock.highest(since: last.event.seq)
+    }
+
     /// Tries to retire the timeline: every runner must agree (``Runner/retirement()``) — nothing
     /// waits for the clock or for the end, so its events alone rebuild it exactly.
     /// - Returns: the retired timeline; nil when it cannot be retired yet or `never` (it gave up
@@ -155,7 +165,11 @@ final class Timeline {
                 return nil
             }
         }
-        let retiredAt = log.last.map { clock?.highest(since: $0.event.seq) ?? -.infinity } ?? -.infinity
+        guard let retiredAt = clockSinceLogged() else {
+            self.log = nil
+            never = true
+            return nil
+        }
         return RetiredTimeline(log: log, first: first, retiredAt: retiredAt, labels: labels, idleWindow: idleWindow)
     }
 
@@ -335,11 +349,12 @@ final class SourceEvaluator {
         if idleHead < idle.count, idle[idleHead].checkAt <= seq { retireIdle() }
     }
 
-    private func makeTimeline(_ gk: GenerationKey) -> Timeline {
+    private func makeTimeline(_ gk: GenerationKey, idleWindow: Int? = nil) -> Timeline {
         let rules = plan.perStream[String(gk.stream)] ?? (plan.generation, plan.generationDispatch)
         let timeline = Timeline(rules: rules.rules, dispatch: rules.dispatch,
                                 scope: ContextScope(context: context, stream: gk.stream, gen: gk.gen),
-                                files: plan.files, clock: clock, retirable: true, idleWindow: plan.retireIdleAfter)
+                                files: plan.files, clock: clock, retirable: true,
+                                idleWindow: idleWindow ?? plan.retireIdleAfter)
         generations[gk] = timeline
         idle.append(IdleEntry(key: gk, timeline: timeline, checkAt: seq + timeline.idleWindow))
         return timeline
@@ -348,8 +363,7 @@ final class SourceEvaluator {
     /// Rebuilds a retired timeline by replaying its events (see ``RetiredTimeline``).
     private func revive(_ r: RetiredTimeline, key gk: GenerationKey) -> Timeline {
         rebuilds += 1
-        let timeline = makeTimeline(gk)
-        timeline.idleWindow = min(max(1, r.idleWindow * 2), Self.maxIdleWindow)
+        let timeline = makeTimeline(gk, idleWindow: min(max(1, r.idleWindow * 2), Self.maxIdleWindow))
         context.replaying = true
         timeline.rebuild(from: r, clock: clock, discarded: FindingSink(files: plan.files))
         context.replaying = false

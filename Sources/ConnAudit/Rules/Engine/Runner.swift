@@ -558,13 +558,18 @@ final class SourceClock {
 
     /// The times the clock was advanced to, as suffix maxima: `(seq, t)` with `t` falling, so the
     /// first entry at or after a `seq` holds the highest `t` since then (``highest(since:)``). With
-    /// `t` that never falls this is one entry.
+    /// `t` that never falls this is one entry; while `t` keeps falling it grows, up to
+    /// ``maxPeaks``: then the older half is forgotten.
     private var peaks: [(seq: Int, t: Double)] = []
+    private var forgottenThrough = Int.min
+    static let maxPeaks = 4096
 
     /// The highest time the clock was advanced to by the event with `$seq` `seq` or a later one;
-    /// -infinity if none. A deadline scheduled while that event was judged has been decided since
-    /// exactly when it is before this (a replay sets a clock to it: ``RetiredTimeline``).
-    func highest(since seq: Int) -> Double {
+    /// -infinity if none; nil if that is no longer known (``maxPeaks``). A deadline scheduled while
+    /// that event was judged has been decided since exactly when it is before this (a replay sets
+    /// a clock to it: ``RetiredTimeline``).
+    func highest(since seq: Int) -> Double? {
+        guard seq > forgottenThrough else { return nil }
         var lo = 0, hi = peaks.count
         while lo < hi {
             let mid = (lo + hi) / 2
@@ -578,6 +583,10 @@ final class SourceClock {
         if !now.isNaN {
             while let last = peaks.last, last.t <= now { peaks.removeLast() }
             peaks.append((seq, now))
+            if peaks.count > Self.maxPeaks {
+                forgottenThrough = peaks[Self.maxPeaks / 2 - 1].seq
+                peaks.removeFirst(Self.maxPeaks / 2)
+            }
         }
         advance(to: now, sink: sink)
     }

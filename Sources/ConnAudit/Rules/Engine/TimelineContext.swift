@@ -71,12 +71,12 @@ final class TimelineContext {
         self.enabled = enabled
     }
 
-    /// Context for a finding anchored at `anchor`: up to two events of its timeline before it and,
-    /// when the finding is made later than its anchor (a deadline), the ones after it seen so far.
     /// Set while a retired timeline is rebuilt by replaying its events: the findings made then
     /// were reported the first time, and are thrown away (see ``RetiredTimeline``).
     var replaying = false
 
+    /// Context for a finding anchored at `anchor`: up to two events of its timeline before it and,
+    /// when the finding is made later than its anchor (a deadline), the ones after it seen so far.
     func lines(anchor: Event?, scope: ContextScope) -> (lines: [ContextLine], after: Int) {
         guard enabled, !replaying else { return ([], 0) }
         guard let anchor else { return ([], 0) }
