@@ -100,7 +100,7 @@ final class Timeline {
     }
 
     /// Hands `e` to the rules that react to it, and logs it when the timeline is retirable (not
-    /// when it is being rebuilt: see ``rebuild(from:clock:)``). The caller records `e` in the
+    /// when it is being rebuilt: see ``rebuild(from:clock:discarded:)``). The caller records `e` in the
     /// context afterwards.
     func observe(_ e: Event, sink: FindingSink, logging: Bool = true) {
         if first == nil, !e.isPseudo { first = e }
