@@ -196,4 +196,36 @@ import Testing
         #expect(clock.highest(since: 7 + SourceClock.maxPeaks) == Double(-(7 + SourceClock.maxPeaks)))
         #expect(clock.highest(since: 7 + SourceClock.maxPeaks - 10) == Double(-(7 + SourceClock.maxPeaks - 10)))
     }
+
+    @Test func runnersThatNeedNoReplayAreSetBackFromTheirState() throws {
+        // The outcome labeller alone needs no replay: a retired generation keeps no events, and a
+        // rebuilt one gets its labeller's flags and aggregates back. With ws.single-close beside it,
+        // a generation first retired without events (no close yet) and rebuilt by its close keeps
+        // a log from there on, and the labeller's state besides.
+        let pack = RuleLoader.builtin()
+        let outcomes = try #require(pack.rules.first { $0.id == "ws.required-outcomes" })
+        let single = try #require(pack.rules.first { $0.id == "ws.single-close" })
+        // Gen 0 connects, opens and pings ten times (more events than a log kept in place of the
+        // labeller's state); 60 generations later its socket reports closed (an immediate close:
+        // the labeller must remember the open), then it is closed twice.
+        var log = #"{"t":0,"ev":"ws.connect","gen":0,"interval_ms":100000,"timeout_ms":100000}"# + "\n"
+        log += #"{"t":1,"ev":"ws.open","gen":0}"# + "\n"
+        for i in 0..<10 { log += #"{"t":\#(2 + i),"ev":"ws.ping","gen":0}"# + "\n" }
+        log += closedGenerations(60, from: 10, firstGen: 1)
+        log += #"{"t":2000,"ev":"ws.closed","gen":0}"# + "\n"
+        log += closedGenerations(60, from: 2010, firstGen: 100)
+        log += #"{"t":4000,"ev":"ws.close","gen":0,"reason":"server_closed"}"# + "\n"
+        log += closedGenerations(60, from: 4010, firstGen: 200)
+        log += #"{"t":6000,"ev":"ws.close","gen":0,"reason":"user"}"# + "\n"
+        for rules in [RuleSet(rules: [outcomes]), RuleSet(rules: [outcomes, single]), pack] {
+            let retiring = evaluate(rules, log, retireIdleAfter: 0)
+            let keeping = evaluate(rules, log, retireIdleAfter: Self.never)
+            #expect(retiring.rebuilds >= 3)
+            #expect(retiring.sink.labels == keeping.sink.labels)
+            #expect(report(rules, log, retireIdleAfter: 0) == report(rules, log, retireIdleAfter: Self.never))
+        }
+        // The immediate close of gen 0 is counted (the other generations are all "user" closes).
+        let index = try #require(pack.rules.firstIndex { $0.id == "ws.required-outcomes" })
+        #expect(evaluate(pack, log, retireIdleAfter: 0).sink.labels[index]?["immediate_close"] == 1)
+    }
 }

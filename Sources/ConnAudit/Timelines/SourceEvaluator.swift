@@ -66,6 +66,12 @@ final class Timeline {
     /// Nil once it grew past ``logLimit``: such a timeline is never retired.
     private var log: [(event: Event, clock: Double)]?
     static let logLimit = 1024
+    /// False when the log starts after a retirement that kept no events (``retire(never:)``):
+    /// then the runners that need no replay are set back from their state, not rebuilt by it.
+    private var logComplete = true
+    /// A whole log of at most this many events is kept even when no runner needs a replay: a
+    /// runner's saved state (aggregates of a few events each) is larger than a short log.
+    static let keepLogUpTo = 8
     /// The source's `$seq` of the last event this timeline saw.
     var lastSeen = 0
     /// How many source events without one of its own before retiring it is tried.
@@ -130,6 +136,12 @@ final class Timeline {
             observe(e, sink: discarded, logging: false)
         }
         replay.advance(to: r.retiredAt, sink: discarded)
+        for state in r.states {
+            let runner = runner(state.rule)
+            runner.aggregateState = state.aggregates
+            (runner as? ClassifyRunner)?.restore(state.flags)
+        }
+        logComplete = r.logComplete
         clock = source
         for case let runner? in runners { runner.clock = source }
         replay.move(to: source)
@@ -155,9 +167,19 @@ final class Timeline {
             return nil
         }
         var labels: [LabelResult] = []
+        var anyReplay = false
+        var states: [RunnerState] = []
         for i in rules.indices where runners[i] != nil || rules[i].judgesEmptyTimelines {
-            switch runner(i).retirement() {
-            case .now(let said): labels += said
+            let runner = runner(i)
+            switch runner.retirement() {
+            case .now(let said):
+                labels += said
+                if rules[i].needsReplay {
+                    anyReplay = true
+                } else {
+                    states.append(RunnerState(rule: i, flags: (runner as? ClassifyRunner)?.flags,
+                                              aggregates: runner.aggregateState))
+                }
             case .later: return nil
             case .never:
                 self.log = nil
@@ -170,7 +192,19 @@ final class Timeline {
             never = true
             return nil
         }
-        return RetiredTimeline(log: log, first: first, retiredAt: retiredAt, labels: labels, idleWindow: idleWindow)
+        // No runner needs a replay: their states are all it keeps (a fresh one's not even that) —
+        // unless the log is whole and shorter than those states would be. Else the log, whole; or,
+        // when it starts after a retirement that kept no events, the log and the states of the
+        // runners that need no replay (each set back after the replay, fresh ones too).
+        let (kept, restored): ([(event: Event, clock: Double)], [RunnerState])
+        let statesOnly = !anyReplay && (!logComplete || log.count > Self.keepLogUpTo)
+        if statesOnly {
+            (kept, restored) = ([], states.filter { $0.flags != nil || $0.aggregates != nil })
+        } else {
+            (kept, restored) = (log, logComplete ? [] : states)
+        }
+        return RetiredTimeline(log: kept, logComplete: !statesOnly && logComplete, first: first, retiredAt: retiredAt,
+                               labels: labels, states: restored, idleWindow: idleWindow)
     }
 
     /// How many times in a row retiring it was tried while something of it waited.
@@ -197,14 +231,27 @@ final class Timeline {
 /// made and reported the first time — are thrown away, and the new event is judged as if nothing
 /// had happened. At the end a retired timeline only counts its labels.
 struct RetiredTimeline {
+    /// The events to replay; empty when no runner needs a replay (``CompiledRule/needsReplay``).
     let log: [(event: Event, clock: Double)]
+    /// Whether ``log`` holds every event the rules reacted to since the generation began.
+    let logComplete: Bool
     let first: Event?
     /// The highest time the source clock reached after the last logged event: the replay ends there.
     let retiredAt: Double
     /// The labels its finish would count; the evaluator keeps one copy of each distinct list
     /// (its `labelLists`), as most generations end up with the same.
     var labels: [LabelResult]
+    /// The states of runners that need no replay, set back after it (``Timeline/retire(never:)``).
+    let states: [RunnerState]
     let idleWindow: Int
+}
+
+/// The state of a runner that needs no replay (by its index in the timeline's rules): its running
+/// aggregates and, for a `classify`, its flags; nil for a fresh runner's.
+struct RunnerState {
+    var rule: Int
+    var flags: [Bool]?
+    var aggregates: [Runner.Aggregate]?
 }
 
 /// What one source's evaluation produced.

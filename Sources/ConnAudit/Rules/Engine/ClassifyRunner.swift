@@ -43,6 +43,21 @@ final class ClassifyRunner: Runner {
         }
     }
 
+    /// The runner's own state: each label's `has` flag, then each one's `lacks` flag; nil while
+    /// all are unset (a fresh runner's).
+    var flags: [Bool]? { has.contains(true) || lacks.contains(true) ? has + lacks : nil }
+
+    /// Sets the state ``flags`` gave (a retired generation rebuilt without replaying its events).
+    func restore(_ flags: [Bool]?) {
+        guard let flags else {
+            has = Array(repeating: false, count: labels.count)
+            lacks = has
+            return
+        }
+        has = Array(flags[..<labels.count])
+        lacks = Array(flags[labels.count...])
+    }
+
     /// A label depends on nothing but the generation's events: always retirable.
     override func retirement() -> Retirement { .now(results) }
 

@@ -26,6 +26,11 @@ final class CompiledRule: @unchecked Sendable {
     let messageReadsHistory: Bool
     /// Whether any history function is used at all (if not, nothing is retained).
     let usesHistory: Bool
+    /// Whether a runner of this rule keeps state that only replaying its timeline's events
+    /// rebuilds (``RetiredTimeline``): not a `classify`, an `every` or a timeline-wide `never`
+    /// whose history calls are all running aggregates and that does not look ahead — such a
+    /// runner's state (its aggregates, a `classify`'s flags) can be set back as it was.
+    let needsReplay: Bool
     /// Whether a history call names its result with `as:` (`last({ev: ws.ping, as: q})`): each
     /// evaluation then carries a ``HistoryResults`` for those names.
     let bindsHistoryResults: Bool
@@ -200,6 +205,10 @@ final class CompiledRule: @unchecked Sendable {
         for call in calls { for n in call.resultCaptures where !resultNames.contains(n) { resultNames.append(n) } }
         historyResultNames = resultNames
         historyLists = lists
+        switch rule.check {
+        case .classify, .every, .never(_, .global): needsReplay = !lists.isEmpty || lookAhead
+        default: needsReplay = true
+        }
         staticCalls = aggregates
         var byID: [Int32: [Int]] = [:]
         var anyID: [Int] = []

@@ -19,7 +19,7 @@ class Runner: HistoryProvider {
     /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order.
     private var aggregates: [Aggregate]
 
-    private struct Aggregate {
+    struct Aggregate {
         var first: Event?
         var last: Event?
         var count = 0
@@ -235,6 +235,16 @@ class Runner: HistoryProvider {
                 }
                 if changed { letCache?.versions[slot] += 1 }
             }
+        }
+    }
+
+    /// The running aggregates, to be set back as they were (``RetiredTimeline``): every cached
+    /// let value is then stale. Nil when none has seen anything (a fresh runner's).
+    var aggregateState: [Aggregate]? {
+        get { aggregates.contains { $0.count > 0 || $0.first != nil || $0.max != nil } ? aggregates : nil }
+        set {
+            aggregates = newValue ?? Array(repeating: Aggregate(), count: compiled.staticCalls.count)
+            if let letCache { for i in letCache.versions.indices { letCache.versions[i] += 1 } }
         }
     }
 
