@@ -59,14 +59,14 @@ final class Timeline {
     let dispatch: Dispatch
     let scope: ContextScope
     /// The timeline's first event (real, not a reader finding), for timeline-wide findings.
-    var first: Event?
+    private(set) var first: Event?
     /// The events some rule reacted to, each with the highest time the source clock was advanced
     /// to since the previous one came (``SourceClock/highest(since:)``): what a replay needs to
     /// rebuild the runners once the timeline is retired (``RetiredTimeline``).
     /// Nil once it grew past ``logLimit``: such a timeline is never retired.
     private var log: [(event: Event, clock: Double)]?
     static let logLimit = 1024
-    /// False when the log starts after a retirement that kept no events (``retire(never:)``):
+    /// False when the log starts after a retirement that kept no events (``retire()``):
     /// then the runners that need no replay are set back from their state, not rebuilt by it.
     private var logComplete = true
     /// A whole log of at most this many events is kept even when no runner needs a replay: a
@@ -159,13 +159,18 @@ final class Timeline {
 
     /// Tries to retire the timeline: every runner must agree (``Runner/retirement()``) — nothing
     /// waits for the clock or for the end, so its events alone rebuild it exactly.
-    /// - Returns: the retired timeline; nil when it cannot be retired yet or `never` (it gave up
-    ///   its log, or one of its runners never allows it: then the log is given up now).
-    func retire(never: inout Bool) -> RetiredTimeline? {
-        guard let log else {
-            never = true
-            return nil
-        }
+    /// Whether a timeline could be retired (see ``retire()``).
+    enum Retirement {
+        case retired(RetiredTimeline)
+        /// Not yet: one of its runners waits for something.
+        case later
+        /// Never: it gave up its log, or one of its runners never allows it (then the log is
+        /// given up now).
+        case never
+    }
+
+    func retire() -> Retirement {
+        guard let log else { return .never }
         var labels: [LabelResult] = []
         var anyReplay = false
         var states: [RunnerState] = []
@@ -180,17 +185,15 @@ final class Timeline {
                     states.append(RunnerState(rule: i, flags: (runner as? ClassifyRunner)?.flags,
                                               aggregates: runner.aggregateState))
                 }
-            case .later: return nil
+            case .later: return .later
             case .never:
                 self.log = nil
-                never = true
-                return nil
+                return .never
             }
         }
         guard let retiredAt = clockSinceLogged() else {
             self.log = nil
-            never = true
-            return nil
+            return .never
         }
         // No runner needs a replay: their states are all it keeps (a fresh one's not even that) —
         // unless the log is whole and shorter than those states would be. Else the log, whole; or,
@@ -203,8 +206,8 @@ final class Timeline {
         } else {
             (kept, restored) = (log, logComplete ? [] : states)
         }
-        return RetiredTimeline(log: kept, logComplete: !statesOnly && logComplete, first: first, retiredAt: retiredAt,
-                               labels: labels, states: restored, idleWindow: idleWindow)
+        return .retired(RetiredTimeline(log: kept, logComplete: !statesOnly && logComplete, first: first, retiredAt: retiredAt,
+                               labels: labels, states: restored, idleWindow: idleWindow))
     }
 
     /// How many times in a row retiring it was tried while something of it waited.
@@ -241,7 +244,7 @@ struct RetiredTimeline {
     /// The labels its finish would count; the evaluator keeps one copy of each distinct list
     /// (its `labelLists`), as most generations end up with the same.
     var labels: [LabelResult]
-    /// The states of runners that need no replay, set back after it (``Timeline/retire(never:)``).
+    /// The states of runners that need no replay, set back after it (``Timeline/retire()``).
     let states: [RunnerState]
     let idleWindow: Int
 }
@@ -429,19 +432,21 @@ final class SourceEvaluator {
                 idle.append(IdleEntry(key: entry.key, timeline: timeline, checkAt: timeline.lastSeen + timeline.idleWindow))
                 continue
             }
-            var never = false
-            if var r = timeline.retire(never: &never) {
+            switch timeline.retire() {
+            case .retired(var r):
                 generations[entry.key] = nil
                 retirements += 1
                 if let known = labelLists[r.labels] { r.labels = known } else { labelLists[r.labels] = r.labels }
                 retired[entry.key] = r
                 if lastGeneration?.timeline === timeline { lastGeneration = nil }
-            } else if !never {
+            case .later:
                 // Looked at again later, and later each time it is still waiting (an obligation
                 // that only the end decides must not cost a look every few events).
                 timeline.busyChecks += 1
                 let wait = max(1, timeline.idleWindow) << min(timeline.busyChecks, 4)
                 idle.append(IdleEntry(key: entry.key, timeline: timeline, checkAt: seq + wait))
+            case .never:
+                break
             }
         }
         if idleHead > 1024, idleHead * 2 > idle.count {
