@@ -106,7 +106,7 @@ final class Timeline {
     }
 
     /// Hands `e` to the rules that react to it, and logs it when the timeline is retirable (not
-    /// when it is being rebuilt: see ``rebuild(from:clock:discarded:)``). The caller records `e` in the
+    /// when it is being rebuilt: see ``rebuild(from:names:clock:discarded:)``). The caller records `e` in the
     /// context afterwards.
     func observe(_ e: Event, sink: FindingSink, logging: Bool = true) {
         if first == nil, !e.isPseudo { first = e }
@@ -128,10 +128,11 @@ final class Timeline {
     /// set to each logged time in turn: its runners' deadlines are decided exactly where they were
     /// the first time, and no other timeline's deadline is touched. Then `clock`, the source's,
     /// takes over. The replay's findings go to `discarded`.
-    func rebuild(from r: RetiredTimeline, clock source: SourceClock, discarded: FindingSink) {
+    func rebuild(from r: RetiredTimeline, names: EventLogNames, clock source: SourceClock, discarded: FindingSink) {
         let replay = SourceClock()
         clock = replay
-        for (e, time) in r.log {
+        let (events, first) = r.log.decode(names: names)
+        for (e, time) in events {
             replay.advance(to: time, sink: discarded)
             observe(e, sink: discarded, logging: false)
         }
@@ -145,8 +146,8 @@ final class Timeline {
         clock = source
         for case let runner? in runners { runner.clock = source }
         replay.move(to: source)
-        log = r.log
-        first = r.first
+        log = events
+        self.first = first
     }
 
     /// The highest time the clock reached since the last logged event (-infinity before any); nil
@@ -169,7 +170,8 @@ final class Timeline {
         case never
     }
 
-    func retire() -> Retirement {
+    /// - Parameter names: the source's table of names its encoded logs refer to.
+    func retire(names: EventLogNames) -> Retirement {
         guard let log else { return .never }
         var labels: [LabelResult] = []
         var anyReplay = false
@@ -206,8 +208,8 @@ final class Timeline {
         } else {
             (kept, restored) = (log, logComplete ? [] : states)
         }
-        return .retired(RetiredTimeline(log: kept, logComplete: !statesOnly && logComplete, first: first, retiredAt: retiredAt,
-                               labels: labels, states: restored, idleWindow: idleWindow))
+        return .retired(RetiredTimeline(log: EncodedEventLog(log: kept, first: first, names: names), logComplete: !statesOnly && logComplete,
+                                        retiredAt: retiredAt, labels: labels, states: restored, idleWindow: idleWindow))
     }
 
     /// How many times in a row retiring it was tried while something of it waited.
@@ -228,17 +230,18 @@ final class Timeline {
 /// So a generation timeline that saw no event of its own for a while, and none of whose runners
 /// waits for anything (no open obligation on the clock, no look-ahead, nothing its finish would
 /// report), is *retired*: its runners are dropped and it keeps only the events they reacted to,
-/// with the clock as each found it, and the `classify` labels its finish would count. If an event
+/// with the clock as each found it, encoded as bytes (``EncodedEventLog``), and the `classify`
+/// labels its finish would count. If an event
 /// of it arrives after all, the runners are rebuilt by replaying those events on a clock set as it
 /// was then (every decision they made depended on nothing else), the findings of the replay —
 /// made and reported the first time — are thrown away, and the new event is judged as if nothing
 /// had happened. At the end a retired timeline only counts its labels.
 struct RetiredTimeline {
-    /// The events to replay; empty when no runner needs a replay (``CompiledRule/needsReplay``).
-    let log: [(event: Event, clock: Double)]
+    /// The events to replay (none when no runner needs a replay: ``CompiledRule/needsReplay``)
+    /// and the timeline's first event, encoded (a few bytes per event instead of an object).
+    let log: EncodedEventLog
     /// Whether ``log`` holds every event the rules reacted to since the generation began.
     let logComplete: Bool
-    let first: Event?
     /// The highest time the source clock reached after the last logged event: the replay ends there.
     let retiredAt: Double
     /// The labels its finish would count; the evaluator keeps one copy of each distinct list
@@ -284,6 +287,8 @@ final class SourceEvaluator {
     private let clock = SourceClock()
     private var generations: [GenerationKey: Timeline] = [:]
     private var retired: [GenerationKey: RetiredTimeline] = [:]
+    /// The names the encoded logs of ``retired`` refer to.
+    private let retiredNames = EventLogNames()
     /// The distinct label lists of retired timelines (each kept once, shared by all that have it).
     private var labelLists: [[LabelResult]: [LabelResult]] = [:]
     private var generationOrder: [GenerationKey] = []
@@ -415,7 +420,7 @@ final class SourceEvaluator {
         rebuilds += 1
         let timeline = makeTimeline(gk, idleWindow: min(max(1, r.idleWindow * 2), Self.maxIdleWindow))
         context.replaying = true
-        timeline.rebuild(from: r, clock: clock, discarded: FindingSink(files: plan.files))
+        timeline.rebuild(from: r, names: retiredNames, clock: clock, discarded: FindingSink(files: plan.files))
         context.replaying = false
         return timeline
     }
@@ -432,7 +437,7 @@ final class SourceEvaluator {
                 idle.append(IdleEntry(key: entry.key, timeline: timeline, checkAt: timeline.lastSeen + timeline.idleWindow))
                 continue
             }
-            switch timeline.retire() {
+            switch timeline.retire(names: retiredNames) {
             case .retired(var r):
                 generations[entry.key] = nil
                 retirements += 1

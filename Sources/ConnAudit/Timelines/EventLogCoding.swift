@@ -1,0 +1,382 @@
+/// The log of a retired timeline (``RetiredTimeline``) in a compact byte encoding.
+///
+/// A retired generation is kept only for the case that it speaks again, and most never do, so
+/// its events are kept as bytes rather than as ``Event`` objects: about 12–20 bytes for a ping
+/// (a time and a line number as differences from the entry before, small integers as varints,
+/// names as indexes into their source's ``EventLogNames``) instead of about 130 for the object
+/// and its log entry, in one allocation per retired timeline. A rebuild decodes them into events equal in every field the rules can read
+/// (`t` to the bit, `ev`, its id, `gen`, file, line, `$seq`, fields with their ids and values,
+/// redacted keys, whether it is a reader finding); nothing compares events by identity.
+struct EncodedEventLog {
+    private let bytes: [UInt8]
+    /// How many log entries it holds (its first event, when kept apart, not counted).
+    let count: Int
+
+    /// Encodes `log` and the timeline's `first` event (kept as the log's first entry when it is
+    /// that event, else apart).
+    init(log: [(event: Event, clock: Double)], first: Event?, names: EventLogNames) {
+        var w = Writer(names: names, bytes: names.takeScratch())
+        if let first {
+            if let head = log.first, head.event === first {
+                w.byte(1)
+            } else {
+                w.byte(2)
+                w.event(first, clock: 0)
+            }
+        } else {
+            w.byte(0)
+        }
+        for entry in log { w.event(entry.event, clock: entry.clock) }
+        // Copied out at its size (the scratch buffer keeps its capacity for the next log).
+        bytes = [UInt8](unsafeUninitializedCapacity: w.bytes.count) { buffer, n in
+            n = w.bytes.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
+        }
+        names.giveBackScratch(w.bytes)
+        count = log.count
+    }
+
+    /// The log's entries and the timeline's first event, as events again.
+    func decode(names: EventLogNames) -> (log: [(event: Event, clock: Double)], first: Event?) {
+        var r = Reader(bytes: bytes, names: names.names)
+        let firstKind = r.byte()
+        var first: Event? = firstKind == 2 ? r.event().event : nil
+        var log: [(event: Event, clock: Double)] = []
+        log.reserveCapacity(count)
+        for _ in 0..<count { log.append(r.event()) }
+        if firstKind == 1 { first = log.first?.event }
+        return (log, first)
+    }
+
+    /// Bytes held (for tests and measurements).
+    var byteCount: Int { bytes.count }
+
+    // MARK: - Layout
+
+    /// An entry: a flags byte, then `t`, the clock, `evID`, `ev`, `gen`, file, line, `$seq`,
+    /// fields and redacted keys, each only as far as the flags say it is there.
+    private enum Flag {
+        static let hasGen: UInt8 = 1
+        static let pseudo: UInt8 = 2
+        static let hasFields: UInt8 = 4
+        static let hasRedacted: UInt8 = 8
+        /// `t` is a whole number (stored as the difference from the entry before's).
+        static let wholeT: UInt8 = 16
+        /// The clock is a whole number (stored as its difference from `t`).
+        static let wholeClock: UInt8 = 32
+        /// The clock is -infinity (a log's first entry).
+        static let clockUnset: UInt8 = 64
+    }
+
+    private enum Tag {
+        static let null: UInt8 = 0, falseValue: UInt8 = 1, trueValue: UInt8 = 2, int: UInt8 = 3, double: UInt8 = 4,
+                   bigInt: UInt8 = 5, string: UInt8 = 6, array: UInt8 = 7, object: UInt8 = 8
+    }
+
+    /// `d` as an integer when it is one exactly (sign of zero included) and below 2^53.
+    @inline(__always) private static func whole(_ d: Double) -> Int64? {
+        guard d.isFinite, Swift.abs(d) < 9.007199254740992e15 else { return nil }
+        let i = Int64(d)
+        return Double(i).bitPattern == d.bitPattern ? i : nil
+    }
+
+    private struct Writer {
+        var bytes: [UInt8] = []
+        let names: EventLogNames
+        private var lastT: Int64 = 0
+        private var lastLine = 0
+        private var lastSeq = 0
+
+        @inline(__always) mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+        @inline(__always) mutating func varint(_ v: UInt64) {
+            var v = v
+            while v >= 0x80 {
+                bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+                v >>= 7
+            }
+            bytes.append(UInt8(v))
+        }
+
+        /// Zigzag: small negative numbers stay short.
+        @inline(__always) mutating func signed(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+
+        mutating func double(_ d: Double) {
+            var bits = d.bitPattern
+            for _ in 0..<8 {
+                bytes.append(UInt8(truncatingIfNeeded: bits))
+                bits >>= 8
+            }
+        }
+
+        init(names: EventLogNames, bytes: [UInt8]) {
+            self.names = names
+            self.bytes = bytes
+        }
+
+        /// A name (`ev`, a field key), by its index in the source's table.
+        @inline(__always) mutating func text(_ s: String, id: Int32 = -1, isEv: Bool = false) {
+            varint(UInt64(names.index(of: s, id: id, isEv: isEv)))
+        }
+
+        mutating func inlineText(_ s: String) {
+            varint(UInt64(s.utf8.count))
+            bytes.append(contentsOf: s.utf8)
+        }
+
+        mutating func event(_ e: Event, clock: Double) {
+            var flags: UInt8 = 0
+            if e.gen != nil { flags |= Flag.hasGen }
+            if e.isPseudo { flags |= Flag.pseudo }
+            if !e.fields.isEmpty { flags |= Flag.hasFields }
+            if !e.redactedKeys.isEmpty { flags |= Flag.hasRedacted }
+            let t = EncodedEventLog.whole(e.t)
+            if t != nil { flags |= Flag.wholeT }
+            let clockWhole = EncodedEventLog.whole(clock)
+            if clock == -.infinity {
+                flags |= Flag.clockUnset
+            } else if t != nil, clockWhole != nil {
+                flags |= Flag.wholeClock
+            }
+            byte(flags)
+            if let t {
+                signed(t &- lastT)
+                lastT = t
+            } else {
+                double(e.t)
+            }
+            if flags & Flag.clockUnset == 0 {
+                if flags & Flag.wholeClock != 0 { signed(clockWhole! &- t!) } else { double(clock) }
+            }
+            signed(Int64(e.evID))
+            text(e.ev, id: e.evID, isEv: true)
+            if let gen = e.gen { signed(gen) }
+            signed(Int64(e.file))
+            signed(Int64(e.line) &- Int64(lastLine))
+            lastLine = e.line
+            signed(Int64(e.seq) &- Int64(lastSeq))
+            lastSeq = e.seq
+            if !e.fields.isEmpty {
+                varint(UInt64(e.fields.count))
+                for f in e.fields {
+                    text(f.key, id: f.id)
+                    signed(Int64(f.id))
+                    value(f.value)
+                }
+            }
+            if !e.redactedKeys.isEmpty {
+                varint(UInt64(e.redactedKeys.count))
+                for k in e.redactedKeys { text(k) }
+            }
+        }
+
+        mutating func value(_ v: Value) {
+            switch v {
+            case .null: byte(Tag.null)
+            case .bool(let b): byte(b ? Tag.trueValue : Tag.falseValue)
+            case .int(let i):
+                byte(Tag.int)
+                signed(i)
+            case .double(let d):
+                byte(Tag.double)
+                double(d)
+            case .bigInt(let s):
+                byte(Tag.bigInt)
+                inlineText(s)
+            case .string(let s):
+                byte(Tag.string)
+                inlineText(s)
+            case .array(let items):
+                byte(Tag.array)
+                varint(UInt64(items.count))
+                for item in items { value(item) }
+            case .object(let entries):
+                byte(Tag.object)
+                varint(UInt64(entries.count))
+                for entry in entries {
+                    inlineText(entry.key)
+                    value(entry.value)
+                }
+            }
+        }
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        let names: [String]
+        private var at = 0
+        private var lastT: Int64 = 0
+        private var lastLine = 0
+        private var lastSeq = 0
+
+        init(bytes: [UInt8], names: [String]) {
+            self.bytes = bytes
+            self.names = names
+        }
+
+        mutating func byte() -> UInt8 {
+            defer { at += 1 }
+            return bytes[at]
+        }
+
+        mutating func varint() -> UInt64 {
+            var v: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let b = byte()
+                v |= UInt64(b & 0x7F) << shift
+                if b < 0x80 { return v }
+                shift += 7
+            }
+        }
+
+        mutating func signed() -> Int64 {
+            let u = varint()
+            return Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1)))
+        }
+
+        mutating func double() -> Double {
+            var bits: UInt64 = 0
+            for i in 0..<8 { bits |= UInt64(byte()) << UInt64(8 * i) }
+            return Double(bitPattern: bits)
+        }
+
+        mutating func text() -> String { names[Int(varint())] }
+
+        mutating func inlineText() -> String {
+            let n = Int(varint())
+            defer { at += n }
+            return String(decoding: bytes[at..<at + n], as: UTF8.self)
+        }
+
+        mutating func event() -> (event: Event, clock: Double) {
+            let flags = byte()
+            let t: Double
+            if flags & Flag.wholeT != 0 {
+                lastT = lastT &+ signed()
+                t = Double(lastT)
+            } else {
+                t = double()
+            }
+            let clock: Double
+            if flags & Flag.clockUnset != 0 {
+                clock = -.infinity
+            } else if flags & Flag.wholeClock != 0 {
+                clock = Double(signed() &+ lastT)
+            } else {
+                clock = double()
+            }
+            let evID = Int32(truncatingIfNeeded: signed())
+            let ev = text()
+            let gen = flags & Flag.hasGen != 0 ? signed() : nil
+            let file = Int32(truncatingIfNeeded: signed())
+            lastLine = Int(truncatingIfNeeded: Int64(lastLine) &+ signed())
+            lastSeq = Int(truncatingIfNeeded: Int64(lastSeq) &+ signed())
+            var fields: [Event.Field] = []
+            if flags & Flag.hasFields != 0 {
+                let n = Int(varint())
+                fields.reserveCapacity(n)
+                for _ in 0..<n {
+                    let key = text()
+                    let id = Int32(truncatingIfNeeded: signed())
+                    fields.append(Event.Field(key, value(), id: id))
+                }
+            }
+            var redacted: [String] = []
+            if flags & Flag.hasRedacted != 0 {
+                let n = Int(varint())
+                redacted.reserveCapacity(n)
+                for _ in 0..<n { redacted.append(text()) }
+            }
+            let e = Event(t: t, ev: ev, gen: gen, file: file, line: lastLine, fields: fields, redactedKeys: redacted,
+                          evID: evID, pseudo: flags & Flag.pseudo != 0)
+            e.seq = lastSeq
+            return (e, clock)
+        }
+
+        mutating func value() -> Value {
+            switch byte() {
+            case Tag.null: return .null
+            case Tag.falseValue: return .bool(false)
+            case Tag.trueValue: return .bool(true)
+            case Tag.int: return .int(signed())
+            case Tag.double: return .double(double())
+            case Tag.bigInt: return .bigInt(inlineText())
+            case Tag.string: return .string(inlineText())
+            case Tag.array:
+                let n = Int(varint())
+                var items: [Value] = []
+                items.reserveCapacity(n)
+                for _ in 0..<n { items.append(value()) }
+                return .array(items)
+            default:
+                let n = Int(varint())
+                var entries: [Value.ObjectEntry] = []
+                entries.reserveCapacity(n)
+                for _ in 0..<n {
+                    let key = inlineText()
+                    entries.append(.init(key, value()))
+                }
+                return .object(entries)
+            }
+        }
+    }
+}
+
+/// The names (`ev`, field keys, redacted keys) of one source's encoded logs, each kept once:
+/// an encoded event refers to them by index. Names are few (those the rules react to and read,
+/// and the keys the secret scan flagged), and the table lives as long as its source.
+final class EventLogNames {
+    private(set) var names: [String] = []
+    private var indexes: [TextKey: Int] = [:]
+    /// The index last given for an `ev` id, and for a field id, with its text: most names are
+    /// found here by one comparison instead of a hash (the text is compared, as an id alone does
+    /// not fix the bytes of the name it came with).
+    private var byEvID: [(index: Int, name: String)?] = []
+    private var byFieldID: [(index: Int, name: String)?] = []
+    /// The encoder's buffer, kept between logs.
+    private var scratch: [UInt8] = []
+
+    /// Texts keyed by their bytes (String's `==` would make canonically equivalent ones one).
+    private struct TextKey: Hashable {
+        let text: String
+        static func == (a: TextKey, b: TextKey) -> Bool { a.text.hasSameBytes(as: b.text) }
+        func hash(into hasher: inout Hasher) { hasher.combine(text) }
+    }
+
+    func takeScratch() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &scratch)
+        return taken
+    }
+
+    func giveBackScratch(_ buffer: [UInt8]) {
+        scratch = buffer
+        scratch.removeAll(keepingCapacity: true)
+    }
+
+    /// The index of `name`, whose `ev` id (`isEv`) or field id is `id` (-1: none).
+    func index(of name: String, id: Int32, isEv: Bool) -> Int {
+        guard id >= 0 else { return index(of: name) }
+        let slot = Int(id)
+        if isEv {
+            if slot < byEvID.count, let known = byEvID[slot], known.name.hasSameBytes(as: name) { return known.index }
+            let i = index(of: name)
+            if slot >= byEvID.count { byEvID += Array(repeating: nil, count: slot + 1 - byEvID.count) }
+            byEvID[slot] = (i, name)
+            return i
+        }
+        if slot < byFieldID.count, let known = byFieldID[slot], known.name.hasSameBytes(as: name) { return known.index }
+        let i = index(of: name)
+        if slot >= byFieldID.count { byFieldID += Array(repeating: nil, count: slot + 1 - byFieldID.count) }
+        byFieldID[slot] = (i, name)
+        return i
+    }
+
+    func index(of name: String) -> Int {
+        let key = TextKey(text: name)
+        if let i = indexes[key] { return i }
+        indexes[key] = names.count
+        names.append(name)
+        return names.count - 1
+    }
+}
