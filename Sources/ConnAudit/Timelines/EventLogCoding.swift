@@ -15,7 +15,8 @@ struct EncodedEventLog {
     /// Encodes `log` and the timeline's `first` event (kept as the log's first entry when it is
     /// that event, else apart).
     init(log: [(event: Event, clock: Double)], first: Event?, names: EventLogNames) {
-        var w = Writer(names: names, bytes: names.takeScratch())
+        var w = Writer(names: names)
+        w.bytes.reserveCapacity(16 + 24 * log.count)
         if let first {
             if let head = log.first, head.event === first {
                 w.byte(1)
@@ -27,11 +28,10 @@ struct EncodedEventLog {
             w.byte(0)
         }
         for entry in log { w.event(entry.event, clock: entry.clock) }
-        // Copied out at its size (the scratch buffer keeps its capacity for the next log).
+        // Copied out at its size: kept for long, it should not carry the room reserved above.
         bytes = [UInt8](unsafeUninitializedCapacity: w.bytes.count) { buffer, n in
             n = w.bytes.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
         }
-        names.giveBackScratch(w.bytes)
         count = log.count
     }
 
@@ -108,9 +108,8 @@ struct EncodedEventLog {
             }
         }
 
-        init(names: EventLogNames, bytes: [UInt8]) {
+        init(names: EventLogNames) {
             self.names = names
-            self.bytes = bytes
         }
 
         /// A name (`ev`, a field key), by its index in the source's table.
@@ -333,25 +332,12 @@ final class EventLogNames {
     /// not fix the bytes of the name it came with).
     private var byEvID: [(index: Int, name: String)?] = []
     private var byFieldID: [(index: Int, name: String)?] = []
-    /// The encoder's buffer, kept between logs.
-    private var scratch: [UInt8] = []
 
     /// Texts keyed by their bytes (String's `==` would make canonically equivalent ones one).
     private struct TextKey: Hashable {
         let text: String
         static func == (a: TextKey, b: TextKey) -> Bool { a.text.hasSameBytes(as: b.text) }
         func hash(into hasher: inout Hasher) { hasher.combine(text) }
-    }
-
-    func takeScratch() -> [UInt8] {
-        var taken: [UInt8] = []
-        swap(&taken, &scratch)
-        return taken
-    }
-
-    func giveBackScratch(_ buffer: [UInt8]) {
-        scratch = buffer
-        scratch.removeAll(keepingCapacity: true)
     }
 
     /// The index of `name`, whose `ev` id (`isEv`) or field id is `id` (-1: none).
