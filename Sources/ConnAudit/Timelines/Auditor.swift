@@ -276,6 +276,10 @@ public final class Auditor: @unchecked Sendable {
             guard stat(input.path, &info) == 0, Int(info.st_size) >= readAheadFrom else { return nil }
         }
         guard let source = try? opener(input) else { return nil }
+        // Most files are read lightly; one with a line only the full reader reads exactly (an
+        // escaped key, a `src` that is not a plain string) in full.
+        if let ends = SourceEndScan.ends(of: LineReader(source), path: input.path) { return ends }
+        guard let source = try? opener(input) else { return nil }
         let reader = FileReader(index: index, path: input.path, source: source, wantedFields: [])
         var ends: [SourceKey: Int] = [:]
         while let item = reader.next() {

@@ -1,0 +1,224 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The first, light read of a large file: the line where each source's last event is, so that
+/// the second read can evaluate and free each source there (docs/architecture.md, "Streaming and
+/// memory").
+///
+/// It reads only what a line's source needs — the top-level `src` and `session`, and whether
+/// `t` and `ev` are there in a form that can make an event — by skipping over everything else
+/// structurally, without decoding values, checking UTF-8 or looking for secrets. Reading every
+/// line in full (``FileReader``) cost about a sixth of a whole run on a big file.
+///
+/// What it answers may only err one way: a source's line may come out later than its real last
+/// event (a line the full reader finds malformed for a reason not looked at here: the source then
+/// stays open longer, which costs memory and nothing else), never earlier (the second read would
+/// take the source's later events for a changed file). So a line it cannot read exactly as the
+/// full reader would — a top-level key with an escape, a `src` or `session` that is not a plain
+/// string or null, or one holding a token (the full reader keys those by a hash) — ends it with
+/// nil, and the caller reads the file in full instead.
+enum SourceEndScan {
+    /// The line of each source's last event in `lines` (a file at `path`); nil when a line needs
+    /// the full reader. A read error ends the scan with what was read before it.
+    static func ends(of lines: LineReader, path: String) -> [SourceKey: Int]? {
+        var ends: [SourceKey: Int] = [:]
+        // Lines of one source usually come together: the previous line's source, by its texts'
+        // bytes (compared in place; copied only when the source changes).
+        var current: (key: SourceKey, line: Int)?
+        var lastSrc: [UInt8]?, lastSession: [UInt8]?
+        while true {
+            let raw: RawLine
+            do {
+                guard let r = try lines.next() else { break }
+                raw = r
+            } catch {
+                break
+            }
+            if raw.tooLong != nil { continue }
+            let scanned: Scanned
+            switch scan(raw.bytes) {
+            case .notAnEvent: continue
+            case .unusual: return nil
+            case .event(let s): scanned = s
+            }
+            let src = scanned.src.map { UnsafeBufferPointer(rebasing: raw.bytes[$0]) }
+            let session = scanned.session.map { UnsafeBufferPointer(rebasing: raw.bytes[$0]) }
+            if let c = current, same(src, lastSrc), same(session, lastSession) {
+                current = (c.key, raw.number)
+                continue
+            }
+            // A token in either is keyed by a hash of it: the full reader's business.
+            if let src, JSONLineParser.containsToken(src) { return nil }
+            if let session, JSONLineParser.containsToken(session) { return nil }
+            let sessionText = session.map { String(decoding: $0, as: UTF8.self) }
+            let key = src.map { SourceKey(src: String(decoding: $0, as: UTF8.self), session: sessionText) }
+                ?? SourceKey(src: path, srcIsFile: true, session: sessionText)
+            if let c = current { ends[c.key] = c.line }
+            current = (key, raw.number)
+            lastSrc = src.map { Array($0) }
+            lastSession = session.map { Array($0) }
+        }
+        if let c = current { ends[c.key] = c.line }
+        return ends
+    }
+
+    /// Whether a line's text (nil: absent) is the one kept from an earlier line.
+    @inline(__always) private static func same(_ text: UnsafeBufferPointer<UInt8>?, _ kept: [UInt8]?) -> Bool {
+        guard let text, let kept else { return text == nil && kept == nil }
+        guard text.count == kept.count else { return false }
+        return kept.withUnsafeBufferPointer { k in text.count == 0 || memcmp(text.baseAddress!, k.baseAddress!, text.count) == 0 }
+    }
+
+    /// Where a line's `src` and `session` texts are (nil: absent or null).
+    struct Scanned {
+        var src: Range<Int>?
+        var session: Range<Int>?
+    }
+
+    enum Line {
+        /// Certainly not an event: not a JSON object, or no `t` or `ev` that could make one.
+        case notAnEvent
+        /// Could be an event, of the source these texts name.
+        case event(Scanned)
+        /// Needs the full reader.
+        case unusual
+    }
+
+    private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), colon = UInt8(ascii: ":"),
+                       comma = UInt8(ascii: ","), openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}"),
+                       openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
+
+    /// What one line can be, read only as far as its top-level structure.
+    static func scan(_ b: UnsafeBufferPointer<UInt8>) -> Line {
+        let n = b.count
+        var i = skipSpace(b, 0)
+        guard i < n, b[i] == openBrace else { return .notAnEvent }
+        i = skipSpace(b, i + 1)
+        var out = Scanned()
+        // The last of each key wins, as in the full reader.
+        var tFirst: UInt8?
+        var evIsString = false, evEmpty = false, sawEv = false
+        if i < n, b[i] == closeBrace { return .notAnEvent }
+        while true {
+            guard i < n, b[i] == quote else { return .notAnEvent }
+            let keyStart = i + 1
+            guard let keyEnd = stringEnd(b, keyStart) else { return .notAnEvent }
+            // An escaped key may spell `src` or `t`: the full reader decodes it.
+            for k in keyStart..<keyEnd where b[k] == backslash { return .unusual }
+            let key = Key(b, keyStart, keyEnd)
+            i = skipSpace(b, keyEnd + 1)
+            guard i < n, b[i] == colon else { return .notAnEvent }
+            i = skipSpace(b, i + 1)
+            guard i < n else { return .notAnEvent }
+            let valueStart = i
+            // No value at all is not JSON.
+            guard let valueEnd = skipValue(b, i), valueEnd > valueStart else { return .notAnEvent }
+            switch key {
+            case .t: tFirst = b[valueStart]
+            case .ev:
+                sawEv = true
+                evIsString = b[valueStart] == quote
+                evEmpty = valueEnd - valueStart == 2
+            case .src, .session:
+                let text: Range<Int>?
+                if b[valueStart] == quote {
+                    for k in valueStart + 1..<valueEnd - 1 where b[k] == backslash { return .unusual }
+                    text = valueStart + 1..<valueEnd - 1
+                } else if valueEnd - valueStart == 4, b[valueStart] == UInt8(ascii: "n") {
+                    text = nil  // null (or not JSON at all, which makes the line malformed)
+                } else {
+                    return .unusual  // keyed by its JSON text
+                }
+                if key == .src { out.src = text } else { out.session = text }
+            case .other: break
+            }
+            i = skipSpace(b, valueEnd)
+            guard i < n else { return .notAnEvent }
+            if b[i] == comma {
+                i = skipSpace(b, i + 1)
+                continue
+            }
+            guard b[i] == closeBrace else { return .notAnEvent }
+            break
+        }
+        // connlog: `t` a number, `ev` a non-empty string — or the line is malformed.
+        guard let t = tFirst, t == UInt8(ascii: "-") || (t >= UInt8(ascii: "0") && t <= UInt8(ascii: "9")) else { return .notAnEvent }
+        guard sawEv, evIsString, !evEmpty else { return .notAnEvent }
+        return .event(out)
+    }
+
+    private enum Key {
+        case t, ev, src, session, other
+
+        init(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
+            func equals(_ word: StaticString) -> Bool {
+                guard word.utf8CodeUnitCount == end - start else { return false }
+                for k in 0..<(end - start) where b[start + k] != word.utf8Start[k] { return false }
+                return true
+            }
+            switch end - start {
+            case 1 where equals("t"): self = .t
+            case 2 where equals("ev"): self = .ev
+            case 3 where equals("src"): self = .src
+            case 7 where equals("session"): self = .session
+            default: self = .other
+            }
+        }
+    }
+
+    /// Past spaces and control bytes (JSON's white space and more: reading more as space only
+    /// makes more lines look like events).
+    @inline(__always) private static func skipSpace(_ b: UnsafeBufferPointer<UInt8>, _ from: Int) -> Int {
+        var i = from
+        while i < b.count, b[i] <= 0x20 { i += 1 }
+        return i
+    }
+
+    /// The index of the closing quote of a string whose text starts at `from`; nil if it has none.
+    @inline(__always) private static func stringEnd(_ b: UnsafeBufferPointer<UInt8>, _ from: Int) -> Int? {
+        var i = from
+        while i < b.count {
+            let c = b[i]
+            if c == quote { return i }
+            i += c == backslash ? 2 : 1
+        }
+        return nil
+    }
+
+    /// One past the end of the value at `from`; nil when the line ends inside it. Containers are
+    /// matched by depth (brackets of either kind), scalars run to the next `,` `}` `]` or space.
+    private static func skipValue(_ b: UnsafeBufferPointer<UInt8>, _ from: Int) -> Int? {
+        let first = b[from]
+        if first == quote { return stringEnd(b, from + 1).map { $0 + 1 } }
+        if first == openBrace || first == openBracket {
+            var depth = 0
+            var i = from
+            while i < b.count {
+                let c = b[i]
+                if c == quote {
+                    guard let e = stringEnd(b, i + 1) else { return nil }
+                    i = e + 1
+                    continue
+                }
+                if c == openBrace || c == openBracket {
+                    depth += 1
+                } else if c == closeBrace || c == closeBracket {
+                    depth -= 1
+                    if depth == 0 { return i + 1 }
+                }
+                i += 1
+            }
+            return nil
+        }
+        var i = from
+        while i < b.count {
+            let c = b[i]
+            if c == comma || c == closeBrace || c == closeBracket || c <= 0x20 { break }
+            i += 1
+        }
+        return i
+    }
+}
