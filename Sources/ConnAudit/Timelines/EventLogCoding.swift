@@ -4,11 +4,17 @@
 /// its events are kept as bytes rather than as ``Event`` objects: about 12–20 bytes for a ping
 /// (a time and a line number as differences from the entry before, small integers as varints,
 /// names as indexes into their source's ``EventLogNames``) instead of about 130 for the object
-/// and its log entry, in one allocation per retired timeline. A rebuild decodes them into events equal in every field the rules can read
-/// (`t` to the bit, `ev`, its id, `gen`, file, line, `$seq`, fields with their ids and values,
-/// redacted keys, whether it is a reader finding); nothing compares events by identity.
+/// and its log entry, in one allocation per retired timeline (two when a value holds a text
+/// longer than 15 bytes: such texts are kept as `String`s, sharing their storage, not copied).
+/// A rebuild decodes them into events equal in every field the rules can read (`t` to the bit,
+/// `ev`, its id, `gen`, file, line, `$seq`, fields with their ids and values, redacted keys,
+/// whether it is a reader finding); nothing compares events by identity.
 struct EncodedEventLog {
     private let bytes: [UInt8]
+    /// Texts in values longer than a `String` holds inline (15 bytes), kept as they are: they share
+    /// their storage with the event's own text (and with any history that still holds the event)
+    /// instead of being copied into ``bytes``.
+    private let texts: [String]
     /// How many log entries it holds (its first event, when kept apart, not counted).
     let count: Int
 
@@ -32,12 +38,13 @@ struct EncodedEventLog {
         bytes = [UInt8](unsafeUninitializedCapacity: w.bytes.count) { buffer, n in
             n = w.bytes.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
         }
+        texts = w.texts
         count = log.count
     }
 
     /// The log's entries and the timeline's first event, as events again.
     func decode(names: EventLogNames) -> (log: [(event: Event, clock: Double)], first: Event?) {
-        var r = Reader(bytes: bytes, names: names.names)
+        var r = Reader(bytes: bytes, names: names.names, texts: texts)
         let firstKind = r.byte()
         var first: Event? = firstKind == 2 ? r.event().event : nil
         var log: [(event: Event, clock: Double)] = []
@@ -81,6 +88,7 @@ struct EncodedEventLog {
 
     private struct Writer {
         var bytes: [UInt8] = []
+        var texts: [String] = []
         let names: EventLogNames
         private var lastT: Int64 = 0
         private var lastLine = 0
@@ -117,8 +125,16 @@ struct EncodedEventLog {
             varint(UInt64(names.index(of: s, id: id, isEv: isEv)))
         }
 
+        /// A text in a value: up to 15 bytes written out (length × 2), a longer one kept apart
+        /// (its index × 2 + 1).
         mutating func inlineText(_ s: String) {
-            varint(UInt64(s.utf8.count))
+            let n = s.utf8.count
+            if n > 15 {
+                varint(UInt64(texts.count) << 1 | 1)
+                texts.append(s)
+                return
+            }
+            varint(UInt64(n) << 1)
             bytes.append(contentsOf: s.utf8)
         }
 
@@ -202,14 +218,16 @@ struct EncodedEventLog {
     private struct Reader {
         let bytes: [UInt8]
         let names: [String]
+        let texts: [String]
         private var at = 0
         private var lastT: Int64 = 0
         private var lastLine = 0
         private var lastSeq = 0
 
-        init(bytes: [UInt8], names: [String]) {
+        init(bytes: [UInt8], names: [String], texts: [String]) {
             self.bytes = bytes
             self.names = names
+            self.texts = texts
         }
 
         mutating func byte() -> UInt8 {
@@ -242,7 +260,9 @@ struct EncodedEventLog {
         mutating func text() -> String { names[Int(varint())] }
 
         mutating func inlineText() -> String {
-            let n = Int(varint())
+            let v = varint()
+            if v & 1 == 1 { return texts[Int(v >> 1)] }
+            let n = Int(v >> 1)
             defer { at += n }
             return String(decoding: bytes[at..<at + n], as: UTF8.self)
         }
