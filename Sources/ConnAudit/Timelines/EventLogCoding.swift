@@ -15,14 +15,14 @@ struct EncodedEventLog {
     /// their storage with the event's own text (and with any history that still holds the event)
     /// instead of being copied into ``bytes``.
     private let texts: [String]
-    /// How many log entries it holds (its first event, when kept apart, not counted).
-    let count: Int
 
     /// Encodes `log` and the timeline's `first` event (kept as the log's first entry when it is
     /// that event, else apart).
     init(log: [(event: Event, clock: Double)], first: Event?, names: EventLogNames) {
         var w = Writer(names: names)
         w.bytes.reserveCapacity(16 + 24 * log.count)
+        // How many entries (its first event, when kept apart, not counted), then that event.
+        w.varint(UInt64(log.count))
         if let first {
             if let head = log.first, head.event === first {
                 w.byte(1)
@@ -39,12 +39,12 @@ struct EncodedEventLog {
             n = w.bytes.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
         }
         texts = w.texts
-        count = log.count
     }
 
     /// The log's entries and the timeline's first event, as events again.
     func decode(names: EventLogNames) -> (log: [(event: Event, clock: Double)], first: Event?) {
         var r = Reader(bytes: bytes, names: names.names, texts: texts)
+        let count = Int(r.varint())
         let firstKind = r.byte()
         var first: Event? = firstKind == 2 ? r.event().event : nil
         var log: [(event: Event, clock: Double)] = []

@@ -208,8 +208,9 @@ final class Timeline {
         } else {
             (kept, restored) = (log, logComplete ? [] : states)
         }
-        return .retired(RetiredTimeline(log: EncodedEventLog(log: kept, first: first, names: names), logComplete: !statesOnly && logComplete,
-                                        retiredAt: retiredAt, labels: labels, states: restored, idleWindow: idleWindow))
+        return .retired(RetiredTimeline(log: EncodedEventLog(log: kept, first: first, names: names), retiredAt: retiredAt,
+                                        labels: labels, states: restored, idleWindow: Int32(clamping: idleWindow),
+                                        logComplete: !statesOnly && logComplete))
     }
 
     /// How many times in a row retiring it was tried while something of it waited.
@@ -240,16 +241,18 @@ struct RetiredTimeline {
     /// The events to replay (none when no runner needs a replay: ``CompiledRule/needsReplay``)
     /// and the timeline's first event, encoded (a few bytes per event instead of an object).
     let log: EncodedEventLog
-    /// Whether ``log`` holds every event the rules reacted to since the generation began.
-    let logComplete: Bool
     /// The highest time the source clock reached after the last logged event: the replay ends there.
     let retiredAt: Double
     /// The labels its finish would count; the evaluator keeps one copy of each distinct list
     /// (its `labelLists`), as most generations end up with the same.
     var labels: [LabelResult]
-    /// The states of runners that need no replay, set back after it (``Timeline/retire()``).
+    /// The states of runners that need no replay, set back after it (``Timeline/retire(names:)``).
     let states: [RunnerState]
-    let idleWindow: Int
+    /// The window it had (the next one doubles it, up to ``SourceEvaluator/maxIdleWindow``, which
+    /// is far below `Int32.max`). Last, with ``logComplete``: the two share one word.
+    let idleWindow: Int32
+    /// Whether ``log`` holds every event the rules reacted to since the generation began.
+    let logComplete: Bool
 }
 
 /// The state of a runner that needs no replay (by its index in the timeline's rules): its running
@@ -418,7 +421,7 @@ final class SourceEvaluator {
     /// Rebuilds a retired timeline by replaying its events (see ``RetiredTimeline``).
     private func revive(_ r: RetiredTimeline, key gk: GenerationKey) -> Timeline {
         rebuilds += 1
-        let timeline = makeTimeline(gk, idleWindow: min(max(1, r.idleWindow * 2), Self.maxIdleWindow))
+        let timeline = makeTimeline(gk, idleWindow: min(max(1, Int(r.idleWindow) * 2), Self.maxIdleWindow))
         context.replaying = true
         timeline.rebuild(from: r, names: retiredNames, clock: clock, discarded: FindingSink(files: plan.files))
         context.replaying = false
