@@ -18,8 +18,8 @@ import Darwin
 /// stays open longer, which costs memory and nothing else), never earlier (the second read would
 /// take the source's later events for a changed file). So a line it cannot read exactly as the
 /// full reader would — a top-level key with an escape, a `src` or `session` that is not a plain
-/// string or null, or one holding a token (the full reader keys those by a hash) — ends it with
-/// nil, and the caller reads the file in full instead.
+/// string or null, or one holding a token (the full reader keys those by a hash), or either given
+/// twice on one line — ends it with nil, and the caller reads the file in full instead.
 enum SourceEndScan {
     /// The line of each source's last event in `lines` (a file at `path`); nil when a line needs
     /// the full reader. A read error ends the scan with what was read before it.
@@ -100,7 +100,7 @@ enum SourceEndScan {
         var out = Scanned()
         // The last of each key wins, as in the full reader.
         var tFirst: UInt8?
-        var evIsString = false, evEmpty = false, sawEv = false
+        var evIsString = false, evEmpty = false, sawEv = false, sawSrc = false, sawSession = false
         if i < n, b[i] == closeBrace { return .notAnEvent }
         while true {
             guard i < n, b[i] == quote else { return .notAnEvent }
@@ -132,7 +132,15 @@ enum SourceEndScan {
                 } else {
                     return .unusual  // keyed by its JSON text
                 }
-                if key == .src { out.src = text } else { out.session = text }
+                // A repeated one: the last wins, but an earlier one holding a token still has the
+                // full reader key the line by a hash.
+                if key == .src {
+                    if sawSrc { return .unusual }
+                    (sawSrc, out.src) = (true, text)
+                } else {
+                    if sawSession { return .unusual }
+                    (sawSession, out.session) = (true, text)
+                }
             case .other: break
             }
             i = skipSpace(b, valueEnd)

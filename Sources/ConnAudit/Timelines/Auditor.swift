@@ -275,10 +275,12 @@ public final class Auditor: @unchecked Sendable {
             var info = stat()
             guard stat(input.path, &info) == 0, Int(info.st_size) >= readAheadFrom else { return nil }
         }
-        guard let source = try? opener(input) else { return nil }
-        // Most files are read lightly; one with a line only the full reader reads exactly (an
-        // escaped key, a `src` that is not a plain string) in full.
-        if let ends = SourceEndScan.ends(of: LineReader(source), path: input.path) { return ends }
+        // Most files are read lightly; one with a line only the full reader keys exactly (an
+        // escaped key, a `src` that is not a plain string, ...) in full. The light read's source
+        // is closed before the full read opens its own.
+        if let ends = (try? opener(input)).flatMap({ SourceEndScan.ends(of: LineReader($0), path: input.path) }) {
+            return ends
+        }
         guard let source = try? opener(input) else { return nil }
         let reader = FileReader(index: index, path: input.path, source: source, wantedFields: [])
         var ends: [SourceKey: Int] = [:]
