@@ -87,9 +87,16 @@ enum SourceEndScan {
         case unusual
     }
 
-    private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), colon = UInt8(ascii: ":"),
-                       comma = UInt8(ascii: ","), openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}"),
-                       openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
+    // Computed, not stored: a stored static is read through a lazy-initialisation check on every
+    // use, and these are read for every byte.
+    @inline(__always) private static var quote: UInt8 { 0x22 }
+    @inline(__always) private static var backslash: UInt8 { 0x5C }
+    @inline(__always) private static var colon: UInt8 { 0x3A }
+    @inline(__always) private static var comma: UInt8 { 0x2C }
+    @inline(__always) private static var openBrace: UInt8 { 0x7B }
+    @inline(__always) private static var closeBrace: UInt8 { 0x7D }
+    @inline(__always) private static var openBracket: UInt8 { 0x5B }
+    @inline(__always) private static var closeBracket: UInt8 { 0x5D }
 
     /// What one line can be, read only as far as its top-level structure.
     static func scan(_ b: UnsafeBufferPointer<UInt8>) -> Line {
@@ -161,17 +168,17 @@ enum SourceEndScan {
     private enum Key {
         case t, ev, src, session, other
 
-        init(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
-            func equals(_ word: StaticString) -> Bool {
-                guard word.utf8CodeUnitCount == end - start else { return false }
-                for k in 0..<(end - start) where b[start + k] != word.utf8Start[k] { return false }
-                return true
-            }
+        /// Compared byte by byte: a key is classified on every line.
+        @inline(__always) init(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
             switch end - start {
-            case 1 where equals("t"): self = .t
-            case 2 where equals("ev"): self = .ev
-            case 3 where equals("src"): self = .src
-            case 7 where equals("session"): self = .session
+            case 1 where b[start] == UInt8(ascii: "t"): self = .t
+            case 2 where b[start] == UInt8(ascii: "e") && b[start + 1] == UInt8(ascii: "v"): self = .ev
+            case 3 where b[start] == UInt8(ascii: "s") && b[start + 1] == UInt8(ascii: "r") && b[start + 2] == UInt8(ascii: "c"):
+                self = .src
+            case 7 where b[start] == UInt8(ascii: "s") && b[start + 1] == UInt8(ascii: "e") && b[start + 2] == UInt8(ascii: "s")
+                && b[start + 3] == UInt8(ascii: "s") && b[start + 4] == UInt8(ascii: "i") && b[start + 5] == UInt8(ascii: "o")
+                && b[start + 6] == UInt8(ascii: "n"):
+                self = .session
             default: self = .other
             }
         }
@@ -186,12 +193,18 @@ enum SourceEndScan {
     }
 
     /// The index of the closing quote of a string whose text starts at `from`; nil if it has none.
+    /// A quote is found with `memchr`; it closes the string unless an odd run of backslashes
+    /// stands before it.
     @inline(__always) private static func stringEnd(_ b: UnsafeBufferPointer<UInt8>, _ from: Int) -> Int? {
+        let base = b.baseAddress!
         var i = from
         while i < b.count {
-            let c = b[i]
-            if c == quote { return i }
-            i += c == backslash ? 2 : 1
+            guard let hit = memchr(base + i, Int32(quote), b.count - i) else { return nil }
+            let q = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            var slashes = 0
+            while q - slashes - 1 >= from, base[q - slashes - 1] == backslash { slashes += 1 }
+            if slashes % 2 == 0 { return q }
+            i = q + 1
         }
         return nil
     }
