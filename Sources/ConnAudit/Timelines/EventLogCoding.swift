@@ -364,18 +364,16 @@ final class EventLogNames {
     func index(of name: String, id: Int32, isEv: Bool) -> Int {
         guard id >= 0 else { return index(of: name) }
         let slot = Int(id)
-        if isEv {
-            if slot < byEvID.count, let known = byEvID[slot], known.name.hasSameBytes(as: name) { return known.index }
-            let i = index(of: name)
-            if slot >= byEvID.count { byEvID += Array(repeating: nil, count: slot + 1 - byEvID.count) }
-            byEvID[slot] = (i, name)
-            return i
-        }
-        if slot < byFieldID.count, let known = byFieldID[slot], known.name.hasSameBytes(as: name) { return known.index }
+        let cached = isEv ? byEvID : byFieldID
+        if slot < cached.count, let known = cached[slot], known.name.hasSameBytes(as: name) { return known.index }
         let i = index(of: name)
-        if slot >= byFieldID.count { byFieldID += Array(repeating: nil, count: slot + 1 - byFieldID.count) }
-        byFieldID[slot] = (i, name)
+        if isEv { Self.remember(i, name, at: slot, in: &byEvID) } else { Self.remember(i, name, at: slot, in: &byFieldID) }
         return i
+    }
+
+    private static func remember(_ index: Int, _ name: String, at slot: Int, in cache: inout [(index: Int, name: String)?]) {
+        if slot >= cache.count { cache += Array(repeating: nil, count: slot + 1 - cache.count) }
+        cache[slot] = (index, name)
     }
 
     func index(of name: String) -> Int {
