@@ -46,7 +46,7 @@ final class FileReader {
     /// The next line, or nil at the end. A read error ends the file: it is recorded in ``stats``
     /// and every line read before it has been returned.
     func next() -> LineItem? {
-        secrets.removeAll(keepingCapacity: true)
+        secrets.truncate(to: 0)
         let raw: RawLine
         do {
             guard let r = try lines.next() else {

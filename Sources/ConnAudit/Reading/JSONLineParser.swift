@@ -136,7 +136,7 @@ struct JSONLineParser {
     /// not copied out of the parser).
     mutating func parse(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) {
         out = ParsedLine()
-        path.removeAll(keepingCapacity: true)
+        path.truncate(to: 0)
         topKey = nil
         lineBase = line.baseAddress!
         defer { lineBase = nil }

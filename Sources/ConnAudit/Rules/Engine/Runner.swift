@@ -648,7 +648,7 @@ final class SourceClock {
                 runner.expire(now: now, context: scope, sink: sink)
             }
         }
-        due.removeAll(keepingCapacity: true)
+        due.truncate(to: 0)
         dueScratch = due
     }
 }
