@@ -889,6 +889,26 @@ extension ReaderTests {
             }
         }
 
+        /// `hasSameBytes` answers "the same two words" at once (one storage shared, or one small
+        /// text held inline); texts in different storage, or canonically equal ones, still go
+        /// through the byte comparison.
+        @Test("texts compare by their bytes, shared or not, small or large")
+        func sameBytes() {
+            let large = String(repeating: "device-", count: 4) + "\u{E9}"
+            let shared = large
+            let rebuilt = String(decoding: Array(large.utf8), as: UTF8.self)
+            #expect(large.hasSameBytes(as: shared))
+            #expect(large.hasSameBytes(as: rebuilt))
+            #expect("pixel-1".hasSameBytes(as: String(decoding: Array("pixel-1".utf8), as: UTF8.self)))
+            #expect("".hasSameBytes(as: ""))
+            let pairs = [("caf\u{E9}", "cafe\u{301}"), (large, String(large.dropLast()) + "e\u{301}"),
+                         ("pixel-1", "pixel-2"), ("pixel-1", "pixel-10"), (large, large + "x"), ("", "x")]
+            for (a, b) in pairs {
+                #expect(!a.hasSameBytes(as: b), "\(Array(a.utf8)) vs \(Array(b.utf8))")
+                #expect(!b.hasSameBytes(as: a))
+            }
+        }
+
         @Test("log.malformed points at each bad line with its reason")
         func malformedFindings() throws {
             let report = ReaderTests.audit([
