@@ -40,8 +40,14 @@ public struct Selector: Sendable {
             var negated: Selector?
             var evNames: Set<String>?
             var evIDs: [Int32]?
+            /// Whether a test other than the `ev` one that ``evIDs`` answers is left to check.
+            var checksFields = false
 
             init() {}
+
+            func updateChecksFields() {
+                checksFields = tests.contains { $0.fieldID != FieldNames.ev || evIDs == nil }
+            }
 
             func copy() -> Storage {
                 let c = Storage()
@@ -52,6 +58,7 @@ public struct Selector: Sendable {
                 c.negated = negated
                 c.evNames = evNames
                 c.evIDs = evIDs
+                c.checksFields = checksFields
                 return c
             }
         }
@@ -65,8 +72,15 @@ public struct Selector: Sendable {
 
         public var tests: [FieldTest] {
             get { storage.tests }
-            set { unique().tests = newValue }
+            set {
+                let s = unique()
+                s.tests = newValue
+                s.updateChecksFields()
+            }
         }
+        /// Whether a field test is left once the `ev` names are checked by id: most terms test
+        /// `ev` alone, and then their tests are not read at all.
+        var checksFields: Bool { storage.checksFields }
         public var whereExpr: Expr? {
             get { storage.whereExpr }
             set {
@@ -111,6 +125,7 @@ public struct Selector: Sendable {
                 let s = unique()
                 s.evNames = newValue
                 s.evIDs = newValue.map { $0.map { EvNames.id($0) } }
+                s.updateChecksFields()
             }
         }
         /// The same names as ``EvNames`` ids.
