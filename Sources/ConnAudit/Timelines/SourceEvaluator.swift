@@ -54,6 +54,9 @@ final class EvaluationPlan: @unchecked Sendable {
 final class Timeline {
     private let rules: [CompiledRule]
     private var runners: [Runner?]
+    /// The same runners, not counted: ``observe`` calls them through these without a retain and
+    /// a release per call (``runners`` owns them for as long as the timeline lives).
+    private var borrowed: [Unmanaged<Runner>?]
     private let files: [String]
     private(set) weak var clock: SourceClock?
     let dispatch: Dispatch
@@ -85,6 +88,7 @@ final class Timeline {
         self.idleWindow = idleWindow
         self.rules = rules
         runners = Array(repeating: nil, count: rules.count)
+        borrowed = Array(repeating: nil, count: rules.count)
         self.files = files
         self.clock = clock
         self.dispatch = dispatch
@@ -102,6 +106,7 @@ final class Timeline {
         }
         runner.clock = clock
         runners[i] = runner
+        borrowed[i] = Unmanaged.passUnretained(runner)
         return runner
     }
 
@@ -121,7 +126,10 @@ final class Timeline {
                 log = nil
             }
         }
-        for i in reacting { runner(i).observe(e, context: scope, sink: sink) }
+        for i in reacting {
+            let r = borrowed[i] ?? Unmanaged.passUnretained(runner(i))
+            r._withUnsafeGuaranteedRef { $0.observe(e, context: scope, sink: sink) }
+        }
     }
 
     /// Rebuilds the runners of a retired timeline by replaying its events, on a clock of its own
