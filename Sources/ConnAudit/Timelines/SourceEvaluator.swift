@@ -55,7 +55,8 @@ final class Timeline {
     private let rules: [CompiledRule]
     private var runners: [Runner?]
     /// The same runners, not counted: ``observe`` calls them through these without a retain and
-    /// a release per call (``runners`` owns them for as long as the timeline lives).
+    /// a release per call (``runners`` owns them for as long as the timeline lives). A runner is
+    /// set once and never replaced; code that ever clears one must clear both.
     private var borrowed: [Unmanaged<Runner>?]
     private let files: [String]
     private(set) weak var clock: SourceClock?
