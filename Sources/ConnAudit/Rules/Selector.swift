@@ -46,7 +46,7 @@ public struct Selector: Sendable {
             init() {}
 
             func updateChecksFields() {
-                checksFields = tests.contains { $0.fieldID != FieldNames.ev || evIDs == nil }
+                checksFields = tests.contains { Term.leftToCheck($0, evIDs: evIDs) }
             }
 
             func copy() -> Storage {
@@ -81,6 +81,12 @@ public struct Selector: Sendable {
         /// Whether a field test is left once the `ev` names are checked by id: most terms test
         /// `ev` alone, and then their tests are not read at all.
         var checksFields: Bool { storage.checksFields }
+
+        /// Whether `test` is checked on its own: every test but the `ev` one, when ``evIDs``
+        /// (the same names, as ids) already answers that.
+        @inline(__always) static func leftToCheck(_ test: FieldTest, evIDs: [Int32]?) -> Bool {
+            test.fieldID != FieldNames.ev || evIDs == nil
+        }
         public var whereExpr: Expr? {
             get { storage.whereExpr }
             set {

@@ -116,7 +116,6 @@ final class SequenceRunner: Runner {
         deadScratch = []
         grownScratch = []
         defer {
-            // (`removeAll(keepingCapacity:)` goes through the general replace path.)
             dead.truncate(to: 0)
             grown.truncate(to: 0)
             deadScratch = dead

@@ -754,7 +754,7 @@ public enum Evaluator {
     static func termMatches(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool {
         if let ids = term.evIDs, !ids.contains(candidate.evID) { return false }
         let testsHold = !term.checksFields || term.tests.withUnsafeBufferPointer { tests in
-            for i in tests.indices where tests[i].fieldID != FieldNames.ev || term.evIDs == nil {
+            for i in tests.indices where Selector.Term.leftToCheck(tests[i], evIDs: term.evIDs) {
                 let v: Value
                 let present: Bool
                 if tests[i].fieldID == FieldNames.file {
