@@ -29,7 +29,7 @@ final class BasicRunner: Runner {
         case .every(let selector, _, _):
             guard let term = Evaluator.matches(selector, e, base) else { return }
             // Without a capture the trigger's context is the base one (not copied).
-            if let name = term.capture {
+            if let name = term.capture(in: selector) {
                 let ctx = self.context(e, captures: [name: e])
                 if !judge(e, ctx, context: context, sink: sink, late: false) { waiting.append((e, ctx)) }
             } else if !judge(e, base, context: context, sink: sink, late: false) {
@@ -40,7 +40,7 @@ final class BasicRunner: Runner {
             switch scope {
             case .global:
                 if let term = Evaluator.matches(selector, e, base) {
-                    report(.violation, at: e, bind(term, e, base), context: context, sink: sink)
+                    report(.violation, at: e, bind(term, selector, e, base), context: context, sink: sink)
                 }
             case .window(let after, let before):
                 if !afterOpen {
@@ -53,10 +53,10 @@ final class BasicRunner: Runner {
                         pending.removeAll()
                     } else if let term = Evaluator.matches(selector, e, base) {
                         if before == nil {
-                            report(.violation, at: e, bind(term, e, base), context: context, sink: sink)
+                            report(.violation, at: e, bind(term, selector, e, base), context: context, sink: sink)
                         } else {
                             // Dwyer's "before R": a trace in which R never comes satisfies it.
-                            pending.append((e, bind(term, e, base)))
+                            pending.append((e, bind(term, selector, e, base)))
                         }
                     }
                 }
@@ -69,16 +69,16 @@ final class BasicRunner: Runner {
                     pending.removeAll()
                 } else if let term = Evaluator.matches(selector, e, base) {
                     if open {
-                        report(.violation, at: e, bind(term, e, base), context: context, sink: sink)
+                        report(.violation, at: e, bind(term, selector, e, base), context: context, sink: sink)
                     } else {
-                        pending.append((e, bind(term, e, base)))
+                        pending.append((e, bind(term, selector, e, base)))
                     }
                 }
             }
 
         case .count(let selector, _, let maximum, let by):
             guard let term = Evaluator.matches(selector, e, base) else { return }
-            let ctx = bind(term, e, base)
+            let ctx = bind(term, selector, e, base)
             if firstMatch == nil { firstMatch = e }
             let n: Int
             if let by {
@@ -161,8 +161,8 @@ final class BasicRunner: Runner {
         }
     }
 
-    private func bind(_ term: SelectorMatch, _ e: Event, _ base: EvalContext) -> EvalContext {
-        guard let name = term.capture else { return base }
+    private func bind(_ term: SelectorMatch, _ selector: Selector, _ e: Event, _ base: EvalContext) -> EvalContext {
+        guard let name = term.capture(in: selector) else { return base }
         return context(e, captures: [name: e])
     }
 }

@@ -86,7 +86,7 @@ final class SequenceRunner: Runner {
                 let ctx = self.context(e, captures: captures)
                 if let term = Evaluator.matches(forbidden, e, ctx), reportedAnchors.insert(e.seq).inserted {
                     var c = captures
-                    if let name = term.capture { c[name] = e }
+                    if let name = term.capture(in: forbidden) { c[name] = e }
                     report(.violation, at: e, self.context(e, captures: c), context: context, sink: sink)
                     break
                 }
@@ -128,7 +128,7 @@ final class SequenceRunner: Runner {
             if let term = Evaluator.matches(step.selector, e, ctx) {
                 var q = p
                 q.stage += 1
-                if let name = term.capture, kept[p.stage].contains(name) || q.stage == sequence.steps.count {
+                if let name = term.capture(in: step.selector), kept[p.stage].contains(name) || q.stage == sequence.steps.count {
                     q.captures[name] = e
                 }
                 q.last = e
@@ -143,7 +143,7 @@ final class SequenceRunner: Runner {
         }
         if starts, let term = Evaluator.matches(sequence.steps[0].selector, e, self.context(e)) {
             var captures = Captures()
-            if let name = term.capture, kept[0].contains(name) || sequence.steps.count == 1 { captures[name] = e }
+            if let name = term.capture(in: sequence.steps[0].selector), kept[0].contains(name) || sequence.steps.count == 1 { captures[name] = e }
             grown.append(Partial(stage: 1, captures: captures, last: e))
         }
         if !dead.isEmpty {

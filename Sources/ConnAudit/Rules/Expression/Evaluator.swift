@@ -355,9 +355,16 @@ final class StaticLetCache {
     }
 }
 
-/// Which term of a selector matched: what its `as:` captures.
+/// Which term of a selector matched (its place in ``Selector/terms``), for what its `as:`
+/// captures. An index, not the capture's text: most matches are only tested, and copying the
+/// text out of the term for each would retain and release it.
 public struct SelectorMatch {
-    public let capture: String?
+    public let term: Int
+
+    /// The `as:` name of the term that matched, in `selector` (the one that was matched).
+    @inline(__always) public func capture(in selector: Selector) -> String? {
+        selector.terms[term].capture
+    }
 }
 
 /// Evaluates expressions and selectors; pure functions over an ``EvalContext``.
@@ -692,7 +699,7 @@ public enum Evaluator {
             if !names.isEmpty {
                 // The name of the term that matched the event found is that event; the others null.
                 var matched: String?
-                if case .event(let found) = result { matched = matches(call.selector, found, ctx)?.capture }
+                if case .event(let found) = result { matched = matches(call.selector, found, ctx)?.capture(in: call.selector) }
                 for name in names {
                     if case .event(let e) = result, name == matched { results.bind(name, e) } else { results.bind(name, nil) }
                 }
@@ -746,7 +753,7 @@ public enum Evaluator {
         guard selector.mayMatch(candidate.evID) else { return nil }
         // Terms are read in place: a copy of a term retains each of its parts.
         return selector.terms.withUnsafeBufferPointer { terms in
-            for i in terms.indices where termMatches(terms[i], candidate, ctx) { return SelectorMatch(capture: terms[i].capture) }
+            for i in terms.indices where termMatches(terms[i], candidate, ctx) { return SelectorMatch(term: i) }
             return nil
         }
     }

@@ -110,6 +110,29 @@ public struct ExpressionParser {
     }
 
     private func isPunct(_ p: String) -> Bool { current.kind == .punct(p) }
+
+    /// A list written with literals only (`['int', 'number']`) is one literal value, made once
+    /// here instead of as a new array each time it is evaluated; the same for a map. Evaluating
+    /// either gives the same value as the items one by one would.
+    static func folded(list items: [Expr]) -> Expr {
+        var values: [Value] = []
+        values.reserveCapacity(items.count)
+        for item in items {
+            guard case .literal(let v) = item else { return .list(items) }
+            values.append(v)
+        }
+        return .literal(.array(values))
+    }
+
+    static func folded(map entries: [(String, Expr)]) -> Expr {
+        var out: [Value.ObjectEntry] = []
+        out.reserveCapacity(entries.count)
+        for (key, item) in entries {
+            guard case .literal(let v) = item else { return .map(entries) }
+            out.append(.init(key, v))
+        }
+        return .literal(.object(out))
+    }
     private func isWord(_ w: String) -> Bool { current.kind == .ident(w) }
 
     private mutating func expectPunct(_ p: String) throws(ExpressionError) {
@@ -334,7 +357,7 @@ public struct ExpressionParser {
                 }
             }
             try expectPunct("]")
-            return .list(items)
+            return Self.folded(list: items)
         case .punct("{"):
             var entries: [(String, Expr)] = []
             if !isPunct("}") {
@@ -355,7 +378,7 @@ public struct ExpressionParser {
                 }
             }
             try expectPunct("}")
-            return .map(entries)
+            return Self.folded(map: entries)
         case .end:
             throw ExpressionError(message: "unexpected end of expression", offset: token.offset)
         default:
