@@ -53,7 +53,9 @@ enum Outcome: Equatable, Sendable, CustomStringConvertible {
 private func event(
     _ ev: String, t: Double, gen: Int64?, line: Int, seq: Int, fields: [Event.Field] = []
 ) -> Event {
-    let e = Event(t: t, ev: ev, gen: gen, file: 0, line: line, fields: fields)
+    // The name is registered now: selectors compiled before or after this event match it alike
+    // (run alone, this suite would otherwise make its events before any name is known).
+    let e = Event(t: t, ev: ev, gen: gen, file: 0, line: line, fields: fields, evID: EvNames.id(ev))
     e.seq = seq
     return e
 }
@@ -70,6 +72,7 @@ private let current = event("ws.close", t: 1000, gen: 2, line: 7, seq: 5, fields
     .init("obj", .object([.init("k", .int(1))])),
     .init("big", .bigInt("12345678901234567890")),
     .init("big2", .bigInt("12345678901234567891")),
+    .init("nano", .int(9_007_199_254_740_993)),
 ])
 
 /// Captured as `c`.
@@ -361,6 +364,27 @@ private let history: [(String, Outcome)] = [
     ("t - last({ev: ws.ping}).t", .int(700)),
 ]
 
+/// Integers from 2^53 up (a `gen` from a nanosecond clock): neighbours are different numbers,
+/// though as doubles they round alike.
+private let bigIntegers: [(String, Outcome)] = [
+    ("9007199254740993 == 9007199254740992", .no),
+    ("9007199254740993 != 9007199254740992", .yes),
+    ("9007199254740993 > 9007199254740992", .yes),
+    ("9007199254740992 < 9007199254740993", .yes),
+    ("9007199254740993 <= 9007199254740992", .no),
+    ("9223372036854775807 > 9223372036854775806", .yes),
+    ("nano == 9007199254740993", .yes),
+    ("nano == 9007199254740992", .no),
+    ("nano in [9007199254740992, 1]", .no),
+    ("max(9007199254740992, 9007199254740993)", .int(9_007_199_254_740_993)),
+    ("min(9007199254740993, 9007199254740992)", .int(9_007_199_254_740_992)),
+    ("max([9007199254740992, 9007199254740993, 9007199254740992])", .int(9_007_199_254_740_993)),
+    ("min([9007199254740993, 9007199254740992])", .int(9_007_199_254_740_992)),
+    // An integer against a double still compares by value (1 == 1.0).
+    ("1 == 1.0", .yes),
+    ("2 > 1.5", .yes),
+]
+
 // MARK: - Tests
 
 @Suite struct ExpressionTests {
@@ -406,6 +430,11 @@ private let history: [(String, Outcome)] = [
 
     @Test(arguments: names)
     func paramsCapturesAndBuiltInFields(_ source: String, _ expected: Outcome) throws {
+        #expect(try evaluate(source) == expected)
+    }
+
+    @Test(arguments: bigIntegers)
+    func integersCompareExactlyBeyondDoubles(_ source: String, _ expected: Outcome) throws {
         #expect(try evaluate(source) == expected)
     }
 
@@ -510,6 +539,12 @@ private let history: [(String, Outcome)] = [
         ("{where: \"missing > 1\"}", false),
         ("{not: {ev: ws.close}}", false),
         ("{ev: ws.close, not: {reason: user}}", true),
+        // Integers from 2^53 up compare exactly, not as doubles that round alike.
+        ("{nano: 9007199254740992}", false),
+        ("{nano: 9007199254740993}", true),
+        ("{nano: {gt: 9007199254740992}}", true),
+        ("{nano: {lte: 9007199254740992}}", false),
+        ("{nano: {not_in: [9007199254740992]}}", true),
     ])
     func selectorMatches(_ text: String, _ expected: Bool) throws {
         let selector = try compileSelector(text, 0)

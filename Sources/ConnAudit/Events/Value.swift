@@ -72,7 +72,10 @@ public enum Value: Sendable, Equatable, Hashable {
     }
 
     /// Equality as rules mean it: numbers compare by value whatever their spelling (`1 == 1.0`).
+    /// Two JSON integers compare exactly, all 64 bits of them: as doubles, integers from 2^53 up
+    /// round alike (a `gen` taken from a nanosecond clock, 2^53 and 2^53 + 1).
     public func looselyEquals(_ other: Value) -> Bool {
+        if case .int(let i) = self, case .int(let j) = other { return i == j }
         if let a = number, let b = other.number {
             // Integers beyond 64 bits are equal by their digits, and never equal one within them
             // (as doubles, 2^63 and Int64.max would be). Tested without copying either value.
@@ -85,6 +88,14 @@ public enum Value: Sendable, Equatable, Hashable {
             return a == b
         }
         return self == other
+    }
+
+    /// How two numbers order: -1, 0 or 1; nil when either is not a number, or is NaN. Two JSON
+    /// integers compare exactly (see ``looselyEquals(_:)``), any other pair by value as doubles.
+    @inline(__always) public func numericOrder(_ other: Value) -> Int? {
+        if case .int(let i) = self, case .int(let j) = other { return i < j ? -1 : (i > j ? 1 : 0) }
+        guard let p = number, let q = other.number, !p.isNaN, !q.isNaN else { return nil }
+        return p < q ? -1 : (p > q ? 1 : 0)
     }
 
     /// A rendering for messages and reports: JSON (strings quoted and escaped, a whole double

@@ -197,6 +197,12 @@ rules:
     expect: "gen != null and gen > (maxof({ev: ws.connect}, gen) ?? -1)"
     message: "ws.connect gen {gen ?? 'missing'} is not greater than every earlier ws.connect gen of this source"
     tests:
+      - name: generations beyond 2^53 compare exactly
+        log: |
+          {"t":0,"ev":"ws.connect","gen":9007199254740992}
+          {"t":1,"ev":"ws.close","gen":9007199254740992,"reason":"user"}
+          {"t":2,"ev":"ws.connect","gen":9007199254740993}
+        expect: pass
       - name: rising generations pass
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -236,6 +242,12 @@ rules:
     expect: "gen == null or gen >= (last({ev: ws.connect}).gen ?? gen)"
     message: "{ev} of generation {gen} after ws.connect of generation {last({ev: ws.connect}).gen}: a replaced connection still acts"
     tests:
+      - name: a generation one below a newer one beyond 2^53 is stale
+        log: |
+          {"t":0,"ev":"ws.connect","gen":9007199254740993}
+          {"t":1,"ev":"ws.state","gen":9007199254740992,"state":"connected"}
+        expect: fail
+        violations: 1
       - name: events of the newest generation pass
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -646,8 +658,9 @@ rules:
         normal: { has: { ev: ws.pong, where: "count({ev: ws.ping}) > 0 and t < last({ev: ws.ping}).t + T" } }
         delayed: { has: { ev: ws.close, reason: pong_timeout } }
         # A ws.open after the generation ended (ws.close, ws.closed, ws.connect_failed) is stale and
-        # changes nothing: it neither makes an immediate close nor undoes a connect failure.
-        immediate_close: { has: { ev: [ws.closed, ws.recv_error], where: "count({ev: ws.open}) > 0 and count({ev: [ws.pong, ws.close, ws.closed, ws.connect_failed]}) == 0" } }
+        # changes nothing: it neither makes an immediate close nor undoes a connect failure. An
+        # open before the end is not stale, whatever ended the generation after it.
+        immediate_close: { has: { ev: [ws.closed, ws.recv_error], where: "first({ev: ws.open}) != null and (first({ev: [ws.closed, ws.connect_failed]}) == null or first({ev: ws.open}).$seq < first({ev: [ws.closed, ws.connect_failed]}).$seq) and count({ev: [ws.pong, ws.close]}) == 0" } }
         connect_failure: { has: { ev: ws.connect_failed }, lacks: { ev: ws.open, where: "count({ev: [ws.close, ws.closed, ws.connect_failed]}) == 0" } }
     require: [normal, delayed, immediate_close, connect_failure]
     min: 1
@@ -721,6 +734,38 @@ rules:
           {"t":1530,"ev":"ws.recv_error","gen":3,"error":"NSPOSIXErrorDomain:54"}
         expect: fail
         violations: 1
+      - name: an open before a connect_failed is not stale, so a later recv_error is an immediate close
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":130,"ev":"ws.pong","gen":1}
+          {"t":230,"ev":"ws.ping","gen":1}
+          {"t":1230,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":1300,"ev":"ws.connect","gen":2}
+          {"t":1310,"ev":"ws.open","gen":2}
+          {"t":1320,"ev":"ws.connect_failed","gen":2,"error":"x:1"}
+          {"t":1330,"ev":"ws.recv_error","gen":2,"error":"x:1"}
+          {"t":1500,"ev":"ws.connect","gen":3}
+          {"t":1600,"ev":"ws.connect_failed","gen":3,"error":"NSURLErrorDomain:-1001"}
+        expect: pass
+      - name: a pong before the recv_error makes no immediate close
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.open","gen":1}
+          {"t":110,"ev":"ws.ping","gen":1}
+          {"t":130,"ev":"ws.pong","gen":1}
+          {"t":230,"ev":"ws.ping","gen":1}
+          {"t":1230,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":1300,"ev":"ws.connect","gen":2}
+          {"t":1310,"ev":"ws.open","gen":2}
+          {"t":1410,"ev":"ws.ping","gen":2}
+          {"t":1420,"ev":"ws.pong","gen":2}
+          {"t":1430,"ev":"ws.recv_error","gen":2,"error":"NSPOSIXErrorDomain:54"}
+          {"t":1500,"ev":"ws.connect","gen":3}
+          {"t":1600,"ev":"ws.connect_failed","gen":3,"error":"NSURLErrorDomain:-1001"}
+        expect: fail
+        violations: 1
       - name: no ws.connect is not applicable
         log: |
           {"t":0,"ev":"sse.connect"}
@@ -738,11 +783,18 @@ rules:
       ws.generation-increases) does not make it live, and a second ws.connect of a live gen is not
       another generation.
     forbid:
-      - { ev: ws.connect, as: g,
+      # A ws.connect without a gen starts no generation (connlog: no gen, no generation timeline).
+      - { ev: ws.connect, gen: { exists: true }, as: g,
           where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == g.gen'}) == 0" }
       - { ev: ws.connect, where: "gen != g.gen", without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
     message: "ws.connect of generation {gen} while generation {g.gen} (connected at t={g.t}) is still live"
     tests:
+      - name: generations beyond 2^53 stay apart
+        log: |
+          {"t":0,"ev":"ws.connect","gen":9007199254740992}
+          {"t":2,"ev":"ws.connect","gen":9007199254740993}
+        expect: fail
+        violations: 1
       - name: connect after the previous generation ended passes
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -787,6 +839,17 @@ rules:
           {"t":150,"ev":"ws.open","gen":1}
           {"t":200,"ev":"ws.connect","gen":2}
         expect: pass
+      - name: a ws.connect without a gen starts no generation that could be live
+        log: |
+          {"t":0,"ev":"ws.connect"}
+          {"t":10,"ev":"ws.connect","gen":2}
+        expect: pass
+      - name: a ws.connect without a gen while a generation is live is still a second connect
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":10,"ev":"ws.connect"}
+        expect: fail
+        violations: 1
 
 """#),
         ("30-reconnect.yaml", #"""
@@ -807,7 +870,7 @@ rules:
       generation (it does not count twice).
     # g is the first ws.connect of its gen, and the gen has not ended.
     each:
-      - { ev: ws.connect, as: g,
+      - { ev: ws.connect, gen: { exists: true }, as: g,
           where: "count({ev: ws.connect, where: 'gen == g.gen'}) == 0
                   and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == g.gen'}) == 0" }
       - { ev: app.scene, phase: [inactive, background], as: s,
@@ -816,6 +879,21 @@ rules:
     within_ms: "params.release_ms"
     message: "the app went {s.phase} at t={s.t} while generation {g.gen} was live, and no ws.close of it came by t={s.t + params.release_ms}"
     tests:
+      - name: a ws.connect without a gen starts no live generation
+        log: |
+          {"t":0,"ev":"ws.connect"}
+          {"t":10,"ev":"app.scene","phase":"background"}
+          {"t":3000,"ev":"app.tick"}
+        expect: pass
+      - name: generations beyond 2^53 stay apart (a close of one does not release the other)
+        log: |
+          {"t":0,"ev":"ws.connect","gen":9007199254740992}
+          {"t":2,"ev":"ws.connect","gen":9007199254740993}
+          {"t":100,"ev":"ws.close","gen":9007199254740993,"reason":"user"}
+          {"t":500,"ev":"app.scene","phase":"background"}
+          {"t":3000,"ev":"app.tick"}
+        expect: fail
+        violations: 1
       - name: a close exactly at the end of a window with fractional times passes (inclusive)
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -978,11 +1056,17 @@ rules:
       failure starts at a long backoff, or straight at the attempt limit.
     forbid:
       # A pong of a connected generation (opened before it, not ended before it) ...
-      - { ev: ws.pong, as: q, where: "count({ev: ws.open, where: 'gen == q.gen'}) > 0 and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == q.gen'}) == 0" }
+      - { ev: ws.pong, gen: { exists: true }, as: q, where: "count({ev: ws.open, where: 'gen == q.gen'}) > 0 and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == q.gen'}) == 0" }
       # ... then the first ws.reconnect after it, when it does not start over at 1.
       - { ev: ws.reconnect, where: "attempt != 1", without: { ev: ws.reconnect } }
     message: "ws.reconnect attempt {json(attempt)} after a healthy connection: the count should have started over at 1"
     tests:
+      - name: a pong without a gen is of no connected generation
+        log: |
+          {"t":0,"ev":"ws.open"}
+          {"t":10,"ev":"ws.pong"}
+          {"t":20,"ev":"ws.reconnect","attempt":2,"delay_ms":300}
+        expect: pass
       - name: attempt 1 after a healthy connection passes
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -1126,10 +1210,16 @@ rules:
       ws.connect_failed); a ws.open after the end is stale and changes nothing. Scheduling a
       ws.reconnect while a generation is connected opens a second connection beside a working one.
     forbid:
-      - { ev: ws.open, as: o, where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == o.gen'}) == 0" }
+      # A ws.open without a gen belongs to no generation (connlog: no gen, no generation timeline).
+      - { ev: ws.open, gen: { exists: true }, as: o, where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == o.gen'}) == 0" }
       - { ev: ws.reconnect, without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == o.gen" } }
     message: "ws.reconnect while generation {o.gen} is connected (opened at t={o.t})"
     tests:
+      - name: a ws.open without a gen opens no generation
+        log: |
+          {"t":0,"ev":"ws.open"}
+          {"t":10,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+        expect: pass
       - name: reconnect after the close passes
         log: |
           {"t":0,"ev":"ws.connect","gen":1}

@@ -229,9 +229,9 @@ class Runner: HistoryProvider {
                 if aggregates[slot].first == nil { aggregates[slot].first = e }
                 aggregates[slot].last = e
                 aggregates[slot].count += 1
-                if let value = call.value, let v = Evaluator.evaluate(value, ctx).value, let n = v.number {
-                    if aggregates[slot].max?.number.map({ n > $0 }) ?? true { aggregates[slot].max = v; changed = true }
-                    if aggregates[slot].min?.number.map({ n < $0 }) ?? true { aggregates[slot].min = v; changed = true }
+                if let value = call.value, let v = Evaluator.evaluate(value, ctx).value, v.number != nil {
+                    if aggregates[slot].max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true { aggregates[slot].max = v; changed = true }
+                    if aggregates[slot].min.map({ (v.numericOrder($0) ?? 0) < 0 }) ?? true { aggregates[slot].min = v; changed = true }
                 }
                 if changed { letCache?.versions[slot] += 1 }
             }

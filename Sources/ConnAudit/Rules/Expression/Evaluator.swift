@@ -525,9 +525,10 @@ public enum Evaluator {
         case .less, .lessEqual, .greater, .greaterEqual:
             guard case .value(let x) = a, case .value(let y) = b else { return .undecided }
             let order: Int
-            if let p = x.number, let q = y.number {
-                if p.isNaN || q.isNaN { return .undecided }
-                order = p < q ? -1 : (p > q ? 1 : 0)
+            if let o = x.numericOrder(y) {
+                order = o
+            } else if x.number != nil, y.number != nil {
+                return .undecided  // NaN
             } else if case .string(let s) = x, case .string(let t) = y {
                 order = s < t ? -1 : (s > t ? 1 : 0)
             } else {
@@ -655,8 +656,8 @@ public enum Evaluator {
             if args.count == 2 {
                 let a = evaluate(args[0], ctx, e)
                 let b = evaluate(args[1], ctx, e)
-                guard let x = decided(a), let y = decided(b), let p = x.number, let q = y.number else { return .undecided }
-                return .value((wantsMin ? q < p : q > p) ? y : x)
+                guard let x = decided(a), let y = decided(b), let order = y.numericOrder(x) else { return .undecided }
+                return .value((wantsMin ? order < 0 : order > 0) ? y : x)
             }
             var values: [Value] = []
             values.reserveCapacity(args.count)
@@ -670,8 +671,8 @@ public enum Evaluator {
             guard !items.isEmpty else { return .undecided }
             var best = items[0]
             for v in items {
-                guard let a = v.number, let b = best.number else { return .undecided }
-                if wantsMin ? a < b : a > b { best = v }
+                guard let order = v.numericOrder(best) else { return .undecided }
+                if wantsMin ? order < 0 : order > 0 { best = v }
             }
             return best.number == nil ? .undecided : .value(best)
         case .matches:
@@ -737,8 +738,8 @@ public enum Evaluator {
         case .maxof, .minof:
             var best: Value?
             for e in found.events where matches(call.selector, e, ctx) != nil {
-                guard let v = call.value.flatMap({ Evaluator.evaluate($0, ctx, e).value }), let n = v.number else { continue }
-                if let b = best?.number, call.kind == .maxof ? n <= b : n >= b { continue }
+                guard let v = call.value.flatMap({ Evaluator.evaluate($0, ctx, e).value }), v.number != nil else { continue }
+                if let b = best, let order = v.numericOrder(b), call.kind == .maxof ? order <= 0 : order >= 0 { continue }
                 best = v
             }
             return .value(best ?? .null)
@@ -808,8 +809,10 @@ public enum Evaluator {
         case .compare(let op, let x):
             if v == .null { return nil }
             let order: Int
-            if let a = v.number, let b = x.number {
-                order = a < b ? -1 : (a > b ? 1 : 0)
+            if let o = v.numericOrder(x) {
+                order = o
+            } else if v.number != nil, x.number != nil {
+                return nil  // NaN
             } else if case .string(let s) = v, case .string(let t) = x {
                 order = s < t ? -1 : (s > t ? 1 : 0)
             } else {
