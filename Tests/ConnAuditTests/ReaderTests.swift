@@ -684,6 +684,23 @@ extension ReaderTests {
             }
         }
 
+        @Test("a flagged ev keeps its stream only when the whole token is after the first dot")
+        func evRedaction() throws {
+            let cases: [(ev: String, shown: String)] = [
+                ("ws.x Bearer abcdefghijkl", "ws.[redacted]"),
+                ("ws.eyJhbGciOi.eyJzdWIiOi.sig", "ws.[redacted]"),
+                // The token starts before the dot (`.` is a token character): nothing of it is shown.
+                ("Bearer SEVNCHR.restoftoken", "[redacted]"),
+                ("x Bearer ab.cdefghijkl", "[redacted]"),
+                ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig", "[redacted]"),
+                ("Bearer abcdefghijkl", "[redacted]"),
+            ]
+            for c in cases {
+                let event = try #require(ReaderTests.one(#"{"t":0,"gen":1,"ev":"\#(c.ev)"}"#).event, "\(c.ev)")
+                #expect(event.ev == c.shown, "\(c.ev)")
+            }
+        }
+
         @Test("a key given twice with a token reads [redacted], whichever occurrence held it")
         func duplicateTokenKeys() throws {
             for line in [#"{"t":0,"ev":"x.y","a":"Bearer SECRETAAAA9","a":"Bearer SECRETBBBB9"}"#,

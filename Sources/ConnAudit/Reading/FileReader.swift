@@ -85,10 +85,12 @@ final class FileReader {
         // A secret in `ev`, `src` or `session` is never shown either: those are printed everywhere.
         if !parsed.redactedKeys.isEmpty {
             if parsed.redactedKeys.contains("ev") {
-                // The stream stays when the secret is after it: the event keeps its timeline.
-                let stream = parsed.ev.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
-                if let stream, stream.utf8.count < parsed.ev.utf8.count, !JSONLineParser.holdsToken(stream) {
-                    parsed.ev = stream + ".[redacted]"
+                // The stream stays when the secret is wholly after it: the event keeps its timeline.
+                let utf8 = parsed.ev.utf8
+                if let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
+                   Self.streamKeepable(Substring(utf8[..<dot])),
+                   JSONLineParser.holdsToken(String(Substring(utf8[utf8.index(after: dot)...]))) {
+                    parsed.ev = String(Substring(utf8[..<dot])) + ".[redacted]"
                 } else {
                     parsed.ev = "[redacted]"
                 }
@@ -153,6 +155,20 @@ final class FileReader {
     }
 
     /// `[redacted 1a2b3c4d]`: an FNV-1a hash of the value's text, never the value.
+    /// Whether `stream`, the part of a flagged `ev` before its first dot, may be shown: no token
+    /// can reach into it from the part after the dot. A bearer token needs white space after its
+    /// word, and a JWT starts with `eyJ`: a stream of printable ASCII with neither holds no start
+    /// of one (`Bearer SEVNCHR.rest` is one token across the dot, and is redacted whole).
+    static func streamKeepable(_ stream: Substring) -> Bool {
+        let bytes = Array(stream.utf8)
+        guard !bytes.isEmpty else { return false }
+        for b in bytes where b <= 0x20 || b >= 0x7F { return false }
+        if bytes.count >= 3 {
+            for i in 0...(bytes.count - 3) where bytes[i] == 0x65 && bytes[i + 1] == 0x79 && bytes[i + 2] == 0x4A { return false }
+        }
+        return true
+    }
+
     static func redactedName(_ v: Value?) -> String {
         var h: UInt32 = 2_166_136_261
         for b in (v?.rendered(bare: false) ?? "").utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
