@@ -728,6 +728,21 @@ private let loaderErrorCases: [LoaderErrorCase] = [
         }
     }
 
+    @Test func aDanglingLinkOrAFifoNamedLikeARuleFileIsAnError() throws {
+        try withRulesScratch { dir in
+            try write("rules:\n  - id: a.b\n    title: T\n    never: { ev: ws.ping }\n", to: dir.appendingPathComponent("a.yaml"))
+            let gone = dir.appendingPathComponent("b.yaml").path
+            #expect(symlink("/nonexistent/conn-audit.yaml", gone) == 0)
+            let fifo = dir.appendingPathComponent("c.yaml").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            _ = symlink("/nonexistent/x.txt", dir.appendingPathComponent("d.txt").path)  // not a rule name: ignored
+            let errors = try #require(loadPathErrors([dir.path]), "a pack with a missing rule file loaded")
+            #expect(errors.map(\.path) == [gone, fifo])
+            #expect(errors[0].message == "cannot read rules: no such file or directory")
+            #expect(errors[1].message == "cannot read rules: not a regular file")
+        }
+    }
+
     @Test func aMissingRulesPath() throws {
         let errors = try #require(loadPathErrors(["/nonexistent/conn-audit/rules"]), "a missing path loaded")
         let d = try #require(errors.first)

@@ -132,11 +132,22 @@ enum RuleFiles {
         closedir(handle)
         for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
             let full = dir.hasSuffix("/") ? dir + name : dir + "/" + name
+            let isRuleFile = name.hasSuffix(".yaml") || name.hasSuffix(".yml")
             var child = stat()
-            guard stat(full, &child) == 0 else { continue }
+            guard stat(full, &child) == 0 else {
+                // A rule file that cannot be reached (a dangling link) is an error, not a rule
+                // silently left out of the pack.
+                if isRuleFile { errors.append(Diagnostic(path: full, line: 1, column: 1, message: "cannot read rules: \(errnoText())")) }
+                continue
+            }
             if (child.st_mode & S_IFMT) == S_IFDIR {
                 walk(full, &out, &errors, &visited)
-            } else if name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
+            } else if isRuleFile {
+                // Only regular files: opening a FIFO named like a rule file would wait forever.
+                guard (child.st_mode & S_IFMT) == S_IFREG else {
+                    errors.append(Diagnostic(path: full, line: 1, column: 1, message: "cannot read rules: not a regular file"))
+                    continue
+                }
                 out.append(full)
             }
         }
