@@ -428,8 +428,8 @@ import FoundationXML
         #expect(lines.contains { $0.hasPrefix("conn-audit: ws.timeout-closes is inconclusive") })
         let passed = report.count(.pass)
         // Violations in what could be read fail the run, even with an input unread (exit 2).
-        let summary = "conn-audit: 4 rules failed, \(passed) passed, 1 inconclusive — verdict FAIL"
-            + " (1 input could not be read)"
+        let summary = "conn-audit: 1 input could not be read; 4 rules failed, \(passed) passed, 1 inconclusive"
+            + " — verdict FAIL"
         #expect(lines.last.map(String.init) == summary)
     }
 

@@ -80,12 +80,14 @@ public enum GitHubReport {
         if baselined > 0 {
             out += "conn-audit: \(baselined) known violation\(baselined == 1 ? "" : "s") accepted by the baseline\n"
         }
-        var summary = "conn-audit: \(report.count(.fail)) rules failed, \(report.count(.pass)) passed, "
-            + "\(report.count(.inconclusive)) inconclusive — verdict \(report.verdictName.uppercased())"
+        // The verdict word ends the last line, whatever else it says (docs/ci.md: scripts read it).
+        var summary = "conn-audit: "
         if !report.inputErrors.isEmpty {
             let n = report.inputErrors.count
-            summary += " (\(n) input\(n == 1 ? "" : "s") could not be read)"
+            summary += "\(n) input\(n == 1 ? "" : "s") could not be read; "
         }
+        summary += "\(report.count(.fail)) rules failed, \(report.count(.pass)) passed, "
+            + "\(report.count(.inconclusive)) inconclusive — verdict \(report.verdictName.uppercased())"
         return out + summary + "\n"
     }
 
