@@ -1230,3 +1230,26 @@ extension HostileInputTests {
         try expectDeepExpressionRefused(expression)
     }
 }
+
+// MARK: - Timelines name what they could not read
+
+extension HostileInputTests {
+    /// A postmortem page saved with `--output` must say a log is missing or cut short, not only
+    /// stderr: inputs not found and gzip files that break off are in every timeline format.
+    @Test func aTimelineListsTheInputsItCouldNotRead() throws {
+        try withScratch { dir in
+            let good = dir + "/a.jsonl"
+            try Data("{\"t\":0,\"ev\":\"ws.connect\",\"gen\":1}\n".utf8).write(to: URL(fileURLWithPath: good))
+            let cut = dir + "/cut.jsonl.gz"
+            // A gzip header and nothing else: the stream breaks off.
+            try Data([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03]).write(to: URL(fileURLWithPath: cut))
+            let missing = dir + "/gone.jsonl"
+            for format in ["json", "text", "html"] {
+                let run = runCLI(["timeline", good, cut, missing, "--format", format])
+                #expect(run.code == 2, "\(format): \(run.err)")
+                #expect(run.out.contains("gone.jsonl"), "\(format) does not name the missing input")
+                #expect(run.out.contains("cut.jsonl.gz"), "\(format) does not name the broken gzip")
+            }
+        }
+    }
+}

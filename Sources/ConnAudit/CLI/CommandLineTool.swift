@@ -404,7 +404,9 @@ public enum CommandLineTool {
         }
         if found.files.isEmpty { throw UsageError("no log files found under \(p.positionals.joined(separator: ", "))") }
         if let path = p.value("--output") { try Self.checkOutputs([("--output", path)], inputs: found.files) }
-        let (document, report) = try TimelineBuilder.build(inputs: found.files, rules: ruleSet, query: query, jobs: jobs)
+        var (document, report) = try TimelineBuilder.build(inputs: found.files, rules: ruleSet, query: query, jobs: jobs)
+        // Inputs named but not found (or unreadable directories) are in the document too.
+        document.inputErrors = found.errors + document.inputErrors.filter { !found.errors.contains($0) }
         let toTerminal = p.value("--output") == nil && console.isTerminal
         let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
         let text: String

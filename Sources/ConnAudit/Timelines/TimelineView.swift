@@ -261,11 +261,9 @@ public enum TimelineBuilder {
         let reads: [FileEvents] = parallelMap(readFiles.count, jobs: jobs) { n in
             collect(inputs[readFiles[n]], index: readFiles[n], open: open, keys: selectedSet, wanted: eventWanted)
         }
-        var readErrors: [InputError] = []
         for r in reads {
             if let e = r.error, !report.inputErrors.contains(where: { $0.path == e.path }) {
                 let error = InputError(path: e.path, reason: "could not be read again for the timeline: \(e.reason)")
-                readErrors.append(error)
                 report.inputErrors.append(error)
             }
         }
@@ -359,7 +357,9 @@ public enum TimelineBuilder {
         let doc = TimelineDocument(
             sections: sections, findingsElsewhere: elsewhere, unplaced: unplaced, corpus: corpus,
             focus: focus.map { (labels[Int($0.file)], $0.line) }, radius: focus == nil ? nil : max(0, query.radius),
-            inputErrors: readErrors)
+            // Every input that could not be read, in either pass: a timeline saved and attached to a
+            // ticket says a log is missing or cut short, not only stderr.
+            inputErrors: report.inputErrors)
         return (doc, report)
     }
 
