@@ -1253,3 +1253,20 @@ extension HostileInputTests {
         }
     }
 }
+
+extension HostileInputTests {
+    /// An upload cut to zero bytes: `gzip -t` rejects it, so a gate must not pass it as an empty log.
+    @Test func anEmptyGzipFileCannotBeReadButAnEmptyPlainFileIsAnEmptyLog() throws {
+        try withScratch { dir in
+            let gz = dir + "/upload.jsonl.gz"
+            let plain = dir + "/empty.jsonl"
+            try Data().write(to: URL(fileURLWithPath: gz))
+            try Data().write(to: URL(fileURLWithPath: plain))
+            let both = runCLI([gz, plain, "--only", "log.malformed", "--format", "json"])
+            #expect(both.code == 2, "\(both.err)")
+            #expect(both.err.contains("could not read \(gz): empty file, not gzip data"), "\(both.err)")
+            let alone = runCLI([plain, "--only", "log.malformed", "--format", "json"])
+            #expect(alone.code == 0, "\(alone.err)")
+        }
+    }
+}

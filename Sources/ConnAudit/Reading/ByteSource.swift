@@ -199,6 +199,11 @@ private final class DecodingSource: ByteSource {
         while pendingCount < 2 && !baseEnded {
             try fill()
         }
+        // A `.gz` of zero bytes is no gzip stream (`gzip -t` says so): an upload cut to nothing
+        // must not pass as an empty log. A non-empty plain file named `.gz` is read as it is.
+        if pendingCount == 0, path.hasSuffix(".gz") {
+            throw InputError(path: path, reason: "empty file, not gzip data")
+        }
         guard pendingCount >= 2, input[pendingStart] == 0x1f, input[pendingStart + 1] == 0x8b else {
             mode = .plain
             return
