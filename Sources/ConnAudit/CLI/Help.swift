@@ -53,7 +53,8 @@ enum Help {
     EXIT STATUS
       0  every rule passed at the --fail-on level
       1  at least one violation at or above --fail-on
-      2  no verdict: bad usage, invalid rules, or an input that could not be read
+      2  no verdict: bad usage, invalid rules, an input that could not be read, or a
+         report that could not be written (standard output included)
       Malformed log lines are violations of log.malformed, not exit 2.
 
     EXAMPLES

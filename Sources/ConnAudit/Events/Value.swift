@@ -98,6 +98,14 @@ public enum Value: Sendable, Equatable, Hashable {
         return p < q ? -1 : (p > q ? 1 : 0)
     }
 
+    /// How two values order for `<`, `<=`, `>`, `>=` (and a selector's `lt`/`gt` tests): numbers
+    /// as ``numericOrder(_:)``, two strings by their text; nil for any other pair, or NaN.
+    @inline(__always) public func order(_ other: Value) -> Int? {
+        if let o = numericOrder(other) { return o }
+        if case .string(let s) = self, case .string(let t) = other { return s < t ? -1 : (s > t ? 1 : 0) }
+        return nil
+    }
+
     /// A rendering for messages and reports: JSON (strings quoted and escaped, a whole double
     /// with `.0`), except that a top-level string is shown as it is when `bare`, and a whole
     /// double without `.0`. Not bare, it is the value's JSON text (non-finite numbers, which no

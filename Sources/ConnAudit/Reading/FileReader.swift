@@ -87,10 +87,9 @@ final class FileReader {
             if parsed.redactedKeys.contains("ev") {
                 // The stream stays when the secret is wholly after it: the event keeps its timeline.
                 let utf8 = parsed.ev.utf8
-                if let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
-                   Self.streamKeepable(Substring(utf8[..<dot])),
-                   JSONLineParser.holdsToken(String(Substring(utf8[utf8.index(after: dot)...]))) {
-                    parsed.ev = String(Substring(utf8[..<dot])) + ".[redacted]"
+                if let dot = utf8.firstIndex(of: UInt8(ascii: ".")), case let stream = Substring(utf8[..<dot]),
+                   Self.streamKeepable(stream), JSONLineParser.holdsToken(String(Substring(utf8[utf8.index(after: dot)...]))) {
+                    parsed.ev = stream + ".[redacted]"
                 } else {
                     parsed.ev = "[redacted]"
                 }
@@ -154,21 +153,17 @@ final class FileReader {
         }
     }
 
-    /// `[redacted 1a2b3c4d]`: an FNV-1a hash of the value's text, never the value.
     /// Whether `stream`, the part of a flagged `ev` before its first dot, may be shown: no token
     /// can reach into it from the part after the dot. A bearer token needs white space after its
     /// word, and a JWT starts with `eyJ`: a stream of printable ASCII with neither holds no start
     /// of one (`Bearer SEVNCHR.rest` is one token across the dot, and is redacted whole).
     static func streamKeepable(_ stream: Substring) -> Bool {
         let bytes = Array(stream.utf8)
-        guard !bytes.isEmpty else { return false }
-        for b in bytes where b <= 0x20 || b >= 0x7F { return false }
-        if bytes.count >= 3 {
-            for i in 0...(bytes.count - 3) where bytes[i] == 0x65 && bytes[i + 1] == 0x79 && bytes[i + 2] == 0x4A { return false }
-        }
-        return true
+        guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { return false }
+        return !bytes.indices.dropLast(2).contains { bytes[$0] == 0x65 && bytes[$0 + 1] == 0x79 && bytes[$0 + 2] == 0x4A }
     }
 
+    /// `[redacted 1a2b3c4d]`: an FNV-1a hash of the value's text, never the value.
     static func redactedName(_ v: Value?) -> String {
         var h: UInt32 = 2_166_136_261
         for b in (v?.rendered(bare: false) ?? "").utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }

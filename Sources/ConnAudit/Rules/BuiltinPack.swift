@@ -660,7 +660,8 @@ rules:
         # A ws.open after the generation ended (ws.close, ws.closed, ws.connect_failed) is stale and
         # changes nothing: it neither makes an immediate close nor undoes a connect failure. An
         # open before the end is not stale, whatever ended the generation after it.
-        immediate_close: { has: { ev: [ws.closed, ws.recv_error], where: "first({ev: ws.open}) != null and (first({ev: [ws.closed, ws.connect_failed]}) == null or first({ev: ws.open}).$seq < first({ev: [ws.closed, ws.connect_failed]}).$seq) and count({ev: [ws.pong, ws.close]}) == 0" } }
+        # The first of the opens and ends before it is an open: that open came before any end.
+        immediate_close: { has: { ev: [ws.closed, ws.recv_error], where: "first({ev: [ws.open, ws.closed, ws.connect_failed]}).ev == 'ws.open' and count({ev: [ws.pong, ws.close]}) == 0" } }
         connect_failure: { has: { ev: ws.connect_failed }, lacks: { ev: ws.open, where: "count({ev: [ws.close, ws.closed, ws.connect_failed]}) == 0" } }
     require: [normal, delayed, immediate_close, connect_failure]
     min: 1

@@ -523,17 +523,7 @@ public enum Evaluator {
             }
             return .value(.bool(op == .equal ? same : !same))
         case .less, .lessEqual, .greater, .greaterEqual:
-            guard case .value(let x) = a, case .value(let y) = b else { return .undecided }
-            let order: Int
-            if let o = x.numericOrder(y) {
-                order = o
-            } else if x.number != nil, y.number != nil {
-                return .undecided  // NaN
-            } else if case .string(let s) = x, case .string(let t) = y {
-                order = s < t ? -1 : (s > t ? 1 : 0)
-            } else {
-                return .undecided
-            }
+            guard case .value(let x) = a, case .value(let y) = b, let order = x.order(y) else { return .undecided }
             switch op {
             case .less: return .value(.bool(order < 0))
             case .lessEqual: return .value(.bool(order <= 0))
@@ -807,17 +797,7 @@ public enum Evaluator {
         case .exists(let wanted): return (present && v != .null) == wanted
         case .notIn(let values): return !values.contains { $0.looselyEquals(v) }
         case .compare(let op, let x):
-            if v == .null { return nil }
-            let order: Int
-            if let o = v.numericOrder(x) {
-                order = o
-            } else if v.number != nil, x.number != nil {
-                return nil  // NaN
-            } else if case .string(let s) = v, case .string(let t) = x {
-                order = s < t ? -1 : (s > t ? 1 : 0)
-            } else {
-                return nil
-            }
+            guard v != .null, let order = v.order(x) else { return nil }
             switch op {
             case .less: return order < 0
             case .lessEqual: return order <= 0

@@ -110,6 +110,14 @@ public struct ExpressionParser {
     }
 
     private func isPunct(_ p: String) -> Bool { current.kind == .punct(p) }
+    private func isWord(_ w: String) -> Bool { current.kind == .ident(w) }
+
+    private mutating func expectPunct(_ p: String) throws(ExpressionError) {
+        guard isPunct(p) else {
+            throw ExpressionError(message: "expected '\(p)' but found \(current.kind.describe)", offset: current.offset)
+        }
+        _ = advance()
+    }
 
     /// A list written with literals only (`['int', 'number']`) is one literal value, made once
     /// here instead of as a new array each time it is evaluated; the same for a map. Evaluating
@@ -132,14 +140,6 @@ public struct ExpressionParser {
             out.append(.init(key, v))
         }
         return .literal(.object(out))
-    }
-    private func isWord(_ w: String) -> Bool { current.kind == .ident(w) }
-
-    private mutating func expectPunct(_ p: String) throws(ExpressionError) {
-        guard isPunct(p) else {
-            throw ExpressionError(message: "expected '\(p)' but found \(current.kind.describe)", offset: current.offset)
-        }
-        _ = advance()
     }
 
     // MARK: - Grammar
