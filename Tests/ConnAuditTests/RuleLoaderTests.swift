@@ -888,6 +888,16 @@ private let loaderErrorCases: [LoaderErrorCase] = [
         #expect(compiled.rule.lets.count == FileLoader.maxLets)
     }
 
+    /// The sequence engine keeps a bit per step: a sequence of 65 steps is refused where it is
+    /// written (64 load and run: SequenceRunnerTests).
+    @Test func aSequenceOfMoreThan64StepsIsRefused() throws {
+        let steps = (0...FileLoader.maxSteps).map { _ in "      - { ev: ws.ping }" }.joined(separator: "\n")
+        let text = "rules:\n  - id: ws.a\n    title: A\n    forbid:\n" + steps + "\n"
+        let errors = try #require(loadErrors([("rules/a.yaml", text)]))
+        #expect(errors.first?.message == "a sequence has at most 64 steps, found 65")
+        #expect(errors.first?.line == 5)
+    }
+
     /// A second document with rules is an error (its rules would never run: see the error
     /// cases); an empty one after a `---` holds nothing to lose.
     @Test func anEmptySecondDocumentIsAllowed() throws {

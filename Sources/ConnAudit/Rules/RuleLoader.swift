@@ -616,6 +616,11 @@ struct FileLoader {
             guard let sel = selector(node, context: &context) else { return nil }
             steps = [Step(selector: sel, without: nil)]
         }
+        // The engine keeps a bit per step (SequenceRunner): no one writes a longer sequence.
+        if steps.count > Self.maxSteps {
+            error(node, "a sequence has at most \(Self.maxSteps) steps, found \(steps.count)")
+            return nil
+        }
         var report: String?
         if let r = reportAt {
             guard let name = r.scalar, context.captures.contains(name) else {
@@ -717,6 +722,8 @@ struct FileLoader {
     }
 
     static let maxLets = 1_000
+    /// Steps in one sequence (`forbid`, `each`).
+    static let maxSteps = 64
 
     /// A `min`/`max` bound: a whole number, or `params.NAME` naming one (overridable with
     /// `--param`; recorded in ``boundParams``).

@@ -8,11 +8,36 @@
 final class SequenceRunner: Runner {
     private let sequence: Sequence
     private let sequenceWithout: Selector?
-    private var partials: [Partial] = []
-    /// Keys of ``partials`` once there are many of them (see ``isKnown``).
-    private var partialKeys: Set<[Int]>?
+    /// Open partial matches by stage (index 0 is unused: a partial has matched at least one
+    /// step). An event is tried only against the stages it concerns, so a generation with
+    /// thousands of partials waiting at one stage (pings that never got a pong) costs nothing per
+    /// unrelated event. Empty until the first partial opens (most runners never open one: one
+    /// list made per runner costs more than the matching it saves).
+    private var stages: [Stage] = []
+    /// The stages that have partials, a bit each (a sequence has at most 64 steps,
+    /// so a partial's stage is at most 63).
+    private var openStages: UInt64 = 0
     private static let keyedFrom = 16
+
+    private struct Stage {
+        /// The stage's partials, in the order they were opened.
+        var partials: [Partial] = []
+        /// The keys of its partials once there are many of them (see ``isKnown``).
+        var keys: Set<[Int]>?
+        /// Scratch of ``advance``: the partials the event killed, ascending.
+        var dead: [Int] = []
+        /// Scratch of ``advance``: the next partial tried when an event concerns several stages.
+        var cursor = 0
+    }
+    /// The next partial's ordinal: partials of several stages are tried in the order they opened.
+    private var nextOrdinal = 0
+    /// How many times a partial match or an obligation was looked at (tests: an event that
+    /// concerns none of them looks at none).
+    private(set) var visits = 0
     private var obligations: [Obligation] = []
+    /// The earliest deadline of the open obligations (infinity: none has one). Most events pass
+    /// no deadline and answer nothing: they are let through without a look at each obligation.
+    private var earliestDeadline = Double.infinity
     private var armed: [Captures] = []
     private var armedKeys = Set<[Int]>()
     /// Anchors already reported (a forbidden sequence is matched existentially: once per anchor).
@@ -31,8 +56,7 @@ final class SequenceRunner: Runner {
         if matchKeys.isEmpty { matchKeys.insert(first) }
         return matchKeys.insert(key).inserted
     }
-    /// Scratch lists of ``advance``, kept between events so it allocates nothing for them.
-    private var deadScratch: [Int] = []
+    /// Scratch list of ``advance``, kept between events so it allocates nothing for it.
     private var grownScratch: [Partial] = []
     /// Per step, the captures bound up to it that anything after it reads; others are dropped
     /// from partial matches, so partials that differ only in them merge.
@@ -49,6 +73,8 @@ final class SequenceRunner: Runner {
         var stage: Int
         var captures: Captures
         var last: Event
+        /// When it opened, among all the rule's partials (see ``nextOrdinal``).
+        var ordinal = 0
     }
 
     private struct Obligation {
@@ -110,25 +136,31 @@ final class SequenceRunner: Runner {
     private func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
         // Most events concern no partial and start none: leave everything as it is.
         let starts = sequence.steps[0].selector.mayMatch(e.evID)
-        if !starts, !partials.contains(where: { concerns(e, stage: $0.stage) }) { return }
-        var dead = deadScratch
+        var concerned: UInt64 = 0
+        var open = openStages
+        while open != 0 {
+            let stage = open.trailingZeroBitCount
+            open &= open - 1
+            if concerns(e, stage: stage) { concerned |= 1 << stage }
+        }
+        if !starts, concerned == 0 { return }
         var grown = grownScratch
-        deadScratch = []
         grownScratch = []
         defer {
-            dead.truncate(to: 0)
             grown.truncate(to: 0)
-            deadScratch = dead
             grownScratch = grown
         }
-        for i in partials.indices where concerns(e, stage: partials[i].stage) {
-            let p = partials[i]
-            let step = sequence.steps[p.stage]
+        var died: UInt64 = 0
+        /// Tries the partial `i` of `stage` on `e`: it may grow a step (kept in `grown`) and it
+        /// may die (its gap saw a `without` event).
+        @inline(__always) func attempt(_ stage: Int, _ i: Int) {
+            let p = stages[stage].partials[i]
+            let step = sequence.steps[stage]
             let ctx = self.context(e, captures: p.captures)
             if let term = Evaluator.matches(step.selector, e, ctx) {
                 var q = p
                 q.stage += 1
-                if let name = term.capture(in: step.selector), kept[p.stage].contains(name) || q.stage == sequence.steps.count {
+                if let name = term.capture(in: step.selector), kept[stage].contains(name) || q.stage == sequence.steps.count {
                     q.captures[name] = e
                 }
                 q.last = e
@@ -136,9 +168,41 @@ final class SequenceRunner: Runner {
             }
             // The event is now in the gap before this partial's next step.
             if let without = step.without, Evaluator.matches(without, e, ctx) != nil {
-                dead.append(i)
+                stages[stage].dead.append(i)
+                died |= 1 << stage
             } else if let without = sequenceWithout, Evaluator.matches(without, e, ctx) != nil {
-                dead.append(i)
+                stages[stage].dead.append(i)
+                died |= 1 << stage
+            }
+        }
+        if concerned.nonzeroBitCount == 1 {
+            let stage = concerned.trailingZeroBitCount
+            visits += stages[stage].partials.count
+            for i in stages[stage].partials.indices { attempt(stage, i) }
+        } else if concerned != 0 {
+            // The concerned stages' partials, in the order they opened (a merge of a few lists).
+            var each = concerned
+            while each != 0 {
+                let stage = each.trailingZeroBitCount
+                each &= each - 1
+                stages[stage].cursor = 0
+                visits += stages[stage].partials.count
+            }
+            while true {
+                var pick = 0, ordinal = Int.max
+                each = concerned
+                while each != 0 {
+                    let stage = each.trailingZeroBitCount
+                    each &= each - 1
+                    let cursor = stages[stage].cursor
+                    if cursor < stages[stage].partials.count, stages[stage].partials[cursor].ordinal < ordinal {
+                        ordinal = stages[stage].partials[cursor].ordinal
+                        pick = stage
+                    }
+                }
+                if pick == 0 { break }
+                stages[pick].cursor += 1
+                attempt(pick, stages[pick].cursor - 1)
             }
         }
         if starts, let term = Evaluator.matches(sequence.steps[0].selector, e, self.context(e)) {
@@ -146,38 +210,73 @@ final class SequenceRunner: Runner {
             if let name = term.capture(in: sequence.steps[0].selector), kept[0].contains(name) || sequence.steps.count == 1 { captures[name] = e }
             grown.append(Partial(stage: 1, captures: captures, last: e))
         }
-        if !dead.isEmpty {
-            // In place, in order: the live partials move down over the dead ones.
-            var next = 0, live = 0
-            for i in partials.indices {
-                if next < dead.count, dead[next] == i {
-                    next += 1
-                    continue
-                }
-                if live != i { partials.swapAt(live, i) }
-                live += 1
-            }
-            partials.truncate(to: live)
-            if partialKeys != nil { partialKeys = Set(partials.map(key)) }
+        while died != 0 {
+            let stage = died.trailingZeroBitCount
+            died &= died - 1
+            removeDead(at: stage)
         }
         firstMatchKey = nil
         if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
-        for q in grown {
+        for var q in grown {
             if q.stage == sequence.steps.count {
                 complete(q, context: context, sink: sink)
-            } else if !isKnown(q) {
-                partials.append(q)
-                partialKeys?.insert(key(q))
+            } else {
+                if stages.isEmpty { stages = Array(repeating: Stage(), count: sequence.steps.count) }
+                guard !isKnown(q) else { continue }
+                q.ordinal = nextOrdinal
+                nextOrdinal += 1
+                stages[q.stage].keys?.insert(key(q))
+                stages[q.stage].partials.append(q)
+                openStages |= 1 << q.stage
             }
         }
     }
 
+    /// Removes the partials of `stage` the event killed (its `dead` list); the live ones move down
+    /// in place, in order, through the list's buffer (whose swap moves; Array's copies both).
+    private func removeDead(at stage: Int) {
+        // Most often every partial of the stage died (one waited, and its gap saw the event).
+        if stages[stage].dead.count == stages[stage].partials.count {
+            stages[stage].partials.truncate(to: 0)
+            stages[stage].dead.truncate(to: 0)
+            stages[stage].keys = nil
+            openStages &= ~(1 << stage)
+            return
+        }
+        var list = Stage()
+        swap(&list, &stages[stage])
+        defer { swap(&list, &stages[stage]) }
+        let dead = list.dead
+        var keys = list.keys
+        list.keys = nil
+        let live = list.partials.withUnsafeMutableBufferPointer { buffer -> Int in
+            var next = 0, live = 0
+            for i in buffer.indices {
+                if next < dead.count, dead[next] == i {
+                    next += 1
+                    keys?.remove(key(buffer[i]))
+                    continue
+                }
+                if live != i { buffer.swapAt(live, i) }
+                live += 1
+            }
+            return live
+        }
+        list.keys = keys
+        list.partials.truncate(to: live)
+        list.dead.truncate(to: 0)
+        if live == 0 { openStages &= ~(1 << stage) }
+    }
+
     /// Whether an identical partial (same stage, same captured events) is already open. A few
-    /// partials are compared one by one; past ``keyedFrom`` they are kept in a set of keys.
+    /// partials are compared one by one; past ``keyedFrom`` a stage keeps them in a set of keys.
     private func isKnown(_ q: Partial) -> Bool {
-        if partialKeys == nil, partials.count >= Self.keyedFrom { partialKeys = Set(partials.map(key)) }
-        if let keys = partialKeys { return keys.contains(key(q)) }
-        return partials.contains { $0.stage == q.stage && $0.captures.sameEvents(as: q.captures, for: keyed[q.stage - 1]) }
+        let stage = q.stage
+        if stages[stage].keys == nil, stages[stage].partials.count >= Self.keyedFrom {
+            stages[stage].keys = Set(stages[stage].partials.map(key))
+        }
+        if let keys = stages[stage].keys { return keys.contains(key(q)) }
+        return stages[stage].partials.contains { $0.captures.sameEvents(as: q.captures, for: keyed[stage - 1]) }
     }
 
     private func anchor(of match: Partial) -> Event {
@@ -224,6 +323,7 @@ final class SequenceRunner: Runner {
             }
             let text = compiled.messageReadsHistory ? message(for: ctx, note: nil) : nil
             obligations.append(Obligation(anchor: anchor, context: ctx, deadline: deadline, message: text))
+            if let deadline { earliestDeadline = min(earliestDeadline, deadline) }
         case .precedence(_, let enabling):
             let found = compiled.precedenceList.map { history(list: $0) }?
                 .contains { Evaluator.matches(enabling, $0, ctx) != nil } ?? false
@@ -250,38 +350,55 @@ final class SequenceRunner: Runner {
         guard case .response(_, let followedBy, _, let unless, _) = check else { return }
         let concerned = followedBy.mayMatch(e.evID) || (unless?.mayMatch(e.evID) ?? false)
         // Most events neither answer nor pass a deadline: leave the obligations as they are.
-        if !concerned, !obligations.contains(where: { o in o.deadline.map { e.t > $0 } ?? false }) { return }
-        dropObligations { o in
-            if let d = o.deadline, e.t > d {
-                fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
-                return true
-            }
-            // A selector reads the candidate `e` itself (its `where` looks at it), and the
-            // obligation's captures and lets.
-            return concerned && (Evaluator.matches(followedBy, e, o.context) != nil
-                || (unless.map { Evaluator.matches($0, e, o.context) != nil } ?? false))
+        if !concerned, !(e.t > earliestDeadline) { return }
+        // A selector reads the candidate `e` itself (its `where` looks at it), and the
+        // obligation's captures and lets.
+        settle(now: e.t, context: context, sink: sink, answers: concerned) { ctx in
+            Evaluator.matches(followedBy, e, ctx) != nil
+                || (unless.map { Evaluator.matches($0, e, ctx) != nil } ?? false)
         }
     }
 
     override func expire(now: Double, context: ContextScope, sink: FindingSink) {
         // A deadline of an obligation already answered: nothing to decide.
-        guard obligations.contains(where: { o in o.deadline.map { now > $0 } ?? false }) else { return }
-        dropObligations { o in
-            guard let d = o.deadline, now > d else { return false }
-            fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
-            return true
-        }
+        guard now > earliestDeadline else { return }
+        settle(now: now, context: context, sink: sink, answers: false) { _ in false }
     }
 
-    /// Drops the obligations `decided` says are decided, in one pass and in order; the open ones
-    /// move down in place (never copied: each holds a whole evaluation context).
-    private func dropObligations(_ decided: (Obligation) -> Bool) {
-        var open = 0
-        for i in obligations.indices where !decided(obligations[i]) {
-            if open != i { obligations.swapAt(open, i) }
-            open += 1
+    /// Decides the obligations whose deadline `now` has passed (each a violation) and those
+    /// `answered` says the event answers (asked only when it `answers` any), in one pass and in
+    /// order; the open ones move down in place. An open obligation is never copied (each holds a
+    /// whole evaluation context): its deadline is read in place, and its context is read only
+    /// when there is an event to answer.
+    private func settle(
+        now: Double, context: ContextScope, sink: FindingSink, answers: Bool,
+        answered: (EvalContext) -> Bool
+    ) {
+        // The list is taken out of the runner and settled through its buffer: open obligations
+        // move down with the buffer's swap, which moves (Array's own swapAt copied both, about
+        // 450 instructions for each open obligation after a decided one, on every event past a
+        // deadline). Nothing called below reads the runner's obligations.
+        var list: [Obligation] = []
+        swap(&list, &obligations)
+        defer { swap(&list, &obligations) }
+        var earliest = Double.infinity
+        visits += list.count
+        let open = list.withUnsafeMutableBufferPointer { buffer -> Int in
+            var open = 0
+            for i in buffer.indices {
+                if let d = buffer[i].deadline, now > d {
+                    fail(buffer[i], .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
+                    continue
+                }
+                if answers, answered(buffer[i].context) { continue }
+                if open != i { buffer.swapAt(open, i) }
+                if let d = buffer[open].deadline { earliest = min(earliest, d) }
+                open += 1
+            }
+            return open
         }
-        obligations.truncate(to: open)
+        list.truncate(to: open)
+        earliestDeadline = earliest
     }
 
     /// No obligation open (nothing on the clock, nothing for the finish to judge): partial
@@ -309,5 +426,6 @@ final class SequenceRunner: Runner {
             }
         }
         obligations.removeAll()
+        earliestDeadline = .infinity
     }
 }

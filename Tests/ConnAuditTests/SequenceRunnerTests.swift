@@ -1,0 +1,102 @@
+import Testing
+
+@testable import ConnAudit
+
+/// The sequence engine's cost per event: an event that concerns none of the open partial matches
+/// or obligations looks at none of them, so a generation where thousands of them wait (a client
+/// whose pings never get a pong) is read in linear time.
+@Suite struct SequenceRunnerTests {
+    private static func rule(_ body: String) throws -> CompiledRule {
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        let text = "rules:\n  - " + lines.joined(separator: "\n    ") + "\n"
+        let rule = try #require(try RuleLoader.load(files: [("rules/seq.yaml", text)]).rules.first)
+        return CompiledRule(rule: rule, index: 0, overrides: [:])
+    }
+
+    /// Feeds `events` (ev, t) of generation 1 to a fresh runner of `compiled`.
+    private static func feed(
+        _ compiled: CompiledRule, _ events: [(String, Double)], into runner: SequenceRunner? = nil
+    ) -> (SequenceRunner, FindingSink) {
+        let runner = runner ?? SequenceRunner(compiled, files: ["a.jsonl"])
+        let sink = FindingSink(files: ["a.jsonl"])
+        let scope = ContextScope(context: TimelineContext(source: nil), stream: nil, gen: 1)
+        for (i, (ev, t)) in events.enumerated() {
+            let e = Event(t: t, ev: ev, gen: 1, file: 0, line: i + 1, fields: [], evID: EvNames.id(ev))
+            e.seq = i
+            runner.observe(e, context: scope, sink: sink)
+        }
+        return (runner, sink)
+    }
+
+    @Test func unansweredPingsAreNotLookedAtByTheNextPing() throws {
+        // ws.late-pong-ignored's shape: every ping opens a partial waiting for a pong.
+        let compiled = try Self.rule("""
+            id: t.late
+            title: late pong
+            forbid:
+              - { ev: ws.ping, as: p }
+              - { ev: ws.pong, as: q, where: "t >= p.t + 1000", without: { ev: [ws.pong, ws.close] } }
+              - { ev: ws.ping, without: { ev: [ws.close, ws.ping] } }
+            """)
+        let pings = (1...2_000).map { ("ws.ping", Double($0 * 100)) }
+        let (runner, sink) = Self.feed(compiled, pings)
+        // No ping concerns a partial waiting for a pong: none was looked at.
+        #expect(runner.visits == 0)
+        #expect(sink.violations.isEmpty)
+        // One late pong looks at each waiting partial once, and the next ping completes one match.
+        let (_, after) = Self.feed(compiled, [("ws.pong", 200_050), ("ws.ping", 200_100)], into: runner)
+        #expect(runner.visits == 2_000 + 1)
+        #expect(after.violations[0]?.count == 1)
+    }
+
+    @Test func obligationsWithoutADueDeadlineAreNotLookedAt() throws {
+        // ws.timeout-closes' shape, with every ping at the same t: no deadline ever passes.
+        let compiled = try Self.rule("""
+            id: t.timeout
+            title: timeout
+            each: { ev: ws.ping, as: p }
+            followed_by: { ev: ws.close, where: "t >= p.t + 1000" }
+            within_ms: 2000
+            unless: { ev: ws.pong }
+            """)
+        let (runner, sink) = Self.feed(compiled, Array(repeating: ("ws.ping", 5), count: 2_000))
+        #expect(runner.visits == 0)
+        #expect(sink.violations.isEmpty)
+        // An event past the deadlines decides them all, once each.
+        let (_, after) = Self.feed(compiled, [("ws.message", 2_006)], into: runner)
+        #expect(runner.visits == 2_000)
+        #expect(after.violations[0]?.count == 2_000)
+    }
+
+    @Test func aSequenceOfSixtyFourStepsMatchesAtItsLastStep() throws {
+        // The longest sequence the loader takes: its last partial waits at stage 63 (the top bit).
+        let steps = (0..<FileLoader.maxSteps).map { _ in "  - { ev: ws.ping, without: { ev: ws.pong } }" }
+        let compiled = try Self.rule("id: t.long\ntitle: long\nforbid:\n" + steps.joined(separator: "\n"))
+        let (runner, sink) = Self.feed(compiled, (1..<FileLoader.maxSteps).map { ("ws.ping", Double($0)) })
+        #expect(sink.violations.isEmpty)
+        // A pong kills every partial; 64 more pings then complete one match, at the last ping.
+        let (_, after) = Self.feed(compiled, [("ws.pong", 100)] + (1...FileLoader.maxSteps).map { ("ws.ping", 100 + Double($0)) }, into: runner)
+        #expect(after.violations[0]?.count == 1)
+        #expect(after.violations[0]?.first?.line == FileLoader.maxSteps + 1)
+    }
+
+    @Test func onlyThePartialsAnEventKillsDieTheOthersKeepTheirOrder() throws {
+        // Three requests wait at one stage; the cancel kills only the one it is near.
+        let compiled = try Self.rule("""
+            id: t.kill
+            title: kill
+            forbid:
+              - { ev: app.req, as: r }
+              - { ev: app.resp, without: { ev: app.cancel, where: "t < r.t + 10" } }
+            report_at: r
+            """)
+        let (runner, sink) = Self.feed(compiled, [
+            ("app.req", 1), ("app.req", 100), ("app.req", 200), ("app.cancel", 205), ("app.resp", 300),
+        ])
+        #expect(sink.violations[0]?.map(\.line) == [1, 2])
+        // Every partial waiting died or matched: a later cancel looks at the two still waiting.
+        let visits = runner.visits
+        _ = Self.feed(compiled, [("app.cancel", 301)], into: runner)
+        #expect(runner.visits == visits + 2)
+    }
+}
