@@ -1404,14 +1404,18 @@ rules:
           where: "count({ev: sse.event, where: 'text(id) == text(e.id)'}) == 0
                   and count({ev: sse.processed, ok: true, where: 'text(id) == text(e.id)'}) == 0" }
       # The cursor moved past e: an event received after e was processed successfully and
-      # committed, in either order; k is whichever of the two came second.
-      - ev: [sse.commit, sse.processed]
+      # committed, the three lines in any order (merged files can put the handler's lines before
+      # the sse.event); k is whichever of the three came last.
+      - ev: [sse.commit, sse.processed, sse.event]
         as: k
         where: >
           text(id) != text(e.id)
-          and count({ev: sse.event, where: 'text(id) == text(k.id) and $seq > e.$seq'}) > 0
-          and (if ev == 'sse.commit' then count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0
-               else ok == true and count({ev: sse.commit, where: 'text(id) == text(k.id)'}) > 0)
+          and (if ev == 'sse.event'
+               then count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0
+                    and count({ev: sse.commit, where: 'text(id) == text(k.id)'}) > 0
+               else count({ev: sse.event, where: 'text(id) == text(k.id) and $seq > e.$seq'}) > 0
+                    and (if ev == 'sse.commit' then count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0
+                         else ok == true and count({ev: sse.commit, where: 'text(id) == text(k.id)'}) > 0))
         without: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
     followed_by: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
     at_end: fail
@@ -1469,6 +1473,44 @@ rules:
           {"t":20,"ev":"sse.event","id":"42"}
           {"t":20,"ev":"sse.processed","id":"42","ok":true}
           {"t":21,"ev":"sse.commit","id":"42"}
+        expect: pass
+      - name: the later event's sse.event merged after its success and commit (another file, the same t) still moves the cursor
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":false}
+          {"t":2,"ev":"sse.processed","id":"2","ok":true}
+          {"t":2,"ev":"sse.commit","id":"2"}
+          {"t":2,"ev":"sse.event","id":"2"}
+        expect: fail
+        violations: 1
+      - name: the later event's sse.event between its commit and its success still moves the cursor
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":false}
+          {"t":2,"ev":"sse.commit","id":"2"}
+          {"t":2,"ev":"sse.event","id":"2"}
+          {"t":2,"ev":"sse.processed","id":"2","ok":true}
+        expect: fail
+        violations: 1
+      - name: an event received again after the lost one, once processed and committed before it, counts as received later
+        log: |
+          {"t":0,"ev":"sse.event","id":"2"}
+          {"t":1,"ev":"sse.processed","id":"2","ok":true}
+          {"t":2,"ev":"sse.commit","id":"2"}
+          {"t":3,"ev":"sse.event","id":"1"}
+          {"t":4,"ev":"sse.processed","id":"1","ok":false}
+          {"t":5,"ev":"sse.event","id":"2"}
+        expect: fail
+        violations: 1
+      - name: an sse.event of an id neither processed nor committed moves nothing
+        log: |
+          {"t":0,"ev":"sse.event","id":"1"}
+          {"t":1,"ev":"sse.processed","id":"1","ok":false}
+          {"t":2,"ev":"sse.event","id":"2"}
+          {"t":3,"ev":"sse.commit","id":"3"}
+          {"t":4,"ev":"sse.processed","id":"4","ok":true}
+          {"t":5,"ev":"sse.event","id":"3"}
+          {"t":6,"ev":"sse.event","id":"4"}
         expect: pass
       - name: a lost fractional id fails
         log: |
