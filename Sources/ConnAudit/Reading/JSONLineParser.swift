@@ -14,7 +14,8 @@ struct JSONSyntaxError: Error {
 struct ParsedLine {
     /// The line was a JSON object (even if not a valid connlog event): its secret findings count.
     var isObject = false
-    /// Key paths (`headers.Authorization`, `items[0]`) whose values leak a secret.
+    /// Key paths (`headers.Authorization`, `items[0]`, `["a.token"]`) whose values leak a secret,
+    /// as ``JSONLineParser/renderedPath(_:)`` prints them, each key path once.
     var secretPaths: [String] = []
     /// Top-level keys that hold a flagged value (never to be shown).
     var redactedKeys: [String] = []
@@ -74,8 +75,9 @@ struct JSONLineParser {
     private var topKey: PathComponent?
     private var scratch: [UInt8] = []
     private var keyBytes: [UInt8] = []
-    /// The line's secret paths so far, for one finding per path (emptied per line when used).
-    private var seenSecretPaths: Set<String> = []
+    /// The line's secret key paths so far, as their keys and indexes (not as printed), for one
+    /// finding per key path (emptied per line when used).
+    private var seenSecretPaths: Set<[SecretPathPart]> = []
     /// Set while a top-level value is parsed when a key inside it has a secret name.
     private var secretKeyInside = false
     /// Set while a top-level entry is parsed when its key, or a key inside its value, holds a
@@ -87,6 +89,13 @@ struct JSONLineParser {
     private enum PathComponent {
         /// A key's raw bytes in the line (still escaped when `escaped`): decoded only for a finding.
         case key(start: Int, end: Int, escaped: Bool)
+        case index(Int)
+    }
+
+    /// One step of a secret's key path: a key as its decoded bytes (so `"p\u0061ss"` and `"pass"`
+    /// are one key), or an array index. Made only for findings.
+    enum SecretPathPart: Hashable {
+        case key([UInt8])
         case index(Int)
     }
     /// The line being parsed (valid only during ``parse(_:)``), for decoding path keys.
@@ -387,12 +396,16 @@ struct JSONLineParser {
 
     /// A key of the line being parsed, decoded (only for findings: the hot path compares bytes).
     private func keyText(_ start: Int, _ end: Int, _ escaped: Bool) -> String {
+        String(decoding: decodedKey(start, end, escaped), as: UTF8.self)
+    }
+
+    private func decodedKey(_ start: Int, _ end: Int, _ escaped: Bool) -> [UInt8] {
         var bytes = Array(UnsafeBufferPointer(start: lineBase! + start, count: end - start))
         if escaped {
             bytes.removeAll()
             try? Cursor.unescape(lineBase!, start, end, into: &bytes)
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     // MARK: - Secrets
@@ -430,21 +443,45 @@ struct JSONLineParser {
     }
 
     private mutating func recordSecret(_ out: inout ParsedLine) {
-        var text = ""
+        var parts: [SecretPathPart] = []
+        parts.reserveCapacity(path.count + 1)
         for component in topKey.map({ [$0] + path }) ?? path {
             switch component {
-            case .key(let start, let end, let escaped):
-                var k = keyText(start, end, escaped)
-                // A key holding a token is not shown even where the path names it.
-                if Self.holdsToken(k) { k = "[redacted]" }
-                text += text.isEmpty ? k : "." + k
-            case .index(let n): text += "[\(n)]"
+            case .key(let start, let end, let escaped): parts.append(.key(decodedKey(start, end, escaped)))
+            case .index(let n): parts.append(.index(n))
             }
         }
-        // One finding per key path, even when a key is repeated.
+        // One finding per key path — its keys, not its rendering — even when a key is repeated.
         // (A set beside the list: a line of 60,000 flagged keys took seconds with a linear search.)
-        if seenSecretPaths.insert(text).inserted { out.secretPaths.append(text) }
+        if seenSecretPaths.insert(parts).inserted { out.secretPaths.append(Self.renderedPath(parts)) }
     }
+
+    /// A secret's key path as reports print it (docs/default-rules.md, `log.no-secrets`): keys
+    /// joined by `.` and indexes as `[N]` (`headers.Authorization`, `list[0]`); a key that is not
+    /// only ASCII letters, digits, `_` and `-` (a dot, a bracket, a space, a quote, anything beyond
+    /// ASCII, or empty) as a JSON string in brackets (`["a.token"]`, `a["x y"]`), so two key paths
+    /// never read alike; a key holding a token (never shown) as `[redacted 1a2b3c4d]`, a hash of
+    /// its text, so two such keys stay apart too.
+    static func renderedPath(_ parts: [SecretPathPart]) -> String {
+        var text = ""
+        for part in parts {
+            switch part {
+            case .index(let n):
+                text += "[\(n)]"
+            case .key(let bytes) where !bytes.isEmpty && bytes.allSatisfy(isPlainKeyByte):
+                // Plain keys hold no token: a bearer token needs white space, a JWT dots.
+                if !text.isEmpty { text += "." }
+                text += String(decoding: bytes, as: UTF8.self)
+            case .key(let bytes):
+                let key = String(decoding: bytes, as: UTF8.self)
+                text += bytes.withUnsafeBufferPointer { containsToken($0) }
+                    ? FileReader.redactedName(.string(key)) : "[" + Value.jsonString(key) + "]"
+            }
+        }
+        return text
+    }
+
+    @inline(__always) private static func isPlainKeyByte(_ b: UInt8) -> Bool { isAlnum(b) || b == 0x5F || b == 0x2D }
 
     /// ``containsToken(_:)`` for a key, with a quick look first: most keys are short, and a token
     /// needs white space (bearer; Unicode's is not ASCII) or a `J` (JWT).

@@ -86,8 +86,10 @@ rules:
     description: >
       A key at any depth named (in any case) token, access_token, refresh_token, authorization,
       password, secret, cookie, body or payload, or a string value at any depth holding a bearer
-      token or a JWT. Reported once per offending key path; the value is never printed, in any
-      format. Lines that are malformed for another reason are still judged if they are JSON objects.
+      token or a JWT. Reported once per offending key path (keys joined by '.', indexes as [N], a
+      key with other characters than letters, digits, _ and - quoted in brackets: ["a.token"]); the
+      value is never printed, in any format. Lines that are malformed for another reason are still
+      judged if they are JSON objects.
     never: { ev: $secret }
     message: "field '{path}' holds a secret (the value is not shown)"
     tests:
@@ -106,6 +108,16 @@ rules:
       - name: a flagged key counts once, nested flagged keys on their own
         log: |
           {"t":0,"ev":"http.request","ok":true,"body":{"token":"Bearer abcdefghijkl","x":"Bearer abcdefghijkl"}}
+        expect: fail
+        violations: 2
+      - name: a key with a dot is its own key path, apart from the nested key it reads like
+        log: |
+          {"t":0,"ev":"http.request","a.token":"Bearer abcdefghijk","a":{"token":"x"}}
+        expect: fail
+        violations: 2
+      - name: a key given twice is one key path
+        log: |
+          {"t":0,"ev":"http.request","token":1,"token":2,"a":{"token":1},"a":{"token":2}}
         expect: fail
         violations: 2
 
