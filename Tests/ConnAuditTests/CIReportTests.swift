@@ -54,10 +54,10 @@ import FoundationXML
     }
 
     /// Runs the rules over `logs/app.jsonl` (served from memory) and, when `unreadable`, over
-    /// `logs/locked.jsonl`, which the opener refuses.
+    /// `logs/locked.jsonl` (or `unreadablePath`), which the opener refuses.
     static func audit(
         _ text: String = log, path: String = "logs/app.jsonl", custom: Bool = false,
-        unreadable: Bool = false, failOn: AuditReport.FailOn = .error
+        unreadable: Bool = false, unreadablePath: String = "logs/locked.jsonl", failOn: AuditReport.FailOn = .error
     ) -> AuditReport {
         let files = [path: Array(text.utf8)]
         let auditor = Auditor(rules: rules(custom: custom), jobs: 1) { file throws(InputError) in
@@ -65,7 +65,7 @@ import FoundationXML
             return ByteSources.memory(bytes, path: file.path)
         }
         var inputs = [InputFile(path: path)]
-        if unreadable { inputs.append(InputFile(path: "logs/locked.jsonl")) }
+        if unreadable { inputs.append(InputFile(path: unreadablePath)) }
         return auditor.run(inputs, failOn: failOn)
     }
 
@@ -180,14 +180,43 @@ import FoundationXML
         #expect(gating.testcase("test.escaping")?.child("failure")?.attributes["message"] == "1 violation (warning)")
     }
 
-    @Test func junitEscapingDropsWhatXMLCannotHold() throws {
-        #expect(JUnitReport.text("a\u{0}b\u{1}c\u{1B}d\re\u{FFFF}f\tg\nh") == "abcdef\tg\nh")
+    @Test func junitEscapingShowsWhatXMLCannotHold() throws {
+        #expect(JUnitReport.text("a\u{0}b\u{1}c\u{1B}d\re\u{FFFF}f\tg\nh") == #"a\u{0}b\u{1}c\u{1B}d\re\u{FFFF}f"# + "\tg\nh")
         #expect(JUnitReport.attr("x\ny\tz\"'<>&") == "x&#10;y&#9;z&quot;&apos;&lt;&gt;&amp;")
-        // A whole document with control characters in a message still parses.
+        // A whole document with control characters in a message still parses, and shows them.
         let xml = "<a m=\"\(JUnitReport.attr("1\u{2}\n2"))\">\(JUnitReport.text("<\u{7}>"))</a>"
         let tree = try XMLTree.parse(xml)
-        #expect(tree.attributes["m"] == "1\n2")
-        #expect(tree.text == "<>")
+        #expect(tree.attributes["m"] == #"1\u{2}"# + "\n2")
+        #expect(tree.text == #"<\u{7}>"#)
+    }
+
+    /// XML 1.0 cannot hold a control character, even as `&#1;`: dropped, `a\u{1}.jsonl` read as
+    /// `a.jsonl`, another file's name, and a newline in a name started a row of its own.
+    @Test func junitShowsControlCharactersInFileNames() throws {
+        let report = Self.audit(path: "logs/a\u{1}b\nc.jsonl", unreadable: true, unreadablePath: "logs/x\u{7}\u{1B}y.jsonl")
+        let xml = try XMLTree.parse(JUnitReport.render(report))
+        let malformed = try #require(xml.testcase("log.malformed")?.child("failure"))
+        #expect(malformed.text.hasPrefix(#"logs/a\u{1}b\nc.jsonl:4 "#), "\(malformed.text)")
+        #expect(!malformed.text.contains("\n"), "a file name started a row: \(malformed.text)")
+        let close = try #require(xml.testcase("ws.close-has-reason")?.child("failure"))
+        #expect(close.text.hasPrefix(#"logs/a\u{1}b\nc.jsonl:6 t=500 src=app gen=2 "#), "\(close.text)")
+        let inputs = try #require(xml.testcase("inputs")?.child("error"))
+        #expect(inputs.text == #"could not read logs/x\u{7}\u{1B}y.jsonl: permission denied"#)
+    }
+
+    /// The other CI formats keep the names apart too: SARIF percent-encodes its URIs and writes its
+    /// texts as JSON; workflow commands percent-encode control characters.
+    @Test func sarifAndGitHubKeepControlCharactersInFileNames() throws {
+        let report = Self.audit(path: "logs/a\u{1}.jsonl", unreadable: true, unreadablePath: "logs/x\u{7}.jsonl")
+        let run = try JSONTree(SARIFReport.render(report))["runs"][0]
+        let uris = Set(run["results"].array.map { $0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string })
+        #expect(uris == ["logs/a%01.jsonl"])
+        #expect(run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"].string
+            == "could not read logs/x\u{7}.jsonl: permission denied")
+        let commands = Self.commands(GitHubReport.render(report))
+        #expect(commands.first?.data == "could not read logs/x%07.jsonl: permission denied")
+        let malformed = try #require(commands.first { $0.properties["title"] == "log.malformed" })
+        #expect(malformed.properties["file"] == "logs/a%01.jsonl")
     }
 
     // MARK: - SARIF

@@ -22,10 +22,12 @@
 /// host name), so two runs over the same logs give the same file.
 ///
 /// Only rule metadata and finding messages are written: messages are redacted upstream, and no raw
-/// log text (not even the context lines) goes in. Text is escaped for XML 1.0: `& < > " '` as
+/// log text (not even the context lines) goes in. File names are written as the text report writes
+/// them, control characters shown escaped (`a\u{1}.jsonl`, a newline as `\n`), so two files stay
+/// two and a name cannot start a row of its own. Text is escaped for XML 1.0: `& < > " '` as
 /// entities, tab and newline kept (as `&#9;`/`&#10;` inside attributes, which parsers would
 /// otherwise normalise to spaces), and every other character XML 1.0 cannot carry (C0 controls,
-/// U+FFFE, U+FFFF) removed.
+/// U+FFFE, U+FFFF; not even as a character reference) shown the same way, `\u{1B}`, CR as `\r`.
 public enum JUnitReport {
     public static func render(_ report: AuditReport) -> String {
         let paths = report.filePaths
@@ -95,7 +97,7 @@ public enum JUnitReport {
         if hasInputCase {
             let n = report.inputErrors.count
             let message = "\(count(n, "input")) could not be read: the verdict is incomplete"
-            let body = report.inputErrors.map { "could not read \($0.path): \($0.reason)" }.joined(separator: "\n")
+            let body = report.inputErrors.map { "could not read \($0.path.visibleControls): \($0.reason)" }.joined(separator: "\n")
             out += "    <testcase classname=\"conn-audit\" name=\"inputs\" time=\"0\">\n"
             out += "      <error message=\"\(attr(message))\" type=\"input\">\(text(body))</error>\n"
             out += "    </testcase>\n"
@@ -111,7 +113,7 @@ public enum JUnitReport {
     static func line(_ f: Finding, _ paths: [String]) -> String {
         var parts: [String] = []
         if let file = f.file {
-            let path = Int(file) < paths.count ? paths[Int(file)] : "?"
+            let path = Int(file) < paths.count ? paths[Int(file)].visibleControls : "?"
             parts.append(f.line.map { "\(path):\($0)" } ?? path)
         }
         if let t = f.t { parts.append("t=" + JSONWriter.number(t)) }
@@ -153,11 +155,17 @@ public enum JUnitReport {
             case "'": out += "&apos;"
             case "\n": out += inAttribute ? "&#10;" : "\n"
             case "\t": out += inAttribute ? "&#9;" : "\t"
+            // A parser would turn a CR into a newline: shown, as the text report shows it.
+            case "\r": out += "\\r"
             default:
-                // XML 1.0 `Char`: no C0 controls but tab/newline/CR (CR is dropped too: a parser turns
-                // it into a newline anyway), and no U+FFFE/U+FFFF. Surrogates cannot occur in a String.
-                if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF { continue }
-                out.unicodeScalars.append(u)
+                // XML 1.0 `Char`: no C0 controls but tab/newline/CR, and no U+FFFE/U+FFFF, not even
+                // as `&#1;`. Shown, not dropped, so texts that differ in them stay different.
+                // Surrogates cannot occur in a String.
+                if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF {
+                    out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}"
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         return out
