@@ -463,17 +463,21 @@ public enum CommandLineTool {
                 if perRule.last?.0 == o.rule.id { perRule[perRule.count - 1].1 += 1 } else { perRule.append((o.rule.id, 1)) }
                 guard !o.passed else { continue }
                 failed += 1
+                // The fixture's name is rule text, and messages may quote it (it names the fixture's log
+                // as a file): a token in it is redacted. Messages hold no flagged value of the log.
+                let head = "FAIL \(o.rule.id) fixture '\(o.fixture.name)' (\(o.rule.file):\(o.fixture.line))\n"
                 if !o.badLines.isEmpty {
-                    console.out("FAIL \(o.rule.id) fixture '\(o.fixture.name)' (\(o.rule.file):\(o.fixture.line))\n"
+                    // A bad line is shown by its reason only, never its text (it may hold a secret).
+                    console.out(SecretRedaction.text(head
                         + "  its log has lines the rule never sees (fix them, or the fixture tests nothing there):\n"
                         + o.badLines.prefix(5).map { "    \($0)\n" }.joined()
-                        + (o.badLines.count > 5 ? "    … and \(o.badLines.count - 5) more\n" : ""))
+                        + (o.badLines.count > 5 ? "    … and \(o.badLines.count - 5) more\n" : "")))
                     continue
                 }
                 let want = o.fixture.expect.rawValue + (o.fixture.violations.map { " with \($0) violation(s)" } ?? "")
-                console.out("FAIL \(o.rule.id) fixture '\(o.fixture.name)' (\(o.rule.file):\(o.fixture.line))\n"
+                console.out(SecretRedaction.text(head
                     + "  expected: \(want)\n  actual:   \(o.status.rawValue) with \(o.violations) violation(s)\n"
-                    + o.messages.prefix(5).map { "    \($0)\n" }.joined())
+                    + o.messages.prefix(5).map { "    \($0)\n" }.joined()))
             }
             for (id, n) in perRule { console.out("  \(id): \(n) fixture\(n == 1 ? "" : "s")\n") }
             let untested = set.rules.filter { $0.tests.isEmpty }.map(\.id)
@@ -503,8 +507,8 @@ public enum CommandLineTool {
             out += "\nlet (file-level first):\n"
             for l in rule.letTexts { out += "  \(l.name) = \(l.text.trimmedTrailingNewlines)\n" }
         }
-        out += "\n" + rule.yaml + "\n"
-        return out
+        // Rule text is printed, not read as a log: no reader redacted it, so it is redacted here.
+        return SecretRedaction.text(out) + "\n" + rule.redactedYAML + "\n"
     }
 }
 

@@ -48,6 +48,7 @@ enum Help {
       --check               validate the rules; errors and warnings with file:line:column
       --list                list the rules: id, severity, scope, title
       --explain ID          show one rule: title, description, severity, scope, params, YAML
+                            (a secret in its fixtures or text shows as [redacted])
       --test                run every rule's fixtures (tests:); exit 1 on any mismatch
 
     EXIT STATUS

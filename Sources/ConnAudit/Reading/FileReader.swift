@@ -133,6 +133,16 @@ final class FileReader {
     /// each token a hash — so two devices stay two sources, shown without their secrets (a hash of
     /// a value under a secret key name would help guess a weak password). Any other value: `[redacted]`.
     static func redactedInside(_ v: Value?) -> Value {
+        switch v {
+        case .object?, .array?: return redactingSecrets(v!) { .string(redactedName($0)) }
+        default: return .string("[redacted]")
+        }
+    }
+
+    /// `v` with what `log.no-secrets` flags in it replaced, at any depth: the value under a secret
+    /// key name by `[redacted]`, a key holding a token by `[redacted]` (its value too), and a
+    /// string holding a token by `token(string)`. Other keys and values are kept.
+    static func redactingSecrets(_ v: Value, token: (Value) -> Value) -> Value {
         func walk(_ v: Value) -> Value {
             switch v {
             case .object(let entries):
@@ -143,14 +153,11 @@ final class FileReader {
                     return .init(key, walk(e.value))
                 })
             case .array(let items): return .array(items.map(walk))
-            case .string(let s): return JSONLineParser.holdsToken(s) ? .string(redactedName(v)) : v
+            case .string(let s): return JSONLineParser.holdsToken(s) ? token(v) : v
             default: return v
             }
         }
-        switch v {
-        case .object?, .array?: return walk(v!)
-        default: return .string("[redacted]")
-        }
+        return walk(v)
     }
 
     /// Whether `stream`, the part of a flagged `ev` before its first dot, may be shown: no token

@@ -137,6 +137,22 @@ struct JSONLineParser {
         }
     }
 
+    /// The JSON value at the start of `bytes` (white space before it skipped), decoded whole, and
+    /// the offset just past it: text may follow. Nil when no value parses there (for text that
+    /// may hold a log line, such as a rule's YAML: ``SecretRedaction``).
+    static func parsePrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> (value: Value, end: Int)? {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
+        var parser = JSONLineParser(wantedFields: nil)
+        var out = ParsedLine()
+        parser.lineBase = base
+        var c = Cursor(base: base, count: bytes.count)
+        c.skipWhitespace()
+        guard c.i < c.count, let v = try? parser.parseValue(&c, depth: 0, decode: true, flagged: true, out: &out) else {
+            return nil
+        }
+        return (v, c.i)
+    }
+
     mutating func parse(_ line: UnsafeBufferPointer<UInt8>) -> ParsedLine {
         var out = ParsedLine()
         parse(line, into: &out)
@@ -493,10 +509,31 @@ struct JSONLineParser {
     }
 
     /// True when the bytes hold a bearer token or a JWT (default-pack.md, `log.no-secrets`).
-    static func containsToken(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func containsToken(_ s: UnsafeBufferPointer<UInt8>) -> Bool { firstToken(s, from: 0) != nil }
+
+    /// Where each bearer token and JWT in the bytes lies, in order (text that is not a log line,
+    /// redacted with the reader's own detection: ``SecretRedaction``): a bearer token from its
+    /// word to the end of its run, a JWT from `eyJ` to the end of its signature.
+    static func tokenRanges(_ s: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        var from = 0
+        while let (start, matchEnd) = firstToken(s, from: from) {
+            var end = matchEnd
+            // The pattern ends a JWT at the dot after its payload: its signature follows.
+            if s[start] == 0x65 { while end < s.count, isB64URL(s[end]) { end += 1 } }
+            out.append(start..<end)
+            from = end
+        }
+        return out
+    }
+
+    /// The first bearer token or JWT that starts at or after `from`: where its `bearer` or `eyJ`
+    /// is, and where the pattern's match ends (a bearer token's run; a JWT's second dot, included).
+    @inline(__always)
+    private static func firstToken(_ s: UnsafeBufferPointer<UInt8>, from: Int) -> (start: Int, end: Int)? {
         let n = s.count
-        if n < 10 { return false }
-        var i = 0
+        if n - from < 10 { return nil }
+        var i = from
         // A failed JWT look-ahead from `eyJ` at i read the base64url run to its end: every `eyJ`
         // inside that run ends its first part at the same place and fails the same way, so it is
         // not read again (`eyJ` repeated without a dot would otherwise cost the square of the length).
@@ -518,33 +555,34 @@ struct JSONLineParser {
                     if spaces > 0 {
                         var run = 0
                         while j < n, isTokenChar(s[j]) { j += 1; run += 1 }
-                        if run >= 8 { return true }
+                        if run >= 8 { return (i, j) }
                     }
                 }
             } else if b == 0x65 && i >= jwtFailsBefore && i + 2 < n && s[i + 1] == 0x79 && s[i + 2] == 0x4A {  // eyJ
-                let (found, firstPartEnd) = jwtAt(s, i)
-                if found { return true }
+                let (found, firstPartEnd, matchEnd) = jwtAt(s, i)
+                if found { return (i, matchEnd) }
                 jwtFailsBefore = firstPartEnd
             }
             i += 1
         }
-        return false
+        return nil
     }
 
-    /// Whether a JWT starts at `start` (where `eyJ` is), and where its first part's run ends.
-    private static func jwtAt(_ s: UnsafeBufferPointer<UInt8>, _ start: Int) -> (Bool, Int) {
+    /// Whether a JWT starts at `start` (where `eyJ` is), where its first part's run ends, and
+    /// where the match ends (after the second dot).
+    private static func jwtAt(_ s: UnsafeBufferPointer<UInt8>, _ start: Int) -> (Bool, Int, Int) {
         // eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.
         var j = start + 3
         var run = 0
         while j < s.count, isB64URL(s[j]) { j += 1; run += 1 }
         let firstPartEnd = j
-        guard run > 0, j < s.count, s[j] == 0x2E else { return (false, firstPartEnd) }
+        guard run > 0, j < s.count, s[j] == 0x2E else { return (false, firstPartEnd, j) }
         j += 1
-        guard j + 2 < s.count, s[j] == 0x65, s[j + 1] == 0x79, s[j + 2] == 0x4A else { return (false, firstPartEnd) }
+        guard j + 2 < s.count, s[j] == 0x65, s[j + 1] == 0x79, s[j + 2] == 0x4A else { return (false, firstPartEnd, j) }
         j += 3
         run = 0
         while j < s.count, isB64URL(s[j]) { j += 1; run += 1 }
-        return (run > 0 && j < s.count && s[j] == 0x2E, firstPartEnd)
+        return (run > 0 && j < s.count && s[j] == 0x2E, firstPartEnd, j + 1)
     }
 
     @inline(__always) private static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b + 32 : b }

@@ -43,8 +43,13 @@ public struct Rule: Sendable {
     /// Where the rule starts (for `--explain` and fixture failures).
     public var file: String
     public var line: Int
-    /// The rule's own YAML text, as written.
+    /// The rule's own YAML text, as written (it may hold secrets in its fixtures: `rules --explain`
+    /// shows ``redactedYAML``).
     public var yaml: String
+    /// The lines of ``yaml`` (0-based) that hold its `tests:`, when they are lines of their own
+    /// (the key first on its line, the next key on a later line of its own): a fixture that cannot
+    /// be redacted in place is shown by rewriting them.
+    public var testsLines: Range<Int>?
     /// A `count`/`classify` bound written as a param (`max: params.max_closes`): "min"/"max" → the
     /// param's name. The check holds the default's value; a `--param` override replaces it.
     public var boundParams: [String: String] = [:]
@@ -171,4 +176,8 @@ public struct Fixture: Sendable {
     public var expect: Expected
     public var violations: Int?
     public var line: Int
+    /// Where `log:`'s value starts in the rules file (its line), and whether it is a literal block
+    /// (`log: |`), whose lines are the log's lines as written: `rules --explain` redacts those in place.
+    public var logStartLine: Int = 0
+    public var logIsLiteralBlock = false
 }

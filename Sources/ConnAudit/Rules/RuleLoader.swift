@@ -370,16 +370,43 @@ struct FileLoader {
         }
 
         guard errors.count == errorsBefore, let check else { return nil }
+        let (yaml, yamlLines) = yamlText(of: node)
         var rule = Rule(
             id: id, title: title, severity: severity, description: description, scope: scope,
             params: ruleParams, lets: ruleLets, check: check, message: message, tests: tests,
-            file: path, line: node.line, yaml: yamlText(of: node))
+            file: path, line: node.line, yaml: yaml)
         rule.boundParams = pendingBoundParams
+        rule.testsLines = testsLines(of: node, yamlLines: yamlLines)
         return (rule, idNode)
     }
 
-    /// The rule's lines as written (from its first line to the line before the next rule).
-    private func yamlText(of node: YamlNode) -> String {
+    /// ``Rule/testsLines``: from the `tests` key's line to the line before the next key of the
+    /// rule (or to the rule's end), when both keys start their lines.
+    private func testsLines(of node: YamlNode, yamlLines: Int) -> Range<Int>? {
+        guard let pairs = node.mappingPairs, let i = pairs.firstIndex(where: { $0.key.scalar == "tests" }) else {
+            return nil
+        }
+        func startsItsLine(_ n: YamlNode) -> Bool {
+            sourceLine(n.line).unicodeScalars.prefix(n.column - 1).allSatisfy { $0 == " " }
+        }
+        let key = pairs[i].key
+        // A flow mapping (`- {id: …, tests: […]}`) has no lines of its own to rewrite.
+        guard sourceLine(node.line).unicodeScalars.dropFirst(node.column - 1).first != "{" else { return nil }
+        guard key.line > node.line, startsItsLine(key) else { return nil }
+        let end: Int
+        if i + 1 < pairs.count {
+            let next = pairs[i + 1].key
+            guard next.line > key.line, startsItsLine(next) else { return nil }
+            end = next.line
+        } else {
+            end = node.line + yamlLines
+        }
+        return (key.line - node.line)..<(end - node.line)
+    }
+
+    /// The rule's lines as written (from its first line to the line before the next rule), and
+    /// how many they are.
+    private func yamlText(of node: YamlNode) -> (String, Int) {
         let start = node.line
         var end = start
         // The rule ends where a line at or left of its dash column starts something new.
@@ -395,7 +422,7 @@ struct FileLoader {
         }
         let body = (start...end).map { sourceLine($0) }
         let trim = body.map { $0.prefix(while: { $0 == " " }).count }.filter { $0 >= 0 }.min() ?? 0
-        return body.map { String($0.dropFirst(min(trim, dashColumn - 1 + 2))) }.joined(separator: "\n")
+        return (body.map { String($0.dropFirst(min(trim, dashColumn - 1 + 2))) }.joined(separator: "\n"), body.count)
     }
 
     // MARK: Check kinds
@@ -1303,7 +1330,9 @@ struct FileLoader {
                     error(v, "fixture '\(name)': 'violations: \(n)' with 'expect: \(expected.rawValue)' can never hold (violations make a rule fail)")
                 }
             }
-            out.append(Fixture(name: name, log: log, expect: expected, violations: violations, line: item.line))
+            let logNode = item["log"]!
+            out.append(Fixture(name: name, log: log, expect: expected, violations: violations, line: item.line,
+                               logStartLine: logNode.line, logIsLiteralBlock: logNode.scalarStyle == .literal))
         }
         return out
     }
