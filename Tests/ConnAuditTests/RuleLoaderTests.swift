@@ -888,14 +888,17 @@ private let loaderErrorCases: [LoaderErrorCase] = [
         #expect(compiled.rule.lets.count == FileLoader.maxLets)
     }
 
-    /// The sequence engine keeps a bit per step: a sequence of 65 steps is refused where it is
-    /// written (64 load and run: SequenceRunnerTests).
+    /// The sequence engine keeps a bit per step: a sequence of 65 steps is refused at its 65th
+    /// step (64 load and run: SequenceRunnerTests).
     @Test func aSequenceOfMoreThan64StepsIsRefused() throws {
         let steps = (0...FileLoader.maxSteps).map { _ in "      - { ev: ws.ping }" }.joined(separator: "\n")
         let text = "rules:\n  - id: ws.a\n    title: A\n    forbid:\n" + steps + "\n"
         let errors = try #require(loadErrors([("rules/a.yaml", text)]))
-        #expect(errors.first?.message == "a sequence has at most 64 steps, found 65")
-        #expect(errors.first?.line == 5)
+        #expect(errors.first?.message == "'forbid' has at most 64 steps, found 65")
+        #expect(errors.first?.line == 4 + FileLoader.maxSteps + 1)
+        #expect(errors.first?.column == 9)
+        let each = "rules:\n  - id: ws.b\n    title: B\n    each:\n" + steps + "\n    followed_by: { ev: ws.pong }\n"
+        #expect(try #require(loadErrors([("rules/b.yaml", each)])).first?.message == "'each' has at most 64 steps, found 65")
     }
 
     /// A second document with rules is an error (its rules would never run: see the error

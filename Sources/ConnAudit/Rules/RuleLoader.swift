@@ -615,6 +615,11 @@ struct FileLoader {
         if let items = node.sequenceItems {
             // A list is a sequence of steps (for `each` too: one obligation per match of the whole
             // sequence). A one-of trigger is written with a list value: { ev: [a, b] }.
+            // The engine keeps a bit per step (SequenceRunner): no one writes a longer sequence.
+            if items.count > Self.maxSteps {
+                error(items[Self.maxSteps], "'\(what)' has at most \(Self.maxSteps) steps, found \(items.count)")
+                return nil
+            }
             var bound: [String: Int] = [:]
             for item in items {
                 guard let pairs = item.mappingPairs else {
@@ -642,11 +647,6 @@ struct FileLoader {
         } else {
             guard let sel = selector(node, context: &context) else { return nil }
             steps = [Step(selector: sel, without: nil)]
-        }
-        // The engine keeps a bit per step (SequenceRunner): no one writes a longer sequence.
-        if steps.count > Self.maxSteps {
-            error(node, "a sequence has at most \(Self.maxSteps) steps, found \(steps.count)")
-            return nil
         }
         var report: String?
         if let r = reportAt {
