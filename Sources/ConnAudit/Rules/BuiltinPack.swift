@@ -1420,14 +1420,14 @@ rules:
       # the sse.event); k is whichever of the three came last.
       - ev: [sse.commit, sse.processed, sse.event]
         as: k
+        # Each of the three is k itself or already seen (each history call written once: each
+        # keeps an index of its own).
         where: >
           text(id) != text(e.id)
-          and (if ev == 'sse.event'
-               then count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0
-                    and count({ev: sse.commit, where: 'text(id) == text(k.id)'}) > 0
-               else count({ev: sse.event, where: 'text(id) == text(k.id) and $seq > e.$seq'}) > 0
-                    and (if ev == 'sse.commit' then count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0
-                         else ok == true and count({ev: sse.commit, where: 'text(id) == text(k.id)'}) > 0))
+          and (ev == 'sse.event' or count({ev: sse.event, where: 'text(id) == text(k.id) and $seq > e.$seq'}) > 0)
+          and (if ev == 'sse.processed' then ok == true
+               else count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0)
+          and (ev == 'sse.commit' or count({ev: sse.commit, where: 'text(id) == text(k.id)'}) > 0)
         without: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
     followed_by: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
     at_end: fail
