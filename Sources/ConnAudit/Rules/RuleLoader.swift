@@ -412,17 +412,20 @@ struct FileLoader {
         // The rule ends where a line at or left of its dash column starts something new.
         let dashColumn = max(1, node.column - 2)
         var n = start + 1
+        // Indentation is ASCII spaces: the lines are read as bytes (as Characters, this took a
+        // third of loading the built-in pack).
+        func indent(_ l: String) -> Int { l.utf8.prefix(while: { $0 == 0x20 }).count }
         while n <= lines.count {
             let l = sourceLine(n)
-            let indent = l.prefix(while: { $0 == " " }).count
-            let blank = l.allSatisfy { $0 == " " || $0 == "\t" }
-            if !blank && indent < dashColumn + 1 { break }
+            let blank = l.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+            if !blank && indent(l) < dashColumn + 1 { break }
             if !blank { end = n }
             n += 1
         }
         let body = (start...end).map { sourceLine($0) }
-        let trim = body.map { $0.prefix(while: { $0 == " " }).count }.filter { $0 >= 0 }.min() ?? 0
-        return (body.map { String($0.dropFirst(min(trim, dashColumn - 1 + 2))) }.joined(separator: "\n"), body.count)
+        let trim = min(body.map(indent).min() ?? 0, dashColumn - 1 + 2)
+        // Every line has at least `trim` leading spaces: what is dropped is ASCII.
+        return (body.map { String(Substring($0.utf8.dropFirst(trim))) }.joined(separator: "\n"), body.count)
     }
 
     // MARK: Check kinds
