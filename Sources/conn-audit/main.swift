@@ -8,7 +8,13 @@ import Darwin
 
 // Reports may be large: a fully buffered stdout keeps writing them cheap.
 setvbuf(stdout, nil, _IOFBF, 1 << 16)
-let status = CommandLineTool.run(Array(CommandLine.arguments.dropFirst()))
+// The arguments as bytes: a file name need not be UTF-8, and CommandLine.arguments has already
+// replaced what is not (a byte 0xFF by U+FFFD, which names another file or none).
+let argv = (1..<Int(CommandLine.argc)).map { i -> [UInt8] in
+    guard let argument = CommandLine.unsafeArgv[i] else { return [] }
+    return Array(UnsafeRawBufferPointer(start: argument, count: strlen(argument)))
+}
+let status = CommandLineTool.run(argv: argv)
 // A report that did not reach standard output (a full disk, a closed descriptor) is no verdict:
 // a gate running `conn-audit logs/ --format json > report.json` must not pass on an empty file.
 errno = 0

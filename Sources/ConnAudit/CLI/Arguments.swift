@@ -17,6 +17,8 @@ struct ArgumentParser {
     let options: [String: Option]
     private(set) var values: [String: [String]] = [:]
     private(set) var positionals: [String] = []
+    /// ``positionals`` as the bytes they were given as (a file name need not be UTF-8).
+    private(set) var positionalBytes: [[UInt8]] = []
 
     init(_ options: [Option]) {
         var table: [String: Option] = [:]
@@ -24,7 +26,9 @@ struct ArgumentParser {
         self.options = table
     }
 
-    mutating func parse(_ args: [String]) throws(UsageError) {
+    /// Parses `args`; `bytes`, when given, holds each argument's bytes as the command line had them
+    /// (`args` are their text, decoded with repair), and is where ``positionalBytes`` come from.
+    mutating func parse(_ args: [String], bytes: [[UInt8]]? = nil) throws(UsageError) {
         var i = 0
         var onlyPositionals = false
         while i < args.count {
@@ -32,6 +36,7 @@ struct ArgumentParser {
             i += 1
             if onlyPositionals || arg == "-" || !arg.hasPrefix("-") {
                 positionals.append(arg)
+                positionalBytes.append(bytes.map { $0[i - 1] } ?? Array(arg.utf8))
                 continue
             }
             if arg == "--" {
@@ -69,6 +74,9 @@ struct ArgumentParser {
             }
         }
     }
+
+    /// ``positionalBytes`` as reports show file names (``InputFile/shown(_:)``).
+    var shownPositionals: [String] { positionalBytes.map(InputFile.shown) }
 
     func has(_ name: String) -> Bool { values[name] != nil }
     func value(_ name: String) -> String? { values[name]?.last }

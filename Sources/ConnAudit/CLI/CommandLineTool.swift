@@ -28,7 +28,20 @@ public struct Console {
 /// The `conn-audit` command line: parses arguments, runs the library, maps results to exit codes.
 public enum CommandLineTool {
     public static func run(_ arguments: [String], console: Console = .standard) -> Int32 {
+        run(arguments, bytes: arguments.map { Array($0.utf8) }, console: console)
+    }
+
+    /// Runs the arguments as the process got them (`argv` without the program name), byte for
+    /// byte: a PATH need not be UTF-8 (Linux names are bytes), and `CommandLine.arguments` has
+    /// already replaced what is not (a byte 0xFF by U+FFFD, which names another file). Options
+    /// are read as text, decoded with the same repair.
+    public static func run(argv: [[UInt8]], console: Console = .standard) -> Int32 {
+        run(argv.map { String(decoding: $0, as: UTF8.self) }, bytes: argv, console: console)
+    }
+
+    private static func run(_ arguments: [String], bytes: [[UInt8]], console: Console) -> Int32 {
         var args = arguments
+        let bytes = bytes.count == arguments.count ? bytes : arguments.map { Array($0.utf8) }
         if args.first == "--help" || args.first == "-h" || args.first == "help" {
             console.out(Help.main + "\n")
             return 0
@@ -48,12 +61,12 @@ public enum CommandLineTool {
                 return try rulesCommand(args, console)
             case "check":
                 args.removeFirst()
-                return try checkCommand(args, console)
+                return try checkCommand(args, Array(bytes.dropFirst()), console)
             case "timeline":
                 args.removeFirst()
-                return try timelineCommand(args, console)
+                return try timelineCommand(args, Array(bytes.dropFirst()), console)
             default:
-                return try checkCommand(args, console)
+                return try checkCommand(args, bytes, console)
             }
         } catch let e as UsageError {
             console.err("conn-audit: error: \(e.message)\nRun 'conn-audit --help' for usage.\n")
@@ -70,7 +83,7 @@ public enum CommandLineTool {
 
     // MARK: - check
 
-    private static func checkCommand(_ args: [String], _ console: Console) throws -> Int32 {
+    private static func checkCommand(_ args: [String], _ bytes: [[UInt8]], _ console: Console) throws -> Int32 {
         var p = ArgumentParser([
             .init(name: "--rules", kind: .value, repeatable: true),
             .init(name: "--format", kind: .value),
@@ -87,7 +100,7 @@ public enum CommandLineTool {
             .init(name: "--write-baseline", kind: .value),
             .init(name: "--help", kind: .flag),
         ])
-        try p.parse(args)
+        try p.parse(args, bytes: bytes)
         if p.has("--help") {
             console.out(Help.main + "\n")
             return 0
@@ -136,9 +149,9 @@ public enum CommandLineTool {
             ruleSet.rules += hidden
         }
 
-        let found = InputDiscovery.discover(p.positionals)
+        let found = InputDiscovery.discover(bytes: p.positionalBytes)
         if found.files.isEmpty && found.errors.isEmpty {
-            throw UsageError("no log files found under \(p.positionals.joined(separator: ", ")) (*.jsonl, *.ndjson, *.log, and .gz)")
+            throw UsageError("no log files found under \(p.shownPositionals.joined(separator: ", ")) (*.jsonl, *.ndjson, *.log, and .gz)")
         }
         var outputs: [(option: String, path: String)] = []
         if let path = p.value("--output") { outputs.append(("--output", path)) }
@@ -191,7 +204,7 @@ public enum CommandLineTool {
     /// (canonical absolute paths; a file not written yet by its directory's).
     static func checkOutputs(_ outputs: [(option: String, path: String)], inputs: [InputFile]) throws(UsageError) {
         let inputKeys = Set(inputs.filter { !$0.isStdin }.map(\.orderKey))
-        var seen: [String: String] = [:]
+        var seen: [[UInt8]: String] = [:]
         for (option, path) in outputs {
             // A device or pipe (`/dev/null`, `/dev/stdout` — even when it leads to a file) is not
             // a report file: several outputs may share one.
@@ -209,14 +222,15 @@ public enum CommandLineTool {
         }
     }
 
-    private static func canonicalOutput(_ path: String) -> String {
+    private static func canonicalOutput(_ text: String) -> [UInt8] {
+        let path = Array(text.utf8)
         if let resolved = InputFile.canonical(path) { return resolved }
         // Not there yet: its directory's canonical path and its name.
-        let slash = path.lastIndex(of: "/")
-        let dir = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let slash = path.lastIndex(of: UInt8(ascii: "/"))
+        let dir = slash.map { $0 == 0 ? [UInt8(ascii: "/")] : Array(path[..<$0]) } ?? [UInt8(ascii: ".")]
+        let name = slash.map { Array(path[($0 + 1)...]) } ?? path
         guard let base = InputFile.canonical(dir) else { return path }
-        return (base == "/" ? "" : base) + "/" + name
+        return (base == [UInt8(ascii: "/")] ? [] : base) + [UInt8(ascii: "/")] + name
     }
 
     /// `--jobs N` (1…256), default: the number of cores.
@@ -346,7 +360,7 @@ public enum CommandLineTool {
 
     // MARK: - timeline
 
-    private static func timelineCommand(_ args: [String], _ console: Console) throws -> Int32 {
+    private static func timelineCommand(_ args: [String], _ bytes: [[UInt8]], _ console: Console) throws -> Int32 {
         var p = ArgumentParser([
             .init(name: "--rules", kind: .value, repeatable: true),
             .init(name: "--src", kind: .value),
@@ -362,7 +376,7 @@ public enum CommandLineTool {
             .init(name: "--color", kind: .value),
             .init(name: "--help", kind: .flag),
         ])
-        try p.parse(args)
+        try p.parse(args, bytes: bytes)
         if p.has("--help") {
             console.out(Help.main + "\n")
             return 0
@@ -392,17 +406,17 @@ public enum CommandLineTool {
                 return r
             }
         }
-        let found = InputDiscovery.discover(p.positionals)
+        let found = InputDiscovery.discover(bytes: p.positionalBytes)
         for e in found.errors { console.err("conn-audit: error: could not read \(e.path): \(e.reason)\n") }
         // An unreadable input was already named: no second, vaguer error for the same path (the
         // other paths, which held no log file, still are).
         if found.files.isEmpty && !found.errors.isEmpty {
             let named = Set(found.errors.map(\.path))
-            let empty = p.positionals.filter { !named.contains($0) }
+            let empty = p.shownPositionals.filter { !named.contains($0) }
             if !empty.isEmpty { console.err("conn-audit: error: no log files found under \(empty.joined(separator: ", "))\n") }
             return 2
         }
-        if found.files.isEmpty { throw UsageError("no log files found under \(p.positionals.joined(separator: ", "))") }
+        if found.files.isEmpty { throw UsageError("no log files found under \(p.shownPositionals.joined(separator: ", "))") }
         if let path = p.value("--output") { try Self.checkOutputs([("--output", path)], inputs: found.files) }
         var (document, report) = try TimelineBuilder.build(inputs: found.files, rules: ruleSet, query: query, jobs: jobs)
         // Inputs named but not found (or unreadable directories) are in the document too.

@@ -30,7 +30,7 @@ public enum ByteSources {
         }
         var descriptor: Int32
         repeat {
-            descriptor = Glibc.open(file.path, O_RDONLY | O_CLOEXEC)
+            descriptor = InputFile.withCString(file.bytes) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
         } while descriptor < 0 && errno == EINTR
         guard descriptor >= 0 else { throw InputError(path: file.path, errno: errno) }
         return DecodingSource(FileSource(descriptor: descriptor, path: file.path, closes: true), path: file.path)

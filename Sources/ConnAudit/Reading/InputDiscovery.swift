@@ -2,39 +2,88 @@ import Glibc
 
 /// One input to read: a file found under a PATH argument, or standard input.
 public struct InputFile: Sendable, Hashable {
-    /// The path as found: the PATH given joined with the path below it.
+    /// The path as found and as reports show it: the PATH given joined with the path below it.
     ///
     /// `logs` + `a/b.jsonl` gives `logs/a/b.jsonl`; `logs/` + `a.jsonl` gives `logs/a.jsonl` (no double
-    /// slash). `-` for standard input.
+    /// slash). `-` for standard input. A byte that is not part of valid UTF-8 shows as `\x{FF}`
+    /// (``shown(_:)``); the file is opened by ``bytes``.
     public var path: String
+    /// The path as the file system has it, byte for byte (Linux names are bytes, not text): what
+    /// the file is opened and stat'ed by.
+    public var bytes: [UInt8]
     /// True for standard input (`-`).
     public var isStdin: Bool
     /// What orders this file among the files of a source when two events have the same `t`
     /// (connlog: file path order): its canonical absolute path, so `./logs/a.jsonl`,
     /// `logs/a.jsonl` and `/home/me/logs/a.jsonl` rank alike; the path as given when it cannot be
-    /// resolved (and `-` for standard input).
-    public var orderKey: String
+    /// resolved (and `-` for standard input). Bytes, compared in byte order.
+    public var orderKey: [UInt8]
 
     public init(path: String, isStdin: Bool = false) {
-        self.path = path
-        self.isStdin = isStdin
-        orderKey = isStdin ? path : Self.canonical(path) ?? path
+        self.init(path: path, bytes: Array(path.utf8), isStdin: isStdin)
     }
 
-    /// The canonical absolute path of an existing file (symbolic links resolved); nil otherwise.
-    static func canonical(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+    /// A file named by the bytes of its path (shown as ``shown(_:)`` has it).
+    public init(bytes: [UInt8]) {
+        self.init(path: Self.shown(bytes), bytes: bytes, isStdin: false)
+    }
+
+    private init(path: String, bytes: [UInt8], isStdin: Bool) {
+        self.path = path
+        self.bytes = bytes
+        self.isStdin = isStdin
+        orderKey = isStdin ? bytes : Self.canonical(bytes) ?? bytes
+    }
+
+    /// The canonical absolute path of an existing file (symbolic links resolved), as bytes; nil
+    /// otherwise.
+    static func canonical(_ path: [UInt8]) -> [UInt8]? {
+        guard let resolved = withCString(path, { realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return Array(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
     }
 
     /// Whether `a` comes before `b` in file path order (byte order of the order keys).
     public static func pathOrder(_ a: InputFile, _ b: InputFile) -> Bool {
-        Array(a.orderKey.utf8).lexicographicallyPrecedes(Array(b.orderKey.utf8))
+        a.orderKey.lexicographicallyPrecedes(b.orderKey)
     }
 
     /// Standard input, as the PATH `-` names it.
     public static let stdin = InputFile(path: "-", isStdin: true)
+
+    /// A path's bytes as text for people and reports: valid UTF-8 as it is, and each byte that
+    /// is not part of valid UTF-8 (a Latin-1 name, a cut sequence) as `\x{FF}`, its value in two
+    /// upper-case hex digits. Every report prints this text (with its own escapes on top: JSON's
+    /// `\\`, SARIF's percent-encoding), so a name reads the same everywhere.
+    public static func shown(_ path: [UInt8]) -> String {
+        if let text = String(validating: path, as: UTF8.self) { return text }
+        var out = ""
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = path.makeIterator()
+        var at = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                out.unicodeScalars.append(Unicode.UTF8.decode(encoded))
+                at += encoded.count
+            case .error(let length):
+                for b in path[at..<at + length] {
+                    let hex = String(b, radix: 16, uppercase: true)
+                    out += "\\x{" + (hex.count < 2 ? "0" : "") + hex + "}"
+                }
+                at += length
+            case .emptyInput:
+                return out
+            }
+        }
+    }
+
+    /// Calls `body` with `path` as a NUL-terminated C string.
+    static func withCString<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+        (path + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
+        }
+    }
 }
 
 /// An input that could not be found or read.
@@ -74,13 +123,20 @@ public enum InputDiscovery {
     ///   entered again, so link loops end and report nothing.
     /// - A regular file reachable twice (given twice, or through a link) is listed once, at its first
     ///   occurrence.
+    /// - Names are bytes: a name that is not valid UTF-8 is found and read like any other, and shown
+    ///   as ``InputFile/shown(_:)`` has it.
     ///
     /// Problems are returned, not thrown, so the other files are still checked: a missing PATH, an
-    /// unreadable directory, an entry with a log extension that cannot be stat'ed (a dangling link), or
-    /// a file name that is not valid UTF-8.
+    /// unreadable directory, or an entry with a log extension that cannot be stat'ed (a dangling link).
     ///
     /// - Complexity: O(n log n) in the number of entries of each directory searched.
     public static func discover(_ paths: [String]) -> (files: [InputFile], errors: [InputError]) {
+        discover(bytes: paths.map { Array($0.utf8) })
+    }
+
+    /// ``discover(_:)`` for PATH arguments as the bytes the command line gave (`argv`, which
+    /// `CommandLine.arguments` decodes with repair: a byte 0xFF there is U+FFFD, another name).
+    public static func discover(bytes paths: [[UInt8]]) -> (files: [InputFile], errors: [InputError]) {
         var walk = Walk()
         for path in paths {
             walk.add(path)
@@ -123,19 +179,18 @@ private struct Walk {
     private var visitedDirectories: Set<FileID> = []
     private var sawStdin = false
 
-    mutating func add(_ argument: String) {
-        if argument == "-" {
+    mutating func add(_ path: [UInt8]) {
+        if path == [UInt8(ascii: "-")] {
             if !sawStdin {
                 sawStdin = true
                 files.append(.stdin)
             }
             return
         }
-        let path = Array(argument.utf8)
         var info = Glibc.stat()
         let code = Self.status(path, &info)
         guard code == 0 else {
-            errors.append(InputError(path: argument, errno: code))
+            errors.append(InputError(path: InputFile.shown(path), errno: code))
             return
         }
         if Self.isDirectory(info) {
@@ -150,11 +205,7 @@ private struct Walk {
         if Self.isRegular(info), !seenFiles.insert(FileID(info)).inserted {
             return
         }
-        guard let text = String(validating: path, as: UTF8.self) else {
-            errors.append(InputError(path: Self.display(path), reason: "file name is not valid utf-8"))
-            return
-        }
-        files.append(InputFile(path: text))
+        files.append(InputFile(bytes: path))
     }
 
     /// Searches a directory, unless it was already visited.
@@ -176,7 +227,7 @@ private struct Walk {
                 // A dangling link or a loop of links is only a problem where a log was expected; any other
                 // failure (such as a directory that cannot be searched) hides what the entry is, so say so.
                 if InputDiscovery.isLogName(name) || (code != ENOENT && code != ELOOP && code != ENOTDIR) {
-                    errors.append(InputError(path: Self.display(path), errno: code))
+                    errors.append(InputError(path: InputFile.shown(path), errno: code))
                 }
                 continue
             }
@@ -192,13 +243,13 @@ private struct Walk {
     /// so a deep tree does not hold one descriptor per level.
     private static func listNames(_ directory: [UInt8]) -> Result<[[UInt8]], InputError> {
         var openError: Int32 = 0
-        let opened = withCString(directory) { path in
+        let opened = InputFile.withCString(directory) { path in
             let handle = opendir(path)
             openError = errno
             return handle
         }
         guard let handle = opened else {
-            return .failure(InputError(path: display(directory), errno: openError))
+            return .failure(InputError(path: InputFile.shown(directory), errno: openError))
         }
         defer { closedir(handle) }
         var names: [[UInt8]] = []
@@ -207,7 +258,7 @@ private struct Walk {
             guard let entry = readdir(handle) else {
                 let code = errno
                 if code != 0 {
-                    return .failure(InputError(path: display(directory), errno: code))
+                    return .failure(InputError(path: InputFile.shown(directory), errno: code))
                 }
                 break
             }
@@ -232,20 +283,9 @@ private struct Walk {
         return path
     }
 
-    /// A path for people; bytes that are not UTF-8 show as U+FFFD.
-    private static func display(_ path: [UInt8]) -> String {
-        String(decoding: path, as: UTF8.self)
-    }
-
-    private static func withCString<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
-        (path + [0]).withUnsafeBufferPointer { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
-        }
-    }
-
     /// `stat(2)`, following links: 0, or the `errno` of the failure.
     private static func status(_ path: [UInt8], _ info: inout stat) -> Int32 {
-        withCString(path) { stat($0, &info) == 0 ? 0 : errno }
+        InputFile.withCString(path) { stat($0, &info) == 0 ? 0 : errno }
     }
 
     private static func isDirectory(_ info: stat) -> Bool {

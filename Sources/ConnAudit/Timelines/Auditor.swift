@@ -265,7 +265,7 @@ public final class Auditor: @unchecked Sendable {
     public static func isRegularFile(_ input: InputFile) -> Bool {
         guard !input.isStdin else { return false }
         var info = stat()
-        return stat(input.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        return InputFile.withCString(input.bytes) { stat($0, &info) } == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// For a large file that can be read again: the line of each source's last event.
@@ -273,7 +273,8 @@ public final class Auditor: @unchecked Sendable {
         guard !input.isStdin else { return nil }
         if readAheadFrom > 0, !always {
             var info = stat()
-            guard stat(input.path, &info) == 0, Int(info.st_size) >= readAheadFrom else { return nil }
+            let code = InputFile.withCString(input.bytes) { stat($0, &info) }
+            guard code == 0, Int(info.st_size) >= readAheadFrom else { return nil }
         }
         // Most files are read lightly; one with a line only the full reader keys exactly (an
         // escaped key, a `src` that is not a plain string, ...) in full. The light read's source

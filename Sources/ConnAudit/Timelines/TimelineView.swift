@@ -441,8 +441,8 @@ public enum TimelineBuilder {
         }
         if let i = inputs.indices.first(where: { !inputs[$0].isStdin && plain(inputs[$0].path) == wanted }) { return i }
         // The same file named another way (absolute, through a symbolic link): by its real path.
-        if let real = InputFile.canonical(around.file),
-           let i = inputs.indices.first(where: { !inputs[$0].isStdin && InputFile.canonical(inputs[$0].path) == real }) {
+        if let real = InputFile.canonical(Array(around.file.utf8)),
+           let i = inputs.indices.first(where: { !inputs[$0].isStdin && InputFile.canonical(inputs[$0].bytes) == real }) {
             return i
         }
         let ending = inputs.indices.filter { !inputs[$0].isStdin && inputs[$0].path.hasSuffix("/" + wanted) }

@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+
+@testable import ConnAudit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Linux file names are bytes, not text: a name that is not UTF-8 (a Latin-1 name copied from an
+// old device, a name cut inside a character) is still a file to read and to name.
+
+// MARK: - Helpers
+
+/// Calls `body` with `path` as a C string (written here, not with the library's own helper, so the
+/// tests below also run against a library that has none).
+private func withPath<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+    (path + [0]).withUnsafeBufferPointer { bytes in bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) } }
+}
+
+private func makeDirectory(_ path: [UInt8]) throws {
+    let code = withPath(path) { mkdir($0, 0o755) }
+    try #require(code == 0, "mkdir failed: errno \(errno)")
+}
+
+private func create(_ path: [UInt8], _ text: String) throws {
+    let fd = withPath(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+    try #require(fd >= 0, "open failed: errno \(errno)")
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    try #require(written == bytes.count)
+}
+
+/// A fresh directory (its own name plain ASCII), removed afterwards with everything in it.
+private func withScratch(_ body: (String) throws -> Void) throws {
+    let dir = FileManager.default.temporaryDirectory.path + "/conn-audit-names-\(UUID().uuidString)"
+    try makeDirectory(Array(dir.utf8))
+    defer { _ = withPath(Array(("rm -rf '" + dir + "'").utf8)) { system($0) } }
+    try body(dir)
+}
+
+private final class Captured: @unchecked Sendable {
+    var out = ""
+    var err = ""
+}
+
+private func cli(_ arguments: [String]) -> (code: Int32, out: String, err: String) {
+    let captured = Captured()
+    let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
+    let code = CommandLineTool.run(arguments, console: console)
+    return (code, captured.out, captured.err)
+}
+
+private func json(_ text: String) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not JSON: \(text.prefix(300))")
+}
+
+/// The `file` of each violation of `rule` in a JSON report.
+private func violationFiles(_ report: [String: Any], _ rule: String) throws -> [String] {
+    let rules = try #require(report["rules"] as? [[String: Any]])
+    let entry = try #require(rules.first { $0["id"] as? String == rule })
+    return try #require(entry["violations"] as? [[String: Any]]).compactMap { $0["file"] as? String }
+}
+
+/// One event that fails `ws.close-has-reason` (the file is its source: no `src`).
+private let closeWithoutReason = #"{"t":0,"ev":"ws.close","gen":1}"# + "\n"
+
+/// `dir/logs/` with `a<FF>.jsonl` and `d<C3>/b.log` (a directory whose name is cut inside a
+/// character), each one event; returns the names as every report shows them.
+private func makeLogs(_ dir: String) throws -> [String] {
+    let logs = Array((dir + "/logs").utf8)
+    try makeDirectory(logs)
+    try create(logs + Array("/a".utf8) + [0xFF] + Array(".jsonl".utf8), closeWithoutReason)
+    try makeDirectory(logs + Array("/d".utf8) + [0xC3])
+    try create(logs + Array("/d".utf8) + [0xC3] + Array("/b.log".utf8), closeWithoutReason)
+    return [dir + #"/logs/a\x{FF}.jsonl"#, dir + #"/logs/d\x{C3}/b.log"#]
+}
+
+/// Runs the `conn-audit` built beside this test bundle with `argv` as bytes (no decoding on the way).
+private func spawnBinary(_ argv: [[UInt8]], stdout: String) throws -> Int32 {
+    let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    let binary = (exe as NSString).deletingLastPathComponent + "/conn-audit"
+    try #require(FileManager.default.isExecutableFile(atPath: binary), "no conn-audit at \(binary): swift build first")
+    let all = [Array(binary.utf8)] + argv
+    var pointers: [UnsafeMutablePointer<CChar>?] = all.map { bytes in
+        let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        for (i, b) in bytes.enumerated() { p[i] = CChar(bitPattern: b) }
+        p[bytes.count] = 0
+        return p
+    }
+    pointers.append(nil)
+    defer { for p in pointers { p?.deallocate() } }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, stdout + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, binary, &actions, nil, pointers, environ)
+    try #require(spawned == 0, "posix_spawn: \(spawned)")
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return (status >> 8) & 0xFF
+}
+
+// MARK: - Tests
+
+@Suite struct FileNameBytesTests {
+    /// A directory's entries are bytes: the file named `a<FF>.jsonl` was left out (an input error,
+    /// "file name is not valid utf-8"), and so was everything below `d<C3>/`.
+    @Test func aDirectoryReadsFilesWhoseNamesAreNotUTF8() throws {
+        try withScratch { dir in
+            let names = try makeLogs(dir)
+            let run = cli([dir + "/logs", "--format", "json"])
+            #expect(run.err == "")
+            #expect(run.code == 1, "\(run.err)")
+            let report = try json(run.out)
+            let inputs = try #require(report["inputs"] as? [String: Any])
+            #expect(inputs["files"] as? Int == 2)
+            #expect(inputs["events"] as? Int == 2)
+            #expect((report["input_errors"] as? [Any])?.isEmpty ?? true, "\(report["input_errors"] ?? "")")
+            let files = try #require(report["files"] as? [[String: Any]])
+            #expect(files.compactMap { $0["path"] as? String } == names)
+            #expect(try violationFiles(report, "ws.close-has-reason") == names)
+        }
+    }
+
+    /// A PATH argument is bytes too: Swift's `CommandLine.arguments` decodes argv with repair, so the
+    /// 0xFF of `c<FE><FF>.txt` arrived as U+FFFD, another name: "no such file or directory".
+    @Test func theCommandLineReadsAPathThatIsNotUTF8() throws {
+        try withScratch { dir in
+            let names = try makeLogs(dir)
+            let file = Array((dir + "/c").utf8) + [0xFE, 0xFF] + Array(".txt".utf8)
+            try create(file, closeWithoutReason)
+            let report = dir + "/report.json"
+            let code = try spawnBinary([Array((dir + "/logs").utf8), file, Array("--format=json".utf8)], stdout: report)
+            let err = try String(contentsOfFile: report + ".err", encoding: .utf8)
+            #expect(err == "")
+            #expect(code == 1, "\(err)")
+            let parsed = try json(String(contentsOfFile: report, encoding: .utf8))
+            let inputs = try #require(parsed["inputs"] as? [String: Any])
+            #expect(inputs["files"] as? Int == 3)
+            #expect(inputs["events"] as? Int == 3)
+            let shown = names + [dir + #"/c\x{FE}\x{FF}.txt"#]
+            #expect(try violationFiles(parsed, "ws.close-has-reason") == shown)
+            // The library's own entry point for argv, which the executable calls.
+            let captured = Captured()
+            let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
+            #expect(CommandLineTool.run(argv: [file, Array("--format".utf8), Array("json".utf8)], console: console) == 1)
+            #expect(try violationFiles(json(captured.out), "ws.close-has-reason") == [dir + #"/c\x{FE}\x{FF}.txt"#])
+            // A missing one is named the same way.
+            let missing = Array((dir + "/gone").utf8) + [0xFF]
+            let gone = Captured()
+            let goneConsole = Console(out: { gone.out += $0 }, err: { gone.err += $0 }, isTerminal: false)
+            #expect(CommandLineTool.run(argv: [missing], console: goneConsole) == 2)
+            #expect(gone.out.contains(dir + #"/gone\x{FF}: no such file or directory"#), "\(gone.out)")
+        }
+    }
+
+    /// Every report shows the bytes one way, `\x{FF}`, under its own escapes.
+    @Test func everyFormatShowsTheNameTheSameWay() throws {
+        try withScratch { dir in
+            let names = try makeLogs(dir)
+            let text = cli([dir + "/logs", "--format", "text"])
+            #expect(text.out.contains(names[0] + ":1"), "\(text.out)")
+            #expect(text.out.contains(names[1] + ":1"), "\(text.out)")
+            let junit = cli([dir + "/logs", "--format", "junit"])
+            #expect(junit.out.contains(names[0] + ":1"), "\(junit.out)")
+            let github = cli([dir + "/logs", "--format", "github"])
+            #expect(github.out.contains("file=" + names[0] + ",line=1,"), "\(github.out)")
+            let sarif = try json(cli([dir + "/logs", "--format", "sarif"]).out)
+            let runs = try #require(sarif["runs"] as? [[String: Any]])
+            let results = try #require(runs.first?["results"] as? [[String: Any]])
+            let uris = results.compactMap {
+                (((($0["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])?["artifactLocation"]
+                    as? [String: Any])?["uri"] as? String)
+            }
+            #expect(uris.contains { $0.hasSuffix("/logs/a%5Cx%7BFF%7D.jsonl") }, "\(uris)")
+            #expect(uris.contains { $0.hasSuffix("/logs/d%5Cx%7BC3%7D/b.log") }, "\(uris)")
+            let timeline = cli(["timeline", dir + "/logs", "--format", "text"])
+            #expect(timeline.code == 0, "\(timeline.err)")
+            #expect(timeline.out.contains(#"a\x{FF}.jsonl:1"#), "\(timeline.out)")
+            let timelineJSON = try json(cli(["timeline", dir + "/logs", "--format", "json"]).out)
+            let sections = try #require(timelineJSON["sections"] as? [[String: Any]])
+            let files = sections.flatMap { ($0["entries"] as? [[String: Any]] ?? []).compactMap { $0["file"] as? String } }
+            #expect(Set(files) == Set(names), "\(files)")
+            // Each file is the source of its lines, under the same name.
+            #expect(Set(sections.compactMap { $0["src_is_file"] as? Bool == true ? $0["src"] as? String : nil }) == Set(names))
+            let around = cli(["timeline", dir + "/logs", "--around", names[0] + ":1"])
+            #expect(around.code == 0, "\(around.err)")
+            #expect(around.out.contains(">>"), "\(around.out)")
+        }
+    }
+
+    @Test(arguments: [
+        (Array("plain é.jsonl".utf8), "plain é.jsonl"),
+        ([0x61, 0xFF, 0x62], #"a\x{FF}b"#),
+        ([0xE2, 0x82], #"\x{E2}\x{82}"#),  // cut inside a character
+        ([0xC0, 0xAF, 0x2F], #"\x{C0}\x{AF}/"#),  // an overlong slash is not a slash
+        ([0x01, 0xC3, 0xA9, 0x80], "\u{1}é" + #"\x{80}"#),
+    ] as [([UInt8], String)])
+    func shownNames(bytes: [UInt8], shown: String) {
+        #expect(InputFile.shown(bytes) == shown)
+        #expect(InputFile(bytes: bytes).bytes == bytes)
+    }
+}
