@@ -848,6 +848,34 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(outcomes[0].messages == ["line 1: No pings", "line 2: No pings"])
     }
 
+    /// A fixture's `params:` run its rule as `--param` would, over the file's and the rule's own.
+    @Test func aFixtureMaySetTheRulesParams() throws {
+        let r = try rule("""
+            id: t.pings
+            title: At most n pings
+            params: { n: 1 }
+            count: { ev: ws.ping }
+            max: params.n
+            tests:
+              - name: the rule's own
+                log: |
+                  {"t":0,"ev":"ws.ping","gen":1}
+                  {"t":1,"ev":"ws.ping","gen":1}
+                expect: fail
+                violations: 1
+              - name: set by the fixture
+                params: { n: 2 }
+                log: |
+                  {"t":0,"ev":"ws.ping","gen":1}
+                  {"t":1,"ev":"ws.ping","gen":1}
+                expect: pass
+            """)
+        #expect(r.tests.map(\.params) == [[:], ["n": .int(2)]])
+        let outcomes = FixtureRunner.run(RuleSet(rules: [r]))
+        #expect(outcomes.map(\.passed) == [true, true])
+        #expect(outcomes.map(\.status) == [.fail, .pass])
+    }
+
     @Test(arguments: RuleLoader.builtin().rules.map(\.id))
     func builtinRuleFixturesPass(_ id: String) throws {
         let rule = try #require(RuleLoader.builtin().rules.first { $0.id == id })

@@ -491,6 +491,32 @@ private let loaderErrorCases: [LoaderErrorCase] = [
             title: A
             never: 1️⃣ws.ping
         """, message: "a selector must be a map of field tests"),
+    LoaderErrorCase(name: "a fixture setting a param the rule does not have", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            params: { n: 1 }
+            count: { ev: ws.ping }
+            max: params.n
+            tests:
+              - name: x
+                params: { n: 2, 1️⃣m: 3 }
+                log: "{}"
+                expect: pass
+        """, message: "fixture 'x': 'm' is not a param of the rule (its params: n)"),
+    LoaderErrorCase(name: "a fixture setting a number param to text", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            params: { n: 1 }
+            count: { ev: ws.ping }
+            max: params.n
+            tests:
+              - name: x
+                params: { n: 1️⃣lots }
+                log: "{}"
+                expect: pass
+        """, message: "fixture 'x': param 'n' must be of its default's kind (default 1)"),
     LoaderErrorCase(name: "fixture with a bad expect", yaml: """
         rules:
           - id: ws.a

@@ -141,6 +141,29 @@ import Testing
         ], in: run.out)
     }
 
+    /// A fixture's `params:` are written again with it: the rewritten `tests:` is YAML that loads
+    /// and tests the same.
+    @Test func aRewrittenFixtureKeepsItsParams() throws {
+        let run = try rules(#"""
+            rules:
+              - id: my.params
+                title: Params
+                for: corpus
+                params: { n: 1, limit: 2.5 }
+                count: { ev: $secret }
+                max: params.n
+                message: "{params.limit}"
+                tests:
+                  - name: two allowed
+                    params: { n: 2, limit: 1e300 }
+                    log: "{\"t\":0,\"ev\":\"x.y\",\"token\":\"paramSECRET1\",\"password\":\"x\"}\n"
+                    expect: pass
+            """#, ["--explain", "my.params"])
+        #expect(run.code == 0, "\(run.err)")
+        expectNone(["paramSECRET1"], in: run.out)
+        expectAll(["- name: \"two allowed\"\n      params: {\"limit\": 1e+300, \"n\": 2}\n      log: |"], in: run.out)
+    }
+
     /// A rule written as one flow mapping has no lines of `tests:` to rewrite: its YAML is left out,
     /// its fixtures are shown redacted.
     @Test func aFlowRuleWithAQuotedSecretLeavesItsYAMLOut() throws {

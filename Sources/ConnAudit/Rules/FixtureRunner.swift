@@ -37,7 +37,7 @@ public enum FixtureRunner {
 
     public static func run(_ rule: Rule, _ fixture: Fixture) -> Outcome {
         let bytes = Array(fixture.log.utf8)
-        let auditor = Auditor(rules: RuleSet(rules: [rule]), jobs: 1) { file throws(InputError) in
+        let auditor = Auditor(rules: RuleSet(rules: [rule]), overrides: fixture.params, jobs: 1) { file throws(InputError) in
             ByteSources.memory(bytes, path: file.path)
         }
         let name = "\(rule.id) fixture '\(fixture.name)'"

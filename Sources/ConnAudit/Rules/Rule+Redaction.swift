@@ -45,6 +45,10 @@ extension Rule {
         var out = [indent + "tests:"]
         for f in tests {
             out.append(indent + "  - name: " + Value.jsonString(f.name))
+            if !f.params.isEmpty {
+                let pairs = f.params.sorted { $0.key < $1.key }.map { Value.jsonString($0.key) + ": " + $0.value.rendered(bare: false) }
+                out.append(indent + "    params: {" + pairs.joined(separator: ", ") + "}")
+            }
             let redacted = f.log.split(separator: "\n", omittingEmptySubsequences: false).map(SecretRedaction.line)
             let log = redacted.joined(separator: "\n")
             // A literal block holds printable text only; anything else is written as a JSON string.

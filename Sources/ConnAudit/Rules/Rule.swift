@@ -175,6 +175,8 @@ public struct Fixture: Sendable {
     public var log: String
     public var expect: Expected
     public var violations: Int?
+    /// Params this fixture runs the rule with, over the rule's own (as `--param` would set them).
+    public var params: [String: Value] = [:]
     public var line: Int
     /// Where `log:`'s value starts in the rules file (its line), and whether it is a literal block
     /// (`log: |`), whose lines are the log's lines as written: `rules --explain` redacts those in place.

@@ -359,7 +359,7 @@ struct FileLoader {
         var messageContext = context
         if case .every? = check { messageContext.allowsLookAhead = true }
         let message = node["message"].flatMap { template($0, context: messageContext) }
-        let tests = node["tests"].map { fixtures($0) } ?? []
+        let tests = node["tests"].map { fixtures($0, params: ruleParams) } ?? []
 
         // Params a rule defines but never reads are probably a typo somewhere.
         if let p = node["params"]?.mappingPairs {
@@ -1299,7 +1299,8 @@ struct FileLoader {
         return MessageTemplate(parts: parts)
     }
 
-    private mutating func fixtures(_ node: YamlNode) -> [Fixture] {
+    /// A rule's `tests:`; `params` are the rule's, which a fixture's `params:` may set.
+    private mutating func fixtures(_ node: YamlNode, params ruleParams: [String: Value]) -> [Fixture] {
         guard let items = node.sequenceItems else {
             error(node, "'tests' must be a list of fixtures")
             return []
@@ -1312,8 +1313,8 @@ struct FileLoader {
             }
             for pair in item.mappingPairs! {
                 let key = pair.key.scalar ?? ""
-                if !["name", "log", "expect", "violations"].contains(key) {
-                    error(pair.key, "unknown key '\(key)' in a fixture (expected name, log, expect, violations)")
+                if !["name", "log", "expect", "violations", "params"].contains(key) {
+                    error(pair.key, "unknown key '\(key)' in a fixture (expected name, log, expect, violations, params)")
                 }
             }
             let name = item["name"]?.scalar ?? "fixture at line \(item.line)"
@@ -1334,8 +1335,40 @@ struct FileLoader {
                 }
             }
             let logNode = item["log"]!
-            out.append(Fixture(name: name, log: log, expect: expected, violations: violations, line: item.line,
-                               logStartLine: logNode.line, logIsLiteralBlock: logNode.scalarStyle == .literal))
+            var fixture = Fixture(name: name, log: log, expect: expected, violations: violations, line: item.line,
+                                  logStartLine: logNode.line, logIsLiteralBlock: logNode.scalarStyle == .literal)
+            if let p = item["params"] { fixture.params = fixtureParams(p, fixture: name, rule: ruleParams) }
+            out.append(fixture)
+        }
+        return out
+    }
+
+    /// A fixture's `params:`: each a param of the rule, of its default's kind (a number for a
+    /// number, a boolean for a boolean; a whole number >= 0 for a count's bound), as `--param`
+    /// takes them.
+    private mutating func fixtureParams(_ node: YamlNode, fixture: String, rule: [String: Value]) -> [String: Value] {
+        var out = params(node)
+        for pair in node.mappingPairs ?? [] {
+            guard let name = pair.key.scalar, let value = out[name] else { continue }
+            guard let given = rule[name] else {
+                let known = rule.keys.sorted().joined(separator: ", ")
+                error(pair.key, "fixture '\(fixture)': '\(name)' is not a param of the rule (\(known.isEmpty ? "it has none" : "its params: " + known))")
+                out[name] = nil
+                continue
+            }
+            let sameKind: Bool
+            switch given {
+            case .int, .double: sameKind = value.number != nil
+            case .bool: if case .bool = value { sameKind = true } else { sameKind = false }
+            default: sameKind = true
+            }
+            if !sameKind {
+                error(pair.value, "fixture '\(fixture)': param '\(name)' must be of its default's kind (default \(given.rendered()))")
+                out[name] = nil
+            } else if pendingBoundParams.values.contains(name), Self.wholeCount(value) == nil {
+                error(pair.value, "fixture '\(fixture)': the rule counts with param '\(name)': it needs a whole number >= 0")
+                out[name] = nil
+            }
         }
         return out
     }
