@@ -1000,7 +1000,10 @@ rules:
       a JSON integer >= 1, or whose delay_ms is missing, not a number or out of range, is a
       violation: a fixed delay hammers the server, a zero delay spins the battery.
     every: { ev: ws.reconnect }
-    let: { B: "min(pow(2, min(attempt, 64)) * params.base_ms, params.cap_ms)" }
+    # 2^attempt × base_ms as two powers of two of at most 2^1023 each (a double holds no more) and
+    # base_ms: exact while it is a finite number; a product past the largest double, and any
+    # attempt past 2046, is more than any cap_ms can be, so the cap applies.
+    let: { B: "min(pow(2, min(attempt, 1023)) * (pow(2, min(max(attempt - 1023, 0), 1024)) * params.base_ms) ?? params.cap_ms, params.cap_ms)" }
     expect: "is_int(attempt) and attempt >= 1 and type(delay_ms) in ['int', 'number'] and delay_ms >= 0.5 * B and delay_ms <= B"
     message: >-
       ws.reconnect {if not (is_int(attempt) and attempt >= 1) then 'needs an integer attempt >= 1, not ' + json(attempt)
@@ -1034,6 +1037,33 @@ rules:
           {"t":5,"ev":"ws.reconnect","attempt":1,"delay_ms":"150"}
         expect: fail
         violations: 6
+      - name: with a cap past 2^64 × base_ms, the base doubles on past attempt 64 (bounds inclusive)
+        params: { cap_ms: 1e300 }
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":65,"delay_ms":3689348814741910323200}
+          {"t":1,"ev":"ws.reconnect","attempt":65,"delay_ms":1844674407370955161600}
+          {"t":2,"ev":"ws.reconnect","attempt":100,"delay_ms":126765060022822940149670320537600}
+          {"t":3,"ev":"ws.reconnect","attempt":100,"delay_ms":63382530011411470074835160268800}
+          {"t":4,"ev":"ws.reconnect","attempt":1099511627776,"delay_ms":1e300}
+          {"t":5,"ev":"ws.reconnect","attempt":1099511627776,"delay_ms":5e299}
+        expect: pass
+      - name: with a cap past 2^64 × base_ms, a delay of 2^64 × base_ms is too short past attempt 65
+        params: { cap_ms: 1e300 }
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":65,"delay_ms":7378697629483820646400}
+          {"t":1,"ev":"ws.reconnect","attempt":100,"delay_ms":1844674407370955161600}
+          {"t":2,"ev":"ws.reconnect","attempt":1099511627776,"delay_ms":1844674407370955161600}
+          {"t":3,"ev":"ws.reconnect","attempt":1099511627776,"delay_ms":2e300}
+        expect: fail
+        violations: 4
+      - name: attempts past 1023 and 2046 with a tiny base_ms and the largest caps
+        params: { base_ms: 1e-300, cap_ms: 1.7e308 }
+        log: |
+          {"t":0,"ev":"ws.reconnect","attempt":1500,"delay_ms":3e151}
+          {"t":1,"ev":"ws.reconnect","attempt":1999,"delay_ms":4e301}
+          {"t":2,"ev":"ws.reconnect","attempt":2047,"delay_ms":1.7e308}
+          {"t":3,"ev":"ws.reconnect","attempt":100000000000000000000000,"delay_ms":1e308}
+        expect: pass
 
   - id: reconnect.attempt-limit
     title: Reconnecting gives up after max_attempts
