@@ -906,6 +906,13 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
          "line 2: sse.connect sends Last-Event-ID a6 but the latest commit is a7"),
         ("path.starts-unknown", #"{"t":0,"ev":"path.state","state":"available"}"#,
          "line 1: path.state available before the first path.update of the source"),
+        // Integer times with every digit, also where a double rounds them (2^63 - 2 reads 2^63).
+        ("log.time-monotonic", #"{"t":9223372036854775807,"ev":"x.y"}\#n{"t":9223372036854775806,"ev":"x.y"}"#,
+         "line 2: t went back from 9223372036854775807 to 9223372036854775806 for this source"),
+        ("log.time-monotonic", #"{"t":9007199254740993,"ev":"x.y"}\#n{"t":9007199254740992,"ev":"x.y"}"#,
+         "line 2: t went back from 9007199254740993 to 9007199254740992 for this source"),
+        ("log.time-monotonic", #"{"t":50,"ev":"x.y"}\#n{"t":20.5,"ev":"x.y"}"#,
+         "line 2: t went back from 50 to 20.5 for this source"),
     ])
     func defaultMessagesShowTheValuesType(_ id: String, _ log: String, _ message: String) throws {
         var rule = try #require(RuleLoader.builtin().rules.first { $0.id == id })

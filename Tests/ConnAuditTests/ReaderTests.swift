@@ -911,6 +911,46 @@ extension ReaderTests {
             #expect(lines.map { $0.regression?.line } == [nil, nil, nil, 4, nil, nil])
             #expect(lines[3].regression?.value(of: "previous_t") == .int(50))
         }
+
+        /// As doubles, integers from 2^53 up round alike: 2^53 after 2^53 + 1 was no regression (a
+        /// `t` from a nanosecond clock), nor Int64.max - 1 after Int64.max.
+        @Test("integer times compare exactly, all 64 bits")
+        func regressionBeyond2To53() throws {
+            let (lines, _) = ReaderTests.read("""
+                {"t":9007199254740992,"src":"a","ev":"x.y"}
+                {"t":9007199254740993,"src":"a","ev":"x.y"}
+                {"t":9007199254740992,"src":"a","ev":"x.y"}
+                {"t":9223372036854775807,"src":"b","ev":"x.y"}
+                {"t":9223372036854775806,"src":"b","ev":"x.y"}
+                {"t":9007199254740993,"src":"c","ev":"x.y"}
+                {"t":9007199254740992.0,"src":"c","ev":"x.y"}
+                {"t":9007199254740991.5,"src":"c","ev":"x.y"}
+                {"t":9007199254740991,"src":"c","ev":"x.y"}
+                {"t":9223372036854775808,"src":"d","ev":"x.y"}
+                {"t":9223372036854775807,"src":"d","ev":"x.y"}
+                {"t":9223372036854775808,"src":"d","ev":"x.y"}
+                {"t":1e19,"src":"d","ev":"x.y"}
+
+                """)
+            #expect(lines.map { $0.regression?.line } == [nil, nil, 3, nil, 5, nil, 7, nil, 9, nil, 11, nil, nil])
+            // Not an integer: the finding's `t` says it.
+            #expect(lines[6].regression?.value(of: "t_exact") == nil)
+            #expect(lines[2].regression?.value(of: "previous_t") == .int(9_007_199_254_740_993))
+            #expect(lines[2].regression?.value(of: "t_exact") == .int(9_007_199_254_740_992))
+            #expect(lines[4].regression?.value(of: "previous_t") == .int(Int64.max))
+            #expect(lines[4].regression?.value(of: "t_exact") == .int(Int64.max - 1))
+        }
+
+        @Test(arguments: [
+            (Int64(0), 0.5, true), (1, 0.5, false), (1, 1.0, false), (0, 1.0, true),
+            (9_007_199_254_740_993, 0x1p53, false), (9_007_199_254_740_991, 0x1p53, true),
+            (Int64.max, 0x1p63, true), (Int64.max, 9_223_372_036_854_774_784.0, false),
+            (Int64.max - 1024, 9_223_372_036_854_774_784.0, true),
+        ])
+        func stampsCompareAnIntegerAndADoubleExactly(i: Int64, d: Double, below: Bool) {
+            #expect(Stamp(t: Double(i), exact: i).isBefore(Stamp(t: d, exact: -1)) == below)
+            #expect(Stamp(t: d, exact: -1).isBefore(Stamp(t: Double(i), exact: i)) == (!below && Double(exactly: i) != d))
+        }
     }
 }
 

@@ -29,6 +29,9 @@ struct ParsedLine {
     /// Nil when the line is a valid connlog event; else a short reason.
     var malformedReason: String?
     var t: Double = 0
+    /// `t` when it was a JSON integer (of at most 64 bits), exactly; -1 otherwise. A double holds
+    /// integers exactly only below 2^53.
+    var tExact: Int64 = -1
     var ev: String = ""
     /// `ev` as an ``EvNames`` id when the parser found it in its table (nil: look the name up).
     var evID: Int32?
@@ -320,13 +323,16 @@ struct JSONLineParser {
         case .int(let i):
             if i < 0 { return "\"t\" is negative" }
             out.t = Double(i)
+            out.tExact = i
         case .double(let d):
             if !d.isFinite { return "\"t\" is not a finite number" }
             if d < 0 { return "\"t\" is negative" }
             out.t = d
+            out.tExact = -1
         case .bigInt(let digits):
             if digits.hasPrefix("-") { return "\"t\" is negative" }
             out.t = t.number ?? .infinity
+            out.tExact = -1
             if !out.t.isFinite { return "\"t\" is not a finite number" }
         default:
             return "\"t\" is not a number (\(t.typeName))"

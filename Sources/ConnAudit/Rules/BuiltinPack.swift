@@ -49,9 +49,10 @@ rules:
     description: >
       Monotonic time only moves forward within one (src, session). A line whose t is lower than
       the previous valid line of the same source in the same file is reported; it is still used,
-      in file order.
+      in file order. Two JSON integers compare exactly, all 64 bits (a t from a nanosecond clock
+      passes 2^53 after 104 days, where doubles no longer tell neighbours apart).
     never: { ev: $time_regression }
-    message: "t went back from {previous_t} to {t} for this source"
+    message: "t went back from {previous_t} to {t_exact ?? t} for this source"
     tests:
       - name: a logged event named like the reader's finding is not one
         log: |
@@ -70,6 +71,26 @@ rules:
           {"t":5,"src":"b","ev":"ws.connect","gen":1}
           {"t":3,"src":"a","session":"s2","ev":"ws.connect","gen":1}
         expect: pass
+      - name: integer times beyond 2^53 that rise pass
+        log: |
+          {"t":9007199254740992,"src":"a","ev":"ws.connect","gen":1}
+          {"t":9007199254740993,"src":"a","ev":"ws.open","gen":1}
+          {"t":9223372036854775806,"src":"b","ev":"ws.connect","gen":1}
+          {"t":9223372036854775807,"src":"b","ev":"ws.open","gen":1}
+          {"t":9223372036854775808,"src":"b","ev":"ws.ping","gen":1}
+        expect: pass
+      - name: integer times beyond 2^53 that drop by one fail, all 64 bits
+        log: |
+          {"t":9007199254740993,"src":"a","ev":"ws.connect","gen":1}
+          {"t":9007199254740992,"src":"a","ev":"ws.open","gen":1}
+          {"t":9223372036854775807,"src":"b","ev":"ws.connect","gen":1}
+          {"t":9223372036854775806,"src":"b","ev":"ws.open","gen":1}
+          {"t":9007199254740993,"src":"c","ev":"ws.connect","gen":1}
+          {"t":9007199254740992.0,"src":"c","ev":"ws.open","gen":1}
+          {"t":9223372036854775808,"src":"d","ev":"ws.connect","gen":1}
+          {"t":9223372036854775807,"src":"d","ev":"ws.open","gen":1}
+        expect: fail
+        violations: 4
       - name: a drop is reported once, against the previous line not the maximum
         log: |
           {"t":10,"src":"a","ev":"ws.connect","gen":1}
