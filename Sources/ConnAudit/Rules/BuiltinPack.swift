@@ -1457,24 +1457,27 @@ rules:
     severity: error
     for: source
     description: >
-      An sse.event whose id never gets an sse.processed with ok true, although an event received
-      after it does and is committed, is lost: the cursor moved past it and a resume will not bring
-      it back (a failed event skipped). Reported at the first sse.event of the lost id.
+      An sse.event whose id never gets an sse.processed with ok true, although an event first
+      received after it does and is committed, is lost: the cursor moved past it and a resume will
+      not bring it back (a failed event skipped). A replay of an event received before it does not
+      count. Reported at the first sse.event of the lost id.
     each:
       # e is the first sse.event of its id, and that id was not processed successfully before it
       # (merged files can put the handler's line first).
       - { ev: sse.event, id: { exists: true }, as: e,
           where: "count({ev: sse.event, where: 'text(id) == text(e.id)'}) == 0
                   and count({ev: sse.processed, ok: true, where: 'text(id) == text(e.id)'}) == 0" }
-      # The cursor moved past e: an event received after e was processed successfully and
+      # The cursor moved past e: an event first received after e was processed successfully and
       # committed, the three lines in any order (merged files can put the handler's lines before
-      # the sse.event); k is whichever of the three came last.
+      # the sse.event); k is whichever of the three came last. An event received before e and
+      # again after it (a resume replays the committed event) was not received later.
       - ev: [sse.commit, sse.processed, sse.event]
         as: k
         # Each of the three is k itself or already seen (each history call written once: each
         # keeps an index of its own).
         where: >
           text(id) != text(e.id)
+          and count({ev: sse.event, where: 'text(id) == text(k.id) and $seq < e.$seq'}) == 0
           and (ev == 'sse.event' or count({ev: sse.event, where: 'text(id) == text(k.id) and $seq > e.$seq'}) > 0)
           and (if ev == 'sse.processed' then ok == true
                else count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0)
@@ -1555,16 +1558,37 @@ rules:
           {"t":2,"ev":"sse.processed","id":"2","ok":true}
         expect: fail
         violations: 1
-      - name: an event received again after the lost one, once processed and committed before it, counts as received later
+      - name: a resume that replays the committed event does not move past the failed one after it
         log: |
           {"t":0,"ev":"sse.event","id":"2"}
           {"t":1,"ev":"sse.processed","id":"2","ok":true}
           {"t":2,"ev":"sse.commit","id":"2"}
-          {"t":3,"ev":"sse.event","id":"1"}
-          {"t":4,"ev":"sse.processed","id":"1","ok":false}
+          {"t":3,"ev":"sse.event","id":"3"}
+          {"t":4,"ev":"sse.processed","id":"3","ok":false}
+          {"t":5,"ev":"sse.connect","last_event_id":"2"}
+          {"t":6,"ev":"sse.event","id":"2"}
+          {"t":6,"ev":"sse.skipped","id":"2","reason":"already processed"}
+        expect: pass
+      - name: a replayed event processed again after the failed one does not move past it either
+        log: |
+          {"t":0,"ev":"sse.event","id":"2"}
+          {"t":1,"ev":"sse.processed","id":"2","ok":true}
+          {"t":2,"ev":"sse.commit","id":"2"}
+          {"t":3,"ev":"sse.event","id":"3"}
+          {"t":4,"ev":"sse.processed","id":"3","ok":false}
           {"t":5,"ev":"sse.event","id":"2"}
-        expect: fail
-        violations: 1
+          {"t":6,"ev":"sse.processed","id":"2","ok":true}
+        expect: pass
+      - name: a replayed event committed again after the failed one does not either (it was first received before it)
+        log: |
+          {"t":0,"ev":"sse.event","id":"2"}
+          {"t":1,"ev":"sse.processed","id":"2","ok":true}
+          {"t":2,"ev":"sse.commit","id":"2"}
+          {"t":3,"ev":"sse.event","id":"3"}
+          {"t":4,"ev":"sse.processed","id":"3","ok":false}
+          {"t":5,"ev":"sse.event","id":"2"}
+          {"t":6,"ev":"sse.commit","id":"2"}
+        expect: pass
       - name: an sse.event of an id neither processed nor committed moves nothing
         log: |
           {"t":0,"ev":"sse.event","id":"1"}
