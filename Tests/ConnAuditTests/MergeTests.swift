@@ -461,6 +461,47 @@ extension MergeTests {
             #expect(JSONReport.render(restarted) == JSONReport.render(ahead))
         }
 
+        @Test("a gzip file is read ahead by the size its trailer gives, not its size on disk")
+        func gzipIsReadAheadByItsDecompressedSize() throws {
+            var template = Array("/tmp/conn-audit-gz-XXXXXX".utf8CString)
+            let dir = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+            let names = ["fleet.jsonl.gz", "padded.jsonl.gz", "small.jsonl"]
+            defer {
+                for name in names { unlink(dir + "/" + name) }
+                rmdir(dir)
+            }
+            // 20,000 lines of 500 sources: about 1.2 MB, gzipped to a few tens of KB.
+            let plain = Array((0..<20_000).map { #"{"t":\#($0),"src":"d\#($0 % 500)","ev":"ws.close","gen":1,"reason":"user"}"# + "\n" }.joined().utf8)
+            let gz = Gzip.compress(plain)
+            func write(_ name: String, _ bytes: [UInt8]) {
+                let fd = open(dir + "/" + name, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
+                _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                close(fd)
+            }
+            write(names[0], gz)
+            write(names[1], gz + [UInt8](repeating: 0, count: 512))
+            write(names[2], Array(plain.prefix(gz.count)))
+            #expect(gz.count * 10 < plain.count)
+            func size(_ name: String, _ onDisk: Int) -> Int { Auditor.contentSize(of: InputFile(path: dir + "/" + name), onDisk: onDisk) }
+            #expect(size(names[0], gz.count) == plain.count)
+            // Zeros after the last member (padding) say nothing: the size on disk is used.
+            #expect(size(names[1], gz.count + 512) == gz.count + 512)
+            #expect(size(names[2], gz.count) == gz.count)
+            // Between the two sizes, only the gzip file is read ahead (a second open).
+            func opens(_ name: String) -> Int {
+                let count = Mutex(0)
+                let auditor = Auditor(rules: MergeTests.rules, jobs: 1, readAheadFrom: gz.count * 4) { file throws(InputError) in
+                    count.withLock { $0 += 1 }
+                    return try ByteSources.open(file)
+                }
+                let report = auditor.run([InputFile(path: dir + "/" + name)])
+                #expect(report.inputErrors.isEmpty)
+                return count.withLock { $0 }
+            }
+            #expect(opens(names[0]) == 2)
+            #expect(opens(names[2]) == 1)
+        }
+
         @Test("an input that cannot be read again (a pipe) is never restarted: every line is judged once", arguments: [1, 2])
         func manySourcesInAPipeAreReadOnce(jobs: Int) throws {
             var lines: [String] = []

@@ -268,13 +268,32 @@ public final class Auditor: @unchecked Sendable {
         return InputFile.withCString(input.bytes) { stat($0, &info) } == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
+    /// How many bytes a file's lines take, as near as can be told before reading it: its size on
+    /// disk, or for a gzip file (its first bytes 1f 8b) the larger of that and its trailer's
+    /// ISIZE (the last member's uncompressed size modulo 2^32; zeros padded after the last
+    /// member read as 0). A fleet's 200 MB gzipped to 15 MB was read without the read-ahead, so
+    /// every source stayed open to the end (313 MB instead of 25 MB).
+    static func contentSize(of input: InputFile, onDisk: Int) -> Int {
+        // A gzip member is at least a 10-byte header and an 8-byte trailer.
+        guard onDisk >= 18 else { return onDisk }
+        let fd = InputFile.withCString(input.bytes) { open($0, O_RDONLY) }
+        guard fd >= 0 else { return onDisk }
+        defer { close(fd) }
+        var head: (UInt8, UInt8) = (0, 0)
+        var tail: UInt32 = 0
+        guard withUnsafeMutableBytes(of: &head, { pread(fd, $0.baseAddress, 2, 0) }) == 2, head == (0x1f, 0x8b),
+              withUnsafeMutableBytes(of: &tail, { pread(fd, $0.baseAddress, 4, off_t(onDisk - 4)) }) == 4
+        else { return onDisk }
+        return max(onDisk, Int(UInt32(littleEndian: tail)))
+    }
+
     /// For a large file that can be read again: the line of each source's last event.
     private func endLines(of input: InputFile, index: Int32, always: Bool = false) -> [SourceKey: Int]? {
         guard !input.isStdin else { return nil }
         if readAheadFrom > 0, !always {
             var info = stat()
             let code = InputFile.withCString(input.bytes) { stat($0, &info) }
-            guard code == 0, Int(info.st_size) >= readAheadFrom else { return nil }
+            guard code == 0, Self.contentSize(of: input, onDisk: Int(info.st_size)) >= readAheadFrom else { return nil }
         }
         // Most files are read lightly; one with a line only the full reader keys exactly (an
         // escaped key, a `src` that is not a plain string, ...) in full. The light read's source
