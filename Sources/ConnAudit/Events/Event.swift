@@ -211,5 +211,7 @@ public final class Event: @unchecked Sendable {
         return t == t.rounded() && abs(t) < 9e15 ? .int(Int64(t)) : .double(t)
     }
 
+    /// Whether `key`'s value was flagged: a search of ``redactedKeys`` (to ask about every field
+    /// of an event, make a `KeyLookup` of them once).
     public func isRedacted(_ key: String) -> Bool { redactedKeys.contains(key) }
 }

@@ -109,9 +109,7 @@ final class FileReader {
         }
         let key = sourceKey(src: parsed.src, session: parsed.session)
         var fields = parsed.fields
-        for k in parsed.redactedKeys where !["t", "ev", "gen"].contains(k) {
-            fields.append(parsed.redactedValues.last { $0.key == k } ?? .init(k, .string("[redacted]")))
-        }
+        if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
         let event = Event(t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
                           fields: fields, redactedKeys: parsed.redactedKeys, evID: parsed.evID ?? evIDs[parsed.ev] ?? -1,
                           pseudo: false)
@@ -135,6 +133,20 @@ final class FileReader {
         previous = (key, parsed.t)
         previousExact = now.exact
         return .event(event, source: key, regression: regression)
+    }
+
+    /// A field for each redacted key but `t`, `ev` and `gen`: its hashed value, or `[redacted]`.
+    /// The hashed values are looked up in a table when there are more than
+    /// ``KeyLookup/searchLimit`` (a search of them all per key cost the square of a line's
+    /// flagged keys). Out of line: lines without secrets never come here.
+    @inline(never)
+    private func appendRedacted(to fields: inout [Event.Field]) {
+        let hashed = parsed.redactedValues.count > KeyLookup.searchLimit
+            ? Dictionary(parsed.redactedValues.map { ($0.key, $0) }, uniquingKeysWith: { $1 }) : nil
+        for k in parsed.redactedKeys where k != "t" && k != "ev" && k != "gen" {
+            let value = hashed.map { $0[k] } ?? parsed.redactedValues.last { $0.key == k }
+            fields.append(value ?? .init(k, .string("[redacted]")))
+        }
     }
 
     /// A `src`/`session` object or list with a secret key name (or a key holding a token)

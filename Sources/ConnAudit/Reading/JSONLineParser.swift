@@ -81,6 +81,9 @@ struct JSONLineParser {
     /// The line's secret key paths so far, as their keys and indexes (not as printed), for one
     /// finding per key path (emptied per line when used).
     private var seenSecretPaths: Set<[SecretPathPart]> = []
+    /// The line's redacted top-level keys as a set, made once they are many (nil: search
+    /// ``ParsedLine/redactedKeys``); emptied per line when used.
+    private var redactedKeySet: Set<String>?
     /// Set while a top-level value is parsed when a key inside it has a secret name.
     private var secretKeyInside = false
     /// Set while a top-level entry is parsed when its key, or a key inside its value, holds a
@@ -166,7 +169,16 @@ struct JSONLineParser {
     /// not copied out of the parser).
     mutating func parse(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) {
         out = ParsedLine()
-        if !seenSecretPaths.isEmpty { seenSecretPaths.removeAll(keepingCapacity: true) }
+        if !seenSecretPaths.isEmpty {
+            // Emptied in place, a set grown by a line of many findings made every later line with a
+            // secret clear all of its buckets: such a set is let go instead.
+            if seenSecretPaths.capacity > 64 {
+                seenSecretPaths = []
+            } else {
+                seenSecretPaths.removeAll(keepingCapacity: true)
+            }
+        }
+        if redactedKeySet != nil { redactedKeySet = nil }
         path.truncate(to: 0)
         topKey = nil
         lineBase = line.baseAddress!
@@ -265,7 +277,7 @@ struct JSONLineParser {
                 let hidden = topKeyHoldsToken || keyTokenInside
                 if hidden || out.secretPaths.count > findingsBefore {
                     let name = topKeyHoldsToken ? "[redacted]" : kind == .field ? keyString : topKeyName(component)
-                    if !out.redactedKeys.contains(name) { out.redactedKeys.append(name) }
+                    addRedactedKey(name, &out)
                     // Tokens (bearer, JWT) are long random text: a hash of the value tells
                     // different ones apart without showing them. A value under a secret key name
                     // may be a weak password, which a hash would help guess: no hash for those.
@@ -302,16 +314,52 @@ struct JSONLineParser {
             }
         }
         // Redacted values are never kept, so nothing downstream can print them.
-        if !out.redactedKeys.isEmpty {
-            // A key given twice: which value "wins" is not something a hash should speak for.
-            let hashed = out.redactedValues
-            out.redactedValues = hashed.filter { v in fields.count { $0.key == v.key } == 1 && hashed.count { $0.key == v.key } == 1 }
-            fields.removeAll { out.redactedKeys.contains($0.key) }
-        }
+        if !out.redactedKeys.isEmpty { removeRedacted(from: &fields, &out) }
         out.fields = fields
         out.malformedReason = Self.connlogProblem(
             t: sawT ? tValue : nil, ev: sawEv ? evValue : nil, gen: sawGen ? genValue : nil, sawGen: sawGen,
             out: &out)
+    }
+
+    /// Adds `name` to the line's redacted keys unless it is there: the list is searched while it
+    /// is short, and looked up through ``redactedKeySet``, made from it, once it is longer than
+    /// ``KeyLookup/searchLimit`` (a line of 40,000 flagged keys searched the list of all the keys
+    /// before each). Out of line: the loop over a line's keys stays as it was for lines without.
+    @inline(never)
+    private mutating func addRedactedKey(_ name: String, _ out: inout ParsedLine) {
+        if redactedKeySet == nil {
+            if out.redactedKeys.contains(name) { return }
+            out.redactedKeys.append(name)
+            if out.redactedKeys.count > KeyLookup.searchLimit { redactedKeySet = Set(out.redactedKeys) }
+        } else if redactedKeySet!.insert(name).inserted {
+            out.redactedKeys.append(name)
+        }
+    }
+
+    /// Drops the redacted keys' fields, and the hashed values of keys given more than once on the
+    /// line (among the hashed values or the fields kept, by String's `==`): a key given twice —
+    /// which value "wins" is not something a hash should speak for. With more than
+    /// ``KeyLookup/searchLimit`` hashed values they are counted in a table, and the fields looked
+    /// up in ``redactedKeySet`` (each was counted over, or searched in, a list of them all).
+    @inline(never)
+    private func removeRedacted(from fields: inout [Event.Field], _ out: inout ParsedLine) {
+        let hashed = out.redactedValues
+        if hashed.count <= KeyLookup.searchLimit {
+            out.redactedValues = hashed.filter { v in
+                fields.count { $0.key == v.key } == 1 && hashed.count { $0.key == v.key } == 1
+            }
+        } else {
+            var counts: [String: (hashed: Int, fields: Int)] = [:]
+            counts.reserveCapacity(hashed.count)
+            for v in hashed { counts[v.key, default: (0, 0)].hashed += 1 }
+            for f in fields where counts[f.key] != nil { counts[f.key]!.fields += 1 }
+            out.redactedValues = hashed.filter { v in counts[v.key].map { $0.hashed == 1 && $0.fields == 1 } ?? false }
+        }
+        if let set = redactedKeySet {
+            fields.removeAll { set.contains($0.key) }
+        } else {
+            fields.removeAll { out.redactedKeys.contains($0.key) }
+        }
     }
 
     /// Checks the fields every connlog line must have; fills t/ev/gen on success.

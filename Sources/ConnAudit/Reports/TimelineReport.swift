@@ -187,8 +187,9 @@ public enum TimelineReport {
                 w.raw("gen", e.gen.map { String($0) } ?? "null")
                 w.key("text", e.text)
                 w.beginObject("fields")
+                let hidden = KeyLookup(e.redacted)
                 for f in e.fields {
-                    let redacted = e.redacted.contains(f.key)
+                    let redacted = hidden.contains(f.key)
                     w.raw(f.key, redacted ? JSONWriter.quote("[redacted]") : TimelineBuilder.json(f.value))
                 }
                 w.endObject()

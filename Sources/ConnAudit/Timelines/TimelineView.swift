@@ -680,6 +680,7 @@ public enum TimelineBuilder {
     /// `ws.close reason="pong_timeout" code=1000`; a redacted field as `key=[redacted]`.
     static func render(_ ev: String, fields: [Event.Field], redacted: [String]) -> String {
         var text = safe(ev)
+        let redacted = KeyLookup(redacted)
         for f in fields {
             text += " " + safe(f.key) + "="
             text += redacted.contains(f.key) ? "[redacted]" : json(f.value)
