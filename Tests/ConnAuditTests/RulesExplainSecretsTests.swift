@@ -220,6 +220,121 @@ import Testing
                   in: run.out)
     }
 
+    // MARK: - rules --list
+
+    @Test func theListRedactsTitles() throws {
+        let run = try rules("""
+            rules:
+              - id: my.listed
+                title: Sends Bearer titleSECRET12345 and eyJhbGciOi.eyJzdWIiOi.titleSIG
+                never: { ev: ws.ping }
+            """, ["--list"])
+        #expect(run.code == 0, "\(run.err)")
+        expectNone(["titleSECRET12345", "eyJhbGciOi", "titleSIG"], in: run.out)
+        #expect(run.out.hasSuffix("  Sends [redacted] and [redacted]\n"), "\(run.out)")
+        #expect(run.out.hasPrefix("my.listed  "))
+    }
+
+    // MARK: - Rule errors and warnings
+
+    /// A diagnostic quotes the file: its message (a fixture's name, a key) and its source line,
+    /// where a fixture log may stand in quotes. Both are redacted; the caret stays under the place
+    /// named, which the header's column still gives as written.
+    @Test func ruleErrorsNameNoSecretAndKeepTheirCaret() throws {
+        let yaml = #"""
+            rules:
+              - id: my.errors
+                title: Errors
+                descriptin: Bearer keySECRET123456
+                every: { ev: ws.open }
+                expect: 'auth != "Bearer exprSECRET12345" and ) '
+                tests:
+                  - {name: 'Bearer nameSECRET12345', log: '{"t":0,"ev":"ws.ping","password":"flowSECRET1"}', expect: pas}
+                  - {name: b, log: "{\"t\":0,\"pass\\u0077ord\":\"escSECRET2\"}", expect: pass, bad: 1}
+            """#
+        for arguments in [["--check"], ["--list"]] {
+            let run = try rules(yaml, arguments)
+            #expect(run.code == 2)
+            expectNone(["keySECRET123456", "exprSECRET12345", "nameSECRET12345", "flowSECRET1", "escSECRET2"],
+                       in: run.out + run.err)
+            expectAll([
+                // The caret under the key, before the token: where it was.
+                ":4:5: error: unknown key 'descriptin' in a rule (did you mean description?)\n"
+                    + "    descriptin: [redacted]\n    ^\n",
+                // After a token: moved left by what the token lost.
+                ":6:51: error: unexpected ')'\n    expect: 'auth != \"[redacted]\" and ) '\n"
+                    + String(repeating: " ", count: 38) + "^\n",
+                // In what follows a secret key in a quoted log: at the '[redacted]' that hides it.
+                ":8:106: error: fixture '[redacted]': 'expect' must be pass, fail, inconclusive or not_applicable\n"
+                    + #"      - {name: '[redacted]', log: '{"t":0,"ev":"ws.ping","password":[redacted]"# + "\n"
+                    + String(repeating: " ", count: 68) + "^\n",
+                // A YAML double-quoted log, its key spelled with escapes.
+                ":9:85: error: unknown key 'bad' in a fixture (expected name, log, expect, violations)\n"
+                    + #"      - {name: b, log: "{\"t\":0,\"pass\\u0077ord\":[redacted]"# + "\n"
+                    + String(repeating: " ", count: 52) + "^\n",
+            ], in: run.err)
+        }
+        // `check` and `timeline` print the same diagnostics.
+        let scratch = FileManager.default.temporaryDirectory
+        let log = scratch.appendingPathComponent("conn-audit-errors-\(UUID().uuidString).jsonl")
+        let url = scratch.appendingPathComponent("conn-audit-errors-\(UUID().uuidString).yaml")
+        try Data(#"{"t":0,"ev":"ws.open","gen":1}"#.utf8 + [0x0A]).write(to: log)
+        try Data(yaml.utf8).write(to: url)
+        defer {
+            try? FileManager.default.removeItem(at: log)
+            try? FileManager.default.removeItem(at: url)
+        }
+        for arguments in [[log.path, "--rules", url.path], ["timeline", log.path, "--rules", url.path]] {
+            let run = cli(arguments)
+            #expect(run.code == 2)
+            expectNone(["keySECRET123456", "exprSECRET12345", "nameSECRET12345", "flowSECRET1", "escSECRET2"],
+                       in: run.out + run.err)
+            #expect(run.err.contains("    descriptin: [redacted]\n"), "\(run.err)")
+        }
+    }
+
+    @Test func ruleWarningsNameNoSecret() throws {
+        let run = try rules("""
+            rules:
+              - id: my.warned
+                title: Warned
+                params: { unused: 1 }  # Bearer commentSECRET123
+                never: { ev: ws.ping }
+            """, ["--check"])
+        #expect(run.code == 0, "\(run.err)")
+        expectNone(["commentSECRET123"], in: run.out + run.err)
+        expectAll([
+            ":4:15: warning: param 'unused' of rule 'my.warned' is never read (params.unused)\n"
+                + "    params: { unused: 1 }  # [redacted]\n" + String(repeating: " ", count: 14) + "^",
+        ], in: run.err)
+    }
+
+    /// `SecretRedaction.positioned`: a column (1-based, in Unicode scalars) before a replaced span
+    /// stays, one after it moves by the difference in length, one inside it goes to the marker.
+    @Test(arguments: [
+        ("nothing here", 5, "nothing here", 5),
+        ("a Bearer abcdefgh12 b", 1, "a [redacted] b", 1),
+        ("a Bearer abcdefgh12 b", 3, "a [redacted] b", 3),
+        ("a Bearer abcdefgh12 b", 10, "a [redacted] b", 3),
+        ("a Bearer abcdefgh12 b", 21, "a [redacted] b", 14),
+        ("a Bearer abcdefgh12 b", 30, "a [redacted] b", 23),
+        // Scalars beyond ASCII before and after the token.
+        ("é Bearer abcdefgh12 ü x", 22, "é [redacted] ü x", 15),
+        // Two tokens: both lengths count.
+        ("eyJa.eyJb.sig Bearer abcdefgh12 z", 33, "[redacted] [redacted] z", 23),
+        // A JSON log at the line's start, written again compactly.
+        (#"  {"t": 0, "password": "x"} x"#, 29, #"  {"t":0,"password":"[redacted]"} x"#, 35),
+        (#"  {"t": 0, "password": "x"} x"#, 4, #"  {"t":0,"password":"[redacted]"} x"#, 3),
+        // A secret key in a quoted log: the rest of the line.
+        (#"log: '{"t":0,"Token" : "x"}', expect: pass"#, 40, #"log: '{"t":0,"Token" :[redacted]"#, 23),
+        (#"log: '{"t":0,"tokens":"x"}'"#, 20, #"log: '{"t":0,"tokens":"x"}'"#, 20),
+    ])
+    func positioned(_ line: String, _ column: Int, _ shown: String, _ shownColumn: Int) {
+        let result = SecretRedaction.positioned(line, column: column)
+        #expect(result.text == shown)
+        #expect(result.column == shownColumn)
+    }
+
     // MARK: - SecretRedaction
 
     @Test(arguments: [

@@ -502,14 +502,16 @@ public enum CommandLineTool {
             let width = set.rules.map(\.id.count).max() ?? 0
             for r in set.rules {
                 let pad = String(repeating: " ", count: width - r.id.count)
-                console.out("\(r.id)\(pad)  \(r.severity.rawValue.padding(7))  \(r.scope.rawValue.padding(10))  \(r.title)\n")
+                // Ids hold no token (letters, digits, '.', '_' and '-' only); a title may.
+                console.out("\(r.id)\(pad)  \(r.severity.rawValue.padding(7))  \(r.scope.rawValue.padding(10))  "
+                    + "\(SecretRedaction.text(r.title))\n")
             }
             return 0
         }
     }
 
     static func explain(_ rule: Rule) -> String {
-        var out = "\(rule.id) — \(rule.title)\n"
+        var out = "\(rule.id) — \(SecretRedaction.text(rule.title))\n"
         out += "severity: \(rule.severity.rawValue)   scope: \(rule.scope.rawValue)   check: \(rule.check.kindName)\n"
         out += "defined at: \(rule.file):\(rule.line)\n"
         if let d = rule.description { out += "\n" + d.trimmedTrailingNewlines + "\n" }

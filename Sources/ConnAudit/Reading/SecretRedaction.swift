@@ -1,5 +1,6 @@
 /// Text that conn-audit prints without reading it as a log — a rule's fixture logs and YAML
-/// (`rules --explain`, `rules --test`) — with what `log.no-secrets` flags replaced by `[redacted]`.
+/// (`rules --explain`, `rules --test`), its title (`rules --list`), a rules file's lines and text
+/// quoted by a diagnostic — with what `log.no-secrets` flags replaced by `[redacted]`.
 ///
 /// The detection is the reader's own: the secret key names and the token patterns of
 /// ``JSONLineParser``, walked as ``FileReader/redactingSecrets(_:token:)`` walks a `src`.
@@ -35,6 +36,110 @@ enum SecretRedaction {
             }
         }
         return tokens(bytes[...])
+    }
+
+    /// A line of a rules file as written, shown under a diagnostic: its secrets replaced where they
+    /// stand, and where the 1-based `column` (in Unicode scalars) of the line as written lies in
+    /// the line shown, for the caret.
+    ///
+    /// Replaced: what ``line(_:)`` replaces — each flagged value of a JSON object or array at the
+    /// line's start (the object written again compactly), each bearer token and JWT — and, since
+    /// the line is YAML as written, where a fixture log may stand inside quotes (`log: '{…}'`,
+    /// escaped in `"{\"password\":…}"`), everything after a secret key name written as a JSON key
+    /// (`"password":`, `\"token\":`, `"pass\u0077ord":`) to the line's end: the value's own end is
+    /// not known there. A column after a replaced span moves by the difference in length; a column
+    /// inside one goes to the start of what replaced it, the `[redacted]`.
+    static func positioned(_ line: String, column: Int) -> (text: String, column: Int) {
+        let bytes = Array(line.utf8)
+        var spans: [(range: Range<Int>, with: [UInt8])] = []
+        var from = 0
+        let start = bytes.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? bytes.count
+        if start < bytes.count, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
+            let parsed = bytes.withUnsafeBufferPointer {
+                JSONLineParser.parsePrefix(UnsafeBufferPointer(rebasing: $0[start...]))
+            }
+            if let (value, length) = parsed {
+                let redacted = FileReader.redactingSecrets(value) { _ in .string(marker) }
+                if redacted != value {
+                    spans.append((start..<(start + length), Array(redacted.rendered(bare: false).utf8)))
+                    from = start + length
+                }
+            }
+        }
+        let keyAt = secretKeyValue(bytes, from: from)
+        let tokens = bytes.withUnsafeBufferPointer {
+            JSONLineParser.tokenRanges(UnsafeBufferPointer(rebasing: $0[from..<(keyAt ?? bytes.count)]))
+        }
+        spans += tokens.map { ((from + $0.lowerBound)..<(from + $0.upperBound), Array(marker.utf8)) }
+        if let keyAt, keyAt < bytes.count { spans.append((keyAt..<bytes.count, Array(marker.utf8))) }
+        guard !spans.isEmpty else { return (line, column) }
+
+        // The column's byte offset (past the line's end: the bytes it lacks). Spans start at ASCII
+        // bytes and end after them, so cutting there keeps UTF-8 whole and offsets between spans
+        // stay on scalars.
+        let scalars = Array(line.unicodeScalars)
+        let before = max(0, column - 1)
+        let at = scalars.prefix(before).reduce(0) { $0 + UTF8.width($1) } + max(0, before - scalars.count)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var copied = 0
+        var caret: Int?
+        for span in spans {
+            if caret == nil, at < span.range.lowerBound { caret = out.count + at - copied }
+            out += bytes[copied..<span.range.lowerBound]
+            if caret == nil, at < span.range.upperBound { caret = out.count }
+            out += span.with
+            copied = span.range.upperBound
+        }
+        if caret == nil { caret = out.count + at - copied }
+        out += bytes[copied...]
+        let shownBefore = String(decoding: out.prefix(caret!), as: UTF8.self).unicodeScalars.count
+        return (String(decoding: out, as: UTF8.self), shownBefore + max(0, caret! - out.count) + 1)
+    }
+
+    /// Where the value after the first secret key name written as a JSON key in `bytes[from...]`
+    /// starts (just after its colon), if there is one: a quoted key (`"…"`, or `\"…\"` inside a
+    /// YAML double-quoted text) that reads, its escapes undone, as one of the reader's secret key
+    /// names, then white space and a colon. Every two quotes in a row are tried as a key's, since
+    /// a YAML quote before a log's own shifts which of them open one; a key name holds no quote.
+    private static func secretKeyValue(_ bytes: [UInt8], from: Int) -> Int? {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        guard var open = bytes[from...].firstIndex(of: quote) else { return nil }
+        while let close = bytes[(open + 1)...].firstIndex(of: quote) {
+            defer { open = close }
+            var raw = bytes[(open + 1)..<close]
+            if raw.last == backslash { raw = raw.dropLast() }
+            // A secret key name is short, even spelled with escapes.
+            guard !raw.isEmpty, raw.count <= 256 else { continue }
+            var j = close + 1
+            while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 { j += 1 }
+            guard j < bytes.count, bytes[j] == UInt8(ascii: ":") else { continue }
+            if isSecretKeyName(raw) { return j + 1 }
+        }
+        return nil
+    }
+
+    /// Whether the text of a quoted key, as written, is a secret key name: as it is, with its JSON
+    /// escapes undone, or with a YAML double-quoted text's escapes undone first (`\\u0077`, in
+    /// `"{\"pass\\u0077ord\":…}"`, is the JSON escape `\u0077`, a `w`).
+    private static func isSecretKeyName(_ raw: ArraySlice<UInt8>) -> Bool {
+        let backslash = UInt8(ascii: "\\")
+        func decoded(_ text: [UInt8]) -> Bool {
+            let quoted = [UInt8(ascii: "\"")] + text + [UInt8(ascii: "\"")]
+            guard case (.string(let key), _)? = quoted.withUnsafeBufferPointer({ JSONLineParser.parsePrefix($0) })
+            else { return false }
+            return JSONLineParser.isSecretKeyName(key)
+        }
+        if JSONLineParser.isSecretKeyName(String(decoding: raw, as: UTF8.self)) { return true }
+        guard raw.contains(backslash) else { return false }
+        if decoded(Array(raw)) { return true }
+        var once: [UInt8] = []
+        var k = raw.startIndex
+        while k < raw.endIndex {
+            once.append(raw[k])
+            k += raw[k] == backslash && k + 1 < raw.endIndex && raw[k + 1] == backslash ? 2 : 1
+        }
+        return decoded(once)
     }
 
     /// `text` with each bearer token and JWT in it replaced by ``marker``.

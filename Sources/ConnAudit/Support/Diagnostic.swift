@@ -36,11 +36,15 @@ public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        var out = "\(path):\(line):\(column): \(severity.rawValue): \(message.visibleControls)"
+        // A rules file is printed here as written, never read as a log: what `log.no-secrets` would
+        // flag in it is redacted (``SecretRedaction``) — in the message, which quotes the file's keys,
+        // names and values, and in the line, under which the caret follows what is shown.
+        var out = "\(path):\(line):\(column): \(severity.rawValue): \(SecretRedaction.text(message).visibleControls)"
         if !sourceLine.isEmpty {
+            let (shownLine, column) = SecretRedaction.positioned(sourceLine, column: column)
             // At most 200 characters of the line, around the column when it lies further right
             // (cut off on the left: "…"), so the caret is always under the place it names.
-            let scalars = Array(sourceLine.unicodeScalars)
+            let scalars = Array(shownLine.unicodeScalars)
             let start = column - 1 > 160 ? min(column - 1 - 100, max(0, scalars.count - 200)) : 0
             let window = scalars[start..<min(scalars.count, start + 200)]
             // Control characters would break the line or the caret's column: show them as '?'.
