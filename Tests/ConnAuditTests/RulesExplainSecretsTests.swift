@@ -269,7 +269,7 @@ import Testing
                     + #"      - {name: '[redacted]', log: '{"t":0,"ev":"ws.ping","password":[redacted]"# + "\n"
                     + String(repeating: " ", count: 68) + "^\n",
                 // A YAML double-quoted log, its key spelled with escapes.
-                ":9:85: error: unknown key 'bad' in a fixture (expected name, log, expect, violations)\n"
+                ":9:85: error: unknown key 'bad' in a fixture (expected name, log, expect, violations, params)\n"
                     + #"      - {name: b, log: "{\"t\":0,\"pass\\u0077ord\":[redacted]"# + "\n"
                     + String(repeating: " ", count: 52) + "^\n",
             ], in: run.err)
