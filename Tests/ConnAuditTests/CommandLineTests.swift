@@ -5,25 +5,9 @@ import Testing
 
 // MARK: - Helpers
 
-/// What one run of the command line printed, and its exit status.
-private struct Run {
-    var code: Int32
-    var out: String
-    var err: String
-}
+private typealias Run = CommandLineRun
 
-private final class Captured: @unchecked Sendable {
-    var out = ""
-    var err = ""
-}
-
-private func cli(_ arguments: [String]) -> Run {
-    let captured = Captured()
-    let console = Console(
-        out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
-    let code = CommandLineTool.run(arguments, console: console)
-    return Run(code: code, out: captured.out, err: captured.err)
-}
+private func cli(_ arguments: [String]) -> Run { CommandLineRun(arguments) }
 
 /// Runs `body` with a fresh directory under the temporary directory, removed afterwards.
 private func withTemporaryDirectory(_ body: (String) throws -> Void) throws {

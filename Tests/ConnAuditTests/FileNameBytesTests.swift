@@ -45,12 +45,7 @@ private final class Captured: @unchecked Sendable {
     var err = ""
 }
 
-private func cli(_ arguments: [String]) -> (code: Int32, out: String, err: String) {
-    let captured = Captured()
-    let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
-    let code = CommandLineTool.run(arguments, console: console)
-    return (code, captured.out, captured.err)
-}
+private func cli(_ arguments: [String]) -> CommandLineRun { CommandLineRun(arguments) }
 
 private func json(_ text: String) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not JSON: \(text.prefix(300))")

@@ -10,20 +10,10 @@ import Testing
 @Suite struct RulesExplainSecretsTests {
     // MARK: - Helpers
 
-    private final class Captured: @unchecked Sendable {
-        var out = ""
-        var err = ""
-    }
-
-    private func cli(_ arguments: [String]) -> (code: Int32, out: String, err: String) {
-        let captured = Captured()
-        let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
-        let code = CommandLineTool.run(arguments, console: console)
-        return (code, captured.out, captured.err)
-    }
+    private func cli(_ arguments: [String]) -> CommandLineRun { CommandLineRun(arguments) }
 
     /// Runs `arguments` after `rules --rules FILE`, FILE holding `yaml`.
-    private func rules(_ yaml: String, _ arguments: [String]) throws -> (code: Int32, out: String, err: String) {
+    private func rules(_ yaml: String, _ arguments: [String]) throws -> CommandLineRun {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("conn-audit-explain-\(UUID().uuidString).yaml")
         try Data(yaml.utf8).write(to: url)

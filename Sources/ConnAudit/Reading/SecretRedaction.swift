@@ -22,20 +22,25 @@ enum SecretRedaction {
     /// bearer token (from its `bearer`) and each JWT replaced.
     static func line(_ line: Substring) -> String {
         let bytes = Array(line.utf8)
-        let start = bytes.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? bytes.count
-        if start < bytes.count, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
-            let parsed = bytes.withUnsafeBufferPointer {
-                JSONLineParser.parsePrefix(UnsafeBufferPointer(rebasing: $0[start...]))
-            }
-            if let (value, length) = parsed {
-                let redacted = FileReader.redactingSecrets(value) { _ in .string(marker) }
-                if redacted != value {
-                    return String(decoding: bytes[..<start], as: UTF8.self) + redacted.rendered(bare: false)
-                        + tokens(bytes[(start + length)...])
-                }
-            }
+        if let json = redactedJSON(at: bytes) {
+            return String(decoding: bytes[..<json.range.lowerBound], as: UTF8.self) + json.shown
+                + tokens(bytes[json.range.upperBound...])
         }
         return tokens(bytes[...])
+    }
+
+    /// The JSON object or array where the line's text starts (after spaces and tabs), when it
+    /// holds a flagged value: where it lies, and how it is shown (each flagged value
+    /// `[redacted]`, written again compactly).
+    private static func redactedJSON(at bytes: [UInt8]) -> (range: Range<Int>, shown: String)? {
+        let start = bytes.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? bytes.count
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "["),
+              let (value, length) = bytes.withUnsafeBufferPointer({
+                  JSONLineParser.parsePrefix(UnsafeBufferPointer(rebasing: $0[start...]))
+              })
+        else { return nil }
+        let redacted = FileReader.redactingSecrets(value) { _ in .string(marker) }
+        return redacted == value ? nil : (start..<(start + length), redacted.rendered(bare: false))
     }
 
     /// A line of a rules file as written, shown under a diagnostic: its secrets replaced where they
@@ -53,18 +58,9 @@ enum SecretRedaction {
         let bytes = Array(line.utf8)
         var spans: [(range: Range<Int>, with: [UInt8])] = []
         var from = 0
-        let start = bytes.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? bytes.count
-        if start < bytes.count, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
-            let parsed = bytes.withUnsafeBufferPointer {
-                JSONLineParser.parsePrefix(UnsafeBufferPointer(rebasing: $0[start...]))
-            }
-            if let (value, length) = parsed {
-                let redacted = FileReader.redactingSecrets(value) { _ in .string(marker) }
-                if redacted != value {
-                    spans.append((start..<(start + length), Array(redacted.rendered(bare: false).utf8)))
-                    from = start + length
-                }
-            }
+        if let json = redactedJSON(at: bytes) {
+            spans.append((json.range, Array(json.shown.utf8)))
+            from = json.range.upperBound
         }
         let keyAt = secretKeyValue(bytes, from: from)
         let tokens = bytes.withUnsafeBufferPointer {

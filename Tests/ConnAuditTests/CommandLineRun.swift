@@ -1,0 +1,22 @@
+@testable import ConnAudit
+
+/// What one in-process run of the command line printed, and its exit status.
+struct CommandLineRun {
+    var code: Int32
+    var out: String
+    var err: String
+
+    private final class Captured: @unchecked Sendable {
+        var out = ""
+        var err = ""
+    }
+
+    /// Runs `arguments` through ``CommandLineTool/run(_:console:)`` with a capturing console.
+    init(_ arguments: [String]) {
+        let captured = Captured()
+        let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
+        code = CommandLineTool.run(arguments, console: console)
+        out = captured.out
+        err = captured.err
+    }
+}
