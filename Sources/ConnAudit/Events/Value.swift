@@ -129,23 +129,9 @@ public enum Value: Sendable, Equatable, Hashable {
     /// `s` as a JSON string: quoted, with `"`, `\\`, control characters, DEL and the line and
     /// paragraph separators escaped.
     public static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 || u.value == 0x7F || u.value == 0x2028 || u.value == 0x2029 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count + 2)
+        JSONEscape.appendQuoted(s, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }

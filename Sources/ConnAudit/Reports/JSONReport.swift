@@ -109,7 +109,7 @@ public enum JSONReport {
             w.raw("outcomes", "null")
         }
         w.endObject()
-        return w.text + "\n"
+        return w.finish()
     }
 
     private static func finding(_ w: inout JSONWriter, _ f: Finding, _ paths: [String]) {

@@ -1,46 +1,80 @@
 /// A small JSON writer: objects keep the order keys are written in, so output is stable.
+///
+/// It writes UTF-8 bytes into one buffer (``text`` makes the string once, at the end): a report
+/// of many findings is mostly short keys and escaped strings, and building each piece as a
+/// `String` and appending it cost about 200,000 instructions per finding (40,000 violations:
+/// 1.4 s for JSON against 0.3 s for text).
 struct JSONWriter {
-    private(set) var text = ""
+    private(set) var bytes: [UInt8] = []
     private var needsComma: [Bool] = [false]
     private let pretty: Bool
     private var depth: Int { needsComma.count - 1 }
 
     init(pretty: Bool = true) { self.pretty = pretty }
 
-    private mutating func separator() {
-        if needsComma[needsComma.count - 1] { text += "," }
-        needsComma[needsComma.count - 1] = true
-        if pretty && depth > 0 { text += "\n" + String(repeating: "  ", count: depth) }
+    /// What was written, as text.
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// What was written and a final newline, as text (the bytes are given up, not copied twice).
+    mutating func finish() -> String {
+        bytes.append(UInt8(ascii: "\n"))
+        defer { bytes = [] }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    mutating func beginObject(_ key: String? = nil) { open(key, "{") }
-    mutating func endObject() { close("}") }
-    mutating func beginArray(_ key: String? = nil) { open(key, "[") }
-    mutating func endArray() { close("]") }
+    private mutating func separator() {
+        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        needsComma[needsComma.count - 1] = true
+        if pretty && depth > 0 { newline() }
+    }
 
-    private mutating func open(_ key: String?, _ bracket: String) {
+    private mutating func newline() {
+        bytes.append(UInt8(ascii: "\n"))
+        for _ in 0..<(2 * depth) { bytes.append(UInt8(ascii: " ")) }
+    }
+
+    mutating func beginObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
+    mutating func endObject() { close(UInt8(ascii: "}")) }
+    mutating func beginArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }
+    mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    private mutating func open(_ key: String?, _ bracket: UInt8) {
         separator()
-        if let key { text += Self.quote(key) + (pretty ? ": " : ":") }
-        text += bracket
+        if let key { writeKey(key) }
+        bytes.append(bracket)
         needsComma.append(false)
     }
 
-    private mutating func close(_ bracket: String) {
+    private mutating func close(_ bracket: UInt8) {
         let hadItems = needsComma.removeLast()
-        if pretty && hadItems { text += "\n" + String(repeating: "  ", count: depth) }
-        text += bracket
+        if pretty && hadItems { newline() }
+        bytes.append(bracket)
     }
 
-    mutating func key(_ key: String, _ value: String?) { raw(key, value.map(Self.quote) ?? "null") }
+    private mutating func writeKey(_ key: String) {
+        JSONEscape.appendQuoted(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+    }
+
+    mutating func key(_ key: String, _ value: String?) {
+        separator()
+        writeKey(key)
+        if let value { JSONEscape.appendQuoted(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+    }
     mutating func key(_ key: String, _ value: Int) { raw(key, String(value)) }
     mutating func key(_ key: String, _ value: Bool) { raw(key, value ? "true" : "false") }
     mutating func key(_ key: String, number: Double?) { raw(key, number.map(Self.number) ?? "null") }
-    mutating func value(_ s: String) { raw(nil, Self.quote(s)) }
+    mutating func value(_ s: String) {
+        separator()
+        JSONEscape.appendQuoted(s, to: &bytes)
+    }
 
+    /// `json`, which must be JSON text already, under `key` (or as an array element).
     mutating func raw(_ key: String?, _ json: String) {
         separator()
-        if let key { text += Self.quote(key) + (pretty ? ": " : ":") }
-        text += json
+        if let key { writeKey(key) }
+        bytes.append(contentsOf: json.utf8)
     }
 
     static func number(_ d: Double) -> String {
@@ -49,4 +83,57 @@ struct JSONWriter {
     }
 
     static func quote(_ s: String) -> String { Value.jsonString(s) }
+}
+
+/// JSON string escaping on bytes: `"`, `\`, control characters, DEL and the line and paragraph
+/// separators (U+2028, U+2029) escaped; every other byte copied as it is, in runs.
+enum JSONEscape {
+    /// `s` quoted and escaped, appended to `out`.
+    static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { appendEscaped($0, to: &out) }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    static func appendEscaped(_ u: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        let hex = Self.hex
+        var runStart = 0
+        var i = 0
+        let n = u.count
+        while i < n {
+            let b = u[i]
+            let escape: Bool
+            if b >= 0x20 && b != 0x22 && b != 0x5C && b != 0x7F {
+                // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
+                escape = b == 0xE2 && i + 2 < n && u[i + 1] == 0x80 && (u[i + 2] == 0xA8 || u[i + 2] == 0xA9)
+            } else {
+                escape = true
+            }
+            if !escape {
+                i += 1
+                continue
+            }
+            if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<i])) }
+            switch b {
+            case 0x22: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\""))
+            case 0x5C: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
+            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case 0xE2:
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "2"), UInt8(ascii: "0"), UInt8(ascii: "2"),
+                                        u[i + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9")])
+                i += 2
+            default:
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                        hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+            }
+            i += 1
+            runStart = i
+        }
+        if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<n])) }
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 }

@@ -104,7 +104,7 @@ public enum SARIFReport {
         w.endObject()
         w.endArray()
         w.endObject()
-        return w.text + "\n"
+        return w.finish()
     }
 
     // MARK: - Rules

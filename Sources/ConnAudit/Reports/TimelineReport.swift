@@ -220,7 +220,7 @@ public enum TimelineReport {
         }
         w.endArray()
         w.endObject()
-        return w.text + "\n"
+        return w.finish()
     }
 
     private static func marks(_ key: String, _ list: [TimelineDocument.Mark], _ w: inout JSONWriter) {
