@@ -499,14 +499,23 @@ rules:
       deadline (ws.close with another reason, ws.closed, ws.recv_error) needs no such close; a
       premature pong_timeout close does not count. A log that ends before deadline + tick_slack_ms
       without the close is inconclusive; one whose last event is exactly there is judged.
-    # A ping into a generation that already ended otherwise needs no close.
-    each: { ev: ws.ping, as: p, where: "count({ev: [ws.closed, ws.recv_error]}) == 0 and count({ev: ws.close, reason: {not_in: [pong_timeout]}}) == 0" }
+    # A generation ends at its first ws.close, ws.closed or ws.connect_failed; it "ended
+    # otherwise" when that end is a ws.closed or a ws.close with another reason. A ws.recv_error
+    # releases the ping without ending anything. After a premature pong_timeout close the
+    # generation has ended, and not otherwise: the transport's ws.closed that follows releases
+    # nothing. A ping into a generation that already ended otherwise needs no close.
+    each: { ev: ws.ping, as: p, where: "count({ev: ws.recv_error}) == 0
+        and not (first({ev: [ws.close, ws.closed, ws.connect_failed], as: end}) != null
+                 and (end.ev == 'ws.closed' or (end.ev == 'ws.close' and end.reason != 'pong_timeout')))" }
     followed_by: { ev: ws.close, reason: pong_timeout, where: "t >= p.t + T" }
     within_ms: "T + params.tick_slack_ms"
     unless:
       - { ev: ws.pong, where: "t < p.t + T" }
-      - { ev: [ws.closed, ws.recv_error], where: "t < p.t + T" }
-      - { ev: ws.close, reason: { not_in: [pong_timeout] }, where: "t < p.t + T" }
+      - { ev: ws.recv_error, where: "t < p.t + T" }
+      # Only the event that ends the generation (none before it) ends it otherwise.
+      - { ev: ws.closed, where: "t < p.t + T and count({ev: [ws.close, ws.closed, ws.connect_failed]}) == 0" }
+      - { ev: ws.close, reason: { not_in: [pong_timeout] },
+          where: "t < p.t + T and count({ev: [ws.close, ws.closed, ws.connect_failed]}) == 0" }
     message: "the ping at t={p.t} had no pong by its deadline t={p.t + T}, and no pong_timeout close came by t={p.t + T + params.tick_slack_ms}"
     tests:
       - name: a close exactly at a deadline with a fractional t passes (128.11 + 1000 is 1128.11)
@@ -591,6 +600,51 @@ rules:
           {"t":100,"ev":"ws.ping","gen":1}
           {"t":500,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
           {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: fail
+        violations: 1
+      - name: the transport's ws.closed after a premature pong_timeout close does not excuse the ping (the close ended the generation)
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":0,"ev":"ws.open","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":500,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":520,"ev":"ws.closed","gen":1,"code":1001}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: fail
+        violations: 1
+      - name: nor does a second close with another reason
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":500,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":600,"ev":"ws.close","gen":1,"reason":"user"}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: fail
+        violations: 1
+      - name: a ws.recv_error before the deadline releases the ping even after a premature close
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":500,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":510,"ev":"ws.recv_error","gen":1,"error":"NSPOSIXErrorDomain:57"}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: pass
+      - name: a ws.closed that ends the generation releases the ping, and a later close changes nothing
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":500,"ev":"ws.closed","gen":1,"code":1006}
+          {"t":600,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":3000,"ev":"app.scene","phase":"active"}
+        expect: pass
+      - name: a ping sent after a pong_timeout close and the transport's ws.closed still owes a close
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":100,"ev":"ws.ping","gen":1}
+          {"t":1100,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+          {"t":1120,"ev":"ws.closed","gen":1,"code":1001}
+          {"t":1200,"ev":"ws.ping","gen":1}
+          {"t":4000,"ev":"app.scene","phase":"active"}
         expect: fail
         violations: 1
       - name: the timeout comes from the generation's ws.connect
