@@ -347,6 +347,33 @@ import FoundationXML
         }
     }
 
+    /// GitHub code scanning matches alerts on `partialFingerprints.primaryLocationLineHash` only
+    /// (and computes one from the log line's text when it is missing): it carries conn-audit's
+    /// fingerprint, on every kind of result, so an alert survives lines added above it.
+    @Test func sarifGivesCodeScanningTheLineIndependentFingerprint() throws {
+        func keys(_ report: AuditReport) throws -> [String: Int] {
+            var out: [String: Int] = [:]
+            for r in try JSONTree(SARIFReport.render(report))["runs"][0]["results"].array {
+                let ours = try #require(r["partialFingerprints"][SARIFReport.fingerprintKey].string)
+                let github = try #require(r["partialFingerprints"]["primaryLocationLineHash"].string)
+                #expect(github == ours, "\(r["ruleId"].string ?? "?")")
+                out[(r["ruleId"].string ?? "") + "\u{1F}" + github] = r["locations"][0]["physicalLocation"]["region"]["startLine"].int
+            }
+            return out
+        }
+        var report = Self.audit()
+        report.baseline = Baseline.from(report).apply(to: &report, path: "ci/baseline.json", today: "2026-01-01")
+        let first = try keys(report)
+        #expect(first.count == 8)
+        let shifted = "{\"t\":0,\"src\":\"other\",\"ev\":\"note.unrelated\"}\n" + Self.log
+        var moved = Self.audit(shifted)
+        moved.baseline = Baseline.from(moved).apply(to: &moved, path: "ci/baseline.json", today: "2026-01-01")
+        let second = try keys(moved)
+        #expect(Set(second.keys) == Set(first.keys))
+        // The lines moved; the hashes code scanning matches on did not.
+        #expect(second.contains { key, line in line != first[key] })
+    }
+
     @Test func sarifFingerprintsAgreeWithTheBaseline() throws {
         var report = Self.audit()
         let baseline = Baseline.from(report)

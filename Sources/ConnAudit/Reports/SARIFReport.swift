@@ -31,7 +31,11 @@ import Darwin
 /// `partialFingerprints["connAudit/v1"]` is ``Fingerprint/of(_:rule:paths:)``, computed over the
 /// same list the baseline uses (violations and baselined ones together, in report order), so a
 /// SARIF fingerprint and a baseline entry name the same violation, and neither moves when
-/// unrelated lines shift the line numbers.
+/// unrelated lines shift the line numbers. `partialFingerprints.primaryLocationLineHash` holds the
+/// same value: it is the only key GitHub code scanning reads to match a result with an alert of an
+/// earlier run, and `upload-sarif` fills it in when it is missing with a hash of the text of the
+/// result's line (a log line's content), which moves with every edit of that line
+/// (codeql-action `src/fingerprints.ts`; it keeps a value that is there, with a warning).
 ///
 /// `invocations[0].executionSuccessful` is false when an input could not be read; each such input
 /// is an error in `toolExecutionNotifications`. Only rule metadata and finding messages (redacted
@@ -40,6 +44,8 @@ public enum SARIFReport {
     public static let schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
     /// The key of conn-audit's fingerprints in `partialFingerprints` (versioned, per SARIF §3.27.17).
     public static let fingerprintKey = "connAudit/v1"
+    /// The key GitHub code scanning matches results on, given the same value as ``fingerprintKey``.
+    public static let githubFingerprintKey = "primaryLocationLineHash"
 
     public static func render(_ report: AuditReport) -> String {
         let paths = report.filePaths
@@ -207,6 +213,7 @@ public enum SARIFReport {
         }
         w.beginObject("partialFingerprints")
         w.key(fingerprintKey, fingerprint)
+        w.key(githubFingerprintKey, fingerprint)
         w.endObject()
         if baselined {
             w.beginArray("suppressions")
