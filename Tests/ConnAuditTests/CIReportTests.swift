@@ -304,6 +304,75 @@ import FoundationXML
         #expect(Set(coverage.compactMap { $0["partialFingerprints"][SARIFReport.fingerprintKey].string }).count == 4)
     }
 
+    /// Runs the built-in pack over `inputs` in order, served from memory; a nil content is an
+    /// input the opener refuses.
+    static func audit(_ inputs: [(path: String, bytes: [UInt8]?)]) -> AuditReport {
+        let files = [String: [UInt8]](inputs.compactMap { i in i.bytes.map { (i.path, $0) } }) { a, _ in a }
+        let auditor = Auditor(rules: builtin, jobs: 1) { file throws(InputError) in
+            guard let bytes = files[file.path] else { throw InputError(path: file.path, reason: "permission denied") }
+            return ByteSources.memory(bytes, path: file.path)
+        }
+        return auditor.run(inputs.map { InputFile(path: $0.path) })
+    }
+
+    /// The `artifactLocation.uri` of every corpus-wide result ("-" for one without a location).
+    static func corpusURIs(_ report: AuditReport) throws -> [String] {
+        try JSONTree(SARIFReport.render(report))["runs"][0]["results"].array
+            .filter { $0["properties"]["corpusWide"].bool == true }
+            .map { r in
+                guard !r["locations"].isMissing else { return "-" }
+                #expect(r["locations"][0]["physicalLocation"]["region"]["startLine"].int == 1)
+                return r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string ?? "?"
+            }
+    }
+
+    static let corruptGzip: [UInt8] = [0x1f, 0x8b, 0x08, 0x00] + Array("garbage".utf8)
+
+    /// Inputs in order (nil bytes: the opener refuses it) and where corpus results should go.
+    struct PlacementCase: Sendable, CustomTestStringConvertible {
+        var inputs: [(path: String, bytes: [UInt8]?)]
+        var expected: String
+        var testDescription: String { inputs.map(\.path).joined(separator: " ") + " -> " + expected }
+        init(_ inputs: [(String, [UInt8]?)], _ expected: String) {
+            self.inputs = inputs.map { (path: $0.0, bytes: $0.1) }
+            self.expected = expected
+        }
+    }
+
+    /// A corpus-wide result sits on an input code scanning can show: never on one that could not
+    /// be read (not opened, corrupt), and on a gzip file only when no plain one was read.
+    @Test(arguments: [
+        // An input that failed, then one that could not be opened: the third one.
+        PlacementCase([("logs/corrupt.jsonl.gz", corruptGzip), ("logs/locked.jsonl", nil),
+                       ("logs/app.jsonl", Array(log.utf8))], "logs/app.jsonl"),
+        // A gzip upload first: the plain log after it.
+        PlacementCase([("logs/up.jsonl.gz", Gzip.compress(Array(log.utf8))), ("logs/app.jsonl", Array(log.utf8))],
+                      "logs/app.jsonl"),
+        // Gzip is told by its bytes, not its name.
+        PlacementCase([("logs/packed.jsonl", Gzip.compress(Array(log.utf8))), ("logs/plain.log.gz", Array(log.utf8))],
+                      "logs/plain.log.gz"),
+        // Only gzip was read: the first gzip file that was read to its end.
+        PlacementCase([("logs/corrupt.jsonl.gz", corruptGzip), ("logs/up.jsonl.gz", Gzip.compress(Array(log.utf8)))],
+                      "logs/up.jsonl.gz"),
+        // The only input with events failed part-way (cut-off gzip): no location at all.
+        PlacementCase([("logs/cut.jsonl.gz", Array(Gzip.compress(Array(log.utf8)).dropLast(6))),
+                       ("logs/locked.jsonl", nil)], "-"),
+    ])
+    func sarifPlacesCorpusResultsOnAReadableInput(_ c: PlacementCase) throws {
+        let report = Self.audit(c.inputs)
+        #expect(report.results.first { $0.rule.id == "ws.required-outcomes" }?.status == .fail)
+        let uris = try Self.corpusURIs(report)
+        #expect(uris.count == 4)
+        #expect(uris.allSatisfy { $0 == c.expected }, "\(uris)")
+    }
+
+    @Test func fileStatsSayWhichInputsWereGzip() {
+        let report = Self.audit([("a.jsonl", Gzip.compress(Array(Self.log.utf8))), ("b.jsonl.gz", Array(Self.log.utf8)),
+                                 ("c.jsonl.gz", Self.corruptGzip)])
+        #expect(report.files.map(\.compressed) == [true, false, true])
+        #expect(report.files.map { $0.error == nil } == [true, true, false])
+    }
+
     @Test func sarifReportsUnreadableInputsAsAnIncompleteInvocation() throws {
         let run = try JSONTree(SARIFReport.render(Self.audit(unreadable: true)))["runs"][0]
         let invocation = run["invocations"][0]

@@ -192,6 +192,25 @@ private let testRules = """
         }
     }
 
+    /// The external check's case: a corrupt `.gz`, a missing file, then a log the coverage rule
+    /// fails on. Its results go to the log that was read, not to line 1 of the binary file.
+    @Test func sarifPlacesCorpusResultsOnTheInputThatWasRead() throws {
+        try withTemporaryDirectory { dir in
+            let corrupt = dir + "/corrupt.jsonl.gz"
+            try Data([0x1f, 0x8b, 0x08, 0x00] + Array("garbage".utf8)).write(to: URL(fileURLWithPath: corrupt))
+            let log = try write("{\"t\":1,\"src\":\"d\",\"ev\":\"ws.connect\",\"gen\":1}\n", dir, "read.jsonl")
+            let run = cli([corrupt, dir + "/missing.jsonl", log, "--format", "sarif"])
+            #expect(run.code == 2, "\(run.err)")
+            let results = try JSONTree(run.out)["runs"][0]["results"].array
+            let corpus = results.filter { $0["properties"]["corpusWide"].bool == true }
+            #expect(!corpus.isEmpty)
+            for r in corpus {
+                let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string ?? ""
+                #expect(uri.hasSuffix("/read.jsonl"), "\(uri)")
+            }
+        }
+    }
+
     @Test func badRulesExitTwoWithFileLineColumn() throws {
         try withTemporaryDirectory { dir in
             let log = try write(cleanLog, dir, "a.jsonl")

@@ -10,6 +10,14 @@ public protocol ByteSource: AnyObject {
     ///
     /// - Throws: ``InputError`` with the input's path.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int
+
+    /// Whether the input is gzip, decompressed as it is read; known once the first read began.
+    var isCompressed: Bool { get }
+}
+
+extension ByteSource {
+    /// A source that decodes nothing reads its bytes as they are.
+    public var isCompressed: Bool { false }
 }
 
 /// Opens inputs as ``ByteSource``s.
@@ -135,6 +143,8 @@ private final class DecodingSource: ByteSource {
     private let base: any ByteSource
     private let path: String
     private var mode = Mode.undecided
+    /// Set when the first bytes were gzip's magic.
+    private(set) var isCompressed = false
     /// Input read from `base` and not yet used is `input[pendingStart..<pendingEnd]`.
     private let input: UnsafeMutableRawBufferPointer
     private var pendingStart = 0
@@ -208,6 +218,7 @@ private final class DecodingSource: ByteSource {
             mode = .plain
             return
         }
+        isCompressed = true
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         let status = inflateInit2_(stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))

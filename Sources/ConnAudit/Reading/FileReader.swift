@@ -55,12 +55,14 @@ final class FileReader {
         do {
             guard let r = try lines.next() else {
                 stats.bytes = lines.bytesRead
+                stats.compressed = lines.isCompressed
                 return nil
             }
             raw = r
         } catch {
             stats.error = error
             stats.bytes = lines.bytesRead
+            stats.compressed = lines.isCompressed
             return nil
         }
         stats.lines += 1

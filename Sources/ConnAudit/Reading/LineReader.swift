@@ -38,6 +38,8 @@ final class LineReader {
     private var atFileStart = true
     /// Total bytes read from the source (after decompression).
     private(set) var bytesRead = 0
+    /// Whether the source is gzip (known once the first line was asked for).
+    var isCompressed: Bool { source.isCompressed }
 
     init(_ source: any ByteSource, chunkSize: Int = 1 << 20) {
         self.source = source

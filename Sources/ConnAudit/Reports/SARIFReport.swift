@@ -18,15 +18,18 @@ import Darwin
 /// - each violation a baseline accepted: like a violation, with
 ///   `suppressions: [{kind: "external", status: "accepted"}]`, so viewers show it as suppressed.
 ///
-/// Every result has `locations[0].physicalLocation` (GitHub code scanning refuses a SARIF file with
-/// a result that has none): `artifactLocation.uri` is the log file's path as the other reports
-/// write it (the PATH joined with the path below it) — relative to the directory conn-audit ran in,
-/// which in CI is the repository's root, so code scanning finds the file — and `region.startLine`
-/// its line. An absolute path under the working directory is made relative to it; any other
+/// Every result has `locations[0].physicalLocation` but in one case below (GitHub code scanning
+/// refuses a SARIF file with a result that has none): `artifactLocation.uri` is the log file's
+/// path as the other reports write it (the PATH joined with the path below it) — relative to the
+/// directory conn-audit ran in, which in CI is the repository's root, so code scanning finds the
+/// file — and `region.startLine` its line. An absolute path under the working directory is made relative to it; any other
 /// absolute path is a `file://` URI; standard input is `stdin`. URIs are percent-encoded per
 /// RFC 3986 (everything but unreserved characters and `/`). A finding that points at no line (a
 /// coverage rule such as `ws.required-outcomes`, which judges the whole corpus) is placed at line 1
-/// of the first input file, with `properties.corpusWide: true`.
+/// of the first input that was read to its end without error, preferring one that was not gzip
+/// (``corpusFile(_:)``), with `properties.corpusWide: true`; when no input was read without an
+/// error, it has no `locations` (SARIF allows a result without; code scanning refuses the file,
+/// in a run that exits 2 anyway).
 ///
 /// `partialFingerprints["connAudit/v1"]` is ``Fingerprint/of(_:rule:paths:)``, computed over the
 /// same list the baseline uses (violations and baselined ones together, in report order), so a
@@ -50,6 +53,7 @@ public enum SARIFReport {
     public static func render(_ report: AuditReport) -> String {
         let paths = report.filePaths
         let cwd = Self.workingDirectory()
+        let corpus = corpusFile(report)
         var w = JSONWriter()
         w.beginObject()
         w.key("$schema", schemaURI)
@@ -94,15 +98,17 @@ public enum SARIFReport {
         for (index, r) in report.results.enumerated() {
             let fps = violationFingerprints(r, paths: paths)
             for (f, fp) in zip(r.violations, fps.violations) {
-                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, cwd: cwd)
+                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, cwd: cwd,
+                       corpus: corpus)
             }
             for (f, fp) in zip(r.baselined, fps.baselined) {
                 result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, cwd: cwd,
-                       baselined: true, baselinePath: report.baseline?.path)
+                       corpus: corpus, baselined: true, baselinePath: report.baseline?.path)
             }
             let inconclusive = Fingerprint.of(r.inconclusive, rule: r.rule.id, paths: paths)
             for (f, fp) in zip(r.inconclusive, inconclusive) {
-                result(&w, f, rule: r.rule, index: index, kind: "review", fingerprint: fp, paths: paths, cwd: cwd)
+                result(&w, f, rule: r.rule, index: index, kind: "review", fingerprint: fp, paths: paths, cwd: cwd,
+                       corpus: corpus)
             }
         }
         w.endArray()
@@ -185,7 +191,7 @@ public enum SARIFReport {
 
     private static func result(
         _ w: inout JSONWriter, _ f: Finding, rule: Rule, index: Int, kind: String, fingerprint: String,
-        paths: [String], cwd: String?, baselined: Bool = false, baselinePath: String? = nil
+        paths: [String], cwd: String?, corpus: Int?, baselined: Bool = false, baselinePath: String? = nil
     ) {
         w.beginObject()
         w.key("ruleId", rule.id)
@@ -195,8 +201,8 @@ public enum SARIFReport {
         w.beginObject("message")
         w.key("text", f.message)
         w.endObject()
-        // A corpus-wide finding (no file) is placed at the first input's first line.
-        let file = f.file.map(Int.init) ?? (paths.isEmpty ? nil : 0)
+        // A corpus-wide finding (no file) is placed at the first line of the input ``corpusFile`` picked.
+        let file = f.file.map(Int.init) ?? corpus
         if let file, file < paths.count {
             w.beginArray("locations")
             w.beginObject()
@@ -237,6 +243,17 @@ public enum SARIFReport {
     }
 
     // MARK: - Locations
+
+    /// Where corpus-wide results are placed: the first input read to its end without error that
+    /// was not gzip, else the first such input that was (code scanning shows neither a gzip file's
+    /// lines nor an unreadable file's); nil when every input failed.
+    static func corpusFile(_ report: AuditReport) -> Int? {
+        let failed = Set(report.inputErrors.map(\.path))
+        let readable = report.files.indices.filter {
+            report.files[$0].error == nil && !failed.contains(report.files[$0].path)
+        }
+        return readable.first { !report.files[$0].compressed } ?? readable.first
+    }
 
     /// The uri of a log file for `artifactLocation`: its path as the reports write it, relative
     /// to the working directory `cwd` when it is an absolute path below it; another absolute path

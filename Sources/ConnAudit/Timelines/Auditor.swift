@@ -516,6 +516,8 @@ private final class TeeSource: ByteSource {
         self.fd = fd
     }
 
+    var isCompressed: Bool { inner.isCompressed }
+
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         let n = try inner.read(into: buffer)
         var done = 0

@@ -841,6 +841,8 @@ private final class FailingTail: ByteSource {
         self.error = error
     }
 
+    var isCompressed: Bool { inner.isCompressed }
+
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         let n = try inner.read(into: buffer)
         if n == 0, buffer.count > 0 { throw error }

@@ -91,6 +91,9 @@ public struct FileStats: Sendable {
     public var bytes = 0
     /// Set when the file could not be read to its end.
     public var error: InputError?
+    /// Whether it was gzip (decompressed as it was read), whatever its name; set when read to its
+    /// end or to its error.
+    public var compressed = false
 
     public init(path: String) { self.path = path }
 }
