@@ -499,6 +499,42 @@ import FoundationXML
         #expect(uri("logs/a:b.jsonl") == "logs/a%3Ab.jsonl")
     }
 
+    /// A relative URI is read against the repository's root: one that starts with `..` would name
+    /// a file outside it. Dot segments go (lexically, as a URI resolves them); a path that climbs
+    /// out of the working directory is named by its absolute path.
+    @Test(arguments: [
+        // Out of the working directory, relative or absolute: a file URI.
+        ("../in/x.jsonl", "file:///work/in/x.jsonl"),
+        ("a/../../x.jsonl", "file:///work/x.jsonl"),
+        ("./../../../../x.jsonl", "file:///x.jsonl"),
+        ("..", "file:///work"),
+        ("/work/repo/../other/x.jsonl", "file:///work/other/x.jsonl"),
+        ("/work/repo/a/../../repository/x.jsonl", "file:///work/repository/x.jsonl"),
+        // Back inside it: relative, without the dot segments.
+        ("../repo/in/x.jsonl", "in/x.jsonl"),
+        ("in/./a/../x.jsonl", "in/x.jsonl"),
+        ("in//x.jsonl", "in/x.jsonl"),
+        ("./././x.jsonl", "x.jsonl"),
+        ("/work/repo/./in/../up/d.log.gz", "up/d.log.gz"),
+        ("/work/./repo/x.jsonl", "x.jsonl"),
+        // Names that only look like dot segments are names.
+        ("...jsonl", "...jsonl"),
+        ("..x/y.jsonl", "..x/y.jsonl"),
+        ("a/.b/c.jsonl", "a/.b/c.jsonl"),
+    ])
+    func sarifURIsNeverClimbOutOfTheWorkingDirectory(_ path: String, _ expected: String) {
+        #expect(SARIFReport.artifactURI(path, cwd: "/work/repo") == expected)
+    }
+
+    @Test func sarifURIsOfPathsThatClimbOutWithoutAWorkingDirectory() {
+        // Not knowing where it ran, a relative path can only stay relative.
+        #expect(SARIFReport.artifactURI("../x/./y.jsonl", cwd: nil) == "../x/y.jsonl")
+        #expect(SARIFReport.artifactURI("a/../b.jsonl", cwd: nil) == "b.jsonl")
+        // At the root, everything is below the working directory but is named absolutely, as before.
+        #expect(SARIFReport.artifactURI("../x.jsonl", cwd: "/") == "file:///x.jsonl")
+        #expect(SARIFReport.artifactURI("x.jsonl", cwd: "/") == "x.jsonl")
+    }
+
     // MARK: - GitHub
 
     /// A parsed workflow command: `::name k=v,k=v::data`.

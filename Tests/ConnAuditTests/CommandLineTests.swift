@@ -211,6 +211,29 @@ private let testRules = """
         }
     }
 
+    /// A relative PATH that climbs out of the working directory (`../../tmp/…`) is no relative
+    /// URI (code scanning would read it against the repository's root): SARIF names the file by
+    /// its absolute path. The other reports keep the path as given.
+    @Test func sarifNamesAPathOutOfTheWorkingDirectoryAbsolutely() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write(badLog, dir, "x.jsonl")
+            let cwd = FileManager.default.currentDirectoryPath
+            try #require(cwd.hasPrefix("/") && !log.hasPrefix(cwd + "/"), "the test needs \(log) outside \(cwd)")
+            let up = String(repeating: "../", count: cwd.split(separator: "/").count)
+            // `../../tmp/conn-audit-cli-…/./../conn-audit-cli-…/x.jsonl`
+            let name = (dir as NSString).lastPathComponent
+            let relative = up + String(dir.dropFirst()) + "/./../" + name + "/x.jsonl"
+            let run = cli([relative, "--format", "sarif"])
+            #expect(run.code == 1, "\(run.err)")
+            let results = try JSONTree(run.out)["runs"][0]["results"].array
+            #expect(!results.isEmpty)
+            let uris = Set(results.map { $0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string })
+            #expect(uris == ["file://" + log], "\(uris)")
+            let json = try JSONTree(cli([relative, "--format", "json"]).out)
+            #expect(json["files"][0]["path"].string == relative)
+        }
+    }
+
     @Test func badRulesExitTwoWithFileLineColumn() throws {
         try withTemporaryDirectory { dir in
             let log = try write(cleanLog, dir, "a.jsonl")

@@ -22,9 +22,11 @@ import Darwin
 /// refuses a SARIF file with a result that has none): `artifactLocation.uri` is the log file's
 /// path as the other reports write it (the PATH joined with the path below it) — relative to the
 /// directory conn-audit ran in, which in CI is the repository's root, so code scanning finds the
-/// file — and `region.startLine` its line. An absolute path under the working directory is made relative to it; any other
-/// absolute path is a `file://` URI; standard input is `stdin`. URIs are percent-encoded per
-/// RFC 3986 (everything but unreserved characters and `/`). A finding that points at no line (a
+/// file — and `region.startLine` its line. The path loses its `.` and `..` segments (lexically); an
+/// absolute path under the working directory is made relative to it; any other absolute path, and
+/// a relative one whose `..` climbs out of the working directory, is a `file://` URI of the
+/// absolute path; standard input is `stdin`. URIs are percent-encoded per RFC 3986 (everything but
+/// unreserved characters and `/`). A finding that points at no line (a
 /// coverage rule such as `ws.required-outcomes`, which judges the whole corpus) is placed at line 1
 /// of the first input that was read to its end without error, preferring one that was not gzip
 /// (``corpusFile(_:)``), with `properties.corpusWide: true`; when no input was read without an
@@ -246,7 +248,7 @@ public enum SARIFReport {
 
     /// Where corpus-wide results are placed: the first input read to its end without error that
     /// was not gzip, else the first such input that was (code scanning shows neither a gzip file's
-    /// lines nor an unreadable file's); nil when every input failed.
+    /// lines nor an unreadable file's); nil when none was read without an error.
     static func corpusFile(_ report: AuditReport) -> Int? {
         let failed = Set(report.inputErrors.map(\.path))
         let readable = report.files.indices.filter {
@@ -255,21 +257,57 @@ public enum SARIFReport {
         return readable.first { !report.files[$0].compressed } ?? readable.first
     }
 
-    /// The uri of a log file for `artifactLocation`: its path as the reports write it, relative
-    /// to the working directory `cwd` when it is an absolute path below it; another absolute path
-    /// is a `file://` URI; `<stdin>` is `stdin`.
+    /// The uri of a log file for `artifactLocation`: its path as the reports write it, without
+    /// `.` and `..` segments (``normalized(_:)``), relative to the working directory `cwd`; a path
+    /// that is not below it — absolute, or relative with `..` that climbs out of it — is a
+    /// `file://` URI of its absolute path; `<stdin>` is `stdin`.
     static func artifactURI(_ path: String, cwd: String?) -> String {
         if path == "<stdin>" { return "stdin" }
-        if path.hasPrefix("/") {
-            if let cwd, cwd != "/" {
-                let prefix = cwd.hasSuffix("/") ? cwd : cwd + "/"
-                if path.hasPrefix(prefix), path.count > prefix.count { return percentEncode(String(path.dropFirst(prefix.count))) }
-            }
-            return "file://" + percentEncode(path)
+        if path.hasPrefix("/") { return absoluteURI(normalized(path), cwd: cwd) }
+        let relative = normalized(path)
+        guard !relative.isEmpty else { return percentEncode(path) }
+        // A relative URI that starts with `..` would point outside the repository it is read in.
+        if relative == ".." || relative.hasPrefix("../"), let cwd, cwd.hasPrefix("/") {
+            return absoluteURI(normalized(cwd + "/" + path), cwd: cwd)
         }
-        var relative = Substring(path)
-        while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
-        return percentEncode(String(relative))
+        return percentEncode(relative)
+    }
+
+    /// A normalized absolute path: relative to `cwd` when below it, else a `file://` URI.
+    private static func absoluteURI(_ path: String, cwd: String?) -> String {
+        if let cwd, cwd != "/" {
+            let base = normalized(cwd)
+            let prefix = base.hasSuffix("/") ? base : base + "/"
+            if path.hasPrefix(prefix), path.count > prefix.count {
+                return percentEncode(String(path.dropFirst(prefix.count)))
+            }
+        }
+        return "file://" + percentEncode(path)
+    }
+
+    /// `path` without empty and `.` segments, each `..` taking away the segment before it, as
+    /// RFC 3986 §5.2.4 removes a URI's dot segments: lexically, as a SARIF viewer resolves the
+    /// URI (through a symbolic link, `link/..` is not where the kernel would go). A `..` at the
+    /// start of a relative path stays; at the root of an absolute one it goes.
+    static func normalized(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var kept: [Substring] = []
+        for segment in path.split(separator: "/") {
+            switch segment {
+            case ".":
+                continue
+            case "..":
+                if let last = kept.last, last != ".." {
+                    kept.removeLast()
+                } else if !absolute {
+                    kept.append(segment)
+                }
+            default:
+                kept.append(segment)
+            }
+        }
+        let joined = kept.joined(separator: "/")
+        return absolute ? "/" + joined : joined
     }
 
     /// The directory conn-audit runs in (nil if it cannot be read).
