@@ -408,6 +408,35 @@ private let testRules = """
         }
     }
 
+    /// docs/json-report.md: a finding that points at no line — a coverage violation, or a corpus
+    /// `count` + `min` with nothing to count — has `null` `file` and `line` (and `t`, `src`,
+    /// `session`, `gen`), and no context.
+    @Test func jsonFindingsThatPointAtNoLineHaveNullFileAndLine() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write("{\"t\":1,\"src\":\"d\",\"ev\":\"ws.connect\",\"gen\":1}\n", dir, "a.jsonl")
+            let rules = try write("""
+                rules:
+                  - id: t.some-ping
+                    title: A ping somewhere
+                    for: corpus
+                    count: { ev: ws.ping }
+                    min: 1
+                """, dir, "corpus.yaml")
+            let coverage = try entry(try json(cli([log, "--format", "json"]).out), "ws.required-outcomes")
+            let counted = try entry(try json(cli([log, "--rules", rules, "--format", "json"]).out), "t.some-ping")
+            for rule in [coverage, counted] {
+                let found = try #require(rule["violations"] as? [[String: Any]])
+                #expect(!found.isEmpty, "\(rule["id"] ?? "?")")
+                for f in found {
+                    for key in ["file", "line", "t", "src", "session", "gen"] {
+                        #expect(f.keys.contains(key) && f[key] is NSNull, "\(rule["id"] ?? "?") \(key): \(f[key] ?? "missing")")
+                    }
+                    #expect((f["context"] as? [Any])?.isEmpty == true)
+                }
+            }
+        }
+    }
+
     @Test func jsonReportOfACleanLogPasses() throws {
         try withTemporaryDirectory { dir in
             let log = try write(cleanLog, dir, "clean.jsonl")
