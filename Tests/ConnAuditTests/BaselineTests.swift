@@ -146,4 +146,59 @@ import Testing
         #expect(renewed.entries.contains { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" })
         #expect(!renewed.entries.contains { $0.reason == "old review" })
     }
+
+    /// A report over the `--baseline` file would replace the reviewed baseline with a report (and
+    /// the next run would refuse it): refused before anything runs, however the path is spelled.
+    /// B is the baseline, LINK a symbolic link to it, DIR its directory.
+    @Test(arguments: [
+        (["--output", "B"], "--output B is the --baseline file: the report would overwrite it"),
+        (["--format", "json", "--output", "DIR/./sub/../base.json"],
+         "--output DIR/./sub/../base.json is the --baseline file B: the report would overwrite it"),
+        (["--output", "LINK"], "--output LINK is the --baseline file B"),
+        (["--report", "sarif=B"], "--report sarif=B is the --baseline file: the report would overwrite it"),
+        (["--output", "/dev/null", "--report", "junit=LINK"], "--report junit=LINK is the --baseline file B"),
+        // Not the baseline, but the same file as the baseline this run writes: refused as before.
+        (["--write-baseline", "DIR/new.json", "--output", "DIR/./new.json"],
+         "--write-baseline DIR/new.json and --output DIR/./new.json name the same file"),
+    ] as [([String], String)])
+    func aReportMayNotOverwriteTheBaseline(_ options: [String], _ message: String) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bl-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir + "/sub", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/d.jsonl", base = dir + "/base.json", link = dir + "/link.json"
+        try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
+        #expect(CommandLineRun([log, "--write-baseline", base, "--quiet"]).code == 1)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: base)
+        let before = try Data(contentsOf: URL(fileURLWithPath: base))
+        func spelled(_ s: String) -> String {
+            s.replacingOccurrences(of: "LINK", with: link).replacingOccurrences(of: "DIR", with: dir)
+                .replacingOccurrences(of: "=B", with: "=" + base).replacingOccurrences(of: " B", with: " " + base)
+        }
+        let args = options.map { $0 == "B" ? base : spelled($0) }
+        let run = CommandLineRun([log, "--baseline", base] + args)
+        #expect(run.code == 2)
+        #expect(run.err.contains("conn-audit: error: " + spelled(message)), "\(run.err)")
+        #expect(run.out.isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: base)) == before, "the baseline was changed")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/new.json"))
+    }
+
+    /// `--write-baseline` may rewrite the `--baseline` file itself (it is read first): the entries
+    /// that still match keep their reviews.
+    @Test func aBaselineMayBeRewrittenInPlace() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bl-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/d.jsonl", base = dir + "/base.json"
+        try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
+        #expect(CommandLineRun([log, "--write-baseline", base, "--quiet"]).code == 1)
+        var reviewed = try Baseline.load(base)
+        reviewed.entries[0].reason = "known: BUG-2"
+        try reviewed.json().write(toFile: base, atomically: true, encoding: .utf8)
+        let run = CommandLineRun([log, "--baseline", base, "--write-baseline", dir + "/./base.json", "--quiet"])
+        #expect(run.code == 0, "\(run.err)")
+        let again = try Baseline.load(base)
+        #expect(again.entries.count == reviewed.entries.count)
+        #expect(again.entries.contains { $0.fingerprint == reviewed.entries[0].fingerprint && $0.reason == "known: BUG-2" })
+    }
 }

@@ -157,7 +157,7 @@ public enum CommandLineTool {
         if let path = p.value("--output") { outputs.append(("--output", path)) }
         outputs += extraReports.map { ("--report \($0.format)=", $0.path) }
         if let path = p.value("--write-baseline") { outputs.append(("--write-baseline", path)) }
-        try Self.checkOutputs(outputs, inputs: found.files)
+        try Self.checkOutputs(outputs, inputs: found.files, baseline: p.value("--baseline"))
         let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs)
         var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
         if !background.isEmpty {
@@ -199,11 +199,17 @@ public enum CommandLineTool {
 
     static let formats = ["text", "json", "junit", "sarif", "github"]
 
-    /// Files the run writes may not be one of its input logs, nor each other: the report would
-    /// replace the log it judged (or one report another), silently. Paths compare as files
-    /// (canonical absolute paths; a file not written yet by its directory's).
-    static func checkOutputs(_ outputs: [(option: String, path: String)], inputs: [InputFile]) throws(UsageError) {
+    /// Files the run writes may not be one of its input logs, nor each other, nor — for a report —
+    /// the `--baseline` it reads: the report would replace the log it judged, one report another,
+    /// or the reviewed baseline, silently. `--write-baseline` may be the `--baseline` file: it is
+    /// read before it is rewritten, and the entries it keeps keep their reasons. Paths compare as
+    /// files (canonical absolute paths, so another spelling or a symbolic link is the same file; a
+    /// file not written yet by its directory's).
+    static func checkOutputs(
+        _ outputs: [(option: String, path: String)], inputs: [InputFile], baseline: String? = nil
+    ) throws(UsageError) {
         let inputKeys = Set(inputs.filter { !$0.isStdin }.map(\.orderKey))
+        let baselineKey = baseline.map(canonicalOutput)
         var seen: [[UInt8]: String] = [:]
         for (option, path) in outputs {
             // A device or pipe (`/dev/null`, `/dev/stdout` — even when it leads to a file) is not
@@ -216,6 +222,10 @@ public enum CommandLineTool {
             let named = option.hasSuffix("=") ? option + path : "\(option) \(path)"
             if inputKeys.contains(key) {
                 throw UsageError("\(named) is one of the input logs: the report would overwrite it")
+            }
+            if let baseline, key == baselineKey, option != "--write-baseline" {
+                let spelled = baseline == path ? "" : " \(baseline)"
+                throw UsageError("\(named) is the --baseline file\(spelled): the report would overwrite it")
             }
             if let other = seen[key] { throw UsageError("\(named) and \(other) name the same file") }
             seen[key] = named
