@@ -354,9 +354,10 @@ import FoundationXML
         // Only gzip was read: the first gzip file that was read to its end.
         PlacementCase([("logs/corrupt.jsonl.gz", corruptGzip), ("logs/up.jsonl.gz", Gzip.compress(Array(log.utf8)))],
                       "logs/up.jsonl.gz"),
-        // The only input with events failed part-way (cut-off gzip): no location at all.
+        // No input was read cleanly (a cut-off gzip, an unopenable file): the first input, since
+        // code scanning refuses a whole SARIF file with a result that has no location.
         PlacementCase([("logs/cut.jsonl.gz", Array(Gzip.compress(Array(log.utf8)).dropLast(6))),
-                       ("logs/locked.jsonl", nil)], "-"),
+                       ("logs/locked.jsonl", nil)], "logs/cut.jsonl.gz"),
     ])
     func sarifPlacesCorpusResultsOnAReadableInput(_ c: PlacementCase) throws {
         let report = Self.audit(c.inputs)

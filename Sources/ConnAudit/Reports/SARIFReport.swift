@@ -18,7 +18,7 @@ import Darwin
 /// - each violation a baseline accepted: like a violation, with
 ///   `suppressions: [{kind: "external", status: "accepted"}]`, so viewers show it as suppressed.
 ///
-/// Every result has `locations[0].physicalLocation` but in one case below (GitHub code scanning
+/// Every result of a run with an input file has `locations[0].physicalLocation` (GitHub code scanning
 /// refuses a SARIF file with a result that has none): `artifactLocation.uri` is the log file's
 /// path as the other reports write it (the PATH joined with the path below it) — relative to the
 /// directory conn-audit ran in, which in CI is the repository's root, so code scanning finds the
@@ -30,8 +30,9 @@ import Darwin
 /// coverage rule such as `ws.required-outcomes`, which judges the whole corpus) is placed at line 1
 /// of the first input that was read to its end without error, preferring one that was not gzip
 /// (``corpusFile(_:)``), with `properties.corpusWide: true`; when no input was read without an
-/// error, it has no `locations` (SARIF allows a result without; code scanning refuses the file,
-/// in a run that exits 2 anyway).
+/// error, at the first input (a result without `locations` is valid SARIF, but code scanning then
+/// refuses the whole file, every other result with it). Only a run without any input file has
+/// results without `locations`.
 ///
 /// `partialFingerprints["connAudit/v1"]` is ``Fingerprint/of(_:rule:paths:)``, computed over the
 /// same list the baseline uses (violations and baselined ones together, in report order), so a
@@ -248,13 +249,16 @@ public enum SARIFReport {
 
     /// Where corpus-wide results are placed: the first input read to its end without error that
     /// was not gzip, else the first such input that was (code scanning shows neither a gzip file's
-    /// lines nor an unreadable file's); nil when none was read without an error.
+    /// lines nor an unreadable file's); when none was read without an error, the first input; nil
+    /// when there is no input.
     static func corpusFile(_ report: AuditReport) -> Int? {
         let failed = Set(report.inputErrors.map(\.path))
         let readable = report.files.indices.filter {
             report.files[$0].error == nil && !failed.contains(report.files[$0].path)
         }
-        return readable.first { !report.files[$0].compressed } ?? readable.first
+        // None read cleanly: the first input still, since code scanning refuses a whole SARIF file
+        // that has a result without a location (and the run's other results with it).
+        return readable.first { !report.files[$0].compressed } ?? readable.first ?? (report.files.isEmpty ? nil : 0)
     }
 
     /// The uri of a log file for `artifactLocation`: its path as the reports write it, without
