@@ -504,9 +504,11 @@ rules:
     # releases the ping without ending anything. After a premature pong_timeout close the
     # generation has ended, and not otherwise: the transport's ws.closed that follows releases
     # nothing. A ping into a generation that already ended otherwise needs no close.
+    let:
+      # The generation's end so far (null while it is live).
+      ending: "first({ev: [ws.close, ws.closed, ws.connect_failed]})"
     each: { ev: ws.ping, as: p, where: "count({ev: ws.recv_error}) == 0
-        and not (first({ev: [ws.close, ws.closed, ws.connect_failed], as: end}) != null
-                 and (end.ev == 'ws.closed' or (end.ev == 'ws.close' and end.reason != 'pong_timeout')))" }
+        and (ending == null or not (ending.ev == 'ws.closed' or (ending.ev == 'ws.close' and ending.reason != 'pong_timeout')))" }
     followed_by: { ev: ws.close, reason: pong_timeout, where: "t >= p.t + T" }
     within_ms: "T + params.tick_slack_ms"
     unless:
