@@ -271,9 +271,11 @@ rules:
       ws.state or ws.ping whose gen is lower than the newest ws.connect gen before it means an old
       generation changed the visible state (a late close callback showing "disconnected" over a
       healthy connection) or an old connection is still beating.
+    # A ws.connect without gen belongs to no generation (as in ws.generation-increases, it sets no
+    # bar): the newest connect is the newest one with a gen.
     every: { ev: [ws.state, ws.ping] }
-    expect: "gen == null or gen >= (last({ev: ws.connect}).gen ?? gen)"
-    message: "{ev} of generation {gen} after ws.connect of generation {last({ev: ws.connect}).gen}: a replaced connection still acts"
+    expect: "gen == null or gen >= (last({ev: ws.connect, gen: {exists: true}}).gen ?? gen)"
+    message: "{ev} of generation {gen} after ws.connect of generation {last({ev: ws.connect, gen: {exists: true}}).gen}: a replaced connection still acts"
     tests:
       - name: a generation one below a newer one beyond 2^53 is stale
         log: |
@@ -304,6 +306,16 @@ rules:
           {"t":10,"ev":"ws.connect","gen":3}
           {"t":20,"ev":"ws.state","gen":4,"state":"connecting"}
         expect: pass
+      - name: a ws.connect without gen hides no older generation (it belongs to none)
+        log: |
+          {"t":0,"ev":"ws.connect","gen":1}
+          {"t":500,"ev":"ws.connect","gen":2}
+          {"t":600,"ev":"ws.connect"}
+          {"t":700,"ev":"ws.state","gen":1,"state":"disconnected"}
+          {"t":710,"ev":"ws.ping","gen":1}
+          {"t":720,"ev":"ws.state","gen":2,"state":"connected"}
+        expect: fail
+        violations: 2
 
   - id: ws.ping-after-interval
     title: Pings wait one interval after open and after each on-time pong
