@@ -197,6 +197,11 @@ final class FileReader {
     static func redactedName(_ v: Value?) -> String {
         var h: UInt32 = 2_166_136_261
         for b in (v?.rendered(bare: false) ?? "").utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        return redactedName(hash: h)
+    }
+
+    /// `[redacted 1a2b3c4d]` for a hash made as ``redactedName(_:)`` makes it.
+    static func redactedName(hash h: UInt32) -> String {
         let hex = String(h, radix: 16)
         return "[redacted " + String(repeating: "0", count: 8 - hex.count) + hex + "]"
     }

@@ -534,21 +534,24 @@ struct JSONLineParser {
     /// its text, so two such keys stay apart too.
     static func renderedPath(_ parts: [SecretPathPart]) -> String {
         var text = ""
-        for part in parts {
-            switch part {
-            case .index(let n):
-                text += "[\(n)]"
-            case .key(let bytes) where !bytes.isEmpty && bytes.allSatisfy(isPlainKeyByte):
-                // Plain keys hold no token: a bearer token needs white space, a JWT dots.
-                if !text.isEmpty { text += "." }
-                text += String(decoding: bytes, as: UTF8.self)
-            case .key(let bytes):
-                let key = String(decoding: bytes, as: UTF8.self)
-                text += bytes.withUnsafeBufferPointer { containsToken($0) }
-                    ? FileReader.redactedName(.string(key)) : "[" + Value.jsonString(key) + "]"
-            }
-        }
+        for part in parts { appendRendered(part, to: &text) }
         return text
+    }
+
+    /// One step of ``renderedPath(_:)``, after the steps in `text`.
+    static func appendRendered(_ part: SecretPathPart, to text: inout String) {
+        switch part {
+        case .index(let n):
+            text += "[\(n)]"
+        case .key(let bytes) where !bytes.isEmpty && bytes.allSatisfy(isPlainKeyByte):
+            // Plain keys hold no token: a bearer token needs white space, a JWT dots.
+            if !text.isEmpty { text += "." }
+            text += String(decoding: bytes, as: UTF8.self)
+        case .key(let bytes):
+            let key = String(decoding: bytes, as: UTF8.self)
+            text += bytes.withUnsafeBufferPointer { containsToken($0) }
+                ? FileReader.redactedName(.string(key)) : "[" + Value.jsonString(key) + "]"
+        }
     }
 
     @inline(__always) private static func isPlainKeyByte(_ b: UInt8) -> Bool { isAlnum(b) || b == 0x5F || b == 0x2D }
