@@ -368,6 +368,48 @@ extension HostileInputTests {
         }
     }
 
+    /// A line too long to hold is still judged by `log.no-secrets` (default-pack.md: every line that
+    /// parses as a JSON object): its bytes are scanned as they are skipped. One that is not a JSON
+    /// object, or not UTF-8, is only malformed. No report prints what the line holds.
+    @Test func aLineLongerThanOneMebibyteIsScannedForSecrets() throws {
+        try withScratch { dir in
+            let size = 2 << 20
+            func long(_ head: String, _ tail: [UInt8]) -> [UInt8] {
+                bytes(head) + [UInt8](repeating: UInt8(ascii: "a"), count: size - head.utf8.count - tail.count) + tail
+            }
+            let secret = long(#"{"t":2,"ev":"probe.hit","auth":{"Password":"hunter2"},"pad":""#,
+                              bytes(#"","note":"Bearer SECRETabcdefgh"}"#))
+            let notObject = long(#"[{"t":3,"password":"hunter2","pad":""#, bytes(#""}]"#))
+            let badUTF8 = long(#"{"t":4,"password":"hunter2","pad":""#, [0xFF] + bytes(#""}"#))
+            let log = try put(bytes(probe(1)) + newline + secret + newline + notObject + newline + badUTF8 + newline
+                              + bytes(probe(5)) + newline, dir, "long.jsonl")
+
+            for format in ["text", "json", "sarif"] {
+                let run = runCLI([log, "--rules", try rulesDirectory(dir), "--format", format])
+                #expect(run.code == 1, "\(format): \(run.err)")
+                #expect(run.elapsed < timeLimit, "\(format) took \(run.elapsed)")
+                for shown in ["hunter2", "SECRET", "aaaaaaaa"] {
+                    #expect(!run.out.contains(shown) && !run.err.contains(shown), "\(format) prints \(shown)")
+                }
+                guard format == "json" else { continue }
+                let report = try parseReport(run.out)
+                try expectAccounting(report)
+                #expect(try fileCounts(report, log) == FileCounts(lines: 5, events: 2, malformed: 3, blank: 0))
+                #expect(try violationLines(report, "probe.seen", file: log) == [1, 5])
+                #expect(try malformedMessages(report, file: log) == [
+                    2: "not a valid connlog event: line is longer than 1 MiB (\(size) bytes)",
+                    3: "not a valid connlog event: line is longer than 1 MiB (\(size) bytes)",
+                    4: "not a valid connlog event: line is longer than 1 MiB (\(size) bytes)",
+                ])
+                let secrets = try violations(report, "log.no-secrets")
+                #expect(secrets.map { $0["line"] as? Int } == [2, 2])
+                let messages = secrets.compactMap { $0["message"] as? String }
+                #expect(messages.count == 2 && messages[0].contains("'auth.Password'") && messages[1].contains("'note'"),
+                        "\(messages)")
+            }
+        }
+    }
+
     /// Runs with `--only log.malformed`: the point is the reader and its counts, not the pack (the whole
     /// pack adds about 30 % in a debug build).
     @Test func aMillionTinyLinesAreAllCounted() throws {

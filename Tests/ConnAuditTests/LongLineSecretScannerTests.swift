@@ -231,6 +231,63 @@ struct LongLineSecretScannerTests {
         #expect(paths.count == limit)
         #expect(paths.first == "token" && paths[1] == "l[0].body" && paths.last == "l[\(limit - 2)].body")
     }
+
+    // MARK: - Through the reader
+
+    /// A line of `size` bytes: `head`, padding in a string, `tail`.
+    static func longLine(_ head: String, _ tail: String, size: Int = 2 << 20) -> [UInt8] {
+        longLine(head, Array(tail.utf8), size: size)
+    }
+
+    static func longLine(_ head: String, _ tail: [UInt8], size: Int = 2 << 20) -> [UInt8] {
+        let head = Array(head.utf8)
+        return head + [UInt8](repeating: UInt8(ascii: "a"), count: size - head.count - tail.count) + tail
+    }
+
+    @Test("a line over 1 MiB is malformed and its secrets are found, whatever the read sizes", arguments: [
+        [Int](), [1_048_576, 1], [7], [1_000_003], [65_536],
+    ])
+    func throughTheReader(plan: [Int]) throws {
+        let secret = Self.longLine(#"{"t":1,"ev":"x.y","h":{"Password":"hunter2"},"pad":""#,
+                                   #"","note":"x Bearer abcdefghijkl","list":[1,"eyJa.eyJb.c"]}"#)
+        let notObject = Self.longLine(#"[{"password":"hunter2","pad":""#, #""}]"#)
+        let badUTF8 = Self.longLine(#"{"password":"hunter2","pad":""#, [0xFF] + Array(#""}"#.utf8))
+        let cut = Self.longLine(#"{"password":"hunter2","pad":""#, #"""#)
+        let bytes = secret + [0x0D, 0x0A] + notObject + [0x0A] + badUTF8 + [0x0A]
+            + Array(#"{"t":2,"ev":"x.after","token":"t"}"#.utf8) + [0x0A] + cut
+        let source = ReaderTests.ChunkedSource(bytes, plan: plan, rest: plan.last ?? 1 << 20)
+        let (lines, stats) = ReaderTests.read(source: source)
+        try #require(lines.count == 5)
+        #expect(lines[0].reason == "line is longer than 1 MiB (\(secret.count) bytes)")
+        #expect(lines[0].secretPaths == ["h.Password", "note", "list[1]"])
+        #expect(lines[0].secrets.allSatisfy { $0.line == 1 && $0.ev == "$secret" && $0.t.isNaN })
+        for k in 1...2 {
+            #expect(lines[k].reason?.hasPrefix("line is longer than 1 MiB") == true)
+            #expect(lines[k].secrets.isEmpty, "line \(k + 1): \(lines[k].secretPaths)")
+        }
+        #expect(lines[3].secretPaths == ["token"])
+        #expect(lines[4].reason?.hasPrefix("line is longer than 1 MiB") == true)
+        #expect(lines[4].secrets.isEmpty)
+        #expect(stats.lines == 5 && stats.malformed == 4)
+    }
+
+    /// A line just over 1 MiB is found with its newline in the buffer (the reader measures it
+    /// there); a longer one is skipped read by read. Both are scanned, after a BOM too.
+    @Test("a long first line after a BOM, and a long line found with its newline in one read")
+    func bomAndOneRead() throws {
+        let short = Self.longLine(#"{"token":""#, #""}"#, size: (1 << 20) + 10)
+        let long = Self.longLine(#"{"token":""#, #""}"#, size: 3 << 20)
+        for plan in [[Int](), [(1 << 20) + 20]] {
+            for (first, second) in [(short, long), (long, short)] {
+                let bytes = ReaderTests.bom + first + [0x0A] + second + [0x0A]
+                let (lines, _) = ReaderTests.read(source: ReaderTests.ChunkedSource(bytes, plan: plan, rest: 1 << 20))
+                try #require(lines.count == 2)
+                #expect(lines[0].reason == "line is longer than 1 MiB (\(first.count) bytes)")
+                #expect(lines[0].secretPaths == ["token"], "\(plan) \(first.count)")
+                #expect(lines[1].secretPaths == ["token"], "\(plan) \(second.count)")
+            }
+        }
+    }
 }
 
 // MARK: - Generated lines

@@ -40,6 +40,7 @@ final class FileReader {
         self.index = index
         self.path = path
         lines = LineReader(source)
+        lines.scansLongLines = true
         parser = JSONLineParser(wantedFields: wantedFields, evIDs: evIDs)
         stats = FileStats(path: path)
         malformedID = evIDs["$malformed"] ?? -1
@@ -68,6 +69,11 @@ final class FileReader {
         stats.lines += 1
         if let length = raw.tooLong {
             stats.malformed += 1
+            // Its secrets were found as it was skipped: the line is never held.
+            for p in lines.longLineSecretPaths {
+                secrets.append(Event(t: .nan, ev: "$secret", file: index, line: raw.number,
+                                     fields: [.init("path", .string(p))] + location(raw.number), evID: secretID))
+            }
             return .malformed(malformed(raw.number, "line is longer than 1 MiB (\(length) bytes)"))
         }
         if isBlank(raw.bytes) {

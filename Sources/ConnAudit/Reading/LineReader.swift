@@ -21,7 +21,8 @@ struct RawLine {
 ///
 /// Reads in large chunks into one buffer and hands out lines as views into it. A line longer than
 /// ``maxLineBytes`` is measured and skipped without being held, so a 100 MB line with no newline
-/// costs no more memory than a short one.
+/// costs no more memory than a short one; with ``scansLongLines`` its bytes go through a
+/// ``LongLineSecretScanner`` on the way (``longLineSecretPaths``).
 final class LineReader {
     /// connlog: a line may hold 1 MiB (1,048,576 bytes) without its line end.
     static let maxLineBytes = 1 << 20
@@ -40,6 +41,17 @@ final class LineReader {
     private(set) var bytesRead = 0
     /// Whether the source is gzip (known once the first line was asked for).
     var isCompressed: Bool { source.isCompressed }
+    /// Scans each line too long to hand out for secrets as it is skipped (``FileReader`` does;
+    /// a reader that only looks for where sources end does not).
+    private var longLineScanner: LongLineSecretScanner?
+    /// The secret key paths of the last line handed out as ``RawLine/tooLong``, when
+    /// ``scansLongLines`` (``LongLineSecretScanner/finish()``).
+    private(set) var longLineSecretPaths: [String] = []
+
+    var scansLongLines: Bool {
+        get { longLineScanner != nil }
+        set { longLineScanner = newValue ? LongLineSecretScanner() : nil }
+    }
 
     init(_ source: any ByteSource, chunkSize: Int = 1 << 20) {
         self.source = source
@@ -116,6 +128,11 @@ final class LineReader {
         scanned = 0
         let length = lineEnd - lineStart
         if length > Self.maxLineBytes {
+            if longLineScanner != nil {
+                longLineScanner!.reset()
+                longLineScanner!.feed(UnsafeBufferPointer(start: buffer + lineStart, count: length))
+                longLineSecretPaths = longLineScanner!.finish()
+            }
             return RawLine(number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
                            unterminated: !terminated, tooLong: length)
         }
@@ -123,17 +140,26 @@ final class LineReader {
                        unterminated: !terminated, tooLong: nil)
     }
 
-    /// Consumes a line that is too long, counting its bytes, until its newline or the end.
+    /// Consumes a line that is too long, counting its bytes (a BOM on the first line not
+    /// counted), until its newline or the end; its bytes go through the scanner as they pass.
     private func skipLongLine() throws(InputError) -> RawLine {
         lineNumber += 1
-        atFileStart = false
+        if atFileStart {
+            atFileStart = false
+            if buffer[start] == 0xEF, buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF { start += 3 }
+        }
         var length = end - start
+        if longLineScanner != nil {
+            longLineScanner!.reset()
+            scanLong(from: start, to: end)
+        }
         start = end
         scanned = 0
         var lastByte: UInt8 = buffer[end - 1]
         while true {
             if start == end {
                 if eof {
+                    finishLongLine()
                     return RawLine(number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
                                    unterminated: true, tooLong: length)
                 }
@@ -146,14 +172,28 @@ final class LineReader {
                 length += nl - start
                 if nl > start { lastByte = buffer[nl - 1] }
                 if lastByte == 0x0D { length -= 1 }
+                // A `\r` before the newline reaches the scanner: white space, it changes nothing.
+                scanLong(from: start, to: nl)
+                finishLongLine()
                 start = nl + 1
                 return RawLine(number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
                                unterminated: false, tooLong: length)
             }
             length += end - start
             lastByte = buffer[end - 1]
+            scanLong(from: start, to: end)
             start = end
         }
+    }
+
+    private func scanLong(from: Int, to: Int) {
+        guard longLineScanner != nil, to > from else { return }
+        longLineScanner!.feed(UnsafeBufferPointer(start: buffer + from, count: to - from))
+    }
+
+    private func finishLongLine() {
+        guard longLineScanner != nil else { return }
+        longLineSecretPaths = longLineScanner!.finish()
     }
 
     private func fill() throws(InputError) {
