@@ -133,6 +133,14 @@ struct LongLineSecretScanner {
                         }
                         i += 1
                     }
+                } else {
+                    // A key: its plain ASCII bytes without the dispatch of `step`.
+                    while i < n {
+                        let b = bytes[i]
+                        if b == 0x22 || b == 0x5C || b < 0x20 || b >= 0x80 { break }
+                        keyByte(b)
+                        i += 1
+                    }
                 }
                 if i == n { return }
             } else if mode == .done || mode == .failed {
@@ -440,7 +448,9 @@ struct LongLineSecretScanner {
     }
 
     private static func isSecretName(length: Int, _ low: UInt64, _ high: UInt64) -> Bool {
-        secretNames.contains { $0.length == length && $0.low == low && $0.high == high }
+        // The names' lengths (4, 5, 6, 7, 8, 12, 13) first: most keys are none of them.
+        guard length < 64, (1 << UInt64(length)) & 0x31F0 != 0 else { return false }
+        return secretNames.contains { $0.length == length && $0.low == low && $0.high == high }
     }
 
     // MARK: - Findings
@@ -518,8 +528,11 @@ struct TokenMatcher {
     private var jwt = 0
     private var jwtDot = 0
 
-    private static let bearerBytes: [UInt8] = Array("bearer".utf8)
-    private static let eyJ: (UInt8, UInt8, UInt8) = (0x65, 0x79, 0x4A)
+    /// `bearer` and `eyJ`, a byte each from the lowest (literals: no lazy global on the byte loop).
+    private static let bearerBytes: UInt64 = 0x7265_7261_6562
+    private static let eyJBytes: UInt32 = 0x4A_7965
+
+    @inline(__always) private static func eyJ(_ k: Int) -> UInt8 { UInt8(truncatingIfNeeded: eyJBytes >> UInt32(8 * k)) }
 
     /// Reads one byte; true once a token has been read.
     @inline(__always) mutating func add(_ b: UInt8) -> Bool {
@@ -557,7 +570,7 @@ struct TokenMatcher {
         default: break
         }
         let lower = b >= 65 && b <= 90 ? b + 32 : b
-        if lower == Self.bearerBytes[bearer] {
+        if lower == UInt8(truncatingIfNeeded: Self.bearerBytes >> UInt64(8 * bearer)) {
             bearer += 1
             if bearer == 6 {
                 bearer = 0
@@ -571,8 +584,7 @@ struct TokenMatcher {
         case 1, 2:
             if Self.isB64URL(b) { jwt = 2 } else if b == 0x2E && jwt == 2 { jwt = 3; jwtDot = 0 } else { jwt = 0 }
         case 3:
-            let want = jwtDot == 0 ? Self.eyJ.0 : jwtDot == 1 ? Self.eyJ.1 : Self.eyJ.2
-            if b == want {
+            if b == Self.eyJ(jwtDot) {
                 jwtDot += 1
                 if jwtDot == 3 { jwt = 4 }
             } else {
@@ -589,8 +601,7 @@ struct TokenMatcher {
             }
         default: break
         }
-        let want = jwtStart == 0 ? Self.eyJ.0 : jwtStart == 1 ? Self.eyJ.1 : Self.eyJ.2
-        if b == want {
+        if b == Self.eyJ(jwtStart) {
             jwtStart += 1
             if jwtStart == 3 {
                 jwtStart = 0
