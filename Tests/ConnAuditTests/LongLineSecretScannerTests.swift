@@ -223,6 +223,48 @@ struct LongLineSecretScannerTests {
         }
     }
 
+    @Test("the parser keeps the same bound on a short line: a long key reads as the scanner reads it")
+    func parserCutsLongKeysAlike() {
+        let bound = LongLineSecretScanner.maxPathKeyBytes
+        var scanner = LongLineSecretScanner()
+        let long = String(repeating: "k", count: bound + 500)
+        let lines = [
+            "{\"\(long)\":{\"token\":1}}",
+            "{\"\(long)\":[{\"body\":0},{\"body\":0}],\"\(long)\":{\"token\":1}}",
+            // Two keys alike in what is kept: told apart by the whole key, as the scanner does.
+            "{\"\(long)a\":{\"token\":1},\"\(long)b\":{\"token\":1}}",
+            // Escapes that decode the key below the bound, and above it.
+            "{\"" + String(repeating: "\\u0061", count: bound / 2) + "\":{\"token\":1}}",
+            "{\"" + String(repeating: "\\u0061", count: bound + 3) + "\":{\"token\":1}}",
+            // An outer key that leaves a little room; an exact fit; a key holding a token, cut.
+            "{\"a\":{\"" + String(repeating: "b", count: bound - 3) + "\":{\"cd\":{\"password\":1}}}}",
+            "{\"" + String(repeating: "b", count: bound) + "\":{\"\":{\"password\":1}}}",
+            "{\"" + String(repeating: "y", count: bound) + " Bearer abcdefghijkl\":{\"token\":1}}",
+        ]
+        for line in lines {
+            let bytes = Array(line.utf8)
+            #expect(!Self.parserPaths(bytes).isEmpty)
+            Self.expectSame(bytes, &scanner, String(line.prefix(40)) + "…")
+        }
+        #expect(Self.parserPaths(Array(lines[2].utf8)).count == 2)
+    }
+
+    @Test("a short line of many findings under one long key keeps one cut copy of the key")
+    func parserManyFindingsUnderALongKey() {
+        // 90,000 findings under a 50 KB key ran a release build out of 6 GB (a copy of the key
+        // per finding, in its path and its text).
+        let key = String(repeating: "k", count: 50_000)
+        let items = Array(repeating: #"{"body":0}"#, count: 90_000).joined(separator: ",")
+        let line = Array("{\"t\":0,\"ev\":\"x.y\",\"\(key)\":[\(items)]}".utf8)
+        #expect(line.count < LineReader.maxLineBytes)
+        let paths = Self.parserPaths(line)
+        #expect(paths.count == 90_000)
+        let cut = "[\"" + String(repeating: "k", count: LongLineSecretScanner.maxPathKeyBytes) + "\"…]"
+        // The key used up the path's bound: the keys below it read as cut too.
+        #expect(paths.first == cut + #"[0][""…]"# && paths.last == cut + #"[89999][""…]"#, "\(paths.first ?? "")")
+        #expect(paths.allSatisfy { $0.utf8.count < 1_100 })
+    }
+
     @Test("a line reports at most its first maxFindings key paths; a repeated path is still one")
     func findingsBound() {
         let limit = LongLineSecretScanner.maxFindings

@@ -15,7 +15,7 @@ struct ParsedLine {
     /// The line was a JSON object (even if not a valid connlog event): its secret findings count.
     var isObject = false
     /// Key paths (`headers.Authorization`, `items[0]`, `["a.token"]`) whose values leak a secret,
-    /// as ``JSONLineParser/renderedPath(_:)`` prints them, each key path once.
+    /// as ``LongLineSecretScanner/renderedPath(_:)`` prints them, each key path once.
     var secretPaths: [String] = []
     /// Top-level keys that hold a flagged value (never to be shown).
     var redactedKeys: [String] = []
@@ -79,8 +79,14 @@ struct JSONLineParser {
     private var scratch: [UInt8] = []
     private var keyBytes: [UInt8] = []
     /// The line's secret key paths so far, as their keys and indexes (not as printed), for one
-    /// finding per key path (emptied per line when used).
-    private var seenSecretPaths: Set<[SecretPathPart]> = []
+    /// finding per key path (emptied per line when used). A path keeps at most
+    /// ``LongLineSecretScanner/maxPathKeyBytes`` bytes of its keys, as on a line too long to hold:
+    /// a line of 90,000 findings under one 50 KB key kept a copy of the key for each, and ran out
+    /// of memory.
+    private var seenSecretPaths: Set<[LongLineSecretScanner.Part]> = []
+    /// The path step of each long key of the line a finding was under, by where the key starts
+    /// (emptied per line when used): a key's step is made once, not once per finding below it.
+    private var longKeyParts: [Int: LongLineSecretScanner.Part] = [:]
     /// The line's redacted top-level keys as a set, made once they are many (nil: search
     /// ``ParsedLine/redactedKeys``); emptied per line when used.
     private var redactedKeySet: Set<String>?
@@ -179,6 +185,7 @@ struct JSONLineParser {
             }
         }
         if redactedKeySet != nil { redactedKeySet = nil }
+        if !longKeyParts.isEmpty { longKeyParts = [:] }
         path.truncate(to: 0)
         topKey = nil
         lineBase = line.baseAddress!
@@ -513,17 +520,35 @@ struct JSONLineParser {
     }
 
     private mutating func recordSecret(_ out: inout ParsedLine) {
-        var parts: [SecretPathPart] = []
+        var parts: [LongLineSecretScanner.Part] = []
         parts.reserveCapacity(path.count + 1)
+        var kept = 0
         for component in topKey.map({ [$0] + path }) ?? path {
             switch component {
-            case .key(let start, let end, let escaped): parts.append(.key(decodedKey(start, end, escaped)))
+            case .key(let start, let end, let escaped):
+                // A key of more raw bytes than a path keeps (escapes decode shorter, never longer)
+                // is made into its step once per line, where it starts: it is the same key for
+                // every finding below it, and its step keeps what the outer keys left.
+                if end - start > LongLineSecretScanner.maxPathKeyBytes - kept {
+                    if let made = longKeyParts[start] {
+                        parts.append(made)
+                        kept = made.keeping(after: kept)
+                    } else {
+                        let made = LongLineSecretScanner.part(forKey: decodedKey(start, end, escaped), keeping: &kept)
+                        longKeyParts[start] = made
+                        parts.append(made)
+                    }
+                } else {
+                    let key = decodedKey(start, end, escaped)
+                    kept += key.count
+                    parts.append(.key(key))
+                }
             case .index(let n): parts.append(.index(n))
             }
         }
         // One finding per key path — its keys, not its rendering — even when a key is repeated.
         // (A set beside the list: a line of 60,000 flagged keys took seconds with a linear search.)
-        if seenSecretPaths.insert(parts).inserted { out.secretPaths.append(Self.renderedPath(parts)) }
+        if seenSecretPaths.insert(parts).inserted { out.secretPaths.append(LongLineSecretScanner.renderedPath(parts)) }
     }
 
     /// A secret's key path as reports print it (docs/default-rules.md, `log.no-secrets`): keys
@@ -531,14 +556,8 @@ struct JSONLineParser {
     /// only ASCII letters, digits, `_` and `-` (a dot, a bracket, a space, a quote, anything beyond
     /// ASCII, or empty) as a JSON string in brackets (`["a.token"]`, `a["x y"]`), so two key paths
     /// never read alike; a key holding a token (never shown) as `[redacted 1a2b3c4d]`, a hash of
-    /// its text, so two such keys stay apart too.
-    static func renderedPath(_ parts: [SecretPathPart]) -> String {
-        var text = ""
-        for part in parts { appendRendered(part, to: &text) }
-        return text
-    }
-
-    /// One step of ``renderedPath(_:)``, after the steps in `text`.
+    /// its text, so two such keys stay apart too. This is one step, after the steps in `text`
+    /// (``LongLineSecretScanner/renderedPath(_:)`` renders a whole path, cut keys and all).
     static func appendRendered(_ part: SecretPathPart, to text: inout String) {
         switch part {
         case .index(let n):

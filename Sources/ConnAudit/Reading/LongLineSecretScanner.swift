@@ -27,6 +27,15 @@ struct LongLineSecretScanner {
         /// The bytes kept, and the whole key's length, FNV-1a 64 hash, and, when it holds a
         /// token, the FNV-1a hash of its text as ``FileReader/redactedName(_:)`` makes it.
         case cutKey(kept: [UInt8], length: Int, hash: UInt64, tokenHash: UInt32?)
+
+        /// The key bytes a path keeps once it holds this step, after `kept` of outer keys.
+        func keeping(after kept: Int) -> Int {
+            switch self {
+            case .key(let bytes): return kept + bytes.count
+            case .index: return kept
+            case .cutKey: return LongLineSecretScanner.maxPathKeyBytes
+            }
+        }
     }
 
     private enum Mode {
@@ -100,7 +109,7 @@ struct LongLineSecretScanner {
         utf8Need = 0
     }
 
-    /// The line's key paths as ``JSONLineParser/renderedPath(_:)`` prints them; none when the
+    /// The line's key paths as ``JSONLineParser/appendRendered(_:to:)`` prints them; none when the
     /// line is not a JSON object that parses whole.
     mutating func finish() -> [String] {
         let result = mode == .done ? findings : []
@@ -472,7 +481,28 @@ struct LongLineSecretScanner {
         if seen.insert(parts).inserted { findings.append(Self.renderedPath(parts)) }
     }
 
-    /// A path as ``JSONLineParser/renderedPath(_:)`` prints it; a cut key as a JSON string of the
+    /// The step of a whole decoded `key` in a path whose outer keys kept `kept` bytes: the key
+    /// itself when it fits in what is left of ``maxPathKeyBytes``, else cut there (`kept` is then
+    /// the whole budget) — what ``recordSecret()`` makes of the same key read in chunks.
+    static func part(forKey key: [UInt8], keeping kept: inout Int) -> Part {
+        let room = maxPathKeyBytes - kept
+        guard key.count > room else {
+            kept += key.count
+            return .key(key)
+        }
+        kept = maxPathKeyBytes
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for b in key { hash = (hash ^ UInt64(b)) &* 0x100_0000_01B3 }
+        var tokenHash: UInt32?
+        if key.withUnsafeBufferPointer({ JSONLineParser.containsToken($0) }) {
+            var hasher = RenderedKeyHasher()
+            for b in key { hasher.add(b) }
+            tokenHash = hasher.finish()
+        }
+        return .cutKey(kept: Array(key[..<room]), length: key.count, hash: hash, tokenHash: tokenHash)
+    }
+
+    /// A path as ``JSONLineParser/appendRendered(_:to:)`` prints it; a cut key as a JSON string of the
     /// bytes kept (whole characters) and `…`, or by the hash of its whole text when it holds a token.
     static func renderedPath(_ parts: [Part]) -> String {
         var text = ""
