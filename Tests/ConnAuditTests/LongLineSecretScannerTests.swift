@@ -223,34 +223,49 @@ struct LongLineSecretScannerTests {
         }
     }
 
-    @Test("the parser keeps the same bound on a short line: a long key reads as the scanner reads it")
-    func parserCutsLongKeysAlike() {
+    @Test("the parser and the scanner agree on long keys while a path's keys fit in the bound")
+    func parserAgreesWhileKeysFit() {
         let bound = LongLineSecretScanner.maxPathKeyBytes
         var scanner = LongLineSecretScanner()
-        let long = String(repeating: "k", count: bound + 500)
         let lines = [
-            "{\"\(long)\":{\"token\":1}}",
-            "{\"\(long)\":[{\"body\":0},{\"body\":0}],\"\(long)\":{\"token\":1}}",
-            // Two keys alike in what is kept: told apart by the whole key, as the scanner does.
-            "{\"\(long)a\":{\"token\":1},\"\(long)b\":{\"token\":1}}",
-            // Escapes that decode the key below the bound, and above it.
+            // Escapes that decode a long raw key below the bound.
             "{\"" + String(repeating: "\\u0061", count: bound / 2) + "\":{\"token\":1}}",
-            "{\"" + String(repeating: "\\u0061", count: bound + 3) + "\":{\"token\":1}}",
-            // An outer key that leaves a little room; an exact fit; a key holding a token, cut.
-            "{\"a\":{\"" + String(repeating: "b", count: bound - 3) + "\":{\"cd\":{\"password\":1}}}}",
-            "{\"" + String(repeating: "b", count: bound) + "\":{\"\":{\"password\":1}}}",
-            "{\"" + String(repeating: "y", count: bound) + " Bearer abcdefghijkl\":{\"token\":1}}",
+            // Outer keys that leave just the room the flagged key needs.
+            "{\"a\":{\"" + String(repeating: "b", count: bound - 11) + "\":{\"password\":1}}}",
+            // A value holding a token under a key that fills the bound exactly.
+            "{\"" + String(repeating: "k", count: bound) + "\":\"Bearer abcdefghijkl\"}",
         ]
         for line in lines {
             let bytes = Array(line.utf8)
             #expect(!Self.parserPaths(bytes).isEmpty)
             Self.expectSame(bytes, &scanner, String(line.prefix(40)) + "…")
         }
-        #expect(Self.parserPaths(Array(lines[2].utf8)).count == 2)
     }
 
-    @Test("a short line of many findings under one long key keeps one cut copy of the key")
-    func parserManyFindingsUnderALongKey() {
+    @Test("on a short line a long key is cut, and the key a finding is about is still named")
+    func parserNamesTheFlaggedKeyUnderALongOne() {
+        let bound = LongLineSecretScanner.maxPathKeyBytes
+        let long = String(repeating: "k", count: bound + 500)
+        let cut = "[\"" + String(repeating: "k", count: bound) + "\"…]"
+        func paths(_ line: String) -> [String] { Self.parserPaths(Array(line.utf8)) }
+        #expect(paths("{\"\(long)\":{\"token\":1,\"password\":2}}") == [cut + ".token", cut + ".password"])
+        // Keys between the cut one and the last read as cut; the last is whole.
+        #expect(paths("{\"\(long)\":{\"mid\":{\"cookie\":1}}}") == [cut + #"[""…].cookie"#])
+        // A long key holding a token is the last key: its own bound, and its whole text's hash.
+        let tokenKey = "x" + String(repeating: "y", count: bound) + " Bearer abcdefghijkl"
+        let hashed = FileReader.redactedName(.string(tokenKey))
+        #expect(paths("{\"a\":{\"\(tokenKey)\":\"Bearer abcdefghij\"}}") == ["a" + hashed])
+        // Two keys alike in what is kept are still two paths, told apart by the whole key.
+        #expect(paths("{\"\(long)a\":{\"token\":1},\"\(long)b\":{\"token\":1}}") == [cut + ".token", cut + ".token"])
+        // The same key twice is one path.
+        #expect(paths("{\"\(long)\":{\"token\":1},\"\(long)\":{\"token\":2}}") == [cut + ".token"])
+        // A flagged key longer than the bound itself (a value holding a token under it).
+        let longFlag = String(repeating: "z", count: bound + 10)
+        #expect(paths("{\"\(longFlag)\":[\"eyJa.eyJb.\"]}") == ["[\"" + String(repeating: "z", count: bound) + "\"…][0]"])
+    }
+
+    @Test("a short line of many findings under one long key, or deep in arrays, keeps little per finding")
+    func parserManyFindingsStayBounded() {
         // 90,000 findings under a 50 KB key ran a release build out of 6 GB (a copy of the key
         // per finding, in its path and its text).
         let key = String(repeating: "k", count: 50_000)
@@ -260,9 +275,14 @@ struct LongLineSecretScannerTests {
         let paths = Self.parserPaths(line)
         #expect(paths.count == 90_000)
         let cut = "[\"" + String(repeating: "k", count: LongLineSecretScanner.maxPathKeyBytes) + "\"…]"
-        // The key used up the path's bound: the keys below it read as cut too.
-        #expect(paths.first == cut + #"[0][""…]"# && paths.last == cut + #"[89999][""…]"#, "\(paths.first ?? "")")
+        #expect(paths.first == cut + "[0].body" && paths.last == cut + "[89999].body", "\(paths.first ?? "")")
         #expect(paths.allSatisfy { $0.utf8.count < 1_100 })
+        // Deep in arrays: one finding per element, each its own path.
+        let deep = "{\"a\":" + String(repeating: "[", count: 400) + Array(repeating: #"{"token":0}"#, count: 20_000)
+            .joined(separator: ",") + String(repeating: "]", count: 400) + "}"
+        let deepPaths = Self.parserPaths(Array(deep.utf8))
+        #expect(deepPaths.count == 20_000 && Set(deepPaths).count == 20_000)
+        #expect(deepPaths.last == "a" + String(repeating: "[0]", count: 399) + "[19999].token")
     }
 
     @Test("a line reports at most its first maxFindings key paths; a repeated path is still one")

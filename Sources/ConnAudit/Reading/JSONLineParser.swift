@@ -66,7 +66,8 @@ struct JSONLineParser {
     /// Whether rules read `src` / `session` as fields too (they always make the source key).
     private let keepsSrc: Bool
     private let keepsSession: Bool
-    private static let secretKeyNames: [[UInt8]] = [
+    /// The key names `log.no-secrets` flags, lower case (the long-line scanner packs the same list).
+    static let secretKeyNames: [[UInt8]] = [
         "token", "access_token", "refresh_token", "authorization", "password", "secret", "cookie",
         "body", "payload",
     ].map { Array($0.utf8) }
@@ -78,15 +79,60 @@ struct JSONLineParser {
     private var topKey: PathComponent?
     private var scratch: [UInt8] = []
     private var keyBytes: [UInt8] = []
-    /// The line's secret key paths so far, as their keys and indexes (not as printed), for one
-    /// finding per key path (emptied per line when used). A path keeps at most
-    /// ``LongLineSecretScanner/maxPathKeyBytes`` bytes of its keys, as on a line too long to hold:
-    /// a line of 90,000 findings under one 50 KB key kept a copy of the key for each, and ran out
-    /// of memory.
-    private var seenSecretPaths: Set<[LongLineSecretScanner.Part]> = []
+    /// The line's secret key paths so far, by a 128-bit digest of their keys and indexes (not of
+    /// their rendering), for one finding per key path (emptied per line when used). A digest, not
+    /// the path: a line of 85,000 findings 500 arrays deep kept 500 steps for each. A path keeps
+    /// at most ``LongLineSecretScanner/maxPathKeyBytes`` bytes of its outer keys, and its last key
+    /// as much again of its own, so the key a finding is about is always named: a line of 90,000
+    /// findings under one 50 KB key kept a copy of the key for each, and ran out of memory.
+    private var seenSecretPaths: Set<PathDigest> = []
     /// The path step of each long key of the line a finding was under, by where the key starts
-    /// (emptied per line when used): a key's step is made once, not once per finding below it.
+    /// and whether it was the path's last key (emptied per line when used): a key's step is made
+    /// once, not once per finding below it.
     private var longKeyParts: [Int: LongLineSecretScanner.Part] = [:]
+
+    /// Two FNV-1a 64 hashes with different offset bases over a path's steps.
+    struct PathDigest: Hashable {
+        var a: UInt64 = 0xCBF2_9CE4_8422_2325
+        var b: UInt64 = 0x6C62_272E_07BB_0142
+
+        mutating func add(_ byte: UInt8) {
+            a = (a ^ UInt64(byte)) &* 0x100_0000_01B3
+            b = (b ^ UInt64(byte)) &* 0x100_0000_01B3
+            b = b &+ (b >> 29)
+        }
+
+        mutating func add(_ n: UInt64) { for k in 0..<8 { add(UInt8(truncatingIfNeeded: n >> UInt64(8 * k))) } }
+
+        mutating func add(_ part: LongLineSecretScanner.Part) {
+            switch part {
+            case .key(let bytes): addKey(bytes[...])
+            case .index(let n): addIndex(n)
+            case .cutKey(let kept, let length, let hash, let tokenHash):
+                addCutKey(kept: kept[...], length: length, hash: hash, tokenHash: tokenHash)
+            }
+        }
+
+        // The steps one by one, from bytes where they lie (the long-line scanner's levels).
+        mutating func addKey(_ bytes: ArraySlice<UInt8>) {
+            add(1 as UInt8)
+            add(UInt64(bytes.count))
+            for x in bytes { add(x) }
+        }
+
+        mutating func addIndex(_ n: Int) {
+            add(2 as UInt8)
+            add(UInt64(bitPattern: Int64(n)))
+        }
+
+        mutating func addCutKey(kept: ArraySlice<UInt8>, length: Int, hash: UInt64, tokenHash: UInt32?) {
+            add(3 as UInt8)
+            add(UInt64(length))
+            add(hash)
+            add(UInt64(tokenHash ?? 0))
+            for x in kept { add(x) }
+        }
+    }
     /// The line's redacted top-level keys as a set, made once they are many (nil: search
     /// ``ParsedLine/redactedKeys``); emptied per line when used.
     private var redactedKeySet: Set<String>?
@@ -520,27 +566,33 @@ struct JSONLineParser {
     }
 
     private mutating func recordSecret(_ out: inout ParsedLine) {
+        let components = topKey.map { [$0] + path } ?? path
+        let lastKey = components.lastIndex { if case .key = $0 { return true } else { return false } }
         var parts: [LongLineSecretScanner.Part] = []
-        parts.reserveCapacity(path.count + 1)
+        parts.reserveCapacity(components.count)
         var kept = 0
-        for component in topKey.map({ [$0] + path }) ?? path {
+        for (i, component) in components.enumerated() {
             switch component {
             case .key(let start, let end, let escaped):
-                // A key of more raw bytes than a path keeps (escapes decode shorter, never longer)
-                // is made into its step once per line, where it starts: it is the same key for
-                // every finding below it, and its step keeps what the outer keys left.
-                if end - start > LongLineSecretScanner.maxPathKeyBytes - kept {
-                    if let made = longKeyParts[start] {
-                        parts.append(made)
-                        kept = made.keeping(after: kept)
+                // Outer keys share the path's bound; the last key, which the finding is about,
+                // has one of its own. A key of more raw bytes than its bound leaves (escapes
+                // decode shorter, never longer) is made into its step once per line.
+                let last = i == lastKey
+                var budget = last ? 0 : kept
+                if end - start > LongLineSecretScanner.maxPathKeyBytes - budget {
+                    let slot = last ? ~start : start
+                    let made: LongLineSecretScanner.Part
+                    if let known = longKeyParts[slot] {
+                        made = known
                     } else {
-                        let made = LongLineSecretScanner.part(forKey: decodedKey(start, end, escaped), keeping: &kept)
-                        longKeyParts[start] = made
-                        parts.append(made)
+                        made = LongLineSecretScanner.part(forKey: decodedKey(start, end, escaped), keeping: &budget)
+                        longKeyParts[slot] = made
                     }
+                    parts.append(made)
+                    if !last { kept = made.keeping(after: kept) }
                 } else {
                     let key = decodedKey(start, end, escaped)
-                    kept += key.count
+                    if !last { kept += key.count }
                     parts.append(.key(key))
                 }
             case .index(let n): parts.append(.index(n))
@@ -548,7 +600,9 @@ struct JSONLineParser {
         }
         // One finding per key path — its keys, not its rendering — even when a key is repeated.
         // (A set beside the list: a line of 60,000 flagged keys took seconds with a linear search.)
-        if seenSecretPaths.insert(parts).inserted { out.secretPaths.append(LongLineSecretScanner.renderedPath(parts)) }
+        var digest = PathDigest()
+        for part in parts { digest.add(part) }
+        if seenSecretPaths.insert(digest).inserted { out.secretPaths.append(LongLineSecretScanner.renderedPath(parts)) }
     }
 
     /// A secret's key path as reports print it (docs/default-rules.md, `log.no-secrets`): keys

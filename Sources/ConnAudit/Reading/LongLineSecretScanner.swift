@@ -64,7 +64,9 @@ struct LongLineSecretScanner {
     /// The kept bytes of the current keys of all levels, one after another.
     private var keyBytes: [UInt8] = []
     private var findings: [String] = []
-    private var seen: Set<[Part]> = []
+    /// The line's key paths so far, by digest (as the parser keeps them): a path is made only
+    /// the first time it is found, not for each repeat.
+    private var seen: Set<JSONLineParser.PathDigest> = []
 
     // The string being read.
     private var inKey = false
@@ -445,20 +447,21 @@ struct LongLineSecretScanner {
         if !matcher.found { _ = matcher.add(b) }
     }
 
-    /// The secret key names, packed as ``nameLow`` and ``nameHigh`` pack a key.
-    private static let secretNames: [(length: Int, low: UInt64, high: UInt64)] = [
-        "token", "access_token", "refresh_token", "authorization", "password", "secret", "cookie", "body", "payload",
-    ].map { name in
+    /// The parser's secret key names (``JSONLineParser/secretKeyNames``, at most 16 bytes each),
+    /// packed as ``nameLow`` and ``nameHigh`` pack a key.
+    private static let secretNames: [(length: Int, low: UInt64, high: UInt64)] = JSONLineParser.secretKeyNames.map { name in
+        precondition(name.count <= 16, "a secret key name the scanner cannot pack")
         var low: UInt64 = 0, high: UInt64 = 0
-        for (k, b) in name.utf8.enumerated() {
+        for (k, b) in name.enumerated() {
             if k < 8 { low |= UInt64(b) << UInt64(8 * k) } else { high |= UInt64(b) << UInt64(8 * (k - 8)) }
         }
-        return (name.utf8.count, low, high)
+        return (name.count, low, high)
     }
+    /// A bit per length of a secret name: most keys have none of them.
+    private static let secretLengths: UInt64 = secretNames.reduce(0) { $0 | (1 << UInt64($1.length)) }
 
     private static func isSecretName(length: Int, _ low: UInt64, _ high: UInt64) -> Bool {
-        // The names' lengths (4, 5, 6, 7, 8, 12, 13) first: most keys are none of them.
-        guard length < 64, (1 << UInt64(length)) & 0x31F0 != 0 else { return false }
+        guard length < 64, (1 << UInt64(length)) & secretLengths != 0 else { return false }
         return secretNames.contains { $0.length == length && $0.low == low && $0.high == high }
     }
 
@@ -466,6 +469,18 @@ struct LongLineSecretScanner {
 
     private mutating func recordSecret() {
         guard findings.count < Self.maxFindings else { return }
+        var digest = JSONLineParser.PathDigest()
+        for level in levels {
+            if level.isArray {
+                digest.addIndex(level.index)
+            } else if level.keyLength > level.keyEnd - level.keyStart {
+                digest.addCutKey(kept: keyBytes[level.keyStart..<level.keyEnd], length: level.keyLength, hash: level.keyHash,
+                                 tokenHash: level.keyHoldsToken ? level.keyTokenHash : nil)
+            } else {
+                digest.addKey(keyBytes[level.keyStart..<level.keyEnd])
+            }
+        }
+        guard seen.insert(digest).inserted else { return }
         var parts: [Part] = []
         parts.reserveCapacity(levels.count)
         for level in levels {
@@ -478,7 +493,7 @@ struct LongLineSecretScanner {
                 parts.append(.key(Array(keyBytes[level.keyStart..<level.keyEnd])))
             }
         }
-        if seen.insert(parts).inserted { findings.append(Self.renderedPath(parts)) }
+        findings.append(Self.renderedPath(parts))
     }
 
     /// The step of a whole decoded `key` in a path whose outer keys kept `kept` bytes: the key
