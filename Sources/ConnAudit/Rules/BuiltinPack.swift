@@ -270,7 +270,8 @@ rules:
       Callbacks already queued for a replaced connection still run after a new ws.connect. A
       ws.state or ws.ping whose gen is lower than the newest ws.connect gen before it means an old
       generation changed the visible state (a late close callback showing "disconnected" over a
-      healthy connection) or an old connection is still beating.
+      healthy connection) or an old connection is still beating. A ws.connect without gen belongs
+      to no generation and replaces none.
     # A ws.connect without gen belongs to no generation (as in ws.generation-increases, it sets no
     # bar): the newest connect is the newest one with a gen.
     every: { ev: [ws.state, ws.ping] }
@@ -507,10 +508,12 @@ rules:
     description: >
       When a ping has no pong before its deadline (p.t + timeout_ms), the generation must be
       closed with reason pong_timeout at a t in [deadline, deadline + tick_slack_ms] (the timer
-      ticks, it does not fire exactly). A generation that already ended otherwise before the
-      deadline (ws.close with another reason, ws.closed, ws.recv_error) needs no such close; a
-      premature pong_timeout close does not count. A log that ends before deadline + tick_slack_ms
-      without the close is inconclusive; one whose last event is exactly there is judged.
+      ticks, it does not fire exactly). No such close is needed when, before the deadline, the
+      generation got a ws.recv_error or ended otherwise: its end (its first ws.close, ws.closed or
+      ws.connect_failed) is a ws.closed or a ws.close with another reason. A premature
+      pong_timeout close does not count, and the ws.closed that follows it releases nothing (the
+      generation had already ended). A log that ends before deadline + tick_slack_ms without the
+      close is inconclusive; one whose last event is exactly there is judged.
     # A generation ends at its first ws.close, ws.closed or ws.connect_failed; it "ended
     # otherwise" when that end is a ws.closed or a ws.close with another reason. A ws.recv_error
     # releases the ping without ending anything. After a premature pong_timeout close the
