@@ -739,10 +739,12 @@ struct JSONLineParser {
     @inline(__always) private static func isAlnum(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
     }
-    @inline(__always) private static func isTokenChar(_ b: UInt8) -> Bool {
+    /// A byte of a bearer token after its white space (`A-Za-z0-9._~+/=-`).
+    @inline(__always) static func isTokenChar(_ b: UInt8) -> Bool {
         isAlnum(b) || b == 0x2E || b == 0x5F || b == 0x7E || b == 0x2B || b == 0x2F || b == 0x3D || b == 0x2D
     }
-    @inline(__always) private static func isB64URL(_ b: UInt8) -> Bool { isAlnum(b) || b == 0x5F || b == 0x2D }
+    /// A byte of a JWT part (base64url: `A-Za-z0-9_-`).
+    @inline(__always) static func isB64URL(_ b: UInt8) -> Bool { isAlnum(b) || b == 0x5F || b == 0x2D }
 
     // MARK: - Values
 

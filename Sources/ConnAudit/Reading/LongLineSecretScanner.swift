@@ -679,13 +679,9 @@ struct TokenMatcher {
         }
     }
 
-    @inline(__always) private static func isAlnum(_ b: UInt8) -> Bool {
-        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
-    }
-    @inline(__always) private static func isTokenChar(_ b: UInt8) -> Bool {
-        isAlnum(b) || b == 0x2E || b == 0x5F || b == 0x7E || b == 0x2B || b == 0x2F || b == 0x3D || b == 0x2D
-    }
-    @inline(__always) private static func isB64URL(_ b: UInt8) -> Bool { isAlnum(b) || b == 0x5F || b == 0x2D }
+    // The parser's character classes: one definition of a token's bytes.
+    @inline(__always) private static func isTokenChar(_ b: UInt8) -> Bool { JSONLineParser.isTokenChar(b) }
+    @inline(__always) private static func isB64URL(_ b: UInt8) -> Bool { JSONLineParser.isB64URL(b) }
 }
 
 // MARK: - Key hashes
