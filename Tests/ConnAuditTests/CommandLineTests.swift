@@ -194,6 +194,31 @@ private let testRules = """
 
     /// The external check's case: a corrupt `.gz`, a missing file, then a log the coverage rule
     /// fails on. Its results go to the log that was read, not to line 1 of the binary file.
+    /// ws.timeout-closes' message says when a ping was sent after its generation had ended (the
+    /// close it owes cannot come: the ping should not have been sent), and not otherwise.
+    @Test func aTimeoutMessageSaysThePingCameAfterTheEnd() throws {
+        try withTemporaryDirectory { dir in
+            let log = try write("""
+                {"t":0,"ev":"ws.connect","gen":1}
+                {"t":100,"ev":"ws.ping","gen":1}
+                {"t":1100,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
+                {"t":1120,"ev":"ws.closed","gen":1}
+                {"t":1200,"ev":"ws.ping","gen":1}
+                {"t":1300,"ev":"ws.connect","gen":2}
+                {"t":1400,"ev":"ws.ping","gen":2}
+                {"t":4000,"ev":"app.scene","phase":"active"}
+
+                """, dir, "after.jsonl")
+            let run = cli([log, "--only", "ws.timeout-closes", "--format", "json"])
+            #expect(run.code == 1, "\(run.err)")
+            let violations = try JSONTree(run.out)["rules"][0]["violations"].array
+            #expect(violations.map { $0["line"].int } == [5, 7])
+            #expect(violations.first?["message"].string?.hasSuffix(
+                "(the ping was sent after the generation ended, with ws.close at t=1100)") == true)
+            #expect(violations.last?["message"].string?.hasSuffix("no pong_timeout close came by t=2650") == true)
+        }
+    }
+
     @Test func sarifPlacesCorpusResultsOnTheInputThatWasRead() throws {
         try withTemporaryDirectory { dir in
             let corrupt = dir + "/corrupt.jsonl.gz"

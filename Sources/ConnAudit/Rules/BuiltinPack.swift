@@ -533,7 +533,7 @@ rules:
       - { ev: ws.closed, where: "t < p.t + T and count({ev: [ws.close, ws.closed, ws.connect_failed]}) == 0" }
       - { ev: ws.close, reason: { not_in: [pong_timeout] },
           where: "t < p.t + T and count({ev: [ws.close, ws.closed, ws.connect_failed]}) == 0" }
-    message: "the ping at t={p.t} had no pong by its deadline t={p.t + T}, and no pong_timeout close came by t={p.t + T + params.tick_slack_ms}"
+    message: "the ping at t={p.t} had no pong by its deadline t={p.t + T}, and no pong_timeout close came by t={p.t + T + params.tick_slack_ms}{if ending != null then ' (the ping was sent after the generation ended, with ' + ending.ev + ' at t=' + str(ending.t) + ')' else ''}"
     tests:
       - name: a close exactly at a deadline with a fractional t passes (128.11 + 1000 is 1128.11)
         log: |
