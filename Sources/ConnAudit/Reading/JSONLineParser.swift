@@ -150,12 +150,6 @@ struct JSONLineParser {
         case index(Int)
     }
 
-    /// One step of a secret's key path: a key as its decoded bytes (so `"p\u0061ss"` and `"pass"`
-    /// are one key), or an array index. Made only for findings.
-    enum SecretPathPart: Hashable {
-        case key([UInt8])
-        case index(Int)
-    }
     /// The line being parsed (valid only during ``parse(_:)``), for decoding path keys.
     private var lineBase: UnsafePointer<UInt8>?
 
@@ -605,22 +599,19 @@ struct JSONLineParser {
         if seenSecretPaths.insert(digest).inserted { out.secretPaths.append(LongLineSecretScanner.renderedPath(parts)) }
     }
 
-    /// A secret's key path as reports print it (docs/default-rules.md, `log.no-secrets`): keys
-    /// joined by `.` and indexes as `[N]` (`headers.Authorization`, `list[0]`); a key that is not
-    /// only ASCII letters, digits, `_` and `-` (a dot, a bracket, a space, a quote, anything beyond
-    /// ASCII, or empty) as a JSON string in brackets (`["a.token"]`, `a["x y"]`), so two key paths
-    /// never read alike; a key holding a token (never shown) as `[redacted 1a2b3c4d]`, a hash of
-    /// its text, so two such keys stay apart too. This is one step, after the steps in `text`
-    /// (``LongLineSecretScanner/renderedPath(_:)`` renders a whole path, cut keys and all).
-    static func appendRendered(_ part: SecretPathPart, to text: inout String) {
-        switch part {
-        case .index(let n):
-            text += "[\(n)]"
-        case .key(let bytes) where !bytes.isEmpty && bytes.allSatisfy(isPlainKeyByte):
+    /// A whole key of a secret's key path as reports print it (docs/default-rules.md,
+    /// `log.no-secrets`), after the steps in `text`: keys are joined by `.`
+    /// (`headers.Authorization`); a key that is not only ASCII letters, digits, `_` and `-` (a dot,
+    /// a bracket, a space, a quote, anything beyond ASCII, or empty) is a JSON string in brackets
+    /// (`["a.token"]`, `a["x y"]`), so two key paths never read alike; a key holding a token (never
+    /// shown) is `[redacted 1a2b3c4d]`, a hash of its text, so two such keys stay apart too.
+    /// ``LongLineSecretScanner/renderedPath(_:)`` renders a whole path (indexes, cut keys).
+    static func appendRenderedKey(_ bytes: [UInt8], to text: inout String) {
+        if !bytes.isEmpty && bytes.allSatisfy(isPlainKeyByte) {
             // Plain keys hold no token: a bearer token needs white space, a JWT dots.
             if !text.isEmpty { text += "." }
             text += String(decoding: bytes, as: UTF8.self)
-        case .key(let bytes):
+        } else {
             let key = String(decoding: bytes, as: UTF8.self)
             text += bytes.withUnsafeBufferPointer { containsToken($0) }
                 ? FileReader.redactedName(.string(key)) : "[" + Value.jsonString(key) + "]"

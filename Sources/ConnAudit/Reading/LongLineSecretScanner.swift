@@ -19,8 +19,9 @@ struct LongLineSecretScanner {
     /// The key paths one line reports at most.
     static let maxFindings = 10_000
 
-    /// One step of a key path, as findings are told apart: ``JSONLineParser/SecretPathPart``,
-    /// and a key longer than the path could keep.
+    /// One step of a secret's key path, as findings are told apart (here and in
+    /// ``JSONLineParser``): a key as its decoded bytes (so `"p\u0061ss"` and `"pass"` are one key),
+    /// an array index, or a key longer than the path could keep.
     enum Part: Hashable {
         case key([UInt8])
         case index(Int)
@@ -111,7 +112,7 @@ struct LongLineSecretScanner {
         utf8Need = 0
     }
 
-    /// The line's key paths as ``JSONLineParser/appendRendered(_:to:)`` prints them; none when the
+    /// The line's key paths as ``renderedPath(_:)`` prints them; none when the
     /// line is not a JSON object that parses whole.
     mutating func finish() -> [String] {
         let result = mode == .done ? findings : []
@@ -506,8 +507,7 @@ struct LongLineSecretScanner {
             return .key(key)
         }
         kept = maxPathKeyBytes
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for b in key { hash = (hash ^ UInt64(b)) &* 0x100_0000_01B3 }
+        let hash = Fingerprint.fnv1a64(bytes: key)
         var tokenHash: UInt32?
         if key.withUnsafeBufferPointer({ JSONLineParser.containsToken($0) }) {
             var hasher = RenderedKeyHasher()
@@ -517,14 +517,15 @@ struct LongLineSecretScanner {
         return .cutKey(kept: Array(key[..<room]), length: key.count, hash: hash, tokenHash: tokenHash)
     }
 
-    /// A path as ``JSONLineParser/appendRendered(_:to:)`` prints it; a cut key as a JSON string of the
-    /// bytes kept (whole characters) and `…`, or by the hash of its whole text when it holds a token.
+    /// A secret's key path as reports print it: keys as ``JSONLineParser/appendRenderedKey(_:to:)``
+    /// writes them, indexes as `[N]` (`list[0].token`), a cut key as a JSON string of the bytes kept
+    /// (whole characters) and `…`, or by the hash of its whole text when it holds a token.
     static func renderedPath(_ parts: [Part]) -> String {
         var text = ""
         for part in parts {
             switch part {
-            case .key(let bytes): JSONLineParser.appendRendered(.key(bytes), to: &text)
-            case .index(let n): JSONLineParser.appendRendered(.index(n), to: &text)
+            case .key(let bytes): JSONLineParser.appendRenderedKey(bytes, to: &text)
+            case .index(let n): text += "[\(n)]"
             case .cutKey(_, _, _, let tokenHash?): text += FileReader.redactedName(hash: tokenHash)
             case .cutKey(let kept, _, _, nil):
                 text += "[" + Value.jsonString(String(decoding: wholeCharacters(kept), as: UTF8.self)) + "…]"
@@ -591,7 +592,7 @@ struct TokenMatcher {
     private mutating func addSlow(_ b: UInt8) -> Bool {
         // Bearer: the run of token characters, then the white space before it, then the word.
         if run > 0 {
-            if Self.isTokenChar(b) {
+            if JSONLineParser.isTokenChar(b) {
                 run += 1
                 if run == 8 { found = true; return true }
             } else {
@@ -607,7 +608,7 @@ struct TokenMatcher {
                 spaceSeen = 1
                 space = 3
             } else {
-                if space == 2, Self.isTokenChar(b) { run = 1 }
+                if space == 2, JSONLineParser.isTokenChar(b) { run = 1 }
                 space = 0
             }
         case 3:
@@ -627,7 +628,7 @@ struct TokenMatcher {
         // JWT.
         switch jwt {
         case 1, 2:
-            if Self.isB64URL(b) { jwt = 2 } else if b == 0x2E && jwt == 2 { jwt = 3; jwtDot = 0 } else { jwt = 0 }
+            if JSONLineParser.isB64URL(b) { jwt = 2 } else if b == 0x2E && jwt == 2 { jwt = 3; jwtDot = 0 } else { jwt = 0 }
         case 3:
             if b == Self.eyJ(jwtDot) {
                 jwtDot += 1
@@ -636,7 +637,7 @@ struct TokenMatcher {
                 jwt = 0
             }
         case 4, 5:
-            if Self.isB64URL(b) {
+            if JSONLineParser.isB64URL(b) {
                 jwt = 5
             } else if b == 0x2E && jwt == 5 {
                 found = true
@@ -679,9 +680,6 @@ struct TokenMatcher {
         }
     }
 
-    // The parser's character classes: one definition of a token's bytes.
-    @inline(__always) private static func isTokenChar(_ b: UInt8) -> Bool { JSONLineParser.isTokenChar(b) }
-    @inline(__always) private static func isB64URL(_ b: UInt8) -> Bool { JSONLineParser.isB64URL(b) }
 }
 
 // MARK: - Key hashes
@@ -697,6 +695,7 @@ struct RenderedKeyHasher {
     init() { mix(0x22) }
 
     private mutating func mix(_ b: UInt8) { hash = (hash ^ UInt32(b)) &* 16_777_619 }
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
     private mutating func mix(_ s: StaticString) {
         for k in 0..<s.utf8CodeUnitCount { mix(s.utf8Start[k]) }
     }
@@ -725,9 +724,9 @@ struct RenderedKeyHasher {
         case 0x09: mix("\\t")
         case 0..<0x20, 0x7F:
             mix("\\u00")
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            mix(hex[Int(b >> 4)])
-            mix(hex[Int(b & 0xF)])
+            // Lower-case hex digits, as `Value.jsonString` writes them.
+            mix(Self.hexDigit(b >> 4))
+            mix(Self.hexDigit(b & 0xF))
         case 0x80...:
             width = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2
             pending = [b]

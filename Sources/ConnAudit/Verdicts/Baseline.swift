@@ -152,7 +152,7 @@ public struct Baseline: Sendable {
         }
         w.endArray()
         w.endObject()
-        return w.text + "\n"
+        return w.finish()
     }
 
     // MARK: - Applying

@@ -27,9 +27,12 @@ public enum Fingerprint {
     }
 
     /// FNV-1a, 64 bits: small, stable across runs and platforms (unlike `Hasher`).
-    static func fnv1a64(_ s: String) -> UInt64 {
+    static func fnv1a64(_ s: String) -> UInt64 { fnv1a64(bytes: s.utf8) }
+
+    /// ``fnv1a64(_:)`` of bytes (a secret key path's cut key is told apart by this of its whole text).
+    static func fnv1a64<Bytes: Swift.Sequence<UInt8>>(bytes: Bytes) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in s.utf8 {
+        for b in bytes {
             h ^= UInt64(b)
             h = h &* 0x0000_0100_0000_01B3
         }
