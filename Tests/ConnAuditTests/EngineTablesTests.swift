@@ -149,3 +149,74 @@ import Testing
         #expect(try eval("type(missing)").value == .string("null"))
     }
 }
+
+/// ``ValueBuckets``, the keyed index's table, against the dictionary it replaced.
+@Suite struct ValueBucketsTests {
+    private static func event(_ n: Int) -> Event { Event(t: Double(n), ev: "e", line: n) }
+
+    @Test func itGroupsEventsAsADictionaryOfValuesDoes() {
+        var rng = SplitMix64(state: 5)
+        let alphabet: [String] = ["a", "b", "é", "e\u{301}", "\u{212A}", "K", "7", "ﬀ", "\u{1F600}"]
+        func randomKey() -> Value {
+            switch rng.below(6) {
+            case 0: return .int(Int64(rng.below(40)) - 20)
+            case 1: return .int(Int64(bitPattern: rng.next()))
+            case 2, 3:
+                // Lengths around the eight-byte steps of the hash, from a small alphabet, so keys repeat.
+                return .string((0..<rng.below(20)).map { _ in alphabet[rng.below(rng.chance(70) ? 2 : alphabet.count)] }.joined())
+            case 4: return [Value.null, .bool(true), .bool(false), .double(0.5), .bigInt("99999999999999999999")][rng.below(5)]
+            default: return .array([.int(Int64(rng.below(3))), .string(rng.chance(50) ? "x" : "y")])
+            }
+        }
+        var buckets = ValueBuckets()
+        var model: [Value: [Int]] = [:]
+        for n in 0..<5_000 {
+            let key = randomKey()
+            buckets.append(Self.event(n), for: key)
+            model[key, default: []].append(n)
+        }
+        #expect(buckets.count == model.count)
+        for (key, lines) in model {
+            #expect(buckets.events(for: key)?.map(\.line) == lines, "key \(key)")
+        }
+        for _ in 0..<2_000 {
+            let key = randomKey()
+            #expect(buckets.events(for: key)?.map(\.line) == model[key], "key \(key)")
+        }
+    }
+
+    @Test func canonicallyEquivalentStringsAreOneKey() {
+        var buckets = ValueBuckets()
+        buckets.append(Self.event(1), for: .string("caf\u{E9}"))
+        buckets.append(Self.event(2), for: .string("cafe\u{301}"))
+        buckets.append(Self.event(3), for: .string("\u{212A}elvin"))
+        buckets.append(Self.event(4), for: .string("Kelvin"))
+        #expect(buckets.count == 2)
+        #expect(buckets.events(for: .string("cafe\u{301}"))?.map(\.line) == [1, 2])
+        #expect(buckets.events(for: .string("Kelvin"))?.map(\.line) == [3, 4])
+        #expect(buckets.events(for: .string("cafe")) == nil)
+        #expect(ValueBuckets.hash(.string("caf\u{E9}")) == ValueBuckets.hash(.string("cafe\u{301}")))
+    }
+
+    @Test func anEmptyTableFindsNothingAndNaNIsNeverFound() {
+        var buckets = ValueBuckets()
+        #expect(buckets.events(for: .int(0)) == nil)
+        #expect(buckets.events(for: .string("")) == nil)
+        buckets.append(Self.event(1), for: .double(.nan))
+        buckets.append(Self.event(2), for: .double(.nan))
+        // NaN is not equal to itself: as in a dictionary, each is its own entry and none is found.
+        #expect(buckets.count == 2)
+        #expect(buckets.events(for: .double(.nan)) == nil)
+        buckets.append(Self.event(3), for: .string(""))
+        #expect(buckets.events(for: .string(""))?.map(\.line) == [3])
+    }
+
+    @Test func manyDistinctKeysStayFindable() {
+        var buckets = ValueBuckets()
+        for n in 0..<50_000 { buckets.append(Self.event(n), for: .string("id-\(n)")) }
+        #expect(buckets.count == 50_000)
+        #expect(buckets.events(for: .string("id-0"))?.map(\.line) == [0])
+        #expect(buckets.events(for: .string("id-49999"))?.map(\.line) == [49_999])
+        #expect(buckets.events(for: .string("id-50000")) == nil)
+    }
+}

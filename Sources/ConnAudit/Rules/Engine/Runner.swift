@@ -375,7 +375,7 @@ class Runner: HistoryProvider {
         guard indexes.covers(call.slot), unindexable[call.slot] == nil else { return nil }
         if let lookup = indexes[call.slot] {
             guard case .value(let key) = Evaluator.evaluate(lookup.outer, context) else { return [] }
-            return lookup.index.buckets[KeyedIndex.normalized(key)]?[...] ?? []
+            return lookup.index.buckets.events(for: KeyedIndex.normalized(key))?[...] ?? []
         }
         guard let listIndex = compiled.listOfSlot[call.slot],
               let (candidateSide, outerSide) = KeyedIndex.split(call.selector, context: context) else {
@@ -394,7 +394,7 @@ class Runner: HistoryProvider {
         }
         indexes[call.slot] = KeyedLookup(index: index, outer: outerSide)
         guard case .value(let key) = Evaluator.evaluate(outerSide, context) else { return [] }
-        return index.buckets[KeyedIndex.normalized(key)]?[...] ?? []
+        return index.buckets.events(for: KeyedIndex.normalized(key))?[...] ?? []
     }
 }
 
@@ -414,7 +414,7 @@ final class KeyedLookup {
 final class KeyedIndex {
     let list: Int
     let key: Expr
-    private(set) var buckets: [Value: [Event]] = [:]
+    private(set) var buckets = ValueBuckets()
 
     init(list: Int, key: Expr) {
         self.list = list
@@ -458,7 +458,7 @@ final class KeyedIndex {
         let ctx = EvalContext(event: e, shared: shared)
         // `null == null` holds, so null is a key like any other; undecided is none.
         guard case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
-        buckets[Self.normalized(k), default: []].append(e)
+        buckets.append(e, for: Self.normalized(k))
     }
 
     /// Numbers hash by value (1 and 1.0 are one key), as `==` compares them. An integer beyond

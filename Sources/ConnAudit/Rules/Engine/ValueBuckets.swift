@@ -1,0 +1,128 @@
+/// The buckets of a ``KeyedIndex``: events grouped by a value (`Value`'s `==`), in the order they
+/// were added.
+///
+/// A `Dictionary<Value, [Event]>` did this before. Its lookups were about 460 instructions each on
+/// the profile corpus, most of it `Value.hash(into:)` (a `String` is hashed by its normalized
+/// scalars) and SipHash's rounds, and a history call keyed by `text(id)` asks once per event. Here a
+/// value is hashed once, by its bytes, with a seeded multiply-mix (wyhash's), and found by linear
+/// probing in a table kept at most half full.
+///
+/// Equal values land in one bucket, as in the dictionary: an integer by its bits; a string by its
+/// bytes when it is ASCII, else by the bytes of its NFC form (`String`'s `==` is canonical
+/// equivalence: "é" precomposed and decomposed are one key, and so are "K" and the Kelvin sign);
+/// any other value through `Hasher`. The seed is random per process, so a log cannot be written to
+/// make its keys collide (each collision would cost every later lookup of that key a comparison).
+struct ValueBuckets {
+    /// Per slot: an entry's index + 1, 0 when empty. Its count is a power of two (or 0).
+    private var slots: [Int32] = []
+    private var hashes: [UInt64] = []
+    private var keys: [Value] = []
+    private var lists: [[Event]] = []
+
+    /// How many distinct keys there are.
+    var count: Int { keys.count }
+
+    /// The events added with a key equal to `key`, oldest first; nil when there are none.
+    func events(for key: Value) -> [Event]? {
+        guard !slots.isEmpty else { return nil }
+        let h = Self.hash(key)
+        return find(key, h).map { lists[$0] }
+    }
+
+    /// Adds `e` under `key`.
+    mutating func append(_ e: Event, for key: Value) {
+        let h = Self.hash(key)
+        if !slots.isEmpty, let i = find(key, h) {
+            lists[i].append(e)
+            return
+        }
+        if (keys.count + 1) * 2 > slots.count { grow() }
+        keys.append(key)
+        hashes.append(h)
+        lists.append([e])
+        insert(entry: keys.count - 1, hash: h)
+    }
+
+    private func find(_ key: Value, _ h: UInt64) -> Int? {
+        slots.withUnsafeBufferPointer { slots in
+            let mask = slots.count - 1
+            var s = Int(truncatingIfNeeded: h) & mask
+            while true {
+                let entry = Int(slots[s])
+                if entry == 0 { return nil }
+                if hashes[entry - 1] == h, keys[entry - 1] == key { return entry - 1 }
+                s = (s + 1) & mask
+            }
+        }
+    }
+
+    private mutating func insert(entry: Int, hash h: UInt64) {
+        let mask = slots.count - 1
+        var s = Int(truncatingIfNeeded: h) & mask
+        while slots[s] != 0 { s = (s + 1) & mask }
+        slots[s] = Int32(entry + 1)
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: 0, count: max(8, slots.count * 2))
+        for i in hashes.indices { insert(entry: i, hash: hashes[i]) }
+    }
+
+    // MARK: - Hashing
+
+    /// Per process: the seed and the two secrets of the mix.
+    private static let seed: (UInt64, UInt64, UInt64) = {
+        var g = SystemRandomNumberGenerator()
+        return (g.next(), g.next() | 1, g.next() | 1)
+    }()
+
+    /// A value's hash: equal values (`==`) hash alike.
+    static func hash(_ v: Value) -> UInt64 {
+        switch v {
+        case .int(let i):
+            return mix(UInt64(bitPattern: i) ^ seed.1, seed.0 ^ 0x01)
+        case .string(let s):
+            var s = s
+            let ascii: UInt64? = s.withUTF8 { bytes in
+                var or: UInt8 = 0
+                for b in bytes { or |= b }
+                return or < 0x80 ? hash(bytes: UnsafeRawBufferPointer(bytes)) : nil
+            }
+            if let ascii { return ascii }
+            var nfc: [UInt8] = []
+            s._withNFCCodeUnits { nfc.append($0) }
+            return nfc.withUnsafeBytes { hash(bytes: $0) }
+        default:
+            return mix(UInt64(bitPattern: Int64(v.hashValue)) ^ seed.1, seed.0 ^ 0x03)
+        }
+    }
+
+    /// wyhash's mix: the two halves of a 128-bit product, xored.
+    @inline(__always) private static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let (high, low) = a.multipliedFullWidth(by: b)
+        return high ^ low
+    }
+
+    /// The bytes of a string (tagged apart from integers and other values), eight at a time.
+    static func hash(bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let (s0, s1, s2) = seed
+        var h = s0 ^ 0x02 ^ UInt64(bytes.count) &* s2
+        var i = 0
+        let n = bytes.count
+        while i + 8 <= n {
+            h = mix(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ s1, h ^ s2)
+            i += 8
+        }
+        if i < n {
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < n {
+                tail |= UInt64(bytes[i]) << shift
+                shift += 8
+                i += 1
+            }
+            h = mix(tail ^ s1, h ^ s2)
+        }
+        return mix(h ^ s1, s2)
+    }
+}
