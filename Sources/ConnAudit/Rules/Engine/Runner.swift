@@ -375,7 +375,7 @@ class Runner: HistoryProvider {
         guard indexes.covers(call.slot), unindexable[call.slot] == nil else { return nil }
         if let lookup = indexes[call.slot] {
             guard case .value(let key) = Evaluator.evaluate(lookup.outer, context) else { return [] }
-            return lookup.index.buckets.events(for: KeyedIndex.normalized(key))?[...] ?? []
+            return lookup.index.buckets.events(for: KeyedIndex.normalized(key)) ?? []
         }
         guard let listIndex = compiled.listOfSlot[call.slot],
               let (candidateSide, outerSide) = KeyedIndex.split(call.selector, context: context) else {
@@ -394,7 +394,7 @@ class Runner: HistoryProvider {
         }
         indexes[call.slot] = KeyedLookup(index: index, outer: outerSide)
         guard case .value(let key) = Evaluator.evaluate(outerSide, context) else { return [] }
-        return index.buckets.events(for: KeyedIndex.normalized(key))?[...] ?? []
+        return index.buckets.events(for: KeyedIndex.normalized(key)) ?? []
     }
 }
 
@@ -414,7 +414,7 @@ final class KeyedLookup {
 final class KeyedIndex {
     let list: Int
     let key: Expr
-    private(set) var buckets = ValueBuckets()
+    var buckets = ValueBuckets()
 
     init(list: Int, key: Expr) {
         self.list = list

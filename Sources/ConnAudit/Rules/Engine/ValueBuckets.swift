@@ -17,29 +17,45 @@ struct ValueBuckets {
     private var slots: [Int32] = []
     private var hashes: [UInt64] = []
     private var keys: [Value] = []
-    private var lists: [[Event]] = []
+    /// Per entry: its first event, and when it has more than one the index + 1 of all of them in
+    /// ``rest`` (most keys, an SSE id in one list, have one event: no array is made for those).
+    private var firsts: [Event] = []
+    private var more: [Int32] = []
+    private var rest: [[Event]] = []
+    /// The one-element list a lookup of a key with one event answers with (written in place when
+    /// the previous answer is gone, as it is after each history call).
+    private var single: [Event] = []
 
     /// How many distinct keys there are.
     var count: Int { keys.count }
 
     /// The events added with a key equal to `key`, oldest first; nil when there are none.
-    func events(for key: Value) -> [Event]? {
-        guard !slots.isEmpty else { return nil }
-        let h = Self.hash(key)
-        return find(key, h).map { lists[$0] }
+    mutating func events(for key: Value) -> ArraySlice<Event>? {
+        guard !slots.isEmpty, let i = find(key, Self.hash(key)) else { return nil }
+        let m = Int(more[i])
+        if m != 0 { return rest[m - 1][...] }
+        if single.isEmpty { single = [firsts[i]] } else { single[0] = firsts[i] }
+        return single[...]
     }
 
     /// Adds `e` under `key`.
     mutating func append(_ e: Event, for key: Value) {
         let h = Self.hash(key)
         if !slots.isEmpty, let i = find(key, h) {
-            lists[i].append(e)
+            let m = Int(more[i])
+            if m != 0 {
+                rest[m - 1].append(e)
+            } else {
+                rest.append([firsts[i], e])
+                more[i] = Int32(rest.count)
+            }
             return
         }
         if (keys.count + 1) * 2 > slots.count { grow() }
         keys.append(key)
         hashes.append(h)
-        lists.append([e])
+        firsts.append(e)
+        more.append(0)
         insert(entry: keys.count - 1, hash: h)
     }
 
