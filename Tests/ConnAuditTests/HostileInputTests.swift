@@ -1373,3 +1373,36 @@ extension HostileInputTests {
         }
     }
 }
+
+extension HostileInputTests {
+    /// An upload named `.gz` that is not gzip — zlib or raw DEFLATE, as `NSData.compressed(using:
+    /// .zlib)` makes — is a corrupt gzip: named, exit 2, not one cut-off line and a complete verdict.
+    /// A plain log named `.gz` is still read as text, and binary named `.jsonl` is malformed lines.
+    @Test func aGzNameOverDataThatIsNeitherGzipNorTextCannotBeRead() throws {
+        let log = (0..<40).map { "{\"t\":\($0 * 10),\"ev\":\"ws.message\",\"gen\":1}\n" }.joined()
+        let gzip = Gzip.compress(Array(log.utf8))
+        // A gzip member without a name: a 10-byte header, the DEFLATE data, an 8-byte trailer.
+        let raw = Array(gzip[10..<(gzip.count - 8)])
+        let zlib = [0x78, 0x9C] + raw
+        try withScratch { dir in
+            let rawStart = raw.prefix(2).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+            for (name, bytes, start) in [("raw.jsonl.gz", raw, rawStart), ("zlib.jsonl.gz", zlib, "78 9c"),
+                                         ("nul.jsonl.gz", [0, 0, 0, 0] + Array(log.utf8), "00 00")] {
+                let path = dir + "/" + name
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                let run = runCLI([path, "--only", "log.malformed", "--format", "json"])
+                #expect(run.code == 2, "\(name): \(run.err)")
+                #expect(run.err.contains("could not read \(path): not gzip data (it starts with \(start)"), "\(name): \(run.err)")
+            }
+            let plain = dir + "/plain.jsonl.gz"
+            try Data(log.utf8).write(to: URL(fileURLWithPath: plain))
+            let text = runCLI([plain, "--only", "log.malformed", "--format", "json"])
+            #expect(text.code == 0, "\(text.err)")
+            #expect(text.out.contains("\"events\":40") || text.out.contains("\"events\": 40"), "\(text.out)")
+            let binary = dir + "/binary.jsonl"
+            try Data(zlib).write(to: URL(fileURLWithPath: binary))
+            let lines = runCLI([binary, "--only", "log.malformed", "--format", "json"])
+            #expect(lines.code == 1, "\(lines.err)")
+        }
+    }
+}

@@ -215,6 +215,14 @@ private final class DecodingSource: ByteSource {
             throw InputError(path: path, reason: "empty file, not gzip data")
         }
         guard pendingCount >= 2, input[pendingStart] == 0x1f, input[pendingStart + 1] == 0x8b else {
+            // A `.gz` that is neither gzip nor text is a corrupt gzip (connlog: "cannot be read"):
+            // zlib or raw DEFLATE data (`NSData.compressed(using: .zlib)`) named `.jsonl.gz` would
+            // otherwise pass as one cut-off line, and a gate as a complete verdict.
+            let head = UnsafeBufferPointer(start: input.baseAddress!.assumingMemoryBound(to: UInt8.self) + pendingStart, count: min(pendingCount, 512))
+            if path.hasSuffix(".gz"), !Self.looksLikeText(head, complete: baseEnded && pendingCount <= 512) {
+                let shown = head.prefix(2).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+                throw InputError(path: path, reason: "not gzip data (it starts with \(shown); gzip starts with 1f 8b)")
+            }
             mode = .plain
             return
         }
@@ -228,6 +236,15 @@ private final class DecodingSource: ByteSource {
             throw InputError(path: path, reason: status == Z_MEM_ERROR ? "out of memory" : "cannot start gzip decoder")
         }
         mode = .gzip(stream)
+    }
+
+    /// Whether `head`, the first bytes of an input, reads as text: UTF-8 without control characters
+    /// other than tab, line feed and carriage return (a plain log named `.gz` is read as it is).
+    /// When `head` is not the whole input, a sequence cut at its end is not held against it.
+    static func looksLikeText(_ head: UnsafeBufferPointer<UInt8>, complete: Bool) -> Bool {
+        if let bad = JSONLineParser.firstInvalidUTF8(head), complete || bad < head.count - 3 { return false }
+        for b in head where (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F { return false }
+        return true
     }
 
     /// Reads more of `base` after the pending bytes, moving them to the front first. Sets `baseEnded` at the end.
