@@ -9,8 +9,10 @@ public enum Value: Sendable, Equatable, Hashable {
     case int(Int64)
     /// Any other JSON number (a fraction or an exponent).
     case double(Double)
-    /// A JSON integer too large for 64 bits, as its decimal text: a number (a double, rounded)
-    /// where one is needed, its digits where text is (SSE ids compare as their decimal text).
+    /// A JSON integer outside `Int64`'s range, as its decimal text (an optional `-`, then digits
+    /// without leading zeros): it compares exactly with other JSON integers, is a number (a double,
+    /// rounded) where arithmetic needs one, its digits where text is (SSE ids compare as their
+    /// decimal text).
     case bigInt(String)
     case string(String)
     case array([Value])
@@ -91,11 +93,49 @@ public enum Value: Sendable, Equatable, Hashable {
     }
 
     /// How two numbers order: -1, 0 or 1; nil when either is not a number, or is NaN. Two JSON
-    /// integers compare exactly (see ``looselyEquals(_:)``), any other pair by value as doubles.
+    /// integers compare exactly, whatever their size (see ``looselyEquals(_:)``; a `gen` of
+    /// 2^63 + 1 is after one of 2^63), any other pair by value as doubles.
     @inline(__always) public func numericOrder(_ other: Value) -> Int? {
         if case .int(let i) = self, case .int(let j) = other { return i < j ? -1 : (i > j ? 1 : 0) }
+        if case .bigInt = self { return Self.bigIntOrder(self, other) }
+        if case .bigInt = other { return Self.bigIntOrder(self, other) }
         guard let p = number, let q = other.number, !p.isNaN, !q.isNaN else { return nil }
         return p < q ? -1 : (p > q ? 1 : 0)
+    }
+
+    /// ``numericOrder(_:)`` when `a` or `b` is a `.bigInt`: exact against another JSON integer (a
+    /// `.bigInt` is outside `Int64`'s range, so a positive one is above every `.int` and a negative
+    /// one below; two compare by sign, then number of digits, then digits), as doubles against any
+    /// other number. Out of line: the common pairs stay as short as they were.
+    @inline(never) static func bigIntOrder(_ a: Value, _ b: Value) -> Int? {
+        switch (a, b) {
+        case (.bigInt(let x), .bigInt(let y)): return integerTextOrder(x, y)
+        case (.bigInt(let x), .int): return x.utf8.first == UInt8(ascii: "-") ? -1 : 1
+        case (.int, .bigInt(let y)): return y.utf8.first == UInt8(ascii: "-") ? 1 : -1
+        default:
+            guard let p = a.number, let q = b.number, !p.isNaN, !q.isNaN else { return nil }
+            return p < q ? -1 : (p > q ? 1 : 0)
+        }
+    }
+
+    /// How two JSON integers written as decimal text (an optional `-`, digits without leading
+    /// zeros, no `-0`) order: -1, 0 or 1.
+    static func integerTextOrder(_ x: String, _ y: String) -> Int {
+        let minus = UInt8(ascii: "-")
+        let xNegative = x.utf8.first == minus, yNegative = y.utf8.first == minus
+        if xNegative != yNegative { return xNegative ? -1 : 1 }
+        // The same sign: the longer text is the larger magnitude, texts of one length order by
+        // their digits (`-` sorts alike on both).
+        let magnitude: Int
+        let m = x.utf8.count, n = y.utf8.count
+        if m != n {
+            magnitude = m < n ? -1 : 1
+        } else if x.utf8.elementsEqual(y.utf8) {
+            return 0
+        } else {
+            magnitude = x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
+        }
+        return xNegative ? -magnitude : magnitude
     }
 
     /// How two values order for `<`, `<=`, `>`, `>=` (and a selector's `lt`/`gt` tests): numbers
