@@ -45,6 +45,40 @@ import Testing
         #expect(report.exitCode == 0)
     }
 
+    @Test func aGenPastInt64IsFingerprintedByItsDigits() throws {
+        // Two closes without a reason at one t, in generations 2^64 - 2 and 2^64 - 1.
+        let log = """
+            {"t":0,"src":"d","ev":"ws.connect","gen":18446744073709551614}
+            {"t":0,"src":"d","ev":"ws.connect","gen":18446744073709551615}
+            {"t":10,"src":"d","ev":"ws.close","gen":18446744073709551614}
+            {"t":10,"src":"d","ev":"ws.close","gen":18446744073709551615}
+
+            """
+        let only = ["ws.close-has-reason"]
+        let report = Self.run(log, only: only)
+        let findings = report.results.flatMap(\.violations)
+        #expect(findings.map(\.gen) == [18_446_744_073_709_551_614, 18_446_744_073_709_551_615])
+        let identities = findings.map { Fingerprint.identity($0, rule: "ws.close-has-reason", paths: ["logs/d.jsonl"]) }
+        #expect(identities == ["18446744073709551614", "18446744073709551615"].map {
+            ["ws.close-has-reason", "logs/d.jsonl", "d", "", $0, "ws.close", "10"].joined(separator: "\u{1F}")
+        })
+        // A gen within Int64 is fingerprinted as it always was.
+        let small = Finding(file: 0, line: 3, t: 10, source: SourceKey(src: "d"), gen: 7, message: "m", ev: "ws.close")
+        #expect(Fingerprint.identity(small, rule: "r", paths: ["logs/d.jsonl"])
+                == ["r", "logs/d.jsonl", "d", "", "7", "ws.close", "10"].joined(separator: "\u{1F}"))
+
+        // The baseline accepts both; one generation renumbered (its last digit) is a new violation.
+        let baseline = Baseline.from(report)
+        var same = Self.run(log, only: only)
+        #expect(baseline.apply(to: &same, path: "b.json", today: "2026-11-30").accepted == 2)
+        let renumberedLog = log.replacingOccurrences(of: "18446744073709551615", with: "18446744073709551613")
+        var renumbered = Self.run(renumberedLog, only: only)
+        let summary = baseline.apply(to: &renumbered, path: "b.json", today: "2026-11-30")
+        #expect(summary.accepted == 1)
+        #expect(summary.unused.count == 1)
+        #expect(renumbered.exitCode == 1)
+    }
+
     @Test func aChangedOffendingEventIsANewViolation() throws {
         let baseline = Baseline.from(Self.run(Self.log))
         var report = Self.run(Self.log.replacingOccurrences(of: "{\"t\":20,", with: "{\"t\":21,"))

@@ -64,12 +64,20 @@ import Testing
         }
     }
 
+    /// A gen: mostly small, sometimes at the edges of Int64 and UInt64 (a gen past Int64 is a
+    /// `.bigInt` to rules).
+    private func randomGen(_ rng: inout SplitMix64) -> UInt64 {
+        let small = UInt64(rng.below(1 << 40))
+        return [small, small, 0, UInt64(Int64.max), UInt64(Int64.max) + 1, UInt64.max][rng.below(6)]
+    }
+
     private func randomEvent(_ rng: inout SplitMix64, seq: Int) -> Event {
         let names = ["ws.ping", "ws.pong", "ws.connect_failed_with_a_long_name", "$malformed", "$custom", "cafe\u{301}.x", "café.x"]
         let fields = (0..<rng.below(4)).map { _ in
             Event.Field(randomText(&rng), randomValue(&rng), id: Int32(rng.below(40)) - 1)
         }
-        let e = Event(t: randomTime(&rng), ev: names[rng.below(names.count)], gen: rng.chance(70) ? Int64(rng.below(1 << 40)) - 5 : nil,
+        let gen = rng.chance(70) ? randomGen(&rng) : nil
+        let e = Event(t: randomTime(&rng), ev: names[rng.below(names.count)], gen: gen,
                       file: Int32(rng.below(3)), line: [1, rng.below(1_000_000), Int.max][rng.below(3)], fields: fields,
                       redactedKeys: rng.chance(20) ? ["token", randomText(&rng)] : [], evID: Int32(rng.below(50)) - 1,
                       pseudo: rng.chance(10))
@@ -104,6 +112,23 @@ import Testing
             #expect((first == nil) == (decodedFirst == nil), "round \(round)")
             if let first, let decodedFirst { #expect(same(first, decodedFirst), "round \(round): first") }
         }
+    }
+
+    @Test("gens past Int64 come back exactly, and read as rules read them", arguments: [
+        (UInt64(Int64.max), Value.int(Int64.max)),
+        (UInt64(Int64.max) + 1, Value.bigInt("9223372036854775808")),
+        (UInt64(Int64.max) + 2, Value.bigInt("9223372036854775809")),
+        (UInt64.max, Value.bigInt("18446744073709551615")),
+    ])
+    func bigGensComeBack(_ gen: UInt64, _ asRead: Value) {
+        let e = Event(t: 5, ev: "ws.ping", gen: gen, file: 0, line: 3)
+        e.seq = 2
+        let names = EventLogNames()
+        let (decoded, _) = EncodedEventLog(log: [(e, 5)], first: e, names: names).decode(names: names)
+        #expect(decoded.count == 1)
+        #expect(decoded.first?.event.gen == gen)
+        #expect(decoded.first?.event.value(of: "gen") == asRead)
+        #expect(decoded.first.map { same(e, $0.event) } == true)
     }
 
     @Test func aHeartbeatLogTakesAFewBytesPerEvent() {

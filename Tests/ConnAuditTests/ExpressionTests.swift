@@ -51,7 +51,7 @@ enum Outcome: Equatable, Sendable, CustomStringConvertible {
 }
 
 private func event(
-    _ ev: String, t: Double, gen: Int64?, line: Int, seq: Int, fields: [Event.Field] = []
+    _ ev: String, t: Double, gen: UInt64?, line: Int, seq: Int, fields: [Event.Field] = []
 ) -> Event {
     // The name is registered now: selectors compiled before or after this event match it alike
     // (run alone, this suite would otherwise make its events before any name is known).
@@ -385,6 +385,64 @@ private let bigIntegers: [(String, Outcome)] = [
     ("2 > 1.5", .yes),
 ]
 
+/// Gens past Int64 (a UInt64 a client drew or hashed) read as `.bigInt`: they order exactly against
+/// each other and against every other JSON integer, through operators, functions and selectors.
+private let bigGenCurrent = event("ws.connect", t: 50, gen: 9_223_372_036_854_775_809, line: 9, seq: 4, fields: [
+    .init("top", .bigInt("18446744073709551615")),
+    .init("low", .bigInt("-9223372036854775809")),
+    .init("lower", .bigInt("-9223372036854775810")),
+    .init("imax", .int(Int64.max)),
+    .init("imin", .int(Int64.min)),
+    .init("d63", .double(9.223372036854775808e18)),
+])
+
+private let bigGenEarlier = [
+    event("ws.connect", t: 10, gen: 9_223_372_036_854_775_808, line: 2, seq: 1),
+    event("ws.connect", t: 20, gen: 18_446_744_073_709_551_614, line: 3, seq: 2),
+    event("ws.connect", t: 30, gen: 9_223_372_036_854_775_807, line: 4, seq: 3),
+]
+
+private func evaluateBigGens(_ source: String) throws -> Outcome {
+    var ctx = EvalContext(event: bigGenCurrent, params: [:], history: FixedHistory(events: bigGenEarlier),
+                          files: ["logs/a.jsonl"])
+    ctx.captures["c"] = bigGenEarlier[0]
+    return Outcome(Evaluator.evaluate(try parse(source), ctx))
+}
+
+private let bigGens: [(String, Outcome)] = [
+    ("gen", .value(.bigInt("9223372036854775809"))),
+    ("gen > c.gen", .yes),  // 2^63 + 1 > 2^63: as doubles they are equal
+    ("gen < c.gen", .no),
+    ("gen >= c.gen", .yes),
+    ("c.gen <= gen", .yes),
+    ("gen == c.gen", .no),
+    ("gen >= gen", .yes),
+    ("gen > gen", .no),
+    ("top > gen", .yes),
+    ("gen > imax", .yes),
+    ("imax < gen", .yes),
+    ("gen > 9223372036854775807", .yes),
+    ("gen > -1", .yes),
+    ("low < imin", .yes),
+    ("imin > low", .yes),
+    ("lower < low", .yes),
+    ("low > lower", .yes),
+    ("low < gen", .yes),
+    // Against a number written with a fraction or exponent: by value, as doubles.
+    ("gen <= d63 and gen >= d63", .yes),
+    ("max(gen, c.gen)", .value(.bigInt("9223372036854775809"))),
+    ("min(gen, c.gen)", .value(.bigInt("9223372036854775808"))),
+    ("max([imax, top, gen])", .value(.bigInt("18446744073709551615"))),
+    ("min([imin, low, lower])", .value(.bigInt("-9223372036854775810"))),
+    ("maxof({ev: ws.connect}, gen)", .value(.bigInt("18446744073709551614"))),
+    ("minof({ev: ws.connect}, gen)", .int(Int64.max)),
+    ("gen > (maxof({ev: ws.connect}, gen) ?? -1)", .no),
+    ("count({ev: ws.connect, gen: {gt: 9223372036854775807}})", .int(2)),
+    ("count({ev: ws.connect, gen: {lte: 9223372036854775807}})", .int(1)),
+    ("count({ev: ws.connect, where: 'gen > c.gen'})", .int(1)),
+    ("count({ev: ws.connect, where: 'gen >= c.gen'})", .int(2)),
+]
+
 // MARK: - Tests
 
 @Suite struct ExpressionTests {
@@ -436,6 +494,11 @@ private let bigIntegers: [(String, Outcome)] = [
     @Test(arguments: bigIntegers)
     func integersCompareExactlyBeyondDoubles(_ source: String, _ expected: Outcome) throws {
         #expect(try evaluate(source) == expected)
+    }
+
+    @Test(arguments: bigGens)
+    func gensPastInt64OrderExactly(_ source: String, _ expected: Outcome) throws {
+        #expect(try evaluateBigGens(source) == expected)
     }
 
     @Test(arguments: history)

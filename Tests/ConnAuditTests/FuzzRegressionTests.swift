@@ -211,7 +211,7 @@ private enum FixedEvent {
         try FileLoader.compileSelector(text, offset)
     }
 
-    static func event(_ ev: String, t: Double, gen: Int64?, line: Int, seq: Int, fields: [Event.Field] = []) -> Event {
+    static func event(_ ev: String, t: Double, gen: UInt64?, line: Int, seq: Int, fields: [Event.Field] = []) -> Event {
         let e = Event(t: t, ev: ev, gen: gen, file: 0, line: line, fields: fields, evID: EvNames.id(ev))
         e.seq = seq
         return e

@@ -211,7 +211,10 @@ extension ReaderTests {
         .init("gen null", #"{"t":0,"ev":"x.y","gen":null}"#, #""gen" is not a non-negative integer (null)"#),
         .init("gen -1", #"{"t":0,"ev":"x.y","gen":-1}"#, #""gen" is negative"#),
         .init("gen beyond 64 bits", #"{"t":0,"ev":"x.y","gen":99999999999999999999}"#,
-              #""gen" is too large"#),
+              #""gen" is too large (at most 18446744073709551615)"#),
+        .init("gen 2^64", #"{"t":0,"ev":"x.y","gen":18446744073709551616}"#,
+              #""gen" is too large (at most 18446744073709551615)"#),
+        .init("gen -2^63 - 1", #"{"t":0,"ev":"x.y","gen":-9223372036854775809}"#, #""gen" is negative"#),
         // Text after the object.
         .init("a word after the object", #"{"t":0,"ev":"x.y"} x"#, "text after the JSON object"),
         .init("a second object", #"{"t":0,"ev":"x.y"}{"t":1,"ev":"x.y"}"#, "text after the JSON object"),
@@ -380,7 +383,19 @@ extension ReaderTests {
             // not exactly representable as a Double.
             for text in ["9007199254740993", "1000000000000000001", "9223372036854775807"] {
                 let read = ReaderTests.one(#"{"t":0,"ev":"x.y","gen":\#(text)}"#)
-                #expect(read.event?.gen == Int64(text), "gen \(text): \(read.item)")
+                #expect(read.event?.gen == UInt64(text), "gen \(text): \(read.item)")
+                #expect(read.event?.value(of: "gen") == .int(Int64(text)!))
+            }
+        }
+
+        @Test("a gen past Int64, up to 2^64 - 1, is a generation (a UInt64 a client drew or hashed)")
+        func unsignedGen() throws {
+            for text in ["9223372036854775808", "9223372036854775809", "18446744073709551614", "18446744073709551615"] {
+                let read = ReaderTests.one(#"{"t":0,"ev":"x.y","gen":\#(text)}"#)
+                #expect(read.event?.gen == UInt64(text), "gen \(text): \(read.item)")
+                // Rules read it as they read any field holding that integer.
+                #expect(read.event?.value(of: "gen") == .bigInt(text))
+                #expect(read.event?.value(of: "gen", id: FieldNames.gen) == .bigInt(text))
             }
         }
     }

@@ -68,4 +68,11 @@ import Testing
     func otherNumbersOrderAsDoubles(_ a: Value, _ b: Value, _ expected: Int?) {
         #expect(a.numericOrder(b) == expected)
     }
+
+    @Test func aGenIsAnIntWhileItFitsInt64() {
+        #expect(Value.integer(0) == .int(0))
+        #expect(Value.integer(UInt64(Int64.max)) == .int(Int64.max))
+        #expect(Value.integer(UInt64(Int64.max) + 1) == Self.twoTo63)
+        #expect(Value.integer(UInt64.max) == Self.uint64Max)
+    }
 }

@@ -96,8 +96,8 @@ public final class Event: @unchecked Sendable {
     public let ev: String
     /// `ev` as an ``EvNames`` id (-1: a name no loaded rule mentions).
     public let evID: Int32
-    /// `gen` when the line had a valid one.
-    public let gen: Int64?
+    /// `gen` when the line had a valid one (a JSON integer from 0 to 2^64 − 1).
+    public let gen: UInt64?
     /// Index of the file in the run's file list.
     public let file: Int32
     /// 1-based physical line in the (decompressed) file.
@@ -129,7 +129,7 @@ public final class Event: @unchecked Sendable {
     }
 
     public init(
-        t: Double, ev: String, gen: Int64? = nil, file: Int32 = 0, line: Int = 0,
+        t: Double, ev: String, gen: UInt64? = nil, file: Int32 = 0, line: Int = 0,
         fields: [Field] = [], redactedKeys: [String] = [], evID: Int32? = nil, pseudo: Bool? = nil
     ) {
         self.t = t
@@ -168,7 +168,7 @@ public final class Event: @unchecked Sendable {
         switch key {
         case "t": return tValue
         case "ev": return .string(ev)
-        case "gen": return gen.map { .int($0) }
+        case "gen": return gen.map(Value.integer)
         case "$line": return .int(Int64(line))
         case "$seq": return .int(Int64(seq))
         default:
@@ -197,7 +197,7 @@ public final class Event: @unchecked Sendable {
         switch code {
         case FieldNames.t: return .some(tValue)
         case FieldNames.ev: return .some(.string(ev))
-        case FieldNames.gen: return .some(gen.map { .int($0) })
+        case FieldNames.gen: return .some(gen.map(Value.integer))
         case FieldNames.line: return .some(.int(Int64(line)))
         case FieldNames.seq: return .some(.int(Int64(seq)))
         default: return nil

@@ -27,6 +27,12 @@ public enum Value: Sendable, Equatable, Hashable {
         }
     }
 
+    /// A JSON integer from 0 to 2^64 − 1 (a `gen`) as rules see it: `.int` when it fits `Int64`,
+    /// else `.bigInt`, as the parser reads any other field holding that integer.
+    @inline(__always) public static func integer(_ u: UInt64) -> Value {
+        u <= UInt64(Int64.max) ? .int(Int64(u)) : .bigInt(String(u))
+    }
+
     /// The numeric value, if this is a number.
     @inlinable public var number: Double? {
         switch self {

@@ -35,7 +35,7 @@ struct ParsedLine {
     var ev: String = ""
     /// `ev` as an ``EvNames`` id when the parser found it in its table (nil: look the name up).
     var evID: Int32?
-    var gen: Int64?
+    var gen: UInt64?
     var src: Value?
     var session: Value?
     var fields: [Event.Field] = []
@@ -438,10 +438,13 @@ struct JSONLineParser {
         out.ev = name
         if sawGen {
             switch gen {
-            case .int(let g) where g >= 0: out.gen = g
+            case .int(let g) where g >= 0: out.gen = UInt64(g)
             case .int: return "\"gen\" is negative"
             case .bigInt(let digits)?:
-                return digits.hasPrefix("-") ? "\"gen\" is negative" : "\"gen\" is too large (at most 9223372036854775807)"
+                // Past Int64: 2^63 to 2^64 − 1 is a generation too (a UInt64 a client drew or hashed).
+                if digits.hasPrefix("-") { return "\"gen\" is negative" }
+                guard let g = UInt64(digits) else { return "\"gen\" is too large (at most 18446744073709551615)" }
+                out.gen = g
             case .some(let other): return "\"gen\" is not a non-negative integer (\(other.typeName))"
             case .none: return "\"gen\" is not a non-negative integer"
             }

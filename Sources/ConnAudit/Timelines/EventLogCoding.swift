@@ -164,7 +164,7 @@ struct EncodedEventLog {
             }
             signed(Int64(e.evID))
             text(e.ev, id: e.evID, isEv: true)
-            if let gen = e.gen { signed(gen) }
+            if let gen = e.gen { varint(gen) }
             signed(Int64(e.file))
             signed(Int64(e.line) &- Int64(lastLine))
             lastLine = e.line
@@ -286,7 +286,7 @@ struct EncodedEventLog {
             }
             let evID = Int32(truncatingIfNeeded: signed())
             let ev = text()
-            let gen = flags & Flag.hasGen != 0 ? signed() : nil
+            let gen = flags & Flag.hasGen != 0 ? varint() : nil
             let file = Int32(truncatingIfNeeded: signed())
             lastLine = Int(truncatingIfNeeded: Int64(lastLine) &+ signed())
             lastSeq = Int(truncatingIfNeeded: Int64(lastSeq) &+ signed())

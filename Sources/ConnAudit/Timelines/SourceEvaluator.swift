@@ -323,11 +323,11 @@ final class SourceEvaluator {
     private var events = 0
     private var lastT: Double?
     /// The generation of the previous event: most events belong to the same one as the last.
-    private var lastGeneration: (stream: String, streamIndex: Int32?, gen: Int64, timeline: Timeline)?
+    private var lastGeneration: (stream: String, streamIndex: Int32?, gen: UInt64, timeline: Timeline)?
 
     struct GenerationKey: Hashable {
         var stream: Substring
-        var gen: Int64
+        var gen: UInt64
     }
 
     init(key: SourceKey, plan: EvaluationPlan) {

@@ -18,7 +18,7 @@ public struct TimelineQuery: Sendable {
     public var src: String?
     public var session: String?
     public var stream: String?
-    public var gen: Int64?
+    public var gen: UInt64?
     /// Centre on the event at this file and line: its source and, when it has a `gen`, its generation
     /// are selected. Filters given as well must agree with it.
     public var around: (file: String, line: Int)?
@@ -26,7 +26,7 @@ public struct TimelineQuery: Sendable {
     public var radius: Int = 15
 
     public init(
-        src: String? = nil, session: String? = nil, stream: String? = nil, gen: Int64? = nil,
+        src: String? = nil, session: String? = nil, stream: String? = nil, gen: UInt64? = nil,
         around: (file: String, line: Int)? = nil, radius: Int = 15
     ) {
         self.src = src
@@ -80,7 +80,7 @@ public struct TimelineDocument: Sendable {
         public var line: Int
         public var t: Double
         public var ev: String
-        public var gen: Int64?
+        public var gen: UInt64?
         /// `ws.close reason="pong_timeout" code=1000`: `ev` and the fields (not `t`, `gen`, `src`,
         /// `session`), strings quoted and escaped; a redacted field shows as `key=[redacted]`, never
         /// its value.
@@ -111,7 +111,7 @@ public struct TimelineDocument: Sendable {
         /// for, else nil (any stream).
         public var stream: String?
         /// nil: the source's events without `gen`.
-        public var gen: Int64?
+        public var gen: UInt64?
         public var entries: [Entry]
         /// How many events the timeline has in the selection (more than `entries` with `--around`).
         public var total: Int
@@ -224,7 +224,7 @@ public enum TimelineBuilder {
             }
             focus = (Int32(fi), around.line, key)
         }
-        let eventWanted: (Substring, Int64?) -> Bool = { [stream, gen] s, g in
+        let eventWanted: (Substring, UInt64?) -> Bool = { [stream, gen] s, g in
             (stream == nil || s == stream![...]) && (gen == nil || g == gen)
         }
 
@@ -368,12 +368,12 @@ public enum TimelineBuilder {
     /// A generation (or, with nil, the events without `gen`) of one stream.
     struct GenKey: Hashable {
         var stream: String
-        var gen: Int64?
+        var gen: UInt64?
     }
 
     /// What the line `--around` names turned out to be.
     enum AroundLine {
-        case event(SourceKey, stream: String, gen: Int64?)
+        case event(SourceKey, stream: String, gen: UInt64?)
         case blank
         case malformed(String)
     }
@@ -460,7 +460,7 @@ public enum TimelineBuilder {
     /// The source, stream and gen of the `--around` event, or why there is none.
     private static func focusEvent(
         _ around: (file: String, line: Int), label: String, scan: Inventory
-    ) throws(UsageError) -> (key: SourceKey, stream: String, gen: Int64?) {
+    ) throws(UsageError) -> (key: SourceKey, stream: String, gen: UInt64?) {
         let place = "no event at \(label):\(around.line)"
         switch scan.around {
         case .event(let key, let stream, let gen)?:
@@ -526,7 +526,7 @@ public enum TimelineBuilder {
     /// The events of `keys` in `input`, in line order; events outside the selected streams and
     /// generations keep only `t`, `ev` and `gen` (they order the merge and drive the phases).
     private static func collect(
-        _ input: InputFile, index: Int, open: Auditor.Opener, keys: Set<SourceKey>, wanted: (Substring, Int64?) -> Bool
+        _ input: InputFile, index: Int, open: Auditor.Opener, keys: Set<SourceKey>, wanted: (Substring, UInt64?) -> Bool
     ) -> FileEvents {
         var out = FileEvents(index: index)
         let source: any ByteSource
@@ -576,7 +576,7 @@ public enum TimelineBuilder {
     /// A section of a source: a generation of a stream, or (`gen` nil, stream "") the events without gen.
     struct SectionKey: Hashable {
         var stream: String
-        var gen: Int64?
+        var gen: UInt64?
     }
 
     struct Pending {
@@ -598,7 +598,7 @@ public enum TimelineBuilder {
     /// Goes through a source's events in merged order, keeping the selected ones with their times
     /// and phases (which depend on every event of the source: a newer `ws.connect` makes the older
     /// generations stale).
-    static func walk(_ events: [Event], wanted: (Substring, Int64?) -> Bool) -> Walk {
+    static func walk(_ events: [Event], wanted: (Substring, UInt64?) -> Bool) -> Walk {
         struct State {
             var firstConnect: Int?
             var firstConnectT: Double?
@@ -606,7 +606,7 @@ public enum TimelineBuilder {
             var phase: String?
         }
         var states: [SectionKey: State] = [:]
-        var latestConnect: (gen: Int64, seq: Int)?
+        var latestConnect: (gen: UInt64, seq: Int)?
         var out: [Pending] = []
         var totals: [SectionKey: Int] = [:]
         for (seq, e) in events.enumerated() {

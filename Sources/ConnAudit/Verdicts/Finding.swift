@@ -5,7 +5,7 @@ public struct Finding: Sendable {
     public var line: Int?
     public var t: Double?
     public var source: SourceKey?
-    public var gen: Int64?
+    public var gen: UInt64?
     public var message: String
     /// A few events of the finding's timeline around it, rendered without secret values.
     public var context: [ContextLine]
@@ -15,7 +15,7 @@ public struct Finding: Sendable {
     public var subject: String?
 
     public init(
-        file: Int32? = nil, line: Int? = nil, t: Double? = nil, source: SourceKey? = nil, gen: Int64? = nil,
+        file: Int32? = nil, line: Int? = nil, t: Double? = nil, source: SourceKey? = nil, gen: UInt64? = nil,
         message: String, context: [ContextLine] = [], ev: String? = nil
     ) {
         self.ev = ev

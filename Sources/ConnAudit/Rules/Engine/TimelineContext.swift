@@ -168,7 +168,7 @@ final class TimelineContext {
 struct ContextScope {
     var context: TimelineContext
     var stream: Substring?
-    var gen: Int64?
+    var gen: UInt64?
 
     func contains(_ e: Event) -> Bool {
         guard let gen else { return true }
