@@ -26,6 +26,12 @@ rules:
 
           {"t":5,"ev":"ws.open","gen":1}
         expect: pass
+      - name: a gen up to 2^64 - 1 is valid, a larger one is reported
+        log: |
+          {"t":0,"ev":"ws.connect","gen":18446744073709551615}
+          {"t":1,"ev":"ws.connect","gen":18446744073709551616}
+        expect: fail
+        violations: 1
       - name: each bad line is reported
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -236,6 +242,19 @@ rules:
           {"t":1,"ev":"ws.close","gen":9007199254740992,"reason":"user"}
           {"t":2,"ev":"ws.connect","gen":9007199254740993}
         expect: pass
+      - name: generations past Int64, up to 2^64 - 1, compare exactly
+        log: |
+          {"t":0,"ev":"ws.connect","gen":9223372036854775807}
+          {"t":1,"ev":"ws.connect","gen":9223372036854775808}
+          {"t":2,"ev":"ws.connect","gen":9223372036854775809}
+          {"t":3,"ev":"ws.connect","gen":18446744073709551615}
+        expect: pass
+      - name: a lower generation past Int64 fails, though as doubles the two are equal
+        log: |
+          {"t":0,"ev":"ws.connect","gen":9223372036854775809}
+          {"t":1,"ev":"ws.connect","gen":9223372036854775808}
+        expect: fail
+        violations: 1
       - name: rising generations pass
         log: |
           {"t":0,"ev":"ws.connect","gen":1}
@@ -282,6 +301,12 @@ rules:
         log: |
           {"t":0,"ev":"ws.connect","gen":9007199254740993}
           {"t":1,"ev":"ws.state","gen":9007199254740992,"state":"connected"}
+        expect: fail
+        violations: 1
+      - name: a generation one below a newer one past Int64 is stale
+        log: |
+          {"t":0,"ev":"ws.connect","gen":18446744073709551615}
+          {"t":1,"ev":"ws.state","gen":18446744073709551614,"state":"connected"}
         expect: fail
         violations: 1
       - name: events of the newest generation pass
@@ -898,6 +923,12 @@ rules:
         log: |
           {"t":0,"ev":"ws.connect","gen":9007199254740992}
           {"t":2,"ev":"ws.connect","gen":9007199254740993}
+        expect: fail
+        violations: 1
+      - name: generations past Int64 stay apart
+        log: |
+          {"t":0,"ev":"ws.connect","gen":18446744073709551614}
+          {"t":2,"ev":"ws.connect","gen":18446744073709551615}
         expect: fail
         violations: 1
       - name: connect after the previous generation ended passes
