@@ -1592,6 +1592,31 @@ extension CheckKindTests {
             #expect(KeyedIndex.split(try historySelector(b), context: ctx) == nil)
         }
 
+        /// `==` compares an integer with a double as doubles: from 2^53 up, 2^53 + 1 equals 2^53.0
+        /// and 2^63 - 1 equals 2^63.0. The index must find what the unindexed `where` finds.
+        @Test func anIndexFindsLargeIntegersEqualToADoubleAsTheWhereDoes() throws {
+            let (a, b) = try pair(
+                "for: source\nevery: { ev: q, as: c }\nexpect: \"count({ev: k, where: 'id == c.id'}) == 0\"",
+                "for: source\nevery: { ev: q, as: c }\nexpect: \"count({ev: k, where: 'c.id == id or false'}) == 0\"")
+            #expect(KeyedIndex.normalized(.int(9_007_199_254_740_993)) == KeyedIndex.normalized(.double(0x1p53)))
+            #expect(KeyedIndex.normalized(.int(Int64.max)) == KeyedIndex.normalized(.double(0x1p63)))
+            #expect(KeyedIndex.normalized(.int(5)) == KeyedIndex.normalized(.double(5)))
+            #expect(KeyedIndex.normalized(.bigInt("18446744073709551615")) == KeyedIndex.normalized(.double(0x1p64)))
+            let ids: [(String, String)] = [
+                ("9007199254740993", "9007199254740992.0"), ("9223372036854775807", "9.223372036854775808e18"),
+                ("9007199254740992.0", "9007199254740993"), ("18446744073709551615", "1.8446744073709552e19"),
+                ("12", "12.0"), ("12", "13"), ("9007199254740993", "9007199254740995"),
+            ]
+            let log = ids.enumerated().map { n, pair in
+                "{\"t\":\(2 * n),\"ev\":\"k\",\"id\":\(pair.0)}\n{\"t\":\(2 * n + 1),\"ev\":\"q\",\"id\":\(pair.1)}\n"
+            }.joined()
+            let (ra, rb) = compare(a, b, log)
+            #expect(fingerprint(ra.violations) == fingerprint(rb.violations))
+            // Each q but the last two has an equal k before it (as doubles): five violations.
+            #expect(rb.violations.count == 5)
+            #expect(ra.violations.count == 5)
+        }
+
         @Test func onlyTheSameKeyExpressionSharesAnIndex() throws {
             func same(_ a: String, _ b: String) throws -> Bool {
                 KeyedIndex.sameKey(try ExpressionParser.parse(a, compileSelector: FileLoader.compileSelector),

@@ -461,13 +461,18 @@ final class KeyedIndex {
         buckets.append(e, for: Self.normalized(k))
     }
 
-    /// Numbers hash by value (1 and 1.0 are one key), as `==` compares them. An integer beyond
-    /// 64 bits shares its double's bucket (`==` on such a double holds; two such integers that
-    /// round alike are told apart when each candidate is matched).
+    /// Numbers hash by value (1 and 1.0 are one key), as `==` compares them. `==` compares an
+    /// integer with a double as doubles, so from 2^53 up, where doubles are whole numbers that
+    /// integers round to, an integer (of 64 bits or more) shares its double's bucket: 2^53 + 1
+    /// is `==` 2^53 as a double and is found under it. Two integers that round alike are told
+    /// apart when each candidate is matched (a bucket only has to hold every match).
     static func normalized(_ v: Value) -> Value {
-        if case .double(let d) = v, let i = Int64(exactly: d) { return .int(i) }
-        if case .bigInt = v, let d = v.number { return .double(d) }
-        return v
+        switch v {
+        case .int(let i): return i.magnitude >= 1 << 53 ? .double(Double(i)) : v
+        case .double(let d): return d.magnitude < 0x1p53 ? Int64(exactly: d).map { .int($0) } ?? v : v
+        case .bigInt: return v.number.map { .double($0) } ?? v
+        default: return v
+        }
     }
 
     /// For a one-term selector with a `where`: the expression, the names bound outside it in
