@@ -14,7 +14,7 @@ rules:
     for: corpus
     description: >
       A line that is not a JSON object, is not valid UTF-8, lacks t or ev or has them of the
-      wrong type, has a gen that is not a non-negative JSON integer, or is longer than 1 MiB
+      wrong type, has a gen that is not a JSON integer from 0 to 2^64 − 1, or is longer than 1 MiB
       takes no part in any timeline. It is never skipped silently: each one is a violation here,
       at its file:line, with the reason.
     never: { ev: $malformed }
