@@ -84,17 +84,16 @@ public enum Value: Sendable, Equatable, Hashable {
     /// round alike (a `gen` taken from a nanosecond clock, 2^53 and 2^53 + 1).
     public func looselyEquals(_ other: Value) -> Bool {
         if case .int(let i) = self, case .int(let j) = other { return i == j }
-        if let a = number, let b = other.number {
-            // Integers beyond 64 bits are equal by their digits, and never equal one within them
-            // (as doubles, 2^63 and Int64.max would be). Tested without copying either value.
-            if case .bigInt(let x) = self {
-                if case .bigInt(let y) = other { return x == y }
-                if case .int = other { return false }
-            } else if case .bigInt = other, case .int = self {
-                return false
-            }
-            return a == b
+        // Integers beyond 64 bits are equal by their digits, and never equal one within them
+        // (as doubles, 2^63 and Int64.max would be): decided before either is read as a double,
+        // which would parse its digits (a `gen` from 2^63 up is compared on every event).
+        if case .bigInt(let x) = self {
+            if case .bigInt(let y) = other { return x == y }
+            if case .int = other { return false }
+        } else if case .bigInt = other, case .int = self {
+            return false
         }
+        if let a = number, let b = other.number { return a == b }
         return self == other
     }
 

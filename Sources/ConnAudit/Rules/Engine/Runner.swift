@@ -375,7 +375,7 @@ class Runner: HistoryProvider {
         guard indexes.covers(call.slot), unindexable[call.slot] == nil else { return nil }
         if let lookup = indexes[call.slot] {
             guard case .value(let key) = Evaluator.evaluate(lookup.outer, context) else { return [] }
-            return lookup.index.buckets.events(for: KeyedIndex.normalized(key)) ?? []
+            return lookup.index.candidates(for: key)
         }
         guard let listIndex = compiled.listOfSlot[call.slot],
               let (candidateSide, outerSide) = KeyedIndex.split(call.selector, context: context) else {
@@ -394,7 +394,7 @@ class Runner: HistoryProvider {
         }
         indexes[call.slot] = KeyedLookup(index: index, outer: outerSide)
         guard case .value(let key) = Evaluator.evaluate(outerSide, context) else { return [] }
-        return index.buckets.events(for: KeyedIndex.normalized(key)) ?? []
+        return index.candidates(for: key)
     }
 }
 
@@ -414,7 +414,12 @@ final class KeyedLookup {
 final class KeyedIndex {
     let list: Int
     let key: Expr
-    var buckets = ValueBuckets()
+    /// The events by their key, exactly (``normalized(_:)``).
+    private var buckets = ValueBuckets()
+    /// The events whose key is an integer that a double cannot hold (2^53 and up, in magnitude),
+    /// by the double it rounds to: `==` compares an integer with a double as doubles, so a double
+    /// key finds them here. Empty unless such keys come (a `gen` from a nanosecond clock).
+    private var byRounding = ValueBuckets()
 
     init(list: Int, key: Expr) {
         self.list = list
@@ -458,20 +463,67 @@ final class KeyedIndex {
         let ctx = EvalContext(event: e, shared: shared)
         // `null == null` holds, so null is a key like any other; undecided is none.
         guard case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
-        buckets.append(e, for: Self.normalized(k))
+        let exact = Self.normalized(k)
+        buckets.append(e, for: exact)
+        if let rounded = Self.rounding(exact) { byRounding.append(e, for: rounded) }
     }
 
-    /// Numbers hash by value (1 and 1.0 are one key), as `==` compares them. `==` compares an
-    /// integer with a double as doubles, so from 2^53 up, where doubles are whole numbers that
-    /// integers round to, an integer (of 64 bits or more) shares its double's bucket: 2^53 + 1
-    /// is `==` 2^53 as a double and is found under it. Two integers that round alike are told
-    /// apart when each candidate is matched (a bucket only has to hold every match).
+    /// The events whose key `==` calls equal to `key` (and maybe others, which the selector's
+    /// full test, run on each, drops), in the order they were added.
+    ///
+    /// `==` compares two integers exactly and an integer with a double as doubles: from 2^53 up,
+    /// 2^53 + 1 equals the double 2^53 but not the integer 2^53. So an integer key finds the
+    /// integer's events and those of its double; a double key past 2^53 finds its doubles and the
+    /// integers that round to it. Integers stay in buckets of their own: a `gen` taken from a
+    /// nanosecond clock shares a double with 256 others, which one bucket would make a scan.
+    func candidates(for key: Value) -> ArraySlice<Event> {
+        let exact = Self.normalized(key)
+        let found = buckets.events(for: exact)
+        let also: ArraySlice<Event>?
+        switch exact {
+        case .int, .bigInt:
+            guard let rounded = Self.rounding(exact) else { return found ?? [] }
+            also = buckets.events(for: rounded)
+        case .double(let d) where d.magnitude >= 0x1p53:
+            also = byRounding.isEmpty ? nil : byRounding.events(for: exact)
+        default:
+            return found ?? []
+        }
+        guard let also, !also.isEmpty else { return found ?? [] }
+        guard let found, !found.isEmpty else { return also }
+        // Both: merged by seq, the order of the list they came from.
+        var merged: [Event] = []
+        merged.reserveCapacity(found.count + also.count)
+        var i = found.startIndex, j = also.startIndex
+        while i < found.endIndex, j < also.endIndex {
+            if found[i].seq <= also[j].seq {
+                merged.append(found[i])
+                i += 1
+            } else {
+                merged.append(also[j])
+                j += 1
+            }
+        }
+        merged.append(contentsOf: found[i...])
+        merged.append(contentsOf: also[j...])
+        return merged[...]
+    }
+
+    /// A key as its bucket holds it: numbers by value (1 and 1.0 are one key), a whole double
+    /// below 2^53 as the integer it is; integers that a double cannot hold stay exact (see
+    /// ``candidates(for:)``).
     static func normalized(_ v: Value) -> Value {
-        switch v {
-        case .int(let i): return i.magnitude >= 1 << 53 ? .double(Double(i)) : v
-        case .double(let d): return d.magnitude < 0x1p53 ? Int64(exactly: d).map { .int($0) } ?? v : v
-        case .bigInt: return v.number.map { .double($0) } ?? v
-        default: return v
+        if case .double(let d) = v, d.magnitude < 0x1p53, let i = Int64(exactly: d) { return .int(i) }
+        return v
+    }
+
+    /// For an integer key a double cannot hold (2^53 and up in magnitude, `.bigInt` too), the
+    /// double `==` compares it as; nil for any other key.
+    static func rounding(_ exact: Value) -> Value? {
+        switch exact {
+        case .int(let i) where i.magnitude >= 1 << 53: return .double(Double(i))
+        case .bigInt: return exact.number.map { .double($0) }
+        default: return nil
         }
     }
 

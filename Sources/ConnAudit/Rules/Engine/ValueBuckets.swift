@@ -29,6 +29,8 @@ struct ValueBuckets {
     /// How many distinct keys there are.
     var count: Int { keys.count }
 
+    var isEmpty: Bool { keys.isEmpty }
+
     /// The events added with a key equal to `key`, oldest first; nil when there are none.
     mutating func events(for key: Value) -> ArraySlice<Event>? {
         guard !slots.isEmpty, let i = find(key, Self.hash(key)) else { return nil }
@@ -106,6 +108,7 @@ struct ValueBuckets {
             }
             if let ascii { return ascii }
             var nfc: [UInt8] = []
+            nfc.reserveCapacity(s.utf8.count)
             s._withNFCCodeUnits { nfc.append($0) }
             return nfc.withUnsafeBytes { hash(bytes: $0) }
         default:
