@@ -1389,17 +1389,64 @@ extension HostileInputTests {
                 try Data(bytes).write(to: URL(fileURLWithPath: path))
                 let run = runCLI([path, "--only", "log.malformed", "--format", "json"])
                 #expect(run.code == 2, "\(name): \(run.err)")
-                #expect(run.err.contains("could not read \(path): not gzip data (it starts with \(start)"), "\(name): \(run.err)")
+                #expect(run.err.contains("could not read \(path): not gzip data, nor text: it starts with \(start) (gzip starts with 1f 8b)"),
+                        "\(name): \(run.err)")
             }
             let plain = dir + "/plain.jsonl.gz"
             try Data(log.utf8).write(to: URL(fileURLWithPath: plain))
             let text = runCLI([plain, "--only", "log.malformed", "--format", "json"])
             #expect(text.code == 0, "\(text.err)")
             #expect(text.out.contains("\"events\":40") || text.out.contains("\"events\": 40"), "\(text.out)")
+            // The name's case does not matter; a log line with a stray byte is still text.
+            let upper = dir + "/ZLIB.JSONL.GZ"
+            try Data(zlib).write(to: URL(fileURLWithPath: upper))
+            #expect(runCLI([upper, "--only", "log.malformed"]).code == 2)
+            let stray = dir + "/stray.jsonl.gz"
+            try Data([0x7B, 0x22, 0x74, 0x22, 0x3A, 0x30, 0x2C, 0x22, 0x78, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D, 0x0A] + Array(log.utf8))
+                .write(to: URL(fileURLWithPath: stray))
+            let strayRun = runCLI([stray, "--only", "log.malformed", "--format", "json"])
+            #expect(strayRun.code == 1, "\(strayRun.err)")
+            #expect(strayRun.out.contains("\"events\":40") || strayRun.out.contains("\"events\": 40"), "\(strayRun.out)")
             let binary = dir + "/binary.jsonl"
             try Data(zlib).write(to: URL(fileURLWithPath: binary))
             let lines = runCLI([binary, "--only", "log.malformed", "--format", "json"])
             #expect(lines.code == 1, "\(lines.err)")
+        }
+    }
+}
+
+/// A raw source that gives at most `step` bytes per read, as a pipe may.
+private final class TrickleSource: ByteSource {
+    private let bytes: [UInt8]
+    private let step: Int
+    private var at = 0
+    init(_ bytes: [UInt8], step: Int) {
+        self.bytes = bytes
+        self.step = step
+    }
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        let n = min(step, buffer.count, bytes.count - at)
+        for k in 0..<n { buffer[k] = bytes[at + k] }
+        at += n
+        return n
+    }
+}
+
+extension HostileInputTests {
+    /// zlib data that arrives two bytes at a time is judged on its first 512 bytes, not on two.
+    @Test func aGzNameOverZlibDataIsRefusedHoweverItsBytesArrive() throws {
+        let gzip = Gzip.compress(Array((0..<40).map { "{\"t\":\($0),\"ev\":\"x\"}\n" }.joined().utf8))
+        let zlib = [0x78, 0x9C] + Array(gzip[10..<(gzip.count - 8)])
+        for step in [1, 2, 3, 512, 1 << 20] {
+            let source = ByteSources.decoding(TrickleSource(zlib, step: step), path: "up.jsonl.gz")
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+            defer { buffer.deallocate() }
+            var failure: InputError?
+            do { _ = try source.read(into: buffer) } catch { failure = error }
+            #expect(failure?.reason.hasPrefix("not gzip data, nor text") == true, "step \(step): \(String(describing: failure))")
+            // The same bytes under another name are read as they are.
+            let plain = ByteSources.decoding(TrickleSource(zlib, step: step), path: "up.jsonl")
+            #expect((try? plain.read(into: buffer)).map { $0 > 0 } == true, "step \(step)")
         }
     }
 }

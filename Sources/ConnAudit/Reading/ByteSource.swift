@@ -48,6 +48,12 @@ public enum ByteSources {
     public static func memory(_ bytes: [UInt8], path: String) -> any ByteSource {
         DecodingSource(MemorySource(bytes), path: path)
     }
+
+    /// Decodes any raw source as a file's would be (tests: one that gives a few bytes per read, as
+    /// a pipe may).
+    static func decoding(_ base: any ByteSource, path: String) -> any ByteSource {
+        DecodingSource(base, path: path)
+    }
 }
 
 // MARK: - Raw sources
@@ -211,17 +217,26 @@ private final class DecodingSource: ByteSource {
         }
         // A `.gz` of zero bytes is no gzip stream (`gzip -t` says so): an upload cut to nothing
         // must not pass as an empty log. A non-empty plain file named `.gz` is read as it is.
-        if pendingCount == 0, path.hasSuffix(".gz") {
+        let namedGz = path.lowercased().hasSuffix(".gz")
+        if pendingCount == 0, namedGz {
             throw InputError(path: path, reason: "empty file, not gzip data")
         }
         guard pendingCount >= 2, input[pendingStart] == 0x1f, input[pendingStart + 1] == 0x8b else {
             // A `.gz` that is neither gzip nor text is a corrupt gzip (connlog: "cannot be read"):
             // zlib or raw DEFLATE data (`NSData.compressed(using: .zlib)`) named `.jsonl.gz` would
-            // otherwise pass as one cut-off line, and a gate as a complete verdict.
-            let head = UnsafeBufferPointer(start: input.baseAddress!.assumingMemoryBound(to: UInt8.self) + pendingStart, count: min(pendingCount, 512))
-            if path.hasSuffix(".gz"), !Self.looksLikeText(head, complete: baseEnded && pendingCount <= 512) {
-                let shown = head.prefix(2).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
-                throw InputError(path: path, reason: "not gzip data (it starts with \(shown); gzip starts with 1f 8b)")
+            // otherwise pass as one cut-off line, and a gate as a complete verdict. Judged on the
+            // first 512 bytes (a pipe may give fewer at first).
+            if namedGz {
+                while pendingCount < Self.sniffLength && !baseEnded { try fill() }
+                let head = UnsafeBufferPointer(
+                    start: input.baseAddress!.assumingMemoryBound(to: UInt8.self) + pendingStart,
+                    count: min(pendingCount, Self.sniffLength))
+                if !Self.looksLikeText(head, complete: baseEnded && pendingCount <= Self.sniffLength) {
+                    let shown = head.prefix(2).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+                        .joined(separator: " ")
+                    throw InputError(
+                        path: path, reason: "not gzip data, nor text: it starts with \(shown) (gzip starts with 1f 8b)")
+                }
             }
             mode = .plain
             return
@@ -238,12 +253,19 @@ private final class DecodingSource: ByteSource {
         mode = .gzip(stream)
     }
 
-    /// Whether `head`, the first bytes of an input, reads as text: UTF-8 without control characters
-    /// other than tab, line feed and carriage return (a plain log named `.gz` is read as it is).
-    /// When `head` is not the whole input, a sequence cut at its end is not held against it.
+    /// How many bytes of a `.gz` input that is not gzip are looked at to tell text from binary.
+    static let sniffLength = 512
+
+    /// Whether `head`, the first bytes of an input, reads as text (a plain log named `.gz`, read as
+    /// it is): no control characters but tab, line feed and carriage return, and either valid
+    /// UTF-8 or a JSON object's `{` first (a log line may hold a stray byte; compressed data holds
+    /// control bytes within a few dozen). When `head` is not the whole input, a UTF-8 sequence cut
+    /// at its end is not held against it.
     static func looksLikeText(_ head: UnsafeBufferPointer<UInt8>, complete: Bool) -> Bool {
-        if let bad = JSONLineParser.firstInvalidUTF8(head), complete || bad < head.count - 3 { return false }
         for b in head where (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F { return false }
+        let first = head.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        if first == UInt8(ascii: "{") { return true }
+        if let bad = JSONLineParser.firstInvalidUTF8(head), complete || bad < head.count - 3 { return false }
         return true
     }
 
