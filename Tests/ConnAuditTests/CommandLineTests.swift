@@ -1178,7 +1178,7 @@ extension ReviewedSemanticsTests {
             #expect(html.out.contains("ws gen 18446744073709551615"), "\(html.out.prefix(300))")
             let tooLarge = cli(["timeline", log, "--gen", "18446744073709551616"])
             #expect(tooLarge.code == 2)
-            #expect(tooLarge.err.contains("--gen takes a whole number >= 0, not '18446744073709551616'"),
+            #expect(tooLarge.err.contains("--gen takes a whole number from 0 to 18446744073709551615, not '18446744073709551616'"),
                     "\(tooLarge.err)")
         }
     }

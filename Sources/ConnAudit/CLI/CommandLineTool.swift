@@ -396,7 +396,7 @@ public enum CommandLineTool {
         guard !p.positionals.isEmpty else { throw UsageError("no PATH given: name the log files or directories to rebuild timelines from") }
         var query = TimelineQuery(src: p.value("--src"), session: p.value("--session"), stream: p.value("--stream"))
         if let g = p.value("--gen") {
-            guard let n = UInt64(g) else { throw UsageError("--gen takes a whole number >= 0, not '\(g)'") }
+            guard let n = UInt64(g) else { throw UsageError("--gen takes a whole number from 0 to 18446744073709551615, not '\(g)'") }
             query.gen = n
         }
         if let a = p.value("--around") { query.around = try TimelineQuery.parseAround(a) }
