@@ -192,8 +192,6 @@ private let testRules = """
         }
     }
 
-    /// The external check's case: a corrupt `.gz`, a missing file, then a log the coverage rule
-    /// fails on. Its results go to the log that was read, not to line 1 of the binary file.
     /// ws.timeout-closes' message says when a ping was sent after its generation had ended (the
     /// close it owes cannot come: the ping should not have been sent), and not otherwise.
     @Test func aTimeoutMessageSaysThePingCameAfterTheEnd() throws {
@@ -219,6 +217,8 @@ private let testRules = """
         }
     }
 
+    /// The external check's case: a corrupt `.gz`, a missing file, then a log the coverage rule
+    /// fails on. Its results go to the log that was read, not to line 1 of the binary file.
     @Test func sarifPlacesCorpusResultsOnTheInputThatWasRead() throws {
         try withTemporaryDirectory { dir in
             let corrupt = dir + "/corrupt.jsonl.gz"

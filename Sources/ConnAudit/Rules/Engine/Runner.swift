@@ -485,7 +485,7 @@ final class KeyedIndex {
             guard let rounded = Self.rounding(exact) else { return found ?? [] }
             also = buckets.events(for: rounded)
         case .double(let d) where d.magnitude >= 0x1p53:
-            also = byRounding.isEmpty ? nil : byRounding.events(for: exact)
+            also = byRounding.events(for: exact)
         default:
             return found ?? []
         }

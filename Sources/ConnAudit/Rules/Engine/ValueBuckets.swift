@@ -29,8 +29,6 @@ struct ValueBuckets {
     /// How many distinct keys there are.
     var count: Int { keys.count }
 
-    var isEmpty: Bool { keys.isEmpty }
-
     /// The events added with a key equal to `key`, oldest first; nil when there are none.
     mutating func events(for key: Value) -> ArraySlice<Event>? {
         guard !slots.isEmpty, let i = find(key, Self.hash(key)) else { return nil }
