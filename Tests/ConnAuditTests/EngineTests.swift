@@ -732,6 +732,29 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(v.context[4].text.hasPrefix("t=4 ws.close gen=1"))
     }
 
+    /// Findings close together share their neighbours' texts (each event is rendered once):
+    /// each still shows its own window of its own generation, whichever generations interleave.
+    @Test func findingsCloseTogetherEachShowTheirOwnNeighbours() throws {
+        let r = try rule("id: t.noping\ntitle: No pings\nnever: { ev: ws.ping }")
+        var lines = [#"{"t":0,"ev":"ws.connect","gen":1}"#, #"{"t":0,"ev":"ws.connect","gen":2}"#]
+        // Pings of generation 1 on lines 3, 4, 6, 7, 9, ...; of generation 2 on every third line.
+        for i in 3...60 { lines.append(#"{"t":\#(i),"ev":"ws.ping","gen":\#(i % 3 == 2 ? 2 : 1)}"#) }
+        let result = run(r, lines.joined(separator: "\n"))
+        let gen = { (line: Int) in line <= 2 ? line : (line % 3 == 2 ? 2 : 1) }
+        #expect(result.violations.count == 58)
+        for v in result.violations {
+            let line = try #require(v.line)
+            let own = (1...60).filter { gen($0) == gen(line) }
+            let at = try #require(own.firstIndex(of: line))
+            let window = Array(own[max(0, at - 2)...min(own.count - 1, at + 2)])
+            #expect(v.context.map(\.line) == window, "line \(line)")
+            #expect(v.context.map(\.isAnchor) == window.map { $0 == line })
+            for c in v.context where c.line > 2 {
+                #expect(c.text == "t=\(c.line) ws.ping gen=\(gen(c.line))")
+            }
+        }
+    }
+
     // MARK: Order
 
     @Test(arguments: [1, 2])

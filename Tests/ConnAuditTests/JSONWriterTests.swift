@@ -86,4 +86,42 @@ import Testing
             #expect(pretty == text.contains("\n  \"n\": 42"))
         }
     }
+
+    /// A writer given a flush hands its bytes over in chunks as it goes: together they are the
+    /// document it writes without one, each chunk is whole UTF-8 text (standard output takes
+    /// them as strings), and none but the last is left much past the flush size.
+    @Test func aFlushedDocumentIsTheSameDocumentInWholeChunks() throws {
+        final class Chunks { var all: [[UInt8]] = [] }
+        func write(_ w: inout JSONWriter) -> String {
+            var rng = SplitMix64(state: 11)
+            w.beginObject()
+            w.beginArray("findings")
+            // About 3 MB: three flushes and a rest, with multi-byte text around every boundary.
+            for i in 0..<30_000 {
+                w.beginObject()
+                w.key("n", i)
+                var s = ""
+                for _ in 0..<rng.below(40) { s.unicodeScalars.append(Self.pool[rng.below(Self.pool.count)]) }
+                w.key("text", s)
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+            return w.finish()
+        }
+        var whole = JSONWriter()
+        let expected = Array(write(&whole).utf8)
+        let chunks = Chunks()
+        var flushed = JSONWriter(flush: { chunks.all.append($0) })
+        #expect(write(&flushed).isEmpty)
+        #expect(chunks.all.count >= 3)
+        #expect(Array(chunks.all.joined()) == expected)
+        for (k, chunk) in chunks.all.enumerated() {
+            #expect(Array(String(decoding: chunk, as: UTF8.self).utf8) == chunk, "chunk \(k) splits a character")
+            if k < chunks.all.count - 1 {
+                #expect(chunk.count >= JSONWriter.flushSize && chunk.count < JSONWriter.flushSize + 4_096)
+                #expect(chunk.last == UInt8(ascii: "}") || chunk.last == UInt8(ascii: "]"))
+            }
+        }
+    }
 }

@@ -182,15 +182,10 @@ public enum CommandLineTool {
         if !p.has("--quiet") || p.has("--output") {
             let toTerminal = p.value("--output") == nil && console.isTerminal
             let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
-            let text = Self.render(report, format: format, color: color)
-            if let path = p.value("--output") {
-                try writeFile(path, text)
-            } else {
-                console.out(text)
-            }
+            try Self.emit(report, format: format, color: color, to: p.value("--output"), console: console)
         }
         for extra in extraReports {
-            try writeFile(extra.path, Self.render(report, format: extra.format, color: colorMode == "always"))
+            try Self.emit(report, format: extra.format, color: colorMode == "always", to: extra.path, console: console)
         }
         // Unreadable inputs are named on standard error whatever the format, for CI logs.
         for e in report.inputErrors { console.err("conn-audit: error: could not read \(e.path): \(e.reason)\n") }
@@ -356,15 +351,57 @@ public enum CommandLineTool {
         }
     }
 
+    /// Writes `report` in `format` to the file at `path`, or to standard output when `path` is
+    /// nil. JSON and SARIF go out in chunks as they are written: a report of a million findings
+    /// is never held whole (it was, and then copied twice on its way out).
+    static func emit(
+        _ report: AuditReport, format: String, color: Bool, to path: String?, console: Console
+    ) throws(UsageError) {
+        let streamed = format == "json" || format == "sarif"
+        guard let path else {
+            if streamed {
+                _ = renderStreaming(report, format: format) { console.out(String(decoding: $0, as: UTF8.self)) }
+            } else {
+                console.out(render(report, format: format, color: color))
+            }
+            return
+        }
+        try withFile(path) { put in
+            if streamed {
+                _ = renderStreaming(report, format: format) { chunk in chunk.withUnsafeBufferPointer { put($0) } }
+            } else {
+                var text = render(report, format: format, color: color)
+                text.withUTF8 { put($0) }
+            }
+        }
+    }
+
+    private static func renderStreaming(_ report: AuditReport, format: String, _ flush: @escaping ([UInt8]) -> Void) -> String {
+        format == "sarif" ? SARIFReport.render(report, flush: flush) : JSONReport.render(report, flush: flush)
+    }
+
     static func writeFile(_ path: String, _ text: String) throws(UsageError) {
+        var text = text
+        try withFile(path) { put in text.withUTF8 { put($0) } }
+    }
+
+    /// Opens `path` for writing, hands `body` a function that writes bytes to it, and closes it:
+    /// a file that could not be opened, written to the end or closed is an error naming it.
+    private static func withFile(
+        _ path: String, _ body: (_ put: @escaping (UnsafeBufferPointer<UInt8>) -> Void) -> Void
+    ) throws(UsageError) {
         guard let f = fopen(path, "wb") else {
             throw UsageError("cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
         }
-        let bytes = Array(text.utf8)
-        let n = fwrite(bytes, 1, bytes.count, f)
+        var failure: Int32?
+        body { bytes in
+            guard failure == nil, bytes.count > 0 else { return }
+            if fwrite(bytes.baseAddress!, 1, bytes.count, f) != bytes.count { failure = errno }
+        }
         let closed = fclose(f)
-        if n != bytes.count || closed != 0 {
-            throw UsageError("cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
+        if closed != 0, failure == nil { failure = errno }
+        if let failure {
+            throw UsageError("cannot write \(path): \(String(cString: strerror(failure)).lowercased())")
         }
     }
 

@@ -4,8 +4,14 @@ public enum JSONReport {
     public static let version = 1
 
     public static func render(_ report: AuditReport) -> String {
+        render(report, flush: nil)
+    }
+
+    /// The report handed to `flush` in chunks as it is written (each a whole number of UTF-8
+    /// characters); nil: returned whole.
+    static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
         let paths = report.filePaths
-        var w = JSONWriter()
+        var w = JSONWriter(flush: flush)
         w.beginObject()
         w.key("schema", schema)
         w.key("version", version)

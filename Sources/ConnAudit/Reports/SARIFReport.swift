@@ -54,10 +54,16 @@ public enum SARIFReport {
     public static let githubFingerprintKey = "primaryLocationLineHash"
 
     public static func render(_ report: AuditReport) -> String {
+        render(report, flush: nil)
+    }
+
+    /// The report handed to `flush` in chunks as it is written (each a whole number of UTF-8
+    /// characters); nil: returned whole.
+    static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
         let paths = report.filePaths
         let cwd = Self.workingDirectory()
         let corpus = corpusFile(report)
-        var w = JSONWriter()
+        var w = JSONWriter(flush: flush)
         w.beginObject()
         w.key("$schema", schemaURI)
         w.key("version", "2.1.0")

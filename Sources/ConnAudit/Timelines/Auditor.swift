@@ -135,8 +135,11 @@ public final class Auditor: @unchecked Sendable {
                                              counts: total.labels[compiled.index] ?? [:]))
                 continue
             }
-            let v = (total.violations[compiled.index] ?? []).sorted(by: Finding.precedes)
-            let inc = (total.inconclusive[compiled.index] ?? []).sorted(by: Finding.precedes)
+            // Taken out and sorted in place: a sorted copy held every finding twice.
+            var v = total.violations.removeValue(forKey: compiled.index) ?? []
+            v.sort(by: Finding.precedes)
+            var inc = total.inconclusive.removeValue(forKey: compiled.index) ?? []
+            inc.sort(by: Finding.precedes)
             results.append(RuleResult(rule: compiled.rule, violations: v, inconclusive: inc))
         }
         var fileStats = scans.map(\.stats)

@@ -16,13 +16,22 @@ final class FindingSink {
         for r in results { labels[r.rule, default: [:]][r.name, default: 0] += r.holds ? 1 : 0 }
     }
 
+    /// Takes `other`'s findings over (it keeps none: a run's findings are not held twice, once
+    /// per source and once in the total) and adds its label counts.
     func merge(_ other: FindingSink) {
-        for (k, v) in other.violations { violations[k, default: []] += v }
-        for (k, v) in other.inconclusive { inconclusive[k, default: []] += v }
+        Self.move(&other.violations, into: &violations)
+        Self.move(&other.inconclusive, into: &inconclusive)
         for (k, counts) in other.labels {
             for (label, n) in counts { labels[k, default: [:]][label, default: 0] += n }
         }
         applicable.formUnion(other.applicable)
+    }
+
+    private static func move(_ from: inout [Int: [Finding]], into to: inout [Int: [Finding]]) {
+        for (k, v) in from {
+            if to[k] == nil { to[k] = v } else { to[k]! += v }
+        }
+        from = [:]
     }
 }
 
@@ -46,10 +55,14 @@ final class TimelineContext {
     /// The last ``ring`` events, oldest first from ``oldest`` (a circular buffer).
     private var ringEvents: [Event] = []
     private var oldest = 0
-    /// The ring's events, oldest first.
-    private var recent: [Event] {
-        oldest == 0 ? ringEvents : Array(ringEvents[oldest...] + ringEvents[..<oldest])
-    }
+    /// Each ring event's text once rendered (nil: not yet). Findings close together show the
+    /// same events: they share one copy of each event's text instead of each rendering its own
+    /// (a heartbeat whose every ping broke three rules kept about 1.2 KB per finding, five texts
+    /// of its own among them).
+    private var ringTexts: [String?] = []
+    /// The text of the latest event rendered that is not in the ring (yet): the event being
+    /// processed, which the findings it causes are anchored at, and then shown after earlier ones.
+    private var pending: (event: Event, text: String)?
     private var waiting: [Waiting] = []
     /// Findings made while the current event is processed: they wait from the next event on.
     private var fresh: [Waiting] = []
@@ -80,24 +93,59 @@ final class TimelineContext {
     func lines(anchor: Event?, scope: ContextScope) -> (lines: [ContextLine], after: Int) {
         guard enabled, !replaying else { return ([], 0) }
         guard let anchor else { return ([], 0) }
-        let recent = self.recent
+        let n = ringEvents.count
+        // Ring slots from the oldest event to the newest.
+        @inline(__always) func slot(_ k: Int) -> Int { (oldest + k) % n }
         // An anchor that has left the ring (a trigger judged long after it came, by a look-ahead)
         // has no neighbours left to show: the ring's events are not next to it.
-        if !anchor.isPseudo, let oldest = recent.first, oldest.seq > anchor.seq {
-            return ([Self.render(anchor, anchor: true)], TimelineContext.after)
+        if !anchor.isPseudo, n > 0, ringEvents[slot(0)].seq > anchor.seq {
+            return ([line(anchor, text(of: anchor), anchor: true)], TimelineContext.after)
         }
-        var before: [ContextLine] = []
-        for e in recent.reversed() where before.count < Self.before && e.seq < anchor.seq && scope.contains(e) {
-            before.append(Self.render(e, anchor: false))
+        var out: [ContextLine] = []
+        out.reserveCapacity(Self.before + 1 + Self.after)
+        var k = n - 1
+        var before = 0
+        while k >= 0, before < Self.before {
+            let e = ringEvents[slot(k)]
+            if e.seq < anchor.seq && scope.contains(e) {
+                out.append(line(e, ringText(slot(k)), anchor: false))
+                before += 1
+            }
+            k -= 1
         }
-        var out = Array(before.reversed())
-        out.append(Self.render(anchor, anchor: true))
+        out.reverse()
+        var anchorText: String?
+        for k in 0..<n where ringEvents[slot(k)] === anchor { anchorText = ringText(slot(k)) }
+        out.append(line(anchor, anchorText ?? text(of: anchor), anchor: true))
         var after = 0
-        for e in recent where after < Self.after && e.seq > anchor.seq && scope.contains(e) {
-            out.append(Self.render(e, anchor: false))
-            after += 1
+        for k in 0..<n where after < Self.after {
+            let e = ringEvents[slot(k)]
+            if e.seq > anchor.seq && scope.contains(e) {
+                out.append(line(e, ringText(slot(k)), anchor: false))
+                after += 1
+            }
         }
         return (out, after)
+    }
+
+    @inline(__always) private func line(_ e: Event, _ text: String, anchor: Bool) -> ContextLine {
+        ContextLine(file: e.file, line: e.line, text: text, isAnchor: anchor)
+    }
+
+    /// The text of ring slot `k`, rendered on first use.
+    private func ringText(_ k: Int) -> String {
+        if let known = ringTexts[k] { return known }
+        let made = Self.text(ringEvents[k])
+        ringTexts[k] = made
+        return made
+    }
+
+    /// The text of an event that is not in the ring, kept while it is the latest one rendered.
+    private func text(of e: Event) -> String {
+        if let p = pending, p.event === e { return p.text }
+        let made = Self.text(e)
+        pending = (e, made)
+        return made
     }
 
     func awaitAfter(violation: Bool, rule: Int, index: Int, scope: ContextScope, count: Int = TimelineContext.after) {
@@ -114,13 +162,17 @@ final class TimelineContext {
             fresh.removeAll()
             return
         }
+        var known: String?
+        if let p = pending, p.event === e { known = p.text }
+        pending = nil
         if !waiting.isEmpty {
             var line: ContextLine?
             var still: [Waiting] = []
             for var w in waiting {
                 if w.scope.contains(e) {
-                    let rendered = line ?? Self.render(e, anchor: false)
+                    let rendered = line ?? self.line(e, known ?? Self.text(e), anchor: false)
                     line = rendered
+                    known = rendered.text
                     if w.violation {
                         sink.violations[w.rule]![w.index].context.append(rendered)
                     } else {
@@ -138,14 +190,16 @@ final class TimelineContext {
         }
         if ringEvents.count < Self.ring {
             ringEvents.append(e)
+            ringTexts.append(known)
         } else {
             ringEvents[oldest] = e
+            ringTexts[oldest] = known
             oldest = (oldest + 1) % Self.ring
         }
     }
 
     /// `t=1100 ws.close gen=1 reason="pong_timeout"`: scalar fields only, redacted ones never.
-    static func render(_ e: Event, anchor: Bool) -> ContextLine {
+    static func text(_ e: Event) -> String {
         var text = e.t.isNaN ? e.ev : "t=\(Value.double(e.t).rendered()) \(e.ev)"
         if let g = e.gen { text += " gen=\(g)" }
         // A reader finding's file and line are the line's own: shown once, as file:line.
@@ -160,7 +214,7 @@ final class TimelineContext {
             default: text += " \(f.key)=\(f.value.rendered(bare: false))"
             }
         }
-        return ContextLine(file: e.file, line: e.line, text: text, isAnchor: anchor)
+        return text
     }
 }
 
