@@ -602,11 +602,14 @@ import FoundationXML
         #expect(malformed.data.hasPrefix("<stdin>:4: "), "\(malformed.data)")
     }
 
-    @Test func githubLevelsFollowSeverityAndTheSummarySaysPass() {
+    @Test func githubLevelsFollowSeverityAndTheSummarySaysPass() throws {
         let close = "{\"t\":0,\"src\":\"s\",\"ev\":\"ws.close\",\"gen\":3,\"reason\":\"user\"}\n"
         let text = GitHubReport.render(Self.audit(close, custom: true, failOn: .error))
         let commands = Self.commands(text)
         #expect(commands.contains { $0.name == "warning" && $0.properties["title"] == "test.escaping" })
+        // One failed rule is "1 rule failed", however many violations it has.
+        let one = try #require(text.split(separator: "\n").last)
+        #expect(one.hasPrefix("conn-audit: 1 rule failed, "), "\(one)")
         let report = Self.audit("{\"t\":0,\"ev\":\"sse.connect\"}\n")
         let clean = GitHubReport.render(report)
         #expect(clean == "conn-audit: 0 rules failed, \(report.count(.pass)) passed, 0 inconclusive — verdict PASS\n")

@@ -514,35 +514,44 @@ private let testRules = """
         }
     }
 
-    /// A JSON or SARIF report of many findings goes out in chunks as it is written (to a file, to
+    /// A JSON, SARIF or JUnit report of many findings goes out in chunks as it is written (to a file, to
     /// standard output, beside another format): what arrives is the report made whole, for the
     /// same run, in every one of those places.
     @Test func aLargeReportStreamsOutWhole() throws {
         try withTemporaryDirectory { dir in
-            // Every ping breaks three heartbeat rules: some 6,000 findings, over 4 MB of JSON.
+            // Every ping breaks three heartbeat rules: some 9,000 findings, 1.5 MB of JUnit.
             var lines = [#"{"t":0,"ev":"ws.connect","gen":1}"#]
-            for i in 1...2_000 { lines.append(#"{"t":\#(i * 10),"ev":"ws.ping","gen":1,"note":"café \#(i)"}"#) }
+            for i in 1...3_000 { lines.append(#"{"t":\#(i * 10),"ev":"ws.ping","gen":1,"note":"café \#(i)"}"#) }
             let log = try write(lines.joined(separator: "\n") + "\n", dir, "pings.jsonl")
-            for format in ["json", "sarif"] {
+            for format in ["json", "sarif", "junit"] {
                 let toStdout = cli([log, "--format", format, "--jobs", "1"])
                 #expect(toStdout.code == 1)
-                #expect(toStdout.out.utf8.count > 2 * JSONWriter.flushSize)
+                #expect(toStdout.out.utf8.count > JSONWriter.flushSize + JSONWriter.flushSize / 4)
                 let file = dir + "/report." + format
                 let other = dir + "/also." + format
                 let toFile = cli([log, "--format", format, "--output", file, "--report", "\(format)=\(other)", "--jobs", "2"])
                 #expect(toFile.code == 1)
                 #expect(try String(contentsOfFile: file, encoding: .utf8) == toStdout.out)
                 #expect(try String(contentsOfFile: other, encoding: .utf8) == toStdout.out)
+                if format == "junit" {
+                    #expect(toStdout.out.hasSuffix("</testsuites>\n"))
+                    // One line per finding of the rule, between the failure's tags.
+                    let testcase = try #require(toStdout.out.components(separatedBy: "ws.ping-after-interval").dropFirst().first)
+                    let failure = try #require(testcase.components(separatedBy: "</failure>").first)
+                    #expect(failure.components(separatedBy: "pings.jsonl:").count - 1 == 3_000)
+                    #expect(failure.contains("pings.jsonl:3001 t=30000 gen=1 ws.ping at t=30000 comes too early"))
+                    continue
+                }
                 #expect(toStdout.out.hasSuffix("}\n"))
                 let report = try json(toStdout.out)
                 if format == "json" {
                     let v = try #require(try entry(report, "ws.ping-after-interval")["violations"] as? [[String: Any]])
-                    #expect(v.count == 2_000)
-                    #expect(v.last?["line"] as? Int == 2_001)
+                    #expect(v.count == 3_000)
+                    #expect(v.last?["line"] as? Int == 3_001)
                 } else {
                     let runs = try #require(report["runs"] as? [[String: Any]])
                     let results = try #require(runs.first?["results"] as? [[String: Any]])
-                    #expect(results.count > 5_000)
+                    #expect(results.count > 8_000)
                 }
             }
         }

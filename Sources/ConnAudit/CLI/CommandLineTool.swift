@@ -357,27 +357,28 @@ public enum CommandLineTool {
     static func emit(
         _ report: AuditReport, format: String, color: Bool, to path: String?, console: Console
     ) throws(UsageError) {
-        let streamed = format == "json" || format == "sarif"
         guard let path else {
-            if streamed {
-                _ = renderStreaming(report, format: format) { console.out(String(decoding: $0, as: UTF8.self)) }
-            } else {
-                console.out(render(report, format: format, color: color))
-            }
+            render(report, format: format, color: color, bytes: { console.out(String(decoding: $0, as: UTF8.self)) },
+                   text: { console.out($0) })
             return
         }
         try withFile(path) { put in
-            if streamed {
-                _ = renderStreaming(report, format: format) { chunk in chunk.withUnsafeBufferPointer { put($0) } }
-            } else {
-                var text = render(report, format: format, color: color)
-                text.withUTF8 { put($0) }
-            }
+            render(report, format: format, color: color, bytes: { chunk in chunk.withUnsafeBufferPointer { put($0) } },
+                   text: { var piece = $0; piece.withUTF8 { put($0) } })
         }
     }
 
-    private static func renderStreaming(_ report: AuditReport, format: String, _ flush: @escaping ([UInt8]) -> Void) -> String {
-        format == "sarif" ? SARIFReport.render(report, flush: flush) : JSONReport.render(report, flush: flush)
+    /// `report` in `format`, handed over in pieces as it is made: as bytes (JSON, SARIF) or as text.
+    private static func render(
+        _ report: AuditReport, format: String, color: Bool,
+        bytes: @escaping ([UInt8]) -> Void, text: @escaping (String) -> Void
+    ) {
+        switch format {
+        case "json": _ = JSONReport.render(report, flush: bytes)
+        case "sarif": _ = SARIFReport.render(report, flush: bytes)
+        case "junit": JUnitReport.render(report, flush: text)
+        default: text(render(report, format: format, color: color))
+        }
     }
 
     static func writeFile(_ path: String, _ text: String) throws(UsageError) {

@@ -19,45 +19,50 @@
 /// additionally `:` → `%3A` and `,` → `%2C`. `%` goes first so the other escapes are not doubled.
 ///
 /// Inconclusive rules are named on plain lines (not commands, so no annotation), and the output ends
-/// with the plain summary `conn-audit: N rules failed, N passed, N inconclusive — verdict FAIL|PASS|INCOMPLETE`.
+/// with the plain summary `conn-audit: N rules failed, N passed, N inconclusive — verdict FAIL|PASS|INCOMPLETE`
+/// (`1 rule failed` for one).
 /// Only finding messages (redacted upstream) are written, never raw log text.
 public enum GitHubReport {
     public static func render(_ report: AuditReport, maxPerLevel: Int = 10) -> String {
         let paths = report.filePaths
-        var annotations: [Annotation] = []
+        // Which annotations fit: `maxPerLevel` per level, one notice kept back for the summary.
+        // Counted first, so only the commands written are made (a run of a million findings
+        // writes at most 30 of them, and kept an annotation for each).
+        let cap = max(0, maxPerLevel)
+        var perLevel: [Level: Int] = [.error: report.inputErrors.count]
+        for r in report.results { perLevel[Level(r.rule.severity), default: 0] += r.violations.count }
+        let overflows = Level.allCases.contains { perLevel[$0, default: 0] > cap }
+        var left: [Level: Int] = [.error: cap, .warning: cap, .notice: overflows ? max(0, cap - 1) : cap]
+        var out = ""
+        var omitted: [(group: String, count: Int)] = []
+        func omit(_ group: String, _ n: Int) {
+            guard n > 0 else { return }
+            if let k = omitted.firstIndex(where: { $0.group == group }) { omitted[k].count += n } else { omitted.append((group, n)) }
+        }
         for e in report.inputErrors {
-            annotations.append(Annotation(level: .error, file: nil, line: nil, title: "conn-audit",
-                                          message: "could not read \(e.path): \(e.reason)", group: "unreadable inputs"))
+            if left[.error, default: 0] > 0 {
+                left[.error, default: 0] -= 1
+                out += Annotation(level: .error, file: nil, line: nil, title: "conn-audit",
+                                  message: "could not read \(e.path): \(e.reason)", group: "unreadable inputs").command + "\n"
+            } else {
+                omit("unreadable inputs", 1)
+            }
         }
         for r in report.results {
-            for f in r.violations {
+            let level = Level(r.rule.severity)
+            let shown = min(left[level, default: 0], r.violations.count)
+            left[level, default: 0] -= shown
+            for f in r.violations.prefix(shown) {
                 var file: String?
                 var message = f.message
                 if let i = f.file, Int(i) < paths.count {
                     // GitHub cannot place a line of standard input: the message says where it is.
                     if paths[Int(i)] != "<stdin>" { file = paths[Int(i)] } else if let line = f.line { message = "<stdin>:\(line): " + message }
                 }
-                annotations.append(Annotation(
-                    level: Level(r.rule.severity), file: file, line: file == nil ? nil : f.line,
-                    title: r.rule.id, message: message, group: r.rule.id))
+                out += Annotation(level: level, file: file, line: file == nil ? nil : f.line,
+                                  title: r.rule.id, message: message, group: r.rule.id).command + "\n"
             }
-        }
-
-        // Which annotations fit: `maxPerLevel` per level, one notice kept back for the summary.
-        let cap = max(0, maxPerLevel)
-        let overflows = Level.allCases.contains { level in annotations.filter { $0.level == level }.count > cap }
-        var left: [Level: Int] = [.error: cap, .warning: cap, .notice: overflows ? max(0, cap - 1) : cap]
-        var out = ""
-        var omitted: [(group: String, count: Int)] = []
-        for a in annotations {
-            if left[a.level, default: 0] > 0 {
-                left[a.level, default: 0] -= 1
-                out += a.command + "\n"
-            } else if let k = omitted.firstIndex(where: { $0.group == a.group }) {
-                omitted[k].count += 1
-            } else {
-                omitted.append((a.group, 1))
-            }
+            omit(r.rule.id, r.violations.count - shown)
         }
         if !omitted.isEmpty {
             let n = omitted.reduce(0) { $0 + $1.count }
@@ -86,7 +91,8 @@ public enum GitHubReport {
             let n = report.inputErrors.count
             summary += "\(n) input\(n == 1 ? "" : "s") could not be read; "
         }
-        summary += "\(report.count(.fail)) rules failed, \(report.count(.pass)) passed, "
+        let failed = report.count(.fail)
+        summary += "\(failed) rule\(failed == 1 ? "" : "s") failed, \(report.count(.pass)) passed, "
             + "\(report.count(.inconclusive)) inconclusive — verdict \(report.verdictName.uppercased())"
         return out + summary + "\n"
     }

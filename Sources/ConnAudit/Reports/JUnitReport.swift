@@ -30,6 +30,34 @@
 /// U+FFFE, U+FFFF; not even as a character reference) shown the same way, `\u{1B}`, CR as `\r`.
 public enum JUnitReport {
     public static func render(_ report: AuditReport) -> String {
+        var out = Output(flush: nil)
+        render(report, &out)
+        return out.text
+    }
+
+    /// The report handed to `flush` in pieces of about 1 MiB as it is written, never held whole
+    /// (a rule's failure lists every violation: a million of them made four copies of the list).
+    static func render(_ report: AuditReport, flush: @escaping (String) -> Void) {
+        var out = Output(flush: flush)
+        render(report, &out)
+        flush(out.text)
+    }
+
+    /// Text written so far, handed over once there is enough of it.
+    struct Output {
+        var text = ""
+        let flush: ((String) -> Void)?
+
+        static func += (out: inout Output, piece: String) {
+            out.text += piece
+            if let flush = out.flush, out.text.utf8.count >= JSONWriter.flushSize {
+                flush(out.text)
+                out.text = ""
+            }
+        }
+    }
+
+    private static func render(_ report: AuditReport, _ out: inout Output) {
         let paths = report.filePaths
         let hasInputCase = !report.inputErrors.isEmpty
         let tests = report.results.count + (hasInputCase ? 1 : 0)
@@ -39,7 +67,7 @@ public enum JUnitReport {
         let totals =
             "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"0\""
 
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"conn-audit\" \(totals)>\n"
         out += "  <testsuite name=\"conn-audit\" \(totals)>\n"
         out += "    <properties>\n"
@@ -60,7 +88,9 @@ public enum JUnitReport {
                 if r.baselined.isEmpty {
                     out += "/>\n"
                 } else {
-                    out += ">\n      <system-out>\(text(baselinedNote(r, paths)))</system-out>\n    </testcase>\n"
+                    out += ">\n      "
+                    baselinedNote(r, paths, &out)
+                    out += "\n    </testcase>\n"
                 }
             case .fail:
                 let severity = r.rule.severity.rawValue
@@ -69,15 +99,17 @@ public enum JUnitReport {
                     message += ", below --fail-on \(report.failOn.rawValue): does not fail the run"
                 }
                 message += ")"
-                var body = r.violations.map { line($0, paths) }.joined(separator: "\n")
-                if !r.inconclusive.isEmpty {
-                    body += "\n\ninconclusive (\(r.inconclusive.count)):\n"
-                    body += r.inconclusive.map { line($0, paths) }.joined(separator: "\n")
-                }
                 out += ">\n      <failure message=\"\(attr(message))\" type=\"\(attr(severity))\">"
-                out += text(body) + "</failure>\n"
+                lines(r.violations, paths, &out)
+                if !r.inconclusive.isEmpty {
+                    out += text("\n\ninconclusive (\(r.inconclusive.count)):\n")
+                    lines(r.inconclusive, paths, &out)
+                }
+                out += "</failure>\n"
                 if !r.baselined.isEmpty {
-                    out += "      <system-out>\(text(baselinedNote(r, paths)))</system-out>\n"
+                    out += "      "
+                    baselinedNote(r, paths, &out)
+                    out += "\n"
                 }
                 out += "    </testcase>\n"
             case .inconclusive:
@@ -86,8 +118,9 @@ public enum JUnitReport {
                 if let first = r.inconclusive.first {
                     message += (n == 1 ? ": " : "; first: ") + first.message
                 }
-                let body = r.inconclusive.map { line($0, paths) }.joined(separator: "\n")
-                out += ">\n      <skipped message=\"\(attr(message))\">\(text(body))</skipped>\n    </testcase>\n"
+                out += ">\n      <skipped message=\"\(attr(message))\">"
+                lines(r.inconclusive, paths, &out)
+                out += "</skipped>\n    </testcase>\n"
             case .notApplicable:
                 let message = "not applicable: the logs hold nothing this rule judges"
                 out += ">\n      <skipped message=\"\(attr(message))\"/>\n    </testcase>\n"
@@ -104,7 +137,13 @@ public enum JUnitReport {
         }
         out += "  </testsuite>\n"
         out += "</testsuites>\n"
-        return out
+    }
+
+    /// Each finding's ``line(_:_:)``, escaped, one per line (element text).
+    private static func lines(_ findings: [Finding], _ paths: [String], _ out: inout Output) {
+        for (k, f) in findings.enumerated() {
+            out += (k == 0 ? "" : "\n") + text(line(f, paths))
+        }
     }
 
     // MARK: - Pieces
@@ -124,12 +163,14 @@ public enum JUnitReport {
         return parts.joined(separator: " ")
     }
 
-    private static func baselinedNote(_ r: RuleResult, _ paths: [String]) -> String {
-        "\(count(r.baselined.count, "known violation")) accepted by the baseline:\n"
-            + r.baselined.map { line($0, paths) }.joined(separator: "\n")
+    /// `<system-out>` naming the violations a baseline accepted.
+    private static func baselinedNote(_ r: RuleResult, _ paths: [String], _ out: inout Output) {
+        out += "<system-out>" + text("\(count(r.baselined.count, "known violation")) accepted by the baseline:\n")
+        lines(r.baselined, paths, &out)
+        out += "</system-out>"
     }
 
-    private static func property(_ out: inout String, _ name: String, _ value: String) {
+    private static func property(_ out: inout Output, _ name: String, _ value: String) {
         out += "      <property name=\"\(attr(name))\" value=\"\(attr(value))\"/>\n"
     }
 
