@@ -58,7 +58,8 @@ final class TimelineContext {
     /// Each ring event's text once rendered (nil: not yet). Findings close together show the
     /// same events: they share one copy of each event's text instead of each rendering its own
     /// (a heartbeat whose every ping broke three rules kept about 1.2 KB per finding, five texts
-    /// of its own among them).
+    /// of its own among them). Empty until a finding asks for a ring event's text: a source
+    /// without findings does not keep it up.
     private var ringTexts: [String?] = []
     /// The text of the latest event rendered that is not in the ring (yet): the event being
     /// processed, which the findings it causes are anchored at, and then shown after earlier ones.
@@ -134,6 +135,7 @@ final class TimelineContext {
 
     /// The text of ring slot `k`, rendered on first use.
     private func ringText(_ k: Int) -> String {
+        if ringTexts.isEmpty { ringTexts = Array(repeating: nil, count: ringEvents.count) }
         if let known = ringTexts[k] { return known }
         let made = Self.text(ringEvents[k])
         ringTexts[k] = made
@@ -163,8 +165,10 @@ final class TimelineContext {
             return
         }
         var known: String?
-        if let p = pending, p.event === e { known = p.text }
-        pending = nil
+        if let p = pending {
+            if p.event === e { known = p.text }
+            pending = nil
+        }
         if !waiting.isEmpty {
             var line: ContextLine?
             var still: [Waiting] = []
@@ -190,10 +194,10 @@ final class TimelineContext {
         }
         if ringEvents.count < Self.ring {
             ringEvents.append(e)
-            ringTexts.append(known)
+            if !ringTexts.isEmpty { ringTexts.append(known) }
         } else {
             ringEvents[oldest] = e
-            ringTexts[oldest] = known
+            if !ringTexts.isEmpty { ringTexts[oldest] = known }
             oldest = (oldest + 1) % Self.ring
         }
     }
