@@ -116,6 +116,23 @@ import Testing
         #expect(loaded.entries == baseline.entries)
     }
 
+    /// A baseline is made only when ``Baseline/load(_:)`` could read it back: larger than the
+    /// limit, there is no text (and `--write-baseline` writes nothing and says why).
+    @Test func aBaselineLargerThanTheLimitIsNotMade() throws {
+        let entries = (0..<20_000).map { i in
+            Baseline.Entry(rule: "ws.ping-after-interval", fingerprint: String(format: "%016x", i), file: "logs/a.jsonl",
+                           line: i + 2, message: "ws.ping at t=\(i * 10) comes too early: there is no ws.open before it — é")
+        }
+        let baseline = Baseline(entries: entries)
+        let whole = baseline.json()
+        let size = whole.utf8.count
+        #expect(size > 2 * JSONWriter.flushSize)
+        #expect(baseline.json(limit: size) == whole)
+        #expect(baseline.json(limit: size - 1) == nil)
+        #expect(baseline.json(limit: JSONWriter.flushSize) == nil)
+        #expect(Baseline.maxBytes == 64 << 20)
+    }
+
     @Test(arguments: [
         ("not json", "is not valid JSON"),
         (#"{"schema":"x","version":1,"entries":[]}"#, "conn-audit/baseline"),

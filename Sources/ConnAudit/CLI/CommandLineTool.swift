@@ -166,7 +166,14 @@ public enum CommandLineTool {
         }
         let applied = try p.value("--baseline").map { path throws(UsageError) in try Baseline.load(path) }
         if let path = p.value("--write-baseline") {
-            try writeFile(path, Baseline.from(report, reviewed: applied).json())
+            // A baseline --baseline could not read back is not written (nor does it replace one).
+            let baseline = Baseline.from(report, reviewed: applied)
+            guard let text = baseline.json(limit: Baseline.maxBytes) else {
+                let n = baseline.entries.count
+                throw UsageError("--write-baseline \(path): \(n) violations make a baseline larger than the 64 MiB "
+                    + "--baseline reads; nothing was written. Fix or --skip the rules that fail throughout, then record the rest")
+            }
+            try writeFile(path, text)
             if !p.has("--quiet") {
                 let n = report.results.reduce(0) { $0 + $1.violations.count }
                 console.err("conn-audit: wrote \(n) violation\(n == 1 ? "" : "s") to the baseline \(path)\n")

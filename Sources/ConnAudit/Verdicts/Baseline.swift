@@ -58,7 +58,7 @@ public struct Baseline: Sendable {
         while true {
             let n = fread(&chunk, 1, chunk.count, f)
             bytes += chunk[0..<n]
-            if bytes.count > 64 << 20 { throw UsageError("baseline \(path) is larger than 64 MiB") }
+            if bytes.count > maxBytes { throw UsageError("baseline \(path) is larger than 64 MiB") }
             if n < chunk.count { break }
         }
         let root: Value
@@ -133,13 +133,27 @@ public struct Baseline: Sendable {
         return Baseline(entries: entries)
     }
 
-    public func json() -> String {
-        var w = JSONWriter()
+    /// The largest baseline file ``load(_:)`` reads: 64 MiB.
+    public static let maxBytes = 64 << 20
+
+    public func json() -> String { json(limit: .max)! }
+
+    /// The file's text; nil when it would be larger than `limit` bytes (then it is not made whole:
+    /// at most about `limit` of it is held).
+    public func json(limit: Int) -> String? {
+        final class Size { var bytes = 0 }
+        let size = Size()
+        var chunks: [UInt8] = []
+        var w = JSONWriter(flush: { chunk in
+            size.bytes += chunk.count
+            if size.bytes <= limit { chunks += chunk }
+        })
         w.beginObject()
         w.key("schema", "conn-audit/baseline")
         w.key("version", 1)
         w.beginArray("entries")
         for e in entries {
+            if size.bytes > limit { return nil }
             w.beginObject()
             w.key("rule", e.rule)
             w.key("fingerprint", e.fingerprint)
@@ -152,7 +166,8 @@ public struct Baseline: Sendable {
         }
         w.endArray()
         w.endObject()
-        return w.finish()
+        _ = w.finish()
+        return size.bytes <= limit ? String(decoding: chunks, as: UTF8.self) : nil
     }
 
     // MARK: - Applying
