@@ -71,6 +71,33 @@ import FoundationXML
 
     // MARK: - All formats
 
+    /// JSON, SARIF and JUnit handed over in pieces as they are written are, joined, the report
+    /// made whole — on a report of many findings (most pieces end mid-report), with an unreadable
+    /// input and a baseline's accepted violations in it too.
+    @Test func reportsWrittenInPiecesAreTheReportsMadeWhole() throws {
+        var text = Self.log
+        for i in 0..<4_000 { text += #"{"t":\#(5_000 + i),"src":"app","ev":"ws.ping","gen":9,"note":"ü \#(i)"}"# + "\n" }
+        var report = Self.audit(text, unreadable: true)
+        let all = Baseline.from(report)
+        // Accept every other violation, so the baselined lists are long too.
+        let half = Baseline(entries: all.entries.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+        report.baseline = half.apply(to: &report, path: "b.json", today: "2026-12-02")
+        #expect(report.results.reduce(0) { $0 + $1.violations.count + $1.baselined.count } > 8_000)
+        final class Pieces { var bytes: [[UInt8]] = []; var texts: [String] = [] }
+        let pieces = Pieces()
+        #expect(JSONReport.render(report, flush: { pieces.bytes.append($0) }).isEmpty)
+        #expect(pieces.bytes.count > 2)
+        #expect(String(decoding: Array(pieces.bytes.joined()), as: UTF8.self) == JSONReport.render(report))
+        pieces.bytes = []
+        #expect(SARIFReport.render(report, flush: { pieces.bytes.append($0) }).isEmpty)
+        #expect(pieces.bytes.count > 2)
+        #expect(String(decoding: Array(pieces.bytes.joined()), as: UTF8.self) == SARIFReport.render(report))
+        JUnitReport.render(report, flush: { pieces.texts.append($0) })
+        #expect(pieces.texts.count >= 2)
+        #expect(pieces.texts.dropLast().allSatisfy { $0.utf8.count >= JSONWriter.flushSize })
+        #expect(pieces.texts.joined() == JUnitReport.render(report))
+    }
+
     @Test func theFixtureHasWhatTheTestsNeed() {
         let report = Self.audit(unreadable: true)
         func status(_ id: String) -> RuleStatus? { report.results.first { $0.rule.id == id }?.status }

@@ -188,6 +188,26 @@ private func spawnBinary(_ argv: [[UInt8]], stdout: String) throws -> Int32 {
         }
     }
 
+    /// A report sent to `/dev/stdout` beside the one printed there follows it, whole, when standard
+    /// output is a file: it was written first and then overwritten by the printed one (a file
+    /// opened on `/dev/stdout` truncated it, and standard output's buffer came out last).
+    @Test func aReportToDevStdoutFollowsThePrintedOne() throws {
+        try withScratch { dir in
+            let log = dir + "/one.jsonl"
+            try create(Array(log.utf8), closeWithoutReason)
+            let out = dir + "/out.txt"
+            let args = [log, "--format", "text", "--color", "never", "--report", "json=/dev/stdout"]
+            let code = try spawnBinary(args.map { Array($0.utf8) }, stdout: out)
+            #expect(code == 1)
+            let text = try String(contentsOfFile: out, encoding: .utf8)
+            let brace = try #require(text.range(of: "\n{\n"))
+            #expect(text[..<brace.lowerBound].contains("verdict: FAIL"))
+            #expect(text.hasPrefix("conn-audit "), "\(text.prefix(200))")
+            let report = try json("{\n" + text[brace.upperBound...])
+            #expect(report["verdict"] as? String == "fail")
+        }
+    }
+
     @Test(arguments: [
         (Array("plain é.jsonl".utf8), "plain é.jsonl"),
         ([0x61, 0xFF, 0x62], #"a\x{FF}b"#),

@@ -398,19 +398,27 @@ public enum CommandLineTool {
     private static func withFile(
         _ path: String, _ body: (_ put: @escaping (UnsafeBufferPointer<UInt8>) -> Void) -> Void
     ) throws(UsageError) {
-        guard let f = fopen(path, "wb") else {
-            throw UsageError("cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
-        }
+        // What is already on its way to standard output goes first: a report written to
+        // /dev/stdout beside the one printed there would otherwise land in the middle of it.
+        fflush(stdout)
+        func reason(_ code: Int32) -> String { code != 0 ? String(cString: strerror(code)).lowercased() : "write error" }
+        // A device or pipe (`/dev/stdout`, which may lead to the file standard output was sent to)
+        // is appended to, not truncated: what was printed there already stays.
+        var info = stat()
+        let device = path.hasPrefix("/dev/") || path.hasPrefix("/proc/")
+            || (stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG)
+        errno = 0
+        guard let f = fopen(path, device ? "ab" : "wb") else { throw UsageError("cannot write \(path): \(reason(errno))") }
         var failure: Int32?
         body { bytes in
             guard failure == nil, bytes.count > 0 else { return }
+            errno = 0
             if fwrite(bytes.baseAddress!, 1, bytes.count, f) != bytes.count { failure = errno }
         }
+        errno = 0
         let closed = fclose(f)
         if closed != 0, failure == nil { failure = errno }
-        if let failure {
-            throw UsageError("cannot write \(path): \(String(cString: strerror(failure)).lowercased())")
-        }
+        if let failure { throw UsageError("cannot write \(path): \(reason(failure))") }
     }
 
     // MARK: - timeline
