@@ -32,6 +32,7 @@ enum Help {
       --baseline FILE       accept the known violations recorded in FILE (they are shown as
                             baselined and do not fail the gate; expired entries accept nothing)
       --write-baseline FILE record every current violation in FILE, to accept them for now
+                            (a baseline is at most 64 MiB: a larger one is not written, exit 2)
 
     TIMELINE OPTIONS
       --src S, --session S  the device and process run to show (a source without src: its file)
