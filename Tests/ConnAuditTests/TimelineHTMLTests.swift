@@ -289,4 +289,30 @@ struct TimelineHTMLTests {
         #expect(first == TimelineReport.html(b))
         #expect(first.contains("<table>"))
     }
+
+    /// The three views handed over in pieces as they are written (`conn-audit timeline` writes
+    /// them out so, never whole) are, joined, the views made whole: a view of 8,000 events that
+    /// each carry findings, over two generations, with text that is not ASCII.
+    @Test func viewsWrittenInPiecesAreTheViewsMadeWhole() throws {
+        var lines = [#"{"t":0,"src":"d","ev":"ws.connect","gen":1}"#, #"{"t":0,"src":"d","ev":"ws.connect","gen":2}"#]
+        for i in 1...4_000 {
+            lines.append(#"{"t":\#(i * 10),"src":"d","ev":"ws.ping","gen":\#(i % 2 + 1),"note":"é \#(i)"}"#)
+        }
+        let doc = try Self.build([("logs/d.jsonl", lines.joined(separator: "\n") + "\n")])
+        final class Pieces { var texts: [String] = []; var bytes: [[UInt8]] = [] }
+        let pieces = Pieces()
+        #expect(TimelineReport.html(doc, flush: { pieces.texts.append($0) }).isEmpty)
+        #expect(pieces.texts.count >= 3)
+        #expect(pieces.texts.joined() == TimelineReport.html(doc))
+        pieces.texts = []
+        for color in [false, true] {
+            #expect(TimelineReport.text(doc, color: color, flush: { pieces.texts.append($0) }).isEmpty)
+            #expect(pieces.texts.count >= 2)
+            #expect(pieces.texts.joined() == TimelineReport.text(doc, color: color))
+            pieces.texts = []
+        }
+        #expect(TimelineReport.json(doc, flush: { pieces.bytes.append($0) }).isEmpty)
+        #expect(pieces.bytes.count >= 3)
+        #expect(String(decoding: Array(pieces.bytes.joined()), as: UTF8.self) == TimelineReport.json(doc))
+    }
 }

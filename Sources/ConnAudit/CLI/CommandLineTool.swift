@@ -486,13 +486,21 @@ public enum CommandLineTool {
         document.inputErrors = found.errors + document.inputErrors.filter { !found.errors.contains($0) }
         let toTerminal = p.value("--output") == nil && console.isTerminal
         let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
-        let text: String
-        switch format {
-        case "json": text = TimelineReport.json(document)
-        case "html": text = TimelineReport.html(document)
-        default: text = TimelineReport.text(document, color: color)
+        // Written out as it is made, like the check's reports.
+        func render(bytes: @escaping ([UInt8]) -> Void, text: @escaping (String) -> Void) {
+            switch format {
+            case "json": _ = TimelineReport.json(document, flush: bytes)
+            case "html": _ = TimelineReport.html(document, flush: text)
+            default: _ = TimelineReport.text(document, color: color, flush: text)
+            }
         }
-        if let path = p.value("--output") { try writeFile(path, text) } else { console.out(text) }
+        if let path = p.value("--output") {
+            try withFile(path) { put in
+                render(bytes: { chunk in chunk.withUnsafeBufferPointer { put($0) } }, text: { var piece = $0; piece.withUTF8 { put($0) } })
+            }
+        } else {
+            render(bytes: { console.out(String(decoding: $0, as: UTF8.self)) }, text: { console.out($0) })
+        }
         for e in report.inputErrors where !found.errors.contains(e) {
             console.err("conn-audit: error: could not read \(e.path): \(e.reason)\n")
         }

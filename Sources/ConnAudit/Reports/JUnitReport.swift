@@ -30,34 +30,20 @@
 /// U+FFFE, U+FFFF; not even as a character reference) shown the same way, `\u{1B}`, CR as `\r`.
 public enum JUnitReport {
     public static func render(_ report: AuditReport) -> String {
-        var out = Output(flush: nil)
+        var out = ReportText()
         render(report, &out)
-        return out.text
+        return out.finish()
     }
 
     /// The report handed to `flush` in pieces of about 1 MiB as it is written, never held whole
     /// (a rule's failure lists every violation: a million of them made four copies of the list).
     static func render(_ report: AuditReport, flush: @escaping (String) -> Void) {
-        var out = Output(flush: flush)
+        var out = ReportText(flush: flush)
         render(report, &out)
-        flush(out.text)
+        _ = out.finish()
     }
 
-    /// Text written so far, handed over once there is enough of it.
-    struct Output {
-        var text = ""
-        let flush: ((String) -> Void)?
-
-        static func += (out: inout Output, piece: String) {
-            out.text += piece
-            if let flush = out.flush, out.text.utf8.count >= JSONWriter.flushSize {
-                flush(out.text)
-                out.text = ""
-            }
-        }
-    }
-
-    private static func render(_ report: AuditReport, _ out: inout Output) {
+    private static func render(_ report: AuditReport, _ out: inout ReportText) {
         let paths = report.filePaths
         let hasInputCase = !report.inputErrors.isEmpty
         let tests = report.results.count + (hasInputCase ? 1 : 0)
@@ -140,7 +126,7 @@ public enum JUnitReport {
     }
 
     /// Each finding's ``line(_:_:)``, escaped, one per line (element text).
-    private static func lines(_ findings: [Finding], _ paths: [String], _ out: inout Output) {
+    private static func lines(_ findings: [Finding], _ paths: [String], _ out: inout ReportText) {
         for (k, f) in findings.enumerated() {
             out += (k == 0 ? "" : "\n") + text(line(f, paths))
         }
@@ -164,13 +150,13 @@ public enum JUnitReport {
     }
 
     /// `<system-out>` naming the violations a baseline accepted.
-    private static func baselinedNote(_ r: RuleResult, _ paths: [String], _ out: inout Output) {
+    private static func baselinedNote(_ r: RuleResult, _ paths: [String], _ out: inout ReportText) {
         out += "<system-out>" + text("\(count(r.baselined.count, "known violation")) accepted by the baseline:\n")
         lines(r.baselined, paths, &out)
         out += "</system-out>"
     }
 
-    private static func property(_ out: inout Output, _ name: String, _ value: String) {
+    private static func property(_ out: inout ReportText, _ name: String, _ value: String) {
         out += "      <property name=\"\(attr(name))\" value=\"\(attr(value))\"/>\n"
     }
 

@@ -25,9 +25,12 @@ extension TimelineReport {
     /// Renders `doc` as one HTML5 page with inline CSS and no script.
     ///
     /// - Complexity: O(size of the document).
-    public static func html(_ doc: TimelineDocument) -> String {
+    public static func html(_ doc: TimelineDocument) -> String { html(doc, flush: nil) }
+
+    /// The page; with a `flush`, handed over in pieces as it is written (and "" returned).
+    static func html(_ doc: TimelineDocument, flush: ((String) -> Void)?) -> String {
         let h = { (s: String) in htmlEscape(TimelineBuilder.safe(s)) }
-        var out = ""
+        var out = ReportText(flush: flush)
 
         // Source names in document order, once each.
         var sources: [SourceKey] = []
@@ -65,18 +68,18 @@ extension TimelineReport {
                 out += "<li><a href=\"#t\(s + 1)\">" + heading(section) + "</a> · " + counts(section) + "</li>\n"
             }
             out += "</ul>\n"
-            var marked: [String] = []
-            for (s, section) in doc.sections.enumerated() {
-                for (e, entry) in section.entries.enumerated() {
-                    for f in entry.findings {
-                        marked.append(
-                            "<li class=\"\(statusClass(f.status))\"><a href=\"#t\(s + 1)-e\(e + 1)\"><code>"
-                                + h(entry.file) + ":\(entry.line)</code></a> " + markText(f, h) + "</li>\n")
+            // Written as they are listed, not gathered first (a view of a million findings).
+            if doc.sections.contains(where: { $0.entries.contains { !$0.findings.isEmpty } }) {
+                out += "<h3>Findings in this view</h3>\n<ul class=\"findings\">\n"
+                for (s, section) in doc.sections.enumerated() {
+                    for (e, entry) in section.entries.enumerated() {
+                        for f in entry.findings {
+                            out += "<li class=\"\(statusClass(f.status))\"><a href=\"#t\(s + 1)-e\(e + 1)\"><code>"
+                                + h(entry.file) + ":\(entry.line)</code></a> " + markText(f, h) + "</li>\n"
+                        }
                     }
                 }
-            }
-            if !marked.isEmpty {
-                out += "<h3>Findings in this view</h3>\n<ul class=\"findings\">\n" + marked.joined() + "</ul>\n"
+                out += "</ul>\n"
             }
         }
         out += "</section>\n"
@@ -161,7 +164,7 @@ extension TimelineReport {
         if !notes.isEmpty { out += "<section class=\"notes\">\n<h2>Also</h2>\n" + notes + "</section>\n" }
 
         out += "</body>\n</html>\n"
-        return out
+        return out.finish()
     }
 
     /// Escapes text for HTML element content and quoted attribute values: `&`, `<`, `>`, `"`, `'`.

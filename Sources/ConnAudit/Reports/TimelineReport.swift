@@ -40,7 +40,10 @@
 public enum TimelineReport {
     // MARK: - Text
 
-    public static func text(_ doc: TimelineDocument, color: Bool) -> String {
+    /// The text view; with a `flush`, handed over in pieces as it is written (and "" returned).
+    public static func text(_ doc: TimelineDocument, color: Bool) -> String { text(doc, color: color, flush: nil) }
+
+    static func text(_ doc: TimelineDocument, color: Bool, flush: ((String) -> Void)?) -> String {
         func paint(_ s: String, _ code: String) -> String { color && !s.isEmpty ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         let safe = TimelineBuilder.safe
 
@@ -48,30 +51,30 @@ public enum TimelineReport {
         struct Row {
             var loc, t, connect, ping, phase: String
         }
-        var rows: [[Row]] = []
+        // The phase when it changes, and where a section starts (an `--around` window may begin mid-phase).
+        func row(_ e: TimelineDocument.Entry, _ i: Int) -> Row {
+            Row(loc: safe(e.file) + ":\(e.line)", t: JSONWriter.number(e.t),
+                connect: e.sinceConnect.map { ($0 < 0 ? "" : "+") + JSONWriter.number($0) } ?? "",
+                ping: e.sincePing.map { "Δ" + JSONWriter.number($0) } ?? "",
+                phase: e.phaseChanged || i == 0 ? (e.phase ?? "") : "")
+        }
+        // Widths first; the rows are made again as they are written, not kept for a view of a
+        // million events.
         var w = (loc: 9, t: 1, connect: 8, ping: 5, phase: 5)
         for section in doc.sections {
-            var r: [Row] = []
             for (i, e) in section.entries.enumerated() {
-                // The phase when it changes, and where a section starts (an `--around` window may begin mid-phase).
-                let row = Row(
-                    loc: safe(e.file) + ":\(e.line)", t: JSONWriter.number(e.t),
-                    connect: e.sinceConnect.map { ($0 < 0 ? "" : "+") + JSONWriter.number($0) } ?? "",
-                    ping: e.sincePing.map { "Δ" + JSONWriter.number($0) } ?? "",
-                    phase: e.phaseChanged || i == 0 ? (e.phase ?? "") : "")
+                let row = row(e, i)
                 w.loc = max(w.loc, row.loc.count)
                 w.t = max(w.t, row.t.count)
                 w.connect = max(w.connect, row.connect.count)
                 w.ping = max(w.ping, row.ping.count)
                 w.phase = max(w.phase, row.phase.count)
-                r.append(row)
             }
-            rows.append(r)
         }
         func left(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(0, n - s.count)) }
         func right(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
 
-        var out = ""
+        var out = ReportText(flush: flush)
         if let focus = doc.focus {
             out += paint("around \(safe(focus.file)):\(focus.line)", "1")
                 + (doc.radius.map { " (up to \($0) events before and after)" } ?? "") + "\n\n"
@@ -98,7 +101,7 @@ public enum TimelineReport {
                 + left("phase", w.phase) + "  event"
             out += paint(columns, "2") + "\n"
             for (e, entry) in section.entries.enumerated() {
-                let row = rows[s][e]
+                let row = row(entry, e)
                 let violated = entry.findings.contains { $0.status == .fail }
                 let mark = violated ? paint("!!", "1;31") : entry.findings.isEmpty ? "  " : paint("??", "33")
                 let focus = entry.isFocus ? paint(">>", "1") : "  "
@@ -146,13 +149,16 @@ public enum TimelineReport {
         for e in doc.inputErrors {
             out += paint("error: ", "1;31") + safe(e.path) + ": " + safe(e.reason) + "\n"
         }
-        return out
+        return out.finish()
     }
 
     // MARK: - JSON
 
-    public static func json(_ doc: TimelineDocument) -> String {
-        var w = JSONWriter()
+    public static func json(_ doc: TimelineDocument) -> String { json(doc, flush: nil) }
+
+    /// The JSON view; with a `flush`, handed over in chunks as it is written (and "" returned).
+    static func json(_ doc: TimelineDocument, flush: (([UInt8]) -> Void)?) -> String {
+        var w = JSONWriter(flush: flush)
         w.beginObject()
         w.key("schema", "conn-audit/timeline")
         w.key("version", 1)
