@@ -755,6 +755,38 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         }
     }
 
+    /// A finding made after its anchor (a deadline passed at a later event) shows the anchor's
+    /// window too: the anchor then sits in the source's ring, its text shared with the findings
+    /// made earlier, and its later neighbours arrive after the finding.
+    @Test func aDeadlineFindingShowsItsAnchorsWindow() throws {
+        let r = try rule("""
+            id: t.answer
+            title: Pings are answered within 25 ms
+            for: generation
+            each: { ev: ws.ping, as: p }
+            followed_by: { ev: ws.pong }
+            within_ms: 25
+            """)
+        var lines = [#"{"t":0,"ev":"ws.connect","gen":1}"#, #"{"t":0,"ev":"ws.connect","gen":2}"#]
+        // Generation 1 pings every 10 ms, generation 2 every third line; nobody answers.
+        for i in 3...40 { lines.append(#"{"t":\#(i * 10),"ev":"ws.ping","gen":\#(i % 3 == 2 ? 2 : 1)}"#) }
+        let result = run(r, lines.joined(separator: "\n"))
+        let gen = { (line: Int) in line <= 2 ? line : (line % 3 == 2 ? 2 : 1) }
+        // Each ping's deadline passes at a later line (the last three are still open at the end).
+        #expect(result.violations.count == 35)
+        for v in result.violations {
+            let line = try #require(v.line)
+            let own = (1...40).filter { gen($0) == gen(line) }
+            let at = try #require(own.firstIndex(of: line))
+            let window = Array(own[max(0, at - 2)...min(own.count - 1, at + 2)])
+            #expect(v.context.map(\.line) == window, "line \(line)")
+            #expect(v.context.map(\.isAnchor) == window.map { $0 == line })
+            for c in v.context where c.line > 2 {
+                #expect(c.text == "t=\(c.line * 10) ws.ping gen=\(gen(c.line))")
+            }
+        }
+    }
+
     // MARK: Order
 
     @Test(arguments: [1, 2])

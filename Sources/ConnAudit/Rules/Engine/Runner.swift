@@ -173,10 +173,12 @@ class Runner: HistoryProvider {
         switch kind {
         case .violation:
             sink.violations[index, default: []].append(finding)
-            context.context.awaitAfter(violation: true, rule: index, index: sink.violations[index]!.count - 1, scope: context, count: missing)
+            context.context.awaitAfter(violation: true, rule: index, index: sink.violations[index]!.count - 1, scope: context,
+                                       count: missing, anchorSeq: anchor?.seq ?? .max)
         case .inconclusive:
             sink.inconclusive[index, default: []].append(finding)
-            context.context.awaitAfter(violation: false, rule: index, index: sink.inconclusive[index]!.count - 1, scope: context, count: missing)
+            context.context.awaitAfter(violation: false, rule: index, index: sink.inconclusive[index]!.count - 1, scope: context,
+                                       count: missing, anchorSeq: anchor?.seq ?? .max)
         }
     }
 

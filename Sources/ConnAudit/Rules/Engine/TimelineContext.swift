@@ -78,6 +78,8 @@ final class TimelineContext {
         var index: Int
         var left: Int
         var scope: ContextScope
+        /// The `seq` of the finding's anchor (`Int.max`: none).
+        var anchorSeq: Int
     }
 
     init(source: SourceKey?, enabled: Bool = true) {
@@ -150,9 +152,13 @@ final class TimelineContext {
         return made
     }
 
-    func awaitAfter(violation: Bool, rule: Int, index: Int, scope: ContextScope, count: Int = TimelineContext.after) {
+    /// The finding at `index` waits for `count` more events of its timeline after its anchor.
+    func awaitAfter(
+        violation: Bool, rule: Int, index: Int, scope: ContextScope, count: Int = TimelineContext.after,
+        anchorSeq: Int = .max
+    ) {
         guard enabled, !replaying, count > 0 else { return }
-        fresh.append(Waiting(violation: violation, rule: rule, index: index, left: count, scope: scope))
+        fresh.append(Waiting(violation: violation, rule: rule, index: index, left: count, scope: scope, anchorSeq: anchorSeq))
     }
 
     /// Called once per source event, after every timeline saw it.
@@ -168,6 +174,12 @@ final class TimelineContext {
         if let p = pending {
             if p.event === e { known = p.text }
             pending = nil
+        }
+        // A finding made at this event but anchored before it (a deadline that passed here) has
+        // this event as its next neighbour: it was skipped, and the window had a hole.
+        if fresh.contains(where: { $0.anchorSeq < e.seq }) {
+            waiting += fresh.filter { $0.anchorSeq < e.seq }
+            fresh.removeAll { $0.anchorSeq < e.seq }
         }
         if !waiting.isEmpty {
             var line: ContextLine?
