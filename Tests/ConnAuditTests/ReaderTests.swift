@@ -222,6 +222,20 @@ extension ReaderTests {
         .init("text after a non-object", "[1] 2", "text after the JSON value"),
     ]
 
+    /// The secret key names' lengths are written out as a constant (no lazy table per key): they
+    /// are the names' lengths, and a name of each other length up to 63 bytes is not a secret key.
+    @Test("the secret names' lengths are the names'")
+    func secretLengthsAreTheNames() {
+        let lengths = JSONLineParser.secretKeyNames.reduce(UInt64(0)) { $0 | (1 << UInt64($1.count)) }
+        #expect(JSONLineParser.secretLengths == lengths)
+        for name in ["TOKEN", "Password", "payload", "Authorization", "refresh_token"] {
+            #expect(JSONLineParser.isSecretKeyName(name), "\(name)")
+        }
+        for name in ["tokens", "passwd", "pay", "session", "gen", "src", "cookies"] {
+            #expect(!JSONLineParser.isSecretKeyName(name), "\(name)")
+        }
+    }
+
     @Suite("Malformed lines")
     struct Malformed {
         @Test("a bad line is malformed at its physical line, with a reason; its neighbours are read",

@@ -454,7 +454,6 @@ struct JSONLineParser {
 
     private enum TopKind { case t, ev, gen, src, session, field, skip }
 
-    private static let genBytes = Array("gen".utf8), srcBytes = Array("src".utf8), sessionBytes = Array("session".utf8)
 
     /// Which connlog field `key` is; for a wanted field also its index in ``wanted`` (-1 when
     /// every key is decoded).
@@ -462,9 +461,10 @@ struct JSONLineParser {
         switch key.count {
         case 1 where key[0] == UInt8(ascii: "t"): return (.t, -1)
         case 2 where key[0] == UInt8(ascii: "e") && key[1] == UInt8(ascii: "v"): return (.ev, -1)
-        case 3 where same(key, genBytes): return (.gen, -1)
-        case 3 where same(key, srcBytes): return (.src, -1)
-        case 7 where same(key, sessionBytes): return (.session, -1)
+        // Compared byte by byte: a static table of the names cost a lazy-initialisation check per key.
+        case 3 where key[0] == UInt8(ascii: "g") && key[1] == UInt8(ascii: "e") && key[2] == UInt8(ascii: "n"): return (.gen, -1)
+        case 3 where key[0] == UInt8(ascii: "s") && key[1] == UInt8(ascii: "r") && key[2] == UInt8(ascii: "c"): return (.src, -1)
+        case 7 where memcmp(key.baseAddress!, "session", 7) == 0: return (.session, -1)
         default: break
         }
         guard let wanted else { return (.field, -1) }
@@ -530,8 +530,9 @@ struct JSONLineParser {
 
     // MARK: - Secrets
 
-    /// Lengths of the secret key names (bit n set: a name of n bytes).
-    private static let secretLengths: UInt64 = secretKeyNames.reduce(0) { $0 | (1 << UInt64($1.count)) }
+    /// Lengths of the secret key names (bit n set: a name of n bytes): 4, 5, 6, 7, 8, 12, 13, written
+    /// out so that no lazy initialisation is checked per key (a test compares it with the names).
+    static let secretLengths: UInt64 = 1 << 4 | 1 << 5 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 12 | 1 << 13
 
     /// Per length below 16: the first letters (bit `letter - 'a'`) of the secret names that long.
     private static let secretStarts: [UInt32] = {
