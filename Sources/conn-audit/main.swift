@@ -8,6 +8,9 @@ import Darwin
 
 // Reports may be large: a fully buffered stdout keeps writing them cheap.
 setvbuf(stdout, nil, _IOFBF, 1 << 16)
+// A reader of standard output that goes away (`| head`) makes a write fail, which is exit 2 with
+// the reason below, as for any report that cannot be written — not death by SIGPIPE (status 141).
+signal(SIGPIPE, SIG_IGN)
 // The arguments as bytes: a file name need not be UTF-8, and CommandLine.arguments has already
 // replaced what is not (a byte 0xFF by U+FFFD, which names another file or none).
 let argv = (1..<Int(CommandLine.argc)).map { i -> [UInt8] in
@@ -19,7 +22,8 @@ let status = CommandLineTool.run(argv: argv)
 // a gate running `conn-audit logs/ --format json > report.json` must not pass on an empty file.
 errno = 0
 if fflush(stdout) != 0 || ferror(stdout) != 0 {
-    let reason = errno != 0 ? String(cString: strerror(errno)).lowercased() : "write error"
+    let code = standardOutputError != 0 ? standardOutputError : errno
+    let reason = code != 0 ? String(cString: strerror(code)).lowercased() : "write error"
     fputs("conn-audit: error: cannot write to standard output: \(reason)\n", stderr)
     exit(2)
 }

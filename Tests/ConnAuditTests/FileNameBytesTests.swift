@@ -99,6 +99,34 @@ private func spawnBinary(_ argv: [[UInt8]], stdout: String) throws -> Int32 {
     return (status >> 8) & 0xFF
 }
 
+/// Runs the binary with standard output a pipe nobody reads (its read end closed at once) and
+/// standard error to `stderr`; returns the exit status.
+private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int32 {
+    let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    let binary = (exe as NSString).deletingLastPathComponent + "/conn-audit"
+    try #require(FileManager.default.isExecutableFile(atPath: binary), "no conn-audit at \(binary): swift build first")
+    var fds: [Int32] = [0, 0]
+    try #require(pipe(&fds) == 0)
+    var pointers: [UnsafeMutablePointer<CChar>?] = ([binary] + argv).map { strdup($0) }
+    pointers.append(nil)
+    defer { for p in pointers { free(p) } }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+    posix_spawn_file_actions_addclose(&actions, fds[0])
+    posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, binary, &actions, nil, pointers, environ)
+    close(fds[0])
+    close(fds[1])
+    try #require(spawned == 0, "posix_spawn: \(spawned)")
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    // Killed by a signal (SIGPIPE) is not an exit status.
+    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+}
+
 // MARK: - Tests
 
 @Suite struct FileNameBytesTests {
@@ -205,6 +233,23 @@ private func spawnBinary(_ argv: [[UInt8]], stdout: String) throws -> Int32 {
             #expect(text.hasPrefix("conn-audit "), "\(text.prefix(200))")
             let report = try json("{\n" + text[brace.upperBound...])
             #expect(report["verdict"] as? String == "fail")
+        }
+    }
+
+    /// Standard output whose reader went away is a report that could not be written: exit 2,
+    /// with the reason, not death by SIGPIPE (status 141 in a shell).
+    @Test func aClosedPipeOnStandardOutputIsExitTwo() throws {
+        try withScratch { dir in
+            // A report larger than a pipe's buffer, so the writes meet the closed end.
+            var lines = [#"{"t":0,"ev":"ws.connect","gen":1}"#]
+            for i in 1...1_000 { lines.append(#"{"t":\#(i * 10),"ev":"ws.ping","gen":1}"#) }
+            let log = dir + "/pings.jsonl"
+            try create(Array(log.utf8), lines.joined(separator: "\n") + "\n")
+            let err = dir + "/err.txt"
+            let code = try spawnIntoClosedPipe([log, "--format", "json"], stderr: err)
+            #expect(code == 2)
+            let text = try String(contentsOfFile: err, encoding: .utf8)
+            #expect(text.contains("cannot write to standard output: broken pipe"), "\(text)")
         }
     }
 

@@ -5,6 +5,10 @@ import Darwin
 #endif
 
 /// Where the command line writes: standard output and error, or anything a test supplies.
+/// The `errno` of the first write to standard output that failed (0: none yet), for the message the
+/// executable prints when it exits 2 for it (by then `errno` says something else).
+nonisolated(unsafe) public var standardOutputError: Int32 = 0
+
 public struct Console {
     public var out: (String) -> Void
     public var err: (String) -> Void
@@ -19,7 +23,9 @@ public struct Console {
 
     public static var standard: Console {
         Console(
-            out: { s in fputs(s, stdout) },
+            out: { s in
+                if fputs(s, stdout) < 0, standardOutputError == 0 { standardOutputError = errno == 0 ? EIO : errno }
+            },
             err: { s in fputs(s, stderr) },
             isTerminal: isatty(1) != 0)
     }
