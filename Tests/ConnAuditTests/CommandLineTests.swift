@@ -511,6 +511,20 @@ private let testRules = """
             let unwritable = cli([log, "--output", dir + "/no/such/dir/r.json"])
             #expect(unwritable.code == 2)
             #expect(unwritable.err.contains("cannot write"))
+
+            // Found before the run: nothing is printed or written that would say `pass` or `fail`.
+            let first = dir + "/first.json"
+            let extra = cli([log, "--format", "json", "--output", first, "--report", "junit=\(dir)/no/such/dir/x.xml"])
+            #expect(extra.code == 2)
+            #expect(extra.out.isEmpty)
+            #expect(extra.err.contains("cannot write \(dir)/no/such/dir/x.xml: no such file or directory"), "\(extra.err)")
+            #expect(!FileManager.default.fileExists(atPath: first))
+            let toDirectory = cli([log, "--output", dir])
+            #expect(toDirectory.code == 2)
+            #expect(toDirectory.err.contains("cannot write \(dir): is a directory"), "\(toDirectory.err)")
+            let baseline = cli([log, "--write-baseline", dir + "/missing/b.json"])
+            #expect(baseline.code == 2)
+            #expect(baseline.err.contains("cannot write \(dir)/missing/b.json"), "\(baseline.err)")
         }
     }
 

@@ -223,9 +223,14 @@ public enum CommandLineTool {
             // A device or pipe (`/dev/null`, `/dev/stdout` — even when it leads to a file) is not
             // a report file: several outputs may share one.
             var info = stat()
-            if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") || (stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG) {
+            let exists = stat(path, &info) == 0
+            if exists, info.st_mode & S_IFMT == S_IFDIR { throw UsageError("cannot write \(path): is a directory") }
+            if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") || (exists && (info.st_mode & S_IFMT) != S_IFREG) {
                 continue
             }
+            // A report that cannot be written is found now, not after the run: a typo in a
+            // report's path fails at once, and before any report is written that would say `pass`.
+            try writable(path, exists: exists)
             let key = canonicalOutput(path)
             let named = option.hasSuffix("=") ? option + path : "\(option) \(path)"
             if inputKeys.contains(key) {
@@ -238,6 +243,21 @@ public enum CommandLineTool {
             if let other = seen[key] { throw UsageError("\(named) and \(other) name the same file") }
             seen[key] = named
         }
+    }
+
+    /// Whether `path` can be written: the file's own permission, or its directory's for a file not
+    /// there yet. (The write itself can still fail — a full disk — and says so then.)
+    private static func writable(_ path: String, exists: Bool) throws(UsageError) {
+        let target: String
+        if exists {
+            target = path
+        } else if let slash = path.lastIndex(of: "/") {
+            target = slash == path.startIndex ? "/" : String(path[..<slash])
+        } else {
+            target = "."
+        }
+        guard access(target, exists ? W_OK : W_OK | X_OK) != 0 else { return }
+        throw UsageError("cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
     }
 
     private static func canonicalOutput(_ text: String) -> [UInt8] {
