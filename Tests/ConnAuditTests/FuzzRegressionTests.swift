@@ -41,6 +41,39 @@ struct FuzzRegressionTests {
 
     // MARK: - Found by fuzzing
 
+    /// fuzz rules (fourteenth session), minimised by hand: a double-quoted title going on at column 1
+    /// (valid YAML: a quoted scalar's lines may start anywhere) ended the rule's text at that line,
+    /// before its `tests:`, whose range of lines then ended before it began — a trap in the loader
+    /// (`rules --check` died with "Range requires lowerBound <= upperBound").
+    @Test("fuzz rules: a quoted scalar that goes on at column 1 keeps the rule's text whole")
+    func aQuotedScalarAtColumnOne() throws {
+        let text = """
+            rules:
+              - id: t.a
+                title: "A
+            b"
+                every: { ev: ws.close }
+                expect: "reason != null"
+                tests:
+                  - name: x
+                    log: '{"t":0,"ev":"ws.close","gen":1,"reason":"Bearer abcdefghijklmnop"}'
+                    expect: pass
+
+            """
+        let (rules, errors) = Self.rules(Array(text.utf8))
+        #expect(errors.isEmpty)
+        let rule = try #require(rules.first)
+        #expect(rule.title == "A b")
+        #expect(rule.yaml.contains("b\"") && rule.yaml.contains("expect: pass"), "\(rule.yaml)")
+        let cut = try #require(rule.testsLines)
+        let lines = rule.yaml.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[cut.lowerBound].contains("tests:"))
+        // The quoted fixture log holds a token: `tests:` is written again from what was read.
+        let shown = rule.redactedYAML
+        #expect(!shown.contains("abcdefghijklmnop"))
+        #expect(shown.contains("b\"") && shown.contains("[redacted]"), "\(shown)")
+    }
+
     /// The smallest gzip input: one empty member (`printf '' | gzip -n`).
     static let emptyGzip: [UInt8] = [
         0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00,

@@ -401,7 +401,18 @@ struct FileLoader {
         } else {
             end = node.line + yamlLines
         }
+        // (Never an empty or inverted range, whatever the text's bounds came to.)
+        guard end > key.line else { return nil }
         return (key.line - node.line)..<(end - node.line)
+    }
+
+    /// The last line any node of `node` starts on.
+    private static func lastLine(_ node: YamlNode) -> Int {
+        switch node.kind {
+        case .scalar: return node.line
+        case .sequence(let items): return items.reduce(node.line) { max($0, lastLine($1)) }
+        case .mapping(let pairs): return pairs.reduce(node.line) { max($0, lastLine($1.key), lastLine($1.value)) }
+        }
     }
 
     /// The rule's lines as written (from its first line to the line before the next rule), and
@@ -422,6 +433,10 @@ struct FileLoader {
             if !blank { end = n }
             n += 1
         }
+        // A quoted scalar may go on at any indentation (`title: "A` then `b"` at column 1): the
+        // rule reaches at least to the last line a node of it starts on (it was cut at `b"`, and
+        // its tests' lines then ended before they began, which crashed the loader).
+        end = min(max(end, Self.lastLine(node)), lines.count)
         let body = (start...end).map { sourceLine($0) }
         let trim = min(body.map(indent).min() ?? 0, dashColumn - 1 + 2)
         // Every line has at least `trim` leading spaces: what is dropped is ASCII.
