@@ -732,27 +732,39 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(v.context[4].text.hasPrefix("t=4 ws.close gen=1"))
     }
 
-    /// Findings close together share their neighbours' texts (each event is rendered once):
-    /// each still shows its own window of its own generation, whichever generations interleave.
-    @Test func findingsCloseTogetherEachShowTheirOwnNeighbours() throws {
-        let r = try rule("id: t.noping\ntitle: No pings\nnever: { ev: ws.ping }")
+    /// Two generations' pings after both connects: generation 2 on every third line (5, 8, …),
+    /// generation 1 on the others (3, 4, 6, 7, …); each at `t` = its line × `tPerLine`.
+    static func interleavedPings(lines n: Int, tPerLine: Int) -> String {
         var lines = [#"{"t":0,"ev":"ws.connect","gen":1}"#, #"{"t":0,"ev":"ws.connect","gen":2}"#]
-        // Pings of generation 1 on lines 3, 4, 6, 7, 9, ...; of generation 2 on every third line.
-        for i in 3...60 { lines.append(#"{"t":\#(i),"ev":"ws.ping","gen":\#(i % 3 == 2 ? 2 : 1)}"#) }
-        let result = run(r, lines.joined(separator: "\n"))
-        let gen = { (line: Int) in line <= 2 ? line : (line % 3 == 2 ? 2 : 1) }
-        #expect(result.violations.count == 58)
-        for v in result.violations {
+        for i in 3...n { lines.append(#"{"t":\#(i * tPerLine),"ev":"ws.ping","gen":\#(generation(ofLine: i))}"#) }
+        return lines.joined(separator: "\n")
+    }
+
+    static func generation(ofLine line: Int) -> Int { line <= 2 ? line : (line % 3 == 2 ? 2 : 1) }
+
+    /// Each finding of ``interleavedPings(lines:tPerLine:)`` shows its own generation's window:
+    /// the two events before it, itself marked, the two after.
+    static func expectOwnWindows(_ findings: [Finding], lines n: Int, tPerLine: Int) throws {
+        for v in findings {
             let line = try #require(v.line)
-            let own = (1...60).filter { gen($0) == gen(line) }
+            let own = (1...n).filter { generation(ofLine: $0) == generation(ofLine: line) }
             let at = try #require(own.firstIndex(of: line))
             let window = Array(own[max(0, at - 2)...min(own.count - 1, at + 2)])
             #expect(v.context.map(\.line) == window, "line \(line)")
             #expect(v.context.map(\.isAnchor) == window.map { $0 == line })
             for c in v.context where c.line > 2 {
-                #expect(c.text == "t=\(c.line) ws.ping gen=\(gen(c.line))")
+                #expect(c.text == "t=\(c.line * tPerLine) ws.ping gen=\(generation(ofLine: c.line))")
             }
         }
+    }
+
+    /// Findings close together share their neighbours' texts (each event is rendered once):
+    /// each still shows its own window of its own generation, whichever generations interleave.
+    @Test func findingsCloseTogetherEachShowTheirOwnNeighbours() throws {
+        let r = try rule("id: t.noping\ntitle: No pings\nnever: { ev: ws.ping }")
+        let result = run(r, Self.interleavedPings(lines: 60, tPerLine: 1))
+        #expect(result.violations.count == 58)
+        try Self.expectOwnWindows(result.violations, lines: 60, tPerLine: 1)
     }
 
     /// A finding made after its anchor (a deadline passed at a later event) shows the anchor's
@@ -767,24 +779,11 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
             followed_by: { ev: ws.pong }
             within_ms: 25
             """)
-        var lines = [#"{"t":0,"ev":"ws.connect","gen":1}"#, #"{"t":0,"ev":"ws.connect","gen":2}"#]
-        // Generation 1 pings every 10 ms, generation 2 every third line; nobody answers.
-        for i in 3...40 { lines.append(#"{"t":\#(i * 10),"ev":"ws.ping","gen":\#(i % 3 == 2 ? 2 : 1)}"#) }
-        let result = run(r, lines.joined(separator: "\n"))
-        let gen = { (line: Int) in line <= 2 ? line : (line % 3 == 2 ? 2 : 1) }
-        // Each ping's deadline passes at a later line (the last three are still open at the end).
+        // Pings 10 ms apart that nobody answers: each deadline passes at a later line (the last
+        // three are still open at the end).
+        let result = run(r, Self.interleavedPings(lines: 40, tPerLine: 10))
         #expect(result.violations.count == 35)
-        for v in result.violations {
-            let line = try #require(v.line)
-            let own = (1...40).filter { gen($0) == gen(line) }
-            let at = try #require(own.firstIndex(of: line))
-            let window = Array(own[max(0, at - 2)...min(own.count - 1, at + 2)])
-            #expect(v.context.map(\.line) == window, "line \(line)")
-            #expect(v.context.map(\.isAnchor) == window.map { $0 == line })
-            for c in v.context where c.line > 2 {
-                #expect(c.text == "t=\(c.line * 10) ws.ping gen=\(gen(c.line))")
-            }
-        }
+        try Self.expectOwnWindows(result.violations, lines: 40, tPerLine: 10)
     }
 
     // MARK: Order

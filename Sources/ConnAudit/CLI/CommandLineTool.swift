@@ -4,11 +4,11 @@ import Glibc
 import Darwin
 #endif
 
-/// Where the command line writes: standard output and error, or anything a test supplies.
 /// The `errno` of the first write to standard output that failed (0: none yet), for the message the
 /// executable prints when it exits 2 for it (by then `errno` says something else).
 nonisolated(unsafe) public var standardOutputError: Int32 = 0
 
+/// Where the command line writes: standard output and error, or anything a test supplies.
 public struct Console {
     public var out: (String) -> Void
     public var err: (String) -> Void
@@ -225,9 +225,7 @@ public enum CommandLineTool {
             var info = stat()
             let exists = stat(path, &info) == 0
             if exists, info.st_mode & S_IFMT == S_IFDIR { throw UsageError("cannot write \(path): is a directory") }
-            if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") || (exists && (info.st_mode & S_IFMT) != S_IFREG) {
-                continue
-            }
+            if isDevice(path) { continue }
             // A report that cannot be written is found now, not after the run: a typo in a
             // report's path fails at once, and before any report is written that would say `pass`.
             try writable(path, exists: exists)
@@ -243,6 +241,14 @@ public enum CommandLineTool {
             if let other = seen[key] { throw UsageError("\(named) and \(other) name the same file") }
             seen[key] = named
         }
+    }
+
+    /// A device or pipe, not a report file: `/dev/…`, `/proc/…`, or anything there that is not a
+    /// regular file (a FIFO, `/dev/stdout` even when it leads to a file).
+    private static func isDevice(_ path: String) -> Bool {
+        var info = stat()
+        return path.hasPrefix("/dev/") || path.hasPrefix("/proc/")
+            || (stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG)
     }
 
     /// Whether `path` can be written: the file's own permission, or its directory's for a file not
@@ -384,33 +390,37 @@ public enum CommandLineTool {
         }
     }
 
-    /// Writes `report` in `format` to the file at `path`, or to standard output when `path` is
-    /// nil. JSON and SARIF go out in chunks as they are written: a report of a million findings
-    /// is never held whole (it was, and then copied twice on its way out).
-    static func emit(
-        _ report: AuditReport, format: String, color: Bool, to path: String?, console: Console
-    ) throws(UsageError) {
+    /// Where a report's pieces go as it is made: as bytes (``JSONWriter``) or as text.
+    private struct Pieces {
+        let bytes: ([UInt8]) -> Void
+        let text: (String) -> Void
+    }
+
+    /// Hands `write` the pieces for the file at `path`, or for standard output when `path` is nil.
+    private static func writing(to path: String?, console: Console, _ write: (Pieces) -> Void) throws(UsageError) {
         guard let path else {
-            render(report, format: format, color: color, bytes: { console.out(String(decoding: $0, as: UTF8.self)) },
-                   text: { console.out($0) })
+            write(Pieces(bytes: { console.out(String(decoding: $0, as: UTF8.self)) }, text: { console.out($0) }))
             return
         }
         try withFile(path) { put in
-            render(report, format: format, color: color, bytes: { chunk in chunk.withUnsafeBufferPointer { put($0) } },
-                   text: { var piece = $0; piece.withUTF8 { put($0) } })
+            write(Pieces(bytes: { chunk in chunk.withUnsafeBufferPointer { put($0) } },
+                         text: { var piece = $0; piece.withUTF8 { put($0) } }))
         }
     }
 
-    /// `report` in `format`, handed over in pieces as it is made: as bytes (JSON, SARIF) or as text.
-    private static func render(
-        _ report: AuditReport, format: String, color: Bool,
-        bytes: @escaping ([UInt8]) -> Void, text: @escaping (String) -> Void
-    ) {
-        switch format {
-        case "json": _ = JSONReport.render(report, flush: bytes)
-        case "sarif": _ = SARIFReport.render(report, flush: bytes)
-        case "junit": JUnitReport.render(report, flush: text)
-        default: text(render(report, format: format, color: color))
+    /// Writes `report` in `format` to the file at `path`, or to standard output when `path` is
+    /// nil. JSON, SARIF and JUnit go out in pieces as they are written: a report of a million
+    /// findings is never held whole (it was, and then copied twice on its way out).
+    static func emit(
+        _ report: AuditReport, format: String, color: Bool, to path: String?, console: Console
+    ) throws(UsageError) {
+        try writing(to: path, console: console) { pieces in
+            switch format {
+            case "json": _ = JSONReport.render(report, flush: pieces.bytes)
+            case "sarif": _ = SARIFReport.render(report, flush: pieces.bytes)
+            case "junit": JUnitReport.render(report, flush: pieces.text)
+            default: pieces.text(render(report, format: format, color: color))
+            }
         }
     }
 
@@ -430,11 +440,8 @@ public enum CommandLineTool {
         func reason(_ code: Int32) -> String { code != 0 ? String(cString: strerror(code)).lowercased() : "write error" }
         // A device or pipe (`/dev/stdout`, which may lead to the file standard output was sent to)
         // is appended to, not truncated: what was printed there already stays.
-        var info = stat()
-        let device = path.hasPrefix("/dev/") || path.hasPrefix("/proc/")
-            || (stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG)
         errno = 0
-        guard let f = fopen(path, device ? "ab" : "wb") else { throw UsageError("cannot write \(path): \(reason(errno))") }
+        guard let f = fopen(path, isDevice(path) ? "ab" : "wb") else { throw UsageError("cannot write \(path): \(reason(errno))") }
         var failure: Int32?
         body { bytes in
             guard failure == nil, bytes.count > 0 else { return }
@@ -513,19 +520,12 @@ public enum CommandLineTool {
         let toTerminal = p.value("--output") == nil && console.isTerminal
         let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
         // Written out as it is made, like the check's reports.
-        func render(bytes: @escaping ([UInt8]) -> Void, text: @escaping (String) -> Void) {
+        try writing(to: p.value("--output"), console: console) { pieces in
             switch format {
-            case "json": _ = TimelineReport.json(document, flush: bytes)
-            case "html": _ = TimelineReport.html(document, flush: text)
-            default: _ = TimelineReport.text(document, color: color, flush: text)
+            case "json": _ = TimelineReport.json(document, flush: pieces.bytes)
+            case "html": _ = TimelineReport.html(document, flush: pieces.text)
+            default: _ = TimelineReport.text(document, color: color, flush: pieces.text)
             }
-        }
-        if let path = p.value("--output") {
-            try withFile(path) { put in
-                render(bytes: { chunk in chunk.withUnsafeBufferPointer { put($0) } }, text: { var piece = $0; piece.withUTF8 { put($0) } })
-            }
-        } else {
-            render(bytes: { console.out(String(decoding: $0, as: UTF8.self)) }, text: { console.out($0) })
         }
         for e in report.inputErrors where !found.errors.contains(e) {
             console.err("conn-audit: error: could not read \(e.path): \(e.reason)\n")

@@ -454,7 +454,6 @@ struct JSONLineParser {
 
     private enum TopKind { case t, ev, gen, src, session, field, skip }
 
-
     /// Which connlog field `key` is; for a wanted field also its index in ``wanted`` (-1 when
     /// every key is decoded).
     private static func topKind(_ key: UnsafeBufferPointer<UInt8>, _ wanted: [[UInt8]]?) -> (TopKind, Int) {

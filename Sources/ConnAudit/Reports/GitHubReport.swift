@@ -43,7 +43,7 @@ public enum GitHubReport {
             if left[.error, default: 0] > 0 {
                 left[.error, default: 0] -= 1
                 out += Annotation(level: .error, file: nil, line: nil, title: "conn-audit",
-                                  message: "could not read \(e.path): \(e.reason)", group: "unreadable inputs").command + "\n"
+                                  message: "could not read \(e.path): \(e.reason)").command + "\n"
             } else {
                 omit("unreadable inputs", 1)
             }
@@ -60,7 +60,7 @@ public enum GitHubReport {
                     if paths[Int(i)] != "<stdin>" { file = paths[Int(i)] } else if let line = f.line { message = "<stdin>:\(line): " + message }
                 }
                 out += Annotation(level: level, file: file, line: file == nil ? nil : f.line,
-                                  title: r.rule.id, message: message, group: r.rule.id).command + "\n"
+                                  title: r.rule.id, message: message).command + "\n"
             }
             omit(r.rule.id, r.violations.count - shown)
         }
@@ -117,8 +117,6 @@ public enum GitHubReport {
         var line: Int?
         var title: String
         var message: String
-        /// What the overflow notice counts it under: the rule id, or "unreadable inputs".
-        var group: String
 
         var command: String {
             var props: [String] = []
