@@ -2028,11 +2028,12 @@ extension CheckKindTests.LookAhead {
             every: { ev: ws.ping }
             expect: "next({ev: ws.pong}) != null"
             """)
-        let states = (1...20).map { #"{"t":\#($0),"ev":"ws.state","gen":1,"state":"s\#($0)"}"# }
+        // More events after the ping than the source's ring keeps: the ping has left it.
+        let states = (1...TimelineContext.ring + 4).map { #"{"t":\#($0),"ev":"ws.state","gen":1,"state":"s\#($0)"}"# }
         let log = ([#"{"t":0,"ev":"ws.ping","gen":1}"#] + states).joined(separator: "\n") + "\n"
         let result = judge(rule, log)
         #expect(CheckKindVerdict(result) == CheckKindVerdict(.fail, [1]))
-        // Judged at the end of the timeline, 20 events later: only the ping itself is shown.
+        // Judged at the end of the timeline, ring + 4 events later: only the ping itself is shown.
         #expect(result.violations.first?.context.map(\.line) == [1])
     }
 }

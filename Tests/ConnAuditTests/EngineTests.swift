@@ -786,6 +786,37 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         try Self.expectOwnWindows(result.violations, lines: 40, tPerLine: 10)
     }
 
+    /// A deadline that passes after many events of another stream of the same source (an SSE
+    /// reader beside the WebSocket, as on a device) still shows the ping's own window while the
+    /// ping is among the source's latest ``TimelineContext/ring`` events, and the ping alone once
+    /// it has left them. With a ring of 16, 40 such events left the ping alone.
+    @Test(arguments: [(40, true), (TimelineContext.ring + 10, false)])
+    func aDeadlineDecidedAfterOtherStreamsShowsThePingsWindow(_ others: Int, _ shown: Bool) throws {
+        let r = try rule("""
+            id: t.answer
+            title: Pings are answered within a second
+            for: generation
+            each: { ev: ws.ping, as: p }
+            followed_by: { ev: ws.pong }
+            within_ms: 1000
+            """)
+        var lines = [
+            #"{"t":0,"ev":"ws.connect","gen":1}"#, #"{"t":1,"ev":"ws.open","gen":1}"#,
+            #"{"t":2,"ev":"ws.ping","gen":1}"#, #"{"t":3,"ev":"ws.message","gen":1}"#,
+            #"{"t":4,"ev":"ws.message","gen":1}"#,
+        ]
+        for i in 0..<others { lines.append(#"{"t":\#(10 + i),"ev":"sse.event","id":"\#(i)"}"#) }
+        lines.append(#"{"t":2000,"ev":"app.tick"}"#)
+        let result = run(r, lines.joined(separator: "\n"))
+        let v = try #require(result.violations.first)
+        #expect(result.violations.count == 1)
+        #expect(v.line == 3)
+        let window = shown ? [1, 2, 3, 4, 5] : [3]
+        #expect(v.context.map(\.line) == window)
+        #expect(v.context.map(\.isAnchor) == window.map { $0 == 3 })
+        #expect(v.context.first { $0.isAnchor }?.text == "t=2 ws.ping gen=1")
+    }
+
     // MARK: Order
 
     @Test(arguments: [1, 2])
