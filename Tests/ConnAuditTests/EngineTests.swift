@@ -715,6 +715,43 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(result.violations.first?.message == expected)
     }
 
+    @Test(arguments: [
+        ("a", 256, "a"),
+        (String(repeating: "a", count: 256), 256, String(repeating: "a", count: 256)),
+        (String(repeating: "a", count: 257), 256, String(repeating: "a", count: 256) + "… (257 bytes)"),
+        // Whole scalars only: 2-byte é fills 256 bytes exactly, 3-byte € stops at 255, a 4-byte
+        // emoji at 4 bytes of a 5-byte limit.
+        (String(repeating: "é", count: 200), 256, String(repeating: "é", count: 128) + "… (400 bytes)"),
+        (String(repeating: "€", count: 100), 256, String(repeating: "€", count: 85) + "… (300 bytes)"),
+        ("😀😀", 5, "😀… (8 bytes)"),
+        ("😀😀", 3, "… (8 bytes)"),
+    ])
+    func longTextsAreClippedAtWholeScalars(_ text: String, _ limit: Int, _ expected: String) {
+        #expect(text.clipped(bytes: limit) == expected)
+    }
+
+    /// A value of a line (up to 1 MiB) is shown clipped in messages and context lines: a finding
+    /// does not repeat it whole (three commits of a 500 KB id made a 6 MB JSON report of 1.5 MB).
+    @Test func longValuesAreClippedInMessagesAndContext() throws {
+        let r = try rule("""
+            id: t.reason
+            title: Closes say why briefly
+            every: { ev: ws.close }
+            expect: "len(reason) < 100"
+            message: "reason {reason} at {$line}"
+            """)
+        let reason = String(repeating: "x", count: 300) + "é" + String(repeating: "y", count: 5_000)
+        let result = run(r, """
+            {"t":0,"ev":"ws.connect","gen":1}
+            {"t":5,"ev":"ws.close","gen":1,"reason":"\(reason)"}
+            """)
+        let v = try #require(result.violations.first)
+        #expect(v.message == "reason " + String(repeating: "x", count: 256) + "… (5302 bytes) at 2")
+        let anchor = try #require(v.context.first { $0.isAnchor })
+        // The JSON text of the value (its quote first) is what is clipped.
+        #expect(anchor.text == "t=5 ws.close gen=1 reason=\"" + String(repeating: "x", count: 255) + "… (5304 bytes)")
+    }
+
     @Test func aViolationShowsItsContext() throws {
         let r = try rule("id: t.noping\ntitle: No pings\nnever: { ev: ws.ping }")
         let result = run(r, """

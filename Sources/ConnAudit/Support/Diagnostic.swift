@@ -76,6 +76,23 @@ public struct DiagnosticList: Error, Sendable, CustomStringConvertible {
 }
 
 extension String {
+    /// How many bytes of one value a report shows inside a message or a context line (a field of
+    /// up to 1 MiB, a server's close reason or an error's whole description, would otherwise be
+    /// repeated whole in every finding that names it). The log at the finding's file:line has it.
+    public static let shownValueBytes = 256
+
+    /// The text, or when it is longer than `limit` bytes of UTF-8 its first `limit` bytes or fewer
+    /// (whole Unicode scalars) and `… (N bytes)`: `N` is the whole text's length.
+    public func clipped(bytes limit: Int = String.shownValueBytes) -> String {
+        let n = utf8.count
+        guard n > limit else { return self }
+        let bytes = utf8
+        var end = bytes.index(bytes.startIndex, offsetBy: limit)
+        // Back to the start of a scalar: a continuation byte is 10xxxxxx.
+        while end > bytes.startIndex, bytes[end] & 0xC0 == 0x80 { end = bytes.index(before: end) }
+        return String(decoding: bytes[..<end], as: UTF8.self) + "… (\(n) bytes)"
+    }
+
     /// The text with control characters made visible (`\u{1B}`, `\n`, and the line and paragraph
     /// separators), so a value from a log can neither end a report early (NUL), draw on the
     /// terminal (ESC) nor forge a line of its own.

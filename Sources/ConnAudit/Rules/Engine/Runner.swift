@@ -192,11 +192,11 @@ class Runner: HistoryProvider {
                 case .text(let s): text += s
                 case .expr(let x):
                     // Every interpolated value is escaped (the log's, and a rule's own literals):
-                    // a value cannot break or forge a report line.
+                    // a value cannot break or forge a report line. A long one is clipped.
                     switch Evaluator.evaluate(x, ctx) {
-                    case .value(let v): text += v.rendered().visibleControls
+                    case .value(let v): text += v.rendered().clipped().visibleControls
                     case .event(let ev):
-                        text += "\(ev.ev) at \(Int(ev.file) < files.count ? files[Int(ev.file)] : "?"):\(ev.line)".visibleControls
+                        text += "\(ev.ev.clipped()) at \(Int(ev.file) < files.count ? files[Int(ev.file)] : "?"):\(ev.line)".visibleControls
                     case .undecided: text += "?"
                     }
                 }

@@ -234,7 +234,10 @@ final class TimelineContext {
 
     /// `t=1100 ws.close gen=1 reason="pong_timeout"`: scalar fields only, redacted ones never.
     static func text(_ e: Event) -> String {
-        var text = e.t.isNaN ? e.ev : "t=\(Value.double(e.t).rendered()) \(e.ev)"
+        // Each name and value is clipped (``String/clipped(bytes:)``): findings show a long one
+        // in every context line that holds its event.
+        let ev = e.ev.clipped()
+        var text = e.t.isNaN ? ev : "t=\(Value.double(e.t).rendered()) \(ev)"
         if let g = e.gen { text += " gen=\(g)" }
         // A reader finding's file and line are the line's own: shown once, as file:line.
         // The finding names its source, and a reader finding's file and line are shown as file:line.
@@ -245,7 +248,7 @@ final class TimelineContext {
             && !(e.isPseudo && (f.key == "file" || f.key == "line")) {
             switch f.value {
             case .array, .object: continue
-            default: text += " \(f.key)=\(f.value.rendered(bare: false))"
+            default: text += " \(f.key.clipped())=\(f.value.rendered(bare: false).clipped())"
             }
         }
         return text
