@@ -854,6 +854,24 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(v.context.first { $0.isAnchor }?.text == "t=2 ws.ping gen=1")
     }
 
+    /// A finding still waiting for its later neighbours when its source ends (the source's last
+    /// events broke a rule) does not keep the source's context — its ring of events — alive: the
+    /// wait held the scope, which held the context, which held the wait (`script/fuzz audit`).
+    @Test func aFindingStillWaitingDoesNotKeepItsContextAlive() {
+        weak var weakContext: TimelineContext?
+        do {
+            let context = TimelineContext(source: nil)
+            weakContext = context
+            let sink = FindingSink(files: [])
+            sink.violations[0] = [Finding(message: "m")]
+            context.awaitAfter(violation: true, rule: 0, index: 0, scope: ContextScope(context: context, stream: "ws", gen: 1))
+            for t in 0..<2 { context.record(Event(t: Double(t), ev: "ws.ping", gen: 1), sink: sink) }
+            // One neighbour came; the finding waits for the second, which never comes.
+            #expect(sink.violations[0]?.first?.context.count == 1)
+        }
+        #expect(weakContext == nil)
+    }
+
     // MARK: Order
 
     @Test(arguments: [1, 2])
