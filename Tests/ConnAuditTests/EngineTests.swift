@@ -748,8 +748,36 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         let v = try #require(result.violations.first)
         #expect(v.message == "reason " + String(repeating: "x", count: 256) + "… (5302 bytes) at 2")
         let anchor = try #require(v.context.first { $0.isAnchor })
-        // The JSON text of the value (its quote first) is what is clipped.
-        #expect(anchor.text == "t=5 ws.close gen=1 reason=\"" + String(repeating: "x", count: 255) + "… (5304 bytes)")
+        // The value's own text is clipped, then quoted: the same length as in the message.
+        #expect(anchor.text == "t=5 ws.close gen=1 reason=\"" + String(repeating: "x", count: 256) + "\"… (5302 bytes)")
+    }
+
+    /// A value is clipped before it is escaped for a context line: an escape is never cut in two
+    /// (`\` alone at the end of a clipped JSON text).
+    @Test func aClippedContextValueKeepsItsEscapesWhole() throws {
+        // A rule that reads `reason` (the reader keeps only the fields the loaded rules read).
+        let r = try rule("id: t.close\ntitle: No closes with reasons\nnever: { ev: ws.close, reason: { exists: true } }")
+        let reason = String(repeating: "x", count: 255) + "\u{1B}" + String(repeating: "y", count: 10)
+        let log = #"{"t":5,"ev":"ws.close","gen":1,"reason":"\#(String(repeating: "x", count: 255))\u001b\#(String(repeating: "y", count: 10))"}"#
+        let v = try #require(run(r, log).violations.first)
+        #expect(reason.utf8.count == 266)
+        let anchor = try #require(v.context.first { $0.isAnchor })
+        #expect(anchor.text == "t=5 ws.close gen=1 reason=\"" + String(repeating: "x", count: 255) + "\\u001b\"… (266 bytes)")
+    }
+
+    /// The reader's own findings hold values it bounded itself, and a message shows them whole: a
+    /// secret's key path longer than a clip keeps its last key, the one that holds the secret, so
+    /// two secrets under one long key read apart (review of the clipping).
+    @Test func aLongSecretPathIsNotClippedInItsMessage() throws {
+        let pack = RuleLoader.builtin(only: "10-log.yaml")
+        let secrets = try #require(pack.rules.first { $0.id == "log.no-secrets" })
+        let key = String(repeating: "k", count: 300)
+        let result = run(secrets, #"{"t":1,"ev":"ws.open","\#(key)":{"cookie":"a","secret":"b"}}"#)
+        let messages = result.violations.map(\.message)
+        #expect(messages.count == 2)
+        #expect(messages.allSatisfy { !$0.contains("bytes)") && $0.contains(key) })
+        #expect(messages.contains { $0.contains(".cookie") })
+        #expect(messages.contains { $0.contains(".secret") })
     }
 
     @Test func aViolationShowsItsContext() throws {

@@ -171,6 +171,17 @@ public enum Value: Sendable, Equatable, Hashable {
         }
     }
 
+    /// ``rendered(bare:)`` (not bare) for a line of a report, a long value clipped
+    /// (``String/clipped(bytes:)``): a string's text is clipped before it is quoted and escaped —
+    /// `"xxx…x"… (5302 bytes)`, `N` the string's own length, as in a message — so no escape is
+    /// cut in two.
+    public func renderedClipped() -> String {
+        if case .string(let s) = self, let head = s.clippedHead() {
+            return Self.jsonString(head) + String.clipMark(s.utf8.count)
+        }
+        return rendered(bare: false).clipped()
+    }
+
     /// `s` as a JSON string: quoted, with `"`, `\\`, control characters, DEL and the line and
     /// paragraph separators escaped.
     public static func jsonString(_ s: String) -> String {

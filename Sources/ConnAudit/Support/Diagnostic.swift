@@ -82,16 +82,26 @@ extension String {
     public static let shownValueBytes = 256
 
     /// The text, or when it is longer than `limit` bytes of UTF-8 its first `limit` bytes or fewer
-    /// (whole Unicode scalars) and `… (N bytes)`: `N` is the whole text's length.
+    /// (whole Unicode scalars; a combining mark may be cut from its letter) and `… (N bytes)`:
+    /// `N` is the whole text's length.
     public func clipped(bytes limit: Int = String.shownValueBytes) -> String {
-        let n = utf8.count
-        guard n > limit else { return self }
+        guard let head = clippedHead(bytes: limit) else { return self }
+        return head + Self.clipMark(utf8.count)
+    }
+
+    /// The first `limit` bytes of the text or fewer (whole Unicode scalars) when it is longer than
+    /// that; nil when it is not.
+    func clippedHead(bytes limit: Int = String.shownValueBytes) -> String? {
         let bytes = utf8
+        guard bytes.count > limit else { return nil }
         var end = bytes.index(bytes.startIndex, offsetBy: limit)
         // Back to the start of a scalar: a continuation byte is 10xxxxxx.
         while end > bytes.startIndex, bytes[end] & 0xC0 == 0x80 { end = bytes.index(before: end) }
-        return String(decoding: bytes[..<end], as: UTF8.self) + "… (\(n) bytes)"
+        return String(decoding: bytes[..<end], as: UTF8.self)
     }
+
+    /// What follows a clipped text: its whole length.
+    static func clipMark(_ length: Int) -> String { "… (\(length) bytes)" }
 
     /// The text with control characters made visible (`\u{1B}`, `\n`, and the line and paragraph
     /// separators), so a value from a log can neither end a report early (NUL), draw on the

@@ -155,7 +155,7 @@ final class BasicRunner: Runner {
             for (key, n) in perKey.sorted(by: { $0.key.rendered() < $1.key.rendered() }) where n < minimum {
                 let anchor = first ?? firstMatch
                 report(.violation, at: anchor, anchor.map { self.context($0) }, context: context, sink: sink,
-                       note: "\(n) matching event\(n == 1 ? "" : "s") for \(key.rendered(bare: false).clipped().visibleControls), at least \(minimum) required",
+                       note: "\(n) matching event\(n == 1 ? "" : "s") for \(key.renderedClipped().visibleControls), at least \(minimum) required",
                        waitForAfter: false)
             }
         }

@@ -192,9 +192,13 @@ class Runner: HistoryProvider {
                 case .text(let s): text += s
                 case .expr(let x):
                     // Every interpolated value is escaped (the log's, and a rule's own literals):
-                    // a value cannot break or forge a report line. A long one is clipped.
+                    // a value cannot break or forge a report line. A long one of the log's is
+                    // clipped; the reader's own findings hold values it bounded already (a
+                    // secret's key path keeps its last key, which a clip would cut off).
                     switch Evaluator.evaluate(x, ctx) {
-                    case .value(let v): text += v.rendered().clipped().visibleControls
+                    case .value(let v):
+                        let shown = v.rendered()
+                        text += (ctx.event.isPseudo ? shown : shown.clipped()).visibleControls
                     case .event(let ev):
                         text += "\(ev.ev.clipped()) at \(Int(ev.file) < files.count ? files[Int(ev.file)] : "?"):\(ev.line)".visibleControls
                     case .undecided: text += "?"

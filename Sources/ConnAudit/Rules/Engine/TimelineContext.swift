@@ -253,7 +253,7 @@ final class TimelineContext {
             && !(e.isPseudo && (f.key == "file" || f.key == "line")) {
             switch f.value {
             case .array, .object: continue
-            default: text += " \(f.key.clipped())=\(f.value.rendered(bare: false).clipped())"
+            default: text += " \(f.key.clipped())=\(f.value.renderedClipped())"
             }
         }
         return text
