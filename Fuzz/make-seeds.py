@@ -7,6 +7,7 @@ line/   one line per file: every distinct line shape of samples/**/*.jsonl[.gz] 
         decompressed), a few hand-written edge cases, and the raw .gz sample (the reader sniffs gzip)
 rules/  each rule of rules/*.yaml as a file of its own, with its file's params: and let:
 expr/   the expressions of rules/*.yaml: expect, where, by, within_ms, let values, message holes
+audit/  whole logs: every fixture log of rules/*.yaml and every sample file of at most 4,096 bytes
 
 Needs PyYAML (only to find the expressions). Deterministic: the same inputs give the same files.
 """
@@ -164,12 +165,35 @@ def make_expressions():
     return len(found)
 
 
+def make_audit_logs():
+    """Whole logs for the `audit` target (its -max_len is 4,096 bytes)."""
+    n = 0
+    for name in sorted(os.listdir(os.path.join(ROOT, "rules"))):
+        if not name.endswith(".yaml"):
+            continue
+        for rule in yaml.safe_load(open(os.path.join(ROOT, "rules", name), encoding="utf-8"))["rules"]:
+            for i, test in enumerate(rule.get("tests") or []):
+                log = test.get("log")
+                if isinstance(log, str) and 0 < len(log.encode("utf-8")) <= 4096:
+                    write("audit", "%s-%s-%02d" % (name[:2], rule["id"], i + 1), log)
+                    n += 1
+    for path in sample_files():
+        raw = open(path, "rb").read()
+        if path.endswith(".gz"):
+            raw = gzip.decompress(raw)
+        if len(raw) <= 4096:
+            stem = os.path.relpath(path, os.path.join(ROOT, "samples")).replace("/", "-")
+            write("audit", "sample-" + stem.replace(".jsonl.gz", "").replace(".jsonl", ""), raw)
+            n += 1
+    return n
+
+
 def main():
-    for kind in ("line", "rules", "expr"):
+    for kind in ("line", "rules", "expr", "audit"):
         shutil.rmtree(os.path.join(CORPUS, kind), ignore_errors=True)
         os.makedirs(os.path.join(CORPUS, kind))
-    counts = (make_lines(), make_rules(), make_expressions())
-    print("seeds: %d line, %d rules, %d expr in %s" % (counts + (os.path.relpath(CORPUS),)))
+    counts = (make_lines(), make_rules(), make_expressions(), make_audit_logs())
+    print("seeds: %d line, %d rules, %d expr, %d audit in %s" % (counts + (os.path.relpath(CORPUS),)))
 
 
 if __name__ == "__main__":

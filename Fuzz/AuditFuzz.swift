@@ -1,0 +1,88 @@
+/// libFuzzer target `audit`: the whole engine — reader, timelines, the built-in pack, every report
+/// and the timeline view — on arbitrary bytes as a log.
+///
+/// Built by `script/fuzz audit` into the `ConnAudit` module itself (so it reaches internal types);
+/// never part of `swift build`. Each input is audited as one file (and split in two files at its
+/// middle line) with the built-in default pack:
+///
+/// 1. at `--jobs 1` and `--jobs 2`, which must give the same JSON report (a trap here is a finding);
+/// 2. with generation timelines retired at every chance (`retireIdleAfter: 0`), which must give the
+///    same JSON report too: retiring and rebuilding a timeline must not change a verdict;
+/// 3. rendered as text, JSON, SARIF, JUnit and GitHub annotations, and as the timeline's text,
+///    JSON and HTML views;
+/// 4. with the accounting checked: every line is an event, a malformed line or a blank one.
+///
+/// What the unit tests do for hand-made logs this does for whatever libFuzzer makes up: the
+/// `line` target stops at the reader, this one goes through the rules and reports, where context
+/// windows, deadlines, retirement and message holes live.
+
+/// Loads the pack before fuzzing starts: loaded inside the first input, its rules (held to the end
+/// in a static) would read as that input's leak — LeakSanitizer does not see references Swift
+/// keeps in the spare bits of an enum's payload, so it calls them unreachable.
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+    _ = AuditFuzz.pack
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    AuditFuzz.run(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+
+enum AuditFuzz {
+    static let pack = RuleLoader.builtin()
+
+    static func audit(_ files: [(path: String, bytes: [UInt8])], jobs: Int, retireIdleAfter: Int = 256) -> AuditReport {
+        var contents: [String: [UInt8]] = [:]
+        for f in files { contents[f.path] = f.bytes }
+        let frozen = contents
+        let auditor = Auditor(rules: pack, jobs: jobs, rereadable: true, retireIdleAfter: retireIdleAfter) {
+            file throws(InputError) in
+            guard let bytes = frozen[file.path] else { throw InputError(path: file.path, reason: "no such file") }
+            return ByteSources.memory(bytes, path: file.path)
+        }
+        return auditor.run(files.map { InputFile(path: $0.path) })
+    }
+
+    static func run(_ bytes: [UInt8]) {
+        // One file, and the same lines split over two files (a source spread over both).
+        let newlines = bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }
+        var layouts: [[(path: String, bytes: [UInt8])]] = [[("fuzz/a.jsonl", bytes)]]
+        if newlines.count >= 2 {
+            let cut = newlines[newlines.count / 2] + 1
+            layouts.append([("fuzz/a.jsonl", Array(bytes[..<cut])), ("fuzz/b.jsonl", Array(bytes[cut...]))])
+        }
+        for files in layouts {
+            let one = audit(files, jobs: 1)
+            let json = JSONReport.render(one)
+            precondition(JSONReport.render(audit(files, jobs: 2)) == json, "--jobs 2 changed the report")
+            precondition(JSONReport.render(audit(files, jobs: 1, retireIdleAfter: 0)) == json,
+                         "retiring timelines changed the report")
+            _ = TextReport(color: true).render(one)
+            _ = SARIFReport.render(one)
+            _ = JUnitReport.render(one)
+            _ = GitHubReport.render(one)
+            for stats in one.files {
+                precondition(stats.lines == stats.events + stats.malformed + stats.blank, "lines != events + malformed + blank")
+            }
+            precondition(one.exitCode == (one.verdictFails ? 1 : 0), "an in-memory input could not be read")
+
+            // The postmortem view of everything read.
+            let inputs = files.map { InputFile(path: $0.path) }
+            var contents: [String: [UInt8]] = [:]
+            for f in files { contents[f.path] = f.bytes }
+            let frozen = contents
+            if let (doc, _) = try? TimelineBuilder.build(inputs: inputs, rules: pack, query: TimelineQuery(), opener: {
+                file throws(InputError) in
+                guard let bytes = frozen[file.path] else { throw InputError(path: file.path, reason: "no such file") }
+                return ByteSources.memory(bytes, path: file.path)
+            }) {
+                _ = TimelineReport.text(doc, color: false)
+                _ = TimelineReport.json(doc)
+                _ = TimelineReport.html(doc)
+            }
+        }
+    }
+}
