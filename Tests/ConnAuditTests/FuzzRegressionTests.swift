@@ -30,7 +30,7 @@ struct FuzzRegressionTests {
 
     @Test("the corpora are there and small")
     func corporaAreSmall() throws {
-        for kind in ["line", "rules", "expr"] {
+        for kind in ["line", "rules", "expr", "audit"] {
             let files = Corpus.files(kind)
             #expect(files.count >= 10, "Fuzz/corpus/\(kind) has \(files.count) files")
             for name in files {
