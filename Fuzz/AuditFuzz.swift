@@ -70,15 +70,20 @@ enum AuditFuzz {
 
     static let pack = RuleLoader.builtin()
 
-    static func audit(_ files: [(path: String, bytes: [UInt8])], jobs: Int, retireIdleAfter: Int = 256) -> AuditReport {
+    /// Opens the in-memory `files` by their paths.
+    static func opener(_ files: [(path: String, bytes: [UInt8])]) -> Auditor.Opener {
         var contents: [String: [UInt8]] = [:]
         for f in files { contents[f.path] = f.bytes }
         let frozen = contents
-        let auditor = Auditor(rules: pack, jobs: jobs, rereadable: true, retireIdleAfter: retireIdleAfter) {
-            file throws(InputError) in
+        return { file throws(InputError) in
             guard let bytes = frozen[file.path] else { throw InputError(path: file.path, reason: "no such file") }
             return ByteSources.memory(bytes, path: file.path)
         }
+    }
+
+    static func audit(_ files: [(path: String, bytes: [UInt8])], jobs: Int, retireIdleAfter: Int = 256) -> AuditReport {
+        let auditor = Auditor(rules: pack, jobs: jobs, rereadable: true, retireIdleAfter: retireIdleAfter,
+                              opener: opener(files))
         return auditor.run(files.map { InputFile(path: $0.path) })
     }
 
@@ -108,14 +113,8 @@ enum AuditFuzz {
 
             // The postmortem view of everything read.
             let inputs = files.map { InputFile(path: $0.path) }
-            var contents: [String: [UInt8]] = [:]
-            for f in files { contents[f.path] = f.bytes }
-            let frozen = contents
-            if let (doc, _) = try? TimelineBuilder.build(inputs: inputs, rules: pack, query: TimelineQuery(), opener: {
-                file throws(InputError) in
-                guard let bytes = frozen[file.path] else { throw InputError(path: file.path, reason: "no such file") }
-                return ByteSources.memory(bytes, path: file.path)
-            }) {
+            if let (doc, _) = try? TimelineBuilder.build(inputs: inputs, rules: pack, query: TimelineQuery(),
+                                                         opener: opener(files)) {
                 shown += [TimelineReport.text(doc, color: false), TimelineReport.json(doc), TimelineReport.html(doc)]
             }
             for secret in secrets {

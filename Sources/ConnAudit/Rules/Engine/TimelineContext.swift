@@ -263,13 +263,16 @@ final class TimelineContext {
 /// Which events of the source ring belong to a timeline: all (source, corpus) or one generation's.
 struct ContextScope {
     var context: TimelineContext
-    var stream: Substring?
-    var gen: UInt64?
+    /// The events of the scope, without the context they are looked for in (what a finding
+    /// waiting for later neighbours keeps).
+    var events: Events
+
+    init(context: TimelineContext, stream: Substring? = nil, gen: UInt64? = nil) {
+        self.context = context
+        events = Events(stream: stream, gen: gen)
+    }
 
     func contains(_ e: Event) -> Bool { events.contains(e) }
-
-    /// The events of the scope, without the context they are looked for in.
-    var events: Events { Events(stream: stream, gen: gen) }
 
     struct Events {
         var stream: Substring?
@@ -281,4 +284,3 @@ struct ContextScope {
         }
     }
 }
-
