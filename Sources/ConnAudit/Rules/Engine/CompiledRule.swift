@@ -47,6 +47,11 @@ final class CompiledRule: @unchecked Sendable {
     /// One history list per distinct set of `ev` names the correlated history selectors name
     /// (nil: any event), so a look-back only walks events of the kinds it asks for.
     let historyLists: [Set<String>?]
+    /// History calls a ``CountedIndex`` answers (by slot): `count`s and existence tests keyed by a
+    /// `text(…)` of the candidate (``CountedShape``), each on a list that every call reading it
+    /// reads that way (``countedLists``). Such a list keeps no events: its indexes keep seqs.
+    let countedShapes: SlotTable<CountedShape>
+    let countedLists: [Bool]
     /// History calls answered from running aggregates; `staticSlots` maps a call's slot to its
     /// position here.
     let staticCalls: [StaticCall]
@@ -276,6 +281,29 @@ final class CompiledRule: @unchecked Sendable {
         historyListIDs = lists.map { $0.map { $0.map { EvNames.id($0) } } }
         self.listOfSlot = SlotTable(covering: callSlots, listOfSlot)
         self.sinceListOfSlot = SlotTable(covering: callSlots, sinceListOfSlot)
+        // Counted lists: not in a rule that looks ahead (a trigger judged later counts only what
+        // came before it), nor a list a `since:` or `preceded_by` reads.
+        var shapes: [Int: CountedShape] = [:]
+        var countedLists = Array(repeating: false, count: lists.count)
+        if !lookAhead {
+            let letNames = Set(rule.lets.map(\.name))
+            let results = Set(resultNames)
+            for call in calls {
+                guard let list = listOfSlot[call.slot],
+                      let shape = CountedShape.of(call, outer: outer.union(results), lets: letNames, results: results) else { continue }
+                shapes[call.slot] = shape
+                countedLists[list] = true
+            }
+            for call in calls {
+                if let list = listOfSlot[call.slot], shapes[call.slot] == nil { countedLists[list] = false }
+                if let list = sinceListOfSlot[call.slot] { countedLists[list] = false }
+            }
+            if let precedence { countedLists[precedence] = false }
+        }
+        // Only calls on counted lists are answered from counts; the others, as before, from events.
+        shapes = shapes.filter { countedLists[listOfSlot[$0.key]!] }
+        countedShapes = SlotTable(covering: callSlots, shapes)
+        self.countedLists = countedLists
 
         var interest: Set<String>? = []
         for s in selectors {

@@ -105,6 +105,7 @@ enum NameResolution {
             default: return nil
             }
             call.kind = .first
+            call.existence = true
             return .binary(some ? .notEqual : .equal, .history(call), .literal(.null), at: at)
         }
 

@@ -16,6 +16,11 @@ class Runner: HistoryProvider {
     private var madeIndexes: [KeyedIndex] = []
     /// Calls found not to be indexable.
     private var unindexable: SlotTable<Bool>
+    /// Calls answered from a ``CountedIndex`` (by slot; ``CompiledRule/countedShapes``), and the
+    /// indexes (calls keyed alike on one list, with the same tests, share one). The lists they
+    /// read keep no events (``CompiledRule/countedLists``).
+    private var counted: SlotTable<CountedCall>
+    private var countedIndexes: [CountedIndex] = []
     /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order.
     private var aggregates: [Aggregate]
 
@@ -48,6 +53,21 @@ class Runner: HistoryProvider {
         lists = Array(repeating: [], count: compiled.historyLists.count)
         indexes = SlotTable(covering: compiled.callSlots)
         unindexable = SlotTable(covering: compiled.callSlots)
+        counted = SlotTable(covering: compiled.callSlots)
+        for slot in compiled.callSlots {
+            guard let shape = compiled.countedShapes[slot], let list = compiled.listOfSlot[slot] else { continue }
+            let term = shape.term
+            let index: CountedIndex
+            if let made = countedIndexes.first(where: {
+                $0.list == list && KeyedIndex.sameKey($0.key, shape.key) && CountedIndex.sameTests($0.term, term)
+            }) {
+                index = made
+            } else {
+                index = CountedIndex(list: list, key: shape.key, term: term)
+                countedIndexes.append(index)
+            }
+            counted[slot] = CountedCall(index: index, shape: shape)
+        }
         seqBounds = SlotTable(covering: compiled.callSlots)
         aggregates = Array(repeating: Aggregate(), count: compiled.staticCalls.count)
     }
@@ -61,11 +81,16 @@ class Runner: HistoryProvider {
         handle(e, context: context, sink: sink)
         guard compiled.usesHistory, compiled.historyIDs?.contains(e.evID) ?? true else { return }
         if !aggregates.isEmpty { updateAggregates(e) }
-        for (i, ids) in compiled.historyListIDs.enumerated() where ids?.contains(e.evID) ?? true {
+        for (i, ids) in compiled.historyListIDs.enumerated() where !compiled.countedLists[i] && ids?.contains(e.evID) ?? true {
             lists[i].append(e)
         }
         if !madeIndexes.isEmpty {
             for index in madeIndexes where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
+                index.add(e, shared: shared(.index))
+            }
+        }
+        if !countedIndexes.isEmpty {
+            for index in countedIndexes where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
                 index.add(e, shared: shared(.index))
             }
         }
@@ -256,7 +281,9 @@ class Runner: HistoryProvider {
 
     /// The answer of a static history call, from its running aggregate; nil for other calls.
     func answer(_ call: HistoryCall, context: EvalContext) -> Eval? {
-        guard let i = compiled.staticSlots[call.slot] else { return nil }
+        guard let i = compiled.staticSlots[call.slot] else {
+            return counted[call.slot]?.answer(context, existence: call.existence)
+        }
         let a = aggregates[i]
         switch call.kind {
         case .first: return a.first.map { .event($0) } ?? .null

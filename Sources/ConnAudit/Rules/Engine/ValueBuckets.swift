@@ -12,25 +12,28 @@
 /// equivalence: "é" precomposed and decomposed are one key, and so are "K" and the Kelvin sign);
 /// any other value through `Hasher`. The seed is random per process, so a log cannot be written to
 /// make its keys collide (each collision would cost every later lookup of that key a comparison).
-struct ValueBuckets {
+///
+/// Generic over what a bucket holds: events (``ValueBuckets``, a ``KeyedIndex``'s) or seqs
+/// (``SeqBuckets``, a ``CountedIndex``'s, which keeps no event alive).
+struct KeyBuckets<Element> {
     /// Per slot: an entry's index + 1, 0 when empty. Its count is a power of two (or 0).
     private var slots: [Int32] = []
     private var hashes: [UInt64] = []
     private var keys: [Value] = []
     /// Per entry: its first event, and when it has more than one the index + 1 of all of them in
     /// ``rest`` (most keys, an SSE id in one list, have one event: no array is made for those).
-    private var firsts: [Event] = []
+    private var firsts: [Element] = []
     private var more: [Int32] = []
-    private var rest: [[Event]] = []
+    private var rest: [[Element]] = []
     /// The one-element list a lookup of a key with one event answers with (written in place when
     /// the previous answer is gone, as it is after each history call).
-    private var single: [Event] = []
+    private var single: [Element] = []
 
     /// How many distinct keys there are.
     var count: Int { keys.count }
 
     /// The events added with a key equal to `key`, oldest first; nil when there are none.
-    mutating func events(for key: Value) -> ArraySlice<Event>? {
+    mutating func events(for key: Value) -> ArraySlice<Element>? {
         guard !slots.isEmpty, let i = find(key, Self.hash(key)) else { return nil }
         let m = Int(more[i])
         if m != 0 { return rest[m - 1][...] }
@@ -39,7 +42,7 @@ struct ValueBuckets {
     }
 
     /// Adds `e` under `key`.
-    mutating func append(_ e: Event, for key: Value) {
+    mutating func append(_ e: Element, for key: Value) {
         let h = Self.hash(key)
         if !slots.isEmpty, let i = find(key, h) {
             let m = Int(more[i])
@@ -84,8 +87,37 @@ struct ValueBuckets {
         for i in hashes.indices { insert(entry: i, hash: hashes[i]) }
     }
 
-    // MARK: - Hashing
+    /// A value's hash: equal values (`==`) hash alike (``BucketHash/hash(_:)``).
+    static func hash(_ v: Value) -> UInt64 { BucketHash.hash(v) }
+}
 
+typealias ValueBuckets = KeyBuckets<Event>
+typealias SeqBuckets = KeyBuckets<Int>
+
+/// Counts by key (a `count … by:`'s): each key's count is its one element.
+extension KeyBuckets where Element == Int {
+    /// Adds one to `key`'s count and returns the new count.
+    mutating func increment(_ key: Value) -> Int {
+        let h = Self.hash(key)
+        if !slots.isEmpty, let i = find(key, h) {
+            firsts[i] += 1
+            return firsts[i]
+        }
+        if (keys.count + 1) * 2 > slots.count { grow() }
+        keys.append(key)
+        hashes.append(h)
+        firsts.append(1)
+        more.append(0)
+        insert(entry: keys.count - 1, hash: h)
+        return 1
+    }
+
+    /// Every key with its count, in the order the keys came.
+    var counts: [(key: Value, count: Int)] { Array(zip(keys, firsts)) }
+}
+
+/// How ``KeyBuckets`` hash their keys.
+enum BucketHash {
     /// Per process: the seed and the two secrets of the mix.
     private static let seed: (UInt64, UInt64, UInt64) = {
         var g = SystemRandomNumberGenerator()

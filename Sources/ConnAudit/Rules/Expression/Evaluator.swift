@@ -750,8 +750,27 @@ public enum Evaluator {
     }
 
     static func termMatches(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool {
+        guard termTestsHold(term, candidate, ctx) else { return false }
+        if let negated = term.negated, matches(negated, candidate, ctx) != nil { return false }
+        if let whereExpr = term.whereExpr {
+            // The candidate is the current event; the context is copied only to bind a capture.
+            if term.whereReadsCapture, let name = term.capture {
+                var inner = ctx
+                inner.captures[name] = candidate
+                guard evaluate(whereExpr, inner, candidate).truth == true else { return false }
+            } else {
+                guard evaluate(whereExpr, ctx, candidate).truth == true else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Whether `candidate` passes a term's `ev` names and field tests (not its `not:` or `where:`),
+    /// which read nothing but the candidate (and the file names).
+    @inline(__always)
+    static func termTestsHold(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool {
         if let ids = term.evIDs, !ids.contains(candidate.evID) { return false }
-        let testsHold = !term.checksFields || term.tests.withUnsafeBufferPointer { tests in
+        return !term.checksFields || term.tests.withUnsafeBufferPointer { tests in
             for i in tests.indices where Selector.Term.leftToCheck(tests[i], evIDs: term.evIDs) {
                 let v: Value
                 let present: Bool
@@ -769,19 +788,6 @@ public enum Evaluator {
             }
             return true
         }
-        guard testsHold else { return false }
-        if let negated = term.negated, matches(negated, candidate, ctx) != nil { return false }
-        if let whereExpr = term.whereExpr {
-            // The candidate is the current event; the context is copied only to bind a capture.
-            if term.whereReadsCapture, let name = term.capture {
-                var inner = ctx
-                inner.captures[name] = candidate
-                guard evaluate(whereExpr, inner, candidate).truth == true else { return false }
-            } else {
-                guard evaluate(whereExpr, ctx, candidate).truth == true else { return false }
-            }
-        }
-        return true
     }
 
     /// A field predicate; nil is undecided (which a selector treats as no match).

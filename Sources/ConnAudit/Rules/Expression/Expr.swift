@@ -66,6 +66,7 @@ public struct HistoryCall: Sendable {
         var since: Since?
         var slot: Int
         var at: Int
+        var existence = false
 
         init(kind: Kind, selector: Selector, value: Expr?, since: Since?, slot: Int, at: Int) {
             self.kind = kind
@@ -76,7 +77,11 @@ public struct HistoryCall: Sendable {
             self.at = at
         }
 
-        func copy() -> Storage { Storage(kind: kind, selector: selector, value: value, since: since, slot: slot, at: at) }
+        func copy() -> Storage {
+            let c = Storage(kind: kind, selector: selector, value: value, since: since, slot: slot, at: at)
+            c.existence = existence
+            return c
+        }
     }
 
     private var storage: Storage
@@ -112,6 +117,13 @@ public struct HistoryCall: Sendable {
     public var at: Int {
         get { storage.at }
         set { unique().at = newValue }
+    }
+    /// A `first` made from `count(S) > 0` (or `== 0`) when the rule was compiled, and read only by
+    /// the `!= null` (`== null`) it sits in: its answer need only be null or not, so a provider
+    /// may answer it with any non-null value (``CountedIndex``).
+    public var existence: Bool {
+        get { storage.existence }
+        set { unique().existence = newValue }
     }
     /// For `first`/`last`/`next`: the `as:` names of the selector, bound to the call's result (the
     /// event found, or null) for the rest of the evaluation (rules.md: `as:` may name a

@@ -1,0 +1,189 @@
+/// A history `count` answered from the seqs of the events it counts, keyed by their text.
+///
+/// `count({ev: sse.processed, ok: true, where: 'text(id) == text(c.id)'})` asks how many earlier
+/// events pass the term's tests and have the key the outer side names. When its `where:` is that
+/// one equality — the candidate's side a `text(…)` call that reads only the candidate, the other
+/// side only what is bound outside — and, besides it, only bounds on the candidate's `$seq`
+/// (`$seq < e.$seq`), the answer needs no event: the index keeps, per key, the seqs of the events
+/// that passed the term's tests when they were recorded (oldest first), and the answer is how many
+/// of the key's seqs lie within the bounds.
+///
+/// It is exact: `text(…)` is a string or undecided, so only an outer value that is a string can be
+/// `==` to it, and two strings are `==` exactly when they are one bucket's key (``KeyBuckets``).
+/// A bound whose value is not a number (or NaN) orders nothing, so nothing is counted, as `<` on
+/// it is undecided. A runner whose every call on a history list is answered this way stops
+/// keeping that list's events (``Runner``): on a long SSE session the ids' events were most of the
+/// memory, where the seqs and keys are a fraction of it.
+final class CountedIndex {
+    let list: Int
+    /// The candidate's side of the equality (a `text(…)` call).
+    let key: Expr
+    /// The selector's term: its `ev` names and field tests are checked when an event is added.
+    let term: Selector.Term
+    private var seqs = SeqBuckets()
+
+    init(list: Int, key: Expr, term: Selector.Term) {
+        self.list = list
+        self.key = key
+        self.term = term
+    }
+
+    /// Records `e` if it passes the term's tests and its key is decided.
+    func add(_ e: Event, shared: EvalShared) {
+        let ctx = EvalContext(event: e, shared: shared)
+        guard Evaluator.termTestsHold(term, e, ctx), case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
+        seqs.append(e.seq, for: k)
+    }
+
+    /// How many events recorded with key `k` have a seq within `bounds`.
+    func count(key k: Value, bounds: [CountedShape.Bound], context: EvalContext) -> Int {
+        guard case .string = k, let found = seqs.events(for: k) else { return 0 }
+        var lo = found.startIndex, hi = found.endIndex
+        for bound in bounds {
+            guard case .value(let x) = Evaluator.evaluate(bound.value, context) else { return 0 }
+            // How the seq at position i orders against x (nil: not a number, or NaN).
+            func order(_ i: Int) -> Int? { Value.int(Int64(found[i])).order(x) }
+            guard lo < hi, order(lo) != nil else { return 0 }
+            // Seqs rise, so each bound keeps a prefix (`<`, `<=`) or a suffix (`>`, `>=`).
+            let keepsPrefix = bound.op == .less || bound.op == .lessEqual
+            func kept(_ i: Int) -> Bool {
+                let o = order(i)!
+                switch bound.op {
+                case .less: return o < 0
+                case .lessEqual: return o <= 0
+                case .greater: return o > 0
+                default: return o >= 0
+                }
+            }
+            // The first position where `kept` changes.
+            var a = lo, b = hi
+            while a < b {
+                let mid = (a + b) / 2
+                if kept(mid) == keepsPrefix { a = mid + 1 } else { b = mid }
+            }
+            if keepsPrefix { hi = a } else { lo = a }
+            if lo >= hi { return 0 }
+        }
+        return hi - lo
+    }
+
+    /// Whether two terms test the same fields the same way (then one index serves both).
+    /// Conservative: only `equals` and `exists` tests are compared; others are never the same.
+    static func sameTests(_ a: Selector.Term, _ b: Selector.Term) -> Bool {
+        guard a.evIDs == b.evIDs, a.tests.count == b.tests.count else { return false }
+        for (x, y) in zip(a.tests, b.tests) {
+            guard x.field == y.field, x.fieldID == y.fieldID else { return false }
+            switch (x.predicate, y.predicate) {
+            case (.equals(let u), .equals(let v)): if !KeyedIndex.identical(u, v) { return false }
+            case (.exists(let u), .exists(let v)): if u != v { return false }
+            default: return false
+            }
+        }
+        return true
+    }
+}
+
+/// What of a `count` call (or an existence test, ``HistoryCall/existence``) a ``CountedIndex``
+/// answers: the candidate's key, the outer side of the equality (the key looked up), the `$seq`
+/// bounds, and the captures those read (``CountedCall/answer(_:existence:)`` checks that they are
+/// bound). Worked out when the rule is compiled (``CompiledRule/countedShapes``).
+struct CountedShape: @unchecked Sendable {
+    struct Bound {
+        /// How the candidate's `$seq` must order against `value` (`$seq < value`: `.less`).
+        var op: Expr.BinaryOp
+        var value: Expr
+    }
+    /// The selector's one term (its tests are checked as events are recorded).
+    var term: Selector.Term
+    var key: Expr
+    var outer: Expr
+    var bounds: [Bound]
+    /// Names the outer side and the bounds read that are not lets: captures, which must be bound
+    /// when the call is answered (the rule loader sees to that: a capture used before its step
+    /// is an error).
+    var captures: [String]
+
+    /// The shape of `call` when the names in `outer` (the rule's lets and captures) are what its
+    /// `where:` may read outside the candidate; nil when a ``CountedIndex`` cannot answer it.
+    /// A `where:` that reads one of `results` (names of history results, `first({…, as: z})`)
+    /// is never counted: such a name is bound only once its call has been evaluated, and before
+    /// that reads the candidate's field.
+    static func of(_ call: HistoryCall, outer names: Set<String>, lets: Set<String>, results: Set<String>) -> CountedShape? {
+        guard call.kind == .count || (call.existence && call.resultCaptures.isEmpty), call.since == nil,
+              call.selector.terms.count == 1 else { return nil }
+        let term = call.selector.terms[0]
+        guard term.negated == nil, !term.whereReadsCapture, let whereExpr = term.whereExpr else { return nil }
+        var readsResult = false
+        NameWalker.walk(whereExpr) { if case .name(let n, _, _) = $0, results.contains(n) { readsResult = true } }
+        if readsResult { return nil }
+        let own = term.capture
+        var outerNames = names
+        if let own { outerNames.remove(own) }
+        func outside(_ x: Expr) -> Bool { KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own) }
+        func candidate(_ x: Expr) -> Bool {
+            guard case .call(.text, _, _) = x else { return false }
+            return KeyedIndex.reads(x, candidateOnly: true, outer: outerNames, own: own)
+        }
+        let orders: [Expr.BinaryOp] = [.less, .lessEqual, .greater, .greaterEqual]
+        var found: (Expr, Expr)?
+        var bounds: [Bound] = []
+        for conjunct in KeyedIndex.conjuncts(whereExpr) {
+            switch conjunct {
+            case .binary(.equal, let a, let b, _) where found == nil:
+                if candidate(a), outside(b) {
+                    found = (a, b)
+                } else if candidate(b), outside(a) {
+                    found = (b, a)
+                } else {
+                    return nil
+                }
+            case .binary(let op, .field("$seq", _), let x, _) where orders.contains(op):
+                guard outside(x) else { return nil }
+                bounds.append(Bound(op: op, value: x))
+            case .binary(let op, let x, .field("$seq", _), _) where orders.contains(op):
+                guard outside(x) else { return nil }
+                // `x < $seq` is `$seq > x`.
+                let flipped: Expr.BinaryOp = op == .less ? .greater : op == .lessEqual ? .greaterEqual : op == .greater ? .less : .lessEqual
+                bounds.append(Bound(op: flipped, value: x))
+            default:
+                return nil
+            }
+        }
+        guard let (key, outerSide) = found else { return nil }
+        var captures: [String] = []
+        for x in [outerSide] + bounds.map(\.value) {
+            NameWalker.walk(x) { sub in
+                if case .name(let n, _, _) = sub, n != "params", !lets.contains(n), !captures.contains(n) { captures.append(n) }
+            }
+        }
+        return CountedShape(term: term, key: key, outer: outerSide, bounds: bounds, captures: captures)
+    }
+}
+
+/// A call answered from a ``CountedIndex``: the index and the call's shape.
+final class CountedCall {
+    let index: CountedIndex
+    let shape: CountedShape
+
+    init(index: CountedIndex, shape: CountedShape) {
+        self.index = index
+        self.shape = shape
+    }
+
+    /// The count; for an existence test (``HistoryCall/existence``), `true` when there is one
+    /// and null when there is none (the `first(S) != null` it sits in reads nothing else).
+    /// Undecided if a capture the call reads were not bound here (which the rule loader rules
+    /// out): its name would then read each candidate's field of that name, which counts cannot
+    /// answer.
+    func answer(_ context: EvalContext, existence: Bool) -> Eval {
+        for name in shape.captures where context.captures[name] == nil && context.boundLets?[name] == nil {
+            return .undecided
+        }
+        var n = 0
+        if case .value(let k) = Evaluator.evaluate(shape.outer, context) {
+            n = index.count(key: k, bounds: shape.bounds, context: context)
+        }
+        if existence { return n > 0 ? .true : .null }
+        return .value(.int(Int64(n)))
+    }
+}
