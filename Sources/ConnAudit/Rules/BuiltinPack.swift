@@ -1429,7 +1429,7 @@ rules:
       commit without an id.
     every: { ev: sse.commit, as: c }
     expect: "id != null and count({ev: sse.processed, ok: true, where: 'text(id) == text(c.id)'}) > 0"
-    message: "sse.commit of id {str(id)} before any successful sse.processed of it"
+    message: "sse.commit of id {text(id) ?? str(id)} before any successful sse.processed of it"
     tests:
       - name: commit after successful processing passes
         log: |
@@ -1519,7 +1519,7 @@ rules:
     count: { ev: sse.processed, ok: true }
     by: "text(id)"
     max: 1
-    message: "sse.processed of id {str(id)} succeeded a second time"
+    message: "sse.processed of id {text(id) ?? str(id)} succeeded a second time"
     tests:
       - name: a redelivered event that is skipped passes
         log: |
@@ -1588,7 +1588,7 @@ rules:
     followed_by: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
     at_end: fail
     report_at: e
-    message: "sse.event {str(e.id)} was never processed successfully, but the cursor moved past it (event {str(k.id)}, received later, was processed and committed)"
+    message: "sse.event {text(e.id) ?? str(e.id)} was never processed successfully, but the cursor moved past it (event {text(k.id) ?? str(k.id)}, received later, was processed and committed)"
     tests:
       - name: every event processed passes
         log: |
