@@ -235,4 +235,50 @@ import Testing
         // The two spellings of "café" are one key.
         #expect(dictionary.count == keys.count - 1)
     }
+
+    /// Rules where a capture the count reads is not bound where it is evaluated — a term of an
+    /// any-of trigger, a `forbid`'s `without:` before its step, a message judged at the end, a
+    /// capture of another call's selector — and one whose outer side reads a bare `params` (the
+    /// current event's field): the counts answer what the events answer (found by a review).
+    static let unbound: [(rule: String, log: String, violations: Int)] = [
+        ("every: [{ ev: A, as: x }, { ev: B, as: y }]\nexpect: \"count({ev: P, where: 'text(id) == text(y.id)'}) == 0\"",
+         #"{"t":0,"ev":"P","id":"1"}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"# + "\n" + #"{"t":2,"ev":"B","id":"1"}"#, 1),
+        ("forbid:\n  - { ev: A, as: p }\n  - { ev: B, as: q }\n  - { ev: C }\nwithout: { ev: W, where: \"count({ev: K, where: 'text(id) == text(q.id)'}) == 0\" }",
+         #"{"t":0,"ev":"A"}"# + "\n" + #"{"t":1,"ev":"W"}"# + "\n" + #"{"t":2,"ev":"B","id":"y"}"# + "\n" + #"{"t":3,"ev":"C"}"#, 0),
+        ("count: { ev: T, as: c }\nmin: 2\nmessage: \"{count({ev: P, where: 'text(id) == text(c.id) and $seq < c.$seq'})} earlier P\"",
+         #"{"t":0,"ev":"P","id":"x"}"# + "\n" + #"{"t":1,"ev":"T","id":"x"}"#, 1),
+        ("every: { ev: ta, as: c }\nexpect: \"count({ev: b}, since: {ev: s, as: z}) >= 0 and count({ev: b, where: 'text(id) == text(z.id) and $seq < c.$seq'}) == 0\"",
+         #"{"t":0,"ev":"b","id":"x"}"# + "\n" + #"{"t":1,"ev":"ta","id":"x"}"#, 0),
+        ("every: { ev: T, as: c }\nexpect: \"count({ev: P, where: \\\"text(id) == params['k'] and $seq < c.$seq\\\"}) == 0\"",
+         #"{"t":0,"ev":"P","id":"x"}"# + "\n" + #"{"t":1,"ev":"T","params":{"k":"x"}}"#, 0),
+    ]
+
+    @Test(arguments: 0..<unbound.count)
+    func aCaptureNotBoundWhereTheCountRunsReadsTheCandidatesField(_ index: Int) throws {
+        let (body, log, expected) = Self.unbound[index]
+        // The same rule with the equality hidden from the index: answered from events.
+        let hidden = body.replacing("'text(id) ==", with: "'false or text(id) ==")
+            .replacing("\\\"text(id) ==", with: "\\\"false or text(id) ==")
+        #expect(hidden != body)
+        let loaded = try Self.rules(["id: t.counted\ntitle: T\nfor: source\n" + body, "id: t.events\ntitle: T\nfor: source\n" + hidden])
+        #expect(!CompiledRule(rule: loaded[1], index: 0, overrides: [:]).countedLists.contains(true))
+        let report = Self.audit(loaded, log + "\n")
+        #expect(Self.fingerprint(report.results[0].violations) == Self.fingerprint(report.results[1].violations))
+        #expect(report.results[0].violations.count == expected)
+    }
+
+    /// An unbound capture reads the candidate's field of its name. While no counted event has
+    /// such a field that is null for all of them; once one has, the count is undecided.
+    @Test func aCountedEventWithAFieldNamedLikeAnUnboundCaptureMakesItUndecided() throws {
+        let loaded = try Self.rules([
+            "id: t.counted\ntitle: T\nfor: source\nevery: [{ ev: A, as: x }, { ev: B, as: y }]\nexpect: \"count({ev: P, where: 'text(id) == text(y.id)'}) == 0\"\nundecided: pass",
+        ])
+        #expect(CompiledRule(rule: loaded[0], index: 0, overrides: [:]).countedLists.allSatisfy { $0 })
+        let plain = #"{"t":0,"ev":"P","id":"1"}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"# + "\n"
+        let named = #"{"t":0,"ev":"P","id":"1","y":{"id":"1"}}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"# + "\n"
+        // y unbound at A: null for the plain P, so no match and the count is 0 (A passes either way).
+        #expect(Self.audit(loaded, plain).results[0].violations.isEmpty)
+        #expect(Self.audit(loaded, named).results[0].violations.isEmpty)
+        #expect(Self.audit(loaded, named).results[0].status == .pass)
+    }
 }

@@ -288,9 +288,21 @@ final class CompiledRule: @unchecked Sendable {
         if !lookAhead {
             let letNames = Set(rule.lets.map(\.name))
             let results = Set(resultNames)
+            // Lets that read a bare `params` (the current event's field), or such a let.
+            var paramLets = Set<String>()
+            var grew = true
+            while grew {
+                grew = false
+                for (name, expr) in rule.lets where !paramLets.contains(name) {
+                    var reads = false
+                    NameWalker.walk(expr) { if case .name(let n, _, _) = $0, n == "params" || paramLets.contains(n) { reads = true } }
+                    if reads { paramLets.insert(name); grew = true }
+                }
+            }
             for call in calls {
                 guard let list = listOfSlot[call.slot],
-                      let shape = CountedShape.of(call, outer: outer.union(results), lets: letNames, results: results) else { continue }
+                      let shape = CountedShape.of(call, outer: outer.union(results), lets: letNames, paramLets: paramLets,
+                                                  results: results) else { continue }
                 shapes[call.slot] = shape
                 countedLists[list] = true
             }

@@ -21,6 +21,10 @@ final class CountedIndex {
     /// The selector's term: its `ev` names and field tests are checked when an event is added.
     let term: Selector.Term
     private var seqs = SeqBuckets()
+    /// The names of the captures its calls read (``CountedShape/captures``), and whether an event
+    /// recorded had a field of one of those names (see ``CountedCall/answer(_:existence:)``).
+    var captureNames: Set<String> = []
+    private(set) var holdsCaptureNamedField = false
 
     init(list: Int, key: Expr, term: Selector.Term) {
         self.list = list
@@ -33,6 +37,9 @@ final class CountedIndex {
         let ctx = EvalContext(event: e, shared: shared)
         guard Evaluator.termTestsHold(term, e, ctx), case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
         seqs.append(e.seq, for: k)
+        if !captureNames.isEmpty, !holdsCaptureNamedField, e.fields.contains(where: { captureNames.contains($0.key) }) {
+            holdsCaptureNamedField = true
+        }
     }
 
     /// How many events recorded with key `k` have a seq within `bounds`.
@@ -98,17 +105,22 @@ struct CountedShape: @unchecked Sendable {
     var key: Expr
     var outer: Expr
     var bounds: [Bound]
-    /// Names the outer side and the bounds read that are not lets: captures, which must be bound
-    /// when the call is answered (the rule loader sees to that: a capture used before its step
-    /// is an error).
+    /// Names the outer side and the bounds read that are not lets: captures. One that is not
+    /// bound where the call is evaluated (a term of an any-of trigger that did not match, a step
+    /// not reached yet, a message judged at the end) reads the candidate's field of that name.
     var captures: [String]
+
+    /// Names an event answers itself (a capture of such a name, unbound, reads them).
+    static let builtInNames: Set<String> = ["t", "ev", "gen", "src", "session"]
 
     /// The shape of `call` when the names in `outer` (the rule's lets and captures) are what its
     /// `where:` may read outside the candidate; nil when a ``CountedIndex`` cannot answer it.
     /// A `where:` that reads one of `results` (names of history results, `first({…, as: z})`)
     /// is never counted: such a name is bound only once its call has been evaluated, and before
     /// that reads the candidate's field.
-    static func of(_ call: HistoryCall, outer names: Set<String>, lets: Set<String>, results: Set<String>) -> CountedShape? {
+    static func of(
+        _ call: HistoryCall, outer names: Set<String>, lets: Set<String>, paramLets: Set<String>, results: Set<String>
+    ) -> CountedShape? {
         guard call.kind == .count || (call.existence && call.resultCaptures.isEmpty), call.since == nil,
               call.selector.terms.count == 1 else { return nil }
         let term = call.selector.terms[0]
@@ -150,18 +162,29 @@ struct CountedShape: @unchecked Sendable {
             }
         }
         guard let (key, outerSide) = found else { return nil }
+        // What the outer side and the bounds read. A bare `params` (not `params.x`, which is a
+        // constant by now) is the current event's field, and so is a let that reads one, when
+        // evaluated for a candidate: not outer. A capture named like a built-in field would read
+        // the candidate's built-in value when unbound: not counted either.
         var captures: [String] = []
+        var readsEvent = false
         for x in [outerSide] + bounds.map(\.value) {
             NameWalker.walk(x) { sub in
-                if case .name(let n, _, _) = sub, n != "params", !lets.contains(n), !captures.contains(n) { captures.append(n) }
+                guard case .name(let n, _, _) = sub else { return }
+                if n == "params" || paramLets.contains(n) || builtInNames.contains(n) { readsEvent = true; return }
+                if !lets.contains(n), !captures.contains(n) { captures.append(n) }
             }
         }
+        if readsEvent { return nil }
         return CountedShape(term: term, key: key, outer: outerSide, bounds: bounds, captures: captures)
     }
 }
 
 /// A call answered from a ``CountedIndex``: the index and the call's shape.
 final class CountedCall {
+    /// What a candidate without the fields an unbound capture names reads (nothing).
+    static let noFields = Event(t: .nan, ev: "", evID: -1)
+
     let index: CountedIndex
     let shape: CountedShape
 
@@ -172,16 +195,22 @@ final class CountedCall {
 
     /// The count; for an existence test (``HistoryCall/existence``), `true` when there is one
     /// and null when there is none (the `first(S) != null` it sits in reads nothing else).
-    /// Undecided if a capture the call reads were not bound here (which the rule loader rules
-    /// out): its name would then read each candidate's field of that name, which counts cannot
-    /// answer.
+    ///
+    /// A capture the call reads that is not bound here reads each candidate's field of its name.
+    /// While no event counted has such a field, that is null for every one of them: the outer
+    /// side and the bounds are then evaluated looking at an event with no fields, which is what
+    /// each candidate gives. Once one has (a field named like a capture of the rule, in a log), the
+    /// answer is undecided (docs/rules.md, "Memory and speed").
     func answer(_ context: EvalContext, existence: Bool) -> Eval {
+        var ctx = context
         for name in shape.captures where context.captures[name] == nil && context.boundLets?[name] == nil {
-            return .undecided
+            if index.holdsCaptureNamedField { return .undecided }
+            ctx = context.looking(at: Self.noFields)
+            break
         }
         var n = 0
-        if case .value(let k) = Evaluator.evaluate(shape.outer, context) {
-            n = index.count(key: k, bounds: shape.bounds, context: context)
+        if case .value(let k) = Evaluator.evaluate(shape.outer, ctx) {
+            n = index.count(key: k, bounds: shape.bounds, context: ctx)
         }
         if existence { return n > 0 ? .true : .null }
         return .value(.int(Int64(n)))

@@ -66,6 +66,7 @@ class Runner: HistoryProvider {
                 index = CountedIndex(list: list, key: shape.key, term: term)
                 countedIndexes.append(index)
             }
+            index.captureNames.formUnion(shape.captures)
             counted[slot] = CountedCall(index: index, shape: shape)
         }
         seqBounds = SlotTable(covering: compiled.callSlots)
