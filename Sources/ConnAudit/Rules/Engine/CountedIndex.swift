@@ -23,7 +23,7 @@ final class CountedIndex {
     private var seqs = SeqBuckets()
     /// The names of the captures its calls read (``CountedShape/captures``), and whether an event
     /// recorded had a field of one of those names (see ``CountedCall/answer(_:existence:)``).
-    var captureNames: Set<String> = []
+    var captureNames: [String] = []
     private(set) var holdsCaptureNamedField = false
 
     init(list: Int, key: Expr, term: Selector.Term) {
@@ -37,8 +37,8 @@ final class CountedIndex {
         let ctx = EvalContext(event: e, shared: shared)
         guard Evaluator.termTestsHold(term, e, ctx), case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
         seqs.append(e.seq, for: k)
-        if !captureNames.isEmpty, !holdsCaptureNamedField, e.fields.contains(where: { captureNames.contains($0.key) }) {
-            holdsCaptureNamedField = true
+        if !captureNames.isEmpty, !holdsCaptureNamedField {
+            for field in e.fields where captureNames.contains(where: { $0 == field.key }) { holdsCaptureNamedField = true }
         }
     }
 
@@ -202,15 +202,17 @@ final class CountedCall {
     /// each candidate gives. Once one has (a field named like a capture of the rule, in a log), the
     /// answer is undecided (docs/rules.md, "Memory and speed").
     func answer(_ context: EvalContext, existence: Bool) -> Eval {
-        var ctx = context
-        for name in shape.captures where context.captures[name] == nil && context.boundLets?[name] == nil {
+        for name in shape.captures where !context.captures.binds(name) && context.boundLets?[name] == nil {
             if index.holdsCaptureNamedField { return .undecided }
-            ctx = context.looking(at: Self.noFields)
-            break
+            return answer(looking: context.looking(at: Self.noFields), existence: existence)
         }
+        return answer(looking: context, existence: existence)
+    }
+
+    private func answer(looking context: EvalContext, existence: Bool) -> Eval {
         var n = 0
-        if case .value(let k) = Evaluator.evaluate(shape.outer, ctx) {
-            n = index.count(key: k, bounds: shape.bounds, context: ctx)
+        if case .value(let k) = Evaluator.evaluate(shape.outer, context) {
+            n = index.count(key: k, bounds: shape.bounds, context: context)
         }
         if existence { return n > 0 ? .true : .null }
         return .value(.int(Int64(n)))

@@ -66,7 +66,7 @@ class Runner: HistoryProvider {
                 index = CountedIndex(list: list, key: shape.key, term: term)
                 countedIndexes.append(index)
             }
-            index.captureNames.formUnion(shape.captures)
+            for name in shape.captures where !index.captureNames.contains(name) { index.captureNames.append(name) }
             counted[slot] = CountedCall(index: index, shape: shape)
         }
         seqBounds = SlotTable(covering: compiled.callSlots)

@@ -18,6 +18,14 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
     /// The bound names, in order.
     public var names: [String] { entries.map(\.name) }
 
+    /// Whether `name` is bound (without handing out, and so retaining, its event).
+    func binds(_ name: String) -> Bool {
+        entries.withUnsafeBufferPointer { entries in
+            for i in entries.indices where entries[i].name.hasSameBytes(as: name) || entries[i].name == name { return true }
+            return false
+        }
+    }
+
     public subscript(name: String) -> Event? {
         get {
             for entry in entries where entry.name == name { return entry.event }
