@@ -54,10 +54,15 @@ struct KeyBuckets<Element> {
             }
             return
         }
+        addEntry(key, hash: h, first: e)
+    }
+
+    /// A new key, with its first element.
+    private mutating func addEntry(_ key: Value, hash h: UInt64, first: Element) {
         if (keys.count + 1) * 2 > slots.count { grow() }
         keys.append(key)
         hashes.append(h)
-        firsts.append(e)
+        firsts.append(first)
         more.append(0)
         insert(entry: keys.count - 1, hash: h)
     }
@@ -103,12 +108,7 @@ extension KeyBuckets where Element == Int {
             firsts[i] += 1
             return firsts[i]
         }
-        if (keys.count + 1) * 2 > slots.count { grow() }
-        keys.append(key)
-        hashes.append(h)
-        firsts.append(1)
-        more.append(0)
-        insert(entry: keys.count - 1, hash: h)
+        addEntry(key, hash: h, first: 1)
         return 1
     }
 

@@ -21,7 +21,7 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
     /// Whether `name` is bound (without handing out, and so retaining, its event).
     func binds(_ name: String) -> Bool {
         entries.withUnsafeBufferPointer { entries in
-            for i in entries.indices where entries[i].name.hasSameBytes(as: name) || entries[i].name == name { return true }
+            for i in entries.indices where entries[i].name == name { return true }
             return false
         }
     }
