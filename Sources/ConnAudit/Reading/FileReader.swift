@@ -213,13 +213,15 @@ final class FileReader {
     }
 
     private func malformed(_ line: Int, _ reason: String) -> Event {
-        Event(t: .nan, ev: "$malformed", file: index, line: line, fields: [.init("reason", .string(reason))] + location(line),
-              evID: malformedID)
+        CorpusFeed.malformed(file: index, shownPath: shownPath, line: line, reason: reason, evID: malformedID)
     }
+
+    /// The path as the reader's findings name it (`file`).
+    private var shownPath: String { path == "-" ? "<stdin>" : path }
 
     /// rules.md names the reader's findings' fields `file` and `line` (as `$file` and `$line`).
     private func location(_ line: Int) -> [Event.Field] {
-        [.init("file", .string(path == "-" ? "<stdin>" : path)), .init("line", .int(Int64(line)))]
+        [.init("file", .string(shownPath)), .init("line", .int(Int64(line)))]
     }
 
     private func sourceKey(src: Value?, session sessionValue: Value?) -> SourceKey {

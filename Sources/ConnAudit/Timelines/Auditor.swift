@@ -57,9 +57,6 @@ public final class Auditor: @unchecked Sendable {
     /// What pass 1 learned from one file.
     private struct FileScan {
         var stats: FileStats
-        /// The corpus timeline's share of this file, in line order: the reader's findings, and
-        /// the real events that corpus rules react to (only those).
-        var pseudo: [Event] = []
         var sources: [SourceKey: SourceOutcome] = [:]
         var order: [SourceKey] = []
     }
@@ -75,8 +72,15 @@ public final class Auditor: @unchecked Sendable {
         // Each worker thread evaluates with its own compiled rules: threads that share objects
         // contend on their reference counts (see docs/performance.md).
         let plans = PlanPerWorker(first: plan, rules: rules.rules, overrides: overrides, files: files, workers: jobs)
+        // The corpus timeline is fed as files are read (the reader's findings and the events its
+        // rules react to): with several workers, from rules compiled for it alone.
+        let corpusFeed = CorpusFeed(plan: jobs == 1 ? plan : EvaluationPlan(rules: rules.rules, overrides: overrides,
+                                                                            files: files, retireIdleAfter: retireIdleAfter),
+                                    files: files)
         let scans = parallelMap(inputs.count) { i, worker in
-            self.scan(inputs[i], index: Int32(i), plan: plans[worker], spool: spool, workers: perFile)
+            defer { corpusFeed.finish(file: i) }
+            return self.scan(inputs[i], index: Int32(i), plan: plans[worker], spool: spool, workers: perFile,
+                             corpus: corpusFeed.share(file: i))
         }
 
         // Which sources span several files?
@@ -112,20 +116,7 @@ public final class Auditor: @unchecked Sendable {
             stats.generations += outcome.generations
             for e in errors where !mergeErrors.contains(e) { mergeErrors.append(e) }
         }
-        // The corpus timeline: the reader's findings in file and line order.
-        let corpusContext = TimelineContext(source: nil, enabled: false)
-        let corpus = Timeline(rules: plan.corpus, dispatch: plan.corpusDispatch, scope: ContextScope(context: corpusContext),
-                              files: files, clock: nil)
-        // Its events are numbered here (`$seq`): a sequence check tells captures apart by it.
-        var seq = 0
-        for scan in scans {
-            for e in scan.pseudo {
-                seq += 1
-                e.seq = seq
-                corpus.observe(e, sink: total)
-            }
-        }
-        corpus.finish(lastT: nil, sink: total)
+        total.merge(corpusFeed.close())
 
         var results: [RuleResult] = []
         for compiled in plan.all {
@@ -189,7 +180,7 @@ public final class Auditor: @unchecked Sendable {
     static let maxOpenSources = 4_096
 
     private func scan(_ input: InputFile, index: Int32, plan: EvaluationPlan, spool: Spool, workers: Int,
-                      readAhead: Bool = false) -> FileScan {
+                      corpus: CorpusFeed.Share, readAhead: Bool = false) -> FileScan {
         var result = FileScan(stats: FileStats(path: input.path))
         let source: any ByteSource
         do {
@@ -205,20 +196,22 @@ public final class Auditor: @unchecked Sendable {
         // 2.4 KB each), unless it cannot be read again (standard input).
         let mayRestart = ends == nil && !readAhead && !input.isStdin && (rereadable ?? Self.isRegularFile(input))
         if workers > 1 {
-            if let scanned = scanPartitioned(reader, plan: plan, workers: workers, ends: ends, mayRestart: mayRestart) {
+            if let scanned = scanPartitioned(reader, plan: plan, workers: workers, ends: ends, mayRestart: mayRestart,
+                                             corpus: corpus) {
                 return scanned
             }
-            return scan(input, index: index, plan: plan, spool: spool, workers: workers, readAhead: true)
+            corpus.restart()
+            return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus, readAhead: true)
         }
         var evaluators: [SourceKey: SourceEvaluator] = [:]
         // Lines of one source usually come together: the previous line's evaluator first.
         var lastSource: SourceEvaluator?
         var changed: Int?
         while let item = reader.next() {
-            result.pseudo += reader.secrets
+            for e in reader.secrets where plan.corpusDispatch.reacts(to: e) { corpus.add(e) }
             switch item {
             case .blank: break
-            case .malformed(let e): result.pseudo.append(e)
+            case .malformed(let e): if plan.corpusDispatch.reacts(to: e) { corpus.add(e) }
             case .event(let e, let key, let regression):
                 let evaluator: SourceEvaluator
                 if let last = lastSource, last.key == key {
@@ -232,7 +225,9 @@ public final class Auditor: @unchecked Sendable {
                     continue
                 } else {
                     if mayRestart, evaluators.count >= Self.maxOpenSources {
-                        return scan(input, index: index, plan: plan, spool: spool, workers: workers, readAhead: true)
+                        corpus.restart()
+                        return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus,
+                                    readAhead: true)
                     }
                     evaluator = SourceEvaluator(key: key, plan: plan)
                     evaluator.endLine = ends?[key]
@@ -243,7 +238,7 @@ public final class Auditor: @unchecked Sendable {
                 if let regression { evaluator.feed(regression) }
                 evaluator.feed(e)
                 // The corpus timeline numbers its events itself: it gets its own copy.
-                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { result.pseudo.append(e.copy()) }
+                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { corpus.add(e.copy()) }
                 if evaluator.endLine == e.line {
                     result.sources[key] = evaluator.finish()
                     evaluators[key] = nil
@@ -317,7 +312,7 @@ public final class Auditor: @unchecked Sendable {
     /// when `mayRestart` and the file holds too many sources to keep open (read it again with a
     /// first pass).
     private func scanPartitioned(_ reader: FileReader, plan: EvaluationPlan, workers: Int, ends: [SourceKey: Int]?,
-                                 mayRestart: Bool) -> FileScan? {
+                                 mayRestart: Bool, corpus: CorpusFeed.Share) -> FileScan? {
         var result = FileScan(stats: reader.stats)
         // Each worker compiles its own rules: no objects shared with the reader's thread or
         // with each other.
@@ -326,10 +321,10 @@ public final class Auditor: @unchecked Sendable {
         }, ends: ends)
         var changed: Int?
         while let item = reader.next() {
-            result.pseudo += reader.secrets
+            for e in reader.secrets where plan.corpusDispatch.reacts(to: e) { corpus.add(e) }
             switch item {
             case .blank: break
-            case .malformed(let e): result.pseudo.append(e)
+            case .malformed(let e): if plan.corpusDispatch.reacts(to: e) { corpus.add(e) }
             case .event(let e, let key, let regression):
                 switch partitions.feed(e, key: key, regression: regression) {
                 case .new:
@@ -344,7 +339,7 @@ public final class Auditor: @unchecked Sendable {
                     continue
                 }
                 // The corpus timeline numbers its events itself: it gets its own copy.
-                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { result.pseudo.append(e.copy()) }
+                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { corpus.add(e.copy()) }
             }
         }
         result.stats = reader.stats

@@ -6,6 +6,8 @@ final class CompiledRule: @unchecked Sendable {
     let params: [String: Value]
     /// Params and file paths, shared by every evaluation of the rule (set by the plan).
     var environment = EvalEnvironment(params: [:], files: [])
+    /// The rule's messages made so far, for its findings to share (see ``MessageTable``).
+    var messages = MessageTable()
     /// `ev` names whose events the history functions may look back at; nil: any event.
     let historyNames: Set<String>?
     /// The same as ids, and the ids of each history list (nil: any).

@@ -190,8 +190,8 @@ class Runner: HistoryProvider {
         let shown = context.context.lines(anchor: anchor, scope: context)
         let finding = Finding(
             file: anchor?.file, line: anchor?.line, t: anchor.flatMap { $0.t.isNaN ? nil : $0.t },
-            source: context.context.source, gen: anchor?.gen,
-            message: fixed.map { $0 + (note.map { " (\($0))" } ?? "") } ?? message(for: ctx, note: note),
+            shared: context.context.sharedSource, gen: anchor?.gen,
+            message: compiled.messages.shared(fixed.map { $0 + (note.map { " (\($0))" } ?? "") } ?? message(for: ctx, note: note)),
             context: shown.lines, ev: anchor?.ev)
         let index = compiled.index
         // Events after the anchor that have not arrived yet are added as they come.

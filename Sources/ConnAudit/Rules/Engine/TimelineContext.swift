@@ -75,6 +75,8 @@ final class TimelineContext {
     /// Findings made while the current event is processed: they wait from the next event on.
     private var fresh: [Waiting] = []
     let source: SourceKey?
+    /// ``source``, as the findings of the source name it.
+    let sharedSource: SharedSource?
     /// Whether findings show neighbouring events (not on the corpus timeline, whose events are
     /// the reader's findings about unrelated lines).
     let enabled: Bool
@@ -95,6 +97,7 @@ final class TimelineContext {
 
     init(source: SourceKey?, enabled: Bool = true) {
         self.source = source
+        sharedSource = source.map(SharedSource.init)
         self.enabled = enabled
     }
 
