@@ -164,7 +164,13 @@ public enum CommandLineTool {
         outputs += extraReports.map { ("--report \($0.format)=", $0.path) }
         if let path = p.value("--write-baseline") { outputs.append(("--write-baseline", path)) }
         try Self.checkOutputs(outputs, inputs: found.files, baseline: p.value("--baseline"))
-        let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs)
+        // The text and GitHub reports show the first findings of each rule and count the rest:
+        // when they are all the run writes, only those are kept (memory then does not grow with
+        // the findings). The others, and baselines, take every finding.
+        let listsAll = ([format] + extraReports.map(\.format)).contains { !["text", "github"].contains($0) }
+            || p.has("--baseline") || p.has("--write-baseline")
+        let keep = listsAll ? nil : max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
+        let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep)
         var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
         if !background.isEmpty {
             report.backgroundLabels = report.results.filter { background.contains($0.rule.id) }.compactMap(\.labels)

@@ -23,14 +23,17 @@
 /// (`1 rule failed` for one).
 /// Only finding messages (redacted upstream) are written, never raw log text.
 public enum GitHubReport {
-    public static func render(_ report: AuditReport, maxPerLevel: Int = 10) -> String {
+    /// Annotations of each level written unless told otherwise.
+    public static let defaultMaxPerLevel = 10
+
+    public static func render(_ report: AuditReport, maxPerLevel: Int = GitHubReport.defaultMaxPerLevel) -> String {
         let paths = report.filePaths
         // Which annotations fit: `maxPerLevel` per level, one notice kept back for the summary.
         // Counted first, so only the commands written are made (a run of a million findings
         // writes at most 30 of them, and kept an annotation for each).
         let cap = max(0, maxPerLevel)
         var perLevel: [Level: Int] = [.error: report.inputErrors.count]
-        for r in report.results { perLevel[Level(r.rule.severity), default: 0] += r.violations.count }
+        for r in report.results { perLevel[Level(r.rule.severity), default: 0] += r.violationCount }
         let overflows = Level.allCases.contains { perLevel[$0, default: 0] > cap }
         var left: [Level: Int] = [.error: cap, .warning: cap, .notice: overflows ? max(0, cap - 1) : cap]
         var out = ""
@@ -62,7 +65,7 @@ public enum GitHubReport {
                 out += Annotation(level: level, file: file, line: file == nil ? nil : f.line,
                                   title: r.rule.id, message: message).command + "\n"
             }
-            omit(r.rule.id, r.violations.count - shown)
+            omit(r.rule.id, r.violationCount - shown)
         }
         if !omitted.isEmpty {
             let n = omitted.reduce(0) { $0 + $1.count }
@@ -74,7 +77,7 @@ public enum GitHubReport {
 
         // Plain lines: not commands, so they make no annotation.
         for r in report.results where r.status == .inconclusive {
-            let n = r.inconclusive.count
+            let n = r.inconclusiveCount
             var text = "conn-audit: \(r.rule.id) is inconclusive (\(n) case\(n == 1 ? "" : "s") could not be decided)"
             if let first = r.inconclusive.first {
                 text += ", first: " + (location(first, paths).map { $0 + " " } ?? "") + first.message

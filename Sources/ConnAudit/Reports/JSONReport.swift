@@ -10,6 +10,7 @@ public enum JSONReport {
     /// The report handed to `flush` in chunks as it is written (each a whole number of UTF-8
     /// characters); nil: returned whole.
     static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
+        precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
         let paths = report.filePaths
         var w = JSONWriter(flush: flush)
         w.beginObject()

@@ -44,6 +44,7 @@ public enum JUnitReport {
     }
 
     private static func render(_ report: AuditReport, _ out: inout ReportText) {
+        precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
         let paths = report.filePaths
         let hasInputCase = !report.inputErrors.isEmpty
         let tests = report.results.count + (hasInputCase ? 1 : 0)

@@ -60,6 +60,7 @@ public enum SARIFReport {
     /// The report handed to `flush` in chunks as it is written (each a whole number of UTF-8
     /// characters); nil: returned whole.
     static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
+        precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
         let paths = report.filePaths
         let cwd = Self.workingDirectory()
         let corpus = corpusFile(report)

@@ -8,7 +8,10 @@ public struct TextReport {
     /// Violations shown per rule before the rest are summarised.
     public var limit: Int
 
-    public init(color: Bool = false, limit: Int = 20) {
+    /// Violations (and inconclusive cases) shown per rule unless told otherwise.
+    public static let defaultLimit = 20
+
+    public init(color: Bool = false, limit: Int = TextReport.defaultLimit) {
         self.color = color
         self.limit = limit
     }
@@ -44,23 +47,25 @@ public struct TextReport {
             let gating = report.failOn.fails(r.rule.severity)
             let label = gating ? red("FAIL") : yellow("FAIL")
             out += "\(label) \(bold(r.rule.id)) [\(r.rule.severity.rawValue)] \(r.rule.title) — "
-                + "\(r.violations.count) violation\(r.violations.count == 1 ? "" : "s")\n"
-            for f in r.violations.prefix(limit) { out += finding(f, paths) }
-            if r.violations.count > limit {
-                out += dim("  … and \(r.violations.count - limit) more (all of them are in --format json)") + "\n"
+                + "\(r.violationCount) violation\(r.violationCount == 1 ? "" : "s")\n"
+            let shown = r.violations.prefix(limit)
+            for f in shown { out += finding(f, paths) }
+            if r.violationCount > shown.count {
+                out += dim("  … and \(r.violationCount - shown.count) more (all of them are in --format json)") + "\n"
             }
         }
         let inconclusive = report.results.filter { $0.status == .inconclusive }
         if !inconclusive.isEmpty { out += "\n" }
         for r in inconclusive {
             out += "\(yellow("INCONCLUSIVE")) \(bold(r.rule.id)) [\(r.rule.severity.rawValue)] \(r.rule.title) — "
-                + "\(r.inconclusive.count) case\(r.inconclusive.count == 1 ? "" : "s") the log could not decide\n"
-            for f in r.inconclusive.prefix(limit) { out += finding(f, paths) }
-            if r.inconclusive.count > limit { out += dim("  … and \(r.inconclusive.count - limit) more") + "\n" }
+                + "\(r.inconclusiveCount) case\(r.inconclusiveCount == 1 ? "" : "s") the log could not decide\n"
+            let shown = r.inconclusive.prefix(limit)
+            for f in shown { out += finding(f, paths) }
+            if r.inconclusiveCount > shown.count { out += dim("  … and \(r.inconclusiveCount - shown.count) more") + "\n" }
         }
         // Inconclusive cases of rules that failed anyway.
         for r in failed where !r.inconclusive.isEmpty {
-            out += dim("  (\(r.rule.id) also has \(r.inconclusive.count) inconclusive case(s))") + "\n"
+            out += dim("  (\(r.rule.id) also has \(r.inconclusiveCount) inconclusive case(s))") + "\n"
         }
         let baselined = report.results.filter { !$0.baselined.isEmpty }
         if !baselined.isEmpty { out += "\n" }

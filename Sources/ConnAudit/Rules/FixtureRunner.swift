@@ -43,7 +43,7 @@ public enum FixtureRunner {
         let name = "\(rule.id) fixture '\(fixture.name)'"
         let report = auditor.run([InputFile(path: name, isStdin: false)])
         let result = report.results[0]
-        var outcome = Outcome(rule: rule, fixture: fixture, status: result.status, violations: result.violations.count,
+        var outcome = Outcome(rule: rule, fixture: fixture, status: result.status, violations: result.violationCount,
                               messages: (result.violations + result.inconclusive).map { f in
                                   (f.line.map { "line \($0): " } ?? "") + f.message
                               })

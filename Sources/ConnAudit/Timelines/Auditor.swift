@@ -33,12 +33,20 @@ public final class Auditor: @unchecked Sendable {
     /// Source events without one of its own after which a quiet generation timeline is retired
     /// (``RetiredTimeline``). Tests make it 0 to retire, and rebuild, at every chance.
     let retireIdleAfter: Int
+    /// nil: every finding is kept (the JSON, SARIF and JUnit reports and baselines list them all).
+    /// A number: only that many findings per rule and kind are kept — the ones that come first in
+    /// report order (file, line, message), as the text and GitHub reports show them — and the rest
+    /// are counted (``RuleResult/omittedViolations``). Memory then no longer grows with the
+    /// findings: a file of a billion lines that are not a log costs what one of a hundred does.
+    public let keepFindings: Int?
 
     public init(rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
                 readAheadFrom: Int = 16 << 20,
                 rereadable: Bool? = nil,
                 retireIdleAfter: Int = 256,
+                keepFindings: Int? = nil,
                 opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }) {
+        self.keepFindings = keepFindings.map { max(1, $0) }
         self.readAheadFrom = readAheadFrom
         self.retireIdleAfter = max(0, retireIdleAfter)
         self.rereadable = rereadable
@@ -63,7 +71,8 @@ public final class Auditor: @unchecked Sendable {
 
     public func run(_ inputs: [InputFile], discoveryErrors: [InputError] = [], failOn: AuditReport.FailOn = .error) -> AuditReport {
         let files = inputs.map { $0.isStdin ? "<stdin>" : $0.path }
-        let plan = EvaluationPlan(rules: rules.rules, overrides: overrides, files: files, retireIdleAfter: retireIdleAfter)
+        let plan = EvaluationPlan(rules: rules.rules, overrides: overrides, files: files, retireIdleAfter: retireIdleAfter,
+                                  keepFindings: keepFindings)
         let spool = Spool(inputs: inputs)
 
         // Pass 1: every file once, in parallel; with fewer files than workers, the sources of a
@@ -75,7 +84,8 @@ public final class Auditor: @unchecked Sendable {
         // The corpus timeline is fed as files are read (the reader's findings and the events its
         // rules react to): with several workers, from rules compiled for it alone.
         let corpusFeed = CorpusFeed(plan: jobs == 1 ? plan : EvaluationPlan(rules: rules.rules, overrides: overrides,
-                                                                            files: files, retireIdleAfter: retireIdleAfter),
+                                                                            files: files, retireIdleAfter: retireIdleAfter,
+                                                                            keepFindings: keepFindings),
                                     files: files)
         let scans = parallelMap(inputs.count) { i, worker in
             defer { corpusFeed.finish(file: i) }
@@ -101,7 +111,7 @@ public final class Auditor: @unchecked Sendable {
         spool.close()
 
         // Collect.
-        let total = FindingSink(files: files)
+        let total = FindingSink(files: files, keep: keepFindings)
         var stats = InputStats()
         for scan in scans {
             for key in scan.order where filesOf[key]!.count == 1 {
@@ -131,7 +141,16 @@ public final class Auditor: @unchecked Sendable {
             v.sort(by: Finding.precedes)
             var inc = total.inconclusive.removeValue(forKey: compiled.index) ?? []
             inc.sort(by: Finding.precedes)
-            results.append(RuleResult(rule: compiled.rule, violations: v, inconclusive: inc))
+            var omitted = (violations: total.omittedViolations[compiled.index] ?? 0,
+                           inconclusive: total.omittedInconclusive[compiled.index] ?? 0)
+            if let keep = keepFindings {
+                if v.count > keep { omitted.violations += v.count - keep; v.removeSubrange(keep...) }
+                if inc.count > keep { omitted.inconclusive += inc.count - keep; inc.removeSubrange(keep...) }
+            }
+            var result = RuleResult(rule: compiled.rule, violations: v, inconclusive: inc)
+            result.omittedViolations = omitted.violations
+            result.omittedInconclusive = omitted.inconclusive
+            results.append(result)
         }
         var fileStats = scans.map(\.stats)
         for i in fileStats.indices { fileStats[i].path = files[i] }
@@ -317,7 +336,8 @@ public final class Auditor: @unchecked Sendable {
         // Each worker compiles its own rules: no objects shared with the reader's thread or
         // with each other.
         let partitions = PartitionedScan(plans: (0..<workers).map { _ in
-            EvaluationPlan(rules: rules.rules, overrides: overrides, files: plan.files, retireIdleAfter: retireIdleAfter)
+            EvaluationPlan(rules: rules.rules, overrides: overrides, files: plan.files, retireIdleAfter: retireIdleAfter,
+                           keepFindings: keepFindings)
         }, ends: ends)
         var changed: Int?
         while let item = reader.next() {
@@ -430,7 +450,8 @@ private final class PlanPerWorker: @unchecked Sendable {
 
     init(first: EvaluationPlan, rules: [Rule], overrides: [String: Value], files: [String], workers: Int) {
         plans = Mutex((0..<max(1, workers)).map { $0 == 0 ? first : nil })
-        make = { EvaluationPlan(rules: rules, overrides: overrides, files: files, retireIdleAfter: first.retireIdleAfter) }
+        make = { EvaluationPlan(rules: rules, overrides: overrides, files: files, retireIdleAfter: first.retireIdleAfter,
+                                keepFindings: first.keepFindings) }
     }
 
     subscript(worker: Int) -> EvaluationPlan {

@@ -44,7 +44,7 @@ final class CorpusFeed: @unchecked Sendable {
     /// `plan` is the corpus timeline's alone: no other thread evaluates with it.
     init(plan: EvaluationPlan, files: [String]) {
         self.files = files
-        let sink = FindingSink(files: files)
+        let sink = FindingSink(files: files, keep: plan.keepFindings)
         // The reader's findings are about unrelated lines: no neighbouring events are shown.
         let context = TimelineContext(source: nil, enabled: false)
         let timeline = Timeline(rules: plan.corpus, dispatch: plan.corpusDispatch, scope: ContextScope(context: context),

@@ -18,9 +18,12 @@ final class EvaluationPlan: @unchecked Sendable {
     let files: [String]
     /// See ``Auditor/retireIdleAfter``.
     let retireIdleAfter: Int
+    /// See ``Auditor/keepFindings``.
+    let keepFindings: Int?
 
-    init(rules: [Rule], overrides: [String: Value], files: [String], retireIdleAfter: Int = 256) {
+    init(rules: [Rule], overrides: [String: Value], files: [String], retireIdleAfter: Int = 256, keepFindings: Int? = nil) {
         self.retireIdleAfter = retireIdleAfter
+        self.keepFindings = keepFindings
         let all = rules.enumerated().map { CompiledRule(rule: $0.element, index: $0.offset, overrides: overrides) }
         for c in all { c.environment = EvalEnvironment(params: c.params, files: files) }
         self.all = all
@@ -333,7 +336,7 @@ final class SourceEvaluator {
     init(key: SourceKey, plan: EvaluationPlan) {
         self.key = key
         self.plan = plan
-        sink = FindingSink(files: plan.files)
+        sink = FindingSink(files: plan.files, keep: plan.keepFindings)
         context = TimelineContext(source: key)
         sourceTimeline = plan.source.isEmpty ? nil
             : Timeline(rules: plan.source, dispatch: plan.sourceDispatch, scope: ContextScope(context: context),

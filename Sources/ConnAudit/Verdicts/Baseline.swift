@@ -101,6 +101,7 @@ public struct Baseline: Sendable {
     /// An entry of `reviewed` (the baseline the run applied) for the same rule and fingerprint
     /// keeps its reason and expiry: rewriting a baseline does not lose its reviews.
     public static func from(_ report: AuditReport, reviewed: Baseline? = nil) -> Baseline {
+        precondition(report.keptEveryFinding, "a baseline counts every finding: audit with keepFindings nil")
         // Of several reviews of one fingerprint, the one that accepts longest (no expiry first,
         // then the latest date) — the one `apply` lets accept the violation.
         var reviews: [String: Entry] = [:]
@@ -175,6 +176,7 @@ public struct Baseline: Sendable {
     /// Moves accepted violations to each result's `baselined` list and recomputes statuses.
     /// - Parameter today: `YYYY-MM-DD`; entries expiring before it accept nothing.
     public func apply(to report: inout AuditReport, path: String, today: String) -> Summary {
+        precondition(report.keptEveryFinding, "a baseline counts every finding: audit with keepFindings nil")
         var summary = Summary(path: path)
         var used = Set<Int>()
         var byKey: [String: [Int]] = [:]

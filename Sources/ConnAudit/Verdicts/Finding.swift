@@ -157,6 +157,15 @@ public struct RuleResult: Sendable {
     public var labels: [(name: String, count: Int)]?
     /// Violations a baseline accepts: reported as such, not counted for the status.
     public var baselined: [Finding] = []
+    /// Findings counted but not kept (``Auditor/keepFindings``): ``violations`` holds the first
+    /// ones in report order, and these many more came after them.
+    public var omittedViolations = 0
+    public var omittedInconclusive = 0
+
+    /// How many violations the rule had, kept or not.
+    public var violationCount: Int { violations.count + omittedViolations }
+    /// How many cases it could not decide, kept or not.
+    public var inconclusiveCount: Int { inconclusive.count + omittedInconclusive }
 
     /// default-pack.md: fail if any violation, else inconclusive if any, else pass.
     public init(rule: Rule, violations: [Finding], inconclusive: [Finding], applicable: Bool = true) {
@@ -254,6 +263,13 @@ public struct AuditReport: Sendable {
     }
 
     public func count(_ status: RuleStatus) -> Int { results.filter { $0.status == status }.count }
+
+    /// Whether every finding was kept (``Auditor/keepFindings`` nil): the reports that list them
+    /// all (JSON, SARIF, JUnit) and baselines need it, and refuse a report without it rather than
+    /// leave findings out.
+    public var keptEveryFinding: Bool {
+        results.allSatisfy { $0.omittedViolations == 0 && $0.omittedInconclusive == 0 }
+    }
 
     /// The label counts of the `classify` rules (the required outcomes), in label order; nil when
     /// no loaded rule classifies generations.

@@ -206,6 +206,10 @@ class Runner: HistoryProvider {
             context.context.awaitAfter(violation: false, rule: index, index: sink.inconclusive[index]!.count - 1, scope: context,
                                        count: missing, anchorSeq: anchor?.seq ?? .max)
         }
+        // Only the first findings in report order are kept when no report lists them all.
+        if sink.overflows(violation: kind == .violation, rule: index) {
+            context.context.trim(sink, violation: kind == .violation, rule: index)
+        }
     }
 
     /// The rule's `message:` with its holes filled in (the title when it has none).

@@ -8,8 +8,64 @@ final class FindingSink {
     /// `classify` rules whose `applies_if` matched an event.
     var applicable = Set<Int>()
     let files: [String]
+    /// See ``Auditor/keepFindings``: past twice this many findings of a rule and kind, they are
+    /// cut to the ones that come first in report order, and the rest only counted here.
+    let keep: Int?
+    var omittedViolations: [Int: Int] = [:]
+    var omittedInconclusive: [Int: Int] = [:]
 
-    init(files: [String]) { self.files = files }
+    init(files: [String], keep: Int? = nil) {
+        self.files = files
+        self.keep = keep
+    }
+
+    /// Whether rule `rule`'s findings of one kind are past what ``trim`` cuts back.
+    @inline(__always) func overflows(violation: Bool, rule: Int) -> Bool {
+        guard let keep else { return false }
+        return (violation ? violations[rule]?.count : inconclusive[rule]?.count) ?? 0 > 2 * keep
+    }
+
+    /// With ``keep``: cuts rule `rule`'s findings of one kind to the `keep` of them that come first
+    /// in report order (file, line, message; equal ones in the order they came), and those at the
+    /// indexes in `waiting` (they still wait for context lines, found by their index), and counts
+    /// the rest. What is kept stays in the order it came, so the stable sort at the end of the run
+    /// orders it as it would have ordered everything. Whatever is cut could never be shown: `keep`
+    /// kept findings come before it. Returns the old indexes of what was kept, ascending (the new
+    /// index of each is its place there), or nil when nothing was cut.
+    func trim(violation: Bool, rule: Int, waiting: [Int] = []) -> [Int]? {
+        guard let keep else { return nil }
+        var survivors: [Int]?
+        func cut(_ list: inout [Finding]) {
+            guard list.count > keep else { return }
+            // A total order (ties by arrival), so no sort's stability is relied on.
+            let order = list.indices.sorted { a, b in
+                Finding.precedes(list[a], list[b]) || (a < b && !Finding.precedes(list[b], list[a]))
+            }
+            var kept = [Bool](repeating: false, count: list.count)
+            for i in order.prefix(keep) { kept[i] = true }
+            for i in waiting where i >= 0 && i < list.count { kept[i] = true }
+            var indexes: [Int] = []
+            var out: [Finding] = []
+            out.reserveCapacity(keep + waiting.count)
+            for i in list.indices where kept[i] {
+                indexes.append(i)
+                out.append(list[i])
+            }
+            guard out.count < list.count else { return }
+            list = out
+            survivors = indexes
+        }
+        if violation {
+            let before = violations[rule]?.count ?? 0
+            if violations[rule] != nil { cut(&violations[rule]!) }
+            if let survivors { omittedViolations[rule, default: 0] += before - survivors.count }
+        } else {
+            let before = inconclusive[rule]?.count ?? 0
+            if inconclusive[rule] != nil { cut(&inconclusive[rule]!) }
+            if let survivors { omittedInconclusive[rule, default: 0] += before - survivors.count }
+        }
+        return survivors
+    }
 
     /// Counts one generation's `classify` labels.
     func count(_ results: [LabelResult]) {
@@ -19,8 +75,15 @@ final class FindingSink {
     /// Takes `other`'s findings over (it keeps none: a run's findings are not held twice, once
     /// per source and once in the total) and adds its label counts.
     func merge(_ other: FindingSink) {
+        for (k, n) in other.omittedViolations { omittedViolations[k, default: 0] += n }
+        for (k, n) in other.omittedInconclusive { omittedInconclusive[k, default: 0] += n }
+        other.omittedViolations = [:]
+        other.omittedInconclusive = [:]
+        let added = (violations: Array(other.violations.keys), inconclusive: Array(other.inconclusive.keys))
         Self.move(&other.violations, into: &violations)
         Self.move(&other.inconclusive, into: &inconclusive)
+        for k in added.violations where overflows(violation: true, rule: k) { _ = trim(violation: true, rule: k) }
+        for k in added.inconclusive where overflows(violation: false, rule: k) { _ = trim(violation: false, rule: k) }
         for (k, counts) in other.labels {
             for (label, n) in counts { labels[k, default: [:]][label, default: 0] += n }
         }
@@ -175,6 +238,26 @@ final class TimelineContext {
         let made = Self.text(e)
         pending = (e, made)
         return made
+    }
+
+    /// Cuts `sink`'s findings of rule `rule` of one kind to what the reports show
+    /// (``FindingSink/trim(violation:rule:waiting:)``): the ones still waiting for events after
+    /// their anchor are kept, and their indexes follow them.
+    func trim(_ sink: FindingSink, violation: Bool, rule: Int) {
+        let mine = { (w: Waiting) in w.violation == violation && w.rule == rule }
+        let indexes = waiting.filter(mine).map(\.index) + fresh.filter(mine).map(\.index)
+        guard let kept = sink.trim(violation: violation, rule: rule, waiting: indexes) else { return }
+        func moved(_ old: Int) -> Int {
+            // `kept` is ascending and holds every waiting index: its place is the new index.
+            var low = 0, high = kept.count
+            while low < high {
+                let mid = (low + high) / 2
+                if kept[mid] < old { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        for i in waiting.indices where mine(waiting[i]) { waiting[i].index = moved(waiting[i].index) }
+        for i in fresh.indices where mine(fresh[i]) { fresh[i].index = moved(fresh[i].index) }
     }
 
     /// The finding at `index` waits for `count` more events of its timeline after its anchor.
