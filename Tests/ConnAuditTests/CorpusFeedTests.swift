@@ -173,6 +173,54 @@ import Testing
         #expect(JSONReport.render(restarted) == JSONReport.render(ahead))
     }
 
+    @Test("a reader finding no corpus rule reacts to still takes its place ($seq)", arguments: [1, 2])
+    func unreadReaderFindingsTakeTheirPlace(jobs: Int) throws {
+        // Only $malformed is read (log.no-secrets and the secret probe are left out): a secret
+        // still counts, as rules.md has the corpus timeline hold every reader finding.
+        let rules = try Self.rules().filter { !["log.no-secrets", "probe.secret"].contains($0.id) }
+        let (text, items) = Self.log("s.jsonl", seed: 7, lines: 400)
+        let report = MergeTests.auditor([("s.jsonl", text)], rules: RuleSet(rules: rules), jobs: jobs)
+            .run([InputFile(path: "s.jsonl")])
+        let probe = try #require(report.results.first { $0.rule.id == "probe.malformed" })
+        // The place of each malformed line among everything the timeline holds.
+        var expected: [String] = []
+        for (i, item) in items.enumerated() where item.kind == "malformed" { expected.append("seq=\(i + 1) s.jsonl:\(item.line)") }
+        #expect(items.contains { $0.kind == "secret" })
+        #expect(probe.violations.map { $0.message.split(separator: " ").prefix(3).filter { $0 != "malformed" }.joined(separator: " ") }
+            == expected)
+    }
+
+    @Test("a file that changes before it is read again gives the corpus the second reading's lines", arguments: [1, 2])
+    func changedBeforeTheSecondReading(jobs: Int) throws {
+        let rules = try Self.rules()
+        // More sources than one pass keeps open, so the file is read again from its start; the
+        // second time it is served, one line that is not JSON is added at its top.
+        let n = Auditor.maxOpenSources + 300
+        var lines: [String] = []
+        for i in 0..<n { lines.append(i % 97 == 5 ? "not json \(i)" : #"{"t":\#(i),"src":"d\#(i)","ev":"x.mark"}"#) }
+        let first = Array((lines.joined(separator: "\n") + "\n").utf8)
+        let second = Array(("junk on top\n" + lines.joined(separator: "\n") + "\n").utf8)
+        for unreadable in [false, true] {
+            let opens = Mutex(0)
+            let auditor = Auditor(rules: RuleSet(rules: rules), jobs: jobs, readAheadFrom: .max, rereadable: true) { file throws(InputError) in
+                let k = opens.withLock { $0 += 1; return $0 }
+                if k == 1 { return ByteSources.memory(first, path: file.path) }
+                if unreadable { throw InputError(path: file.path, reason: "gone") }
+                return ByteSources.memory(second, path: file.path)
+            }
+            let report = auditor.run([InputFile(path: "fleet.jsonl")])
+            let malformed = try #require(report.results.first { $0.rule.id == "log.malformed" })
+            // Every line reported is a line the report counts: the reading it gives the counts of.
+            #expect(malformed.violations.count == report.inputs.malformed, "unreadable: \(unreadable)")
+            if unreadable {
+                #expect(report.inputs.malformed == 0 && !report.inputErrors.isEmpty)
+            } else {
+                #expect(malformed.violations.first?.line == 1)
+                #expect(malformed.violations.count == 1 + lines.filter { $0.hasPrefix("not json") }.count)
+            }
+        }
+    }
+
     /// A corpus feed over `files` with the built-in rules and the probes, on one thread.
     static func feed(files: [String]) throws -> CorpusFeed {
         let plan = EvaluationPlan(rules: try rules(), overrides: [:], files: files)

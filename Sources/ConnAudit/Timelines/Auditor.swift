@@ -88,9 +88,12 @@ public final class Auditor: @unchecked Sendable {
                                                                             keepFindings: keepFindings),
                                     files: files)
         let scans = parallelMap(inputs.count) { i, worker in
-            defer { corpusFeed.finish(file: i) }
-            return self.scan(inputs[i], index: Int32(i), plan: plans[worker], spool: spool, workers: perFile,
-                             corpus: corpusFeed.share(file: i))
+            let share = corpusFeed.share(file: i)
+            defer {
+                share.release()
+                corpusFeed.finish(file: i)
+            }
+            return self.scan(inputs[i], index: Int32(i), plan: plans[worker], spool: spool, workers: perFile, corpus: share)
         }
 
         // Which sources span several files?
@@ -214,6 +217,8 @@ public final class Auditor: @unchecked Sendable {
         // thousand, the file is read again with one (a file of 100,000 one-line sources held
         // 2.4 KB each), unless it cannot be read again (standard input).
         let mayRestart = ends == nil && !readAhead && !input.isStdin && (rereadable ?? Self.isRegularFile(input))
+        // A reading that may be abandoned holds its corpus items until it ends.
+        if mayRestart { corpus.holdUntilRead() }
         if workers > 1 {
             if let scanned = scanPartitioned(reader, plan: plan, workers: workers, ends: ends, mayRestart: mayRestart,
                                              corpus: corpus) {
@@ -227,10 +232,12 @@ public final class Auditor: @unchecked Sendable {
         var lastSource: SourceEvaluator?
         var changed: Int?
         while let item = reader.next() {
-            for e in reader.secrets where plan.corpusDispatch.reacts(to: e) { corpus.add(e) }
+            // Every reader finding takes its place on the corpus timeline; only those its rules
+            // react to are handed to it.
+            for e in reader.secrets { corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil) }
             switch item {
             case .blank: break
-            case .malformed(let e): if plan.corpusDispatch.reacts(to: e) { corpus.add(e) }
+            case .malformed(let e): corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil)
             case .event(let e, let key, let regression):
                 let evaluator: SourceEvaluator
                 if let last = lastSource, last.key == key {
@@ -341,10 +348,12 @@ public final class Auditor: @unchecked Sendable {
         }, ends: ends)
         var changed: Int?
         while let item = reader.next() {
-            for e in reader.secrets where plan.corpusDispatch.reacts(to: e) { corpus.add(e) }
+            // Every reader finding takes its place on the corpus timeline; only those its rules
+            // react to are handed to it.
+            for e in reader.secrets { corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil) }
             switch item {
             case .blank: break
-            case .malformed(let e): if plan.corpusDispatch.reacts(to: e) { corpus.add(e) }
+            case .malformed(let e): corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil)
             case .event(let e, let key, let regression):
                 switch partitions.feed(e, key: key, regression: regression) {
                 case .new:

@@ -4,34 +4,24 @@ import Synchronization
 /// the real events corpus rules react to, in file order and, within a file, in line order — what
 /// one reader reading every file in turn would feed it.
 ///
+/// Every reader finding takes its place (`$seq`) on the corpus timeline, as rules.md says, but
+/// only those a corpus rule reacts to are handed to it; the others are only counted.
+///
 /// A file's items go to the timeline as they are read while every file before it is finished
-/// (with one worker, always). A file read beside an unfinished earlier one has its items held until
-/// that one finishes: its `$malformed` events as a line and a reason (shared by the lines that give
-/// it), not as events. Before, every item waited to the end of the run: a file of 340,000 non-JSON
-/// lines held 110 MB of `$malformed` events that no rule was still to read.
+/// (with one worker, always), unless the file may yet be read again from its start (a file read in
+/// one pass that turns out to hold too many sources, see ``Auditor``): that reading's items are
+/// held until it ends, and thrown away if it is abandoned, so the items are always those of the
+/// reading whose counts the report gives. A file read beside an unfinished earlier one has its
+/// items held until that one finishes. Items are held compactly (``CorpusItems``). Before, every
+/// item waited to the end of the run: a file of 340,000 non-JSON lines held 110 MB of `$malformed`
+/// events that no rule was still to read.
 final class CorpusFeed: @unchecked Sendable {
-    /// An item held for a file that is not yet the one being fed.
-    private enum Item {
-        case event(Event)
-        /// A `$malformed` event, as its line and its reason's place in ``Held/reasons``.
-        case malformed(line: Int, reason: Int32)
-    }
-
-    private struct Held {
-        var items: [Item] = []
-        var reasons: [String] = []
-        var reasonIndex: [String: Int32] = [:]
-        /// What the file's `$malformed` events say in their `file` field, and their `ev` id.
-        var path = ""
-        var malformedID: Int32 = -1
-    }
-
     private struct State {
         let timeline: Timeline
         let sink: FindingSink
         /// The first file not finished: its items are fed as they come.
         var live = 0
-        var held: [Int: Held] = [:]
+        var held: [Int: CorpusItems] = [:]
         var finished = Set<Int>()
         /// The corpus timeline's `$seq`: a sequence check tells captures apart by it.
         var seq = 0
@@ -39,11 +29,9 @@ final class CorpusFeed: @unchecked Sendable {
     }
 
     private let state: Mutex<State>
-    private let files: [String]
 
     /// `plan` is the corpus timeline's alone: no other thread evaluates with it.
     init(plan: EvaluationPlan, files: [String]) {
-        self.files = files
         let sink = FindingSink(files: files, keep: plan.keepFindings)
         // The reader's findings are about unrelated lines: no neighbouring events are shown.
         let context = TimelineContext(source: nil, enabled: false)
@@ -52,59 +40,64 @@ final class CorpusFeed: @unchecked Sendable {
         state = Mutex(State(timeline: timeline, sink: sink))
     }
 
-    /// What one scan of file `file` gives the feed. A file read again from its start (it held
-    /// more sources than a first pass keeps open) gives again what it gave before: ``restart()``
-    /// makes those items be passed over, so each is fed once.
+    /// What one scan of file `file` gives the feed.
     final class Share {
         private let feed: CorpusFeed
         let file: Int
-        /// Items given in this reading of the file, and the most given in any reading.
-        private var position = 0
-        private var delivered = 0
+        /// Set while the file's reading may still be abandoned: its items wait here.
+        private var pending: CorpusItems?
 
         init(feed: CorpusFeed, file: Int) {
             self.feed = feed
             self.file = file
         }
 
-        /// One item of the file, in line order (the same order every time the file is read).
-        func add(_ e: Event) {
-            position += 1
-            guard position > delivered else { return }
-            delivered = position
-            feed.add(e, file: file)
+        /// The reading that starts may be abandoned for another from the file's start: hold its items.
+        func holdUntilRead() {
+            if pending == nil { pending = CorpusItems() }
         }
 
-        /// The file is read again from its first line.
-        func restart() { position = 0 }
+        /// An item of the file, in line order: an event a corpus rule reacts to, or (nil) a reader
+        /// finding none does, which only takes its place.
+        func add(_ e: Event?) {
+            if pending != nil { pending!.append(e) } else { feed.add(e, file: file) }
+        }
+
+        /// The reading is abandoned: the file is read again from its first line.
+        func restart() {
+            precondition(pending != nil, "a reading that fed the corpus timeline cannot be abandoned")
+            pending = nil
+        }
+
+        /// The reading ended: what it held goes on.
+        func release() {
+            guard let items = pending else { return }
+            pending = nil
+            feed.add(items, file: file)
+        }
     }
 
     func share(file: Int) -> Share { Share(feed: self, file: file) }
 
-    private func add(_ e: Event, file: Int) {
+    private func add(_ e: Event?, file: Int) {
         state.withLock { s in
             precondition(!s.closed && !s.finished.contains(file), "corpus item after its file was finished")
             if file == s.live {
                 Self.observe(e, &s)
-                return
-            }
-            var held = s.held.removeValue(forKey: file) ?? Held()
-            if let (reason, path) = Self.malformedParts(e) {
-                held.path = path
-                held.malformedID = e.evID
-                let index: Int32
-                if let known = held.reasonIndex[reason] {
-                    index = known
-                } else {
-                    index = Int32(held.reasons.count)
-                    held.reasons.append(reason)
-                    held.reasonIndex[reason] = index
-                }
-                held.items.append(.malformed(line: e.line, reason: index))
             } else {
-                held.items.append(.event(e))
+                s.held[file, default: CorpusItems()].append(e)
             }
-            s.held[file] = held
+        }
+    }
+
+    private func add(_ items: CorpusItems, file: Int) {
+        state.withLock { s in
+            precondition(!s.closed && !s.finished.contains(file), "corpus items after their file was finished")
+            if file == s.live {
+                items.replay(file: Int32(file)) { Self.observe($0, &s) }
+            } else {
+                s.held[file, default: CorpusItems()].append(contentsOf: items)
+            }
         }
     }
 
@@ -115,14 +108,7 @@ final class CorpusFeed: @unchecked Sendable {
             while s.finished.contains(s.live) {
                 s.live += 1
                 guard let held = s.held.removeValue(forKey: s.live) else { continue }
-                for item in held.items {
-                    switch item {
-                    case .event(let e): Self.observe(e, &s)
-                    case .malformed(let line, let reason):
-                        Self.observe(Self.malformed(file: Int32(s.live), shownPath: held.path, line: line,
-                                                    reason: held.reasons[Int(reason)], evID: held.malformedID), &s)
-                    }
-                }
+                held.replay(file: Int32(s.live)) { Self.observe($0, &s) }
             }
         }
     }
@@ -137,8 +123,9 @@ final class CorpusFeed: @unchecked Sendable {
         }
     }
 
-    private static func observe(_ e: Event, _ s: inout State) {
+    private static func observe(_ e: Event?, _ s: inout State) {
         s.seq += 1
+        guard let e else { return }
         e.seq = s.seq
         s.timeline.observe(e, sink: s.sink)
     }
@@ -151,8 +138,96 @@ final class CorpusFeed: @unchecked Sendable {
               fields: [.init("reason", .string(reason)), .init("file", .string(shownPath)), .init("line", .int(Int64(line)))],
               evID: evID)
     }
+}
 
-    /// The reason and the shown path of an event ``malformed(file:shownPath:line:reason:evID:)``
+/// Corpus items of one file kept for later, in order, compactly: a `$malformed` event as its line
+/// and a reason shared with the file's other lines of that reason (consecutive lines of one reason
+/// as one run: a file of lines that are not JSON is a few runs), a reader finding no rule reacts to
+/// as a count, other events as they are.
+struct CorpusItems {
+    private enum Item {
+        case event(Event)
+        /// `count` `$malformed` events of consecutive lines from `line` on, all of one reason.
+        case malformed(line: Int, count: Int, reason: Int32)
+        /// Reader findings that only take their place.
+        case unfed(Int)
+    }
+
+    private var items: [Item] = []
+    private var reasons: [String] = []
+    private var reasonIndex: [String: Int32] = [:]
+    /// What the file's `$malformed` events say in their `file` field, and their `ev` id.
+    private var path = ""
+    private var malformedID: Int32 = -1
+
+    mutating func append(_ e: Event?) {
+        guard let e else {
+            if case .unfed(let n)? = items.last { items[items.count - 1] = .unfed(n + 1) } else { items.append(.unfed(1)) }
+            return
+        }
+        guard let (reason, path) = Self.malformedParts(e) else {
+            items.append(.event(e))
+            return
+        }
+        self.path = path
+        malformedID = e.evID
+        let index: Int32
+        if let known = reasonIndex[reason] {
+            index = known
+        } else {
+            index = Int32(reasons.count)
+            reasons.append(reason)
+            reasonIndex[reason] = index
+        }
+        if case .malformed(let line, let count, index)? = items.last, line + count == e.line {
+            items[items.count - 1] = .malformed(line: line, count: count + 1, reason: index)
+        } else {
+            items.append(.malformed(line: e.line, count: 1, reason: index))
+        }
+    }
+
+    mutating func append(contentsOf other: CorpusItems) {
+        guard !items.isEmpty else {
+            self = other
+            return
+        }
+        if !other.path.isEmpty || other.malformedID >= 0 { (path, malformedID) = (other.path, other.malformedID) }
+        var index: [Int32] = []
+        for reason in other.reasons {
+            if let known = reasonIndex[reason] {
+                index.append(known)
+            } else {
+                index.append(Int32(reasons.count))
+                reasonIndex[reason] = Int32(reasons.count)
+                reasons.append(reason)
+            }
+        }
+        for item in other.items {
+            if case .malformed(let line, let count, let reason) = item {
+                items.append(.malformed(line: line, count: count, reason: index[Int(reason)]))
+            } else {
+                items.append(item)
+            }
+        }
+    }
+
+    /// The items in order, `$malformed` events made again as the reader made them for the file
+    /// at index `file`, nil for those that only take their place.
+    func replay(file: Int32, _ body: (Event?) -> Void) {
+        for item in items {
+            switch item {
+            case .event(let e): body(e)
+            case .unfed(let n): for _ in 0..<n { body(nil) }
+            case .malformed(let line, let count, let reason):
+                for l in line..<(line + count) {
+                    body(CorpusFeed.malformed(file: file, shownPath: path, line: l, reason: reasons[Int(reason)],
+                                              evID: malformedID))
+                }
+            }
+        }
+    }
+
+    /// The reason and the shown path of an event ``CorpusFeed/malformed(file:shownPath:line:reason:evID:)``
     /// made; nil for any other event.
     private static func malformedParts(_ e: Event) -> (reason: String, path: String)? {
         guard e.isPseudo, e.ev == "$malformed", e.fields.count == 3, e.redactedKeys.isEmpty,
