@@ -100,6 +100,16 @@ enum AuditFuzz {
             let one = audit(files, jobs: 1)
             let json = JSONReport.render(one)
             precondition(JSONReport.render(audit(files, jobs: 2)) == json, "--jobs 2 changed the report")
+            // Keeping only the first findings of each rule (a run whose reports are text and GitHub
+            // only) prints what keeping them all prints.
+            for keep in [1, 3] {
+                let kept = Auditor(rules: pack, jobs: keep == 1 ? 1 : 2, rereadable: true, keepFindings: keep,
+                                   opener: opener(files)).run(files.map { InputFile(path: $0.path) })
+                precondition(TextReport(color: true, limit: keep).render(kept) == TextReport(color: true, limit: keep).render(one),
+                             "keeping \(keep) findings a rule changed the text report")
+                precondition(GitHubReport.render(kept, maxPerLevel: keep) == GitHubReport.render(one, maxPerLevel: keep),
+                             "keeping \(keep) findings a rule changed the GitHub report")
+            }
             // The rest once per input (about 5 inputs a second under ASan as it is).
             guard n == 0 else { continue }
             precondition(JSONReport.render(audit(files, jobs: 1, retireIdleAfter: 0)) == json,
