@@ -232,7 +232,7 @@ import Testing
         let feed = try Self.feed(files: ["a.jsonl", "b.jsonl"])
         let ids = EvNames.snapshot()
         func malformed(_ file: Int32, _ line: Int, _ reason: String) -> Event {
-            CorpusFeed.malformed(file: file, shownPath: file == 0 ? "a.jsonl" : "b.jsonl", line: line, reason: reason,
+            FileReader.malformed(file: file, shownPath: file == 0 ? "a.jsonl" : "b.jsonl", line: line, reason: reason,
                                  evID: ids["$malformed"] ?? -1)
         }
         let b = feed.share(file: 1)
@@ -271,7 +271,7 @@ import Testing
         let share = feed.share(file: 0)
         weak var gone: Event?
         do {
-            let e = CorpusFeed.malformed(file: 0, shownPath: "a.jsonl", line: 1, reason: "not a JSON object",
+            let e = FileReader.malformed(file: 0, shownPath: "a.jsonl", line: 1, reason: "not a JSON object",
                                          evID: EvNames.snapshot()["$malformed"] ?? -1)
             gone = e
             share.add(e)

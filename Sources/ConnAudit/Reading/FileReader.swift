@@ -213,14 +213,23 @@ final class FileReader {
     }
 
     private func malformed(_ line: Int, _ reason: String) -> Event {
-        CorpusFeed.malformed(file: index, shownPath: shownPath, line: line, reason: reason, evID: malformedID)
+        Self.malformed(file: index, shownPath: shownPath, line: line, reason: reason, evID: malformedID)
+    }
+
+    /// The `$malformed` event the reader makes for a line: its `reason`, and where it is. The
+    /// corpus feed makes it again, the same, from a line and a reason it held (``CorpusItems``).
+    static func malformed(file: Int32, shownPath: String, line: Int, reason: String, evID: Int32) -> Event {
+        Event(t: .nan, ev: "$malformed", file: file, line: line,
+              fields: [.init("reason", .string(reason))] + location(shownPath, line), evID: evID)
     }
 
     /// The path as the reader's findings name it (`file`).
     private var shownPath: String { path == "-" ? "<stdin>" : path }
 
     /// rules.md names the reader's findings' fields `file` and `line` (as `$file` and `$line`).
-    private func location(_ line: Int) -> [Event.Field] {
+    private func location(_ line: Int) -> [Event.Field] { Self.location(shownPath, line) }
+
+    private static func location(_ shownPath: String, _ line: Int) -> [Event.Field] {
         [.init("file", .string(shownPath)), .init("line", .int(Int64(line)))]
     }
 

@@ -129,15 +129,6 @@ final class CorpusFeed: @unchecked Sendable {
         e.seq = s.seq
         s.timeline.observe(e, sink: s.sink)
     }
-
-    /// The `$malformed` event the reader makes for a line (``FileReader``): its `reason`, and its
-    /// `file` (`shownPath`) and `line` (rules.md names the reader's findings' fields so, besides
-    /// `$file` and `$line`).
-    static func malformed(file: Int32, shownPath: String, line: Int, reason: String, evID: Int32) -> Event {
-        Event(t: .nan, ev: "$malformed", file: file, line: line,
-              fields: [.init("reason", .string(reason)), .init("file", .string(shownPath)), .init("line", .int(Int64(line)))],
-              evID: evID)
-    }
 }
 
 /// Corpus items of one file kept for later, in order, compactly: a `$malformed` event as its line
@@ -171,14 +162,7 @@ struct CorpusItems {
         }
         self.path = path
         malformedID = e.evID
-        let index: Int32
-        if let known = reasonIndex[reason] {
-            index = known
-        } else {
-            index = Int32(reasons.count)
-            reasons.append(reason)
-            reasonIndex[reason] = index
-        }
+        let index = place(of: reason)
         if case .malformed(let line, let count, index)? = items.last, line + count == e.line {
             items[items.count - 1] = .malformed(line: line, count: count + 1, reason: index)
         } else {
@@ -193,15 +177,7 @@ struct CorpusItems {
         }
         if !other.path.isEmpty || other.malformedID >= 0 { (path, malformedID) = (other.path, other.malformedID) }
         var index: [Int32] = []
-        for reason in other.reasons {
-            if let known = reasonIndex[reason] {
-                index.append(known)
-            } else {
-                index.append(Int32(reasons.count))
-                reasonIndex[reason] = Int32(reasons.count)
-                reasons.append(reason)
-            }
-        }
+        for reason in other.reasons { index.append(place(of: reason)) }
         for item in other.items {
             if case .malformed(let line, let count, let reason) = item {
                 items.append(.malformed(line: line, count: count, reason: index[Int(reason)]))
@@ -209,6 +185,15 @@ struct CorpusItems {
                 items.append(item)
             }
         }
+    }
+
+    /// `reason`'s place in ``reasons``, added if new.
+    private mutating func place(of reason: String) -> Int32 {
+        if let known = reasonIndex[reason] { return known }
+        let index = Int32(reasons.count)
+        reasons.append(reason)
+        reasonIndex[reason] = index
+        return index
     }
 
     /// The items in order, `$malformed` events made again as the reader made them for the file
@@ -220,14 +205,14 @@ struct CorpusItems {
             case .unfed(let n): for _ in 0..<n { body(nil) }
             case .malformed(let line, let count, let reason):
                 for l in line..<(line + count) {
-                    body(CorpusFeed.malformed(file: file, shownPath: path, line: l, reason: reasons[Int(reason)],
+                    body(FileReader.malformed(file: file, shownPath: path, line: l, reason: reasons[Int(reason)],
                                               evID: malformedID))
                 }
             }
         }
     }
 
-    /// The reason and the shown path of an event ``CorpusFeed/malformed(file:shownPath:line:reason:evID:)``
+    /// The reason and the shown path of an event ``FileReader/malformed(file:shownPath:line:reason:evID:)``
     /// made; nil for any other event.
     private static func malformedParts(_ e: Event) -> (reason: String, path: String)? {
         guard e.isPseudo, e.ev == "$malformed", e.fields.count == 3, e.redactedKeys.isEmpty,

@@ -43,39 +43,29 @@ final class FindingSink {
     /// index of each is its place there), or nil when nothing was cut.
     func trim(violation: Bool, rule: Int, waiting: [Int] = []) -> [Int]? {
         guard let keep else { return nil }
-        var survivors: [Int]?
-        func cut(_ list: inout [Finding]) {
-            guard list.count > keep else { return }
-            // A total order (ties by arrival), so no sort's stability is relied on.
-            let order = list.indices.sorted { a, b in
-                Finding.precedes(list[a], list[b]) || (a < b && !Finding.precedes(list[b], list[a]))
-            }
-            var kept = [Bool](repeating: false, count: list.count)
-            for i in order.prefix(keep) { kept[i] = true }
-            for i in waiting where i >= 0 && i < list.count { kept[i] = true }
-            var indexes: [Int] = []
-            var out: [Finding] = []
-            out.reserveCapacity(keep + waiting.count)
-            for i in list.indices where kept[i] {
-                indexes.append(i)
-                out.append(list[i])
-            }
-            guard out.count < list.count else { return }
-            list = out
-            survivors = indexes
-        }
-        if violation {
-            let before = violations[rule]?.count ?? 0
-            if violations[rule] != nil { cut(&violations[rule]!) }
-            if let survivors { omittedViolations[rule, default: 0] += before - survivors.count }
-        } else {
-            let before = inconclusive[rule]?.count ?? 0
-            if inconclusive[rule] != nil { cut(&inconclusive[rule]!) }
-            if let survivors { omittedInconclusive[rule, default: 0] += before - survivors.count }
-        }
+        let survivors = violation
+            ? Self.cut(&violations[rule], keep: keep, waiting: waiting, omitted: &omittedViolations[rule, default: 0])
+            : Self.cut(&inconclusive[rule], keep: keep, waiting: waiting, omitted: &omittedInconclusive[rule, default: 0])
         let left = (violation ? violations[rule]?.count : inconclusive[rule]?.count) ?? 0
         nextCut[Self.cutKey(violation, rule)] = 2 * left
         return survivors
+    }
+
+    /// ``trim(violation:rule:waiting:)`` on one list: what it keeps, in the order it came.
+    private static func cut(_ findings: inout [Finding]?, keep: Int, waiting: [Int], omitted: inout Int) -> [Int]? {
+        guard let list = findings, list.count > keep else { return nil }
+        // A total order (ties by arrival), so no sort's stability is relied on.
+        let order = list.indices.sorted { a, b in
+            Finding.precedes(list[a], list[b]) || (a < b && !Finding.precedes(list[b], list[a]))
+        }
+        var kept = [Bool](repeating: false, count: list.count)
+        for i in order.prefix(keep) { kept[i] = true }
+        for i in waiting where i >= 0 && i < list.count { kept[i] = true }
+        let indexes = list.indices.filter { kept[$0] }
+        guard indexes.count < list.count else { return nil }
+        findings = indexes.map { list[$0] }
+        omitted += list.count - indexes.count
+        return indexes
     }
 
     /// Counts one generation's `classify` labels.
