@@ -1098,3 +1098,42 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         #expect(outcomes.filter { !$0.passed }.map { "\($0.rule.id) '\($0.fixture.name)'" } == [])
     }
 }
+
+// MARK: - Messages made again
+
+@Suite struct MessageReuseTests {
+    /// A runner gives its last message again when every hole evaluates alike: the same bytes of
+    /// text, the same bits of a number, the same event. Anything else is made anew.
+    @Test("a message is given again only when its holes are the same bytes, bits or event")
+    func messagesFollowTheirHoles() throws {
+        let r = try rule("""
+            id: t.holes
+            title: Holes
+            severity: error
+            for: source
+            every: { ev: x.m }
+            expect: "false"
+            message: "{v} | {w} | {last({ev: x.n})}"
+            """)
+        let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+        let log = [
+            #"{"t":1,"ev":"x.m","v":"\#(nfc)","w":1}"#,
+            #"{"t":2,"ev":"x.m","v":"\#(nfc)","w":1}"#,
+            #"{"t":3,"ev":"x.m","v":"\#(nfd)","w":1}"#,
+            #"{"t":4,"ev":"x.m","v":"\#(nfd)","w":1.5}"#,
+            #"{"t":5,"ev":"x.m","v":"\#(nfd)","w":1.25}"#,
+            #"{"t":6,"ev":"x.n"}"#,
+            #"{"t":7,"ev":"x.m","v":"\#(nfd)","w":1.25}"#,
+            #"{"t":8,"ev":"x.n"}"#,
+            #"{"t":9,"ev":"x.m","v":"\#(nfd)","w":1.25}"#,
+            #"{"t":10,"ev":"x.m","v":null,"w":"1.25"}"#,
+        ].joined(separator: "\n")
+        let messages = run(r, log).violations.map { Array($0.message.utf8) }
+        let expected = [
+            "\(nfc) | 1 | null", "\(nfc) | 1 | null", "\(nfd) | 1 | null", "\(nfd) | 1.5 | null", "\(nfd) | 1.25 | null",
+            "\(nfd) | 1.25 | x.n at a.jsonl:6", "\(nfd) | 1.25 | x.n at a.jsonl:8", "null | 1.25 | x.n at a.jsonl:8",
+        ].map { Array($0.utf8) }
+        #expect(messages == expected)
+        #expect(messages[1] != messages[2], "canonically equal texts are still their own bytes")
+    }
+}

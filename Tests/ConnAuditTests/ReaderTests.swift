@@ -266,6 +266,28 @@ extension ReaderTests {
             #expect(read.reason == "not valid UTF-8 (byte 16)")
         }
 
+        @Test("each bad line's reason is its own, though the parser gives a repeated one again")
+        func repeatedReasonsStayTheirLines() throws {
+            // The parser hands out the last reason it made when a line breaks alike (the same
+            // error at the same byte); a line that breaks otherwise, or at another byte, gets its own.
+            let lines: [[UInt8]] = [
+                Array("x".utf8), Array("x".utf8), Array(" x".utf8), Array("x".utf8), [0xFF], Array("xx".utf8),
+                Array("[1] x".utf8), Array("{} x".utf8), Array("{} y".utf8), Array("{}  y".utf8), [0x20, 0xFF],
+                Array("{\"t\":1,\"ev\":".utf8), Array("{\"t\":1,\"ev\":".utf8), Array("{\"t\":1,\"ev\":x".utf8),
+                Array("x".utf8),
+            ]
+            let read = ReaderTests.read(Array(lines.joined(separator: [0x0A])) + [0x0A]).lines
+            #expect(read.map(\.reason) == [
+                "not valid JSON: unexpected character (byte 1)", "not valid JSON: unexpected character (byte 1)",
+                "not valid JSON: unexpected character (byte 2)", "not valid JSON: unexpected character (byte 1)",
+                "not valid UTF-8 (byte 1)", "not valid JSON: unexpected character (byte 1)",
+                "text after the JSON value (byte 5)", "text after the JSON object (byte 4)",
+                "text after the JSON object (byte 4)", "text after the JSON object (byte 5)", "not valid UTF-8 (byte 2)",
+                "not valid JSON: unexpected end of line (byte 13)", "not valid JSON: unexpected end of line (byte 13)",
+                "not valid JSON: unexpected character (byte 13)", "not valid JSON: unexpected character (byte 1)",
+            ])
+        }
+
         @Test("valid multi-byte UTF-8 is accepted in keys and values")
         func validUTF8() throws {
             let read = ReaderTests.one(#"{"t":0,"ev":"x.é","naïve":"日本語 😀"}"#)

@@ -72,7 +72,7 @@ final class FileReader {
             // Its secrets were found as it was skipped: the line is never held.
             for p in lines.longLineSecretPaths {
                 secrets.append(Event(t: .nan, ev: "$secret", file: index, line: raw.number,
-                                     fields: [.init("path", .string(p))] + location(raw.number), evID: secretID))
+                                     fields: located(.init("path", .string(p)), raw.number), evID: secretID))
             }
             return .malformed(malformed(raw.number, "line is longer than 1 MiB (\(length) bytes)"))
         }
@@ -84,7 +84,7 @@ final class FileReader {
         if parsed.isObject {
             for p in parsed.secretPaths {
                 secrets.append(Event(t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret", file: index,
-                                     line: raw.number, fields: [.init("path", .string(p))] + location(raw.number), evID: secretID))
+                                     line: raw.number, fields: located(.init("path", .string(p)), raw.number), evID: secretID))
             }
         }
         if let reason = parsed.malformedReason {
@@ -136,7 +136,7 @@ final class FileReader {
             var fields: [Event.Field] = [.init("previous_t", earlier.value)]
             if now.exact >= 0, Double(now.exact) >= 9e15 { fields.append(.init("t_exact", .int(now.exact))) }
             regression = Event(t: parsed.t, ev: "$time_regression", file: index, line: raw.number,
-                               fields: fields + location(raw.number), evID: regressionID)
+                               fields: located(fields, raw.number), evID: regressionID)
         }
         previous = (key, parsed.t)
         previousExact = now.exact
@@ -220,17 +220,27 @@ final class FileReader {
     /// corpus feed makes it again, the same, from a line and a reason it held (``CorpusItems``).
     static func malformed(file: Int32, shownPath: String, line: Int, reason: String, evID: Int32) -> Event {
         Event(t: .nan, ev: "$malformed", file: file, line: line,
-              fields: [.init("reason", .string(reason))] + location(shownPath, line), evID: evID)
+              fields: located(.init("reason", .string(reason)), shownPath, line), evID: evID)
     }
 
     /// The path as the reader's findings name it (`file`).
     private var shownPath: String { path == "-" ? "<stdin>" : path }
 
-    /// rules.md names the reader's findings' fields `file` and `line` (as `$file` and `$line`).
-    private func location(_ line: Int) -> [Event.Field] { Self.location(shownPath, line) }
+    /// A reader finding's fields: its own, then `file` and `line`, which rules.md names them (as
+    /// `$file` and `$line`).
+    private func located(_ fields: [Event.Field], _ line: Int) -> [Event.Field] {
+        var all = fields
+        all.append(contentsOf: Self.located(nil, shownPath, line))
+        return all
+    }
 
-    private static func location(_ shownPath: String, _ line: Int) -> [Event.Field] {
-        [.init("file", .string(shownPath)), .init("line", .int(Int64(line)))]
+    private func located(_ field: Event.Field, _ line: Int) -> [Event.Field] { Self.located(field, shownPath, line) }
+
+    /// One array made at its size (`[field] + [file, line]` made three: every malformed line makes one).
+    private static func located(_ field: Event.Field?, _ shownPath: String, _ line: Int) -> [Event.Field] {
+        let file = Event.Field("file", .string(shownPath)), number = Event.Field("line", .int(Int64(line)))
+        guard let field else { return [file, number] }
+        return [field, file, number]
     }
 
     private func sourceKey(src: Value?, session sessionValue: Value?) -> SourceKey {

@@ -6,8 +6,23 @@ import Darwin
 
 /// Why a line could not be read as JSON.
 struct JSONSyntaxError: Error {
+    /// What broke (a literal: the parser's reasons are fixed texts, so two errors of one kind hold
+    /// the same string).
     var reason: String
     var offset: Int
+    var kind: Kind = .json
+
+    /// How the reason is told: most are "not valid JSON: …"; bytes that are not UTF-8, and text
+    /// after a whole JSON value, say so themselves.
+    enum Kind { case json, utf8, textAfter }
+
+    static func notUTF8(at offset: Int) -> JSONSyntaxError {
+        JSONSyntaxError(reason: "not valid UTF-8", offset: offset, kind: .utf8)
+    }
+
+    static func textAfterValue(at offset: Int) -> JSONSyntaxError {
+        JSONSyntaxError(reason: "text after the JSON value", offset: offset, kind: .textAfter)
+    }
 }
 
 /// What the parser made of one non-blank line.
@@ -71,6 +86,9 @@ struct JSONLineParser {
         "token", "access_token", "refresh_token", "authorization", "password", "secret", "cookie",
         "body", "payload",
     ].map { Array($0.utf8) }
+
+    /// The last reason ``reasonText(_:)`` made, and the error it was made for.
+    private var lastReason: (reason: String, offset: Int, kind: JSONSyntaxError.Kind, text: String)?
 
     // Reused per line so the parser allocates nothing for lines without findings.
     private var path: [PathComponent] = []
@@ -184,7 +202,7 @@ struct JSONLineParser {
             guard c.i < c.count else { throw JSONSyntaxError(reason: "empty", offset: 0) }
             let v = try parser.parseValue(&c, depth: 0, decode: true, flagged: true, out: &out)
             c.skipWhitespace()
-            if c.i < c.count { throw JSONSyntaxError(reason: "text after the JSON value", offset: c.i) }
+            if c.i < c.count { throw .textAfterValue(at: c.i) }
             return v ?? .null
         }
     }
@@ -238,7 +256,7 @@ struct JSONLineParser {
                 // Validate anyway so the reason says whether it is JSON at all.
                 _ = try parseValue(&c, depth: 0, decode: false, flagged: false, out: &out)
                 c.skipWhitespace()
-                if c.i < c.count { throw JSONSyntaxError(reason: "text after the JSON value", offset: c.i) }
+                if c.i < c.count { throw .textAfterValue(at: c.i) }
                 out.malformedReason = "not a JSON object"
                 return
             }
@@ -246,30 +264,43 @@ struct JSONLineParser {
             c.skipWhitespace()
             if c.i < c.count {
                 // The object itself parsed: its secrets count, though the line is malformed.
-                let trailing = c.i
-                out.malformedReason = Self.firstInvalidUTF8(line).map { "not valid UTF-8 (byte \($0 + 1))" }
-                    ?? "text after the JSON object (byte \(trailing + 1))"
+                out.malformedReason = reasonText(Self.firstInvalidUTF8(line).map { .notUTF8(at: $0) }
+                    ?? JSONSyntaxError(reason: "text after the JSON object", offset: c.i, kind: .textAfter))
                 out.isObject = true
                 return
             }
         } catch {
             var error = error
             // Whatever broke the JSON, a line that is not UTF-8 says so first.
-            if !error.reason.hasPrefix("not valid UTF-8"), let bad = Self.firstInvalidUTF8(line) {
-                error = JSONSyntaxError(reason: "not valid UTF-8", offset: bad)
+            if error.kind != .utf8, let bad = Self.firstInvalidUTF8(line) {
+                error = .notUTF8(at: bad)
             }
             out.isObject = false
             out.secretPaths = []
             out.redactedKeys = []
             out.redactedValues = []
             out.unhashableKeys = []
-            out.malformedReason = error.reason.hasPrefix("not valid UTF-8") || error.reason.hasPrefix("text after")
-                ? "\(error.reason) (byte \(error.offset + 1))"
-                : "not valid JSON: \(error.reason) (byte \(error.offset + 1))"
+            out.malformedReason = reasonText(error)
             return
         }
         out.isObject = true
         return
+    }
+
+    /// The reason a line that is not JSON is reported with. Lines that are not a log at all break
+    /// alike (a text log: every line at its first byte), so the last text made is kept and given
+    /// again — one string for them all, not one interpolated per line (and the corpus timeline's
+    /// runs and the rule's messages then see the same string, which they answer at once).
+    private mutating func reasonText(_ error: JSONSyntaxError) -> String {
+        if let last = lastReason, last.offset == error.offset, last.kind == error.kind,
+           last.reason.hasSameBytes(as: error.reason) {
+            return last.text
+        }
+        let text = error.kind == .json
+            ? "not valid JSON: \(error.reason) (byte \(error.offset + 1))"
+            : "\(error.reason) (byte \(error.offset + 1))"
+        lastReason = (error.reason, error.offset, error.kind, text)
+        return text
     }
 
     /// Offset of the first byte that is not part of valid UTF-8, if any (used on the error path only).
@@ -773,7 +804,7 @@ struct JSONLineParser {
             return try parseNumber(&c, decode: decode)
         default:
             if c.peek >= 0x80, !c.validUTF8Sequence(at: c.i) {
-                throw JSONSyntaxError(reason: "not valid UTF-8", offset: c.i)
+                throw .notUTF8(at: c.i)
             }
             throw JSONSyntaxError(reason: "unexpected character", offset: c.i)
         }
@@ -1047,7 +1078,7 @@ struct Cursor {
                 throw JSONSyntaxError(reason: "control character in string", offset: i)
             } else if b >= 0x80 {
                 let n = utf8SequenceLength(at: i)
-                guard n > 0 else { throw JSONSyntaxError(reason: "not valid UTF-8", offset: i) }
+                guard n > 0 else { throw .notUTF8(at: i) }
                 i += n
             } else {
                 i += 1

@@ -147,6 +147,7 @@ struct CorpusItems {
     private var items: [Item] = []
     private var reasons: [String] = []
     private var reasonIndex: [String: Int32] = [:]
+    private var lastPlace: Int32?
     /// What the file's `$malformed` events say in their `file` field, and their `ev` id.
     private var path = ""
     private var malformedID: Int32 = -1
@@ -189,6 +190,15 @@ struct CorpusItems {
 
     /// `reason`'s place in ``reasons``, added if new.
     private mutating func place(of reason: String) -> Int32 {
+        // Runs of one reason are the common case, and the reader hands them one string: the last
+        // reason placed answers them without hashing the text.
+        if let last = lastPlace, reasons[Int(last)].hasSameBytes(as: reason) { return last }
+        let index = known(reason)
+        lastPlace = index
+        return index
+    }
+
+    private mutating func known(_ reason: String) -> Int32 {
         if let known = reasonIndex[reason] { return known }
         let index = Int32(reasons.count)
         reasons.append(reason)

@@ -20,11 +20,20 @@ struct MessageTable {
         func hash(into hasher: inout Hasher) { hasher.combine(string) }
     }
 
+    /// The text last given: findings in a row with one message (which ``Runner`` then hands over
+    /// as the same string) are answered without hashing it.
+    private var last = ""
+
     mutating func shared(_ message: String) -> String {
         guard message.utf8.count > 15 else { return message }
+        if last.hasSameBytes(as: message) { return last }
         let text = Text(string: message)
-        if let known = texts.firstIndex(of: text) { return texts[known].string }
+        if let known = texts.firstIndex(of: text) {
+            last = texts[known].string
+            return last
+        }
         if texts.count < Self.limit { texts.insert(text) }
+        last = message
         return message
     }
 }
