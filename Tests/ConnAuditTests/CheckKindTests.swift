@@ -721,6 +721,45 @@ extension CheckKindTests {
             }
         }
 
+        /// `report_gen` gives a violation a capture's `gen` instead of its anchor's (none when the
+        /// captured event has none); matches that differ in that capture are obligations of their own.
+        @Test(arguments: [(nil, [7, 7]), ("s", [2, nil]), ("x", [7, 7])] as [(String?, [UInt64?])])
+        func reportGen(_ reportGen: String?, _ gens: [UInt64?]) throws {
+            let result = judge(try loadRule("""
+                id: t.scene-stops
+                title: A scene change stops what was started
+                for: source
+                each:
+                  - { ev: x.start, as: s }
+                  - { ev: app.scene, as: x }
+                followed_by: { ev: x.stop, where: "gen == s.gen" }
+                within_ms: 100
+                """ + (reportGen.map { "\nreport_gen: \($0)" } ?? "")), """
+                {"t":0,"ev":"x.start","gen":1}
+                {"t":1,"ev":"x.start","gen":2}
+                {"t":2,"ev":"x.start"}
+                {"t":5,"ev":"app.scene","phase":"background","gen":7}
+                {"t":50,"ev":"x.stop","gen":1}
+                {"t":1000,"ev":"app.tick"}
+                """)
+            #expect(result.violations.map(\.gen) == gens)
+            #expect(result.violations.compactMap(\.line) == [4, 4])
+        }
+
+        /// default-pack.md: one violation per live generation at the `app.scene` — each about its
+        /// generation, and so carrying its gen (the `app.scene` has none).
+        @Test func aSceneViolationCarriesItsLiveGeneration() throws {
+            let rule = try #require(RuleLoader.builtin().rules.first { $0.id == "app.inactive-releases" })
+            let result = judge(rule, """
+                {"t":0,"ev":"ws.connect","gen":1}
+                {"t":10,"ev":"ws.connect","gen":2}
+                {"t":500,"ev":"app.scene","phase":"background"}
+                {"t":3000,"ev":"app.scene","phase":"active"}
+                """)
+            #expect(result.violations.compactMap(\.line) == [3, 3])
+            #expect(result.violations.map(\.gen) == [1, 2])
+        }
+
         @Test func messageHolesOfAViolationReportedAtAnEarlierStep() throws {
             let result = judge(try loadRule("""
                 id: t.send-after-close

@@ -333,6 +333,22 @@ private let loaderErrorCases: [LoaderErrorCase] = [
             forbid: [{ ev: ws.ping, as: p }, { ev: ws.ping }]
             report_at: 1️⃣q
         """, message: "'report_at' must name a capture of the steps"),
+    LoaderErrorCase(name: "report_gen names no capture", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            each: [{ ev: ws.ping, as: p }, { ev: ws.ping }]
+            followed_by: { ev: ws.pong }
+            report_gen: 1️⃣q
+        """, message: "'report_gen' must name a capture of the steps"),
+    LoaderErrorCase(name: "report_gen on a check without steps", yaml: """
+        rules:
+          - id: ws.a
+            title: A
+            every: { ev: ws.ping, as: p }
+            expect: "true"
+            report_gen: 1️⃣p
+        """, message: "'report_gen' does not go with 'every'"),
     LoaderErrorCase(name: "within_ms on the corpus", yaml: """
         rules:
           - id: ws.a

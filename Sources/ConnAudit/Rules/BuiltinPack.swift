@@ -1000,7 +1000,8 @@ rules:
       When the app becomes inactive or goes to the background, every live ws generation (connected
       or connecting, not yet ended by ws.close, ws.closed or ws.connect_failed) must be closed by
       the client: a ws.close of that generation within release_ms (inclusive). A ws.closed from the
-      transport does not count. One violation per live generation, at the app.scene; a log that
+      transport does not count. One violation per live generation, at the app.scene and carrying
+      that generation's gen; a log that
       ends inside the window is inconclusive. An ended generation never becomes live again, even
       if its gen is connected a second time; a second ws.connect of a live generation is the same
       generation (it does not count twice).
@@ -1013,6 +1014,8 @@ rules:
           without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
     followed_by: { ev: ws.close, where: "gen == g.gen" }
     within_ms: "params.release_ms"
+    # The violation is about the live generation, not the app.scene's own gen (it has none).
+    report_gen: g
     message: "the app went {s.phase} at t={s.t} while generation {g.gen} was live, and no ws.close of it came by t={s.t + params.release_ms}"
     tests:
       - name: a ws.connect without a gen starts no live generation

@@ -121,6 +121,11 @@ public struct Sequence: Sendable {
     public var steps: [Step]
     /// The capture whose event a violation points at; nil: the last step's event.
     public var reportAt: String?
+    /// The capture whose `gen` a violation carries (`report_gen:`, under `each:` only, where
+    /// matches that differ in it are obligations of their own); nil: its anchor's. A source-wide
+    /// rule anchored at an event without one (an `app.scene`) can say which generation each of
+    /// its violations is about.
+    public var reportGen: String? = nil
 }
 
 /// A response or precedence trigger: one selector, or a sequence (one obligation per match).

@@ -223,14 +223,14 @@ struct FileLoader {
         "id", "title", "severity", "description", "for", "params", "let", "message", "tests",
         "every", "expect", "undecided", "never", "after", "before", "between", "until", "count", "min", "max",
         "by", "each", "followed_by", "within_ms", "unless", "at_end", "preceded_by", "never_after", "forbid",
-        "without", "report_at", "classify", "require", "applies_if",
+        "without", "report_at", "report_gen", "classify", "require", "applies_if",
     ]
     /// The keys that choose a check kind, and the keys that go with each.
     static let checkKinds: [(kind: String, keys: Set<String>)] = [
         ("every", ["expect", "undecided"]),
         ("never", ["after", "before", "between", "until"]),
         ("count", ["min", "max", "by"]),
-        ("each", ["followed_by", "within_ms", "unless", "at_end", "preceded_by", "never_after", "report_at"]),
+        ("each", ["followed_by", "within_ms", "unless", "at_end", "preceded_by", "never_after", "report_at", "report_gen"]),
         ("forbid", ["without", "report_at"]),
         ("classify", ["require", "min", "applies_if"]),
     ]
@@ -541,7 +541,7 @@ struct FileLoader {
             return .count(sel, min: minimum, max: maximum, by: by)
 
         case "each":
-            guard let trigger = sequence(head, reportAt: node["report_at"], context: &context, what: "each") else { return nil }
+            guard let trigger = sequence(head, reportAt: node["report_at"], reportGen: node["report_gen"], context: &context, what: "each") else { return nil }
             let answers = ["followed_by", "preceded_by", "never_after"].filter { node[$0] != nil }
             guard answers.count == 1 else {
                 error(answers.count > 1 ? node[answers[1]]! : head,
@@ -592,7 +592,7 @@ struct FileLoader {
                 error(head, "'forbid' takes a list of steps, such as [{ ev: ws.ping, as: p }, { ev: ws.ping }]")
                 return nil
             }
-            guard let steps = sequence(head, reportAt: node["report_at"], context: &context, what: "forbid") else { return nil }
+            guard let steps = sequence(head, reportAt: node["report_at"], reportGen: nil, context: &context, what: "forbid") else { return nil }
             var inner = context
             let without = node["without"].flatMap { selector($0, context: &inner) }
             if node["without"] != nil, without == nil { return nil }
@@ -628,7 +628,9 @@ struct FileLoader {
 
     /// A trigger or forbidden sequence: one selector map, or a list of steps (each a selector map
     /// that may carry `without:`). Captures of a step are visible to the steps after it.
-    private mutating func sequence(_ node: YamlNode, reportAt: YamlNode?, context: inout NameContext, what: String) -> Sequence? {
+    private mutating func sequence(
+        _ node: YamlNode, reportAt: YamlNode?, reportGen: YamlNode?, context: inout NameContext, what: String
+    ) -> Sequence? {
         var steps: [Step] = []
         if let items = node.sequenceItems {
             // A list is a sequence of steps (for `each` too: one obligation per match of the whole
@@ -666,15 +668,19 @@ struct FileLoader {
             guard let sel = selector(node, context: &context) else { return nil }
             steps = [Step(selector: sel, without: nil)]
         }
-        var report: String?
-        if let r = reportAt {
-            guard let name = r.scalar, context.captures.contains(name) else {
-                error(r, "'report_at' must name a capture of the steps (as: …)")
+        var named: [String?] = []
+        for (key, node) in [("report_at", reportAt), ("report_gen", reportGen)] {
+            guard let node else {
+                named.append(nil)
+                continue
+            }
+            guard let name = node.scalar, context.captures.contains(name) else {
+                error(node, "'\(key)' must name a capture of the steps (as: …)")
                 return nil
             }
-            report = name
+            named.append(name)
         }
-        return Sequence(steps: steps, reportAt: report)
+        return Sequence(steps: steps, reportAt: named[0], reportGen: named[1])
     }
 
     private mutating func classification(_ node: YamlNode, context: NameContext) -> Classification? {

@@ -26,6 +26,8 @@ final class CompiledRule: @unchecked Sendable {
     /// Whether the message reads history (then an obligation renders it when it opens, so it
     /// describes the trigger's moment, not the moment the deadline was decided).
     let messageReadsHistory: Bool
+    /// The capture whose `gen` a finding carries instead of its anchor's (`report_gen:`).
+    let reportGen: String?
     /// Whether any history function is used at all (if not, nothing is retained).
     let usesHistory: Bool
     /// Whether a runner of this rule keeps state that only replaying its timeline's events
@@ -244,6 +246,12 @@ final class CompiledRule: @unchecked Sendable {
             }
         }
         messageReadsHistory = messageHistory
+        switch rule.check {
+        case .response(let trigger, _, _, _, _), .precedence(let trigger, _), .neverAfter(let trigger, _):
+            reportGen = trigger.reportGen
+        default:
+            reportGen = nil
+        }
         var messageAhead = false
         if let message = rule.message {
             for case .expr(let e) in message.parts {
@@ -398,7 +406,7 @@ final class CompiledRule: @unchecked Sendable {
             NameWalker.walkSelector(s) { out.formUnion(names($0)) }
             return out
         }
-        // Read after the whole sequence: the answer, messages, lets, report_at.
+        // Read after the whole sequence: the answer, messages, lets, report_at, report_gen.
         var after = Set<String>()
         switch rule.check {
         case .response(_, let f, let within, let unless, _):
@@ -413,6 +421,7 @@ final class CompiledRule: @unchecked Sendable {
         if message, let m = rule.message { for case .expr(let e) in m.parts { after.formUnion(names(e)) } }
         for (_, e) in rule.lets { after.formUnion(names(e)) }
         if let r = sequence.reportAt { after.insert(r) }
+        if let r = sequence.reportGen { after.insert(r) }
         // Walk back: step i's partial must keep what steps after i (and their withouts) read.
         var out = Array(repeating: Set<String>(), count: sequence.steps.count)
         var needed = after

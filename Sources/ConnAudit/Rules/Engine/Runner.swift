@@ -190,7 +190,7 @@ class Runner: HistoryProvider {
         let shown = context.context.lines(anchor: anchor, scope: context)
         let finding = Finding(
             file: anchor?.file, line: anchor?.line, t: anchor.flatMap { $0.t.isNaN ? nil : $0.t },
-            shared: context.context.sharedSource, gen: anchor?.gen,
+            shared: context.context.sharedSource, gen: findingGen(anchor: anchor, ctx),
             message: compiled.messages.shared(fixed.map { $0 + (note.map { " (\($0))" } ?? "") } ?? message(for: ctx, note: note)),
             context: shown.lines, ev: anchor?.ev)
         let index = compiled.index
@@ -210,6 +210,13 @@ class Runner: HistoryProvider {
         if sink.overflows(violation: kind == .violation, rule: index) {
             context.context.trim(sink, violation: kind == .violation, rule: index)
         }
+    }
+
+    /// The `gen` a finding carries: its anchor's, or with `report_gen:` that capture's (none when
+    /// the capture's event has none).
+    @inline(__always) private func findingGen(anchor: Event?, _ ctx: EvalContext?) -> UInt64? {
+        guard let name = compiled.reportGen, let captured = ctx?.captures[name] else { return anchor?.gen }
+        return captured.gen
     }
 
     /// The rule's `message:` with its holes filled in (the title when it has none).
