@@ -103,4 +103,92 @@ import Testing
         _ = Self.feed(compiled, [("app.cancel", 301)], into: runner, after: 5)
         #expect(runner.visits == visits + 2)
     }
+
+    /// Feeds `(ev, k)` events (t = their place) of generation 1 to a runner of `compiled`.
+    private static func feed(_ compiled: CompiledRule, keyed events: [(String, Int)], skipping: Bool) -> (SequenceRunner, FindingSink) {
+        let runner = SequenceRunner(compiled, files: ["a.jsonl"])
+        runner.skipsKnownStarts = skipping
+        let sink = FindingSink(files: ["a.jsonl"])
+        let scope = ContextScope(context: TimelineContext(source: nil), stream: nil, gen: 1)
+        for (i, (ev, k)) in events.enumerated() {
+            let e = Event(t: Double(i), ev: ev, gen: 1, file: 0, line: i + 1, fields: [.init("k", .int(Int64(k)))],
+                          evID: EvNames.id(ev))
+            e.seq = i
+            runner.observe(e, context: scope, sink: sink)
+        }
+        return (runner, sink)
+    }
+
+    @Test func aFirstStepWhoseMatchWouldMergeIsNotTried() throws {
+        // reconnect.resets-after-open's shape: every pong would open the same partial.
+        let compiled = try Self.rule("""
+            id: t.resets
+            title: resets
+            forbid:
+              - { ev: x.pong, as: q, where: "k > 0" }
+              - { ev: x.reconnect, where: "k != 1", without: { ev: x.reconnect } }
+            message: "reconnect {k} after the pong at {q.t}"
+            """)
+        let pongs = Array(repeating: ("x.pong", 1), count: 1_000)
+        let (runner, sink) = Self.feed(compiled, keyed: [("x.pong", 0)] + pongs + [("x.reconnect", 2), ("x.pong", 1), ("x.pong", 1)],
+                                       skipping: true)
+        // The first pong (k = 0) and the second are tried; the reconnect ends the partial, and the
+        // next pong is tried again.
+        #expect(runner.startsTried == 3)
+        #expect(sink.violations[0]?.map(\.message) == ["reconnect 2 after the pong at 1"])
+    }
+
+    /// Sparing the first step changes nothing a rule says: random logs through sequences whose
+    /// first step's matches merge, die on the event that would start another, or are told apart.
+    @Test(arguments: 0..<40)
+    func sparedFirstStepsChangeNoFinding(seed: Int) throws {
+        let shapes = [
+            """
+            forbid:
+              - { ev: x.pong, as: q, where: "k > 0" }
+              - { ev: x.reconnect, where: "k != 1", without: { ev: x.reconnect } }
+            message: "{k} after {q.t}"
+            """,
+            """
+            forbid:
+              - { ev: x.pong, where: "k >= 1" }
+              - { ev: x.reconnect, without: { ev: x.pong, where: "k == 3" } }
+            message: "{t}"
+            """,
+            """
+            forbid:
+              - { ev: x.pong, as: q, where: "k > 0" }
+              - { ev: x.other, as: o }
+              - { ev: x.reconnect, where: "k == q.k", without: { ev: x.other, where: "k == 2" } }
+            without: { ev: x.other, where: "k == 3" }
+            message: "{t} {o.t}"
+            """,
+            """
+            forbid:
+              - { ev: [x.pong, x.other], where: "k != 2" }
+              - { ev: x.other, as: o, without: { ev: x.reconnect } }
+              - { ev: x.reconnect }
+            report_at: o
+            message: "{t}"
+            """,
+            """
+            each:
+              - { ev: x.pong, as: q, where: "k > 0" }
+              - { ev: x.reconnect, without: { ev: x.other, where: "k == 1" } }
+            never_after: { ev: x.other, where: "k == 0" }
+            message: "{t} {q.t}"
+            """,
+        ]
+        var random = SplitMix64(state: UInt64(seed) &+ 0x5EED)
+        let names = ["x.pong", "x.pong", "x.reconnect", "x.other"]
+        let log = (0..<(20 + random.below(200))).map { _ in (names[random.below(names.count)], random.below(4)) }
+        for (n, shape) in shapes.enumerated() {
+            let compiled = try Self.rule("id: t.s\(n)\ntitle: s\(n)\n" + shape)
+            let (spared, a) = Self.feed(compiled, keyed: log, skipping: true)
+            let (all, b) = Self.feed(compiled, keyed: log, skipping: false)
+            let found = { (s: FindingSink) in (s.violations[0] ?? []).map { "\($0.line ?? 0) \($0.message)" } }
+            #expect(found(a) == found(b), "shape \(n), seed \(seed)")
+            #expect(spared.startsTried <= all.startsTried)
+        }
+    }
 }

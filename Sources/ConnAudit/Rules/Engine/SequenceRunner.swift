@@ -66,6 +66,24 @@ final class SequenceRunner: Runner {
     /// reads (partials differing in those merge; the first one's are shown).
     private let keyed: [[String]]
 
+    /// Whether nothing after the first step tells its matches apart (none of its captures is
+    /// keyed): every partial of stage 1 then has one key, and at most one is open.
+    private let startsAlike: Bool
+
+    /// Whether a partial the first step would open on this event is sure to be dropped as one
+    /// already open (``isKnown``): its matches are all alike, and the open one is not dying on
+    /// this event (`died`). Its selector — the test of every such event, often the rule's
+    /// costliest (`reconnect.resets-after-open` counts a generation's opens and ends for every
+    /// pong) — is then not evaluated: a selector changes nothing, and its match would be dropped
+    /// (partials that merge show the first one's captures).
+    @inline(__always) private func startIsKnown(died: UInt64) -> Bool {
+        skipsKnownStarts && startsAlike && stages.count > 1 && !stages[1].partials.isEmpty && died & (1 << 1) == 0
+    }
+    /// Tests: whether ``startIsKnown(died:)`` may spare the first step's selector (off: every
+    /// event it may match is tried, as before), and how many times that selector was tried.
+    var skipsKnownStarts = true
+    private(set) var startsTried = 0
+
     /// What identifies a partial: its stage and the events of its keyed captures.
     private func key(_ p: Partial) -> [Int] { p.captures.seqs(of: keyed[p.stage - 1], after: p.stage) }
 
@@ -100,6 +118,8 @@ final class SequenceRunner: Runner {
         kept = compiled.keptCaptureNames
         stageConcerns = compiled.stageConcerns
         keyed = compiled.keyCaptureNames
+        startsAlike = sequence.steps.count > 1
+            && Set(CompiledRule.captureNames(sequence.steps[0].selector)).isDisjoint(with: keyed[0])
         super.init(compiled, files: files)
     }
 
@@ -205,10 +225,15 @@ final class SequenceRunner: Runner {
                 attempt(pick, stages[pick].cursor - 1)
             }
         }
-        if starts, let term = Evaluator.matches(sequence.steps[0].selector, e, self.context(e)) {
-            var captures = Captures()
-            if let name = term.capture(in: sequence.steps[0].selector), kept[0].contains(name) || sequence.steps.count == 1 { captures[name] = e }
-            grown.append(Partial(stage: 1, captures: captures, last: e))
+        if starts, !startIsKnown(died: died) {
+            startsTried += 1
+            if let term = Evaluator.matches(sequence.steps[0].selector, e, self.context(e)) {
+                var captures = Captures()
+                if let name = term.capture(in: sequence.steps[0].selector), kept[0].contains(name) || sequence.steps.count == 1 {
+                    captures[name] = e
+                }
+                grown.append(Partial(stage: 1, captures: captures, last: e))
+            }
         }
         while died != 0 {
             let stage = died.trailingZeroBitCount
