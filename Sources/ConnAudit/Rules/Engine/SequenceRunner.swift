@@ -67,15 +67,31 @@ final class SequenceRunner: Runner {
     private let keyed: [[String]]
 
     /// Whether nothing after the first step tells its matches apart (none of its captures is
-    /// keyed): every partial of stage 1 then has one key, and at most one is open.
+    /// keyed): every partial of stage 1 then has one key, and at most one is open. And whether the
+    /// step reads no let: a history call decides how it looks (a hash index, a `$seq` bound) the
+    /// first time it is evaluated, from the names bound then. A call in the step itself is only
+    /// ever evaluated at the step, with the same names bound, whenever that is; a let may be
+    /// evaluated first at the step or elsewhere (a message, an obligation opening, with later
+    /// captures bound), so skipping the step could change which — and what it then answers
+    /// (a review found such a rule: a let read in an `or` after a test that often settles it).
     private let startsAlike: Bool
+
+    /// Whether `selector` reads any of `lets` (its `where:`s, and those of the history calls in them).
+    private static func readsLets(_ selector: Selector, _ lets: [String]) -> Bool {
+        guard !lets.isEmpty else { return false }
+        var reads = false
+        NameWalker.walkSelector(selector) { if case .name(let n, _, _) = $0, lets.contains(n) { reads = true } }
+        return reads
+    }
 
     /// Whether a partial the first step would open on this event is sure to be dropped as one
     /// already open (``isKnown``): its matches are all alike, and the open one is not dying on
     /// this event (`died`). Its selector — the test of every such event, often the rule's
     /// costliest (`reconnect.resets-after-open` counts a generation's opens and ends for every
-    /// pong) — is then not evaluated: a selector changes nothing, and its match would be dropped
-    /// (partials that merge show the first one's captures).
+    /// pong) — is then not evaluated: its match would be dropped (partials that merge show the
+    /// first one's captures), and what its evaluation leaves behind — how its history calls look,
+    /// decided the first time they run — comes out the same whenever they first run (see
+    /// ``startsAlike``).
     @inline(__always) private func startIsKnown(died: UInt64) -> Bool {
         skipsKnownStarts && startsAlike && stages.count > 1 && !stages[1].partials.isEmpty && died & (1 << 1) == 0
     }
@@ -120,6 +136,7 @@ final class SequenceRunner: Runner {
         keyed = compiled.keyCaptureNames
         startsAlike = sequence.steps.count > 1
             && Set(CompiledRule.captureNames(sequence.steps[0].selector)).isDisjoint(with: keyed[0])
+            && !Self.readsLets(sequence.steps[0].selector, compiled.lets.names)
         super.init(compiled, files: files)
     }
 
