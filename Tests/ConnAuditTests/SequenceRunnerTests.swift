@@ -20,15 +20,21 @@ import Testing
         _ compiled: CompiledRule, _ events: [(String, Double)], into runner: SequenceRunner? = nil, after: Int = 0
     ) -> (SequenceRunner, FindingSink) {
         let runner = runner ?? SequenceRunner(compiled, files: ["a.jsonl"])
+        let made = events.enumerated().map { n, event in
+            Event(t: event.1, ev: event.0, gen: 1, file: 0, line: after + n + 1, fields: [], evID: EvNames.id(event.0))
+        }
+        return (runner, observe(made, by: runner, after: after))
+    }
+
+    /// `runner` observes `events` (of generation 1), which take `$seq` from `after` on.
+    private static func observe(_ events: [Event], by runner: SequenceRunner, after: Int = 0) -> FindingSink {
         let sink = FindingSink(files: ["a.jsonl"])
         let scope = ContextScope(context: TimelineContext(source: nil), stream: nil, gen: 1)
-        for (n, (ev, t)) in events.enumerated() {
-            let i = after + n
-            let e = Event(t: t, ev: ev, gen: 1, file: 0, line: i + 1, fields: [], evID: EvNames.id(ev))
-            e.seq = i
+        for (n, e) in events.enumerated() {
+            e.seq = after + n
             runner.observe(e, context: scope, sink: sink)
         }
-        return (runner, sink)
+        return sink
     }
 
     @Test func unansweredPingsAreNotLookedAtByTheNextPing() throws {
@@ -108,18 +114,14 @@ import Testing
     private static func feed(_ compiled: CompiledRule, keyed events: [(String, Int)], skipping: Bool) -> (SequenceRunner, FindingSink) {
         let runner = SequenceRunner(compiled, files: ["a.jsonl"])
         runner.skipsKnownStarts = skipping
-        let sink = FindingSink(files: ["a.jsonl"])
-        let scope = ContextScope(context: TimelineContext(source: nil), stream: nil, gen: 1)
-        for (i, (ev, k)) in events.enumerated() {
-            // `o` holds `k` too: a let that reads a capture `o` reads the candidate's own `o` where
-            // no `o` is bound (rules.md), and the bound one's elsewhere.
-            let e = Event(t: Double(i), ev: ev, gen: 1, file: 0, line: i + 1,
-                          fields: [.init("k", .int(Int64(k))), .init("o", .object([.init("k", .int(Int64(k)))]))],
-                          evID: EvNames.id(ev))
-            e.seq = i
-            runner.observe(e, context: scope, sink: sink)
+        // `o` holds `k` too: a let that reads a capture `o` reads the candidate's own `o` where no
+        // `o` is bound (rules.md), and the bound one's elsewhere.
+        let made = events.enumerated().map { i, event in
+            Event(t: Double(i), ev: event.0, gen: 1, file: 0, line: i + 1,
+                  fields: [.init("k", .int(Int64(event.1))), .init("o", .object([.init("k", .int(Int64(event.1)))]))],
+                  evID: EvNames.id(event.0))
         }
-        return (runner, sink)
+        return (runner, observe(made, by: runner))
     }
 
     @Test func aFirstStepWhoseMatchWouldMergeIsNotTried() throws {
