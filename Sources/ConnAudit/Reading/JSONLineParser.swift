@@ -6,8 +6,8 @@ import Darwin
 
 /// Why a line could not be read as JSON.
 struct JSONSyntaxError: Error {
-    /// What broke (a literal: the parser's reasons are fixed texts, so two errors of one kind hold
-    /// the same string).
+    /// What broke: a fixed text of the parser's (``JSONLineParser/reasonText(_:)`` compares them by
+    /// their bytes).
     var reason: String
     var offset: Int
     var kind: Kind = .json

@@ -668,19 +668,18 @@ struct FileLoader {
             guard let sel = selector(node, context: &context) else { return nil }
             steps = [Step(selector: sel, without: nil)]
         }
-        var named: [String?] = []
-        for (key, node) in [("report_at", reportAt), ("report_gen", reportGen)] {
-            guard let node else {
-                named.append(nil)
-                continue
-            }
+        // `report_at` and `report_gen` name a capture of the steps: .some(nil) when not given, nil
+        // after an error.
+        func capture(_ node: YamlNode?, _ key: String) -> String?? {
+            guard let node else { return .some(nil) }
             guard let name = node.scalar, context.captures.contains(name) else {
                 error(node, "'\(key)' must name a capture of the steps (as: …)")
                 return nil
             }
-            named.append(name)
+            return name
         }
-        return Sequence(steps: steps, reportAt: named[0], reportGen: named[1])
+        guard let at = capture(reportAt, "report_at"), let gen = capture(reportGen, "report_gen") else { return nil }
+        return Sequence(steps: steps, reportAt: at, reportGen: gen)
     }
 
     private mutating func classification(_ node: YamlNode, context: NameContext) -> Classification? {
