@@ -40,6 +40,16 @@ final class CompiledRule: @unchecked Sendable {
     let bindsHistoryResults: Bool
     /// Those names (an index's outer side may read them: they are never fields of the candidate).
     let historyResultNames: [String]
+    /// Every name the rule binds anywhere: its lets, its captures (history selectors' too) and
+    /// its history results. Whether a name in a history `where:` is the candidate's field or
+    /// something bound outside is decided from these, once (``KeyedIndex/whereParts(_:outer:)``),
+    /// never from what happens to be bound when a call first runs.
+    let declaredNames: Set<String>
+    /// The rule's lets (a name that is one is bound wherever the rule evaluates).
+    let letNames: Set<String>
+    /// Lets that read a bare `params`, or such a let: the current event's field, which inside a
+    /// `where:` is the candidate's. An index's outer side must not read them.
+    let eventLets: Set<String>
     /// Whether the rule looks ahead (`next(SEL)`, in an `every` expectation): its triggers may be
     /// judged later than they arrive, so its history calls are answered from lists, not aggregates.
     let usesLookAhead: Bool
@@ -295,20 +305,23 @@ final class CompiledRule: @unchecked Sendable {
         // came before it), nor a list a `since:` or `preceded_by` reads.
         var shapes: [Int: CountedShape] = [:]
         var countedLists = Array(repeating: false, count: lists.count)
-        if !lookAhead {
-            let letNames = Set(rule.lets.map(\.name))
-            let results = Set(resultNames)
-            // Lets that read a bare `params` (the current event's field), or such a let.
-            var paramLets = Set<String>()
-            var grew = true
-            while grew {
-                grew = false
-                for (name, expr) in rule.lets where !paramLets.contains(name) {
-                    var reads = false
-                    NameWalker.walk(expr) { if case .name(let n, _, _) = $0, n == "params" || paramLets.contains(n) { reads = true } }
-                    if reads { paramLets.insert(name); grew = true }
-                }
+        let letNames = Set(rule.lets.map(\.name))
+        let results = Set(resultNames)
+        // Lets that read a bare `params` (the current event's field), or such a let.
+        var paramLets = Set<String>()
+        var grew = true
+        while grew {
+            grew = false
+            for (name, expr) in rule.lets where !paramLets.contains(name) {
+                var reads = false
+                NameWalker.walk(expr) { if case .name(let n, _, _) = $0, n == "params" || paramLets.contains(n) { reads = true } }
+                if reads { paramLets.insert(name); grew = true }
             }
+        }
+        declaredNames = outer.union(results)
+        self.letNames = letNames
+        eventLets = paramLets
+        if !lookAhead {
             for call in calls {
                 guard let list = listOfSlot[call.slot],
                       let shape = CountedShape.of(call, outer: outer.union(results), lets: letNames, paramLets: paramLets,

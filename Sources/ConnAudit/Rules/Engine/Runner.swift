@@ -426,35 +426,64 @@ class Runner: HistoryProvider {
     /// which no candidate can match: the look-back starts there instead of at the oldest event.
     private func seqBound(_ call: HistoryCall, context: EvalContext) -> Int? {
         guard call.slot >= 0 else { return nil }
-        let found: (Expr, Bool)?
+        let found: OuterSide?
         if let known = seqBounds[call.slot] {
             found = known
         } else {
-            found = Self.seqConjunct(call.selector, context: context)
+            found = seqConjunct(call.selector)
             seqBounds[call.slot] = .some(found)
         }
-        guard let (x, strict) = found, case .value(let v) = Evaluator.evaluate(x, context), let n = v.number,
-              n.isFinite, abs(n) < 9e15 else { return nil }
+        guard let found, Self.binds(found.bindings, context), case .value(let v) = Evaluator.evaluate(found.expr, context),
+              let n = v.number, n.isFinite, abs(n) < 9e15 else { return nil }
+        let strict = found.strict
         // Candidates need seq > n (strict) or seq >= n: everything at or before the bound is cut.
         let whole = n.rounded(.down)
         return strict || whole != n ? Int(whole) : Int(whole) - 1
     }
 
-    /// Per call slot: its `$seq > X` conjunct (X, strict), or nil when it has none.
-    private var seqBounds: SlotTable<(Expr, Bool)?>
+    /// Per call slot: its `$seq > X` conjunct (X as an ``OuterSide``), or nil when it has none.
+    private var seqBounds: SlotTable<OuterSide?>
 
-    private static func seqConjunct(_ selector: Selector, context: EvalContext) -> (Expr, Bool)? {
-        guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, context: context) else { return nil }
+    private func seqConjunct(_ selector: Selector) -> OuterSide? {
+        guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, outer: compiled.declaredNames) else { return nil }
         for conjunct in KeyedIndex.conjuncts(whereExpr) {
             switch conjunct {
             case .binary(let op, .field("$seq", _), let x, _) where op == .greater || op == .greaterEqual:
-                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own) { return (x, op == .greater) }
+                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own), let side = outerSide(x, strict: op == .greater) { return side }
             case .binary(let op, let x, .field("$seq", _), _) where op == .less || op == .lessEqual:
-                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own) { return (x, op == .less) }
+                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own), let side = outerSide(x, strict: op == .less) { return side }
             default: continue
             }
         }
         return nil
+    }
+
+    /// `x`, an expression of what is bound outside a history call, with the names it reads that
+    /// are bound only sometimes (captures, history results: not lets). Nil when `x` reads the
+    /// current event (a bare `params`, or a let that reads one): inside a `where:` that is the
+    /// candidate, so `x` is no outer side.
+    private func outerSide(_ x: Expr, strict: Bool = false) -> OuterSide? {
+        var bindings: [String] = []
+        var readsEvent = false
+        NameWalker.walk(x) { sub in
+            guard case .name(let n, _, _) = sub else { return }
+            if n == "params" || compiled.eventLets.contains(n) { readsEvent = true; return }
+            if !compiled.letNames.contains(n), !bindings.contains(n) { bindings.append(n) }
+        }
+        return readsEvent ? nil : OuterSide(expr: x, strict: strict, bindings: bindings)
+    }
+
+    /// Whether every one of `names` is bound in `context` as the evaluator reads a name (a bound
+    /// value, a capture, a history result). One that is not reads each candidate's own field,
+    /// which no index or bound taken from the current event can answer: the call then scans.
+    static func binds(_ names: [String], _ context: EvalContext) -> Bool {
+        for name in names {
+            if context.boundLets?[name] != nil { continue }
+            if !context.captures.isEmpty, context.captures[name] != nil { continue }
+            if let results = context.historyResults, results.lookup(name) != nil { continue }
+            return false
+        }
+        return true
     }
 
     /// For a call like `count({ev: sse.processed, where: "text(id) == text(c.id)"})`, whose single
@@ -465,11 +494,13 @@ class Runner: HistoryProvider {
         // (`candidates` only asks for calls with a list, all of which the tables cover.)
         guard indexes.covers(call.slot), unindexable[call.slot] == nil else { return nil }
         if let lookup = indexes[call.slot] {
-            guard case .value(let key) = Evaluator.evaluate(lookup.outer, context) else { return [] }
+            guard Self.binds(lookup.outer.bindings, context) else { return nil }
+            guard case .value(let key) = Evaluator.evaluate(lookup.outer.expr, context) else { return [] }
             return lookup.index.candidates(for: key)
         }
         guard let listIndex = compiled.listOfSlot[call.slot],
-              let (candidateSide, outerSide) = KeyedIndex.split(call.selector, context: context) else {
+              let (candidateSide, outerExpr) = KeyedIndex.split(call.selector, outer: compiled.declaredNames),
+              let outer = outerSide(outerExpr) else {
             unindexable[call.slot] = true
             return nil
         }
@@ -483,19 +514,29 @@ class Runner: HistoryProvider {
             for e in lists[listIndex] { index.add(e, shared: shared(.index)) }
             madeIndexes.append(index)
         }
-        indexes[call.slot] = KeyedLookup(index: index, outer: outerSide)
-        guard case .value(let key) = Evaluator.evaluate(outerSide, context) else { return [] }
+        indexes[call.slot] = KeyedLookup(index: index, outer: outer)
+        guard Self.binds(outer.bindings, context) else { return nil }
+        guard case .value(let key) = Evaluator.evaluate(outer.expr, context) else { return [] }
         return index.candidates(for: key)
     }
+}
+
+/// The side of a history `where:` conjunct that reads only what is bound outside the candidate:
+/// an index's key looked up, or a `$seq` bound (`strict`: `>`, not `>=`). `bindings`: the names
+/// it reads that must be bound where the call runs for it to mean that (``Runner/binds(_:_:)``).
+struct OuterSide {
+    let expr: Expr
+    var strict = false
+    let bindings: [String]
 }
 
 /// A history call answered from a ``KeyedIndex``: the index, and the call's outer side (whose
 /// value is the key looked up).
 final class KeyedLookup {
     let index: KeyedIndex
-    let outer: Expr
+    let outer: OuterSide
 
-    init(index: KeyedIndex, outer: Expr) {
+    init(index: KeyedIndex, outer: OuterSide) {
         self.index = index
         self.outer = outer
     }
@@ -618,26 +659,27 @@ final class KeyedIndex {
         }
     }
 
-    /// For a one-term selector with a `where`: the expression, the names bound outside it in
-    /// `context` (captures, lets), and the term's own capture — which is the candidate while `where`
-    /// runs, but not when an index is built or a bound is taken: a side that reads it is neither
-    /// (see ``reads``).
-    static func whereParts(_ selector: Selector, context: EvalContext) -> (Expr, Set<String>, String?)? {
+    /// For a one-term selector with a `where`: the expression, the names bound outside it
+    /// (`outer`: every name the rule declares — ``CompiledRule/declaredNames``), and the term's own
+    /// capture — which is the candidate while `where` runs, but not when an index is built or a
+    /// bound is taken: a side that reads it is neither (see ``reads``).
+    ///
+    /// The names are the rule's, not those bound when a call first runs: a call in a let runs
+    /// where a later step's capture is not bound yet (the name then reads the candidate's field)
+    /// and where it is, and a shape decided from the first of those made verdicts depend on
+    /// which came first. A declared name is never a candidate's field here; where it is not bound,
+    /// the call scans (``Runner/binds(_:_:)``).
+    static func whereParts(_ selector: Selector, outer: Set<String>) -> (Expr, Set<String>, String?)? {
         guard selector.terms.count == 1, let whereExpr = selector.terms[0].whereExpr else { return nil }
-        var outerNames = Set(context.captures.names)
-        if let scope = context.letScope { outerNames.formUnion(scope.names) }
-        if let statics = context.statics { outerNames.formUnion(statics.table.names) }
-        outerNames.formUnion(context.lets.keys)
-        // Names of history results (`first({…, as: z})`): bound in the evaluation, not fields.
-        if let results = context.historyResults { outerNames.formUnion(results.declared) }
+        var outerNames = outer
         let own = selector.terms[0].capture
         if let own { outerNames.remove(own) }
         return (whereExpr, outerNames, own)
     }
 
     /// Splits a selector's `where` into (candidate side, outer side) of an equality conjunct.
-    static func split(_ selector: Selector, context: EvalContext) -> (Expr, Expr)? {
-        guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, context: context) else { return nil }
+    static func split(_ selector: Selector, outer: Set<String>) -> (Expr, Expr)? {
+        guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, outer: outer) else { return nil }
         for conjunct in conjuncts(whereExpr) {
             guard case .binary(.equal, let a, let b, _) = conjunct else { continue }
             if reads(a, candidateOnly: true, outer: outerNames, own: own), reads(b, candidateOnly: false, outer: outerNames, own: own) { return (a, b) }

@@ -1,0 +1,199 @@
+import Testing
+
+@testable import ConnAudit
+
+/// How a history call is answered — from a hash index keyed by what is bound outside it, with a
+/// `$seq` bound, or by scanning — is decided from the names the rule declares, never from what
+/// happens to be bound where the call first runs. A name of a capture that is not bound reads the
+/// candidate's own field (rules.md), so a let read by a sequence's first step (a later step's
+/// capture unbound) and by its message (bound) means two things; the answer must not depend on
+/// which of them came first in the log.
+@Suite struct IndexShapeTests {
+    private static func rules(_ bodies: [String]) throws -> [Rule] {
+        var text = "rules:\n"
+        for body in bodies {
+            let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+            text += "  - " + lines.joined(separator: "\n    ") + "\n"
+        }
+        return try RuleLoader.load(files: [("rules/shape.yaml", text)]).rules
+    }
+
+    private static func audit(_ rules: [Rule], _ log: String, jobs: Int = 1) -> AuditReport {
+        let bytes = Array(log.utf8)
+        let auditor = Auditor(rules: RuleSet(rules: rules), jobs: jobs) { file throws(InputError) in
+            ByteSources.memory(bytes, path: file.path)
+        }
+        return auditor.run([InputFile(path: "s.jsonl")])
+    }
+
+    private static func findings(_ result: RuleResult) -> [String] {
+        (result.violations + result.inconclusive).map { "\($0.line.map(String.init) ?? "-") \($0.message)" }
+    }
+
+    /// The review's case: the first step reads a let whose call reads the capture `b` of the
+    /// second step. At the step `b` is not bound and reads the candidate's `b`; an index made
+    /// where it is bound (the obligation) looked up the current event's `b` there instead.
+    static let reviewRule = """
+        id: t.each
+        title: each with a let read by the first step
+        for: source
+        let: { L: "count({ev: x.c, where: 'k == b.k'})" }
+        each:
+          - { ev: x.a, where: "f == 1 or L > 0" }
+          - { ev: x.b, as: b, without: { ev: x.w } }
+        followed_by: { ev: x.d }
+        at_end: fail
+        """
+
+    static let reviewLog = [
+        #"{"t":1,"ev":"x.c","k":1,"b":{"k":1}}"#, #"{"t":2,"ev":"x.a","f":1}"#, #"{"t":3,"ev":"x.a","f":0}"#,
+        #"{"t":4,"ev":"x.b"}"#, #"{"t":5,"ev":"x.d"}"#, #"{"t":6,"ev":"x.w"}"#, #"{"t":7,"ev":"x.a","f":0}"#,
+        #"{"t":8,"ev":"x.b"}"#,
+    ]
+
+    @Test func aVerdictDoesNotDependOnWhereACallFirstRan() throws {
+        let rule = try Self.rules([Self.reviewRule])
+        // At every x.a, `b` is unbound: the x.c's own b.k (1) equals its k, L is 1, every x.a
+        // starts a match, and the last (t = 7, 8) is never followed by an x.d.
+        let whole = Self.audit(rule, Self.reviewLog.joined(separator: "\n") + "\n").results[0]
+        #expect(whole.status == .fail)
+        #expect(whole.violations.map(\.line) == [8])
+        // Without the third line the first call no longer runs in the obligation first: the same.
+        var shorter = Self.reviewLog
+        shorter.remove(at: 2)
+        let short = Self.audit(rule, shorter.joined(separator: "\n") + "\n").results[0]
+        #expect(short.status == .fail)
+        #expect(short.violations.map(\.line) == [7])
+    }
+
+    /// (indexed variant, the same rule answered by scanning: `or false` hides the equality or
+    /// the bound from the index).
+    static let pairs: [(String, String)] = [
+        (reviewRule, reviewRule.split(separator: "'k == b.k'", omittingEmptySubsequences: false).joined(separator: "'k == b.k or false'")),
+        (
+            // a forbidden sequence whose message reads the let where the capture is bound
+            """
+            for: source
+            let: { L: "count({ev: x.c, where: 'k == o.k'})" }
+            forbid:
+              - { ev: x.a, where: "f == 1 or L > 0" }
+              - { ev: x.c, as: o, without: { ev: x.w } }
+            message: "L={L} k={o.k}"
+            """,
+            """
+            for: source
+            let: { L: "count({ev: x.c, where: 'k == o.k or false'})" }
+            forbid:
+              - { ev: x.a, where: "f == 1 or L > 0" }
+              - { ev: x.c, as: o, without: { ev: x.w } }
+            message: "L={L} k={o.k}"
+            """
+        ),
+        (
+            // a `$seq` bound on a later capture, read at the first step and in the message
+            """
+            for: source
+            let: { S: "count({ev: x.c, where: '$seq > o.$seq and k >= 1'})" }
+            forbid:
+              - { ev: x.a, where: "f == 1 or S > 0" }
+              - { ev: x.c, as: o, without: { ev: x.w } }
+            message: "S={S}"
+            """,
+            """
+            for: source
+            let: { S: "count({ev: x.c, where: '($seq > o.$seq or false) and k >= 1'})" }
+            forbid:
+              - { ev: x.a, where: "f == 1 or S > 0" }
+              - { ev: x.c, as: o, without: { ev: x.w } }
+            message: "S={S}"
+            """
+        ),
+        (
+            // a history result read before its call binds it (the candidate's `z`), then after
+            """
+            for: source
+            every: { ev: x.a, as: a }
+            expect: "count({ev: x.c, where: 'k == z.k'}) == 0 or first({ev: x.c, where: 'k == 2', as: z}) == null or count({ev: x.c, where: 'k == z.k'}) < 2"
+            """,
+            """
+            for: source
+            every: { ev: x.a, as: a }
+            expect: "count({ev: x.c, where: 'k == z.k or false'}) == 0 or first({ev: x.c, where: 'k == 2', as: z}) == null or count({ev: x.c, where: 'k == z.k or false'}) < 2"
+            """
+        ),
+        (
+            // an equality on a trigger capture, always bound: the index serves every call
+            """
+            for: source
+            every: { ev: x.d, as: d }
+            expect: "count({ev: x.c, where: 'k == d.k'}) < 3"
+            """,
+            """
+            for: source
+            every: { ev: x.d, as: d }
+            expect: "count({ev: x.c, where: 'k == d.k or false'}) < 3"
+            """
+        ),
+    ]
+
+    /// Events whose fields are named like the rules' captures (`b`, `o`, `z`), so an unbound
+    /// capture's name reads something; two sources.
+    static func log(seed: UInt64, events: Int = 160) -> String {
+        var rng = SplitMix64(state: seed)
+        var t = 0
+        var lines: [String] = []
+        func object() -> String {
+            switch rng.below(4) {
+            case 0: return ""
+            case 1: return #"{"k":\#(rng.below(3))}"#
+            case 2: return #"{"k":\#(rng.below(3)),"$seq":\#(rng.below(events))}"#
+            default: return "\(rng.below(3))"
+            }
+        }
+        func named(_ names: [String]) -> String {
+            var out = ""
+            for name in names where rng.chance(50) {
+                let value = object()
+                if !value.isEmpty { out += #","\#(name)":\#(value)"# }
+            }
+            return out
+        }
+        for _ in 0..<events {
+            t += rng.below(3)
+            let src = rng.chance(70) ? "" : #","src":"d2""#
+            let k = rng.chance(90) ? #","k":\#(rng.below(3))"# : ""
+            switch rng.below(100) {
+            case 0..<25: lines.append(#"{"t":\#(t),"ev":"x.a"\#(src),"f":\#(rng.below(2) == 0 && rng.chance(60) ? 0 : 1)\#(named(["b", "o", "z"]))}"#)
+            case 25..<45: lines.append(#"{"t":\#(t),"ev":"x.b"\#(src)\#(k)\#(named(["b"]))}"#)
+            case 45..<75: lines.append(#"{"t":\#(t),"ev":"x.c"\#(src)\#(k)\#(named(["b", "o", "z"]))}"#)
+            case 75..<90: lines.append(#"{"t":\#(t),"ev":"x.d"\#(src)\#(k)}"#)
+            default: lines.append(#"{"t":\#(t),"ev":"x.w"\#(src)}"#)
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test(arguments: 0..<IndexShapeTests.pairs.count)
+    func indexedAndScannedCallsAgree(_ index: Int) throws {
+        let (indexedText, scannedText) = Self.pairs[index]
+        let named = { (text: String) in text.hasPrefix("id:") ? text : "id: t.p\ntitle: pair\n" + text }
+        let indexed = try Self.rules([named(indexedText)])
+        let scanned = try Self.rules([named(scannedText)])
+        var failing = 0
+        var passing = 0
+        for seed: UInt64 in 1...40 {
+            // Short logs and longer ones: the rules pass on some and fail on others.
+            let log = Self.log(seed: seed &* 7919 &+ UInt64(index), events: 6 + Int(seed % 8) * 10)
+            for jobs in [1, 2] {
+                let a = Self.audit(indexed, log, jobs: jobs).results[0]
+                let b = Self.audit(scanned, log, jobs: jobs).results[0]
+                #expect(a.status == b.status, "pair \(index), seed \(seed), jobs \(jobs)")
+                #expect(Self.findings(a) == Self.findings(b), "pair \(index), seed \(seed), jobs \(jobs)")
+                if jobs == 1 { if a.violations.isEmpty { passing += 1 } else { failing += 1 } }
+            }
+        }
+        // The logs make the rules fail and pass both (the comparison would prove little otherwise).
+        #expect(failing >= 5, "pair \(index)")
+        #expect(passing >= 5, "pair \(index)")
+    }
+}
