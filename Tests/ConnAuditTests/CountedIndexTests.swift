@@ -6,21 +6,10 @@ import Testing
 /// the ones the events give, and that a rule whose every call on a list is one keeps none of the
 /// list's events (a long SSE session's memory).
 @Suite struct CountedIndexTests {
-    private static func rules(_ bodies: [String]) throws -> [Rule] {
-        var text = "rules:\n"
-        for body in bodies {
-            let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
-            text += "  - " + lines.joined(separator: "\n    ") + "\n"
-        }
-        return try RuleLoader.load(files: [("rules/counted.yaml", text)]).rules
-    }
+    private static func rules(_ bodies: [String]) throws -> [Rule] { try RuleRuns.rules(bodies, file: "rules/counted.yaml") }
 
     private static func audit(_ rules: [Rule], _ log: String, jobs: Int = 1) -> AuditReport {
-        let bytes = Array(log.utf8)
-        let auditor = Auditor(rules: RuleSet(rules: rules), jobs: jobs) { file throws(InputError) in
-            ByteSources.memory(bytes, path: file.path)
-        }
-        return auditor.run([InputFile(path: "c.jsonl")])
+        RuleRuns.audit(rules, log, path: "c.jsonl", jobs: jobs)
     }
 
     private static func fingerprint(_ findings: [Finding]) -> [String] {

@@ -9,21 +9,10 @@ import Testing
 /// capture unbound) and by its message (bound) means two things; the answer must not depend on
 /// which of them came first in the log.
 @Suite struct IndexShapeTests {
-    private static func rules(_ bodies: [String]) throws -> [Rule] {
-        var text = "rules:\n"
-        for body in bodies {
-            let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
-            text += "  - " + lines.joined(separator: "\n    ") + "\n"
-        }
-        return try RuleLoader.load(files: [("rules/shape.yaml", text)]).rules
-    }
+    private static func rules(_ bodies: [String]) throws -> [Rule] { try RuleRuns.rules(bodies, file: "rules/shape.yaml") }
 
     private static func audit(_ rules: [Rule], _ log: String, jobs: Int = 1) -> AuditReport {
-        let bytes = Array(log.utf8)
-        let auditor = Auditor(rules: RuleSet(rules: rules), jobs: jobs) { file throws(InputError) in
-            ByteSources.memory(bytes, path: file.path)
-        }
-        return auditor.run([InputFile(path: "s.jsonl")])
+        RuleRuns.audit(rules, log, path: "s.jsonl", jobs: jobs)
     }
 
     private static func findings(_ result: RuleResult) -> [String] {
@@ -66,10 +55,10 @@ import Testing
         #expect(short.violations.map(\.line) == [7])
     }
 
-    /// (indexed variant, the same rule answered by scanning: `or false` hides the equality or
-    /// the bound from the index).
-    static let pairs: [(String, String)] = [
-        (reviewRule, reviewRule.split(separator: "'k == b.k'", omittingEmptySubsequences: false).joined(separator: "'k == b.k or false'")),
+    /// A rule whose history calls an index answers, and what to write instead so that they are
+    /// scanned: `or false` hides an equality or a bound from the index and changes no truth.
+    static let shapes: [(rule: String, hidden: String, scanned: String)] = [
+        (reviewRule, "'k == b.k'", "'k == b.k or false'"),
         (
             // a forbidden sequence whose message reads the let where the capture is bound
             """
@@ -80,14 +69,7 @@ import Testing
               - { ev: x.c, as: o, without: { ev: x.w } }
             message: "L={L} k={o.k}"
             """,
-            """
-            for: source
-            let: { L: "count({ev: x.c, where: 'k == o.k or false'})" }
-            forbid:
-              - { ev: x.a, where: "f == 1 or L > 0" }
-              - { ev: x.c, as: o, without: { ev: x.w } }
-            message: "L={L} k={o.k}"
-            """
+            "'k == o.k'", "'k == o.k or false'"
         ),
         (
             // a `$seq` bound on a later capture, read at the first step and in the message
@@ -99,14 +81,7 @@ import Testing
               - { ev: x.c, as: o, without: { ev: x.w } }
             message: "S={S}"
             """,
-            """
-            for: source
-            let: { S: "count({ev: x.c, where: '($seq > o.$seq or false) and k >= 1'})" }
-            forbid:
-              - { ev: x.a, where: "f == 1 or S > 0" }
-              - { ev: x.c, as: o, without: { ev: x.w } }
-            message: "S={S}"
-            """
+            "'$seq > o.$seq and", "'($seq > o.$seq or false) and"
         ),
         (
             // a history result read before its call binds it (the candidate's `z`), then after
@@ -115,11 +90,7 @@ import Testing
             every: { ev: x.a, as: a }
             expect: "count({ev: x.c, where: 'k == z.k'}) == 0 or first({ev: x.c, where: 'k == 2', as: z}) == null or count({ev: x.c, where: 'k == z.k'}) < 2"
             """,
-            """
-            for: source
-            every: { ev: x.a, as: a }
-            expect: "count({ev: x.c, where: 'k == z.k or false'}) == 0 or first({ev: x.c, where: 'k == 2', as: z}) == null or count({ev: x.c, where: 'k == z.k or false'}) < 2"
-            """
+            "'k == z.k'", "'k == z.k or false'"
         ),
         (
             // an equality on a trigger capture, always bound: the index serves every call
@@ -128,11 +99,7 @@ import Testing
             every: { ev: x.d, as: d }
             expect: "count({ev: x.c, where: 'k == d.k'}) < 3"
             """,
-            """
-            for: source
-            every: { ev: x.d, as: d }
-            expect: "count({ev: x.c, where: 'k == d.k or false'}) < 3"
-            """
+            "'k == d.k'", "'k == d.k or false'"
         ),
     ]
 
@@ -173,12 +140,14 @@ import Testing
         return lines.joined(separator: "\n") + "\n"
     }
 
-    @Test(arguments: 0..<IndexShapeTests.pairs.count)
+    @Test(arguments: 0..<IndexShapeTests.shapes.count)
     func indexedAndScannedCallsAgree(_ index: Int) throws {
-        let (indexedText, scannedText) = Self.pairs[index]
-        let named = { (text: String) in text.hasPrefix("id:") ? text : "id: t.p\ntitle: pair\n" + text }
-        let indexed = try Self.rules([named(indexedText)])
-        let scanned = try Self.rules([named(scannedText)])
+        let shape = Self.shapes[index]
+        let named = shape.rule.hasPrefix("id:") ? shape.rule : "id: t.p\ntitle: pair\n" + shape.rule
+        let parts = named.split(separator: shape.hidden, omittingEmptySubsequences: false)
+        #expect(parts.count >= 2, "shape \(index) names what it hides")
+        let indexed = try Self.rules([named])
+        let scanned = try Self.rules([parts.joined(separator: shape.scanned)])
         var failing = 0
         var passing = 0
         for seed: UInt64 in 1...40 {
@@ -187,13 +156,13 @@ import Testing
             for jobs in [1, 2] {
                 let a = Self.audit(indexed, log, jobs: jobs).results[0]
                 let b = Self.audit(scanned, log, jobs: jobs).results[0]
-                #expect(a.status == b.status, "pair \(index), seed \(seed), jobs \(jobs)")
-                #expect(Self.findings(a) == Self.findings(b), "pair \(index), seed \(seed), jobs \(jobs)")
+                #expect(a.status == b.status, "shape \(index), seed \(seed), jobs \(jobs)")
+                #expect(Self.findings(a) == Self.findings(b), "shape \(index), seed \(seed), jobs \(jobs)")
                 if jobs == 1 { if a.violations.isEmpty { passing += 1 } else { failing += 1 } }
             }
         }
         // The logs make the rules fail and pass both (the comparison would prove little otherwise).
-        #expect(failing >= 5, "pair \(index)")
-        #expect(passing >= 5, "pair \(index)")
+        #expect(failing >= 5, "shape \(index)")
+        #expect(passing >= 5, "shape \(index)")
     }
 }
