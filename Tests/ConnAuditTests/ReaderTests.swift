@@ -470,6 +470,19 @@ extension ReaderTests {
             #expect(lines[1].malformed?.line == 2)
         }
 
+        @Test("a later line holding only a BOM and white space is blank (connlog: blank after removing \\r and a BOM)",
+              arguments: ["", "\r", " \t", "\r\r"])
+        func bomOnlyLaterLine(rest: String) throws {
+            let bytes = Array("{\"t\":0,\"ev\":\"x.y\"}\n".utf8) + ReaderTests.bom + Array("\(rest)\n".utf8)
+                + ReaderTests.bom + ReaderTests.bom + Array("\n".utf8)
+            let (lines, stats) = ReaderTests.read(bytes)
+            try #require(lines.count == 3)
+            #expect(lines[1].isBlank)
+            // Only one BOM is removed: two are not white space.
+            #expect(lines[2].malformed?.line == 3)
+            #expect(stats.blank == 1 && stats.malformed == 1 && stats.events == 1)
+        }
+
         @Test("a BOM before a 1 MiB first line does not count towards the limit, whatever the read sizes",
               arguments: [[Int](), [1_048_576, 2]])
         func bomBeforeMaximalLine(plan: [Int]) throws {
@@ -909,7 +922,7 @@ extension ReaderTests {
             (#""src":true"#, "true", nil),
             (#""src":{"id":7}"#, #"{"id":7}"#, nil),
             (#""src":"a","session":3"#, "a", "3"),
-            (#""src":"a","session":null"#, "a", nil),
+            (#""src":"a","session":null"#, "a", "null"),
         ] as [(String, String, String?)])
         func nonStringSource(fields: String, src: String, session: String?) throws {
             let read = ReaderTests.one(#"{"t":0,"ev":"x.y",\#(fields)}"#)
@@ -917,6 +930,18 @@ extension ReaderTests {
             #expect(key.src == src)
             #expect(key.session == session)
             #expect(!key.srcIsFile)
+        }
+
+        @Test("a null session is keyed by its JSON text: not the lines without a session, not the string \"null\"")
+        func nullSession() throws {
+            let none = try #require(ReaderTests.one(#"{"t":0,"ev":"x.y","src":"a"}"#).source)
+            let null = try #require(ReaderTests.one(#"{"t":0,"ev":"x.y","src":"a","session":null}"#).source)
+            let text = try #require(ReaderTests.one(#"{"t":0,"ev":"x.y","src":"a","session":"null"}"#).source)
+            #expect(null.session == "null" && null.sessionIsJSON)
+            #expect(null != none && null != text && none != text)
+            // A null src is still the file (the brief's one exception).
+            let file = try #require(ReaderTests.one(#"{"t":0,"ev":"x.y","src":null}"#).source)
+            #expect(file.srcIsFile)
         }
 
         @Test("a numeric src and the string of its digits are different sources")

@@ -40,7 +40,9 @@ import Testing
         #"{"t":1,"src":"a","ev":"ws.ping","gen":1}"#,
         #"{"t":2,"src":"b","session":"s1","ev":"ws.pong","gen":1}"#,
         #"{"t":3,"ev":"app.tick"}"#,
-        #"{"t":4,"src":null,"session":null,"ev":"x.y"}"#,
+        #"{"t":4,"src":null,"ev":"x.y"}"#,
+        "\u{FEFF}",
+        "\u{FEFF}{}",
         #"{"t":-1,"src":"a","ev":"ws.ping"}"#,
         #"{"t":-0,"src":"a","ev":"ws.ping"}"#,
         #"{"t":"5","src":"a","ev":"ws.ping"}"#,
@@ -84,6 +86,8 @@ import Testing
         #"{"t":28,"src":nul,"ev":"ws.ping"}"#,
         #"{"t":29,"src":"Bearer abcdefghijklmnop","src":"plain","ev":"ws.ping"}"#,
         #"{"t":31,"src":"a","session":"Bearer abcdefghijklmnop","session":"s","ev":"ws.ping"}"#,
+        // a null session is keyed by its JSON text, as any session that is not a string
+        #"{"t":4,"src":null,"session":null,"ev":"x.y"}"#,
     ]
 
     @Test func noSourceEndsBeforeItsLastEvent() {
@@ -118,6 +122,7 @@ import Testing
               #"{"t":1,"sr\u0063":"a","ev":"x.y"}"#,
               #"{"t":1,"src":42,"ev":"x.y"}"#,
               #"{"t":1,"src":"a","session":{"id":1},"ev":"x.y"}"#,
+              #"{"t":1,"src":"a","session":null,"ev":"x.y"}"#,
               #"{"t":1,"src":"a\u0062","ev":"x.y"}"#,
               #"{"t":1,"src":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXRleHQ","ev":"x.y"}"#,
               #"{"t":1,"src":"a","session":"Bearer abcdefghijklmnop","ev":"x.y"}"#,

@@ -244,9 +244,11 @@ final class FileReader {
     }
 
     private func sourceKey(src: Value?, session sessionValue: Value?) -> SourceKey {
+        // connlog: `src: null` is the same as no `src`; a `session` that is not a string — null
+        // too, the brief names the exception for `src` only — is keyed by its JSON text.
         let session: String?
         switch sessionValue {
-        case nil, .null?: session = nil
+        case nil: session = nil
         case .string(let s)?: session = s
         case let other?: session = other.rendered(bare: false)
         }
@@ -258,13 +260,20 @@ final class FileReader {
         }
         // `"src": 42` and `"src": "42"` are different sources (keyed by JSON text vs string).
         if let s = src, s != .null, s.string == nil { key.srcIsJSON = true }
-        if let s = sessionValue, s != .null, s.string == nil { key.sessionIsJSON = true }
+        if let s = sessionValue, s.string == nil { key.sessionIsJSON = true }
         return key
     }
 
-    /// connlog: empty or ASCII white space only.
+    /// connlog: empty or ASCII white space only, after removing a BOM — the one the line reader
+    /// takes off the file's first line, or one that starts a later line (files joined by `cat`).
     private func isBlank(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in b where !(byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)) { return false }
+        var rest = b[...]
+        if rest.count >= 3, rest[rest.startIndex] == 0xEF, rest[rest.startIndex + 1] == 0xBB,
+            rest[rest.startIndex + 2] == 0xBF
+        {
+            rest = rest.dropFirst(3)
+        }
+        for byte in rest where !(byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)) { return false }
         return true
     }
 }

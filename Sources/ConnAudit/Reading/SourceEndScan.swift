@@ -72,7 +72,7 @@ enum SourceEndScan {
         return kept.withUnsafeBufferPointer { k in text.count == 0 || memcmp(text.baseAddress!, k.baseAddress!, text.count) == 0 }
     }
 
-    /// Where a line's `src` and `session` texts are (nil: absent or null).
+    /// Where a line's `src` and `session` texts are (nil: absent, or a null `src`).
     struct Scanned {
         var src: Range<Int>?
         var session: Range<Int>?
@@ -134,8 +134,8 @@ enum SourceEndScan {
                 if b[valueStart] == quote {
                     for k in valueStart + 1..<valueEnd - 1 where b[k] == backslash { return .unusual }
                     text = valueStart + 1..<valueEnd - 1
-                } else if valueEnd - valueStart == 4, b[valueStart] == UInt8(ascii: "n") {
-                    text = nil  // null (or not JSON at all, which makes the line malformed)
+                } else if key == .src, valueEnd - valueStart == 4, b[valueStart] == UInt8(ascii: "n") {
+                    text = nil  // null (or not JSON at all, which makes the line malformed); a null session is keyed by its text
                 } else {
                     return .unusual  // keyed by its JSON text
                 }
