@@ -1196,7 +1196,7 @@ extension ReviewedSemanticsTests {
             let violations = try #require(rule["violations"] as? [[String: Any]])
             #expect(violations.compactMap { $0["line"] as? Int } == [2])
             #expect(violations.first?["message"] as? String == "ws.connect of generation 18446744073709551615"
-                    + " while generation 18446744073709551614 (connected at t=0) is still live")
+                    + " while generation 18446744073709551614 (its ws.connect at t=0) is still live")
             // The digits exactly, as a JSON number (a double would print 1.8446744073709552e+19).
             #expect(run.out.contains(#""gen": 18446744073709551615,"#), "\(run.out)")
             #expect(run.out.contains("t=2 ws.connect gen=18446744073709551615"), "\(run.out)")

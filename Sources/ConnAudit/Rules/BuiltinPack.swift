@@ -917,7 +917,7 @@ rules:
       - { ev: ws.connect, gen: { exists: true }, as: g,
           where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == g.gen'}) == 0" }
       - { ev: ws.connect, where: "gen != g.gen", without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
-    message: "ws.connect of generation {gen} while generation {g.gen} (connected at t={g.t}) is still live"
+    message: "ws.connect of generation {gen} while generation {g.gen} (its ws.connect at t={g.t}) is still live"
     tests:
       - name: generations beyond 2^53 stay apart
         log: |
