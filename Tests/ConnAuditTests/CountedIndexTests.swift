@@ -269,4 +269,23 @@ import Testing
         #expect(Self.audit(loaded, named).results[0].violations.isEmpty)
         #expect(Self.audit(loaded, named).results[0].status == .pass)
     }
+
+    /// Counts that share one index may read different captures: a counted event's field named
+    /// like one of them says nothing of a count that reads another (a review found the second
+    /// count undecided where the events it keeps answer it).
+    @Test func aFieldNamedLikeOneCaptureLeavesACountOfAnotherDecided() throws {
+        let expect = "expect: \"count({ev: P, where: 'text(id) == text(x.id)'}) == 0 and count({ev: P, where: 'text(id) == text(y.id)'}) < 9\""
+        let body = "title: T\nfor: source\nevery: [{ ev: A, as: x }, { ev: B, as: y }]\n" + expect + "\nundecided: inconclusive"
+        let loaded = try Self.rules(["id: t.counted\n" + body, "id: t.events\n" + body.replacing("'text(id) ==", with: "'false or text(id) ==")])
+        #expect(CompiledRule(rule: loaded[0], index: 0, overrides: [:]).countedLists.allSatisfy { $0 })
+        #expect(!CompiledRule(rule: loaded[1], index: 0, overrides: [:]).countedLists.contains(true))
+        // At B, y is bound and x is not: x reads each P's own field x, which this P lacks.
+        let namedLikeBound = #"{"t":0,"ev":"P","id":"1","y":0}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"# + "\n"
+        let report = Self.audit(loaded, namedLikeBound)
+        #expect(report.results[0].status == .pass)
+        #expect(report.results[1].status == .pass)
+        // A P with a field x: the count reading the unbound x cannot be answered from counts.
+        let namedLikeUnbound = #"{"t":0,"ev":"P","id":"1","x":0}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"# + "\n"
+        #expect(Self.audit(loaded, namedLikeUnbound).results[0].status == .inconclusive)
+    }
 }

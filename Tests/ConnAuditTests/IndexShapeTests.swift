@@ -93,6 +93,37 @@ import Testing
             "'k == z.k'", "'k == z.k or false'"
         ),
         (
+            // an outer side reading a let that names a result: taken before the candidates, it
+            // bound `z` where the scan, with no candidate to try, does not
+            """
+            for: source
+            let: { L: "first({ev: x.a, as: z}) != null" }
+            every: { ev: x.d }
+            expect: "count({ev: x.c, where: 'k == L'}) == 0 and z == null"
+            """,
+            "'k == L'", "'k == L or false'"
+        ),
+        (
+            // the same answered from counts (`text(…)` keys)
+            """
+            for: source
+            let: { L: "first({ev: x.a, as: z}) != null" }
+            every: { ev: x.d }
+            expect: "count({ev: x.c, where: 'text(k) == text(L)'}) == 0 and z == null"
+            """,
+            "'text(k) == text(L)'", "'text(k) == text(L) or false'"
+        ),
+        (
+            // a `where` that names a result itself: `z.k` is the x.b it finds for each candidate,
+            // not the x.a bound outside
+            """
+            for: source
+            every: { ev: x.d }
+            expect: "first({ev: x.a, as: z}) == null or count({ev: x.c, where: 'last({ev: x.b, as: z}) != null and k == z.k'}) == 0"
+            """,
+            "and k == z.k'", "and (k == z.k or false)'"
+        ),
+        (
             // an equality on a trigger capture, always bound: the index serves every call
             """
             for: source

@@ -50,6 +50,12 @@ final class CompiledRule: @unchecked Sendable {
     /// Lets that read a bare `params`, or such a let: the current event's field, which inside a
     /// `where:` is the candidate's. An index's outer side must not read them.
     let eventLets: Set<String>
+    /// Lets whose evaluation may name a history result (a `first`/`last`/`next` with `as:` in
+    /// them, or in a let they read): evaluating one binds that name for the rest of the
+    /// evaluation. An index's outer side must not read them, nor may the `where:` it splits bind a
+    /// result (``bindsResults(_:)``): a key or bound taken before the candidates are tried would
+    /// bind or read the name where the scan, trying each candidate in turn, does not.
+    let resultLets: Set<String>
     /// Whether the rule looks ahead (`next(SEL)`, in an `every` expectation): its triggers may be
     /// judged later than they arrive, so its history calls are answered from lists, not aggregates.
     let usesLookAhead: Bool
@@ -318,14 +324,25 @@ final class CompiledRule: @unchecked Sendable {
                 if reads { paramLets.insert(name); grew = true }
             }
         }
+        // Lets that name a history result, or read such a let.
+        var namingLets = Set<String>()
+        grew = true
+        while grew {
+            grew = false
+            for (name, expr) in rule.lets where !namingLets.contains(name) {
+                if Self.bindsResults(expr, lets: namingLets) { namingLets.insert(name); grew = true }
+            }
+        }
         declaredNames = outer.union(results)
         self.letNames = letNames
         eventLets = paramLets
+        resultLets = namingLets
         if !lookAhead {
             for call in calls {
                 guard let list = listOfSlot[call.slot],
-                      let shape = CountedShape.of(call, outer: outer.union(results), lets: letNames, paramLets: paramLets,
-                                                  results: results) else { continue }
+                      // A let that names a result is no outer side either (``resultLets``).
+                      let shape = CountedShape.of(call, outer: outer.union(results), lets: letNames,
+                                                  paramLets: paramLets.union(namingLets), results: results) else { continue }
                 shapes[call.slot] = shape
                 countedLists[list] = true
             }
@@ -448,6 +465,23 @@ final class CompiledRule: @unchecked Sendable {
 
 
     /// Names bound with `as:` in a selector, nested ones included.
+    /// Whether evaluating `e` may name a history result: it holds a `first`/`last`/`next` with
+    /// `as:` (in a nested selector too) or reads one of `lets` (``resultLets``).
+    static func bindsResults(_ e: Expr, lets: Set<String>) -> Bool {
+        var binds = false
+        NameWalker.walk(e) { sub in
+            switch sub {
+            case .history(let call) where !call.resultCaptures.isEmpty: binds = true
+            case .name(let n, _, _) where lets.contains(n): binds = true
+            default: break
+            }
+        }
+        return binds
+    }
+
+    /// ``bindsResults(_:lets:)`` with this rule's ``resultLets``.
+    func bindsResults(_ e: Expr) -> Bool { Self.bindsResults(e, lets: resultLets) }
+
     static func captureNames(_ s: Selector) -> [String] {
         s.terms.flatMap { term in (term.capture.map { [$0] } ?? []) + (term.negated.map(captureNames) ?? []) }
     }

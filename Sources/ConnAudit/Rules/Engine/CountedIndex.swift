@@ -21,10 +21,28 @@ final class CountedIndex {
     /// The selector's term: its `ev` names and field tests are checked when an event is added.
     let term: Selector.Term
     private var seqs = SeqBuckets()
-    /// The names of the captures its calls read (``CountedShape/captures``), and whether an event
-    /// recorded had a field of one of those names (see ``CountedCall/answer(_:existence:)``).
-    var captureNames: [String] = []
-    private(set) var holdsCaptureNamedField = false
+    /// The names of the captures its calls read (``CountedShape/captures``), and, for each, whether
+    /// an event recorded had a field of that name (see ``CountedCall/answer(_:existence:)``). Per
+    /// name: calls that share the index may read different captures, and a field named like one
+    /// says nothing of a call that reads another.
+    private(set) var captureNames: [String] = []
+    private var heldAsField: [Bool] = []
+    private var unheld = 0
+
+    /// Adds the captures a call reads (before any event is recorded: the index is made with its calls).
+    func reads(captures names: [String]) {
+        for name in names where !captureNames.contains(name) {
+            captureNames.append(name)
+            heldAsField.append(false)
+            unheld += 1
+        }
+    }
+
+    /// Whether an event recorded had a field named `name`.
+    func holdsField(named name: String) -> Bool {
+        guard let i = captureNames.firstIndex(of: name) else { return false }
+        return heldAsField[i]
+    }
 
     init(list: Int, key: Expr, term: Selector.Term) {
         self.list = list
@@ -37,8 +55,13 @@ final class CountedIndex {
         let ctx = EvalContext(event: e, shared: shared)
         guard Evaluator.termTestsHold(term, e, ctx), case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
         seqs.append(e.seq, for: k)
-        if !captureNames.isEmpty, !holdsCaptureNamedField {
-            for field in e.fields where captureNames.contains(where: { $0 == field.key }) { holdsCaptureNamedField = true }
+        if unheld > 0 {
+            for field in e.fields {
+                if let i = captureNames.firstIndex(where: { $0 == field.key }), !heldAsField[i] {
+                    heldAsField[i] = true
+                    unheld -= 1
+                }
+            }
         }
     }
 
@@ -199,13 +222,15 @@ final class CountedCall {
     /// A capture the call reads that is not bound here reads each candidate's field of its name.
     /// While no event counted has such a field, that is null for every one of them: the outer
     /// side and the bounds are then evaluated looking at an event with no fields, which is what
-    /// each candidate gives. Once one has (a field named like a capture of the rule, in a log), the
-    /// answer is undecided (docs/rules.md, "Memory and speed").
+    /// each candidate gives. Once one has (a field named like that capture, in a log), the answer
+    /// is undecided (docs/rules.md, "Memory and speed").
     func answer(_ context: EvalContext, existence: Bool) -> Eval {
+        var unbound = false
         for name in shape.captures where !context.captures.binds(name) && context.boundLets?[name] == nil {
-            if index.holdsCaptureNamedField { return .undecided }
-            return answer(looking: context.looking(at: Self.noFields), existence: existence)
+            if index.holdsField(named: name) { return .undecided }
+            unbound = true
         }
+        if unbound { return answer(looking: context.looking(at: Self.noFields), existence: existence) }
         return answer(looking: context, existence: existence)
     }
 

@@ -66,7 +66,7 @@ class Runner: HistoryProvider {
                 index = CountedIndex(list: list, key: shape.key, term: term)
                 countedIndexes.append(index)
             }
-            for name in shape.captures where !index.captureNames.contains(name) { index.captureNames.append(name) }
+            index.reads(captures: shape.captures)
             counted[slot] = CountedCall(index: index, shape: shape)
         }
         seqBounds = SlotTable(covering: compiled.callSlots)
@@ -445,7 +445,8 @@ class Runner: HistoryProvider {
     private var seqBounds: SlotTable<OuterSide?>
 
     private func seqConjunct(_ selector: Selector) -> OuterSide? {
-        guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, outer: compiled.declaredNames) else { return nil }
+        guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, outer: compiled.declaredNames),
+              !compiled.bindsResults(whereExpr) else { return nil }
         for conjunct in KeyedIndex.conjuncts(whereExpr) {
             switch conjunct {
             case .binary(let op, .field("$seq", _), let x, _) where op == .greater || op == .greaterEqual:
@@ -461,16 +462,18 @@ class Runner: HistoryProvider {
     /// `x`, an expression of what is bound outside a history call, with the names it reads that
     /// are bound only sometimes (captures, history results: not lets). Nil when `x` reads the
     /// current event (a bare `params`, or a let that reads one): inside a `where:` that is the
-    /// candidate, so `x` is no outer side.
+    /// candidate, so `x` is no outer side; nil too when it reads a let that names a history
+    /// result (``CompiledRule/resultLets``): taken once before the candidates, it would bind
+    /// that name where the scan binds it only if a candidate is tried.
     private func outerSide(_ x: Expr, strict: Bool = false) -> OuterSide? {
         var bindings: [String] = []
-        var readsEvent = false
+        var unkeyable = false
         NameWalker.walk(x) { sub in
             guard case .name(let n, _, _) = sub else { return }
-            if n == "params" || compiled.eventLets.contains(n) { readsEvent = true; return }
+            if n == "params" || compiled.eventLets.contains(n) || compiled.resultLets.contains(n) { unkeyable = true; return }
             if !compiled.letNames.contains(n), !bindings.contains(n) { bindings.append(n) }
         }
-        return readsEvent ? nil : OuterSide(expr: x, strict: strict, bindings: bindings)
+        return unkeyable ? nil : OuterSide(expr: x, strict: strict, bindings: bindings)
     }
 
     /// Whether every one of `names` is bound in `context` as the evaluator reads a name (a bound
@@ -498,7 +501,10 @@ class Runner: HistoryProvider {
             guard case .value(let key) = Evaluator.evaluate(lookup.outer.expr, context) else { return [] }
             return lookup.index.candidates(for: key)
         }
+        // A `where:` that names a history result rebinds it for each candidate: no side of it is
+        // the same for all of them (``CompiledRule/bindsResults(_:)``).
         guard let listIndex = compiled.listOfSlot[call.slot],
+              let whereExpr = call.selector.terms.first?.whereExpr, !compiled.bindsResults(whereExpr),
               let (candidateSide, outerExpr) = KeyedIndex.split(call.selector, outer: compiled.declaredNames),
               let outer = outerSide(outerExpr) else {
             unindexable[call.slot] = true
