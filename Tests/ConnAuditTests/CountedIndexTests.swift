@@ -255,19 +255,26 @@ import Testing
         #expect(report.results[0].violations.count == expected)
     }
 
-    /// An unbound capture reads the candidate's field of its name. While no counted event has
-    /// such a field that is null for all of them; once one has, the count is undecided.
-    @Test func aCountedEventWithAFieldNamedLikeAnUnboundCaptureMakesItUndecided() throws {
-        let loaded = try Self.rules([
-            "id: t.counted\ntitle: T\nfor: source\nevery: [{ ev: A, as: x }, { ev: B, as: y }]\nexpect: \"count({ev: P, where: 'text(id) == text(y.id)'}) == 0\"\nundecided: pass",
-        ])
+    /// An unbound capture reads the candidate's field of its name. The events counted by key have
+    /// no such field (null for each); one that has it is kept and tried as a scan tries it.
+    @Test func aCountedEventWithAFieldNamedLikeAnUnboundCaptureIsTriedAsAScanWould() throws {
+        let expect = "expect: \"count({ev: P, where: 'text(id) == text(y.id)'}) == 0\""
+        let body = "title: T\nfor: source\nevery: [{ ev: A, as: x }, { ev: B, as: y }]\n" + expect + "\nundecided: inconclusive"
+        let loaded = try Self.rules(["id: t.counted\n" + body, "id: t.events\n" + body.replacing("'text(id) ==", with: "'false or text(id) ==")])
         #expect(CompiledRule(rule: loaded[0], index: 0, overrides: [:]).countedLists.allSatisfy { $0 })
         let plain = #"{"t":0,"ev":"P","id":"1"}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"# + "\n"
+        // y unbound at A: this P's own y.id is "1", its id too: it counts, and A fails.
         let named = #"{"t":0,"ev":"P","id":"1","y":{"id":"1"}}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"# + "\n"
-        // y unbound at A: null for the plain P, so no match and the count is 0 (A passes either way).
-        #expect(Self.audit(loaded, plain).results[0].violations.isEmpty)
-        #expect(Self.audit(loaded, named).results[0].violations.isEmpty)
-        #expect(Self.audit(loaded, named).results[0].status == .pass)
+        // The first P's own y.id is "2", its id "1": it does not count at A; at B, y is B, and
+        // the P whose id is "2" counts.
+        let other = #"{"t":0,"ev":"P","id":"1","y":{"id":"2"}}"# + "\n" + #"{"t":0,"ev":"P","id":"2"}"# + "\n"
+            + #"{"t":1,"ev":"A","id":"1"}"# + "\n" + #"{"t":2,"ev":"B","id":"2"}"# + "\n"
+        for (log, failing) in [(plain, [Int]()), (named, [2]), (other, [4])] {
+            let report = Self.audit(loaded, log)
+            #expect(report.results[0].violations.map(\.line) == failing, "\(log)")
+            #expect(report.results[1].violations.map(\.line) == failing, "\(log)")
+            #expect(report.results[0].status == report.results[1].status)
+        }
     }
 
     /// Counts that share one index may read different captures: a counted event's field named
@@ -284,8 +291,14 @@ import Testing
         let report = Self.audit(loaded, namedLikeBound)
         #expect(report.results[0].status == .pass)
         #expect(report.results[1].status == .pass)
-        // A P with a field x: the count reading the unbound x cannot be answered from counts.
-        let namedLikeUnbound = #"{"t":0,"ev":"P","id":"1","x":0}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"# + "\n"
-        #expect(Self.audit(loaded, namedLikeUnbound).results[0].status == .inconclusive)
+        // A P with a field x: the count reading the unbound x tries it as a scan does.
+        for x in ["0", #"{"id":"1"}"#, #"{"id":"2"}"#] {
+            let namedLikeUnbound = #"{"t":0,"ev":"P","id":"1","x":\#(x)}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"# + "\n"
+            let both = Self.audit(loaded, namedLikeUnbound)
+            #expect(both.results[0].status == both.results[1].status, "x: \(x)")
+            #expect(both.results[0].violations.map(\.line) == both.results[1].violations.map(\.line), "x: \(x)")
+        }
+        let counts = Self.audit(loaded, #"{"t":0,"ev":"P","id":"1","x":{"id":"1"}}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"# + "\n")
+        #expect(counts.results[0].violations.map(\.line) == [2])
     }
 }

@@ -124,6 +124,41 @@ import Testing
             "and k == z.k'", "and (k == z.k or false)'"
         ),
         (
+            // a count from counts whose capture is unbound at one trigger (`b` at x.d), with
+            // counted events that have a field `b`: those are kept and tried as a scan tries them
+            """
+            for: source
+            every: [{ ev: x.a, as: b }, { ev: x.d, as: o }]
+            expect: "count({ev: x.c, where: 'text(k) == text(b.k)'}) == 0"
+            undecided: inconclusive
+            """,
+            "'text(k) == text(b.k)'", "'text(k) == text(b.k) or false'"
+        ),
+        (
+            // a `not:` that names a result: the scan binds `z` for every candidate it tries, the
+            // index only for those of the key
+            """
+            for: source
+            every: { ev: x.d, as: d }
+            expect: >-
+              count({ev: x.c, where: 'k == d.k', not: {ev: x.c, where: "last({ev: x.b, as: z}) == null"}}) >= 0 and z == null
+            message: "z={z}"
+            """,
+            "'k == d.k'", "'k == d.k or false'"
+        ),
+        (
+            // the same through a let, with a `$seq` bound
+            """
+            for: source
+            let: { L: "last({ev: x.b, as: z})" }
+            every: { ev: x.d, as: d }
+            expect: >-
+              count({ev: x.c, where: '$seq > d.$seq - 9', not: {ev: x.c, where: "L == null"}}) >= 0 and z == null
+            message: "z={z}"
+            """,
+            "'$seq > d.$seq - 9'", "'$seq > d.$seq - 9 or false'"
+        ),
+        (
             // an equality on a trigger capture, always bound: the index serves every call
             """
             for: source

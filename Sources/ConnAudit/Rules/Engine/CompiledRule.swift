@@ -52,9 +52,10 @@ final class CompiledRule: @unchecked Sendable {
     let eventLets: Set<String>
     /// Lets whose evaluation may name a history result (a `first`/`last`/`next` with `as:` in
     /// them, or in a let they read): evaluating one binds that name for the rest of the
-    /// evaluation. An index's outer side must not read them, nor may the `where:` it splits bind a
-    /// result (``bindsResults(_:)``): a key or bound taken before the candidates are tried would
-    /// bind or read the name where the scan, trying each candidate in turn, does not.
+    /// evaluation. An index's outer side must not read them, nor may the selector it splits name
+    /// a result, in a `where:` or a `not:` (``bindsResults(_:)``): a key or bound taken before the
+    /// candidates are tried, or trying only those of the key, would bind or read the name where
+    /// the scan, trying each candidate in turn, does not.
     let resultLets: Set<String>
     /// Whether the rule looks ahead (`next(SEL)`, in an `every` expectation): its triggers may be
     /// judged later than they arrive, so its history calls are answered from lists, not aggregates.
@@ -469,18 +470,25 @@ final class CompiledRule: @unchecked Sendable {
     /// `as:` (in a nested selector too) or reads one of `lets` (``resultLets``).
     static func bindsResults(_ e: Expr, lets: Set<String>) -> Bool {
         var binds = false
-        NameWalker.walk(e) { sub in
-            switch sub {
-            case .history(let call) where !call.resultCaptures.isEmpty: binds = true
-            case .name(let n, _, _) where lets.contains(n): binds = true
-            default: break
-            }
-        }
+        NameWalker.walk(e) { if Self.namesResult($0, lets: lets) { binds = true } }
         return binds
     }
 
-    /// ``bindsResults(_:lets:)`` with this rule's ``resultLets``.
-    func bindsResults(_ e: Expr) -> Bool { Self.bindsResults(e, lets: resultLets) }
+    private static func namesResult(_ sub: Expr, lets: Set<String>) -> Bool {
+        switch sub {
+        case .history(let call) where !call.resultCaptures.isEmpty: return true
+        case .name(let n, _, _) where lets.contains(n): return true
+        default: return false
+        }
+    }
+
+    /// Whether trying a candidate against `selector` may name a history result: in any term's
+    /// `where:` or in a `not:` selector's, which the scan evaluates for every candidate it tries.
+    func bindsResults(_ selector: Selector) -> Bool {
+        var binds = false
+        NameWalker.walkSelector(selector) { if Self.namesResult($0, lets: resultLets) { binds = true } }
+        return binds
+    }
 
     static func captureNames(_ s: Selector) -> [String] {
         s.terms.flatMap { term in (term.capture.map { [$0] } ?? []) + (term.negated.map(captureNames) ?? []) }

@@ -21,27 +21,38 @@ final class CountedIndex {
     /// The selector's term: its `ev` names and field tests are checked when an event is added.
     let term: Selector.Term
     private var seqs = SeqBuckets()
-    /// The names of the captures its calls read (``CountedShape/captures``), and, for each, whether
-    /// an event recorded had a field of that name (see ``CountedCall/answer(_:existence:)``). Per
-    /// name: calls that share the index may read different captures, and a field named like one
-    /// says nothing of a call that reads another.
+    /// The names of the captures its calls read (``CountedShape/captures``).
     private(set) var captureNames: [String] = []
-    private var heldAsField: [Bool] = []
-    private var unheld = 0
+    /// Events that passed the term's tests and have a field named like one of ``captureNames``,
+    /// kept whole and tried one by one, as a scan would (``CountedCall/answer(_:existence:)``):
+    /// a capture not bound where a call runs reads each candidate's field of its name, which no
+    /// count by key can answer for them. Not counted by key. Rare in a log (name captures unlike
+    /// fields); a log whose every event has such a field keeps them all, as a scan does.
+    private(set) var kept: [Event] = []
 
     /// Adds the captures a call reads (before any event is recorded: the index is made with its calls).
     func reads(captures names: [String]) {
         for name in names where !captureNames.contains(name) {
             captureNames.append(name)
-            heldAsField.append(false)
-            unheld += 1
+            captureIDs.append(FieldNames.id(name))
         }
     }
 
-    /// Whether an event recorded had a field named `name`.
-    func holdsField(named name: String) -> Bool {
-        guard let i = captureNames.firstIndex(of: name) else { return false }
-        return heldAsField[i]
+    /// ``captureNames`` as ``FieldNames`` ids (the reader gives the fields rules read theirs).
+    private var captureIDs: [Int32] = []
+
+    /// Whether `e` has a field named like one of ``captureNames``.
+    @inline(__always) private func holdsCaptureField(_ e: Event) -> Bool {
+        e.fields.withUnsafeBufferPointer { fields in
+            for f in fields {
+                if f.id >= 0 {
+                    if captureIDs.contains(f.id) { return true }
+                } else if captureNames.contains(where: { $0 == f.key }) {
+                    return true
+                }
+            }
+            return false
+        }
     }
 
     init(list: Int, key: Expr, term: Selector.Term) {
@@ -50,19 +61,17 @@ final class CountedIndex {
         self.term = term
     }
 
-    /// Records `e` if it passes the term's tests and its key is decided.
+    /// Records `e` if it passes the term's tests: its seq under its key if that is decided, or the
+    /// event itself in ``kept`` if it has a field named like a capture the calls read.
     func add(_ e: Event, shared: EvalShared) {
         let ctx = EvalContext(event: e, shared: shared)
-        guard Evaluator.termTestsHold(term, e, ctx), case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
-        seqs.append(e.seq, for: k)
-        if unheld > 0 {
-            for field in e.fields {
-                if let i = captureNames.firstIndex(where: { $0 == field.key }), !heldAsField[i] {
-                    heldAsField[i] = true
-                    unheld -= 1
-                }
-            }
+        guard Evaluator.termTestsHold(term, e, ctx) else { return }
+        if !captureNames.isEmpty, holdsCaptureField(e) {
+            kept.append(e)
+            return
         }
+        guard case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
+        seqs.append(e.seq, for: k)
     }
 
     /// How many events recorded with key `k` have a seq within `bounds`.
@@ -220,18 +229,29 @@ final class CountedCall {
     /// and null when there is none (the `first(S) != null` it sits in reads nothing else).
     ///
     /// A capture the call reads that is not bound here reads each candidate's field of its name.
-    /// While no event counted has such a field, that is null for every one of them: the outer
+    /// The events counted by key have no such field, so for each of them that is null: the outer
     /// side and the bounds are then evaluated looking at an event with no fields, which is what
-    /// each candidate gives. Once one has (a field named like that capture, in a log), the answer
-    /// is undecided (docs/rules.md, "Memory and speed").
+    /// each of them gives. The events that have one (``CountedIndex/kept``) are tried one by one
+    /// with the call's `where:`, bound or not, exactly as a scan tries them.
     func answer(_ context: EvalContext, existence: Bool) -> Eval {
         var unbound = false
         for name in shape.captures where !context.captures.binds(name) && context.boundLets?[name] == nil {
-            if index.holdsField(named: name) { return .undecided }
             unbound = true
+            break
         }
-        if unbound { return answer(looking: context.looking(at: Self.noFields), existence: existence) }
-        return answer(looking: context, existence: existence)
+        // (Two calls, not one of a conditional: that would copy the context, retaining its parts.)
+        let byKey = unbound ? answer(looking: context.looking(at: Self.noFields), existence: existence)
+            : answer(looking: context, existence: existence)
+        guard !index.kept.isEmpty else { return byKey }
+        if existence, byKey.truth == true { return byKey }
+        var n: Int64 = 0
+        if case .value(.int(let counted)) = byKey { n = counted }
+        for e in index.kept where Evaluator.termMatches(shape.term, e, context) {
+            if existence { return .true }
+            n += 1
+        }
+        if existence { return .null }
+        return .value(.int(n))
     }
 
     private func answer(looking context: EvalContext, existence: Bool) -> Eval {

@@ -445,8 +445,8 @@ class Runner: HistoryProvider {
     private var seqBounds: SlotTable<OuterSide?>
 
     private func seqConjunct(_ selector: Selector) -> OuterSide? {
-        guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, outer: compiled.declaredNames),
-              !compiled.bindsResults(whereExpr) else { return nil }
+        guard !compiled.bindsResults(selector),
+              let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, outer: compiled.declaredNames) else { return nil }
         for conjunct in KeyedIndex.conjuncts(whereExpr) {
             switch conjunct {
             case .binary(let op, .field("$seq", _), let x, _) where op == .greater || op == .greaterEqual:
@@ -501,10 +501,10 @@ class Runner: HistoryProvider {
             guard case .value(let key) = Evaluator.evaluate(lookup.outer.expr, context) else { return [] }
             return lookup.index.candidates(for: key)
         }
-        // A `where:` that names a history result rebinds it for each candidate: no side of it is
-        // the same for all of them (``CompiledRule/bindsResults(_:)``).
-        guard let listIndex = compiled.listOfSlot[call.slot],
-              let whereExpr = call.selector.terms.first?.whereExpr, !compiled.bindsResults(whereExpr),
+        // A selector whose `where:` (or `not:`) names a history result binds it for each candidate
+        // the scan tries: the index, trying only those of the key, would bind it or not by the key
+        // (``CompiledRule/bindsResults(_:)``).
+        guard let listIndex = compiled.listOfSlot[call.slot], !compiled.bindsResults(call.selector),
               let (candidateSide, outerExpr) = KeyedIndex.split(call.selector, outer: compiled.declaredNames),
               let outer = outerSide(outerExpr) else {
             unindexable[call.slot] = true
