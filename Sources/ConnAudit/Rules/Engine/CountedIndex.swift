@@ -13,7 +13,8 @@
 /// A bound whose value is not a number (or NaN) orders nothing, so nothing is counted, as `<` on
 /// it is undecided. A runner whose every call on a history list is answered this way stops
 /// keeping that list's events (``Runner``): on a long SSE session the ids' events were most of the
-/// memory, where the seqs and keys are a fraction of it.
+/// memory, where the seqs and keys are a fraction of it. (The index itself keeps the rare events
+/// with a field named like a capture its calls read: ``kept``.)
 final class CountedIndex {
     let list: Int
     /// The candidate's side of the equality (a `text(…)` call).
