@@ -135,7 +135,9 @@ enum SourceEndScan {
                     for k in valueStart + 1..<valueEnd - 1 where b[k] == backslash { return .unusual }
                     text = valueStart + 1..<valueEnd - 1
                 } else if key == .src, valueEnd - valueStart == 4, b[valueStart] == UInt8(ascii: "n") {
-                    text = nil  // null (or not JSON at all, which makes the line malformed); a null session is keyed by its text
+                    // A null src (or not JSON at all, which makes the line malformed). A null
+                    // session is keyed by its JSON text: unusual, for the full reader.
+                    text = nil
                 } else {
                     return .unusual  // keyed by its JSON text
                 }

@@ -315,25 +315,12 @@ final class CompiledRule: @unchecked Sendable {
         let letNames = Set(rule.lets.map(\.name))
         let results = Set(resultNames)
         // Lets that read a bare `params` (the current event's field), or such a let.
-        var paramLets = Set<String>()
-        var grew = true
-        while grew {
-            grew = false
-            for (name, expr) in rule.lets where !paramLets.contains(name) {
-                var reads = false
-                NameWalker.walk(expr) { if case .name(let n, _, _) = $0, n == "params" || paramLets.contains(n) { reads = true } }
-                if reads { paramLets.insert(name); grew = true }
-            }
+        let paramLets = Self.lets(of: rule) { sub, found in
+            if case .name(let n, _, _) = sub { return n == "params" || found.contains(n) }
+            return false
         }
         // Lets that name a history result, or read such a let.
-        var namingLets = Set<String>()
-        grew = true
-        while grew {
-            grew = false
-            for (name, expr) in rule.lets where !namingLets.contains(name) {
-                if Self.bindsResults(expr, lets: namingLets) { namingLets.insert(name); grew = true }
-            }
-        }
+        let namingLets = Self.lets(of: rule, where: Self.namesResult)
         declaredNames = outer.union(results)
         self.letNames = letNames
         eventLets = paramLets
@@ -465,15 +452,23 @@ final class CompiledRule: @unchecked Sendable {
     }
 
 
-    /// Names bound with `as:` in a selector, nested ones included.
-    /// Whether evaluating `e` may name a history result: it holds a `first`/`last`/`next` with
-    /// `as:` (in a nested selector too) or reads one of `lets` (``resultLets``).
-    static func bindsResults(_ e: Expr, lets: Set<String>) -> Bool {
-        var binds = false
-        NameWalker.walk(e) { if Self.namesResult($0, lets: lets) { binds = true } }
-        return binds
+    /// The lets of `rule` with a sub-expression for which `marks` holds, given the lets found so
+    /// far: reading a found let marks a let too, so the search runs until no let is added.
+    private static func lets(of rule: Rule, where marks: (Expr, Set<String>) -> Bool) -> Set<String> {
+        var found = Set<String>()
+        var grew = true
+        while grew {
+            grew = false
+            for (name, expr) in rule.lets where !found.contains(name) {
+                var marked = false
+                NameWalker.walk(expr) { if marks($0, found) { marked = true } }
+                if marked { found.insert(name); grew = true }
+            }
+        }
+        return found
     }
 
+    /// Whether `sub` itself names a history result: a call with `as:`, or a read of one of `lets`.
     private static func namesResult(_ sub: Expr, lets: Set<String>) -> Bool {
         switch sub {
         case .history(let call) where !call.resultCaptures.isEmpty: return true
@@ -490,6 +485,7 @@ final class CompiledRule: @unchecked Sendable {
         return binds
     }
 
+    /// Names bound with `as:` in a selector, nested ones included.
     static func captureNames(_ s: Selector) -> [String] {
         s.terms.flatMap { term in (term.capture.map { [$0] } ?? []) + (term.negated.map(captureNames) ?? []) }
     }

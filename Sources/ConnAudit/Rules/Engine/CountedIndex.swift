@@ -235,11 +235,7 @@ final class CountedCall {
     /// each of them gives. The events that have one (``CountedIndex/kept``) are tried one by one
     /// with the call's `where:`, bound or not, exactly as a scan tries them.
     func answer(_ context: EvalContext, existence: Bool) -> Eval {
-        var unbound = false
-        for name in shape.captures where !context.captures.binds(name) && context.boundLets?[name] == nil {
-            unbound = true
-            break
-        }
+        let unbound = shape.captures.contains { !context.captures.binds($0) && context.boundLets?[$0] == nil }
         // (Two calls, not one of a conditional: that would copy the context, retaining its parts.)
         let byKey = unbound ? answer(looking: context.looking(at: Self.noFields), existence: existence)
             : answer(looking: context, existence: existence)
