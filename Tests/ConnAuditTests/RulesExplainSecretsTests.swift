@@ -88,7 +88,8 @@ import Testing
             "textSECRET4567", "descriptionTOKEN123", "whereLITERAL123",
         ], in: run.out)
         expectAll([
-            #"{"t":0,"ev":"ws.connect","gen":1,"meta":{"auth":[{"Access_Token":"[redacted]"}]},"note":"keep me"}"#,
+            // `auth` is a secret key name to every output (``SecretShapes``): hidden whole.
+            #"{"t":0,"ev":"ws.connect","gen":1,"meta":{"auth":"[redacted]"},"note":"keep me"}"#,
             #"{"t":1,"ev":"ws.open","gen":1,"msg":"[redacted]","reason":"plain"}"#,
             #"{"t":2,"ev":"ws.open","gen":1,"id":"[redacted]"}"#,
             "not JSON but [redacted] here",

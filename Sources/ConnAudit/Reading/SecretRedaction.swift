@@ -2,8 +2,8 @@
 /// (`rules --explain`, `rules --test`), its title (`rules --list`), a rules file's lines and text
 /// quoted by a diagnostic — with what `log.no-secrets` flags replaced by `[redacted]`.
 ///
-/// The detection is the reader's own: the secret key names and the token patterns of
-/// ``JSONLineParser``, walked as ``FileReader/redactingSecrets(_:token:)`` walks a `src`.
+/// The detection is every output's: what the reader flags (``FileReader/redactingSecrets(_:token:)``)
+/// and what ``SecretShapes`` finds.
 enum SecretRedaction {
     /// What stands for a secret here (as in a report's context lines: `token=[redacted]`).
     static let marker = "[redacted]"
@@ -39,7 +39,7 @@ enum SecretRedaction {
                   JSONLineParser.parsePrefix(UnsafeBufferPointer(rebasing: $0[start...]))
               })
         else { return nil }
-        let redacted = FileReader.redactingSecrets(value) { _ in .string(marker) }
+        let redacted = FileReader.redactingSecrets(value) { _ in .string(marker) }.shownInside
         return redacted == value ? nil : (start..<(start + length), redacted.rendered(bare: false))
     }
 
@@ -64,7 +64,7 @@ enum SecretRedaction {
         }
         let keyAt = secretKeyValue(bytes, from: from)
         let tokens = bytes.withUnsafeBufferPointer {
-            JSONLineParser.tokenRanges(UnsafeBufferPointer(rebasing: $0[from..<(keyAt ?? bytes.count)]))
+            SecretShapes.ranges(UnsafeBufferPointer(rebasing: $0[from..<(keyAt ?? bytes.count)]))
         }
         spans += tokens.map { ((from + $0.lowerBound)..<(from + $0.upperBound), Array(marker.utf8)) }
         if let keyAt, keyAt < bytes.count { spans.append((keyAt..<bytes.count, Array(marker.utf8))) }
@@ -124,9 +124,9 @@ enum SecretRedaction {
             let quoted = [UInt8(ascii: "\"")] + text + [UInt8(ascii: "\"")]
             guard case (.string(let key), _)? = quoted.withUnsafeBufferPointer({ JSONLineParser.parsePrefix($0) })
             else { return false }
-            return JSONLineParser.isSecretKeyName(key)
+            return SecretShapes.isSecretKey(key)
         }
-        if JSONLineParser.isSecretKeyName(String(decoding: raw, as: UTF8.self)) { return true }
+        if SecretShapes.isSecretKey(raw) { return true }
         guard raw.contains(backslash) else { return false }
         if decoded(Array(raw)) { return true }
         var once: [UInt8] = []
@@ -138,14 +138,14 @@ enum SecretRedaction {
         return decoded(once)
     }
 
-    /// `text` with each bearer token and JWT in it replaced by ``marker``.
+    /// `text` with each secret ``SecretShapes`` finds in it replaced by ``marker``.
     static func tokens(_ text: ArraySlice<UInt8>) -> String {
-        let ranges = text.withUnsafeBufferPointer { JSONLineParser.tokenRanges($0) }
+        let ranges = text.withUnsafeBufferPointer { SecretShapes.ranges($0) }
         guard !ranges.isEmpty else { return String(decoding: text, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(text.count)
         var at = 0
-        // Ranges start at an ASCII letter and end after ASCII bytes: cutting there keeps UTF-8 whole.
+        // Ranges start and end at ASCII bytes: cutting there keeps UTF-8 whole.
         for r in ranges {
             out.append(contentsOf: text[(text.startIndex + at)..<(text.startIndex + r.lowerBound)])
             out.append(contentsOf: marker.utf8)

@@ -124,8 +124,8 @@ public enum JSONReport {
         w.key("file", f.file.map { paths[Int($0)] })
         if let line = f.line { w.key("line", line) } else { w.raw("line", "null") }
         w.key("t", number: f.t)
-        w.key("src", f.source.map { $0.srcIsFile ? nil : $0.src } ?? nil)
-        w.key("session", f.source?.session)
+        w.key("src", f.source.map { $0.srcIsFile ? nil : $0.shownSrc } ?? nil)
+        w.key("session", f.source?.shownSession)
         if let g = f.gen { w.raw("gen", String(g)) } else { w.raw("gen", "null") }
         w.key("message", f.message)
         w.beginArray("context")

@@ -143,8 +143,8 @@ public enum JUnitReport {
             parts.append(f.line.map { "\(path):\($0)" } ?? path)
         }
         if let t = f.t { parts.append("t=" + JSONWriter.number(t)) }
-        if let s = f.source, !s.srcIsFile { parts.append("src=" + s.src.visibleControls) }
-        if let session = f.source?.session { parts.append("session=" + session.visibleControls) }
+        if let s = f.source, !s.srcIsFile { parts.append("src=" + s.shownSrc.visibleControls) }
+        if let session = f.source?.shownSession { parts.append("session=" + session.visibleControls) }
         if let g = f.gen { parts.append("gen=\(g)") }
         parts.append(f.message)
         return parts.joined(separator: " ")

@@ -244,8 +244,8 @@ public enum SARIFReport {
             w.beginObject("properties")
             if f.file == nil { w.key("corpusWide", true) }
             if let t = f.t { w.key("t", number: t) }
-            if let s = f.source, !s.srcIsFile { w.key("src", s.src) }
-            if let session = f.source?.session { w.key("session", session) }
+            if let s = f.source, !s.srcIsFile { w.key("src", s.shownSrc) }
+            if let session = f.source?.shownSession { w.key("session", session) }
             if let g = f.gen { w.raw("gen", String(g)) }
             w.endObject()
         }

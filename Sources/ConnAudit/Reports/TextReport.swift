@@ -112,8 +112,8 @@ public struct TextReport {
         if let file = f.file, let line = f.line { head += "\(paths[Int(file)]):\(line)" } else { head += "(corpus)" }
         if let t = f.t { head += "  t=\(JSONWriter.number(t))" }
         if let s = f.source {
-            if !s.srcIsFile { head += "  src=\(s.src)" }
-            if let session = s.session { head += "  session=\(session)" }
+            if !s.srcIsFile { head += "  src=\(s.shownSrc)" }
+            if let session = s.shownSession { head += "  session=\(session)" }
         }
         if let g = f.gen { head += "  gen=\(g)" }
         var out = head.visibleControls + "\n    " + f.message.visibleControls + "\n"

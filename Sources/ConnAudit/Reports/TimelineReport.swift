@@ -174,9 +174,9 @@ public enum TimelineReport {
         w.beginArray("sections")
         for section in doc.sections {
             w.beginObject()
-            w.key("src", section.source.src)
+            w.key("src", section.source.shownSrc)
             w.key("src_is_file", section.source.srcIsFile)
-            w.key("session", section.source.session)
+            w.key("session", section.source.shownSession)
             w.key("stream", section.stream)
             w.raw("gen", section.gen.map { String($0) } ?? "null")
             w.key("events", section.total)

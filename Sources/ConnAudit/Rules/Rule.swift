@@ -167,7 +167,28 @@ public struct MessageTemplate: Sendable {
         case text(String)
         case expr(Expr)
     }
-    public var parts: [Part]
+    public var parts: [Part] {
+        didSet { holeKeys = Self.keys(parts) }
+    }
+    /// Per hole, the name of the field it reads when it reads one (`{url}`, `{e.headers}`,
+    /// `{e["token"]}`): a secret key name hides the value, as it does in a context line.
+    public private(set) var holeKeys: [String?]
+
+    public init(parts: [Part]) {
+        self.parts = parts
+        holeKeys = Self.keys(parts)
+    }
+
+    private static func keys(_ parts: [Part]) -> [String?] {
+        parts.compactMap { part -> String?? in
+            guard case .expr(let x) = part else { return nil }
+            switch x {
+            case .name(let n, _, _), .field(let n, _), .member(_, let n, _, _): return .some(n)
+            case .index(_, .literal(.string(let n))): return .some(n)
+            default: return .some(nil)
+            }
+        }
+    }
 }
 
 /// A rule's self-test: a small log and what the rule must say about it.

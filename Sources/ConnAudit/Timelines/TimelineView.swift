@@ -88,7 +88,8 @@ public struct TimelineDocument: Sendable {
         /// The top-level fields other than `t`, `ev`, `gen`, `src` and `session`, the last of
         /// duplicate keys only; the value of a redacted key is the string `[redacted]`.
         public var fields: [Event.Field]
-        /// Keys whose value was a secret (`log.no-secrets`).
+        /// Keys whose value is hidden: flagged by `log.no-secrets`, or a secret to
+        /// ``SecretShapes`` (a key name such as `apiKey`, `Set-Cookie`).
         public var redacted: [String]
         /// `t` minus the `t` of the generation's first `<stream>.connect` (`ws.connect`); nil without one.
         public var sinceConnect: Double?
@@ -204,10 +205,10 @@ public enum TimelineBuilder {
             let target = try focusEvent(around, label: labels[fi], scan: scans[fi])
             let place = "the event at \(labels[fi]):\(around.line)"
             if let src = query.src, !SourceKey.sameBytes(src, target.key.src) {
-                throw UsageError("\(place) is of src \(Self.safe(target.key.src)), not --src \(src)")
+                throw UsageError("\(place) is of src \(Self.safe(target.key.shownSrc)), not --src \(SecretShapes.text(src))")
             }
             if let session = query.session, !SourceKey.sameBytes(session, target.key.session) {
-                let actual = target.key.session.map(Self.safe) ?? "(none)"
+                let actual = target.key.shownSession.map(Self.safe) ?? "(none)"
                 throw UsageError("\(place) is of session \(actual), not --session \(session)")
             }
             if let s = query.stream, s != target.stream {
@@ -314,11 +315,13 @@ public enum TimelineBuilder {
                 }
                 let e = p.event
                 // The source is each section's heading: `src` and `session` are not repeated per event.
-                let fields = lastOfEachKey(e.fields.filter { $0.key != "src" && $0.key != "session" })
+                let (fields, redacted) = Self.shown(lastOfEachKey(e.fields.filter { $0.key != "src" && $0.key != "session" }),
+                                               redacted: e.redactedKeys)
+                let ev = SecretShapes.text(e.ev)
                 let entry = TimelineDocument.Entry(
-                    file: labels[Int(e.file)], line: e.line, t: e.t, ev: e.ev, gen: e.gen,
-                    text: render(e.ev, fields: fields, redacted: e.redactedKeys), fields: fields,
-                    redacted: e.redactedKeys, sinceConnect: p.sinceConnect, sincePing: p.sincePing,
+                    file: labels[Int(e.file)], line: e.line, t: e.t, ev: ev, gen: e.gen,
+                    text: render(ev, fields: fields, redacted: redacted), fields: fields,
+                    redacted: redacted, sinceConnect: p.sinceConnect, sincePing: p.sincePing,
                     phase: p.phase, phaseChanged: p.phaseChanged, findings: [],
                     isFocus: focus.map { $0.file == e.file && $0.line == e.line } ?? false)
                 shown[Position(file: e.file, line: e.line)] = (at, sections[at].entries.count)
@@ -677,6 +680,23 @@ public enum TimelineBuilder {
         return out.reversed()
     }
 
+    /// The fields as every view shows them: each name and value through ``SecretShapes``, a value
+    /// it hides whole as the string `[redacted]` with its key added to the redacted ones.
+    static func shown(_ fields: [Event.Field], redacted: [String]) -> ([Event.Field], [String]) {
+        let flagged = KeyLookup(redacted)
+        var hidden = redacted
+        let out = fields.map { f -> Event.Field in
+            if flagged.contains(f.key) { return f }
+            let key = SecretShapes.text(f.key)
+            guard let value = f.value.shown(under: f.key) else {
+                hidden.append(key)
+                return Event.Field(key, .string(SecretShapes.marker), id: f.id)
+            }
+            return Event.Field(key, value, id: f.id)
+        }
+        return (out, hidden)
+    }
+
     /// `ws.close reason="pong_timeout" code=1000`; a redacted field as `key=[redacted]`.
     static func render(_ ev: String, fields: [Event.Field], redacted: [String]) -> String {
         var text = safe(ev)
@@ -712,8 +732,8 @@ public enum TimelineBuilder {
 
     /// `iphone-a session s1`, or `logs/a.jsonl (no src)` for a file standing for its source.
     static func displayName(_ key: SourceKey) -> String {
-        var name = key.srcIsFile ? safe(key.src) + " (no src)" : safe(key.src)
-        if let session = key.session { name += " session " + safe(session) }
+        var name = key.srcIsFile ? safe(key.src) + " (no src)" : safe(key.shownSrc)
+        if let session = key.shownSession { name += " session " + safe(session) }
         return name
     }
 

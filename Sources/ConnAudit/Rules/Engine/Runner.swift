@@ -259,12 +259,14 @@ class Runner: HistoryProvider {
                 // a value cannot break or forge a report line. A long one of the log's is
                 // clipped; the reader's own findings hold values it bounded already (a
                 // secret's key path keeps its last key, which a clip would cut off).
+                // Secrets are hidden before a value is clipped: a clip could cut one in two.
                 switch holes[hole] {
                 case .value(let v):
-                    let shown = v.rendered()
+                    let shown = (v.shown(under: template.holeKeys[hole]) ?? .string(SecretShapes.marker)).rendered()
                     text += (ctx.event.isPseudo ? shown : shown.clipped()).visibleControls
                 case .event(let ev):
-                    text += "\(ev.ev.clipped()) at \(Int(ev.file) < files.count ? files[Int(ev.file)] : "?"):\(ev.line)".visibleControls
+                    let name = SecretShapes.text(ev.ev).clipped()
+                    text += "\(name) at \(Int(ev.file) < files.count ? files[Int(ev.file)] : "?"):\(ev.line)".visibleControls
                 case .undecided: text += "?"
                 }
                 hole += 1

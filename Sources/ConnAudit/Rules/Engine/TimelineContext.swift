@@ -351,11 +351,13 @@ final class TimelineContext {
         }
     }
 
-    /// `t=1100 ws.close gen=1 reason="pong_timeout"`: scalar fields only, redacted ones never.
+    /// `t=1100 ws.close gen=1 reason="pong_timeout"`: scalar fields only, redacted ones never,
+    /// and every name and value through ``SecretShapes`` (`reason="Basic [redacted]"` is
+    /// `reason="[redacted]"`).
     static func text(_ e: Event) -> String {
         // Each name and value is clipped (``String/clipped(bytes:)``): findings show a long one
         // in every context line that holds its event.
-        let ev = e.ev.clipped()
+        let ev = SecretShapes.text(e.ev).clipped()
         var text = e.t.isNaN ? ev : "t=\(Value.double(e.t).rendered()) \(ev)"
         if let g = e.gen { text += " gen=\(g)" }
         // A reader finding's file and line are the line's own: shown once, as file:line.
@@ -367,7 +369,10 @@ final class TimelineContext {
             && !(e.isPseudo && (f.key == "file" || f.key == "line")) {
             switch f.value {
             case .array, .object: continue
-            default: text += " \(f.key.clipped())=\(f.value.renderedClipped())"
+            default:
+                // A value the shared detector hides whole is left out, as a flagged one is.
+                guard let shown = f.value.shown(under: f.key) else { continue }
+                text += " \(SecretShapes.text(f.key).clipped())=\(shown.renderedClipped())"
             }
         }
         return text
