@@ -914,9 +914,13 @@ rules:
       another generation.
     forbid:
       # A ws.connect without a gen starts no generation (connlog: no gen, no generation timeline).
+      # g is the first ws.connect of its gen: a second one of a live gen is the same generation
+      # (the first one's match is open and reported first), so one match waits per live gen.
       - { ev: ws.connect, gen: { exists: true }, as: g,
-          where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == g.gen'}) == 0" }
-      - { ev: ws.connect, where: "gen != g.gen", without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
+          where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == g.gen'}) == 0
+                  and count({ev: ws.connect, where: 'gen == g.gen'}) == 0" }
+      - { ev: ws.connect, where: "gen != g.gen",
+          without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
     message: "ws.connect of generation {gen} while generation {g.gen} (its ws.connect at t={g.t}) is still live"
     tests:
       - name: generations beyond 2^53 stay apart

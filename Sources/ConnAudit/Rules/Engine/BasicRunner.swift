@@ -132,16 +132,18 @@ final class BasicRunner: Runner {
     /// what stays is rebuilt exactly by a replay. (Violations pending inside an open `between` or
     /// `before` scope are state like any other: the finish drops them.)
     override func retirement() -> Retirement {
+        if stopped { return .never }
         if case .count(_, _?, _, _) = check { return .never }
         return waiting.isEmpty ? .now([]) : .later
     }
 
     override func recorded(_ e: Event, context: ContextScope, sink: FindingSink) {
-        guard !waiting.isEmpty else { return }
+        guard !waiting.isEmpty, spend(waiting.count) else { return }
         waiting = waiting.filter { !judge($0.0, $0.1, context: context, sink: sink, late: true) }
     }
 
     override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {
+        guard !stopped else { return }
         ended = true
         for (e, ctx) in waiting { _ = judge(e, ctx, context: context, sink: sink, late: true) }
         waiting.removeAll()

@@ -411,6 +411,11 @@ final class CompiledRule: @unchecked Sendable {
     let keptCaptureNames: [[String]]
     let keyCaptureNames: [[String]]
     let stageConcerns: [EvIDSet]
+    /// A sequence check's plans (``SelectorPlan``), made once for all its runners: per step, its
+    /// selector's, its `without`'s and the sequence's `without`'s; and `followed_by`'s and
+    /// `unless`'s for its obligations.
+    private(set) lazy var stagePlans: [[SelectorPlan?]] = SelectorPlan.stages(of: self)
+    private(set) lazy var obligationPlans: [SelectorPlan?] = SelectorPlan.obligations(of: self)
 
     /// For each step index i, the capture names read by anything evaluated after step i matched.
     static func capturesReadLater(_ rule: Rule, _ sequence: Sequence, without: Selector?, message: Bool = true) -> [Set<String>] {

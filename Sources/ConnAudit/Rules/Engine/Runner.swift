@@ -77,9 +77,56 @@ class Runner: HistoryProvider {
     /// The rule's check, kept here so the per-event paths do not copy the whole rule.
     let check: Check
 
+    // MARK: - The work limit
+
+    /// What a runner may do on its timeline: ``workBase`` units, and ``workPerEvent`` more for
+    /// each event it is given. A unit is one thing looked at for an event: an open partial match
+    /// or obligation tried, a past event a history call compares, a trigger waiting for a
+    /// look-ahead judged again. So time is linear in the timeline's events, whatever the rule:
+    /// a rule whose state would make each event cost more (open matches that every event must
+    /// be compared with) stops, with one inconclusive finding at the event where it passed the
+    /// limit, and judges nothing on that timeline from there — never a hang, never silence.
+    /// The built-in pack stays far below it on any log (each of its checks looks at a few
+    /// things per event, whatever came before).
+    static let workBase = 1 << 22
+    static let workPerEvent = 64
+
+    /// Units spent, and the events given, on this timeline.
+    private(set) var work = 0
+    private var eventsGiven = 0
+    /// Set once the work passed the limit: the runner ignores every later event and its finish
+    /// and deadlines decide nothing (what came after could have answered them).
+    private(set) var stopped = false
+    private var stopReported = false
+    private var reportingStop = false
+
+    /// Spends `units` of work; false once the limit is passed (then the runner has stopped, and
+    /// its loops end at once).
+    @inline(__always) final func spend(_ units: Int) -> Bool {
+        work &+= units
+        if work > Self.workBase &+ Self.workPerEvent &* eventsGiven { stopped = true }
+        return !stopped
+    }
+
+    /// The limit's finding, once, at the event where the work passed it.
+    private func reportStop(at e: Event, context: ContextScope, sink: FindingSink) {
+        stopReported = true
+        reportingStop = true
+        defer { reportingStop = false }
+        report(.inconclusive, at: e, nil, context: context, sink: sink, message:
+            "not judged from here: this rule looked at more than \(Self.workBase) + \(Self.workPerEvent) per event "
+            + "open matches, obligations and past events on this timeline (the work limit, docs/robustness.md)")
+    }
+
     /// Handles `e` (the subclass's work), then remembers it for history functions.
     final func observe(_ e: Event, context: ContextScope, sink: FindingSink) {
+        guard !stopped else { return }
+        eventsGiven &+= 1
         handle(e, context: context, sink: sink)
+        if stopped {
+            reportStop(at: e, context: context, sink: sink)
+            return
+        }
         guard compiled.usesHistory, compiled.historyIDs?.contains(e.evID) ?? true else { return }
         if !aggregates.isEmpty { updateAggregates(e) }
         for (i, ids) in compiled.historyListIDs.enumerated() where !compiled.countedLists[i] && ids?.contains(e.evID) ?? true {
@@ -96,6 +143,7 @@ class Runner: HistoryProvider {
             }
         }
         if compiled.usesLookAhead, compiled.lookAheadIDs?.contains(e.evID) ?? true { recorded(e, context: context, sink: sink) }
+        if stopped, !stopReported { reportStop(at: e, context: context, sink: sink) }
     }
 
     /// What the check does with one event of its timeline. Subclasses override.
@@ -187,6 +235,9 @@ class Runner: HistoryProvider {
         _ kind: Kind, at anchor: Event?, _ ctx: EvalContext?, context: ContextScope, sink: FindingSink,
         note: String? = nil, waitForAfter: Bool = true, message fixed: String? = nil
     ) {
+        // Past the work limit, what the interrupted evaluation would report is not a finding:
+        // the limit's own is.
+        guard !stopped || reportingStop else { return }
         let shown = context.context.lines(anchor: anchor, scope: context)
         let finding = Finding(
             file: anchor?.file, line: anchor?.line, t: anchor.flatMap { $0.t.isNaN ? nil : $0.t },
@@ -395,9 +446,16 @@ class Runner: HistoryProvider {
         case .selector(let s)?:
             // Judged late (look-ahead), the latest `since` event is the latest before the trigger.
             let before = judging?.seq ?? Int.max
-            if let sinceList = compiled.sinceListOfSlot[call.slot],
-               let e = lists[sinceList].last(where: { $0.seq < before && Evaluator.matches(s, $0, context.looking(at: $0)) != nil }) {
-                cut = e.seq
+            if let sinceList = compiled.sinceListOfSlot[call.slot] {
+                var tried = 0
+                for e in lists[sinceList].reversed() where e.seq < before {
+                    tried += 1
+                    if Evaluator.matches(s, e, context.looking(at: e)) != nil {
+                        cut = e.seq
+                        break
+                    }
+                }
+                guard spend(tried) else { return HistoryCandidates(events: []) }
             }
         }
         if let bound = seqBound(call, context: context) { cut = max(cut, bound) }

@@ -5,50 +5,62 @@
 /// identical partials are kept once, and a partial dies when its gap sees a `without` event. A
 /// complete match is a violation (`forbid`), an obligation (`followed_by`), a look back
 /// (`preceded_by`) or the start of an absence (`never_after`).
+///
+/// What an event costs does not grow with the partials and obligations open, where the rule lets
+/// that be seen when it is compiled (``SelectorPlan``): an event is tried only at the stages it
+/// concerns, only if it passes what a step tests of the event alone, only against the partials
+/// of its key where a step's `where` equates the event with a capture, and a `forbid` that
+/// reports at its last step stops trying once the event completed a match. What is left is
+/// charged to the work limit (``Runner/spend(_:)``).
 final class SequenceRunner: Runner {
-    private let sequence: Sequence
+    let sequence: Sequence
     private let sequenceWithout: Selector?
     /// Open partial matches by stage (index 0 is unused: a partial has matched at least one
-    /// step). An event is tried only against the stages it concerns, so a generation with
-    /// thousands of partials waiting at one stage (pings that never got a pong) costs nothing per
-    /// unrelated event. Empty until the first partial opens (most runners never open one: one
-    /// list made per runner costs more than the matching it saves).
+    /// step). Empty until the first partial opens (most runners never open one).
     private var stages: [Stage] = []
-    /// The stages that have partials, a bit each (a sequence has at most 64 steps,
-    /// so a partial's stage is at most 63).
+    /// The stages that have partials, a bit each (a sequence has at most 64 steps, so a
+    /// partial's stage is at most 63).
     private var openStages: UInt64 = 0
     private static let keyedFrom = 16
+    /// How many open partials (or obligations) a stage holds before an event is tried only
+    /// against those its plans say it can concern (``SelectorPlan``).
+    static let plannedFrom = 8
+
+    /// Per stage: how an event is tried there — the step's selector, the step's `without`, the
+    /// sequence's `without` (index 0: the first step's selector alone).
+    private let plans: [[SelectorPlan?]]
+    private enum Role: Int { case step = 0, without = 1, sequenceWithout = 2 }
 
     private struct Stage {
-        /// The stage's partials, in the order they were opened.
+        /// The stage's partials, in the order they were opened (by ordinal); those that died stay
+        /// until more than half have (``compact``), so a death costs no move of the others.
         var partials: [Partial] = []
-        /// The keys of its partials once there are many of them (see ``isKnown``).
+        var live = 0
+        /// The keys of its live partials once there are many of them (see ``isKnown``).
         var keys: Set<[Int]>?
-        /// Scratch of ``advance``: the partials the event killed, ascending.
-        var dead: [Int] = []
-        /// Scratch of ``advance``: the next partial tried when an event concerns several stages.
+        /// Per ``Role``: the live partials by their side of that selector's key.
+        var indexes = KeyIndexes()
+        /// Scratch of ``advance``: the next growth candidate when an event concerns several stages.
         var cursor = 0
     }
+
     /// The next partial's ordinal: partials of several stages are tried in the order they opened.
     private var nextOrdinal = 0
     /// How many times a partial match or an obligation was looked at (tests: an event that
     /// concerns none of them looks at none).
-    private(set) var visits = 0
-    private var obligations: [Obligation] = []
-    /// The earliest deadline of the open obligations (infinity: none has one). Most events pass
-    /// no deadline and answer nothing: they are let through without a look at each obligation.
-    private var earliestDeadline = Double.infinity
+    var visits = 0
+    var obligations = Obligations()
     private var armed: [Captures] = []
     private var armedKeys = Set<[Int]>()
     /// Anchors already reported (a forbidden sequence is matched existentially: once per anchor).
-    private var reportedAnchors = Set<Int>()
+    var reportedAnchors = Set<Int>()
     /// Complete matches of the event being processed (the same captures count once).
     /// The first is kept alone: a set is made only when a second match completes on the event.
     private var firstMatchKey: [Int]?
     private var matchKeys = Set<[Int]>()
 
     /// Whether a complete match with `key` is the first such on the event being processed.
-    private func isNewMatch(_ key: [Int]) -> Bool {
+    func isNewMatch(_ key: [Int]) -> Bool {
         guard let first = firstMatchKey else {
             firstMatchKey = key
             return true
@@ -56,25 +68,25 @@ final class SequenceRunner: Runner {
         if matchKeys.isEmpty { matchKeys.insert(first) }
         return matchKeys.insert(key).inserted
     }
-    /// Scratch list of ``advance``, kept between events so it allocates nothing for it.
+    /// Scratch lists of ``advance``, kept between events so they allocate nothing.
     private var grownScratch: [Partial] = []
+    private var visitScratch: [Visit] = []
     /// Per step, the captures bound up to it that anything after it reads; others are dropped
     /// from partial matches, so partials that differ only in them merge.
     /// (A handful of names per step: a linear search is cheaper than hashing one.)
     private let kept: [[String]]
     /// Per step, the kept captures that make two partials different: not those only the message
     /// reads (partials differing in those merge; the first one's are shown).
-    private let keyed: [[String]]
+    let keyed: [[String]]
+    /// Whether a match completed on an event is reported at that event (a `forbid` whose
+    /// `report_at` is unset or names its last step): once one is, the others would be dropped
+    /// as the same anchor, so the last stage stops trying.
+    private let reportsAtLastStep: Bool
 
     /// Whether nothing after the first step tells its matches apart (none of its captures is
-    /// keyed): every partial of stage 1 then has one key, and at most one is open. And whether the
-    /// step reads no let. A let is evaluated at the step (later captures unbound) and elsewhere
-    /// (a message, an obligation opening: bound); when a history call still decided how it looks
-    /// (a hash index, a `$seq` bound) from the names bound where it first ran, skipping the step
-    /// changed which came first, and a verdict (a review's rule). That decision is now made from
-    /// the names the rule declares (``KeyedIndex/whereParts(_:outer:)``), so the condition is a
-    /// margin only: it keeps a step whose evaluation reaches beyond itself always evaluated, and
-    /// costs the built-in pack nothing (582.1 M instructions on the profile corpus either way).
+    /// keyed): every partial of stage 1 then has one key, and at most one is open. And whether
+    /// the step reads no let: a let is evaluated at the step (later captures unbound) and
+    /// elsewhere (bound), so a step whose evaluation reaches beyond itself is always evaluated.
     private let startsAlike: Bool
 
     /// Whether `selector` reads any of `lets` (its `where:`s, and those of the history calls in them).
@@ -88,36 +100,35 @@ final class SequenceRunner: Runner {
     /// Whether a partial the first step would open on this event is sure to be dropped as one
     /// already open (``isKnown``): its matches are all alike, and the open one is not dying on
     /// this event (`died`). Its selector — the test of every such event, often the rule's
-    /// costliest (`reconnect.resets-after-open` counts a generation's opens and ends for every
-    /// pong) — is then not evaluated: its match would be dropped (partials that merge show the
-    /// first one's captures), and what its evaluation leaves behind — how its history calls look,
-    /// decided the first time they run — comes out the same whenever they first run (see
-    /// ``startsAlike``).
+    /// costliest — is then not evaluated: its match would be dropped (partials that merge show
+    /// the first one's captures).
     @inline(__always) private func startIsKnown(died: UInt64) -> Bool {
-        skipsKnownStarts && startsAlike && stages.count > 1 && !stages[1].partials.isEmpty && died & (1 << 1) == 0
+        skipsKnownStarts && startsAlike && stages.count > 1 && stages[1].live > 0 && died & (1 << 1) == 0
     }
     /// Tests: whether ``startIsKnown(died:)`` may spare the first step's selector (off: every
-    /// event it may match is tried, as before), and how many times that selector was tried.
+    /// event it may match is tried), and how many times that selector was tried.
     var skipsKnownStarts = true
     private(set) var startsTried = 0
 
     /// What identifies a partial: its stage and the events of its keyed captures.
     private func key(_ p: Partial) -> [Int] { p.captures.seqs(of: keyed[p.stage - 1], after: p.stage) }
 
-    private struct Partial {
+    struct Partial {
         var stage: Int
         var captures: Captures
         var last: Event
         /// When it opened, among all the rule's partials (see ``nextOrdinal``).
         var ordinal = 0
+        var dead = false
     }
 
-    private struct Obligation {
-        var anchor: Event
-        var context: EvalContext
-        var deadline: Double?
-        /// The message, rendered when the obligation opened (when it reads history).
-        var message: String?
+    /// A partial the event is tried against: where it is, and which of its tests apply.
+    private struct Visit {
+        var ordinal: Int
+        var stage: Int
+        var position: Int
+        var grows: Bool
+        var dies: Bool
     }
 
     override init(_ compiled: CompiledRule, files: [String]) {
@@ -138,15 +149,23 @@ final class SequenceRunner: Runner {
         startsAlike = sequence.steps.count > 1
             && Set(CompiledRule.captureNames(sequence.steps[0].selector)).isDisjoint(with: keyed[0])
             && !Self.readsLets(sequence.steps[0].selector, compiled.lets.names)
+        plans = compiled.stagePlans
+        var atLast = false
+        if case .forbid = compiled.rule.check, let last = sequence.steps.last {
+            atLast = sequence.reportAt.map { CompiledRule.captureNames(last.selector).contains($0) } ?? true
+        }
+        reportsAtLastStep = atLast
         super.init(compiled, files: files)
     }
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
         // Open obligations and armed absences see the event before it can start anything new:
         // an event never answers its own trigger.
-        if !obligations.isEmpty { answer(e, context: context, sink: sink) }
+        if obligations.live > 0 { answer(e, context: context, sink: sink) }
         if !armed.isEmpty, case .neverAfter(_, let forbidden) = check {
             for captures in armed {
+                visits += 1
+                guard spend(1) else { return }
                 let ctx = self.context(e, captures: captures)
                 if let term = Evaluator.matches(forbidden, e, ctx), reportedAnchors.insert(e.seq).inserted {
                     var c = captures
@@ -156,7 +175,7 @@ final class SequenceRunner: Runner {
                 }
             }
         }
-        guard !sequence.steps.isEmpty else { return }
+        guard !sequence.steps.isEmpty, !stopped else { return }
         advance(e, context: context, sink: sink)
     }
 
@@ -170,6 +189,46 @@ final class SequenceRunner: Runner {
     /// Per stage: the events that may advance or end a partial match there (its step's selector,
     /// the step's `without`, the sequence's `without`).
     private let stageConcerns: [EvIDSet]
+
+    /// Which partials of `stage` a test of `role` may concern, when it has to be tried at all: nil
+    /// when the event fails what the selector tests of it alone; `[]`+`all` when every live one.
+    private func candidates(_ role: Role, stage: Int, _ e: Event, _ ctx: EvalContext) -> (all: Bool, ordinals: [Int])? {
+        guard let plan = plans[stage][role.rawValue], plan.admits(e, ctx) else { return nil }
+        guard let key = plan.key else { return (true, []) }
+        // The key of the event: undecided matches nothing (`==` with it is undecided).
+        guard case .value(let value) = Evaluator.evaluate(key.event, ctx, e) else { return (false, []) }
+        if stages[stage].indexes[role.rawValue] == nil { buildIndex(role, stage: stage) }
+        let partials = stages[stage].partials
+        return (false, stages[stage].indexes[role.rawValue]!.ordinals(for: value) { ordinal in
+            Self.position(of: ordinal, in: partials).map { !partials[$0].dead } ?? false
+        })
+    }
+
+    /// The index of `role`'s key over the live partials of `stage` (made when first asked for,
+    /// and again after ``compact``).
+    private func buildIndex(_ role: Role, stage: Int) {
+        var index = PartialIndex()
+        for p in stages[stage].partials where !p.dead { addKey(of: p, role: role, to: &index) }
+        stages[stage].indexes[role.rawValue] = index
+    }
+
+    private func addKey(of p: Partial, role: Role, to index: inout PartialIndex) {
+        guard let key = plans[p.stage][role.rawValue]?.key else { return }
+        // A partial whose side is undecided can never be equal: it is in no bucket.
+        if case .value(let v) = Evaluator.evaluate(key.partial, context(p.last, captures: p.captures)) {
+            index.add(p.ordinal, key: v)
+        }
+    }
+
+    /// Where the partial with `ordinal` lies in `partials` (ordered by ordinal), if it is there.
+    private static func position(of ordinal: Int, in partials: [Partial]) -> Int? {
+        var lo = 0, hi = partials.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if partials[mid].ordinal < ordinal { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < partials.count && partials[lo].ordinal == ordinal ? lo : nil
+    }
 
     private func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
         // Most events concern no partial and start none: leave everything as it is.
@@ -189,59 +248,8 @@ final class SequenceRunner: Runner {
             grownScratch = grown
         }
         var died: UInt64 = 0
-        /// Tries the partial `i` of `stage` on `e`: it may grow a step (kept in `grown`) and it
-        /// may die (its gap saw a `without` event).
-        @inline(__always) func attempt(_ stage: Int, _ i: Int) {
-            let p = stages[stage].partials[i]
-            let step = sequence.steps[stage]
-            let ctx = self.context(e, captures: p.captures)
-            if let term = Evaluator.matches(step.selector, e, ctx) {
-                var q = p
-                q.stage += 1
-                if let name = term.capture(in: step.selector), kept[stage].contains(name) || q.stage == sequence.steps.count {
-                    q.captures[name] = e
-                }
-                q.last = e
-                grown.append(q)
-            }
-            // The event is now in the gap before this partial's next step.
-            if let without = step.without, Evaluator.matches(without, e, ctx) != nil {
-                stages[stage].dead.append(i)
-                died |= 1 << stage
-            } else if let without = sequenceWithout, Evaluator.matches(without, e, ctx) != nil {
-                stages[stage].dead.append(i)
-                died |= 1 << stage
-            }
-        }
-        if concerned.nonzeroBitCount == 1 {
-            let stage = concerned.trailingZeroBitCount
-            visits += stages[stage].partials.count
-            for i in stages[stage].partials.indices { attempt(stage, i) }
-        } else if concerned != 0 {
-            // The concerned stages' partials, in the order they opened (a merge of a few lists).
-            var each = concerned
-            while each != 0 {
-                let stage = each.trailingZeroBitCount
-                each &= each - 1
-                stages[stage].cursor = 0
-                visits += stages[stage].partials.count
-            }
-            while true {
-                var pick = 0, ordinal = Int.max
-                each = concerned
-                while each != 0 {
-                    let stage = each.trailingZeroBitCount
-                    each &= each - 1
-                    let cursor = stages[stage].cursor
-                    if cursor < stages[stage].partials.count, stages[stage].partials[cursor].ordinal < ordinal {
-                        ordinal = stages[stage].partials[cursor].ordinal
-                        pick = stage
-                    }
-                }
-                if pick == 0 { break }
-                stages[pick].cursor += 1
-                attempt(pick, stages[pick].cursor - 1)
-            }
+        if concerned != 0 {
+            guard visit(e, concerned: concerned, grown: &grown, died: &died) else { return }
         }
         if starts, !startIsKnown(died: died) {
             startsTried += 1
@@ -256,7 +264,7 @@ final class SequenceRunner: Runner {
         while died != 0 {
             let stage = died.trailingZeroBitCount
             died &= died - 1
-            removeDead(at: stage)
+            compact(stage)
         }
         firstMatchKey = nil
         if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
@@ -269,60 +277,245 @@ final class SequenceRunner: Runner {
                 q.ordinal = nextOrdinal
                 nextOrdinal += 1
                 stages[q.stage].keys?.insert(key(q))
+                for r in 0..<3 where stages[q.stage].indexes.isMade(r) {
+                    // Taken out while the key is added (an evaluation must not meet the stage
+                    // being changed).
+                    var index = stages[q.stage].indexes[r]!
+                    stages[q.stage].indexes[r] = nil
+                    addKey(of: q, role: Role(rawValue: r)!, to: &index)
+                    stages[q.stage].indexes[r] = index
+                }
                 stages[q.stage].partials.append(q)
+                stages[q.stage].live += 1
                 openStages |= 1 << q.stage
             }
         }
     }
 
-    /// Removes the partials of `stage` the event killed (its `dead` list); the live ones move down
-    /// in place, in order, through the list's buffer (whose swap moves; Array's copies both).
-    private func removeDead(at stage: Int) {
-        // Most often every partial of the stage died (one waited, and its gap saw the event).
-        if stages[stage].dead.count == stages[stage].partials.count {
+    /// Tries `e` against the partials of the `concerned` stages it may grow or kill: the grown
+    /// ones go to `grown` in the order they opened, the killed ones are marked dead (their stages
+    /// in `died`). False when the work limit stopped the runner.
+    private func visit(_ e: Event, concerned: UInt64, grown: inout [Partial], died: inout UInt64) -> Bool {
+        var planned = false
+        var each = concerned
+        while each != 0 {
+            let stage = each.trailingZeroBitCount
+            each &= each - 1
+            if stages[stage].live >= Self.plannedFrom { planned = true }
+        }
+        if planned { return visitPlanned(e, concerned: concerned, grown: &grown, died: &died) }
+        // A few partials each: every one is tried in full (its tests reject an event they cannot
+        // concern at once), in the order they opened.
+        var completed = false
+        if concerned.nonzeroBitCount == 1 {
+            let stage = concerned.trailingZeroBitCount
+            for i in stages[stage].partials.indices where !stages[stage].partials[i].dead {
+                guard attempt(e, stage: stage, at: i, grows: true, dies: true, completed: &completed, grown: &grown, died: &died)
+                else { return false }
+            }
+            return true
+        }
+        each = concerned
+        while each != 0 {
+            let stage = each.trailingZeroBitCount
+            each &= each - 1
+            stages[stage].cursor = 0
+        }
+        while true {
+            var pick = 0, ordinal = Int.max, at = 0
+            each = concerned
+            while each != 0 {
+                let stage = each.trailingZeroBitCount
+                each &= each - 1
+                var cursor = stages[stage].cursor
+                while cursor < stages[stage].partials.count, stages[stage].partials[cursor].dead { cursor += 1 }
+                stages[stage].cursor = cursor
+                if cursor < stages[stage].partials.count, stages[stage].partials[cursor].ordinal < ordinal {
+                    ordinal = stages[stage].partials[cursor].ordinal
+                    pick = stage
+                    at = cursor
+                }
+            }
+            if pick == 0 { break }
+            stages[pick].cursor += 1
+            guard attempt(e, stage: pick, at: at, grows: true, dies: true, completed: &completed, grown: &grown, died: &died)
+            else { return false }
+        }
+        return true
+    }
+
+    /// ``visit(_:concerned:grown:died:)`` where a stage holds ``plannedFrom`` partials or more:
+    /// its plans say which partials the event may grow or kill.
+    private func visitPlanned(_ e: Event, concerned: UInt64, grown: inout [Partial], died: inout UInt64) -> Bool {
+        var tried: [(stage: Int, growth: (all: Bool, ordinals: [Int])?, deaths: [(all: Bool, ordinals: [Int])])] = []
+        var planned: EvalContext?
+        var each = concerned
+        while each != 0 {
+            let stage = each.trailingZeroBitCount
+            each &= each - 1
+            // A few partials are each tried in full (their tests reject an event they cannot
+            // concern at once); the plans pay for themselves from ``plannedFrom``.
+            guard stages[stage].live >= Self.plannedFrom else {
+                tried.append((stage, (true, []), [(true, [])]))
+                continue
+            }
+            if planned == nil { planned = self.context(e) }
+            let growth = candidates(.step, stage: stage, e, planned!)
+            var deaths: [(all: Bool, ordinals: [Int])] = []
+            if let d = candidates(.without, stage: stage, e, planned!) { deaths.append(d) }
+            if let d = candidates(.sequenceWithout, stage: stage, e, planned!) { deaths.append(d) }
+            if growth != nil || !deaths.isEmpty { tried.append((stage, growth, deaths)) }
+        }
+        var completed = false
+        if tried.count == 1 {
+            // One stage (the usual case): its partials in order, with no list made of them.
+            let (stage, growth, deaths) = tried[0]
+            let growsAll = growth?.all == true, diesAll = deaths.contains(where: \.all)
+            if growsAll || diesAll {
+                let grows = growsAll ? [] : Set(growth?.ordinals ?? [])
+                let dies = diesAll ? [] : Set(deaths.flatMap(\.ordinals))
+                var i = 0
+                while i < stages[stage].partials.count {
+                    let p = stages[stage].partials[i]
+                    defer { i += 1 }
+                    guard !p.dead else { continue }
+                    let g = growth != nil && (growsAll || grows.contains(p.ordinal))
+                    let d = diesAll || dies.contains(p.ordinal)
+                    guard attempt(e, stage: stage, at: i, grows: g, dies: d, completed: &completed, grown: &grown, died: &died)
+                    else { return false }
+                    // A match completed at the last stage: only the partials of the `without`'s
+                    // key are left to try.
+                    if completed, stage == sequence.steps.count - 1, !diesAll {
+                        for o in dies.sorted() where o > p.ordinal {
+                            guard let at = Self.position(of: o, in: stages[stage].partials) else { continue }
+                            guard attempt(e, stage: stage, at: at, grows: false, dies: true,
+                                          completed: &completed, grown: &grown, died: &died) else { return false }
+                        }
+                        break
+                    }
+                }
+                return true
+            }
+        }
+        // Keyed partials only, or several stages: the partials to try, in the order they opened.
+        var visits = visitScratch
+        visitScratch = []
+        defer {
+            visits.truncate(to: 0)
+            visitScratch = visits
+        }
+        for (stage, growth, deaths) in tried {
+            let partials = stages[stage].partials
+            if growth?.all == true || deaths.contains(where: \.all) {
+                let growsAll = growth?.all == true, diesAll = deaths.contains(where: \.all)
+                let grows = growsAll ? [] : Set(growth?.ordinals ?? [])
+                let dies = diesAll ? [] : Set(deaths.flatMap(\.ordinals))
+                for (i, p) in partials.enumerated() where !p.dead {
+                    visits.append(Visit(ordinal: p.ordinal, stage: stage, position: i,
+                                        grows: growth != nil && (growsAll || grows.contains(p.ordinal)),
+                                        dies: diesAll || dies.contains(p.ordinal)))
+                }
+            } else {
+                var merged: [Int: (grows: Bool, dies: Bool)] = [:]
+                for o in growth?.ordinals ?? [] { merged[o, default: (false, false)].grows = true }
+                for d in deaths { for o in d.ordinals { merged[o, default: (false, false)].dies = true } }
+                for (o, tests) in merged.sorted(by: { $0.key < $1.key }) {
+                    guard let i = Self.position(of: o, in: partials) else { continue }
+                    visits.append(Visit(ordinal: o, stage: stage, position: i, grows: tests.grows, dies: tests.dies))
+                }
+            }
+        }
+        if tried.count > 1 { visits.sort { $0.ordinal < $1.ordinal } }
+        for v in visits {
+            guard attempt(e, stage: v.stage, at: v.position, grows: v.grows, dies: v.dies,
+                          completed: &completed, grown: &grown, died: &died) else { return false }
+        }
+        return true
+    }
+
+    /// Tries the partial at `position` of `stage`: whether the event grows it by a step (kept in
+    /// `grown`) and whether it kills it (its gap saw a `without` event). After a match completed
+    /// at the last stage (`completed`), the others there would be dropped as the same anchor:
+    /// they are only tried for a `without`. False when the work limit stopped the runner.
+    @inline(__always) private func attempt(
+        _ e: Event, stage: Int, at position: Int, grows: Bool, dies: Bool,
+        completed: inout Bool, grown: inout [Partial], died: inout UInt64
+    ) -> Bool {
+        let grows = grows && !(completed && stage == sequence.steps.count - 1)
+        guard grows || dies else { return true }
+        visits += 1
+        guard spend(1) else { return false }
+        let p = stages[stage].partials[position]
+        let step = sequence.steps[stage]
+        let pctx = self.context(e, captures: p.captures)
+        if grows, let term = Evaluator.matches(step.selector, e, pctx) {
+            var q = p
+            q.stage += 1
+            if let name = term.capture(in: step.selector), kept[stage].contains(name) || q.stage == sequence.steps.count {
+                q.captures[name] = e
+            }
+            q.last = e
+            grown.append(q)
+            if reportsAtLastStep, q.stage == sequence.steps.count { completed = true }
+        }
+        guard dies else { return true }
+        // The event is now in the gap before this partial's next step.
+        if let without = step.without, Evaluator.matches(without, e, pctx) != nil {
+            kill(stage: stage, at: position)
+            died |= 1 << stage
+        } else if let without = sequenceWithout, Evaluator.matches(without, e, pctx) != nil {
+            kill(stage: stage, at: position)
+            died |= 1 << stage
+        }
+        return true
+    }
+
+    private func kill(stage: Int, at position: Int) {
+        guard !stages[stage].partials[position].dead else { return }
+        stages[stage].partials[position].dead = true
+        stages[stage].live -= 1
+        if stages[stage].keys != nil { stages[stage].keys!.remove(key(stages[stage].partials[position])) }
+    }
+
+    /// Drops the dead partials of `stage` once they are more than half of its list (the live ones
+    /// move down in order); its key indexes are made again when next asked for.
+    private func compact(_ stage: Int) {
+        if stages[stage].live == 0 {
             stages[stage].partials.truncate(to: 0)
-            stages[stage].dead.truncate(to: 0)
             stages[stage].keys = nil
+            stages[stage].indexes = KeyIndexes()
             openStages &= ~(1 << stage)
             return
         }
-        var list = Stage()
-        swap(&list, &stages[stage])
-        defer { swap(&list, &stages[stage]) }
-        let dead = list.dead
-        var keys = list.keys
-        list.keys = nil
-        let live = list.partials.withUnsafeMutableBufferPointer { buffer -> Int in
-            var next = 0, live = 0
-            for i in buffer.indices {
-                if next < dead.count, dead[next] == i {
-                    next += 1
-                    keys?.remove(key(buffer[i]))
-                    continue
-                }
+        let count = stages[stage].partials.count
+        guard count - stages[stage].live > max(16, count / 2) else { return }
+        var list: [Partial] = []
+        swap(&list, &stages[stage].partials)
+        defer { swap(&list, &stages[stage].partials) }
+        let live = list.withUnsafeMutableBufferPointer { buffer -> Int in
+            var live = 0
+            for i in buffer.indices where !buffer[i].dead {
                 if live != i { buffer.swapAt(live, i) }
                 live += 1
             }
             return live
         }
-        list.keys = keys
-        list.partials.truncate(to: live)
-        list.dead.truncate(to: 0)
-        if live == 0 { openStages &= ~(1 << stage) }
+        list.truncate(to: live)
+        stages[stage].indexes = KeyIndexes()
     }
 
     /// Whether an identical partial (same stage, same captured events) is already open. A few
     /// partials are compared one by one; past ``keyedFrom`` a stage keeps them in a set of keys.
     private func isKnown(_ q: Partial) -> Bool {
         let stage = q.stage
-        if stages[stage].keys == nil, stages[stage].partials.count >= Self.keyedFrom {
-            stages[stage].keys = Set(stages[stage].partials.map(key))
+        if stages[stage].keys == nil, stages[stage].live >= Self.keyedFrom {
+            stages[stage].keys = Set(stages[stage].partials.lazy.filter { !$0.dead }.map(key))
         }
         if let keys = stages[stage].keys { return keys.contains(key(q)) }
-        return stages[stage].partials.contains { $0.captures.sameEvents(as: q.captures, for: keyed[stage - 1]) }
+        return stages[stage].partials.contains { !$0.dead && $0.captures.sameEvents(as: q.captures, for: keyed[stage - 1]) }
     }
 
-    private func anchor(of match: Partial) -> Event {
+    func anchor(of match: Partial) -> Event {
         if let name = sequence.reportAt, let e = match.captures[name] { return e }
         return match.last
     }
@@ -339,37 +532,16 @@ final class SequenceRunner: Runner {
             if reportedAnchors.insert(anchor.seq).inserted {
                 report(.violation, at: anchor, ctx, context: context, sink: sink, waitForAfter: anchor.seq == match.last.seq)
             }
-        case .response(_, _, let within, _, _):
-            let key = match.captures.seqs(of: keyed[sequence.steps.count - 1], after: match.last.seq)
-            guard isNewMatch(key) else { return }
-            // With `report_at`, the anchor is one event however many matches share it: one
-            // obligation at a time for it, and one finding at most.
-            if sequence.reportAt != nil,
-               reportedAnchors.contains(anchor.seq) || obligations.contains(where: { $0.anchor.seq == anchor.seq }) { return }
-            // An obligation keeps its trigger's lets: they are evaluated now.
-            ctx.letScope?.evaluateAll()
-            var deadline: Double?
-            if let within {
-                guard let ms = Evaluator.evaluate(within, ctx).value?.number else {
-                    report(.inconclusive, at: anchor, ctx, context: context, sink: sink, note: "within_ms is undecided")
-                    return
-                }
-                // A negative bound (from --param or a log field) would put the deadline before the
-                // trigger: no answer could be in time. Not judged, as a literal one is refused.
-                guard ms >= 0 else {
-                    report(.inconclusive, at: anchor, ctx, context: context, sink: sink,
-                           note: "within_ms is negative (\(Value.double(ms).normalizedNumber.rendered()))")
-                    return
-                }
-                deadline = DecimalRounding.sum(match.last.t, ms)
-                clock?.schedule(deadline!, runner: self, scope: context)
-            }
-            let text = compiled.messageReadsHistory ? message(for: ctx, note: nil) : nil
-            obligations.append(Obligation(anchor: anchor, context: ctx, deadline: deadline, message: text))
-            if let deadline { earliestDeadline = min(earliestDeadline, deadline) }
+        case .response:
+            open(match, anchor: anchor, ctx, context: context, sink: sink)
         case .precedence(_, let enabling):
-            let found = compiled.precedenceList.map { history(list: $0) }?
-                .contains { Evaluator.matches(enabling, $0, ctx) != nil } ?? false
+            var found = false
+            var looked = 0
+            for e in compiled.precedenceList.map({ history(list: $0) }) ?? [] {
+                looked += 1
+                if Evaluator.matches(enabling, e, ctx) != nil { found = true; break }
+            }
+            guard spend(looked) else { return }
             if !found { report(.violation, at: anchor, ctx, context: context, sink: sink) }
         case .neverAfter:
             let key = match.captures.seqs(of: keyed[sequence.steps.count - 1])
@@ -379,96 +551,19 @@ final class SequenceRunner: Runner {
         }
     }
 
-    // MARK: - Obligations
-
-    private func fail(_ o: Obligation, _ kind: Kind, note: String, context: ContextScope, sink: FindingSink) {
-        if sequence.reportAt != nil { reportedAnchors.insert(o.anchor.seq) }
-        // A rule's own message says what was missing; the note is for rules without one, and
-        // for inconclusive cases (why the log could not decide).
-        report(kind, at: o.anchor, o.context, context: context, sink: sink,
-               note: rule.message == nil || kind == .inconclusive ? note : nil, message: o.message)
-    }
-
-    private func answer(_ e: Event, context: ContextScope, sink: FindingSink) {
-        guard case .response(_, let followedBy, _, let unless, _) = check else { return }
-        let concerned = followedBy.mayMatch(e.evID) || (unless?.mayMatch(e.evID) ?? false)
-        // Most events neither answer nor pass a deadline: leave the obligations as they are.
-        if !concerned, !(e.t > earliestDeadline) { return }
-        // A selector reads the candidate `e` itself (its `where` looks at it), and the
-        // obligation's captures and lets.
-        settle(now: e.t, context: context, sink: sink, answers: concerned) { ctx in
-            Evaluator.matches(followedBy, e, ctx) != nil
-                || (unless.map { Evaluator.matches($0, e, ctx) != nil } ?? false)
-        }
-    }
-
     override func expire(now: Double, context: ContextScope, sink: FindingSink) {
-        // A deadline of an obligation already answered: nothing to decide.
-        guard now > earliestDeadline else { return }
-        settle(now: now, context: context, sink: sink, answers: false) { _ in false }
-    }
-
-    /// Decides the obligations whose deadline `now` has passed (each a violation) and those
-    /// `answered` says the event answers (asked only when it `answers` any), in one pass and in
-    /// order; the open ones move down in place. An open obligation is never copied (each holds a
-    /// whole evaluation context): its deadline is read in place, and its context is read only
-    /// when there is an event to answer.
-    private func settle(
-        now: Double, context: ContextScope, sink: FindingSink, answers: Bool,
-        answered: (EvalContext) -> Bool
-    ) {
-        // The list is taken out of the runner and settled through its buffer: open obligations
-        // move down with the buffer's swap, which moves (Array's own swapAt copied both, about
-        // 450 instructions for each open obligation after a decided one, on every event past a
-        // deadline). Nothing called below reads the runner's obligations.
-        var list: [Obligation] = []
-        swap(&list, &obligations)
-        defer { swap(&list, &obligations) }
-        var earliest = Double.infinity
-        visits += list.count
-        let open = list.withUnsafeMutableBufferPointer { buffer -> Int in
-            var open = 0
-            for i in buffer.indices {
-                if let d = buffer[i].deadline, now > d {
-                    fail(buffer[i], .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
-                    continue
-                }
-                if answers, answered(buffer[i].context) { continue }
-                if open != i { buffer.swapAt(open, i) }
-                if let d = buffer[open].deadline { earliest = min(earliest, d) }
-                open += 1
-            }
-            return open
-        }
-        list.truncate(to: open)
-        earliestDeadline = earliest
-    }
-
-    /// No obligation open (nothing on the clock, nothing for the finish to judge): partial
-    /// matches and armed absences are rebuilt exactly by a replay.
-    override func retirement() -> Retirement {
-        obligations.isEmpty ? .now([]) : .later
+        expireObligations(now: now, context: context, sink: sink)
     }
 
     override func finish(context: ContextScope, first: Event?, lastT: Double?, sink: FindingSink) {
-        guard case .response(_, _, _, _, let atEnd) = check else { return }
-        for o in obligations {
-            // A deadline the log reached is decided (a last event exactly at it too).
-            if let d = o.deadline, let lastT, lastT >= d {
-                fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
-                continue
-            }
-            switch atEnd {
-            case .fail:
-                fail(o, .violation, note: "the log ends without an answer", context: context, sink: sink)
-            case .inconclusive:
-                let until = o.deadline.map { " before t=\(JSONWriter.number($0))" } ?? ""
-                fail(o, .inconclusive, note: "the log ends\(until) without an answer", context: context, sink: sink)
-            case .pass:
-                break
-            }
-        }
-        obligations.removeAll()
-        earliestDeadline = .infinity
+        finishObligations(lastT: lastT, context: context, sink: sink)
+    }
+
+    /// No obligation open (nothing on the clock, nothing for the finish to judge): partial
+    /// matches and armed absences are rebuilt exactly by a replay. A runner stopped by the work
+    /// limit is kept as it is.
+    override func retirement() -> Retirement {
+        if stopped { return .never }
+        return obligations.live == 0 ? .now([]) : .later
     }
 }

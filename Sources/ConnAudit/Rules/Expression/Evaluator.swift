@@ -35,11 +35,15 @@ public protocol HistoryProvider {
     func answer(_ call: HistoryCall, context: EvalContext) -> Eval?
     /// A look-ahead found nothing yet, and the timeline has not ended: the answer may still come.
     func lookAheadIncomplete()
+    /// Charges the work of comparing `units` past events; false when the provider's work limit
+    /// is passed (the call then answers undecided at once).
+    func spend(_ units: Int) -> Bool
 }
 
 extension HistoryProvider {
     public func answer(_ call: HistoryCall, context: EvalContext) -> Eval? { nil }
     public func lookAheadIncomplete() {}
+    public func spend(_ units: Int) -> Bool { true }
 }
 
 /// The events a history function searches, in timeline order.
@@ -709,25 +713,44 @@ public enum Evaluator {
     private static func historyAnswer<P: HistoryProvider>(_ call: HistoryCall, _ ctx: EvalContext, provider: P) -> Eval {
         if let ready = provider.answer(call, context: ctx) { return ready }
         let found = provider.candidates(for: call, context: ctx)
+        // Every candidate compared is work the provider charges, in rounds of ``spendRound``
+        // (a call over a long list stops early once the limit is passed: undecided).
+        var tried = 0
+        @inline(__always) func affordable() -> Bool {
+            tried &+= 1
+            return tried & (spendRound - 1) != 0 || provider.spend(spendRound)
+        }
+        defer { _ = provider.spend(tried & (spendRound - 1)) }
         switch call.kind {
         case .count:
             if found.incomplete { return .undecided }
             var n: Int64 = 0
-            for e in found.events where matches(call.selector, e, ctx) != nil { n += 1 }
+            for e in found.events {
+                guard affordable() else { return .undecided }
+                if matches(call.selector, e, ctx) != nil { n += 1 }
+            }
             return .value(.int(n))
         case .first, .next:
-            for e in found.events where matches(call.selector, e, ctx) != nil { return .event(e) }
+            for e in found.events {
+                guard affordable() else { return .undecided }
+                if matches(call.selector, e, ctx) != nil { return .event(e) }
+            }
             if found.incomplete {
                 provider.lookAheadIncomplete()
                 return .undecided
             }
             return .null
         case .last:
-            for e in found.events.reversed() where matches(call.selector, e, ctx) != nil { return .event(e) }
+            for e in found.events.reversed() {
+                guard affordable() else { return .undecided }
+                if matches(call.selector, e, ctx) != nil { return .event(e) }
+            }
             return .null
         case .maxof, .minof:
             var best: Value?
-            for e in found.events where matches(call.selector, e, ctx) != nil {
+            for e in found.events {
+                guard affordable() else { return .undecided }
+                guard matches(call.selector, e, ctx) != nil else { continue }
                 guard let v = call.value.flatMap({ Evaluator.evaluate($0, ctx, e).value }), v.number != nil else { continue }
                 if let b = best, let order = v.numericOrder(b), call.kind == .maxof ? order <= 0 : order >= 0 { continue }
                 best = v
@@ -735,6 +758,9 @@ public enum Evaluator {
             return .value(best ?? .null)
         }
     }
+
+    /// How many candidates a history call compares between two charges of its work.
+    static let spendRound = 64
 
     // MARK: - Selectors
 

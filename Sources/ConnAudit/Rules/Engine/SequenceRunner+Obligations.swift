@@ -1,0 +1,302 @@
+/// The open obligations of an `each` with `followed_by`: one per complete trigger match, each
+/// waiting for its answer, its deadline, or the end.
+///
+/// An event looks only at the obligations it can concern: those whose deadline it passed (a heap
+/// of deadlines gives them in order), and — when it passes what `followed_by` and `unless` test
+/// of it alone — those of its key where `followed_by` equates it with a capture (``SelectorPlan``),
+/// else every open one.
+struct Obligations {
+    struct Item {
+        var anchor: Event
+        var context: EvalContext
+        var deadline: Double?
+        /// The message, rendered when the obligation opened (when it reads history).
+        var message: String?
+        var ordinal: Int
+        var dead = false
+    }
+
+    /// The open obligations in the order they opened; decided ones stay until more than half are.
+    fileprivate(set) var items: [Item] = []
+    fileprivate(set) var live = 0
+    fileprivate var nextOrdinal = 0
+    /// The deadlines, earliest first at the top: (deadline, ordinal) pairs of a binary heap.
+    fileprivate var heap: [(deadline: Double, ordinal: Int)] = []
+    /// With `report_at`: the anchors with an open obligation (one at a time per anchor).
+    fileprivate(set) var openAnchors = Set<Int>()
+    /// The key indexes of `followed_by` (0) and `unless` (1) (``CompiledRule/obligationPlans``),
+    /// made when first asked for.
+    fileprivate var indexes = KeyIndexes()
+
+    /// The earliest deadline of an open obligation (infinity: none has one).
+    var earliestDeadline: Double { heap.first?.deadline ?? .infinity }
+
+    fileprivate func position(of ordinal: Int) -> Int? {
+        var lo = 0, hi = items.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if items[mid].ordinal < ordinal { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < items.count && items[lo].ordinal == ordinal ? lo : nil
+    }
+
+    fileprivate func isLive(_ ordinal: Int) -> Bool { position(of: ordinal).map { !items[$0].dead } ?? false }
+
+    fileprivate mutating func push(_ deadline: Double, _ ordinal: Int) {
+        heap.append((deadline, ordinal))
+        var i = heap.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            if Self.precedes(heap[parent], heap[i]) { break }
+            heap.swapAt(parent, i)
+            i = parent
+        }
+    }
+
+    fileprivate mutating func pop() {
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < heap.count, Self.precedes(heap[l], heap[m]) { m = l }
+            if r < heap.count, Self.precedes(heap[r], heap[m]) { m = r }
+            if m == i { break }
+            heap.swapAt(i, m)
+            i = m
+        }
+    }
+
+    private static func precedes(_ a: (deadline: Double, ordinal: Int), _ b: (deadline: Double, ordinal: Int)) -> Bool {
+        a.deadline < b.deadline || (a.deadline == b.deadline && a.ordinal < b.ordinal)
+    }
+
+    /// Drops deadlines of obligations decided otherwise from the heap's top.
+    fileprivate mutating func trimHeap() {
+        while let top = heap.first, !isLive(top.ordinal) { pop() }
+    }
+
+    /// `count` obligations answered and dropped from the list at once (their anchors `anchors`).
+    fileprivate mutating func answered(_ count: Int, anchors: [Int]) {
+        live -= count
+        for a in anchors { openAnchors.remove(a) }
+    }
+
+    fileprivate mutating func kill(at position: Int) {
+        guard !items[position].dead else { return }
+        items[position].dead = true
+        live -= 1
+        if !openAnchors.isEmpty { openAnchors.remove(items[position].anchor.seq) }
+    }
+
+    /// Drops decided obligations once they are more than half of the list.
+    fileprivate mutating func compact() {
+        if live == 0 {
+            items.removeAll(keepingCapacity: true)
+            heap.removeAll(keepingCapacity: true)
+            indexes = KeyIndexes()
+            return
+        }
+        guard items.count - live > max(16, items.count / 2) else { return }
+        items.removeAll { $0.dead }
+        indexes = KeyIndexes()
+    }
+}
+
+extension SequenceRunner {
+    /// Opens the obligation of a complete trigger match (or reports it at once: an undecided or
+    /// negative `within_ms`).
+    func open(_ match: Partial, anchor: Event, _ ctx: EvalContext, context: ContextScope, sink: FindingSink) {
+        guard case .response(_, _, let within, _, _) = check else { return }
+        let key = match.captures.seqs(of: keyed[sequence.steps.count - 1], after: match.last.seq)
+        guard isNewMatch(key) else { return }
+        // With `report_at`, the anchor is one event however many matches share it: one
+        // obligation at a time for it, and one finding at most.
+        if sequence.reportAt != nil,
+           reportedAnchors.contains(anchor.seq) || obligations.openAnchors.contains(anchor.seq) { return }
+        // An obligation keeps its trigger's lets: they are evaluated now.
+        ctx.letScope?.evaluateAll()
+        var deadline: Double?
+        if let within {
+            guard let ms = Evaluator.evaluate(within, ctx).value?.number else {
+                report(.inconclusive, at: anchor, ctx, context: context, sink: sink, note: "within_ms is undecided")
+                return
+            }
+            // A negative bound (from --param or a log field) would put the deadline before the
+            // trigger: no answer could be in time. Not judged, as a literal one is refused.
+            guard ms >= 0 else {
+                report(.inconclusive, at: anchor, ctx, context: context, sink: sink,
+                       note: "within_ms is negative (\(Value.double(ms).normalizedNumber.rendered()))")
+                return
+            }
+            deadline = DecimalRounding.sum(match.last.t, ms)
+            clock?.schedule(deadline!, runner: self, scope: context)
+        }
+        let text = compiled.messageReadsHistory ? message(for: ctx, note: nil) : nil
+        let ordinal = obligations.nextOrdinal
+        obligations.nextOrdinal += 1
+        obligations.items.append(Obligations.Item(anchor: anchor, context: ctx, deadline: deadline, message: text, ordinal: ordinal))
+        obligations.live += 1
+        if sequence.reportAt != nil { obligations.openAnchors.insert(anchor.seq) }
+        if let deadline { obligations.push(deadline, ordinal) }
+        for role in 0..<2 where obligations.indexes.isMade(role) {
+            // Taken out while the key is added: making it reads the obligations.
+            var index = obligations.indexes[role]!
+            obligations.indexes[role] = nil
+            addKey(of: obligations.items.count - 1, role: role, to: &index)
+            obligations.indexes[role] = index
+        }
+    }
+
+    private func addKey(of position: Int, role: Int, to index: inout PartialIndex) {
+        guard let key = compiled.obligationPlans[role]?.key else { return }
+        let item = obligations.items[position]
+        if case .value(let v) = Evaluator.evaluate(key.partial, item.context) { index.add(item.ordinal, key: v) }
+    }
+
+    /// The obligations an event may answer through `role`'s selector: nil when it fails what the
+    /// selector tests of it alone; `all` when any open one.
+    private func answerable(_ role: Int, _ e: Event, _ ctx: EvalContext) -> (all: Bool, ordinals: [Int])? {
+        guard let plan = compiled.obligationPlans[role], plan.admits(e, ctx) else { return nil }
+        guard let key = plan.key else { return (true, []) }
+        guard case .value(let value) = Evaluator.evaluate(key.event, ctx, e) else { return (false, []) }
+        if obligations.indexes[role] == nil {
+            var index = PartialIndex()
+            for i in obligations.items.indices where !obligations.items[i].dead { addKey(of: i, role: role, to: &index) }
+            obligations.indexes[role] = index
+        }
+        let items = obligations.items
+        return (false, obligations.indexes[role]!.ordinals(for: value) { ordinal in
+            var lo = 0, hi = items.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if items[mid].ordinal < ordinal { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < items.count && items[lo].ordinal == ordinal && !items[lo].dead
+        })
+    }
+
+    private func fail(_ o: Obligations.Item, _ kind: Kind, note: String, context: ContextScope, sink: FindingSink) {
+        if sequence.reportAt != nil { reportedAnchors.insert(o.anchor.seq) }
+        // A rule's own message says what was missing; the note is for rules without one, and
+        // for inconclusive cases (why the log could not decide).
+        report(kind, at: o.anchor, o.context, context: context, sink: sink,
+               note: rule.message == nil || kind == .inconclusive ? note : nil, message: o.message)
+    }
+
+    func answer(_ e: Event, context: ContextScope, sink: FindingSink) {
+        guard case .response(_, let followedBy, _, let unless, _) = check else { return }
+        var answers: [(all: Bool, ordinals: [Int])] = []
+        var all = false
+        if obligations.live < Self.plannedFrom {
+            // A few obligations are each asked in full.
+            all = followedBy.mayMatch(e.evID) || (unless?.mayMatch(e.evID) ?? false)
+        } else {
+            let ctx = self.context(e)
+            if let a = answerable(0, e, ctx) { answers.append(a) }
+            if let a = answerable(1, e, ctx) { answers.append(a) }
+            all = answers.contains(where: \.all)
+        }
+        // Most events neither answer nor pass a deadline: leave the obligations as they are.
+        if !all, answers.isEmpty, !(e.t > obligations.earliestDeadline) { return }
+        // A selector reads the candidate `e` itself (its `where` looks at it), and the
+        // obligation's captures and lets.
+        settle(now: e.t, context: context, sink: sink, all: all, answering: answers) { ctx in
+            Evaluator.matches(followedBy, e, ctx) != nil
+                || (unless.map { Evaluator.matches($0, e, ctx) != nil } ?? false)
+        }
+    }
+
+    /// The source's clock passed `now` (``Runner/expire(now:context:sink:)``).
+    func expireObligations(now: Double, context: ContextScope, sink: FindingSink) {
+        // A deadline of an obligation already answered, or a runner stopped: nothing to decide.
+        guard !stopped, now > obligations.earliestDeadline else { return }
+        settle(now: now, context: context, sink: sink, all: false, answering: []) { _ in false }
+    }
+
+    /// Decides the obligations whose deadline `now` has passed (each a violation, in the order
+    /// they opened), then those `answered` says the event answers: every open one (`all`), or
+    /// the candidates `answering` names.
+    private func settle(
+        now: Double, context: ContextScope, sink: FindingSink, all: Bool, answering: [(all: Bool, ordinals: [Int])],
+        answered: (EvalContext) -> Bool
+    ) {
+        var due: [Int] = []
+        if let top = obligations.heap.first, top.deadline < now { obligations.trimHeap() }
+        while let top = obligations.heap.first, top.deadline < now {
+            obligations.pop()
+            if let i = obligations.position(of: top.ordinal), !obligations.items[i].dead { due.append(i) }
+            obligations.trimHeap()
+        }
+        for i in due.sorted() {
+            visits += 1
+            guard spend(1) else { return }
+            let o = obligations.items[i]
+            obligations.kill(at: i)
+            fail(o, .violation, note: "no answer by t=\(JSONWriter.number(o.deadline!))", context: context, sink: sink)
+        }
+        if all {
+            // Every open one, in one pass that also drops the decided ones: the list is taken out
+            // and settled through its buffer, so an open obligation (a whole evaluation context)
+            // is moved, never copied.
+            var list: [Obligations.Item] = []
+            swap(&list, &obligations.items)
+            var answeredCount = 0
+            var anchors: [Int] = []
+            let open = list.withUnsafeMutableBufferPointer { buffer -> Int in
+                var open = 0
+                for i in buffer.indices {
+                    if buffer[i].dead { continue }
+                    visits += 1
+                    if !spend(1) { return buffer.count }
+                    if answered(buffer[i].context) {
+                        answeredCount += 1
+                        if sequence.reportAt != nil { anchors.append(buffer[i].anchor.seq) }
+                        continue
+                    }
+                    if open != i { buffer.swapAt(open, i) }
+                    open += 1
+                }
+                return open
+            }
+            list.truncate(to: open)
+            swap(&list, &obligations.items)
+            obligations.answered(answeredCount, anchors: anchors)
+            if stopped { return }
+        } else if !answering.isEmpty {
+            for ordinal in Set(answering.flatMap(\.ordinals)).sorted() {
+                guard let i = obligations.position(of: ordinal), !obligations.items[i].dead else { continue }
+                visits += 1
+                guard spend(1) else { return }
+                if answered(obligations.items[i].context) { obligations.kill(at: i) }
+            }
+        }
+        if obligations.live < obligations.items.count {
+            obligations.trimHeap()
+            obligations.compact()
+        }
+    }
+
+    /// The end of the timeline: open obligations are judged (``Runner/finish(context:first:lastT:sink:)``).
+    func finishObligations(lastT: Double?, context: ContextScope, sink: FindingSink) {
+        guard !stopped, case .response(_, _, _, _, let atEnd) = check else { return }
+        for o in obligations.items where !o.dead {
+            // A deadline the log reached is decided (a last event exactly at it too).
+            if let d = o.deadline, let lastT, lastT >= d {
+                fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
+                continue
+            }
+            switch atEnd {
+            case .fail:
+                fail(o, .violation, note: "the log ends without an answer", context: context, sink: sink)
+            case .inconclusive:
+                let until = o.deadline.map { " before t=\(JSONWriter.number($0))" } ?? ""
+                fail(o, .inconclusive, note: "the log ends\(until) without an answer", context: context, sink: sink)
+            case .pass:
+                break
+            }
+        }
+        obligations = Obligations()
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+@testable import ConnAudit
+
+/// No log makes a rule's time grow with the square of its events: the built-in pack answers the
+/// shapes that once did in linear time, and a rule of one's own that would is stopped by the work
+/// limit, with one inconclusive finding that names the limit — never a hang.
+@Suite(.timeLimit(.minutes(2)))
+struct LinearTimeOnHostileLogsTests {
+    private static func builtin(_ id: String) -> [Rule] {
+        RuleLoader.builtin().rules.filter { $0.id == id }
+    }
+
+    private static func lines(_ n: Int, _ line: (Int) -> String) -> String {
+        (0..<n).map(line).joined(separator: "\n") + "\n"
+    }
+
+    private static func result(_ report: AuditReport, _ id: String) throws -> RuleResult {
+        try #require(report.results.first { $0.rule.id == id })
+    }
+
+    private static func timed<T>(_ body: () throws -> T) rethrows -> (T, Duration) {
+        let start = ContinuousClock.now
+        let value = try body()
+        return (value, ContinuousClock.now - start)
+    }
+
+    // MARK: - The built-in pack
+
+    /// A client that reconnects without ever closing: every ws.connect while the others are live.
+    @Test func aLeakOfTwentyThousandLiveConnectionsIsFoundInLinearTime() throws {
+        let n = 20_000
+        let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.connect","gen":\#($0)}"# }
+        let (report, elapsed) = Self.timed { RuleRuns.audit(Self.builtin("ws.single-live-connection"), log, path: "leak.jsonl") }
+        let result = try Self.result(report, "ws.single-live-connection")
+        #expect(result.violations.count == n - 1)
+        #expect(result.inconclusive.isEmpty)
+        // The square of the events took 119 s here (a release build); linear, a debug build
+        // takes a few seconds.
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
+        // Each names the oldest generation still live (the first match), with its ws.connect.
+        #expect(result.violations.last?.message == "ws.connect of generation \(n - 1) while generation 0 (its ws.connect at t=0) is still live")
+    }
+
+    /// The same gen connected again and again: one match waits for it, not one per ws.connect.
+    @Test func oneLiveGenerationConnectedAgainAndAgainCostsOneMatch() throws {
+        let n = 20_000
+        let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.connect","gen":5}"# }
+            + #"{"t":\#(n),"src":"d","ev":"ws.connect","gen":6}"# + "\n"
+        let (report, elapsed) = Self.timed { RuleRuns.audit(Self.builtin("ws.single-live-connection"), log, path: "again.jsonl") }
+        let result = try Self.result(report, "ws.single-live-connection")
+        #expect(result.violations.map(\.message) == ["ws.connect of generation 6 while generation 5 (its ws.connect at t=0) is still live"])
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
+    }
+
+    /// Closes of generations no match waits for are looked up by their gen, not compared with
+    /// every live one.
+    @Test func closesOfOtherGenerationsAreNotComparedWithEveryLiveOne() throws {
+        let n = 10_000
+        let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.connect","gen":\#($0)}"# }
+            + Self.lines(n) { #"{"t":\#(n + $0),"src":"d","ev":"ws.close","gen":\#(n + $0),"reason":"x"}"# }
+            + Self.lines(n) { #"{"t":\#(2 * n + $0),"src":"d","ev":"ws.close","gen":\#($0),"reason":"x"}"# }
+            + #"{"t":\#(3 * n),"src":"d","ev":"ws.connect","gen":\#(3 * n)}"# + "\n"
+        let (report, elapsed) = Self.timed { RuleRuns.audit(Self.builtin("ws.single-live-connection"), log, path: "closes.jsonl") }
+        let result = try Self.result(report, "ws.single-live-connection")
+        // Every live generation ended before the last ws.connect.
+        #expect(result.violations.count == n - 1)
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
+    }
+
+    /// SSE events never processed: no event completes the lost-event sequence, and none is tried
+    /// against the ones waiting.
+    @Test func twentyThousandUnprocessedEventsAreCheckedInLinearTime() throws {
+        let n = 20_000
+        let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"sse.event","id":"\#($0)"}"# }
+        let (report, elapsed) = Self.timed { RuleRuns.audit(Self.builtin("sse.no-lost-events"), log, path: "sse.jsonl") }
+        let result = try Self.result(report, "sse.no-lost-events")
+        #expect(result.status == .pass)
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
+    }
+
+    /// Many lost events behind one committed cursor: each is one obligation, and the events of
+    /// other ids that follow look only at the obligation of their id.
+    @Test func manyLostEventsAndLaterTrafficStayLinear() throws {
+        let n = 5_000
+        var log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"sse.event","id":"lost\#($0)"}"# }
+        log += """
+            {"t":\(n),"src":"d","ev":"sse.event","id":"x"}
+            {"t":\(n),"src":"d","ev":"sse.processed","id":"x","ok":true}
+            {"t":\(n),"src":"d","ev":"sse.commit","id":"x"}
+
+            """
+        log += Self.lines(n) { #"{"t":\#(n + 1 + $0),"src":"d","ev":"sse.processed","id":"other\#($0)","ok":true}"# }
+        let (report, elapsed) = Self.timed { RuleRuns.audit(Self.builtin("sse.no-lost-events"), log, path: "lost.jsonl") }
+        let result = try Self.result(report, "sse.no-lost-events")
+        #expect(result.violations.count == n)
+        #expect(result.inconclusive.isEmpty)
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
+    }
+
+    // MARK: - The work limit
+
+    /// A `forbid` whose two steps match every event keeps a match per event, and each event is
+    /// compared with all of them: the rule stops at the limit, with one finding saying so, where.
+    @Test func aRuleOfOnesOwnThatWouldBeQuadraticStopsAtTheWorkLimit() throws {
+        let rules = try RuleRuns.rules(["""
+            id: my.every-pair
+            title: Every pair of events
+            for: source
+            forbid:
+              - { ev: ws.ping, as: a }
+              - { ev: ws.ping, where: "t < a.t" }
+            """], file: "my.yaml")
+        let n = 40_000
+        // t never falls: no pair completes, and every ping is tried against every earlier one.
+        let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.ping","gen":1}"# }
+        let (report, elapsed) = Self.timed { RuleRuns.audit(rules, log, path: "pairs.jsonl") }
+        let result = try Self.result(report, "my.every-pair")
+        #expect(result.status == .inconclusive)
+        #expect(result.violations.isEmpty)
+        let stop = try #require(result.inconclusive.first)
+        #expect(result.inconclusive.count == 1)
+        #expect(stop.message.contains("work limit"), "\(stop.message)")
+        #expect(stop.message.contains("\(Runner.workBase)"))
+        // Where: the first event past base + per-event units, k(k-1)/2 pairs tried by the k-th.
+        let line = try #require(stop.line)
+        let k = Double(line)
+        #expect(k * (k - 1) / 2 > Double(Runner.workBase + Runner.workPerEvent * line))
+        #expect((k - 1) * (k - 2) / 2 <= Double(Runner.workBase + Runner.workPerEvent * (line - 1)))
+        #expect(elapsed < .seconds(60), "took \(elapsed)")
+    }
+
+    /// A history call scanning everything before each event is charged per event compared.
+    @Test func aScanningHistoryCallStopsAtTheWorkLimit() throws {
+        let rules = try RuleRuns.rules(["""
+            id: my.scan
+            title: Scans the past
+            for: source
+            every: { ev: ws.ping, as: p }
+            expect: "count({ev: ws.ping, where: 't > p.t'}) == 0"
+            """], file: "my.yaml")
+        let log = Self.lines(40_000) { #"{"t":\#($0),"src":"d","ev":"ws.ping","gen":1}"# }
+        let (report, elapsed) = Self.timed { RuleRuns.audit(rules, log, path: "scan.jsonl") }
+        let result = try Self.result(report, "my.scan")
+        #expect(result.violations.isEmpty)
+        #expect(result.inconclusive.count == 1)
+        #expect(result.inconclusive.first?.message.contains("work limit") == true)
+        #expect(elapsed < .seconds(60), "took \(elapsed)")
+    }
+
+    /// Below the limit nothing changes: the same rule on a short log judges every event.
+    @Test func aShortLogStaysBelowTheLimit() throws {
+        let rules = try RuleRuns.rules(["""
+            id: my.every-pair
+            title: Every pair of events
+            for: source
+            forbid:
+              - { ev: ws.ping, as: a }
+              - { ev: ws.ping, where: "t < a.t" }
+            """], file: "my.yaml")
+        let log = Self.lines(500) { #"{"t":\#(500 - $0),"src":"d","ev":"ws.ping","gen":1}"# }
+        let result = try Self.result(RuleRuns.audit(rules, log, path: "short.jsonl"), "my.every-pair")
+        #expect(result.violations.count == 499)
+        #expect(result.inconclusive.isEmpty)
+    }
+}
