@@ -1,7 +1,7 @@
 /// libFuzzer target `expr`: one expression string through the parser, then the evaluator.
 ///
 /// Built by `script/fuzz expr` into the `ConnAudit` module itself; never part of `swift build`.
-/// The input is decoded as UTF-8 and parsed with ``ExpressionParser/parse(_:compileSelector:)``,
+/// The input is decoded as UTF-8 and parsed with ``ExpressionParser/parse(_:depth:compileSelector:)``,
 /// with history selectors compiled the way the rule loader compiles them (their text as YAML,
 /// then ``FileLoader/selector(_:context:)``). What parses is evaluated against a fixed event with
 /// captures, params, lets (one of them circular) and a fixed history, so history functions,
@@ -31,8 +31,8 @@ enum ExpressionFuzz {
     }
 
     /// A history selector compiled as the rule loader does: its text as YAML, then the loader's selector rules.
-    static func compileSelector(_ text: String, _ offset: Int) throws(ExpressionError) -> Selector {
-        try FileLoader.compileSelector(text, offset)
+    static func compileSelector(_ text: String, _ offset: Int, _ depth: Int = 0) throws(ExpressionError) -> Selector {
+        try FileLoader.compileSelector(text, offset, depth)
     }
 
     // MARK: - The fixed event

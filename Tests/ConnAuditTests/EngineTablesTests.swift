@@ -128,8 +128,8 @@ import Testing
 
     @Test func valueFunctionsEvaluateEveryArgumentAndJudgeThemAfter() throws {
         func eval(_ text: String) throws -> Eval {
-            let expr = try ExpressionParser.parse(text) { (text, offset) throws(ExpressionError) in
-                try FileLoader.compileSelector(text, offset)
+            let expr = try ExpressionParser.parse(text) { (text, offset, depth) throws(ExpressionError) in
+                try FileLoader.compileSelector(text, offset, depth)
             }
             let ctx = EvalContext(event: Event(t: 5, ev: "x.y", fields: [.init("a", .int(3))]), params: [:], history: nil, files: [])
             return Evaluator.evaluate(expr, ctx)

@@ -5,8 +5,8 @@ import Testing
 // MARK: - Helpers
 
 /// Compiles a history function's selector the way the rule loader does.
-private func compileSelector(_ text: String, _ offset: Int) throws(ExpressionError) -> Selector {
-    try FileLoader.compileSelector(text, offset)
+private func compileSelector(_ text: String, _ offset: Int, _ depth: Int = 0) throws(ExpressionError) -> Selector {
+    try FileLoader.compileSelector(text, offset, depth)
 }
 
 private func parse(_ source: String) throws(ExpressionError) -> Expr {

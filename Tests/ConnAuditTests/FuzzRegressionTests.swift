@@ -240,8 +240,8 @@ private enum Corpus {
 
 /// The context `Fuzz/ExpressionFuzz.swift` evaluates against (keep the two the same).
 private enum FixedEvent {
-    static func compileSelector(_ text: String, _ offset: Int) throws(ExpressionError) -> Selector {
-        try FileLoader.compileSelector(text, offset)
+    static func compileSelector(_ text: String, _ offset: Int, _ depth: Int = 0) throws(ExpressionError) -> Selector {
+        try FileLoader.compileSelector(text, offset, depth)
     }
 
     static func event(_ ev: String, t: Double, gen: UInt64?, line: Int, seq: Int, fields: [Event.Field] = []) -> Event {

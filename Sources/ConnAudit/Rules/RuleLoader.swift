@@ -851,7 +851,11 @@ struct FileLoader {
             case "where":
                 whereNode = pair.value
             case "not":
+                // Inside an expression, each `not:` is a level more for the `where:` in it.
+                let inExpression = context.depth > 0
+                if inExpression { context.depth += 1 }
                 term.negated = selector(pair.value, context: &context)
+                if inExpression { context.depth -= 1 }
             case "":
                 error(pair.key, "a selector key must be a field name")
             default:
@@ -1071,6 +1075,11 @@ struct FileLoader {
         var allowsLookAhead = false
         /// Params read so far (shared through a box, so nested contexts count too).
         var paramsReadBox = ParamsRead()
+        /// The nesting an expression written here starts at: 0 in the rules file, and inside an
+        /// expression (a history call's selector) the depth of the call, plus one per `not:`
+        /// around the term. Expression depth is bounded across selectors, so nothing that walks
+        /// a rule recurses deeper than ``ExpressionParser/maxDepth`` levels of expressions.
+        var depth = 0
         var paramsRead: Set<String> { paramsReadBox.names }
     }
 
@@ -1087,13 +1096,14 @@ struct FileLoader {
         let literal = typed(node)
         if style == .plain, let literal, literal.string == nil { return .literal(literal) }
         var nested: [Diagnostic] = []
-        let selectorCompiler: ExpressionParser.SelectorCompiler = { text, offset throws(ExpressionError) in
+        let selectorCompiler: ExpressionParser.SelectorCompiler = { text, offset, depth throws(ExpressionError) in
             var innerContext = context
             innerContext.allowsLookAhead = false
+            innerContext.depth = depth
             return try FileLoader.compileSelector(text, offset: offset, context: &innerContext, warnings: &nested)
         }
         do {
-            let expr = try ExpressionParser.parse(source, compileSelector: selectorCompiler)
+            let expr = try ExpressionParser.parse(source, depth: context.depth, compileSelector: selectorCompiler)
             validateNames(expr, at: node, context: context, source: source, style: style)
             return expr
         } catch {
@@ -1124,9 +1134,10 @@ struct FileLoader {
     }
 
     /// Compiles a selector with no params or lets in scope, for callers outside a rule file
-    /// (tests, the expression fuzz target).
-    static func compileSelector(_ text: String, _ offset: Int) throws(ExpressionError) -> Selector {
+    /// (tests, the expression fuzz target); `depth` as in ``ExpressionParser/SelectorCompiler``.
+    static func compileSelector(_ text: String, _ offset: Int, _ depth: Int = 0) throws(ExpressionError) -> Selector {
         var context = NameContext(params: nil, lets: [])
+        context.depth = depth
         var warnings: [Diagnostic] = []
         return try compileSelector(text, offset: offset, context: &context, warnings: &warnings)
     }

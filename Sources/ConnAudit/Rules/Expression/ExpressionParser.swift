@@ -12,26 +12,39 @@ public struct ExpressionError: Error, Sendable {
 /// the map's text is handed to `compileSelector`, which the rule loader supplies (it parses it as
 /// YAML so selectors read the same everywhere).
 public struct ExpressionParser {
-    public typealias SelectorCompiler = (_ text: String, _ offset: Int) throws(ExpressionError) -> Selector
+    /// Compiles the selector of a history call from its text; `depth` is the nesting the call
+    /// stands at, from which the `where:` expressions inside the selector go on counting.
+    public typealias SelectorCompiler = (_ text: String, _ offset: Int, _ depth: Int) throws(ExpressionError) -> Selector
 
     private let text: [UInt8]
     private var tokens: [Token] = []
     private var position = 0
     private let compileSelector: SelectorCompiler
 
-    /// Nesting bound: a hostile expression cannot exhaust the stack.
+    /// Nesting bound: a hostile expression cannot exhaust the stack, in parsing it or in anything
+    /// that walks, evaluates or frees its tree.
     static let maxDepth = 100
-    private var depth = 0
+    /// How deep the parser has recursed (`parseExpr`, `not`, unary minus): its own stack.
+    private var depth: Int
+    /// Nodes certain to enclose what is being parsed: each whose operator or opening was read
+    /// (the binary node of a right operand, a call's node, …). With the height of a node just
+    /// built, it bounds the finished tree's depth from below, so a tree that will be too deep
+    /// is refused where it passes the limit, before it is any deeper.
+    private var enclosing: Int
 
-    public init(_ source: String, compileSelector: @escaping SelectorCompiler) {
+    /// `depth` is where the expression starts: 0 for one of its own, the depth a history call
+    /// stands at (``SelectorCompiler``) for a `where:` inside the call's selector.
+    public init(_ source: String, depth: Int = 0, compileSelector: @escaping SelectorCompiler) {
         text = Array(source.utf8)
         self.compileSelector = compileSelector
+        self.depth = depth
+        enclosing = depth
     }
 
     public static func parse(
-        _ source: String, compileSelector: @escaping SelectorCompiler
+        _ source: String, depth: Int = 0, compileSelector: @escaping SelectorCompiler
     ) throws(ExpressionError) -> Expr {
-        var parser = ExpressionParser(source, compileSelector: compileSelector)
+        var parser = ExpressionParser(source, depth: depth, compileSelector: compileSelector)
         let e = try parser.parseAll()
         return e
     }
@@ -44,36 +57,33 @@ public struct ExpressionParser {
         guard case .end = current.kind else {
             throw ExpressionError(message: "unexpected \(current.kind.describe) after the expression", offset: current.offset)
         }
-        // Long flat chains (a or b or c …) nest as deep as they are long; everything that walks
-        // an expression recurses, so the depth is bounded whatever the shape.
-        if Self.depth(of: e, limit: Self.maxDepth) > Self.maxDepth {
-            throw ExpressionError(message: "expression nested deeper than \(Self.maxDepth) (split a long chain of and/or/+ into let: bindings)", offset: 0)
-        }
-        return e
+        return e.expr
     }
 
-    /// The depth of an expression tree, measured without recursion; stops counting past `limit`.
-    static func depth(of root: Expr, limit: Int) -> Int {
-        var stack: [(Expr, Int)] = [(root, 1)]
-        var deepest = 0
-        while let (e, d) = stack.popLast() {
-            deepest = max(deepest, d)
-            if deepest > limit { return deepest }
-            switch e {
-            case .literal, .name, .field: break
-            case .member(let b, _, _, _): stack.append((b, d + 1))
-            case .index(let a, let b): stack.append((a, d + 1)); stack.append((b, d + 1))
-            case .list(let items): for i in items { stack.append((i, d + 1)) }
-            case .map(let entries): for (_, v) in entries { stack.append((v, d + 1)) }
-            case .unary(_, let a): stack.append((a, d + 1))
-            case .binary(_, let a, let b, _): stack.append((a, d + 1)); stack.append((b, d + 1))
-            case .conditional(let a, let b, let c): stack.append((a, d + 1)); stack.append((b, d + 1)); stack.append((c, d + 1))
-            case .call(_, let args, _): for a in args { stack.append((a, d + 1)) }
-            case .regex(let a, _): stack.append((a, d + 1))
-            case .history(let call): if let v = call.value { stack.append((v, d + 1)) }
-            }
+    /// A sub-expression and the height of its tree (1 for a leaf), as the evaluator and every
+    /// walk recurse over it: a history call's selector is not part of it (its `where:`
+    /// expressions are parsed on their own, from the call's depth on).
+    private struct Parsed {
+        var expr: Expr
+        var height: Int
+    }
+
+    private static let tooDeepMessage = "expression nested deeper than \(maxDepth) (split a long chain of and/or/+ into let: bindings)"
+
+    /// `expr`, whose tree is `height` high, unless the whole tree is then certain to be deeper
+    /// than the limit. Long flat chains (a or b or c …) nest as deep as they are long: each link
+    /// is measured as it is built, so no tree deeper than the limit is ever built (nor freed,
+    /// which recurses too).
+    private func node(_ expr: Expr, height: Int, at offset: Int) throws(ExpressionError) -> Parsed {
+        try check(height: height, at: offset)
+        return Parsed(expr: expr, height: height)
+    }
+
+    /// Refuses a node `height` high here when the tree is then certain to be deeper than the limit.
+    private func check(height: Int, at offset: Int) throws(ExpressionError) {
+        guard enclosing + height <= Self.maxDepth else {
+            throw ExpressionError(message: Self.tooDeepMessage, offset: offset)
         }
-        return deepest
     }
 
     // MARK: - Tokens
@@ -144,14 +154,18 @@ public struct ExpressionParser {
 
     // MARK: - Grammar
 
-    private mutating func parseExpr() throws(ExpressionError) -> Expr {
+    // `enclosing` goes up by one around what a node read so far is certain to hold, and down
+    // again after it; an error ends the parse, so it is not restored on the way out.
+
+    private mutating func parseExpr() throws(ExpressionError) -> Parsed {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maxDepth else {
             throw ExpressionError(message: "expression nested deeper than \(Self.maxDepth)", offset: current.offset)
         }
         if isWord("if") {
-            _ = advance()
+            let at = advance().offset
+            enclosing += 1
             let condition = try parseExpr()
             guard isWord("then") else {
                 throw ExpressionError(message: "expected 'then' but found \(current.kind.describe)", offset: current.offset)
@@ -163,112 +177,143 @@ public struct ExpressionParser {
             }
             _ = advance()
             let b = try parseExpr()
-            return .conditional(condition, a, b)
+            enclosing -= 1
+            return try node(.conditional(condition.expr, a.expr, b.expr),
+                            height: 1 + max(condition.height, a.height, b.height), at: at)
         }
         return try parseOr()
     }
 
-    private mutating func parseOr() throws(ExpressionError) -> Expr {
+    /// `left OP right` for a right operand read by `operand` (the node encloses it).
+    private mutating func binary(
+        _ op: Expr.BinaryOp, _ left: Parsed, at: Int, _ operand: (inout Self) throws(ExpressionError) -> Parsed
+    ) throws(ExpressionError) -> Parsed {
+        enclosing += 1
+        let right = try operand(&self)
+        enclosing -= 1
+        return try node(.binary(op, left.expr, right.expr, at: at), height: 1 + max(left.height, right.height), at: at)
+    }
+
+    private mutating func parseOr() throws(ExpressionError) -> Parsed {
         var left = try parseAnd()
         while isWord("or") {
             let at = advance().offset
-            left = .binary(.or, left, try parseAnd(), at: at)
+            left = try binary(.or, left, at: at) { p throws(ExpressionError) in try p.parseAnd() }
         }
         return left
     }
 
-    private mutating func parseAnd() throws(ExpressionError) -> Expr {
+    private mutating func parseAnd() throws(ExpressionError) -> Parsed {
         var left = try parseNot()
         while isWord("and") {
             let at = advance().offset
-            left = .binary(.and, left, try parseNot(), at: at)
+            left = try binary(.and, left, at: at) { p throws(ExpressionError) in try p.parseNot() }
         }
         return left
     }
 
-    private mutating func parseNot() throws(ExpressionError) -> Expr {
+    private mutating func parseNot() throws(ExpressionError) -> Parsed {
         if isWord("not") {
-            _ = advance()
+            let at = advance().offset
             depth += 1
             defer { depth -= 1 }
             guard depth <= Self.maxDepth else {
                 throw ExpressionError(message: "expression nested deeper than \(Self.maxDepth)", offset: current.offset)
             }
-            return .unary(.not, try parseNot())
+            enclosing += 1
+            let operand = try parseNot()
+            enclosing -= 1
+            return try node(.unary(.not, operand.expr), height: 1 + operand.height, at: at)
         }
         return try parseComparison()
     }
 
-    private mutating func parseComparison() throws(ExpressionError) -> Expr {
+    private mutating func parseComparison() throws(ExpressionError) -> Parsed {
         let left = try parseCoalesce()
         let ops: [String: Expr.BinaryOp] = [
             "==": .equal, "!=": .notEqual, "<": .less, "<=": .lessEqual, ">": .greater, ">=": .greaterEqual,
         ]
         if case .punct(let p) = current.kind, let op = ops[p] {
             let at = advance().offset
-            return .binary(op, left, try parseCoalesce(), at: at)
+            return try binary(op, left, at: at) { p throws(ExpressionError) in try p.parseCoalesce() }
         }
         if isWord("in") {
             let at = advance().offset
-            return .binary(.isIn, left, try parseCoalesce(), at: at)
+            return try binary(.isIn, left, at: at) { p throws(ExpressionError) in try p.parseCoalesce() }
         }
         if isWord("not"), position + 1 < tokens.count, tokens[position + 1].kind == .ident("in") {
             let at = advance().offset
             _ = advance()
-            return .binary(.notIn, left, try parseCoalesce(), at: at)
+            return try binary(.notIn, left, at: at) { p throws(ExpressionError) in try p.parseCoalesce() }
         }
         return left
     }
 
-    private mutating func parseCoalesce() throws(ExpressionError) -> Expr {
-        // Right-associative, built without recursion: a ?? b ?? c is a ?? (b ?? c).
+    private mutating func parseCoalesce() throws(ExpressionError) -> Parsed {
+        // Right-associative, built without recursion: a ?? b ?? c is a ?? (b ?? c). The k-th
+        // `??` (from 0) makes a node k levels below the first, with the operand before it as
+        // its left side: the tree's depth is known as the chain is read, and the operand after
+        // the k-th `??` is parsed inside k + 1 nodes.
+        let base = enclosing
         var operands = [try parseAdditive()]
         var offsets: [Int] = []
         while isPunct("??") {
-            offsets.append(advance().offset)
+            let at = advance().offset
+            let left = operands[operands.count - 1]
+            enclosing = base + offsets.count
+            try check(height: 1 + max(left.height, 1), at: at)
+            offsets.append(at)
+            enclosing = base + offsets.count
             operands.append(try parseAdditive())
         }
+        enclosing = base
         var e = operands.removeLast()
         while let left = operands.popLast() {
-            e = .binary(.coalesce, left, e, at: offsets.removeLast())
+            let at = offsets.removeLast()
+            enclosing = base + offsets.count
+            e = try node(.binary(.coalesce, left.expr, e.expr, at: at), height: 1 + max(left.height, e.height), at: at)
         }
+        enclosing = base
         return e
     }
 
-    private mutating func parseAdditive() throws(ExpressionError) -> Expr {
+    private mutating func parseAdditive() throws(ExpressionError) -> Parsed {
         var left = try parseMultiplicative()
         while isPunct("+") || isPunct("-") {
             let token = advance()
             let op: Expr.BinaryOp = token.kind == .punct("+") ? .add : .subtract
-            left = .binary(op, left, try parseMultiplicative(), at: token.offset)
+            left = try binary(op, left, at: token.offset) { p throws(ExpressionError) in try p.parseMultiplicative() }
         }
         return left
     }
 
-    private mutating func parseMultiplicative() throws(ExpressionError) -> Expr {
+    private mutating func parseMultiplicative() throws(ExpressionError) -> Parsed {
         var left = try parseUnary()
         while isPunct("*") || isPunct("/") || isPunct("%") {
             let token = advance()
             let op: Expr.BinaryOp = token.kind == .punct("*") ? .multiply : token.kind == .punct("/") ? .divide : .remainder
-            left = .binary(op, left, try parseUnary(), at: token.offset)
+            left = try binary(op, left, at: token.offset) { p throws(ExpressionError) in try p.parseUnary() }
         }
         return left
     }
 
-    private mutating func parseUnary() throws(ExpressionError) -> Expr {
+    private mutating func parseUnary() throws(ExpressionError) -> Parsed {
         if isPunct("-") {
-            _ = advance()
+            let at = advance().offset
             depth += 1
             defer { depth -= 1 }
             guard depth <= Self.maxDepth else {
                 throw ExpressionError(message: "expression nested deeper than \(Self.maxDepth)", offset: current.offset)
             }
-            return .unary(.negate, try parseUnary())
+            enclosing += 1
+            let operand = try parseUnary()
+            enclosing -= 1
+            return try node(.unary(.negate, operand.expr), height: 1 + operand.height, at: at)
         }
         return try parsePostfix()
     }
 
-    private mutating func parsePostfix() throws(ExpressionError) -> Expr {
+    private mutating func parsePostfix() throws(ExpressionError) -> Parsed {
         var e = try parsePrimary()
         while true {
             if isPunct(".") {
@@ -277,12 +322,14 @@ public struct ExpressionParser {
                     throw ExpressionError(message: "expected a field name after '.'", offset: current.offset)
                 }
                 let at = advance().offset
-                e = .member(e, name, id: -1, at: at)
+                e = try node(.member(e.expr, name, id: -1, at: at), height: 1 + e.height, at: at)
             } else if isPunct("[") {
-                _ = advance()
+                let at = advance().offset
+                enclosing += 1
                 let index = try parseExpr()
+                enclosing -= 1
                 try expectPunct("]")
-                e = .index(e, index)
+                e = try node(.index(e.expr, index.expr), height: 1 + max(e.height, index.height), at: at)
             } else {
                 return e
             }
@@ -294,16 +341,34 @@ public struct ExpressionParser {
         "type": 1...1, "matches": 2...2, "len": 1...1, "str": 1...1, "json": 1...1,
     ]
 
-    private mutating func parsePrimary() throws(ExpressionError) -> Expr {
+    /// Items up to `closing` (a list's, or a call's arguments), separated by commas.
+    private mutating func items(until closing: String) throws(ExpressionError) -> [Parsed] {
+        var items: [Parsed] = []
+        if !isPunct(closing) {
+            while true {
+                items.append(try parseExpr())
+                if isPunct(",") { _ = advance(); continue }
+                break
+            }
+        }
+        try expectPunct(closing)
+        return items
+    }
+
+    private static func height(of items: [Parsed]) -> Int {
+        1 + items.reduce(0) { max($0, $1.height) }
+    }
+
+    private mutating func parsePrimary() throws(ExpressionError) -> Parsed {
         let token = advance()
         switch token.kind {
-        case .number(let v): return .literal(v)
-        case .string(let s): return .literal(.string(s))
+        case .number(let v): return Parsed(expr: .literal(v), height: 1)
+        case .string(let s): return Parsed(expr: .literal(.string(s)), height: 1)
         case .ident(let word):
             switch word {
-            case "true": return .literal(.bool(true))
-            case "false": return .literal(.bool(false))
-            case "null": return .literal(.null)
+            case "true": return Parsed(expr: .literal(.bool(true)), height: 1)
+            case "false": return Parsed(expr: .literal(.bool(false)), height: 1)
+            case "null": return Parsed(expr: .literal(.null), height: 1)
             case "and", "or", "not", "in", "if", "then", "else":
                 throw ExpressionError(message: "unexpected '\(word)'", offset: token.offset)
             default: break
@@ -314,52 +379,45 @@ public struct ExpressionParser {
                     throw ExpressionError(message: "unknown function '\(word)'", offset: token.offset)
                 }
                 _ = advance()
-                var args: [Expr] = []
-                if !isPunct(")") {
-                    while true {
-                        args.append(try parseExpr())
-                        if isPunct(",") { _ = advance(); continue }
-                        break
-                    }
-                }
-                try expectPunct(")")
+                // The call's node holds its arguments (`matches` keeps its first one, and its
+                // second is a literal no deeper than the first).
+                enclosing += 1
+                let args = try items(until: ")")
+                enclosing -= 1
                 guard arity.contains(args.count) else {
                     let want = arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)"
                     throw ExpressionError(message: "\(word)() takes \(want) argument(s), not \(args.count)", offset: token.offset)
                 }
                 if word == "matches" {
-                    guard case .literal(.string(let pattern)) = args[1] else {
+                    guard case .literal(.string(let pattern)) = args[1].expr else {
                         throw ExpressionError(message: "matches() takes a quoted regular expression as its second argument", offset: token.offset)
                     }
+                    let regex: BoundedRegex
                     do throws(RegexSyntaxError) {
-                        return .regex(args[0], try BoundedRegex(pattern))
+                        regex = try BoundedRegex(pattern)
                     } catch {
                         throw ExpressionError(message: "bad regular expression: \(error.message)", offset: token.offset)
                     }
+                    return try node(.regex(args[0].expr, regex), height: 1 + args[0].height, at: token.offset)
                 }
                 guard let function = Expr.Function(rawValue: word) else {
                     throw ExpressionError(message: "unknown function '\(word)'", offset: token.offset)
                 }
-                return .call(function, args, at: token.offset)
+                return try node(.call(function, args.map(\.expr), at: token.offset), height: Self.height(of: args), at: token.offset)
             }
-            return .name(word, at: token.offset)
+            return Parsed(expr: .name(word, at: token.offset), height: 1)
         case .punct("("):
             let e = try parseExpr()
             try expectPunct(")")
             return e
         case .punct("["):
-            var items: [Expr] = []
-            if !isPunct("]") {
-                while true {
-                    items.append(try parseExpr())
-                    if isPunct(",") { _ = advance(); continue }
-                    break
-                }
-            }
-            try expectPunct("]")
-            return Self.folded(list: items)
+            // Not counted as enclosing its items: a list of literals folds to one literal.
+            let items = try items(until: "]")
+            let folded = Self.folded(list: items.map(\.expr))
+            if case .literal = folded { return Parsed(expr: folded, height: 1) }
+            return try node(folded, height: Self.height(of: items), at: token.offset)
         case .punct("{"):
-            var entries: [(String, Expr)] = []
+            var entries: [(String, Parsed)] = []
             if !isPunct("}") {
                 while true {
                     let keyToken = advance()
@@ -378,7 +436,9 @@ public struct ExpressionParser {
                 }
             }
             try expectPunct("}")
-            return Self.folded(map: entries)
+            let folded = Self.folded(map: entries.map { ($0.0, $0.1.expr) })
+            if case .literal = folded { return Parsed(expr: folded, height: 1) }
+            return try node(folded, height: Self.height(of: entries.map(\.1)), at: token.offset)
         case .end:
             throw ExpressionError(message: "unexpected end of expression", offset: token.offset)
         default:
@@ -387,10 +447,14 @@ public struct ExpressionParser {
     }
 
     /// `first(SEL)`, `count(SEL, since: SEL-or-capture)`: SEL is a flow map, compiled by the loader.
-    private mutating func parseHistory(_ kind: HistoryCall.Kind, at: Int) throws(ExpressionError) -> Expr {
+    private mutating func parseHistory(_ kind: HistoryCall.Kind, at: Int) throws(ExpressionError) -> Parsed {
         try expectPunct("(")
-        let selector = try parseSelectorArgument(for: kind.rawValue)
-        var value: Expr?
+        // The call's node encloses its value; the `where:` of its selectors goes on from the
+        // nesting the call stands at, so a chain of calls inside selectors is bounded too.
+        enclosing += 1
+        let selectorDepth = max(depth, enclosing)
+        let selector = try parseSelectorArgument(for: kind.rawValue, depth: selectorDepth)
+        var value: Parsed?
         if kind == .maxof || kind == .minof {
             guard isPunct(",") else {
                 throw ExpressionError(message: "\(kind.rawValue)() takes a selector and a value: \(kind.rawValue)({ev: ws.connect}, gen)", offset: current.offset)
@@ -410,14 +474,16 @@ public struct ExpressionParser {
                 _ = advance()
                 since = .capture(capture)
             } else {
-                since = .selector(try parseSelectorArgument(for: "since"))
+                since = .selector(try parseSelectorArgument(for: "since", depth: selectorDepth))
             }
         }
         try expectPunct(")")
-        return .history(HistoryCall(kind: kind, selector: selector, value: value, since: since, slot: HistoryCall.nextSlot(), at: at))
+        enclosing -= 1
+        let call = HistoryCall(kind: kind, selector: selector, value: value?.expr, since: since, slot: HistoryCall.nextSlot(), at: at)
+        return try node(.history(call), height: 1 + (value?.height ?? 0), at: at)
     }
 
-    private mutating func parseSelectorArgument(for function: String) throws(ExpressionError) -> Selector {
+    private mutating func parseSelectorArgument(for function: String, depth: Int) throws(ExpressionError) -> Selector {
         guard isPunct("{") || isPunct("[") else {
             throw ExpressionError(message: "\(function)() takes a selector such as {ev: ws.ping}", offset: current.offset)
         }
@@ -444,7 +510,7 @@ public struct ExpressionParser {
         let slice = String(decoding: text[open.offset..<endOffset], as: UTF8.self)
         position = index
         _ = advance()
-        return try compileSelector(slice, open.offset)
+        return try compileSelector(slice, open.offset, depth)
     }
 }
 
