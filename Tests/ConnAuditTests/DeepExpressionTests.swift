@@ -224,4 +224,15 @@ extension DeepExpressionTests {
         let (fine, _) = Self.loadError(Self.rules(where: Self.nestedCalls(98)))
         #expect(fine == nil, "\(String(describing: fine))")
     }
+
+    /// Collecting the fields a rule reads walked each level of calls in selectors twice over, so
+    /// 98 levels would have taken about 2^98 walks.
+    @Test func aRuleWithCallsNestedInSelectorsRunsInLinearTime() throws {
+        let rules = try RuleLoader.load(files: [("deep.yaml", Self.rules(where: Self.nestedCalls(98)))])
+        let log = (0..<3).map { #"{"t":\#($0),"src":"d","ev":"probe.hit"}"# }.joined(separator: "\n") + "\n"
+        var report: AuditReport?
+        let elapsed = ContinuousClock().measure { report = RuleRuns.audit(rules.rules, log, path: "a.jsonl") }
+        #expect(report?.results.map(\.rule.id) == ["probe.deep"])
+        #expect(elapsed < .seconds(20))
+    }
 }

@@ -1449,8 +1449,10 @@ enum NameWalker {
 /// Collects the event fields a rule can read, so the reader decodes only those.
 enum FieldCollector {
     static func collect(_ rule: Rule, into names: inout Set<String>) {
+        // Selectors are walked here (their tests name fields too), so the walk does not go into
+        // them as well: each level of calls in selectors would walk the levels below it twice.
         func expr(_ e: Expr) {
-            NameWalker.walk(e) { sub in
+            NameWalker.walk(e, intoSelectors: false) { sub in
                 switch sub {
                 case .name(let n, _, _), .field(let n, _): names.insert(n)
                 case .member(_, let n, _, _): names.insert(n)
