@@ -377,6 +377,16 @@ struct FileLoader {
             file: path, line: node.line, yaml: yaml)
         rule.boundParams = pendingBoundParams
         rule.testsLines = testsLines(of: node, yamlLines: yamlLines)
+        if let (letName, depth) = Self.evaluationTooDeep(rule) {
+            let limit = "deeper than \(Self.maxEvaluationDepth) (\(depth) levels): each let read adds its own depth where it is read; read fewer lets through one another"
+            if let letName {
+                let at = node["let"]?.mappingPairs?.first { $0.key.scalar == letName }?.key ?? idNode
+                error(at, "rule '\(id)': let '\(letName)' with the lets it reads nests \(limit)")
+            } else {
+                error(idNode, "rule '\(id)': an expression with the lets it reads nests \(limit)")
+            }
+            return nil
+        }
         return (rule, idNode)
     }
 
