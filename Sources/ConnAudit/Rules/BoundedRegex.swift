@@ -663,6 +663,8 @@ private struct Compiler {
         return program.count - 1
     }
 
+    /// Recursive: alternatives and concatenations are flat lists, so a tree is a few levels per
+    /// group, and groups nest at most ``BoundedRegex/maxNestingDepth`` deep.
     mutating func compile(_ node: Node) throws(RegexSyntaxError) {
         switch node {
         case .empty:

@@ -1419,7 +1419,9 @@ struct FileLoader {
 
 enum NameWalker {
     /// Visits every sub-expression; with `intoSelectors`, also the `where:` expressions of
-    /// selectors inside history calls.
+    /// selectors inside history calls. Recursive: an expression is at most
+    /// ``ExpressionParser/maxDepth`` deep, the selectors nested in it included, and a selector
+    /// in a rules file fewer than 64 `not:` (YAML nests at most 64 deep).
     static func walk(_ e: Expr, intoSelectors: Bool = true, _ visit: (Expr) -> Void) {
         visit(e)
         withoutActuallyEscaping(visit) { visit in

@@ -381,6 +381,10 @@ public enum Evaluator {
     /// candidate): everything else comes from `ctx`, which is not copied to look at another
     /// event. Code outside the evaluator that reads `ctx.event` (history providers) is handed a
     /// context looking at `e`.
+    ///
+    /// Recursive, as deep as the expression (at most ``ExpressionParser/maxDepth`` levels, the
+    /// selectors nested in it included) with the lets it reads (at most
+    /// ``FileLoader/maxEvaluationDepth`` levels in all).
     static func evaluate(_ expr: Expr, _ ctx: EvalContext, _ e: Event) -> Eval {
         switch expr {
         case .literal(let v):
