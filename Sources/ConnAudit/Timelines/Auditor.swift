@@ -394,7 +394,7 @@ public final class Auditor: @unchecked Sendable {
         for i in files {
             let source: any ByteSource
             do {
-                source = try opener(spool.replay(inputs[i]))
+                source = try spool.reopen(inputs[i], opener)
             } catch {
                 errors.append(InputError(path: inputs[i].path, reason: "could not be read again to merge its source: \(error.reason)"))
                 continue
@@ -503,57 +503,48 @@ private struct SourceStream {
     }
 }
 
-/// Standard input can be read once; when other files are given too, pass 1 copies it to a
-/// temporary file so pass 2 can read it again.
+/// Standard input can be read once; when other files are given too, pass 1 copies it as it is
+/// read (``StandardInputCopy``) so pass 2 can read it again.
 private final class Spool: @unchecked Sendable {
-    private var path: String?
-    private var fd: Int32 = -1
+    private var copy: StandardInputCopy?
 
     init(inputs: [InputFile]) {
         guard inputs.count > 1, inputs.contains(where: \.isStdin) else { return }
-        var template = Array("/tmp/conn-audit-stdin-XXXXXX".utf8CString)
-        let f = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard f >= 0 else { return }
-        fd = f
-        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        copy = StandardInputCopy()
     }
 
     func wrap(_ input: InputFile, _ source: any ByteSource) -> any ByteSource {
-        guard input.isStdin, fd >= 0 else { return source }
-        return TeeSource(source, fd: fd)
+        guard input.isStdin, let copy else { return source }
+        return TeeSource(source, copy: copy)
     }
 
-    func replay(_ input: InputFile) -> InputFile {
-        guard input.isStdin, let path else { return input }
-        return InputFile(path: path, isStdin: false)
+    /// `input` opened again: standard input from its copy, any other file by `opener`.
+    func reopen(_ input: InputFile, _ opener: Auditor.Opener) throws(InputError) -> any ByteSource {
+        guard input.isStdin, let copy else { return try opener(input) }
+        return copy.reader(path: input.path)
     }
 
     func close() {
-        if fd >= 0 { Glibc.close(fd) }
-        if let path { unlink(path) }
-        fd = -1
+        copy = nil
     }
 }
 
+/// A source whose bytes are also added to a ``StandardInputCopy`` as they are read.
 private final class TeeSource: ByteSource {
     private let inner: any ByteSource
-    private let fd: Int32
+    private let copy: StandardInputCopy
 
-    init(_ inner: any ByteSource, fd: Int32) {
+    init(_ inner: any ByteSource, copy: StandardInputCopy) {
         self.inner = inner
-        self.fd = fd
+        self.copy = copy
     }
 
     var isCompressed: Bool { inner.isCompressed }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         let n = try inner.read(into: buffer)
-        var done = 0
-        while done < n {
-            let w = write(fd, buffer.baseAddress! + done, n - done)
-            if w <= 0 { break }
-            done += w
-        }
+        copy.isCompressed = inner.isCompressed
+        copy.append(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
         return n
     }
 }

@@ -149,7 +149,7 @@ public enum TimelineBuilder {
     /// Three reads: the ``Auditor`` run; a light pass over every file (sources, event counts, and
     /// the `--around` line); a full-field pass over the files holding a selected source. Merged
     /// order is the Auditor's: a k-way merge of each source's files by `t`, ties by path byte order,
-    /// each file keeping its own order. Standard input is copied to a temporary file first, so it
+    /// each file keeping its own order. Standard input is copied first (``StandardInputCopy``), so it
     /// can be read more than once.
     ///
     /// Findings go on the entry of their file and line (a `$time_regression` or `$secret` finding on
@@ -765,16 +765,17 @@ private struct TimelineBox<T>: @unchecked Sendable {
 
 // MARK: - Standard input, kept for several reads
 
-/// Standard input can be read once; the timeline reads it three times, so it is copied to a
-/// temporary file first (kept in memory if no temporary file can be made).
+/// Standard input can be read once; the timeline reads it three times, so it is read whole into
+/// a ``StandardInputCopy`` first.
 private final class StdinCopy: @unchecked Sendable {
-    private var path: String?
-    private var bytes: [UInt8]?
+    private var copy: StandardInputCopy?
+    private let path: String
     private var openError: InputError?
     /// A read error met while copying: every later read ends with it, after the bytes read before it.
     private var readError: InputError?
 
     init(_ input: InputFile, opener: Auditor.Opener) {
+        path = input.path
         let source: any ByteSource
         do {
             source = try opener(input)
@@ -782,13 +783,9 @@ private final class StdinCopy: @unchecked Sendable {
             openError = error
             return
         }
-        var template = Array("/tmp/conn-audit-timeline-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if fd >= 0 { path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } }
-        var memory: [UInt8] = []
+        let copy = StandardInputCopy()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
         defer { buffer.deallocate() }
-        var failedWrite = false
         while true {
             let n: Int
             do {
@@ -798,56 +795,21 @@ private final class StdinCopy: @unchecked Sendable {
                 break
             }
             if n == 0 { break }
-            if fd >= 0, !failedWrite {
-                var done = 0
-                while done < n {
-                    let w = write(fd, buffer.baseAddress! + done, n - done)
-                    if w < 0, errno == EINTR { continue }
-                    if w <= 0 { failedWrite = true; break }
-                    done += w
-                }
-                if !failedWrite { continue }
-                // The disk is full: keep what was written, in memory, from here on.
-                memory = Self.readBack(path!) ?? []
-                memory.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[done..<n]))
-                continue
-            }
-            memory.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            copy.append(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
         }
-        if fd >= 0 { close(fd) }
-        if fd < 0 || failedWrite {
-            bytes = memory
-            if let path { unlink(path) }
-            path = nil
-        }
-    }
-
-    private static func readBack(_ path: String) -> [UInt8]? {
-        guard let f = try? ByteSources.open(InputFile(path: path)) else { return nil }
-        var out: [UInt8] = []
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-        defer { buffer.deallocate() }
-        while let n = try? f.read(into: buffer), n > 0 {
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-        }
-        return out
+        copy.isCompressed = source.isCompressed
+        self.copy = copy
     }
 
     func open() throws(InputError) -> any ByteSource {
         if let openError { throw openError }
-        let inner: any ByteSource
-        if let path {
-            inner = try ByteSources.open(InputFile(path: path))
-        } else {
-            inner = ByteSources.memory(bytes ?? [], path: "<stdin>")
-        }
+        let inner = copy?.reader(path: path) ?? ByteSources.memory([], path: path)
         guard let readError else { return inner }
         return FailingTail(inner, error: readError)
     }
 
     func remove() {
-        if let path { unlink(path) }
-        path = nil
+        copy = nil
     }
 }
 
