@@ -118,7 +118,9 @@ public enum InputDiscovery {
     /// - A path naming a file (or anything that is not a directory) is read whatever its extension.
     /// - A directory is searched recursively for ``extensions`` and their `.gz` forms; entries are sorted
     ///   by name in byte order at each level and hidden names (starting with `.`) are skipped below the
-    ///   PATH given. Only regular files are listed from inside a directory.
+    ///   PATH given. Only regular files are listed from inside a directory: anything else there
+    ///   with a log's name (a FIFO, a link to a device, a socket) is an error, "not a regular file
+    ///   (a FIFO)", and is never opened. A FIFO named as a PATH is read (`<(zcat …)`).
     /// - Symbolic links are followed, but a directory already visited (same device and inode) is never
     ///   entered again, so link loops end and report nothing.
     /// - A regular file reachable twice (given twice, or through a link) is listed once, at its first
@@ -127,7 +129,8 @@ public enum InputDiscovery {
     ///   as ``InputFile/shown(_:)`` has it.
     ///
     /// Problems are returned, not thrown, so the other files are still checked: a missing PATH, an
-    /// unreadable directory, or an entry with a log extension that cannot be stat'ed (a dangling link).
+    /// unreadable directory, or an entry with a log extension that cannot be stat'ed (a dangling
+    /// link) or is not a regular file.
     ///
     /// - Complexity: O(n log n) in the number of entries of each directory searched.
     public static func discover(_ paths: [String]) -> (files: [InputFile], errors: [InputError]) {
@@ -233,9 +236,25 @@ private struct Walk {
             }
             if Self.isDirectory(info) {
                 enter(path, info)
-            } else if Self.isRegular(info), InputDiscovery.isLogName(name) {
-                addFile(path, info)
+            } else if InputDiscovery.isLogName(name) {
+                if Self.isRegular(info) {
+                    addFile(path, info)
+                } else {
+                    // Never opened: a FIFO may wait forever for a writer, a device never end.
+                    errors.append(InputError(path: InputFile.shown(path), reason: "not a regular file (\(Self.kind(info)))"))
+                }
             }
+        }
+    }
+
+    /// What a file that is neither a directory nor a regular file is, for people: "a FIFO".
+    private static func kind(_ info: stat) -> String {
+        switch info.st_mode & mode_t(S_IFMT) {
+        case mode_t(S_IFIFO): return "a FIFO"
+        case mode_t(S_IFCHR): return "a character device"
+        case mode_t(S_IFBLK): return "a block device"
+        case mode_t(S_IFSOCK): return "a socket"
+        default: return "of an unknown kind"
         }
     }
 
