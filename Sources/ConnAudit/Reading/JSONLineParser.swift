@@ -253,6 +253,11 @@ struct JSONLineParser {
             c.skipWhitespace()
             guard c.i < c.count else { throw JSONSyntaxError(reason: "empty", offset: c.i) }
             guard c.peek == UInt8(ascii: "{") else {
+                // A BOM here is not the file's first bytes (the line reader skips those): connlog
+                // allows none elsewhere, and "unexpected character" would not say what it is.
+                if c.i + 2 < c.count, c.peek == 0xEF, c.base[c.i + 1] == 0xBB, c.base[c.i + 2] == 0xBF {
+                    throw JSONSyntaxError(reason: Self.misplacedBOM, offset: c.i)
+                }
                 // Validate anyway so the reason says whether it is JSON at all.
                 _ = try parseValue(&c, depth: 0, decode: false, flagged: false, out: &out)
                 c.skipWhitespace()
@@ -286,6 +291,10 @@ struct JSONLineParser {
         out.isObject = true
         return
     }
+
+    /// Why a line that starts with a byte-order mark (after any white space) is malformed, unless
+    /// it is the start of the file.
+    static let misplacedBOM = "a byte-order mark (U+FEFF), allowed only at the start of a file"
 
     /// The reason a line that is not JSON is reported with. Lines that are not a log at all break
     /// alike (a text log: every line at its first byte), so the last text made is kept and given
