@@ -214,7 +214,7 @@ func inputWithoutDocumentsGivesNone(text: String) throws {
 @Test(arguments: [
     ("a: 1\nb: c1️⃣: d\n", "mapping values are not allowed in this context"),
     ("ü: a1️⃣: b\n", "mapping values are not allowed in this context"),
-    ("key:\n1️⃣\t- x\n", "found character that cannot start any token (while scanning for the next token)"),
+    ("key:\n1️⃣@x\n", "found character that cannot start any token (while scanning for the next token)"),
     ("- a\n1️⃣b: c\n", "did not find expected '-' indicator (while parsing a block collection at line 1, column 1)"),
     ("a: [1, 2\n1️⃣", "did not find expected ',' or ']' (while parsing a flow sequence at line 1, column 4)"),
     ("a: \"open\n1️⃣", "found unexpected end of stream (while scanning a quoted scalar at line 1, column 4)"),

@@ -129,6 +129,11 @@ public enum YamlLoader {
         } else {
             line = Int(state.problem_mark.line) + 1
             column = Int(state.problem_mark.column) + 1
+            // libyaml says "found character that cannot start any token" (or "a tab character that
+            // violates indentation") where a tab indents a line: say what the rule is.
+            if state.error == YAML_SCANNER_ERROR, character(atLine: line, column: column, in: input) == 0x09 {
+                return builder.error(tabMessage, line: line, column: column)
+            }
         }
         if let context = string(state.context) {
             let contextLine = Int(state.context_mark.line) + 1
@@ -140,6 +145,30 @@ public enum YamlLoader {
             }
         }
         return builder.error(message, line: line, column: column)
+    }
+
+    /// The message for a tab where libyaml stopped scanning.
+    static let tabMessage = "a tab character: YAML does not allow tabs for indentation (indent with spaces)"
+
+    /// The first byte of the character at a 1-based line and column (in Unicode scalars, like
+    /// libyaml's marks), or nil past the line's end.
+    private static func character(atLine line: Int, column: Int, in input: UnsafeBufferPointer<UInt8>) -> UInt8? {
+        // libyaml skips a UTF-8 byte order mark without counting it.
+        var index = input.count >= 3 && input[0] == 0xEF && input[1] == 0xBB && input[2] == 0xBF ? 3 : 0
+        var currentLine = 1
+        while currentLine < line, index < input.count {
+            if input[index] == UInt8(ascii: "\n") { currentLine += 1 }
+            index += 1
+        }
+        var currentColumn = 1
+        while index < input.count, input[index] != UInt8(ascii: "\n") {
+            if input[index] & 0xC0 != 0x80 {
+                if currentColumn == column { return input[index] }
+                currentColumn += 1
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// The 1-based line and column (in Unicode scalars, like libyaml's marks) of a byte offset.
