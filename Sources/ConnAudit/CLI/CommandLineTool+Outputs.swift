@@ -9,6 +9,14 @@ import Darwin
 // new text is complete: it is written to a temporary file in the same directory, then renamed over
 // the old one, so a failed or interrupted write leaves the old file as it was.
 
+/// A file the run cannot write (a report, a baseline): exit 2 with this message. Not a usage
+/// error: a full disk or a missing directory is no misuse of the command line.
+public struct OutputError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
 extension CommandLineTool {
     /// A file as the outputs check compares it: by device and inode when it exists (so a hard
     /// link, a symbolic link and any spelling of its path are the same file), else by its canonical
@@ -39,7 +47,7 @@ extension CommandLineTool {
     /// link is the same file, and so is standard input redirected from it.
     static func checkOutputs(
         _ outputs: [(option: String, path: String)], inputs: [InputFile], baseline: String? = nil
-    ) throws(UsageError) {
+    ) throws {
         var inputKeys: [FileKey: String] = [:]
         for input in inputs {
             if input.isStdin {
@@ -58,7 +66,7 @@ extension CommandLineTool {
             // a report file: several outputs may share one.
             var info = stat()
             let exists = stat(path, &info) == 0
-            if exists, info.st_mode & S_IFMT == S_IFDIR { throw UsageError("cannot write \(path): is a directory") }
+            if exists, info.st_mode & S_IFMT == S_IFDIR { throw OutputError("cannot write \(path): is a directory") }
             if isDevice(path) { continue }
             // A report that cannot be written is found now, not after the run: a typo in a
             // report's path fails at once, and before any report is written that would say `pass`.
@@ -89,21 +97,21 @@ extension CommandLineTool {
     /// Whether `path` can be written: the file's own permission, if it is there, and its
     /// directory's, where the new file is made before it replaces the old. (The write itself can
     /// still fail — a full disk — and says so then.)
-    private static func writable(_ path: String, exists: Bool) throws(UsageError) {
+    private static func writable(_ path: String, exists: Bool) throws(OutputError) {
         let target: String
         do {
             target = try resolvedTarget(path)
         } catch {
-            throw UsageError("cannot write \(path): \(describe(error.code))")
+            throw OutputError("cannot write \(path): \(describe(error.code))")
         }
         if exists, access(target, W_OK) != 0 {
-            throw UsageError("cannot write \(path): \(describe(errno))")
+            throw OutputError("cannot write \(path): \(describe(errno))")
         }
         let directory = directoryOf(target)
         guard access(directory, W_OK | X_OK) != 0 else { return }
         let reason = describe(errno)
-        guard exists else { throw UsageError("cannot write \(path): \(reason)") }
-        throw UsageError("cannot write \(path): its directory \(directory): \(reason) "
+        guard exists else { throw OutputError("cannot write \(path): \(reason)") }
+        throw OutputError("cannot write \(path): its directory \(directory): \(reason) "
             + "(the new file is made there, then renamed over the old one)")
     }
 
@@ -160,7 +168,7 @@ extension CommandLineTool {
     }
 
     /// Hands `write` the pieces for the file at `path`, or for standard output when `path` is nil.
-    static func writing(to path: String?, console: Console, _ write: (Pieces) -> Void) throws(UsageError) {
+    static func writing(to path: String?, console: Console, _ write: (Pieces) -> Void) throws(OutputError) {
         guard let path else {
             write(Pieces(bytes: { console.out(String(decoding: $0, as: UTF8.self)) }, text: { console.out($0) }))
             return
@@ -176,7 +184,7 @@ extension CommandLineTool {
     /// findings is never held whole (it was, and then copied twice on its way out).
     static func emit(
         _ report: AuditReport, format: String, color: Bool, to path: String?, console: Console
-    ) throws(UsageError) {
+    ) throws(OutputError) {
         try writing(to: path, console: console) { pieces in
             switch format {
             case "json": _ = JSONReport.render(report, flush: pieces.bytes)
@@ -187,7 +195,7 @@ extension CommandLineTool {
         }
     }
 
-    static func writeFile(_ path: String, _ text: String) throws(UsageError) {
+    static func writeFile(_ path: String, _ text: String) throws(OutputError) {
         var text = text
         try withFile(path) { put in text.withUTF8 { put($0) } }
     }
@@ -203,7 +211,7 @@ extension CommandLineTool {
     /// `fopen` would give it (0666 less the umask). A device or pipe is written directly.
     private static func withFile(
         _ path: String, _ body: (_ put: @escaping (UnsafeBufferPointer<UInt8>) -> Void) -> Void
-    ) throws(UsageError) {
+    ) throws(OutputError) {
         // What is already on its way to standard output goes first: a report written to
         // /dev/stdout beside the one printed there would otherwise land in the middle of it.
         fflush(stdout)
@@ -211,20 +219,20 @@ extension CommandLineTool {
             // A device or pipe (`/dev/stdout`, which may lead to the file standard output was sent
             // to) is appended to, not truncated: what was printed there already stays.
             errno = 0
-            guard let f = fopen(path, "ab") else { throw UsageError("cannot write \(path): \(describe(errno))") }
-            if let failure = write(to: f, body) { throw UsageError("cannot write \(path): \(describe(failure))") }
+            guard let f = fopen(path, "ab") else { throw OutputError("cannot write \(path): \(describe(errno))") }
+            if let failure = write(to: f, body) { throw OutputError("cannot write \(path): \(describe(failure))") }
             return
         }
         let target: String
         do {
             target = try resolvedTarget(path)
         } catch {
-            throw UsageError("cannot write \(path): \(describe(error.code))")
+            throw OutputError("cannot write \(path): \(describe(error.code))")
         }
         let directory = directoryOf(target)
         var template = Array(((directory == "/" ? "" : directory) + "/.conn-audit-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw UsageError("cannot write \(path): \(describe(errno))") }
+        guard fd >= 0 else { throw OutputError("cannot write \(path): \(describe(errno))") }
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var placed = false
         TemporaryOnSignal.guard(template)
@@ -244,10 +252,10 @@ extension CommandLineTool {
         guard let f = fdopen(fd, "wb") else {
             let code = errno
             close(fd)
-            throw UsageError("cannot write \(path): \(describe(code))")
+            throw OutputError("cannot write \(path): \(describe(code))")
         }
-        if let failure = write(to: f, body) { throw UsageError("cannot write \(path): \(describe(failure))") }
-        guard rename(temporary, target) == 0 else { throw UsageError("cannot write \(path): \(describe(errno))") }
+        if let failure = write(to: f, body) { throw OutputError("cannot write \(path): \(describe(failure))") }
+        guard rename(temporary, target) == 0 else { throw OutputError("cannot write \(path): \(describe(errno))") }
         placed = true
     }
 

@@ -77,6 +77,9 @@ public enum CommandLineTool {
         } catch let e as UsageError {
             console.err("conn-audit: error: \(e.message)\nRun 'conn-audit --help' for usage.\n")
             return 2
+        } catch let e as OutputError {
+            console.err("conn-audit: error: \(e.message)\n")
+            return 2
         } catch let e as DiagnosticList {
             console.err(e.description + "\n")
             console.err("conn-audit: \(e.diagnostics.filter { $0.severity == .error }.count) error(s) in the rules; no verdict\n")
