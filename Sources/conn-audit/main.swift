@@ -6,6 +6,8 @@ import Glibc
 import Darwin
 #endif
 
+// A closed standard descriptor is held by a stand-in before any file can take its number.
+StandardDescriptors.reserve()
 // Reports may be large: a fully buffered stdout keeps writing them cheap.
 setvbuf(stdout, nil, _IOFBF, 1 << 16)
 // A reader of standard output that goes away (`| head`) makes a write fail, which is exit 2 with
@@ -23,7 +25,8 @@ let status = CommandLineTool.run(argv: argv)
 errno = 0
 if fflush(stdout) != 0 || ferror(stdout) != 0 {
     let code = standardOutputError != 0 ? standardOutputError : errno
-    let reason = code != 0 ? String(cString: strerror(code)).lowercased() : "write error"
+    let reason = StandardDescriptors.outputClosed
+        ? "standard output is closed" : code != 0 ? String(cString: strerror(code)).lowercased() : "write error"
     fputs("conn-audit: error: cannot write to standard output: \(reason)\n", stderr)
     exit(2)
 }

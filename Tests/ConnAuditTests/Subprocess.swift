@@ -16,6 +16,8 @@ struct Subprocess {
         case file(String)
         /// A pipe whose write end the caller holds (``writeInput(_:)``, ``closeInput()``).
         case pipe
+        /// No standard input at all: descriptor 0 closed (`<&-`).
+        case closed
     }
 
     let pid: pid_t
@@ -63,6 +65,8 @@ struct Subprocess {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         case .file(let path):
             posix_spawn_file_actions_addopen(&actions, 0, path, O_RDONLY, 0)
+        case .closed:
+            posix_spawn_file_actions_addclose(&actions, 0)
         case .pipe:
             try #require(pipe(&fds) == 0)
             posix_spawn_file_actions_adddup2(&actions, fds[0], 0)

@@ -220,6 +220,10 @@ extension CommandLineTool {
             // to) is appended to, not truncated: what was printed there already stays.
             errno = 0
             guard let f = fopen(path, "ab") else { throw OutputError("cannot write \(path): \(describe(errno))") }
+            if StandardDescriptors.isClosedOutput(fileno(f)) {
+                fclose(f)
+                throw OutputError("cannot write \(path): standard output is closed")
+            }
             if let failure = write(to: f, body) { throw OutputError("cannot write \(path): \(describe(failure))") }
             return
         }

@@ -34,6 +34,7 @@ public enum ByteSources {
     /// - Throws: ``InputError`` when the file cannot be opened (`no such file or directory`, ...).
     public static func open(_ file: InputFile) throws(InputError) -> any ByteSource {
         if file.isStdin {
+            guard !StandardDescriptors.inputClosed else { throw InputError(path: file.path, reason: "standard input is closed") }
             return DecodingSource(FileSource(descriptor: 0, path: file.path, closes: false), path: file.path)
         }
         var descriptor: Int32
