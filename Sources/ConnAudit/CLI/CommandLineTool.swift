@@ -102,6 +102,7 @@ public enum CommandLineTool {
             .init(name: "--only", kind: .value, repeatable: true),
             .init(name: "--skip", kind: .value, repeatable: true),
             .init(name: "--jobs", kind: .value),
+            .init(name: "--max-expansion", kind: .value),
             .init(name: "--color", kind: .value),
             .init(name: "--quiet", kind: .flag),
             .init(name: "--baseline", kind: .value),
@@ -134,6 +135,7 @@ public enum CommandLineTool {
             throw UsageError("--fail-on must be error, warning, info or never")
         }
         let jobs = try Self.jobs(p)
+        let opener = try Self.opener(p)
         let colorMode = try Self.colorMode(p)
         guard !p.positionals.isEmpty else { throw UsageError("no PATH given: name log files, directories, or - for standard input") }
         if p.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) given more than once") }
@@ -173,7 +175,7 @@ public enum CommandLineTool {
         let listsAll = ([format] + extraReports.map(\.format)).contains { !["text", "github"].contains($0) }
             || p.has("--baseline") || p.has("--write-baseline")
         let keep = listsAll ? nil : max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
-        let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep)
+        let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep, opener: opener)
         var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
         if !background.isEmpty {
             report.backgroundLabels = report.results.filter { background.contains($0.rule.id) }.compactMap(\.labels)
@@ -221,6 +223,18 @@ public enum CommandLineTool {
         guard let j = p.value("--jobs") else { return Auditor.defaultJobs }
         guard let n = Int(j), n >= 1, n <= 256 else { throw UsageError("--jobs takes a whole number from 1 to 256") }
         return n
+    }
+
+    /// `--max-expansion RATIO` (0: no cap; default ``ByteSources/defaultMaxExpansion``): how
+    /// the inputs are opened.
+    static func opener(_ p: ArgumentParser) throws(UsageError) -> Auditor.Opener {
+        guard let text = p.value("--max-expansion") else {
+            return { f throws(InputError) in try ByteSources.open(f) }
+        }
+        guard let ratio = Int(text), ratio >= 0, ratio <= 1_000_000 else {
+            throw UsageError("--max-expansion takes a whole number from 0 (no cap) to 1000000, not '\(text)'")
+        }
+        return { f throws(InputError) in try ByteSources.open(f, maxExpansion: ratio) }
     }
 
     /// `--color auto|always|never`, default auto.
@@ -344,6 +358,7 @@ public enum CommandLineTool {
             .init(name: "--output", kind: .value),
             .init(name: "--param", kind: .value, repeatable: true),
             .init(name: "--jobs", kind: .value),
+            .init(name: "--max-expansion", kind: .value),
             .init(name: "--color", kind: .value),
             .init(name: "--help", kind: .flag),
         ])
@@ -366,6 +381,7 @@ public enum CommandLineTool {
             query.radius = n
         }
         let jobs = try Self.jobs(p)
+        let opener = try Self.opener(p)
         let colorMode = try Self.colorMode(p)
         var ruleSet = try loadRulesForRun(p.all("--rules"))
         let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
@@ -389,7 +405,8 @@ public enum CommandLineTool {
         }
         if found.files.isEmpty { throw UsageError("no log files found under \(p.shownPositionals.joined(separator: ", "))") }
         if let path = p.value("--output") { try Self.checkOutputs([("--output", path)], inputs: found.files) }
-        var (document, report) = try TimelineBuilder.build(inputs: found.files, rules: ruleSet, query: query, jobs: jobs)
+        var (document, report) = try TimelineBuilder.build(
+            inputs: found.files, rules: ruleSet, query: query, jobs: jobs, opener: opener)
         // Inputs named but not found (or unreadable directories) are in the document too.
         document.inputErrors = found.errors + document.inputErrors.filter { !found.errors.contains($0) }
         let toTerminal = p.value("--output") == nil && console.isTerminal

@@ -26,6 +26,9 @@ enum Help {
       --only ID|GLOB        run only matching rules (repeatable)
       --skip ID|GLOB        do not run matching rules (repeatable)
       --jobs N              worker threads (default: number of cores)
+      --max-expansion RATIO refuse a gzip input that expands more than RATIO times its size
+                            (default 100; logs reach about 15, bombs 1,000; 0: no cap). A
+                            refused input is named and checked up to there; exit 2
       --color auto|always|never
                             colour in the text report (default auto: only on a terminal)
       --quiet               print nothing; the exit status tells the verdict
@@ -41,7 +44,7 @@ enum Help {
       --around FILE:LINE    centre on the event at FILE:LINE (its source and generation)
       --radius N            with --around: events shown before and after it (default 15)
       --format text|json|html  (default text; html: one self-contained page to attach to a ticket)
-      --output FILE, --rules, --param, --jobs, --color as for check
+      --output FILE, --rules, --param, --jobs, --max-expansion, --color as for check
       Each event shows its file:line, t, the time since its generation's connect and since the
       last ping, the phase when it changes, and the violations that point at it.
 

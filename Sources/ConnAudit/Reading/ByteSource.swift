@@ -31,30 +31,56 @@ public enum ByteSources {
     /// decompressed transparently; concatenated members decode as one stream. Nothing is read until the
     /// first call to `read(into:)`, so opening stdin does not wait for input.
     ///
+    /// A gzip input may expand to `maxExpansion` times the compressed bytes read so far, plus
+    /// ``expansionAllowance``; past that it fails as a possible gzip bomb (0: no cap).
+    ///
     /// - Throws: ``InputError`` when the file cannot be opened (`no such file or directory`, ...).
-    public static func open(_ file: InputFile) throws(InputError) -> any ByteSource {
+    public static func open(_ file: InputFile, maxExpansion: Int = defaultMaxExpansion) throws(InputError)
+        -> any ByteSource
+    {
         if file.isStdin {
             guard !StandardDescriptors.inputClosed else { throw InputError(path: file.path, reason: "standard input is closed") }
-            return DecodingSource(FileSource(descriptor: 0, path: file.path, closes: false), path: file.path)
+            return DecodingSource(
+                FileSource(descriptor: 0, path: file.path, closes: false), path: file.path, maxExpansion: maxExpansion)
         }
         var descriptor: Int32
         repeat {
             descriptor = InputFile.withCString(file.bytes) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
         } while descriptor < 0 && errno == EINTR
         guard descriptor >= 0 else { throw InputError(path: file.path, errno: errno) }
-        return DecodingSource(FileSource(descriptor: descriptor, path: file.path, closes: true), path: file.path)
+        return DecodingSource(
+            FileSource(descriptor: descriptor, path: file.path, closes: true), path: file.path, maxExpansion: maxExpansion)
     }
 
     /// Wraps an in-memory buffer (for tests and fixtures), also sniffing gzip.
-    public static func memory(_ bytes: [UInt8], path: String) -> any ByteSource {
-        DecodingSource(MemorySource(bytes), path: path)
+    public static func memory(_ bytes: [UInt8], path: String, maxExpansion: Int = defaultMaxExpansion)
+        -> any ByteSource
+    {
+        DecodingSource(MemorySource(bytes), path: path, maxExpansion: maxExpansion)
     }
 
     /// Decodes any raw source as a file's would be (tests: one that gives a few bytes per read, as
     /// a pipe may).
-    static func decoding(_ base: any ByteSource, path: String) -> any ByteSource {
-        DecodingSource(base, path: path)
+    static func decoding(_ base: any ByteSource, path: String, maxExpansion: Int = defaultMaxExpansion)
+        -> any ByteSource
+    {
+        DecodingSource(base, path: path, maxExpansion: maxExpansion)
     }
+
+    // MARK: Expansion cap
+
+    /// How many times its compressed size a gzip input may expand to (`--max-expansion`).
+    ///
+    /// Logs compress 6 to 16 times (connlog-gen corpora, the samples, a soak log of pings, at
+    /// gzip -1 to -9); one line repeated with only its time changing about 50 times; lines that
+    /// repeat a 2 KB payload up to 123 times. Bombs start at 147 (one line repeated, gzip -1) and
+    /// reach deflate's bound of about 1,030 (newlines or zeros, gzip -6). A cap of 100 lets a
+    /// gzip input cost at most what a plain file 100 times its size would.
+    public static let defaultMaxExpansion = 100
+
+    /// Output a gzip input may produce beyond `maxExpansion` times its compressed bytes: a small
+    /// file, or a burst of repeated lines, is not held to the ratio.
+    public static let expansionAllowance = 4 << 20
 }
 
 // MARK: - Raw sources
@@ -163,10 +189,16 @@ private final class DecodingSource: ByteSource {
     private var inZeroPadding = false
     /// The error thrown by every call once something failed.
     private var failure: InputError?
+    /// See ``ByteSources/defaultMaxExpansion``; 0: no cap.
+    private let maxExpansion: Int
+    /// Compressed bytes given to the decoder (every member's), and the bytes they decoded to.
+    private var compressedBytes = 0
+    private var expandedBytes = 0
 
-    init(_ base: any ByteSource, path: String) {
+    init(_ base: any ByteSource, path: String, maxExpansion: Int) {
         self.base = base
         self.path = path
+        self.maxExpansion = max(0, maxExpansion)
         input = .allocate(byteCount: ByteSources.inputBufferSize, alignment: 16)
     }
 
@@ -287,6 +319,28 @@ private final class DecodingSource: ByteSource {
         }
     }
 
+    /// Whether the output passed the cap: `maxExpansion` times the compressed bytes read, plus
+    /// the allowance (a product too large for an `Int` is no cap).
+    private var expandsTooMuch: Bool {
+        guard maxExpansion > 0, expandedBytes > ByteSources.expansionAllowance else { return false }
+        let (ratioBound, overflow) = compressedBytes.multipliedReportingOverflow(by: maxExpansion)
+        return !overflow && expandedBytes - ByteSources.expansionAllowance > ratioBound
+    }
+
+    /// A byte count for people: bytes below 1 KiB, else KiB, MiB or GiB with one decimal.
+    static func size(_ bytes: Int) -> String {
+        if bytes < 1024 { return "\(bytes) bytes" }
+        var value = Double(bytes) / 1024
+        for unit in ["KiB", "MiB", "GiB"] {
+            if value < 1024 || unit == "GiB" {
+                let tenths = Int((value * 10).rounded())
+                return "\(tenths / 10).\(tenths % 10) \(unit)"
+            }
+            value /= 1024
+        }
+        return "\(bytes) bytes"
+    }
+
     /// Inflates into `buffer` until it is full, the input ends, or more input would have to be waited for
     /// while some output is ready (so a pipe's lines are not held back).
     private func inflate(_ stream: UnsafeMutablePointer<z_stream>, into buffer: UnsafeMutableRawBufferPointer)
@@ -350,6 +404,14 @@ private final class DecodingSource: ByteSource {
             produced += written
             stream.pointee.next_in = nil
             stream.pointee.next_out = nil
+            compressedBytes += consumed
+            expandedBytes += written
+            if expandsTooMuch {
+                return try fail(
+                    "gzip data expands more than \(maxExpansion) times (\(Self.size(expandedBytes)) from "
+                        + "\(Self.size(compressedBytes))): refused as a possible gzip bomb; "
+                        + "--max-expansion raises the cap")
+            }
 
             switch status {
             case Z_STREAM_END:
