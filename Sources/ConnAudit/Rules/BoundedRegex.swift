@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A regular expression that matches in time linear in the text, whatever the pattern.
 ///
 /// Rule files use regular expressions (`{ error: { matches: "^NSURLErrorDomain:" } }`, `matches(x, re)`), and a
@@ -31,6 +37,10 @@
 /// Limits: a pattern of at most ``maxPatternBytes`` bytes, groups nested at most ``maxNestingDepth`` deep, counts
 /// of at most ``maxRepetitionCount``, and at most ``maxProgramSize`` compiled instructions (counted repetition is
 /// expanded, so `(a{1000}){100}` is too large).
+///
+/// Linear is not cheap: 20,000 instructions against a 1 MiB text is about 2·10^10 steps. A caller that must stay
+/// bounded passes a budget of steps (``matches(_:budget:)-(String,_)``); ``defaultTimelineStepBudget`` is the one
+/// a timeline's rule evaluation draws on.
 public struct BoundedRegex: Sendable, CustomStringConvertible {
     /// The longest pattern accepted, in UTF-8 bytes.
     public static let maxPatternBytes = 4096
@@ -40,6 +50,11 @@ public struct BoundedRegex: Sendable, CustomStringConvertible {
     public static let maxRepetitionCount = 1000
     /// The deepest nesting of groups (PCRE2's default limit).
     public static let maxNestingDepth = 250
+    /// The VM steps one timeline's regex searches may take: about 100 searches of a 1 MiB text at 3 steps a
+    /// byte (on text they do not match, `error` takes 2.2 steps a byte, `[Tt]ime ?out` 2.0, `timeout|reset`
+    /// and `(a|b)+c` 4.1). A release build takes about 2 to 4 ns a step: `(a|aa|aaa|aaaa){1000}c` on a
+    /// 1 MiB text of `a`s and a `c` uses the budget up in about 0.6 s.
+    public static let defaultTimelineStepBudget = 300_000_000
 
     /// The pattern as written.
     public let pattern: String
@@ -47,6 +62,9 @@ public struct BoundedRegex: Sendable, CustomStringConvertible {
     private let sets: [ScalarSet]
     /// Every match must start at offset 0 (each branch begins with `^`): no need to restart at later positions.
     private let anchoredAtStart: Bool
+    /// UTF-8 encodings of scalars every match consumes, rarest first (at most 3): a text without one of them
+    /// cannot match, which a byte scan tells much faster than the VM.
+    private let requiredBytes: [[UInt8]]
 
     /// Parses and compiles `pattern`.
     ///
@@ -66,6 +84,15 @@ public struct BoundedRegex: Sendable, CustomStringConvertible {
         self.program = compiler.program
         self.sets = parser.sets
         self.anchoredAtStart = tree.isAnchoredAtStart
+        self.requiredBytes = Self.rarestFirst(tree.requiredScalars)
+    }
+
+    /// What a search answers: within its budget of steps, or not.
+    public enum Outcome: Sendable, Equatable {
+        case match
+        case noMatch
+        /// The search needed more steps than the budget held.
+        case exhausted
     }
 
     public var description: String { pattern }
@@ -76,17 +103,40 @@ public struct BoundedRegex: Sendable, CustomStringConvertible {
     ///   ``maxProgramSize``) and *n* the length of `text`. No backtracking: each instruction is visited at most once
     ///   per character.
     public func matches(_ text: String) -> Bool {
-        if let result = text.utf8.withContiguousStorageIfAvailable({ matches($0) }) {
-            return result
-        }
-        var copy = text
-        return copy.withUTF8 { matches($0) }
+        var unlimited = Int.max
+        return matches(text, budget: &unlimited) == .match
     }
 
     /// The same search on UTF-8 bytes; each invalid byte counts as one U+FFFD.
     ///
     /// - Complexity: O(*p* × *n*) time and O(*p*) memory.
     public func matches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var unlimited = Int.max
+        return matches(bytes, budget: &unlimited) == .match
+    }
+
+    /// The same search within a budget of VM steps, taken from `budget`.
+    ///
+    /// A step is one thread visited at one position of the text (plus one per position): the work the VM does.
+    /// A text that lacks a byte every match needs is answered without steps. The steps are the same for the same
+    /// pattern and text on every run. When the search would need more than `budget` holds it stops, leaves
+    /// `budget` at 0 and answers ``Outcome/exhausted``; otherwise its answer is ``matches(_:)-(String)``'s.
+    public func matches(_ text: String, budget: inout Int) -> Outcome {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ matches($0, budget: &budget) }) {
+            return result
+        }
+        var copy = text
+        return copy.withUTF8 { matches($0, budget: &budget) }
+    }
+
+    /// ``matches(_:budget:)-(String,_)`` on UTF-8 bytes.
+    public func matches(_ bytes: UnsafeBufferPointer<UInt8>, budget: inout Int) -> Outcome {
+        for needle in requiredBytes where !Self.contains(bytes, needle) { return .noMatch }
+        return runVM(bytes, budget: &budget)
+    }
+
+    /// The VM alone, without the required-byte scan (tests compare the two).
+    func runVM(_ bytes: UnsafeBufferPointer<UInt8>, budget: inout Int) -> Outcome {
         let size = program.count
         return program.withUnsafeBufferPointer { program in
             sets.withUnsafeBufferPointer { sets in
@@ -99,10 +149,42 @@ public struct BoundedRegex: Sendable, CustomStringConvertible {
                         current: ThreadList(dense: base, sparse: base + size),
                         next: ThreadList(dense: base + 2 * size, sparse: base + 3 * size),
                         stack: base + 4 * size)
-                    return machine.run(bytes)
+                    return machine.run(bytes, budget: &budget)
                 }
             }
         }
+    }
+
+    // MARK: Required bytes
+
+    /// Whether `needle` (1 to 4 bytes) occurs in `bytes`: `memchr` for its first byte, then a comparison.
+    private static func contains(_ bytes: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard var start = bytes.baseAddress, bytes.count >= needle.count else { return false }
+        var left = bytes.count
+        while left >= needle.count, let hit = memchr(start, Int32(needle[0]), left - needle.count + 1) {
+            let found = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self))
+            if needle.count == 1 || memcmp(found, needle, needle.count) == 0 { return true }
+            left -= (found - start) + 1
+            start = found + 1
+        }
+        return false
+    }
+
+    /// The encodings of `scalars` to scan for, rarest in logs first: upper-case letters and punctuation, then
+    /// digits, then lower-case letters, space and the punctuation of JSON and URLs. U+FFFD is never required:
+    /// an invalid byte reads as it.
+    private static func rarestFirst(_ scalars: Set<UInt32>) -> [[UInt8]] {
+        func commonness(_ value: UInt32) -> Int {
+            switch value {
+            case 0x61...0x7A, 0x20, 0x22, 0x2C, 0x2E, 0x2F, 0x3A, 0x5F, 0x2D: 2
+            case 0x30...0x39: 1
+            default: 0
+            }
+        }
+        let chosen = scalars.filter { $0 != 0xFFFD && Unicode.Scalar($0) != nil }
+            .sorted { (commonness($0), $0) < (commonness($1), $1) }
+            .prefix(3)
+        return chosen.map { Array(String(Unicode.Scalar($0)!).utf8) }
     }
 }
 
@@ -142,6 +224,20 @@ private indirect enum Node {
         switch self {
         case .begin, .end: false
         default: true
+        }
+    }
+
+    /// Scalars every match consumes: a literal of a concatenation, of every branch of an alternation, or of a
+    /// repetition that must happen at least once. (A letter under `(?i)` is a set, not a literal.)
+    var requiredScalars: Set<UInt32> {
+        switch self {
+        case .scalar(let value): [value]
+        case .concatenation(let items): items.reduce(into: Set()) { $0.formUnion($1.requiredScalars) }
+        case .alternation(let branches):
+            branches.dropFirst().reduce(branches[0].requiredScalars) { $0.intersection($1.requiredScalars) }
+        case .group(let inner): inner.requiredScalars
+        case .repetition(let inner, let min, _, _): min > 0 ? inner.requiredScalars : []
+        case .empty, .any, .set, .begin, .end: []
         }
     }
 
@@ -767,12 +863,30 @@ private struct PikeVM {
     /// Work stack for the epsilon closure; each pc is pushed at most once per closure, so it needs `program.count`.
     let stack: UnsafeMutablePointer<Int32>
 
-    mutating func run(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Searches `text`, taking from `budget` one step for the start and, at each position, one per thread in
+    /// the list plus one (``BoundedRegex/matches(_:budget:)-(String,_)``).
+    @inline(__always)
+    mutating func run(_ text: UnsafeBufferPointer<UInt8>, budget: inout Int) -> BoundedRegex.Outcome {
         let end = text.count
-        if Self.addThread(0, to: &current, at: 0, atEnd: end == 0, program: program, stack: stack) { return true }
+        // A local copy stays in a register; `budget` is written once, on the way out.
+        var left = budget
+        defer { budget = left }
+        guard left >= 1 else {
+            left = 0
+            return .exhausted
+        }
+        left &-= 1
+        if Self.addThread(0, to: &current, at: 0, atEnd: end == 0, program: program, stack: stack) { return .match }
         var position = 0
         while position < end {
-            if current.count == 0 && anchoredAtStart { return false }
+            if current.count == 0 && anchoredAtStart { return .noMatch }
+            // At most the program's size plus one: no overflow, and `left` stays at least 0.
+            let steps = current.count &+ 1
+            guard left >= steps else {
+                left = 0
+                return .exhausted
+            }
+            left &-= steps
             let (scalar, width) = Self.decode(text, at: position)
             let following = position + width
             let atEnd = following == end
@@ -791,19 +905,19 @@ private struct PikeVM {
                 if Self.addThread(
                     Int32(pc + 1), to: &next, at: following, atEnd: atEnd, program: program, stack: stack)
                 {
-                    return true
+                    return .match
                 }
             }
             // Search semantics: a new thread starts at every position.
             if !anchoredAtStart,
                 Self.addThread(0, to: &next, at: following, atEnd: atEnd, program: program, stack: stack)
             {
-                return true
+                return .match
             }
             swap(&current, &next)
             position = following
         }
-        return false
+        return .noMatch
     }
 
     /// Adds `pc` and everything reachable from it without consuming text; true if that reaches `match`.

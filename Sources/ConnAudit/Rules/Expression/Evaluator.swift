@@ -113,6 +113,9 @@ public final class EvalShared {
     unowned(unsafe) let runner: Runner?
     /// Any other history provider (tests, fuzzing): held strongly.
     let provider: (any HistoryProvider)?
+    /// The regex steps left to this context's searches (nil: no limit); a search that runs out is
+    /// undecided, and the budget records where.
+    public var regexBudget: RegexStepBudget?
 
     /// For the engine: `runner` must own this object.
     init(environment: EvalEnvironment, statics: StaticLets?, runner: Runner?) {
@@ -467,7 +470,9 @@ public enum Evaluator {
             return history(call, ctx, e)
         case .regex(let subject, let regex):
             switch evaluate(subject, ctx, e) {
-            case .value(.string(let text)): return .value(.bool(regex.matches(text)))
+            case .value(.string(let text)):
+                guard let budget = ctx.shared.regexBudget else { return .value(.bool(regex.matches(text))) }
+                return budget.matches(regex, text, at: e).map { .value(.bool($0)) } ?? .undecided
             default: return .undecided
             }
         }
@@ -814,21 +819,26 @@ public enum Evaluator {
                     v = .null
                     present = false
                 }
-                guard predicate(tests[i].predicate, v, present: present) == true else { return false }
+                guard predicate(tests[i].predicate, v, present: present, ctx.shared, candidate) == true else {
+                    return false
+                }
             }
             return true
         }
     }
 
-    /// A field predicate; nil is undecided (which a selector treats as no match).
-    static func predicate(_ p: Selector.Predicate, _ v: Value, present: Bool) -> Bool? {
+    /// A field predicate of `e`; nil is undecided (which a selector treats as no match). A regex
+    /// takes its steps from `shared`'s budget, if it has one.
+    static func predicate(_ p: Selector.Predicate, _ v: Value, present: Bool, _ shared: EvalShared, _ e: Event)
+        -> Bool?
+    {
         switch p {
         case .equals(let x): return v.looselyEquals(x)
         case .glob(let g):
             guard case .string(let s) = v else { return false }
             return g.matches(s)
         case .oneOf(let options):
-            for option in options where predicate(option, v, present: present) == true { return true }
+            for option in options where predicate(option, v, present: present, shared, e) == true { return true }
             return false
         case .exists(let wanted): return (present && v != .null) == wanted
         case .notIn(let values): return !values.contains { $0.looselyEquals(v) }
@@ -842,15 +852,16 @@ public enum Evaluator {
             }
         case .all(let ps):
             for q in ps {
-                guard let r = predicate(q, v, present: present) else { return nil }
+                guard let r = predicate(q, v, present: present, shared, e) else { return nil }
                 if !r { return false }
             }
             return true
         case .not(let q):
-            return predicate(q, v, present: present).map { !$0 }
+            return predicate(q, v, present: present, shared, e).map { !$0 }
         case .matches(let regex):
             guard case .string(let s) = v else { return nil }
-            return regex.matches(s)
+            guard let budget = shared.regexBudget else { return regex.matches(s) }
+            return budget.matches(regex, s, at: e)
         }
     }
 }
