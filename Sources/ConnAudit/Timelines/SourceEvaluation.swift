@@ -1,0 +1,200 @@
+/// Evaluates every rule scoped to one source and to its generations, fed in merged order (the
+/// events a ``SourceEvaluator`` hands it).
+///
+/// Generation timelines are `(stream, gen)` of this source; events without `gen` reach only the
+/// source timeline. All of them share the source's clock: a deadline is decided by any event of
+/// the source, and everything ends at the source's last event (rules.md: the clock).
+final class SourceEvaluation {
+    private let plan: EvaluationPlan
+    private let sink: FindingSink
+    private let sourceTimeline: Timeline?
+    private let context: TimelineContext
+    private let clock = SourceClock()
+    private var generations: [GenerationKey: Timeline] = [:]
+    private var retired: [GenerationKey: RetiredTimeline] = [:]
+    /// The names the encoded logs of ``retired`` refer to.
+    private let retiredNames = EventLogNames()
+    /// The distinct label lists of retired timelines (each kept once, shared by all that have it).
+    private var labelLists: [[LabelResult]: [LabelResult]] = [:]
+    private var generationOrder: [GenerationKey] = []
+    /// Live generation timelines in the order they are due to be looked at for retirement.
+    private var idle: [IdleEntry] = []
+    private var idleHead = 0
+    private var retirements = 0
+    private var rebuilds = 0
+
+    private struct IdleEntry {
+        var key: GenerationKey
+        var timeline: Timeline?
+        var checkAt: Int
+    }
+
+    /// A generation timeline's idle window (``EvaluationPlan/retireIdleAfter`` at first) doubles
+    /// each time it is rebuilt, up to this.
+    static let maxIdleWindow = 1 << 20
+    private var seq = 0
+    private var events = 0
+    private var lastT: Double?
+    /// The generation of the previous event: most events belong to the same one as the last.
+    private var lastGeneration: (stream: String, streamIndex: Int32?, gen: UInt64, timeline: Timeline)?
+
+    struct GenerationKey: Hashable {
+        var stream: Substring
+        var gen: UInt64
+    }
+
+    init(key: SourceKey, plan: EvaluationPlan) {
+        self.plan = plan
+        sink = FindingSink(files: plan.files, keep: plan.keepFindings)
+        context = TimelineContext(source: key)
+        sourceTimeline = plan.source.isEmpty ? nil
+            : Timeline(rules: plan.source, dispatch: plan.sourceDispatch, scope: ContextScope(context: context),
+                       files: plan.files, clock: clock)
+    }
+
+    /// Per `ev` id: the index in ``streamNames`` of its stream (-1: not worked out yet), so
+    /// the generation of most events is found by comparing two integers.
+    private var streamOfEvID: [Int32] = []
+    private var streamNames: [String] = []
+
+    /// The index of `e`'s stream in ``streamNames``; nil for a name no rule mentions (id -1).
+    private func streamIndex(_ e: Event) -> Int32? {
+        guard e.evID >= 0 else { return nil }
+        let id = Int(e.evID)
+        if id < streamOfEvID.count, streamOfEvID[id] >= 0 { return streamOfEvID[id] }
+        if id >= streamOfEvID.count { streamOfEvID += Array(repeating: -1, count: id + 1 - streamOfEvID.count) }
+        let stream = String(e.stream)
+        let index: Int
+        if let known = streamNames.firstIndex(of: stream) {
+            index = known
+        } else {
+            streamNames.append(stream)
+            index = streamNames.count - 1
+        }
+        streamOfEvID[id] = Int32(index)
+        return Int32(index)
+    }
+
+    /// `classify` rules with an `applies_if` no event of this source has matched yet.
+    private lazy var classifyPending = plan.classify.count { c in
+        if case .classify(_, _, _, _?) = c.rule.check { return true }
+        return false
+    }
+
+    func feed(_ e: Event) {
+        seq += 1
+        e.seq = seq
+        let real = !e.isPseudo
+        if real {
+            events += 1
+            lastT = e.t
+            if classifyPending > 0 {
+                for (i, c) in plan.classify.enumerated() where !sink.applicable.contains(c.index) {
+                    if case .classify(_, _, _, let applies?) = c.rule.check {
+                        let ctx = EvalContext(event: e, shared: plan.classifyShared[i])
+                        if Evaluator.matches(applies, e, ctx) != nil {
+                            sink.applicable.insert(c.index)
+                            classifyPending -= 1
+                        }
+                    }
+                }
+            }
+        }
+        sourceTimeline?.observe(e, sink: sink)
+        if let gen = e.gen {
+            let timeline: Timeline
+            let stream = streamIndex(e)
+            // Same stream: by index when a rule names the `ev`, else by text.
+            if let last = lastGeneration, last.gen == gen,
+               stream.map({ $0 == last.streamIndex }) ?? (e.stream == last.stream) {
+                timeline = last.timeline
+            } else {
+                let gk = GenerationKey(stream: e.stream, gen: gen)
+                if let t = generations[gk] {
+                    timeline = t
+                } else if let r = retired.removeValue(forKey: gk) {
+                    timeline = revive(r, key: gk)
+                } else {
+                    generationOrder.append(gk)
+                    timeline = makeTimeline(gk)
+                }
+                lastGeneration = (String(gk.stream), stream, gen, timeline)
+            }
+            timeline.lastSeen = seq
+            timeline.observe(e, sink: sink)
+        }
+        if real { clock.advance(to: e.t, seq: seq, sink: sink) }
+        context.record(e, sink: sink)
+        if idleHead < idle.count, idle[idleHead].checkAt <= seq { retireIdle() }
+    }
+
+    private func makeTimeline(_ gk: GenerationKey, idleWindow: Int? = nil) -> Timeline {
+        let rules = plan.perStream[String(gk.stream)] ?? (plan.generation, plan.generationDispatch)
+        let timeline = Timeline(rules: rules.rules, dispatch: rules.dispatch,
+                                scope: ContextScope(context: context, stream: gk.stream, gen: gk.gen),
+                                files: plan.files, clock: clock, retirable: true,
+                                idleWindow: idleWindow ?? plan.retireIdleAfter)
+        generations[gk] = timeline
+        idle.append(IdleEntry(key: gk, timeline: timeline, checkAt: seq + timeline.idleWindow))
+        return timeline
+    }
+
+    /// Rebuilds a retired timeline by replaying its events (see ``RetiredTimeline``).
+    private func revive(_ r: RetiredTimeline, key gk: GenerationKey) -> Timeline {
+        rebuilds += 1
+        let timeline = makeTimeline(gk, idleWindow: min(max(1, Int(r.idleWindow) * 2), Self.maxIdleWindow))
+        context.replaying = true
+        timeline.rebuild(from: r, names: retiredNames, clock: clock, discarded: FindingSink(files: plan.files))
+        context.replaying = false
+        return timeline
+    }
+
+    /// Retires the live generation timelines that have been idle long enough and whose runners
+    /// wait for nothing; looks again later at those whose runners still wait.
+    private func retireIdle() {
+        while idleHead < idle.count, idle[idleHead].checkAt <= seq {
+            let entry = idle[idleHead]
+            idle[idleHead].timeline = nil
+            idleHead += 1
+            guard let timeline = entry.timeline, generations[entry.key] === timeline else { continue }
+            if timeline.lastSeen + timeline.idleWindow > seq {
+                idle.append(IdleEntry(key: entry.key, timeline: timeline, checkAt: timeline.lastSeen + timeline.idleWindow))
+                continue
+            }
+            switch timeline.retire(names: retiredNames) {
+            case .retired(var r):
+                generations[entry.key] = nil
+                retirements += 1
+                if let known = labelLists[r.labels] { r.labels = known } else { labelLists[r.labels] = r.labels }
+                retired[entry.key] = r
+                if lastGeneration?.timeline === timeline { lastGeneration = nil }
+            case .later:
+                // Looked at again later, and later each time it is still waiting (an obligation
+                // that only the end decides must not cost a look every few events).
+                timeline.busyChecks += 1
+                let wait = max(1, timeline.idleWindow) << min(timeline.busyChecks, 4)
+                idle.append(IdleEntry(key: entry.key, timeline: timeline, checkAt: seq + wait))
+            case .never:
+                break
+            }
+        }
+        if idleHead > 1024, idleHead * 2 > idle.count {
+            idle.removeFirst(idleHead)
+            idleHead = 0
+        }
+    }
+
+    func finish() -> SourceOutcome {
+        sourceTimeline?.finish(lastT: lastT, sink: sink)
+        for gk in generationOrder {
+            if let timeline = generations[gk] {
+                timeline.finish(lastT: lastT, sink: sink)
+            } else if let r = retired[gk] {
+                // Its runners agreed their finish would add these labels and nothing else.
+                sink.count(r.labels)
+            }
+        }
+        return SourceOutcome(sink: sink, events: events, generations: generationOrder.count,
+                             retirements: retirements, rebuilds: rebuilds)
+    }
+}
