@@ -39,14 +39,22 @@ public final class Auditor: @unchecked Sendable {
     /// are counted (``RuleResult/omittedViolations``). Memory then no longer grows with the
     /// findings: a file of a billion lines that are not a log costs what one of a hundred does.
     public let keepFindings: Int?
+    /// nil: every source is judged by every rule. Else the sources whose findings the caller
+    /// wants (``TimelineBuilder``: the selected ones); the others run only the `classify` rules,
+    /// which every report needs of every source (a corpus-wide coverage finding counts their
+    /// labels): the report lists no findings of theirs, and their evaluation costs a label
+    /// per generation instead of a runner per rule.
+    let judged: (@Sendable (SourceKey) -> Bool)?
 
     public init(rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
                 readAheadFrom: Int = 16 << 20,
                 rereadable: Bool? = nil,
                 retireIdleAfter: Int = 256,
                 keepFindings: Int? = nil,
+                judged: (@Sendable (SourceKey) -> Bool)? = nil,
                 opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }) {
         self.keepFindings = keepFindings.map { max(1, $0) }
+        self.judged = judged
         self.readAheadFrom = readAheadFrom
         self.retireIdleAfter = max(0, retireIdleAfter)
         self.rereadable = rereadable
@@ -72,7 +80,7 @@ public final class Auditor: @unchecked Sendable {
     public func run(_ inputs: [InputFile], discoveryErrors: [InputError] = [], failOn: AuditReport.FailOn = .error) -> AuditReport {
         let files = inputs.map { $0.isStdin ? "<stdin>" : $0.path }
         let plan = EvaluationPlan(rules: rules.rules, overrides: overrides, files: files, retireIdleAfter: retireIdleAfter,
-                                  keepFindings: keepFindings)
+                                  keepFindings: keepFindings, judged: judged)
         let spool = Spool(inputs: inputs)
 
         // Pass 1: every file once, in parallel; with fewer files than workers, the sources of a
@@ -344,7 +352,7 @@ public final class Auditor: @unchecked Sendable {
         // with each other.
         let partitions = PartitionedScan(plans: (0..<workers).map { _ in
             EvaluationPlan(rules: rules.rules, overrides: overrides, files: plan.files, retireIdleAfter: retireIdleAfter,
-                           keepFindings: keepFindings)
+                           keepFindings: keepFindings, judged: judged)
         }, ends: ends)
         var changed: Int?
         while let item = reader.next() {
@@ -460,7 +468,7 @@ private final class PlanPerWorker: @unchecked Sendable {
     init(first: EvaluationPlan, rules: [Rule], overrides: [String: Value], files: [String], workers: Int) {
         plans = Mutex((0..<max(1, workers)).map { $0 == 0 ? first : nil })
         make = { EvaluationPlan(rules: rules, overrides: overrides, files: files, retireIdleAfter: first.retireIdleAfter,
-                                keepFindings: first.keepFindings) }
+                                keepFindings: first.keepFindings, judged: first.judged) }
     }
 
     subscript(worker: Int) -> EvaluationPlan {

@@ -46,7 +46,7 @@ final class SourceEvaluation {
     init(key: SourceKey, plan: EvaluationPlan) {
         self.plan = plan
         sink = FindingSink(files: plan.files, keep: plan.keepFindings)
-        context = TimelineContext(source: key)
+        context = TimelineContext(source: key, enabled: plan.showsContext)
         sourceTimeline = plan.source.isEmpty ? nil
             : Timeline(rules: plan.source, dispatch: plan.sourceDispatch, scope: ContextScope(context: context),
                        files: plan.files, clock: clock)

@@ -20,10 +20,21 @@ final class EvaluationPlan: @unchecked Sendable {
     let retireIdleAfter: Int
     /// See ``Auditor/keepFindings``.
     let keepFindings: Int?
+    /// See ``Auditor/judged``: nil, every source is judged by every rule.
+    let judged: (@Sendable (SourceKey) -> Bool)?
+    /// For the sources ``judged`` leaves out: the same compiled rules, of which only the
+    /// `classify` ones run (``init(labelsOf:)``).
+    private(set) var labelsOnly: EvaluationPlan?
+    /// Whether findings show the events around them: a plan that runs only `classify` rules
+    /// makes no findings, and keeps no ring of recent events.
+    let showsContext: Bool
 
-    init(rules: [Rule], overrides: [String: Value], files: [String], retireIdleAfter: Int = 256, keepFindings: Int? = nil) {
+    init(rules: [Rule], overrides: [String: Value], files: [String], retireIdleAfter: Int = 256, keepFindings: Int? = nil,
+         judged: (@Sendable (SourceKey) -> Bool)? = nil) {
         self.retireIdleAfter = retireIdleAfter
         self.keepFindings = keepFindings
+        self.judged = judged
+        showsContext = true
         let all = rules.enumerated().map { CompiledRule(rule: $0.element, index: $0.offset, overrides: overrides) }
         for c in all { c.environment = EvalEnvironment(params: c.params, files: files) }
         self.all = all
@@ -46,6 +57,43 @@ final class EvaluationPlan: @unchecked Sendable {
         self.perStream = perStream
         corpusWantsEvents = self.corpus.contains { $0.wantsRealEvents }
         self.files = files
+        if judged != nil { labelsOnly = EvaluationPlan(labelsOf: self) }
+    }
+
+    /// `full`'s rules (the same objects, so rule indexes and label counts agree), of which only
+    /// the `classify` rules run on sources and generations: what a source adds to every report
+    /// even when its own findings are not wanted (its generations' labels, whether a `classify`
+    /// rule applies). Corpus rules run on the corpus timeline, which no source plan feeds.
+    private init(labelsOf full: EvaluationPlan) {
+        retireIdleAfter = full.retireIdleAfter
+        keepFindings = full.keepFindings
+        judged = nil
+        showsContext = false
+        all = full.all
+        generation = []
+        source = []
+        corpus = full.corpus
+        classify = full.classify
+        classifyShared = full.classifyShared
+        generationDispatch = Dispatch([])
+        sourceDispatch = Dispatch([])
+        corpusDispatch = full.corpusDispatch
+        var perStream: [String: (rules: [CompiledRule], dispatch: Dispatch)] = [:]
+        for c in classify {
+            guard case .classify(let cl, _, _, _) = c.rule.check else { continue }
+            let rules = (perStream[cl.stream]?.rules ?? []) + [c]
+            perStream[cl.stream] = (rules, Dispatch(rules))
+        }
+        self.perStream = perStream
+        corpusWantsEvents = full.corpusWantsEvents
+        files = full.files
+    }
+
+    /// The plan a source is evaluated with: this one, or for a source ``judged`` leaves out,
+    /// ``labelsOnly``.
+    func plan(for key: SourceKey) -> EvaluationPlan {
+        guard let judged, let labelsOnly, !judged(key) else { return self }
+        return labelsOnly
     }
 }
 
@@ -306,16 +354,21 @@ final class SourceEvaluator {
     private var held: [Event] = []
     private var evaluation: SourceEvaluation?
     static let holdUpTo = TimelineContext.ring
+    /// A source evaluated only for its labels (``EvaluationPlan/labelsOnly``) keeps no ring:
+    /// it holds a few events, about what its evaluation costs.
+    static let holdForLabelsUpTo = 8
+    private let holdLimit: Int
 
     init(key: SourceKey, plan: EvaluationPlan) {
         self.key = key
-        self.plan = plan
+        self.plan = plan.plan(for: key)
+        holdLimit = self.plan.showsContext ? Self.holdUpTo : Self.holdForLabelsUpTo
     }
 
     func feed(_ e: Event) {
         if let evaluation {
             evaluation.feed(e)
-        } else if held.count < Self.holdUpTo {
+        } else if held.count < holdLimit {
             held.append(e)
         } else {
             begin().feed(e)

@@ -156,13 +156,15 @@ public enum TimelineBuilder {
     /// the real event of that line); findings of a selected source that no shown entry carries are
     /// counted in ``TimelineDocument/findingsElsewhere``; findings without a line go to
     /// ``TimelineDocument/unplaced`` (of a selected source) or ``TimelineDocument/corpus`` (coverage
-    /// of the whole corpus). Input errors met while re-reading are added to the returned report.
+    /// of the whole corpus). Input errors met while re-reading are added to the returned report,
+    /// whose findings are those of the sources `--src` and `--session` match (the others are
+    /// evaluated for their `classify` labels only: ``Auditor/judged``).
     ///
     /// - Throws: ``UsageError`` when `--around` names no event (saying why: blank, malformed, beyond
     ///   the end, not an input), when it contradicts the other filters, or when nothing matches
     ///   (listing the sources, or the generations of the sources that match `src`/`session`).
     /// - Complexity: memory holds the selected sources' events (their fields only for the selected
-    ///   streams and generations), not the inputs.
+    ///   streams and generations), not the inputs; the Auditor's run, the others' labels.
     public static func build(
         inputs: [InputFile], rules: RuleSet, query: TimelineQuery, jobs: Int = 1,
         opener: @escaping Auditor.Opener = { f throws(InputError) in try ByteSources.open(f) }
@@ -185,7 +187,19 @@ public enum TimelineBuilder {
             focusFile = try resolve(around, inputs: inputs, labels: labels)
         }
 
-        var report = Auditor(rules: rules, jobs: jobs, opener: open).run(inputs)
+        // The view shows the findings of the selected sources only, and of the others what is
+        // about the whole corpus (coverage, which counts every generation's labels): those run
+        // only the `classify` rules. The selection here is by `--src` and `--session`, which
+        // every selected source matches (`--around` picks one of them, `--stream` and `--gen`
+        // its generations).
+        let (src, session) = (query.src, query.session)
+        var judged: (@Sendable (SourceKey) -> Bool)?
+        if src != nil || session != nil {
+            judged = { key in
+                (src == nil || SourceKey.sameBytes(key.src, src)) && (session == nil || SourceKey.sameBytes(key.session, session))
+            }
+        }
+        var report = Auditor(rules: rules, jobs: jobs, judged: judged, opener: open).run(inputs)
 
         // Pass A: sources, event counts, generations (when filtering on them), the `--around` line.
         let trackGens = query.stream != nil || query.gen != nil
