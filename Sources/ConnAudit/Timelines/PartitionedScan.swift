@@ -77,8 +77,13 @@ final class PartitionedScan {
             worker.queue.push([])
         }
         group.wait()
+        // Each worker's table is let go as it is merged: the first becomes the whole, the others
+        // are added to it (a file of 200,000 devices held every outcome twice here).
         var all: [SourceKey: SourceOutcome] = [:]
-        for worker in workers { all.merge(worker.outcomes) { a, _ in a } }
+        for worker in workers {
+            let outcomes = worker.takeOutcomes()
+            if all.isEmpty { all = outcomes } else { all.merge(outcomes) { a, _ in a } }
+        }
         return all
     }
 
@@ -91,6 +96,11 @@ final class PartitionedScan {
         private(set) var outcomes: [SourceKey: SourceOutcome] = [:]
 
         init(plan: EvaluationPlan) { self.plan = plan }
+
+        func takeOutcomes() -> [SourceKey: SourceOutcome] {
+            defer { outcomes = [:] }
+            return outcomes
+        }
 
         func run() {
             var lastSource: SourceEvaluator?
