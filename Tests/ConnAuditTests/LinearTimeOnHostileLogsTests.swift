@@ -149,6 +149,32 @@ struct LinearTimeOnHostileLogsTests {
         #expect(elapsed < .seconds(60), "took \(elapsed)")
     }
 
+    /// A regex that takes pattern × text steps on a long field: the rule stops at the regex step
+    /// limit (lowered here: a debug build takes about 0.3 µs a step), at the event that passed it,
+    /// and reports nothing it decided with an undecided search.
+    @Test func aRegexThatWouldTakeMinutesStopsAtTheRegexStepLimit() throws {
+        let rules = try RuleRuns.rules(["""
+            id: my.regex
+            title: No such reason
+            for: source
+            every: { ev: ws.close }
+            expect: "not matches(reason, '(a|aa|aaa|aaaa){1000}c')"
+            """], file: "my.yaml")
+        let field = String(repeating: "a", count: 100_000) + "c"
+        let log = Self.lines(5) { #"{"t":\#($0),"src":"d","ev":"ws.close","gen":\#($0),"reason":"\#(field)"}"# }
+        let steps = 2_000_000
+        let (report, elapsed) = try Self.timed {
+            try RegexStepBudget.$perTimeline.withValue(steps) { RuleRuns.audit(rules, log, path: "regex.jsonl") }
+        }
+        let result = try Self.result(report, "my.regex")
+        #expect(result.violations.isEmpty)
+        let stop = try #require(result.inconclusive.first)
+        #expect(result.inconclusive.count == 1)
+        #expect(stop.message.contains("regex step limit") && stop.message.contains("\(steps)"), "\(stop.message)")
+        #expect(stop.line == 1)
+        #expect(elapsed < .seconds(60), "took \(elapsed)")
+    }
+
     /// Below the limit nothing changes: the same rule on a short log judges every event.
     @Test func aShortLogStaysBelowTheLimit() throws {
         let rules = try RuleRuns.rules(["""

@@ -416,6 +416,9 @@ final class CompiledRule: @unchecked Sendable {
     /// `unless`'s for its obligations.
     private(set) lazy var stagePlans: [[SelectorPlan?]] = SelectorPlan.stages(of: self)
     private(set) lazy var obligationPlans: [SelectorPlan?] = SelectorPlan.obligations(of: self)
+    /// Whether the rule searches with a regex anywhere (then its runners carry a regex step
+    /// budget: ``Runner/regexBudget``).
+    private(set) lazy var usesRegex: Bool = Self.readsRegex(rule)
 
     /// For each step index i, the capture names read by anything evaluated after step i matched.
     static func capturesReadLater(_ rule: Rule, _ sequence: Sequence, without: Selector?, message: Bool = true) -> [Set<String>] {

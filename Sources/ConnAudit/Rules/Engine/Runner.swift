@@ -100,6 +100,17 @@ class Runner: HistoryProvider {
     private var stopReported = false
     private var reportingStop = false
 
+    /// The regex steps the rule's searches may take on this timeline, shared by all its
+    /// contexts (nil: the rule has no regex). A search that would pass it is undecided, and the
+    /// runner stops as it does at the work limit.
+    private(set) lazy var regexBudget: RegexStepBudget? = compiled.usesRegex ? RegexStepBudget() : nil
+
+    /// Whether a regex search ran out of steps (the budget is only looked at once made).
+    @inline(__always) private var regexExhausted: Bool {
+        guard compiled.usesRegex else { return false }
+        return regexBudget?.isExhausted ?? false
+    }
+
     /// Spends `units` of work; false once the limit is passed (then the runner has stopped, and
     /// its loops end at once).
     @inline(__always) final func spend(_ units: Int) -> Bool {
@@ -108,14 +119,20 @@ class Runner: HistoryProvider {
         return !stopped
     }
 
-    /// The limit's finding, once, at the event where the work passed it.
+    /// The limit's finding, once, at the event where the work (or the regex steps) passed it.
     private func reportStop(at e: Event, context: ContextScope, sink: FindingSink) {
         stopReported = true
         reportingStop = true
         defer { reportingStop = false }
-        report(.inconclusive, at: e, nil, context: context, sink: sink, message:
-            "not judged from here: this rule looked at more than \(Self.workBase) + \(Self.workPerEvent) per event "
-            + "open matches, obligations and past events on this timeline (the work limit, docs/robustness.md)")
+        if let budget = regexBudget, budget.isExhausted {
+            report(.inconclusive, at: budget.exhaustedAt ?? e, nil, context: context, sink: sink, message:
+                "not judged from here: this rule's regex searches took more than \(budget.steps) "
+                + "steps on this timeline (the regex step limit, docs/robustness.md)")
+        } else {
+            report(.inconclusive, at: e, nil, context: context, sink: sink, message:
+                "not judged from here: this rule looked at more than \(Self.workBase) + \(Self.workPerEvent) per event "
+                + "open matches, obligations and past events on this timeline (the work limit, docs/robustness.md)")
+        }
     }
 
     /// Handles `e` (the subclass's work), then remembers it for history functions.
@@ -123,6 +140,7 @@ class Runner: HistoryProvider {
         guard !stopped else { return }
         eventsGiven &+= 1
         handle(e, context: context, sink: sink)
+        if regexExhausted { stopped = true }
         if stopped {
             reportStop(at: e, context: context, sink: sink)
             return
@@ -143,6 +161,7 @@ class Runner: HistoryProvider {
             }
         }
         if compiled.usesLookAhead, compiled.lookAheadIDs?.contains(e.evID) ?? true { recorded(e, context: context, sink: sink) }
+        if regexExhausted { stopped = true }
         if stopped, !stopReported { reportStop(at: e, context: context, sink: sink) }
     }
 
@@ -219,6 +238,7 @@ class Runner: HistoryProvider {
         let environment = kind == .index ? EvalEnvironment(params: compiled.params, files: files) : compiled.environment
         let made = EvalShared(environment: environment, statics: kind == .live ? statics : nil,
                               runner: kind == .live || kind == .plain ? self : nil)
+        made.regexBudget = regexBudget
         sharedMade[kind.rawValue] = made
         return made
     }
@@ -237,7 +257,7 @@ class Runner: HistoryProvider {
     ) {
         // Past the work limit, what the interrupted evaluation would report is not a finding:
         // the limit's own is.
-        guard !stopped || reportingStop else { return }
+        guard !(stopped || regexExhausted) || reportingStop else { return }
         let shown = context.context.lines(anchor: anchor, scope: context)
         let finding = Finding(
             file: anchor?.file, line: anchor?.line, t: anchor.flatMap { $0.t.isNaN ? nil : $0.t },

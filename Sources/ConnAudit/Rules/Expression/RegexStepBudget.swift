@@ -13,7 +13,15 @@ public final class RegexStepBudget {
     /// The event being evaluated when the first search ran out.
     public private(set) var exhaustedAt: Event?
 
-    public init(steps: Int = BoundedRegex.defaultTimelineStepBudget) {
+    /// The steps it started with.
+    public let steps: Int
+
+    /// The steps a rule's searches may take on one timeline: ``BoundedRegex/defaultTimelineStepBudget``
+    /// (a test on the calling thread may set less).
+    @TaskLocal public static var perTimeline = BoundedRegex.defaultTimelineStepBudget
+
+    public init(steps: Int = RegexStepBudget.perTimeline) {
+        self.steps = max(0, steps)
         remaining = max(0, steps)
     }
 
