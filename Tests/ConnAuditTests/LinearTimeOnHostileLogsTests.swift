@@ -99,6 +99,39 @@ struct LinearTimeOnHostileLogsTests {
         #expect(elapsed < .seconds(30), "took \(elapsed)")
     }
 
+    /// Lost events, then the same cursor committed again and again: each lost event's match is
+    /// complete once, its obligation open, and is not completed again by every later commit.
+    @Test func repeatedCommitsAfterLostEventsStayLinear() throws {
+        let n = 4_000
+        var log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"sse.event","id":"lost\#($0)"}"# }
+        log += """
+            {"t":\(n),"src":"d","ev":"sse.event","id":"x"}
+            {"t":\(n),"src":"d","ev":"sse.processed","id":"x","ok":true}
+
+            """
+        log += Self.lines(2 * n) { #"{"t":\#(n + 1 + $0),"src":"d","ev":"sse.commit","id":"x"}"# }
+        let (report, elapsed) = Self.timed { RuleRuns.audit(Self.builtin("sse.no-lost-events"), log, path: "commits.jsonl") }
+        let result = try Self.result(report, "sse.no-lost-events")
+        #expect(result.violations.count == n)
+        #expect(result.inconclusive.isEmpty)
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
+    }
+
+    /// Connections opened and never ended, then reconnects: each reconnect is one violation,
+    /// found without comparing it with every open generation.
+    @Test func reconnectsWhileManyGenerationsAreOpenStayLinear() throws {
+        let n = 10_000
+        let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.open","gen":\#($0)}"# }
+            + Self.lines(n) { #"{"t":\#(n + $0),"src":"d","ev":"ws.open","gen":1}"# }
+            + Self.lines(n) { #"{"t":\#(2 * n + $0),"src":"d","ev":"ws.reconnect","attempt":1,"delay_ms":100}"# }
+        let (report, elapsed) = Self.timed { RuleRuns.audit(Self.builtin("reconnect.not-while-open"), log, path: "open.jsonl") }
+        let result = try Self.result(report, "reconnect.not-while-open")
+        #expect(result.violations.count == n)
+        #expect(result.violations.first?.message == "ws.reconnect while generation 0 is connected (opened at t=0)")
+        #expect(result.inconclusive.isEmpty)
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
+    }
+
     // MARK: - The work limit
 
     /// A `forbid` whose two steps match every event keeps a match per event, and each event is

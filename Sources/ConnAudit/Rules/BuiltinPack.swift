@@ -1384,7 +1384,11 @@ rules:
       ws.reconnect while a generation is connected opens a second connection beside a working one.
     forbid:
       # A ws.open without a gen belongs to no generation (connlog: no gen, no generation timeline).
-      - { ev: ws.open, gen: { exists: true }, as: o, where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == o.gen'}) == 0" }
+      # o is the first ws.open of its gen: a later one of a connected gen is the same connection
+      # (the first one's match is open and reported first), so one match waits per gen.
+      - { ev: ws.open, gen: { exists: true }, as: o,
+          where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == o.gen'}) == 0
+                  and count({ev: ws.open, where: 'gen == o.gen'}) == 0" }
       - { ev: ws.reconnect, without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == o.gen" } }
     message: "ws.reconnect while generation {o.gen} is connected (opened at t={o.t})"
     tests:

@@ -416,6 +416,8 @@ final class CompiledRule: @unchecked Sendable {
     /// `unless`'s for its obligations.
     private(set) lazy var stagePlans: [[SelectorPlan?]] = SelectorPlan.stages(of: self)
     private(set) lazy var obligationPlans: [SelectorPlan?] = SelectorPlan.obligations(of: self)
+    /// ``SelectorPlan/completedMatchesRetire(_:)``.
+    private(set) lazy var completedMatchesRetire: Bool = SelectorPlan.completedMatchesRetire(self)
     /// Whether the rule searches with a regex anywhere (then its runners carry a regex step
     /// budget: ``Runner/regexBudget``).
     private(set) lazy var usesRegex: Bool = Self.readsRegex(rule)

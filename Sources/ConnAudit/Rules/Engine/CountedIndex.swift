@@ -243,7 +243,12 @@ final class CountedCall {
         if existence, byKey.truth == true { return byKey }
         var n: Int64 = 0
         if case .value(.int(let counted)) = byKey { n = counted }
-        for e in index.kept where Evaluator.termMatches(shape.term, e, context) {
+        // Each kept event tried is work the runner charges, as a scan's candidates are.
+        var tried = 0
+        defer { _ = context.shared.runner?.spend(tried) }
+        for e in index.kept {
+            tried += 1
+            guard Evaluator.termMatches(shape.term, e, context) else { continue }
             if existence { return .true }
             n += 1
         }

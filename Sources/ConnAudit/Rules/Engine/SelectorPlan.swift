@@ -64,6 +64,59 @@ struct SelectorPlan {
                 unless.map { SelectorPlan($0, declared: declared, bound: bound) }]
     }
 
+    /// Whether two selectors are written alike (so match alike): the same terms, each with the
+    /// same `ev` names, field tests and `where`, no capture and no `not:`. Conservative: shapes
+    /// it does not compare are different.
+    static func same(_ a: Selector, _ b: Selector) -> Bool {
+        guard a.terms.count == b.terms.count else { return false }
+        for (x, y) in zip(a.terms, b.terms) {
+            guard x.capture == nil, y.capture == nil, x.negated == nil, y.negated == nil,
+                  x.evNames == y.evNames, x.tests.count == y.tests.count else { return false }
+            for (s, t) in zip(x.tests, y.tests) {
+                guard s.field == t.field, samePredicate(s.predicate, t.predicate) else { return false }
+            }
+            switch (x.whereExpr, y.whereExpr) {
+            case (nil, nil): break
+            case (let u?, let v?): guard KeyedIndex.sameKey(u, v) else { return false }
+            default: return false
+            }
+        }
+        return true
+    }
+
+    private static func samePredicate(_ p: Selector.Predicate, _ q: Selector.Predicate) -> Bool {
+        switch (p, q) {
+        case (.equals(let u), .equals(let v)): return KeyedIndex.identical(u, v)
+        case (.exists(let u), .exists(let v)): return u == v
+        case (.glob(let u), .glob(let v)): return u.pattern == v.pattern
+        case (.oneOf(let u), .oneOf(let v)), (.all(let u), .all(let v)):
+            return u.count == v.count && zip(u, v).allSatisfy { samePredicate($0, $1) }
+        case (.not(let u), .not(let v)): return samePredicate(u, v)
+        default: return false
+        }
+    }
+
+    /// Whether a complete match of `compiled`'s sequence can be dropped once its anchor is
+    /// reported or has its obligation open: everything it could still do would be dropped as the
+    /// same anchor's. So with `report_at` naming an earlier step's capture: a `forbid` reports an
+    /// anchor once; an `each` keeps one obligation per anchor, and when `followed_by` is the last
+    /// step's `without` (and there is no `unless`), the event that answers the obligation also
+    /// ends the match, and one that fails it reports the anchor. (`sse.no-lost-events`: each lost
+    /// event's match would otherwise be completed again by every later commit.)
+    static func completedMatchesRetire(_ compiled: CompiledRule) -> Bool {
+        switch compiled.rule.check {
+        case .forbid(let s, _):
+            guard let at = s.reportAt, let last = s.steps.last else { return false }
+            return !CompiledRule.captureNames(last.selector).contains(at)
+        case .response(let s, let followedBy, _, let unless, _):
+            guard let at = s.reportAt, unless == nil, let last = s.steps.last, let without = last.without,
+                  !CompiledRule.captureNames(last.selector).contains(at) else { return false }
+            return same(without, followedBy)
+        default:
+            return false
+        }
+    }
+
     /// Whether some term of the selector passes what it tests of the event alone (its `ev`, its
     /// field tests, the `where` conjuncts that read nothing else): else no partial can match.
     func admits(_ e: Event, _ ctx: EvalContext) -> Bool {

@@ -120,6 +120,8 @@ final class SequenceRunner: Runner {
         /// When it opened, among all the rule's partials (see ``nextOrdinal``).
         var ordinal = 0
         var dead = false
+        /// For a complete match: the ordinal of the partial it grew from (see ``retire(_:)``).
+        var origin = -1
     }
 
     /// A partial the event is tried against: where it is, and which of its tests apply.
@@ -455,8 +457,11 @@ final class SequenceRunner: Runner {
                 q.captures[name] = e
             }
             q.last = e
+            if q.stage == sequence.steps.count {
+                q.origin = p.ordinal
+                if reportsAtLastStep { completed = true }
+            }
             grown.append(q)
-            if reportsAtLastStep, q.stage == sequence.steps.count { completed = true }
         }
         guard dies else { return true }
         // The event is now in the gap before this partial's next step.
@@ -549,6 +554,20 @@ final class SequenceRunner: Runner {
         default:
             break
         }
+        if compiled.completedMatchesRetire,
+           reportedAnchors.contains(anchor.seq) || obligations.openAnchors.contains(anchor.seq) {
+            retire(match)
+        }
+    }
+
+    /// Ends the partial a complete match grew from: all it could complete from now on would be
+    /// dropped as its anchor's (``CompiledRule/completedMatchesRetire``).
+    private func retire(_ match: Partial) {
+        let stage = sequence.steps.count - 1
+        guard match.origin >= 0, stage < stages.count,
+              let at = Self.position(of: match.origin, in: stages[stage].partials) else { return }
+        kill(stage: stage, at: at)
+        compact(stage)
     }
 
     override func expire(now: Double, context: ContextScope, sink: FindingSink) {
