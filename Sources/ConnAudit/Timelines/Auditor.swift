@@ -410,22 +410,36 @@ public final class Auditor: @unchecked Sendable {
             streams.append(SourceStream(FileReader(index: Int32(i), path: inputs[i].path, source: source, wantedFields: wanted), key: key))
             ranks.append(rankOf[i]!)
         }
-        // k-way merge on the head of each file's stream: lowest t first, then file order.
-        while true {
-            var best: Int?
-            for (i, s) in streams.enumerated() {
-                guard let head = s.head else { continue }
-                if let b = best, let bh = streams[b].head {
-                    if bh.event.t < head.event.t { continue }
-                    if bh.event.t == head.event.t, ranks[i] > ranks[b] { continue }
-                }
-                best = i
+        // k-way merge on the head of each file's stream: lowest t first, then file order. The
+        // streams with a head wait in a binary heap, so an event costs log(files), not files.
+        func before(_ a: Int, _ b: Int) -> Bool {
+            let x = streams[a].head!.event.t, y = streams[b].head!.event.t
+            return x < y || (x == y && ranks[a] < ranks[b])
+        }
+        var heap = streams.indices.filter { streams[$0].head != nil }
+        func siftDown(_ from: Int) {
+            var i = from
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < heap.count, before(heap[l], heap[m]) { m = l }
+                if r < heap.count, before(heap[r], heap[m]) { m = r }
+                if m == i { return }
+                heap.swapAt(i, m)
+                i = m
             }
-            guard let b = best else { break }
+        }
+        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+        while let b = heap.first {
             let item = streams[b].head!
             if let r = item.regression { evaluator.feed(r) }
             evaluator.feed(item.event)
             streams[b].advance()
+            if streams[b].head == nil {
+                heap.swapAt(0, heap.count - 1)
+                heap.removeLast()
+            }
+            siftDown(0)
         }
         for s in streams {
             if let e = s.reader.stats.error {
