@@ -82,14 +82,18 @@ class Runner: HistoryProvider {
     /// What a runner may do on its timeline: ``workBase`` units, and ``workPerEvent`` more for
     /// each event it is given. A unit is one thing looked at for an event: an open partial match
     /// or obligation tried, a past event a history call compares, a trigger waiting for a
-    /// look-ahead judged again. So time is linear in the timeline's events, whatever the rule:
+    /// look-ahead judged again; a finding is ``workPerFinding`` units. So time is linear in the timeline's events, whatever the rule:
     /// a rule whose state would make each event cost more (open matches that every event must
     /// be compared with) stops, with one inconclusive finding at the event where it passed the
     /// limit, and judges nothing on that timeline from there — never a hang, never silence.
-    /// The built-in pack stays far below it on any log (each of its checks looks at a few
-    /// things per event, whatever came before).
-    static let workBase = 1 << 22
+    /// The built-in pack stays far below it on device and soak logs (its checks look at a few
+    /// things per event); docs/robustness.md lists the hostile shapes that reach it.
+    static let workBase = 1 << 20
     static let workPerEvent = 64
+    /// What a finding or an obligation opened costs: a rule whose findings or obligations
+    /// outnumber its events (one per live generation per `app.scene`, with thousands of each)
+    /// stops before they fill the memory.
+    static let workPerFinding = 32
 
     /// Units spent, and the events given, on this timeline.
     private(set) var work = 0
@@ -258,6 +262,8 @@ class Runner: HistoryProvider {
         // Past the work limit, what the interrupted evaluation would report is not a finding:
         // the limit's own is.
         guard !(stopped || regexExhausted) || reportingStop else { return }
+        // Charged, not checked: the next unit of work spent stops the runner if this passed it.
+        if !reportingStop { work &+= Self.workPerFinding }
         let shown = context.context.lines(anchor: anchor, scope: context)
         let finding = Finding(
             file: anchor?.file, line: anchor?.line, t: anchor.flatMap { $0.t.isNaN ? nil : $0.t },

@@ -134,6 +134,9 @@ extension SequenceRunner {
             clock?.schedule(deadline!, runner: self, scope: context)
         }
         let text = compiled.messageReadsHistory ? message(for: ctx, note: nil) : nil
+        // An obligation is charged as a finding (it may become one): the next unit spent stops
+        // the runner if this passed the limit.
+        _ = spend(Self.workPerFinding)
         let ordinal = obligations.nextOrdinal
         obligations.nextOrdinal += 1
         obligations.items.append(Obligations.Item(anchor: anchor, context: ctx, deadline: deadline, message: text, ordinal: ordinal))
