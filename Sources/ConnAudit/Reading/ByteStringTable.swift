@@ -66,6 +66,14 @@ struct ByteStringTable {
         return (entries[e].string, entries[e].tag)
     }
 
+    /// The tag kept for `key`, if any (no string is handed out).
+    @inline(__always) func tag(of key: UnsafeBufferPointer<UInt8>) -> Int32? {
+        guard key.count <= maxLength else { return nil }
+        let (w0, w1) = Self.words(key)
+        guard let e = probe(key, w0, w1, Self.hash(key, w0, w1)).entry else { return nil }
+        return entries.withUnsafeBufferPointer { $0[e].tag }
+    }
+
     /// Keeps `string` (which must be `key` decoded) and `tag` for `key`, unless the table is full,
     /// the key too long, or the key already kept.
     mutating func add(_ key: UnsafeBufferPointer<UInt8>, string: String, tag: Int32) {

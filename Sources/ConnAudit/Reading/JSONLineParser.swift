@@ -65,22 +65,27 @@ struct JSONLineParser {
     static let maxDepth = 512
 
     /// Top-level keys to decode into ``Event/fields`` (as UTF-8 bytes); nil: decode every key.
-    private let wanted: [[UInt8]]?
+    let wanted: [[UInt8]]?
     /// The same keys as strings, made once (a wanted key's name is not decoded per line), and
     /// as ``FieldNames`` ids, which tag the fields decoded (rules read them by id).
-    private let wantedNames: [String]
-    private let wantedIDs: [Int32]
-    private let srcID: Int32, sessionID: Int32
+    let wantedNames: [String]
+    let wantedIDs: [Int32]
+    /// ``wanted`` by their bytes, each tagged with its index there (the fast path's lookup).
+    let wantedTable: ByteStringTable
+    let srcID: Int32, sessionID: Int32
     /// `ev` names met so far, with their ``EvNames`` ids (the tag), and `src` / `session` texts:
     /// a repeated one is found by its bytes, not decoded again. Only texts that hold no token
     /// are kept, so a text found here needs no secret scan.
-    private var evTable = ByteStringTable(capacity: 256)
-    private var sourceTable = ByteStringTable(capacity: 1024)
+    var evTable = ByteStringTable(capacity: 256)
+    var sourceTable = ByteStringTable(capacity: 1024)
+    /// The last short `src` and `session` texts met, by their first sixteen bytes (the fast path's).
+    var lastSource: (w0: UInt64, w1: UInt64, length: Int, text: String)?
+    var lastSession: (w0: UInt64, w1: UInt64, length: Int, text: String)?
     /// The names the loaded rules mention (a snapshot of ``EvNames``).
-    private let evIDs: [String: Int32]
+    let evIDs: [String: Int32]
     /// Whether rules read `src` / `session` as fields too (they always make the source key).
-    private let keepsSrc: Bool
-    private let keepsSession: Bool
+    let keepsSrc: Bool
+    let keepsSession: Bool
     /// The key names `log.no-secrets` flags, lower case (the long-line scanner packs the same list).
     static let secretKeyNames: [[UInt8]] = [
         "token", "access_token", "refresh_token", "authorization", "password", "secret", "cookie",
@@ -175,6 +180,12 @@ struct JSONLineParser {
     init(wantedFields: Set<String>?, evIDs: [String: Int32] = [:]) {
         let names = wantedFields.map { $0.sorted() }
         wanted = names.map { $0.map { Array($0.utf8) } }
+        var table = ByteStringTable(
+            capacity: max(16, names?.count ?? 0), maxLength: names?.map(\.utf8.count).max() ?? 0)
+        for (i, name) in (names ?? []).enumerated() {
+            Array(name.utf8).withUnsafeBufferPointer { table.add($0, string: name, tag: Int32(i)) }
+        }
+        wantedTable = table
         wantedNames = names ?? []
         // Only the rules' own field names get ids (decoding every key gives none: found by name).
         wantedIDs = wantedNames.map { FieldNames.id($0) }
@@ -232,6 +243,13 @@ struct JSONLineParser {
     /// Parses `line` into `out`, which is reset first (the reader keeps one, so a line's result is
     /// not copied out of the parser).
     mutating func parse(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) {
+        if parsePlain(line, into: &out) { return }
+        parseGeneral(line, into: &out)
+    }
+
+    /// ``parse(_:into:)`` without the fast path: every line, plain or not, read by the general
+    /// parser (tests compare the two).
+    mutating func parseGeneral(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) {
         out = ParsedLine()
         if !seenSecretPaths.isEmpty {
             // Emptied in place, a set grown by a line of many findings made every later line with a
@@ -450,7 +468,7 @@ struct JSONLineParser {
     }
 
     /// Checks the fields every connlog line must have; fills t/ev/gen on success.
-    private static func connlogProblem(
+    static func connlogProblem(
         t: Value?, ev: Value?, gen: Value?, sawGen: Bool, out: inout ParsedLine
     ) -> String? {
         guard let t else { return "missing \"t\"" }
@@ -584,7 +602,7 @@ struct JSONLineParser {
     static func isSecretKeyName(_ s: String) -> Bool { Array(s.utf8).withUnsafeBufferPointer { isSecretKey($0) } }
     static func holdsToken(_ s: String) -> Bool { Array(s.utf8).withUnsafeBufferPointer { containsToken($0) } }
 
-    private static func isSecretKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isSecretKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
         // Most keys have a length no secret name has, or another first letter.
         guard key.count < 64, secretLengths & (1 << UInt64(key.count)) != 0 else { return false }
         if key.count < 16 {
@@ -955,7 +973,7 @@ struct JSONLineParser {
     /// 10^0 … 10^15, each exact in a double.
     private static let powersOfTen: [Double] = (0...15).map { k in (0..<k).reduce(1.0) { acc, _ in acc * 10 } }
 
-    private func parseNumber(_ c: inout Cursor, decode: Bool) throws(JSONSyntaxError) -> Value? {
+    func parseNumber(_ c: inout Cursor, decode: Bool) throws(JSONSyntaxError) -> Value? {
         let start = c.i
         var isInteger = true
         let negative = c.peek == UInt8(ascii: "-")
