@@ -10,8 +10,8 @@ import Darwin
 StandardDescriptors.reserve()
 // Reports may be large: a fully buffered stdout keeps writing them cheap.
 setvbuf(stdout, nil, _IOFBF, 1 << 16)
-// A reader of standard output that goes away (`| head`) makes a write fail, which is exit 2 with
-// the reason below, as for any report that cannot be written — not death by SIGPIPE (status 141).
+// A reader of standard output that goes away (`| head`) makes a write fail with EPIPE: the run
+// then ends quietly with its own status, as grep and ruff do, not by SIGPIPE (status 141).
 signal(SIGPIPE, SIG_IGN)
 // The arguments as bytes: a file name need not be UTF-8, and CommandLine.arguments has already
 // replaced what is not (a byte 0xFF by U+FFFD, which names another file or none).
@@ -25,6 +25,8 @@ let status = CommandLineTool.run(argv: argv)
 errno = 0
 if fflush(stdout) != 0 || ferror(stdout) != 0 {
     let code = standardOutputError != 0 ? standardOutputError : errno
+    // The reader stopped reading: what it read is what it wanted.
+    if code == EPIPE { exit(status) }
     let reason = StandardDescriptors.outputClosed
         ? "standard output is closed" : code != 0 ? String(cString: strerror(code)).lowercased() : "write error"
     fputs("conn-audit: error: cannot write to standard output: \(reason)\n", stderr)
