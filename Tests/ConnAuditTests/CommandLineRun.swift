@@ -11,10 +11,12 @@ struct CommandLineRun {
         var err = ""
     }
 
-    /// Runs `arguments` through ``CommandLineTool/run(_:console:)`` with a capturing console.
-    init(_ arguments: [String]) {
+    /// Runs `arguments` through ``CommandLineTool/run(_:console:)`` with a capturing console,
+    /// which may pose as a terminal (`--color auto`) in an environment that allows colour or not.
+    init(_ arguments: [String], terminal: Bool = false, colorAllowed: Bool = true) {
         let captured = Captured()
-        let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
+        let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: terminal,
+                              colorAllowed: colorAllowed)
         code = CommandLineTool.run(arguments, console: console)
         out = captured.out
         err = captured.err

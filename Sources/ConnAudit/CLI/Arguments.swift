@@ -5,7 +5,8 @@ public struct UsageError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// A small table-driven argument parser: `--k v`, `--k=v`, flags, `--` and `-` for stdin.
+/// A small table-driven argument parser: `--k v`, `--k=v`, flags, the short forms of
+/// ``shortOptions`` (`-j 2`, `-j2`), `--` and `-` for stdin.
 struct ArgumentParser {
     enum Kind { case flag, value }
     struct Option {
@@ -15,6 +16,8 @@ struct ArgumentParser {
     }
 
     let options: [String: Option]
+    /// The short forms, each taken by a command only when it has the long option.
+    static let shortOptions = ["-o": "--output", "-f": "--format", "-j": "--jobs", "-q": "--quiet", "-h": "--help"]
     private(set) var values: [String: [String]] = [:]
     private(set) var positionals: [String] = []
     /// ``positionals`` as the bytes they were given as (a file name need not be UTF-8).
@@ -45,13 +48,21 @@ struct ArgumentParser {
             }
             var name = arg
             var inline: String?
-            if let eq = arg.firstIndex(of: "=") {
+            if !arg.hasPrefix("--"), arg.count >= 2, let long = Self.shortOptions[String(arg.prefix(2))],
+               let option = options[long] {
+                // A short option: `-j 2`, `-j2`, `-q`.
+                name = long
+                let rest = String(arg.dropFirst(2))
+                if !rest.isEmpty {
+                    guard option.kind == .value else { throw UsageError("option '\(arg.prefix(2))' takes no value") }
+                    inline = rest
+                }
+            } else if let eq = arg.firstIndex(of: "=") {
                 name = String(arg[..<eq])
                 inline = String(arg[arg.index(after: eq)...])
             }
             guard let option = options[name] else {
-                let close = options.keys.filter { $0.hasPrefix(String(name.prefix(4))) }.sorted()
-                let hint = close.isEmpty ? "" : " (did you mean \(close.joined(separator: ", "))?)"
+                let hint = Suggestions.hint(for: name, among: Array(options.keys))
                 throw UsageError("unknown option '\(name)'\(hint)")
             }
             switch option.kind {

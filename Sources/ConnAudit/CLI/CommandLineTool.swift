@@ -14,11 +14,21 @@ public struct Console {
     public var err: (String) -> Void
     /// Whether standard output is a terminal (for `--color auto`).
     public var isTerminal: Bool
+    /// Whether the environment lets `--color auto` colour a terminal: not when `NO_COLOR` is set
+    /// to anything but the empty text (no-color.org), nor when `TERM` is `dumb`.
+    public var colorAllowed: Bool
 
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, isTerminal: Bool) {
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, isTerminal: Bool,
+                colorAllowed: Bool = true) {
         self.out = out
         self.err = err
         self.isTerminal = isTerminal
+        self.colorAllowed = colorAllowed
+    }
+
+    /// ``colorAllowed`` for these values of `NO_COLOR` and `TERM` (nil: not set).
+    public static func colorAllowed(noColor: String?, term: String?) -> Bool {
+        (noColor ?? "").isEmpty && term != "dumb"
     }
 
     public static var standard: Console {
@@ -27,7 +37,9 @@ public struct Console {
                 if fputs(s, stdout) < 0, standardOutputError == 0 { standardOutputError = errno == 0 ? EIO : errno }
             },
             err: { s in fputs(s, stderr) },
-            isTerminal: isatty(1) != 0)
+            isTerminal: isatty(1) != 0,
+            colorAllowed: colorAllowed(noColor: getenv("NO_COLOR").map { String(cString: $0) },
+                                       term: getenv("TERM").map { String(cString: $0) }))
     }
 }
 
@@ -49,7 +61,12 @@ public enum CommandLineTool {
         var args = arguments
         let bytes = bytes.count == arguments.count ? bytes : arguments.map { Array($0.utf8) }
         if args.first == "--help" || args.first == "-h" || args.first == "help" {
-            console.out(Help.main + "\n")
+            // `help check`: that command's page.
+            if args.first == "help", args.count > 1, Self.commands.contains(args[1]) {
+                console.out(Help.page(for: args[1]) + "\n")
+            } else {
+                console.out(Help.main + "\n")
+            }
             return 0
         }
         if args.first == "--version" {
@@ -72,6 +89,13 @@ public enum CommandLineTool {
                 args.removeFirst()
                 return try timelineCommand(args, Array(bytes.dropFirst()), console)
             default:
+                if let first = args.first, !first.hasPrefix("-"), access(first, F_OK) != 0 {
+                    // A mistyped command reads as a PATH that does not exist: say which was meant.
+                    let hint = Suggestions.hint(for: first, among: Self.commands + ["help"])
+                    if !hint.isEmpty {
+                        throw UsageError("unknown command '\(first)'\(hint); a log of that name does not exist")
+                    }
+                }
                 return try checkCommand(args, bytes, console)
             }
         } catch let e as UsageError {
@@ -112,7 +136,7 @@ public enum CommandLineTool {
         ])
         try p.parse(args, bytes: bytes)
         if p.has("--help") {
-            console.out(Help.main + "\n")
+            console.out(Help.page(for: "check") + "\n")
             return 0
         }
         let format = p.value("--format") ?? "text"
@@ -204,7 +228,7 @@ public enum CommandLineTool {
         }
 
         if !p.has("--quiet") || p.has("--output") {
-            let toTerminal = p.value("--output") == nil && console.isTerminal
+            let toTerminal = p.value("--output") == nil && console.isTerminal && console.colorAllowed
             let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
             try Self.emit(report, format: format, color: color, to: p.value("--output"), console: console)
         }
@@ -217,6 +241,8 @@ public enum CommandLineTool {
     }
 
     static let formats = ["text", "json", "junit", "sarif", "github"]
+    /// The commands, for `help COMMAND` and for what a mistyped one was meant to be.
+    static let commands = ["check", "timeline", "rules"]
 
     /// `--jobs N` (1…256), default: the number of cores.
     static func jobs(_ p: ArgumentParser) throws(UsageError) -> Int {
@@ -272,7 +298,8 @@ public enum CommandLineTool {
     /// `--only`/`--skip`: ids or globs; a pattern that matches no rule is a usage error.
     static func select(_ rules: [Rule], only: [String], skip: [String]) throws(UsageError) -> [Rule] {
         for pattern in only + skip where !rules.contains(where: { GlobPattern(pattern).matches($0.id) }) {
-            throw UsageError("no rule matches '\(pattern)' (see 'conn-audit rules --list')")
+            let hint = Suggestions.hint(for: pattern, among: rules.map(\.id))
+            throw UsageError("no rule matches '\(pattern)'\(hint) (see 'conn-audit rules --list')")
         }
         return rules.filter { rule in
             (only.isEmpty || only.contains { GlobPattern($0).matches(rule.id) })
@@ -364,7 +391,7 @@ public enum CommandLineTool {
         ])
         try p.parse(args, bytes: bytes)
         if p.has("--help") {
-            console.out(Help.main + "\n")
+            console.out(Help.page(for: "timeline") + "\n")
             return 0
         }
         let format = p.value("--format") ?? "text"
@@ -409,7 +436,7 @@ public enum CommandLineTool {
             inputs: found.files, rules: ruleSet, query: query, jobs: jobs, opener: opener)
         // Inputs named but not found (or unreadable directories) are in the document too.
         document.inputErrors = found.errors + document.inputErrors.filter { !found.errors.contains($0) }
-        let toTerminal = p.value("--output") == nil && console.isTerminal
+        let toTerminal = p.value("--output") == nil && console.isTerminal && console.colorAllowed
         let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
         // Written out as it is made, like the check's reports.
         try writing(to: p.value("--output"), console: console) { pieces in
@@ -439,7 +466,7 @@ public enum CommandLineTool {
         ])
         try p.parse(args)
         if p.has("--help") {
-            console.out(Help.main + "\n")
+            console.out(Help.page(for: "rules") + "\n")
             return 0
         }
         if let extra = p.positionals.first { throw UsageError("unexpected argument '\(extra)' (rule paths go after --rules)") }
@@ -454,7 +481,7 @@ public enum CommandLineTool {
         case "--explain":
             let id = p.value("--explain")!
             guard let rule = set.rules.first(where: { $0.id == id }) else {
-                throw UsageError("no rule '\(id)' (see 'conn-audit rules --list')")
+                throw UsageError("no rule '\(id)'\(Suggestions.hint(for: id, among: set.rules.map(\.id))) (see 'conn-audit rules --list')")
             }
             console.out(explain(rule))
             return 0

@@ -1,18 +1,68 @@
-/// The text of `conn-audit --help`.
+/// The texts of `conn-audit --help` and of each command's `--help` (`check -h`, `rules --help`).
 enum Help {
-    static let main = """
-    conn-audit — judge how network clients really behave, from their connlog JSON Lines logs.
+    /// The whole manual: every command, its options, exit status and examples.
+    static let main = [intro, usage, paths, checkOptions, timelineOptions, rulesOptions, exitStatus, examples, docs]
+        .joined(separator: "\n\n")
 
+    /// One command's page.
+    static func page(for command: String) -> String {
+        switch command {
+        case "timeline":
+            return ["conn-audit timeline — the postmortem view: one source's events, generation by generation.",
+                    "USAGE\n" + usageLine(containing: "timeline"), paths, timelineOptions, exitStatus,
+                    examples(containing: " timeline "), docs].joined(separator: "\n\n")
+        case "rules":
+            return ["conn-audit rules — validate, list, explain and test rules.",
+                    "USAGE\n" + usageLine(containing: "rules"), rulesOptions, exitStatus,
+                    examples(containing: " rules "), docs].joined(separator: "\n\n")
+        default:
+            return ["conn-audit check — check logs against rules (the default command).",
+                    "USAGE\n" + usageLine(containing: "[check]"), paths, checkOptions, exitStatus,
+                    examples(excluding: [" timeline ", " rules "]), docs].joined(separator: "\n\n")
+        }
+    }
+
+    /// The usage lines of one command (a line and the lines that continue it).
+    private static func usageLine(containing word: String) -> String {
+        var out: [Substring] = []
+        var taking = false
+        for line in usage.split(separator: "\n").dropFirst() {
+            if line.hasPrefix("  conn-audit") { taking = line.contains(word) }
+            if taking { out.append(line) }
+        }
+        return out.joined(separator: "\n")
+    }
+
+    private static func examples(containing word: String) -> String {
+        "EXAMPLES\n" + examples.split(separator: "\n").dropFirst().filter { $0.contains(word) }.joined(separator: "\n")
+    }
+
+    private static func examples(excluding words: [String]) -> String {
+        "EXAMPLES\n" + examples.split(separator: "\n").dropFirst()
+            .filter { line in !words.contains { line.contains($0) } }.joined(separator: "\n")
+    }
+
+    static let docs = "Docs: README.md and docs/ in the repository."
+
+    static let intro = """
+    conn-audit — judge how network clients really behave, from their connlog JSON Lines logs.
+    """
+
+    static let usage = """
     USAGE
       conn-audit [check] PATH... [options]     check logs against rules (the default command)
       conn-audit timeline PATH... [--src S] [--session S] [--stream ws] [--gen N]
                          [--around FILE:LINE] [--format text|json|html]   postmortem view
       conn-audit rules [--rules DIR|FILE]... [--check | --list | --explain ID | --test]
       conn-audit --help | --version
+    """
 
+    static let paths = """
     PATH is a log file, a directory (searched recursively for *.jsonl, *.ndjson, *.log and the
     same with .gz; hidden names skipped) or - for standard input. Gzip is read transparently.
+    """
 
+    static let checkOptions = """
     CHECK OPTIONS
       --rules DIR|FILE      rule files to use (repeatable); default: the built-in pack. The
                             built-in log.* rules (malformed lines, secrets, time going back)
@@ -30,13 +80,17 @@ enum Help {
                             (default 100; logs reach about 15, bombs 1,000; 0: no cap). A
                             refused input is named and checked up to there; exit 2
       --color auto|always|never
-                            colour in the text report (default auto: only on a terminal)
+                            colour in the text report (default auto: only on a terminal,
+                            and not when NO_COLOR is set or TERM is dumb)
       --quiet               print nothing; the exit status tells the verdict
       --baseline FILE       accept the known violations recorded in FILE (they are shown as
                             baselined and do not fail the gate; expired entries accept nothing)
       --write-baseline FILE record every current violation in FILE, to accept them for now
                             (a baseline is at most 64 MiB: a larger one is not written, exit 2)
+      Short forms: -f for --format, -o --output, -j --jobs, -q --quiet, -h --help
+    """
 
+    static let timelineOptions = """
     TIMELINE OPTIONS
       --src S, --session S  the device and process run to show (a source without src: its file)
       --stream NAME         only this stream (ws, sse, path, ...)
@@ -47,21 +101,27 @@ enum Help {
       --output FILE, --rules, --param, --jobs, --max-expansion, --color as for check
       Each event shows its file:line, t, the time since its generation's connect and since the
       last ping, the phase when it changes, and the violations that point at it.
+    """
 
+    static let rulesOptions = """
     RULES OPTIONS
       --check               validate the rules; errors and warnings with file:line:column
       --list                list the rules: id, severity, scope, title
       --explain ID          show one rule: title, description, severity, scope, params, YAML
                             (a secret in its fixtures or text shows as [redacted])
       --test                run every rule's fixtures (tests:); exit 1 on any mismatch
+    """
 
+    static let exitStatus = """
     EXIT STATUS
       0  every rule passed at the --fail-on level
       1  at least one violation at or above --fail-on
       2  no verdict: bad usage, invalid rules, an input that could not be read, or a
          report that could not be written (standard output included)
       Malformed log lines are violations of log.malformed, not exit 2.
+    """
 
+    static let examples = """
     EXAMPLES
       conn-audit samples/                         check the bundled samples, built-in rules
       conn-audit logs/ --rules rules/ --format json --output report.json
@@ -73,7 +133,5 @@ enum Help {
       conn-audit timeline samples/ --around samples/violations/ipad-b.jsonl:7
       conn-audit rules --rules my-rules/ --check
       conn-audit rules --explain ws.single-close
-
-    Docs: README.md and docs/ in the repository.
     """
 }
