@@ -191,20 +191,28 @@ import FoundationXML
     }
 
     @Test func junitEscapesMarkupInMessagesAndTitles() throws {
-        let text = JUnitReport.render(Self.audit(custom: true))
+        let text = JUnitReport.render(Self.audit(custom: true, failOn: .warning))
         #expect(text.contains("bad &lt;close&gt; &amp; &quot;quoted&quot; &apos;single&apos;"))
         let xml = try XMLTree.parse(text)
         let failure = try #require(xml.testcase("test.escaping")?.child("failure"))
         #expect(failure.text.contains("bad <close> & \"quoted\" 'single' 100% done, a:b\nsecond line"))
     }
 
-    @Test func junitSaysWhenAFailureIsBelowFailOn() throws {
+    /// JUnit counts as failures only what fails the gate: a rule below `--fail-on` passes, its
+    /// violations listed in `<system-out>` (so `--fail-on never` writes `failures="0"`).
+    @Test func junitCountsAsFailuresOnlyWhatFailsTheGate() throws {
         let xml = try XMLTree.parse(JUnitReport.render(Self.audit(custom: true, failOn: .error)))
-        let failure = try #require(xml.testcase("test.escaping")?.child("failure"))
-        #expect(failure.attributes["type"] == "warning")
-        #expect(failure.attributes["message"] == "1 violation (warning, below --fail-on error: does not fail the run)")
+        let below = try #require(xml.testcase("test.escaping"))
+        #expect(below.child("failure") == nil)
+        let out = try #require(below.child("system-out"))
+        #expect(out.text.hasPrefix("1 violation (warning, below --fail-on error: does not fail the run):\n"))
+        #expect(out.text.contains("bad <close>"))
         let gating = try XMLTree.parse(JUnitReport.render(Self.audit(custom: true, failOn: .warning)))
         #expect(gating.testcase("test.escaping")?.child("failure")?.attributes["message"] == "1 violation (warning)")
+        #expect(Int(gating.attributes["failures"] ?? "") == Int(xml.attributes["failures"] ?? "")! + 1)
+        let never = try XMLTree.parse(JUnitReport.render(Self.audit(custom: true, failOn: .never)))
+        #expect(never.attributes["failures"] == "0")
+        #expect(never.all("failure").isEmpty)
     }
 
     @Test func junitEscapingShowsWhatXMLCannotHold() throws {

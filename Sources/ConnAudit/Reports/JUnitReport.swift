@@ -6,11 +6,13 @@
 /// one suite keeps the totals in one place). Each rule is one
 /// `<testcase classname="FAMILY" name="RULE_ID" time="0">`, in the order the rules were loaded:
 ///
-/// - `fail`: a `<failure message="N violations (SEVERITY)" type="SEVERITY">` whose text lists each
-///   violation as `file:line t=… src=… gen=… message` (what a finding lacks is left out), then the
-///   rule's inconclusive cases, if any. JUnit has no severity, so a rule **below `--fail-on`** that
-///   has violations is still a `<failure>` — a CI dashboard should show it — but its message says
-///   `below --fail-on …: does not fail the run`, so nobody mistakes it for the reason a job failed.
+/// - `fail` at or above `--fail-on`: a `<failure message="N violations (SEVERITY)" type="SEVERITY">`
+///   whose text lists each violation as `file:line t=… src=… gen=… message` (what a finding lacks is
+///   left out), then the rule's inconclusive cases, if any.
+/// - `fail` below `--fail-on`: not a failure, since it does not fail the gate (`failures` counts
+///   only what does, so `--fail-on never` writes `failures="0"`): a passing testcase whose
+///   `<system-out>` begins `N violations (SEVERITY, below --fail-on …: does not fail the run)`
+///   and lists them as a failure would.
 /// - `inconclusive`: `<skipped message="inconclusive: …">` whose text lists each undecided case with
 ///   its `file:line` and reason.
 /// - `not_applicable`: `<skipped message="not applicable: …"/>`.
@@ -48,7 +50,7 @@ public enum JUnitReport {
         let paths = report.filePaths
         let hasInputCase = !report.inputErrors.isEmpty
         let tests = report.results.count + (hasInputCase ? 1 : 0)
-        let failures = report.count(.fail)
+        let failures = report.results.count { $0.status == .fail && report.failOn.fails($0.rule.severity) }
         let skipped = report.count(.inconclusive) + report.count(.notApplicable)
         let errors = hasInputCase ? 1 : 0
         let totals =
@@ -79,13 +81,25 @@ public enum JUnitReport {
                     baselinedNote(r, paths, &out)
                     out += "\n    </testcase>\n"
                 }
+            case .fail where !report.failOn.fails(r.rule.severity):
+                let severity = r.rule.severity.rawValue
+                out += ">\n      <system-out>"
+                out += text("\(count(r.violations.count, "violation")) (\(severity), below --fail-on "
+                            + "\(report.failOn.rawValue): does not fail the run):\n")
+                lines(r.violations, paths, &out)
+                if !r.inconclusive.isEmpty {
+                    out += text("\n\ninconclusive (\(r.inconclusive.count)):\n")
+                    lines(r.inconclusive, paths, &out)
+                }
+                // One `<system-out>` per testcase: the baseline's note goes in the same one.
+                if !r.baselined.isEmpty {
+                    out += text("\n\n\(count(r.baselined.count, "known violation")) accepted by the baseline:\n")
+                    lines(r.baselined, paths, &out)
+                }
+                out += "</system-out>\n    </testcase>\n"
             case .fail:
                 let severity = r.rule.severity.rawValue
-                var message = "\(count(r.violations.count, "violation")) (\(severity)"
-                if !report.failOn.fails(r.rule.severity) {
-                    message += ", below --fail-on \(report.failOn.rawValue): does not fail the run"
-                }
-                message += ")"
+                let message = "\(count(r.violations.count, "violation")) (\(severity))"
                 out += ">\n      <failure message=\"\(attr(message))\" type=\"\(attr(severity))\">"
                 lines(r.violations, paths, &out)
                 if !r.inconclusive.isEmpty {
