@@ -190,6 +190,7 @@ extension CommandLineTool {
             case "json": _ = JSONReport.render(report, flush: pieces.bytes)
             case "sarif": _ = SARIFReport.render(report, flush: pieces.bytes)
             case "junit": JUnitReport.render(report, flush: pieces.text)
+            case "concise": ConciseReport.render(report, flush: pieces.text)
             default: pieces.text(render(report, format: format, color: color))
             }
         }

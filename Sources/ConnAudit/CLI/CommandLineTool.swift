@@ -240,7 +240,7 @@ public enum CommandLineTool {
         return report.exitCode
     }
 
-    static let formats = ["text", "json", "junit", "sarif", "github"]
+    static let formats = ["text", "json", "junit", "sarif", "github", "concise"]
     /// The commands, for `help COMMAND` and for what a mistyped one was meant to be.
     static let commands = ["check", "timeline", "rules"]
 
@@ -276,6 +276,7 @@ public enum CommandLineTool {
         case "junit": return JUnitReport.render(report)
         case "sarif": return SARIFReport.render(report)
         case "github": return GitHubReport.render(report)
+        case "concise": return ConciseReport.render(report)
         default: return TextReport(color: color).render(report)
         }
     }

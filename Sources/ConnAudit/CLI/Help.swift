@@ -67,7 +67,8 @@ enum Help {
       --rules DIR|FILE      rule files to use (repeatable); default: the built-in pack. The
                             built-in log.* rules (malformed lines, secrets, time going back)
                             run too unless these files define the same ids
-      --format FMT          report format: text (default), json, junit, sarif, github
+      --format FMT          report format: text (default), json, junit, sarif, github,
+                            concise (PATH:LINE: RULE: MESSAGE, a line per finding)
       --output FILE         write the report to FILE instead of standard output
       --report FMT=FILE     also write a report in another format from the same run
                             (repeatable): --report junit=report.xml --report sarif=out.sarif

@@ -1,0 +1,52 @@
+/// `--format concise`: one line per finding, `PATH:LINE: RULE_ID: MESSAGE`, the form compilers and
+/// linters print (`ruff --output-format concise`), for editors, `grep` and people at a desk.
+///
+/// In report order: inputs that could not be read (`PATH: conn-audit: could not read: REASON`),
+/// then each rule's violations, then its inconclusive cases (`… RULE_ID: inconclusive: …`). A
+/// finding without a line leaves it out (`PATH: RULE_ID: …`); one without a file starts at the
+/// rule. Every finding is listed. The last line is the summary the GitHub format ends with, its
+/// verdict word last. Paths and messages show control characters escaped (`\n`, `\u{1B}`), so a
+/// finding is always one line; messages are redacted upstream, and no raw log text is written.
+public enum ConciseReport {
+    public static func render(_ report: AuditReport) -> String {
+        var out = ReportText()
+        render(report, &out)
+        return out.finish()
+    }
+
+    /// The report handed to `flush` in pieces as it is written, never held whole.
+    static func render(_ report: AuditReport, flush: @escaping (String) -> Void) {
+        var out = ReportText(flush: flush)
+        render(report, &out)
+        _ = out.finish()
+    }
+
+    private static func render(_ report: AuditReport, _ out: inout ReportText) {
+        precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
+        let paths = report.filePaths
+        for e in report.inputErrors {
+            out += "\(e.path.visibleControls): conn-audit: could not read: \(e.reason.visibleControls)\n"
+        }
+        for r in report.results {
+            for f in r.violations { out += line(f, r.rule.id, "", paths) }
+            for f in r.inconclusive { out += line(f, r.rule.id, "inconclusive: ", paths) }
+        }
+        var summary = "conn-audit: "
+        if !report.inputErrors.isEmpty {
+            let n = report.inputErrors.count
+            summary += "\(n) input\(n == 1 ? "" : "s") could not be read; "
+        }
+        let failed = report.count(.fail)
+        summary += "\(failed) rule\(failed == 1 ? "" : "s") failed, \(report.count(.pass)) passed, "
+            + "\(report.count(.inconclusive)) inconclusive — verdict \(report.verdictName.uppercased())"
+        out += summary + "\n"
+    }
+
+    private static func line(_ f: Finding, _ rule: String, _ kind: String, _ paths: [String]) -> String {
+        var place = ""
+        if let i = f.file, Int(i) < paths.count {
+            place = paths[Int(i)].visibleControls + (f.line.map { ":\($0)" } ?? "") + ": "
+        }
+        return place + rule + ": " + kind + f.message.visibleControls + "\n"
+    }
+}
