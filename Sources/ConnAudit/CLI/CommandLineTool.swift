@@ -463,6 +463,7 @@ public enum CommandLineTool {
             .init(name: "--list", kind: .flag),
             .init(name: "--explain", kind: .value),
             .init(name: "--test", kind: .flag),
+            .init(name: "--format", kind: .value),
             .init(name: "--help", kind: .flag),
         ])
         try p.parse(args)
@@ -473,6 +474,23 @@ public enum CommandLineTool {
         if let extra = p.positionals.first { throw UsageError("unexpected argument '\(extra)' (rule paths go after --rules)") }
         let modes = ["--check", "--list", "--explain", "--test"].filter { p.has($0) }
         if modes.count > 1 { throw UsageError("choose one of --check, --list, --explain, --test") }
+        if let format = p.value("--format") {
+            guard modes == ["--check"] else { throw UsageError("rules --format goes with --check") }
+            guard ["text", "json"].contains(format) else {
+                throw UsageError("rules --check --format must be text or json, not '\(format)'")
+            }
+            if format == "json" {
+                // Errors are the answer here, not a failure to give one: printed as JSON, exit 2.
+                do {
+                    let set = try loadRules(p.all("--rules"))
+                    console.out(rulesCheckJSON(rules: set.rules.count, diagnostics: set.warnings))
+                    return 0
+                } catch {
+                    console.out(rulesCheckJSON(rules: 0, diagnostics: error.diagnostics))
+                    return 2
+                }
+            }
+        }
         let set = try loadRules(p.all("--rules"))
         for w in set.warnings { console.err(w.description + "\n") }
         switch modes.first ?? "--list" {

@@ -107,6 +107,7 @@ enum Help {
     static let rulesOptions = """
     RULES OPTIONS
       --check               validate the rules; errors and warnings with file:line:column
+                            (--format json: the same as one JSON document, exit 2 on errors)
       --list                list the rules: id, severity, scope, title
       --explain ID          show one rule: title, description, severity, scope, params, YAML
                             (a secret in its fixtures or text shows as [redacted])
