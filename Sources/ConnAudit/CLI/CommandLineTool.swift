@@ -79,6 +79,12 @@ public enum CommandLineTool {
         }
         do {
             switch args.first {
+            case "completions":
+                guard args.count == 2, let script = Completions.script(for: args[1]) else {
+                    throw UsageError("completions takes one of \(Completions.shells.joined(separator: ", "))")
+                }
+                console.out(script)
+                return 0
             case "rules":
                 args.removeFirst()
                 return try rulesCommand(args, console)
@@ -91,7 +97,7 @@ public enum CommandLineTool {
             default:
                 if let first = args.first, !first.hasPrefix("-"), access(first, F_OK) != 0 {
                     // A mistyped command reads as a PATH that does not exist: say which was meant.
-                    let hint = Suggestions.hint(for: first, among: Self.commands + ["help"])
+                    let hint = Suggestions.hint(for: first, among: Self.commands + ["help", "completions"])
                     if !hint.isEmpty {
                         throw UsageError("unknown command '\(first)'\(hint); a log of that name does not exist")
                     }
@@ -117,23 +123,7 @@ public enum CommandLineTool {
     // MARK: - check
 
     private static func checkCommand(_ args: [String], _ bytes: [[UInt8]], _ console: Console) throws -> Int32 {
-        var p = ArgumentParser([
-            .init(name: "--rules", kind: .value, repeatable: true),
-            .init(name: "--format", kind: .value),
-            .init(name: "--output", kind: .value),
-            .init(name: "--fail-on", kind: .value),
-            .init(name: "--param", kind: .value, repeatable: true),
-            .init(name: "--only", kind: .value, repeatable: true),
-            .init(name: "--skip", kind: .value, repeatable: true),
-            .init(name: "--jobs", kind: .value),
-            .init(name: "--max-expansion", kind: .value),
-            .init(name: "--color", kind: .value),
-            .init(name: "--quiet", kind: .flag),
-            .init(name: "--baseline", kind: .value),
-            .init(name: "--report", kind: .value, repeatable: true),
-            .init(name: "--write-baseline", kind: .value),
-            .init(name: "--help", kind: .flag),
-        ])
+        var p = ArgumentParser(Self.checkOptions)
         try p.parse(args, bytes: bytes)
         if p.has("--help") {
             console.out(Help.page(for: "check") + "\n")
@@ -374,22 +364,7 @@ public enum CommandLineTool {
     // MARK: - timeline
 
     private static func timelineCommand(_ args: [String], _ bytes: [[UInt8]], _ console: Console) throws -> Int32 {
-        var p = ArgumentParser([
-            .init(name: "--rules", kind: .value, repeatable: true),
-            .init(name: "--src", kind: .value),
-            .init(name: "--session", kind: .value),
-            .init(name: "--stream", kind: .value),
-            .init(name: "--gen", kind: .value),
-            .init(name: "--around", kind: .value),
-            .init(name: "--radius", kind: .value),
-            .init(name: "--format", kind: .value),
-            .init(name: "--output", kind: .value),
-            .init(name: "--param", kind: .value, repeatable: true),
-            .init(name: "--jobs", kind: .value),
-            .init(name: "--max-expansion", kind: .value),
-            .init(name: "--color", kind: .value),
-            .init(name: "--help", kind: .flag),
-        ])
+        var p = ArgumentParser(Self.timelineOptions)
         try p.parse(args, bytes: bytes)
         if p.has("--help") {
             console.out(Help.page(for: "timeline") + "\n")
@@ -457,15 +432,7 @@ public enum CommandLineTool {
     // MARK: - rules
 
     private static func rulesCommand(_ args: [String], _ console: Console) throws -> Int32 {
-        var p = ArgumentParser([
-            .init(name: "--rules", kind: .value, repeatable: true),
-            .init(name: "--check", kind: .flag),
-            .init(name: "--list", kind: .flag),
-            .init(name: "--explain", kind: .value),
-            .init(name: "--test", kind: .flag),
-            .init(name: "--format", kind: .value),
-            .init(name: "--help", kind: .flag),
-        ])
+        var p = ArgumentParser(Self.rulesOptions)
         try p.parse(args)
         if p.has("--help") {
             console.out(Help.page(for: "rules") + "\n")

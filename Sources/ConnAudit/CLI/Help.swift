@@ -54,7 +54,8 @@ enum Help {
       conn-audit timeline PATH... [--src S] [--session S] [--stream ws] [--gen N]
                          [--around FILE:LINE] [--format text|json|html]   postmortem view
       conn-audit rules [--rules DIR|FILE]... [--check | --list | --explain ID | --test]
-      conn-audit --help | --version
+      conn-audit completions bash|zsh|fish      a completion script: source <(conn-audit completions bash)
+      conn-audit help [COMMAND] | --help | --version
     """
 
     static let paths = """

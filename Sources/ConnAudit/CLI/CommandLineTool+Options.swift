@@ -1,0 +1,47 @@
+/// The options each command takes: what its parser accepts and what shell completions offer.
+extension CommandLineTool {
+    static let checkOptions: [ArgumentParser.Option] = [
+        .init(name: "--rules", kind: .value, repeatable: true),
+        .init(name: "--format", kind: .value),
+        .init(name: "--output", kind: .value),
+        .init(name: "--fail-on", kind: .value),
+        .init(name: "--param", kind: .value, repeatable: true),
+        .init(name: "--only", kind: .value, repeatable: true),
+        .init(name: "--skip", kind: .value, repeatable: true),
+        .init(name: "--jobs", kind: .value),
+        .init(name: "--max-expansion", kind: .value),
+        .init(name: "--color", kind: .value),
+        .init(name: "--quiet", kind: .flag),
+        .init(name: "--baseline", kind: .value),
+        .init(name: "--report", kind: .value, repeatable: true),
+        .init(name: "--write-baseline", kind: .value),
+        .init(name: "--help", kind: .flag),
+    ]
+
+    static let timelineOptions: [ArgumentParser.Option] = [
+        .init(name: "--rules", kind: .value, repeatable: true),
+        .init(name: "--src", kind: .value),
+        .init(name: "--session", kind: .value),
+        .init(name: "--stream", kind: .value),
+        .init(name: "--gen", kind: .value),
+        .init(name: "--around", kind: .value),
+        .init(name: "--radius", kind: .value),
+        .init(name: "--format", kind: .value),
+        .init(name: "--output", kind: .value),
+        .init(name: "--param", kind: .value, repeatable: true),
+        .init(name: "--jobs", kind: .value),
+        .init(name: "--max-expansion", kind: .value),
+        .init(name: "--color", kind: .value),
+        .init(name: "--help", kind: .flag),
+    ]
+
+    static let rulesOptions: [ArgumentParser.Option] = [
+        .init(name: "--rules", kind: .value, repeatable: true),
+        .init(name: "--check", kind: .flag),
+        .init(name: "--list", kind: .flag),
+        .init(name: "--explain", kind: .value),
+        .init(name: "--test", kind: .flag),
+        .init(name: "--format", kind: .value),
+        .init(name: "--help", kind: .flag),
+    ]
+}
