@@ -79,6 +79,10 @@ public enum CommandLineTool {
         }
         do {
             switch args.first {
+            case "--man-page":
+                // Hidden: what script/man writes to docs/conn-audit.1.
+                console.out(Help.manPage)
+                return 0
             case "completions":
                 guard args.count == 2, let script = Completions.script(for: args[1]) else {
                     throw UsageError("completions takes one of \(Completions.shells.joined(separator: ", "))")
