@@ -133,7 +133,7 @@ private let testRules = """
         (["--rules"], "option '--rules' needs a value"),
         ([], "no PATH given"),
         (["check"], "no PATH given"),
-        (["LOG", "--format", "xml"], "--format must be one of text, json, junit, sarif, github, concise, not 'xml'"),
+        (["LOG", "--format", "xml"], "--format must be one of text, json, junit, sarif, github, gitlab, concise, not 'xml'"),
         (["LOG", "--format=yaml"], "--format must be one of text, json, junit, sarif, github"),
         (["LOG", "--report", "junit"], "--report takes FORMAT=FILE"),
         (["LOG", "--report", "xml=out.xml"], "--report xml: the format must be one of"),

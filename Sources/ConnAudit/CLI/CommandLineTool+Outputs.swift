@@ -191,6 +191,7 @@ extension CommandLineTool {
             case "sarif": _ = SARIFReport.render(report, flush: pieces.bytes)
             case "junit": JUnitReport.render(report, flush: pieces.text)
             case "concise": ConciseReport.render(report, flush: pieces.text)
+            case "gitlab": GitLabReport.render(report, flush: pieces.bytes)
             default: pieces.text(render(report, format: format, color: color))
             }
         }

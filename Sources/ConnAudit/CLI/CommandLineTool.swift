@@ -234,7 +234,7 @@ public enum CommandLineTool {
         return report.exitCode
     }
 
-    static let formats = ["text", "json", "junit", "sarif", "github", "concise"]
+    static let formats = ["text", "json", "junit", "sarif", "github", "gitlab", "concise"]
     /// The commands, for `help COMMAND` and for what a mistyped one was meant to be.
     static let commands = ["check", "timeline", "rules"]
 
@@ -271,6 +271,7 @@ public enum CommandLineTool {
         case "sarif": return SARIFReport.render(report)
         case "github": return GitHubReport.render(report)
         case "concise": return ConciseReport.render(report)
+        case "gitlab": return GitLabReport.render(report)
         default: return TextReport(color: color).render(report)
         }
     }

@@ -69,7 +69,7 @@ enum Help {
                             built-in log.* rules (malformed lines, secrets, time going back)
                             run too unless these files define the same ids
       --format FMT          report format: text (default), json, junit, sarif, github,
-                            concise (PATH:LINE: RULE: MESSAGE, a line per finding)
+                            gitlab (Code Quality), concise (PATH:LINE: RULE: MESSAGE)
       --output FILE         write the report to FILE instead of standard output
       --report FMT=FILE     also write a report in another format from the same run
                             (repeatable): --report junit=report.xml --report sarif=out.sarif
