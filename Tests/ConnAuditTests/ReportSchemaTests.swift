@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+@testable import ConnAudit
+
+/// docs/schema/report.schema.json describes the JSON report: real reports validate against it with
+/// an independent validator (Python's `jsonschema`, which script/test installs from PyPI), and a report
+/// missing a field does not.
+@Suite("JSON report schema")
+struct ReportSchemaTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../..").standardized.path
+
+    /// The validator's errors for `report` (empty: valid).
+    static func errors(_ report: String, in dir: String) throws -> String {
+        let file = dir + "/report.json"
+        try report.write(toFile: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import json, sys, jsonschema
+            schema = json.load(open(sys.argv[1]))
+            jsonschema.Draft202012Validator.check_schema(schema)
+            for e in jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))):
+                print(e.json_path, e.message[:200])
+            """, root + "/docs/schema/report.schema.json", file]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        try #require(process.terminationStatus == 0, "the validator did not run (script/test installs jsonschema): \(text)")
+        return text
+    }
+
+    static func scratch() throws -> String {
+        let dir = NSTemporaryDirectory() + "schema-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test func realReportsValidate() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let samples = Self.root + "/samples"
+        _ = CommandLineRun([samples, "-q", "--write-baseline", dir + "/baseline.json"])
+        let runs: [[String]] = [
+            [samples], [samples, "--fail-on", "never"], [samples + "/healthy"],
+            // A baseline, and an input that cannot be read.
+            [samples, dir + "/missing.jsonl", "--baseline", dir + "/baseline.json"],
+            // Custom rules without a classify rule: outcomes is null.
+            [samples, "--rules", Self.root + "/rules/10-log.yaml"],
+        ]
+        for arguments in runs {
+            let run = CommandLineRun(arguments + ["-f", "json"])
+            #expect(run.out.hasPrefix("{"), "\(arguments)")
+            let errors = try Self.errors(run.out, in: dir)
+            #expect(errors.isEmpty, "\(arguments): \(errors)")
+        }
+    }
+
+    @Test func aReportMissingAFieldDoesNot() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let report = CommandLineRun([Self.root + "/samples", "-f", "json"]).out
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any])
+        object["verdict"] = nil
+        object["surprise"] = 1
+        let broken = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        let errors = try Self.errors(broken, in: dir)
+        #expect(errors.contains("verdict") && errors.contains("surprise"), "\(errors)")
+    }
+}
