@@ -3,16 +3,16 @@ import Testing
 
 @testable import ConnAudit
 
-/// docs/schema/report.schema.json describes the JSON report: real reports validate against it with
-/// an independent validator (Python's `jsonschema`, which script/test installs from PyPI), and a report
+/// docs/schema/report.schema.json and timeline.schema.json describe the JSON report and the JSON
+/// timeline: real ones validate against them with an independent validator (Python's `jsonschema`, which script/test installs from PyPI), and a report
 /// missing a field does not.
-@Suite("JSON report schema")
-struct ReportSchemaTests {
+@Suite("JSON report and timeline schemas")
+struct OutputsMatchTheirJSONSchemasTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../..").standardized.path
 
     /// The validator's errors for `report` (empty: valid).
-    static func errors(_ report: String, in dir: String) throws -> String {
+    static func errors(_ report: String, in dir: String, schema: String = "report") throws -> String {
         let file = dir + "/report.json"
         try report.write(toFile: file, atomically: true, encoding: .utf8)
         let process = Process()
@@ -23,7 +23,7 @@ struct ReportSchemaTests {
             jsonschema.Draft202012Validator.check_schema(schema)
             for e in jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))):
                 print(e.json_path, e.message[:200])
-            """, root + "/docs/schema/report.schema.json", file]
+            """, root + "/docs/schema/\(schema).schema.json", file]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -57,6 +57,23 @@ struct ReportSchemaTests {
             let run = CommandLineRun(arguments + ["-f", "json"])
             #expect(run.out.hasPrefix("{"), "\(arguments)")
             let errors = try Self.errors(run.out, in: dir)
+            #expect(errors.isEmpty, "\(arguments): \(errors)")
+        }
+    }
+
+    @Test func realTimelinesValidate() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let samples = Self.root + "/samples"
+        let runs: [[String]] = [
+            [samples], [samples, "--src", "ipad-b"], [samples + "/malformed"],
+            [samples, "--around", samples + "/violations/ipad-b.jsonl:7", "--radius", "2"],
+            [samples, dir + "/missing.jsonl"],
+        ]
+        for arguments in runs {
+            let run = CommandLineRun(["timeline"] + arguments + ["-f", "json"])
+            #expect(run.out.hasPrefix("{"), "\(arguments)")
+            let errors = try Self.errors(run.out, in: dir, schema: "timeline")
             #expect(errors.isEmpty, "\(arguments): \(errors)")
         }
     }
