@@ -834,7 +834,8 @@ extension HostileInputTests {
 // MARK: - Logs: edge shapes of an ordinary file
 
 extension HostileInputTests {
-    @Test func anEmptyFileAndABlankFileAreCountedAndPass() throws {
+    /// Counted line for line, and never a pass: a run that read no event judged nothing (exit 2).
+    @Test func anEmptyFileAndABlankFileAreCountedAndAreNoVerdict() throws {
         try withScratch { dir in
             let empty = try put([], dir, "empty.jsonl")
             let emptyGzip = try put(Gzip.compress([]), dir, "empty.jsonl.gz")
@@ -843,15 +844,15 @@ extension HostileInputTests {
             #expect(physicalLines(blankContent) == (6, 6))
 
             let run = runCLI([empty, emptyGzip, blank, "--rules", try rulesDirectory(dir), "--format", "json"])
-            #expect(run.code == 0, "\(run.out)\(run.err)")
-            #expect(run.err.isEmpty)
+            #expect(run.code == 2, "\(run.out)\(run.err)")
+            #expect(run.err.hasSuffix(": no event in its 6 lines: nothing was judged\n"), "\(run.err)")
             #expect(run.elapsed < timeLimit)
             let report = try parseReport(run.out)
             try expectAccounting(report)
             #expect(try fileCounts(report, empty) == FileCounts(lines: 0, events: 0, malformed: 0, blank: 0))
             #expect(try fileCounts(report, emptyGzip) == FileCounts(lines: 0, events: 0, malformed: 0, blank: 0))
             #expect(try fileCounts(report, blank) == FileCounts(lines: 6, events: 0, malformed: 0, blank: 6))
-            #expect(report["verdict"] as? String == "pass")
+            #expect(report["verdict"] as? String == "incomplete")
         }
     }
 
@@ -1357,6 +1358,7 @@ extension HostileInputTests {
 
 extension HostileInputTests {
     /// An upload cut to zero bytes: `gzip -t` rejects it, so a gate must not pass it as an empty log.
+    /// An empty plain file reads as an empty log, which judges nothing: no pass either.
     @Test func anEmptyGzipFileCannotBeReadButAnEmptyPlainFileIsAnEmptyLog() throws {
         try withScratch { dir in
             let gz = dir + "/upload.jsonl.gz"
@@ -1367,7 +1369,8 @@ extension HostileInputTests {
             #expect(both.code == 2, "\(both.err)")
             #expect(both.err.contains("could not read \(gz): empty file, not gzip data"), "\(both.err)")
             let alone = runCLI([plain, "--only", "log.malformed", "--format", "json"])
-            #expect(alone.code == 0, "\(alone.err)")
+            #expect(alone.code == 2, "\(alone.err)")
+            #expect(alone.err.contains("could not read \(plain): no event in it (no line at all): nothing was judged"))
         }
     }
 }

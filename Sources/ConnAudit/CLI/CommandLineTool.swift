@@ -220,6 +220,15 @@ public enum CommandLineTool {
                 console.err("conn-audit: baseline entry for \(e.rule) at \(e.file ?? "?"):\(e.line.map(String.init) ?? "?") expired on \(e.expires ?? "?"); its violations count again\n")
             }
         }
+        // A run that read no event judged nothing: never a pass (an empty upload, an empty stdin).
+        // Malformed lines still fail it through log.malformed, as any other run.
+        if report.inputs.events == 0, report.verdictName == "pass" {
+            let n = report.inputs.lines
+            report.inputErrors.append(InputError(
+                path: p.shownPositionals.joined(separator: ", "),
+                reason: "no event in \(n == 0 ? "it (no line at all)" : "its \(n) line\(n == 1 ? "" : "s")"): "
+                    + "nothing was judged"))
+        }
 
         if !p.has("--quiet") || p.has("--output") {
             let toTerminal = p.value("--output") == nil && console.isTerminal && console.colorAllowed
