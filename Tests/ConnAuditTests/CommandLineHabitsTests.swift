@@ -7,8 +7,7 @@ import Testing
 /// you mean" for options, commands and rule ids, and no colour where the environment asks.
 @Suite("Command-line habits")
 struct CommandLineHabitsTests {
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../samples").standardized.path
+    static let samples = Repository.samples
 
     // MARK: Help
 
@@ -46,9 +45,8 @@ struct CommandLineHabitsTests {
     // MARK: Short flags
 
     @Test func shortFlagsMeanTheirLongForms() throws {
-        let dir = NSTemporaryDirectory() + "habits-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
         let long = CommandLineRun([Self.samples, "--format", "json", "--jobs", "1", "--output", dir + "/long.json"])
         let short = CommandLineRun([Self.samples, "-f", "json", "-j1", "-o", dir + "/short.json"])
         #expect(long.code == 1 && short.code == long.code)

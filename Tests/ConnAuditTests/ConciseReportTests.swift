@@ -7,8 +7,7 @@ import Testing
 /// one line whatever its message holds.
 @Suite("Concise report")
 struct ConciseReportTests {
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../samples").standardized.path
+    static let samples = Repository.samples
 
     @Test func everyFindingOfTheJSONReportIsOneLine() throws {
         let json = CommandLineRun([Self.samples, "-f", "json"])

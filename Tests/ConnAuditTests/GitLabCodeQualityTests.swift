@@ -6,8 +6,7 @@ import Testing
 /// `--format gitlab`: GitLab's Code Quality JSON, an issue per violation with SARIF's fingerprint.
 @Suite("GitLab Code Quality report")
 struct GitLabCodeQualityTests {
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../samples").standardized.path
+    static let samples = Repository.samples
 
     @Test func anIssuePerViolationWithTheSARIFFingerprint() throws {
         let gitlab = CommandLineRun([Self.samples, "-f", "gitlab"])

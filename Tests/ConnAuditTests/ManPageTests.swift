@@ -7,9 +7,7 @@ import Testing
 @Suite("Manual page")
 struct ManPageTests {
     @Test func theManualPageInTheRepositoryIsCurrent() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../docs/conn-audit.1").standardized.path
-        let file = try String(contentsOfFile: path, encoding: .utf8)
+        let file = try String(contentsOfFile: Repository.path("docs/conn-audit.1"), encoding: .utf8)
         #expect(file == Help.manPage, "docs/conn-audit.1 is out of date: run script/man")
     }
 

@@ -7,17 +7,11 @@ import Testing
 /// gate), while lines that are not events still fail it through `log.malformed`.
 @Suite("No event read is no verdict")
 struct NoEventIsNoVerdictTests {
-    static func scratch(_ files: [String: String]) throws -> String {
-        let dir = NSTemporaryDirectory() + "no-event-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        for (name, text) in files { try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
-        return dir
-    }
 
     @Test(arguments: [("", "no event in it (no line at all)"), ("\n\n  \n", "no event in its 3 lines")])
     func emptyAndBlankLogsAreNoVerdict(_ text: String, _ reason: String) throws {
-        let dir = try Self.scratch(["a.jsonl": text])
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try makeTemporaryDirectory(["a.jsonl": text])
+        defer { removeTemporaryDirectory(dir) }
         let run = CommandLineRun([dir + "/a.jsonl", "-f", "json"])
         #expect(run.code == 2)
         #expect(run.err == "conn-audit: error: could not read \(dir)/a.jsonl: \(reason): nothing was judged\n")
@@ -27,15 +21,15 @@ struct NoEventIsNoVerdictTests {
     }
 
     @Test func linesThatAreNotEventsStillFail() throws {
-        let dir = try Self.scratch(["a.jsonl": "not json\n{\"t\":1}\n"])
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try makeTemporaryDirectory(["a.jsonl": "not json\n{\"t\":1}\n"])
+        defer { removeTemporaryDirectory(dir) }
         let run = CommandLineRun([dir + "/a.jsonl", "-q"])
         #expect(run.code == 1)
     }
 
     @Test func oneEventIsEnough() throws {
-        let dir = try Self.scratch(["a.jsonl": "{\"t\":1,\"ev\":\"app.scene\",\"phase\":\"active\"}\n"])
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try makeTemporaryDirectory(["a.jsonl": "{\"t\":1,\"ev\":\"app.scene\",\"phase\":\"active\"}\n"])
+        defer { removeTemporaryDirectory(dir) }
         #expect(CommandLineRun([dir + "/a.jsonl", "-q"]).code == 0)
     }
 }

@@ -8,8 +8,7 @@ import Testing
 /// missing a field does not.
 @Suite("JSON report and timeline schemas")
 struct OutputsMatchTheirJSONSchemasTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../..").standardized.path
+    static let root = Repository.root
 
     /// The validator's errors for `report` (empty: valid).
     static func errors(_ report: String, in dir: String, schema: String = "report") throws -> String {
@@ -35,15 +34,9 @@ struct OutputsMatchTheirJSONSchemasTests {
         return text
     }
 
-    static func scratch() throws -> String {
-        let dir = NSTemporaryDirectory() + "schema-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     @Test func realReportsValidate() throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
         let samples = Self.root + "/samples"
         _ = CommandLineRun([samples, "-q", "--write-baseline", dir + "/baseline.json"])
         let runs: [[String]] = [
@@ -62,8 +55,8 @@ struct OutputsMatchTheirJSONSchemasTests {
     }
 
     @Test func realTimelinesValidate() throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
         let samples = Self.root + "/samples"
         let runs: [[String]] = [
             [samples], [samples, "--src", "ipad-b"], [samples + "/malformed"],
@@ -79,8 +72,8 @@ struct OutputsMatchTheirJSONSchemasTests {
     }
 
     @Test func aReportMissingAFieldDoesNot() throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
         let report = CommandLineRun([Self.root + "/samples", "-f", "json"]).out
         var object = try #require(try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any])
         object["verdict"] = nil

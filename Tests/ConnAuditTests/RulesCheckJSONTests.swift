@@ -6,8 +6,7 @@ import Testing
 /// `rules --check --format json`: the same findings as the text output, as one JSON document.
 @Suite("rules --check --format json")
 struct RulesCheckJSONTests {
-    static let pack = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../rules").standardized.path
+    static let pack = Repository.path("rules")
 
     static func object(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -26,9 +25,8 @@ struct RulesCheckJSONTests {
     }
 
     @Test func errorsCarryThePlaceTheTextOutputGives() throws {
-        let dir = NSTemporaryDirectory() + "rules-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
         let file = dir + "/bad.yaml"
         try """
             rules:

@@ -30,16 +30,9 @@ struct ShellCompletionTests {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).sorted()
     }
 
-    static func scratch() throws -> String {
-        let dir = NSTemporaryDirectory() + "completions-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try "".write(toFile: dir + "/device.jsonl", atomically: true, encoding: .utf8)
-        return dir
-    }
-
     @Test func bashOffersWhatEachCommandTakes() throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try makeTemporaryDirectory(["device.jsonl": ""])
+        defer { removeTemporaryDirectory(dir) }
         #expect(try Self.complete(["conn-audit", "--fo"], in: dir) == ["--format"])
         #expect(try Self.complete(["conn-audit", "rules", "--ch"], in: dir) == ["--check"])
         #expect(try Self.complete(["conn-audit", "timeline", "--ar"], in: dir) == ["--around"])
@@ -56,8 +49,7 @@ struct ShellCompletionTests {
 
     @Test func everyOptionOfEveryCommandIsOffered() throws {
         for command in CommandLineTool.commands {
-            let table = command == "timeline" ? CommandLineTool.timelineOptions
-                : command == "rules" ? CommandLineTool.rulesOptions : CommandLineTool.checkOptions
+            let table = CommandLineTool.options(of: command)
             let offered = Completions.options(of: command)
             for option in table { #expect(offered.contains(option.name), "\(command) \(option.name)") }
             let fish = try #require(Completions.script(for: "fish"))
@@ -66,8 +58,8 @@ struct ShellCompletionTests {
     }
 
     @Test func theScriptsParseAndTheCommandRefusesOtherShells() throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try makeTemporaryDirectory(["device.jsonl": ""])
+        defer { removeTemporaryDirectory(dir) }
         for shell in ["bash", "zsh"] {
             let file = dir + "/s.\(shell)"
             try #require(Completions.script(for: shell)).write(toFile: file, atomically: true, encoding: .utf8)

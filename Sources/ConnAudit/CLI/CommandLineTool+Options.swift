@@ -44,4 +44,13 @@ extension CommandLineTool {
         .init(name: "--format", kind: .value),
         .init(name: "--help", kind: .flag),
     ]
+
+    /// The option table of `command` (`check` for any other name).
+    static func options(of command: String) -> [ArgumentParser.Option] {
+        switch command {
+        case "timeline": return timelineOptions
+        case "rules": return rulesOptions
+        default: return checkOptions
+        }
+    }
 }

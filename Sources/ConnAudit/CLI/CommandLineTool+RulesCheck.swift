@@ -7,6 +7,7 @@
 ///  "diagnostics": [{"severity": "error", "path": "r.yaml", "line": 4, "column": 12,
 ///                   "message": "..."}]}
 /// ```
+/// (written pretty-printed, a key per line, as the JSON report).
 ///
 /// `rules` counts the rules loaded (0 when any error stopped the load); `diagnostics` are in the
 /// order the text output gives them. A message is redacted as the text output redacts it
@@ -14,17 +15,26 @@
 extension CommandLineTool {
     static func rulesCheckJSON(rules: Int, diagnostics: [Diagnostic]) -> String {
         let errors = diagnostics.count { $0.severity == .error }
-        var out = "{\n  \"schema\": \"conn-audit/rules-check\",\n  \"version\": 1,\n"
-        out += "  \"valid\": \(errors == 0),\n  \"rules\": \(rules),\n"
-        out += "  \"errors\": \(errors),\n  \"warnings\": \(diagnostics.count { $0.severity == .warning }),\n"
-        out += "  \"diagnostics\": ["
-        for (k, d) in diagnostics.enumerated() {
-            out += (k == 0 ? "\n" : ",\n")
-            out += "    {\"severity\": \(Value.jsonString(d.severity.rawValue)), \"path\": \(Value.jsonString(d.path)), "
-            out += "\"line\": \(d.line), \"column\": \(d.column), "
-            out += "\"message\": \(Value.jsonString(SecretRedaction.text(d.message)))}"
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("schema", "conn-audit/rules-check")
+        w.key("version", 1)
+        w.key("valid", errors == 0)
+        w.key("rules", rules)
+        w.key("errors", errors)
+        w.key("warnings", diagnostics.count { $0.severity == .warning })
+        w.beginArray("diagnostics")
+        for d in diagnostics {
+            w.beginObject()
+            w.key("severity", d.severity.rawValue)
+            w.key("path", d.path)
+            w.key("line", d.line)
+            w.key("column", d.column)
+            w.key("message", SecretRedaction.text(d.message))
+            w.endObject()
         }
-        out += diagnostics.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
-        return out
+        w.endArray()
+        w.endObject()
+        return w.finish()
     }
 }

@@ -18,13 +18,7 @@ enum Completions {
 
     /// The option names of a command, short forms included.
     static func options(of command: String) -> [String] {
-        let table: [ArgumentParser.Option]
-        switch command {
-        case "timeline": table = CommandLineTool.timelineOptions
-        case "rules": table = CommandLineTool.rulesOptions
-        default: table = CommandLineTool.checkOptions
-        }
-        let names = table.map(\.name)
+        let names = CommandLineTool.options(of: command).map(\.name)
         let shorts = ArgumentParser.shortOptions.filter { names.contains($0.value) }.keys
         return names + shorts.sorted()
     }
@@ -108,9 +102,7 @@ enum Completions {
             let when = command == "check"
                 ? "not __fish_seen_subcommand_from timeline rules help completions"
                 : "__fish_seen_subcommand_from \(command)"
-            let table: [ArgumentParser.Option] = command == "timeline" ? CommandLineTool.timelineOptions
-                : command == "rules" ? CommandLineTool.rulesOptions : CommandLineTool.checkOptions
-            for option in table {
+            for option in CommandLineTool.options(of: command) {
                 let long = String(option.name.dropFirst(2))
                 var line = "complete -c conn-audit -n '\(when)' -l \(long)"
                 if let short = ArgumentParser.shortOptions.first(where: { $0.value == option.name })?.key {

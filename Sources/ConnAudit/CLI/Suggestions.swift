@@ -21,7 +21,7 @@ enum Suggestions {
             }
         }
         if found.isEmpty, core >= 3 {
-            found = Set(candidates).filter { $0.hasPrefix(typed) }.map { $0 }
+            found = Array(Set(candidates.filter { $0.hasPrefix(typed) }))
         }
         return found.sorted()
     }

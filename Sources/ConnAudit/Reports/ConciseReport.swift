@@ -31,15 +31,7 @@ public enum ConciseReport {
             for f in r.violations { out += line(f, r.rule.id, "", paths) }
             for f in r.inconclusive { out += line(f, r.rule.id, "inconclusive: ", paths) }
         }
-        var summary = "conn-audit: "
-        if !report.inputErrors.isEmpty {
-            let n = report.inputErrors.count
-            summary += "\(n) input\(n == 1 ? "" : "s") could not be read; "
-        }
-        let failed = report.count(.fail)
-        summary += "\(failed) rule\(failed == 1 ? "" : "s") failed, \(report.count(.pass)) passed, "
-            + "\(report.count(.inconclusive)) inconclusive — verdict \(report.verdictName.uppercased())"
-        out += summary + "\n"
+        out += report.summaryLine + "\n"
     }
 
     private static func line(_ f: Finding, _ rule: String, _ kind: String, _ paths: [String]) -> String {

@@ -88,16 +88,7 @@ public enum GitHubReport {
         if baselined > 0 {
             out += "conn-audit: \(baselined) known violation\(baselined == 1 ? "" : "s") accepted by the baseline\n"
         }
-        // The verdict word ends the last line, whatever else it says (docs/ci.md: scripts read it).
-        var summary = "conn-audit: "
-        if !report.inputErrors.isEmpty {
-            let n = report.inputErrors.count
-            summary += "\(n) input\(n == 1 ? "" : "s") could not be read; "
-        }
-        let failed = report.count(.fail)
-        summary += "\(failed) rule\(failed == 1 ? "" : "s") failed, \(report.count(.pass)) passed, "
-            + "\(report.count(.inconclusive)) inconclusive — verdict \(report.verdictName.uppercased())"
-        return out + summary + "\n"
+        return out + report.summaryLine + "\n"
     }
 
     // MARK: - Commands

@@ -86,11 +86,7 @@ public enum JUnitReport {
                 out += ">\n      <system-out>"
                 out += text("\(count(r.violations.count, "violation")) (\(severity), below --fail-on "
                             + "\(report.failOn.rawValue): does not fail the run):\n")
-                lines(r.violations, paths, &out)
-                if !r.inconclusive.isEmpty {
-                    out += text("\n\ninconclusive (\(r.inconclusive.count)):\n")
-                    lines(r.inconclusive, paths, &out)
-                }
+                failedFindings(r, paths, &out)
                 // One `<system-out>` per testcase: the baseline's note goes in the same one.
                 if !r.baselined.isEmpty {
                     out += text("\n\n\(count(r.baselined.count, "known violation")) accepted by the baseline:\n")
@@ -101,11 +97,7 @@ public enum JUnitReport {
                 let severity = r.rule.severity.rawValue
                 let message = "\(count(r.violations.count, "violation")) (\(severity))"
                 out += ">\n      <failure message=\"\(attr(message))\" type=\"\(attr(severity))\">"
-                lines(r.violations, paths, &out)
-                if !r.inconclusive.isEmpty {
-                    out += text("\n\ninconclusive (\(r.inconclusive.count)):\n")
-                    lines(r.inconclusive, paths, &out)
-                }
+                failedFindings(r, paths, &out)
                 out += "</failure>\n"
                 if !r.baselined.isEmpty {
                     out += "      "
@@ -141,6 +133,15 @@ public enum JUnitReport {
     }
 
     /// Each finding's ``line(_:_:)``, escaped, one per line (element text).
+    /// A failed rule's violations, then its inconclusive cases, if any.
+    private static func failedFindings(_ r: RuleResult, _ paths: [String], _ out: inout ReportText) {
+        lines(r.violations, paths, &out)
+        if !r.inconclusive.isEmpty {
+            out += text("\n\ninconclusive (\(r.inconclusive.count)):\n")
+            lines(r.inconclusive, paths, &out)
+        }
+    }
+
     private static func lines(_ findings: [Finding], _ paths: [String], _ out: inout ReportText) {
         for (k, f) in findings.enumerated() {
             out += (k == 0 ? "" : "\n") + text(line(f, paths))
