@@ -117,7 +117,7 @@ import Testing
     }
 
     /// A baseline is made only when ``Baseline/load(_:)`` could read it back: larger than the
-    /// limit, there is no text (and `--write-baseline` writes nothing and says why).
+    /// limit, there is no text (and `--write-exact-baseline` writes nothing and says why).
     @Test func aBaselineLargerThanTheLimitIsNotMade() throws {
         let entries = (0..<20_000).map { i in
             Baseline.Entry(rule: "ws.ping-after-interval", fingerprint: String(format: "%016x", i), file: "logs/a.jsonl",
@@ -165,10 +165,10 @@ import Testing
         var out = "", err = ""
         let console = Console(out: { out += $0 }, err: { err += $0 }, isTerminal: false)
         let only = ["--only", "ws.single-close", "--only", "ws.close-has-reason"]
-        #expect(CommandLineTool.run([log, "--write-baseline", base] + only, console: console) == 1)
+        #expect(CommandLineTool.run([log, "--write-exact-baseline", base] + only, console: console) == 1)
         #expect(FileManager.default.fileExists(atPath: base))
         out = ""
-        #expect(CommandLineTool.run([log, "--baseline", base, "--format", "json"] + only, console: console) == 0)
+        #expect(CommandLineTool.run([log, "--exact-baseline", base, "--format", "json"] + only, console: console) == 0)
         #expect(out.contains("\"baselined\""))
         #expect(out.contains("\"accepted\": 2"))
 
@@ -178,7 +178,7 @@ import Testing
         reviewed.entries[0].expires = "2099-12-31"
         try reviewed.json().write(toFile: base, atomically: true, encoding: .utf8)
         let rewritten = dir.appendingPathComponent("rewritten.json").path
-        #expect(CommandLineTool.run([log, "--baseline", base, "--write-baseline", rewritten, "--quiet"] + only, console: console) == 0)
+        #expect(CommandLineTool.run([log, "--exact-baseline", base, "--write-exact-baseline", rewritten, "--quiet"] + only, console: console) == 0)
         let again = try Baseline.load(rewritten)
         #expect(again.entries.count == reviewed.entries.count)
         let kept = again.entries.filter { $0.rule == reviewed.entries[0].rule && $0.fingerprint == reviewed.entries[0].fingerprint }
@@ -192,7 +192,7 @@ import Testing
         older.expires = "2020-01-01"
         twice.entries.insert(older, at: 0)
         try twice.json().write(toFile: base, atomically: true, encoding: .utf8)
-        #expect(CommandLineTool.run([log, "--baseline", base, "--write-baseline", rewritten, "--quiet"] + only, console: console) == 0)
+        #expect(CommandLineTool.run([log, "--exact-baseline", base, "--write-exact-baseline", rewritten, "--quiet"] + only, console: console) == 0)
         let renewed = try Baseline.load(rewritten)
         #expect(renewed.entries.contains { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" })
         #expect(!renewed.entries.contains { $0.reason == "old review" })
@@ -202,15 +202,15 @@ import Testing
     /// the next run would refuse it): refused before anything runs, however the path is spelled.
     /// B is the baseline, LINK a symbolic link to it, DIR its directory.
     @Test(arguments: [
-        (["--output", "B"], "--output B is the --baseline file: the report would overwrite it"),
+        (["--output", "B"], "--output B is the --exact-baseline file: the report would overwrite it"),
         (["--format", "json", "--output", "DIR/./sub/../base.json"],
-         "--output DIR/./sub/../base.json is the --baseline file B: the report would overwrite it"),
-        (["--output", "LINK"], "--output LINK is the --baseline file B"),
-        (["--report", "sarif=B"], "--report sarif=B is the --baseline file: the report would overwrite it"),
-        (["--output", "/dev/null", "--report", "junit=LINK"], "--report junit=LINK is the --baseline file B"),
+         "--output DIR/./sub/../base.json is the --exact-baseline file B: the report would overwrite it"),
+        (["--output", "LINK"], "--output LINK is the --exact-baseline file B"),
+        (["--report", "sarif=B"], "--report sarif=B is the --exact-baseline file: the report would overwrite it"),
+        (["--output", "/dev/null", "--report", "junit=LINK"], "--report junit=LINK is the --exact-baseline file B"),
         // Not the baseline, but the same file as the baseline this run writes: refused as before.
-        (["--write-baseline", "DIR/new.json", "--output", "DIR/./new.json"],
-         "--write-baseline DIR/new.json and --output DIR/./new.json name the same file"),
+        (["--write-exact-baseline", "DIR/new.json", "--output", "DIR/./new.json"],
+         "--write-exact-baseline DIR/new.json and --output DIR/./new.json name the same file"),
     ] as [([String], String)])
     func aReportMayNotOverwriteTheBaseline(_ options: [String], _ message: String) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bl-\(UUID().uuidString)").path
@@ -218,7 +218,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let log = dir + "/d.jsonl", base = dir + "/base.json", link = dir + "/link.json"
         try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
-        #expect(CommandLineRun([log, "--write-baseline", base, "--quiet"]).code == 1)
+        #expect(CommandLineRun([log, "--write-exact-baseline", base, "--quiet"]).code == 1)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: base)
         let before = try Data(contentsOf: URL(fileURLWithPath: base))
         func spelled(_ s: String) -> String {
@@ -226,7 +226,7 @@ import Testing
                 .replacingOccurrences(of: "=B", with: "=" + base).replacingOccurrences(of: " B", with: " " + base)
         }
         let args = options.map { $0 == "B" ? base : spelled($0) }
-        let run = CommandLineRun([log, "--baseline", base] + args)
+        let run = CommandLineRun([log, "--exact-baseline", base] + args)
         #expect(run.code == 2)
         #expect(run.err.contains("conn-audit: error: " + spelled(message)), "\(run.err)")
         #expect(run.out.isEmpty)
@@ -234,7 +234,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/new.json"))
     }
 
-    /// `--write-baseline` may rewrite the `--baseline` file itself (it is read first): the entries
+    /// `--write-exact-baseline` may rewrite the `--baseline` file itself (it is read first): the entries
     /// that still match keep their reviews.
     @Test func aBaselineMayBeRewrittenInPlace() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bl-\(UUID().uuidString)").path
@@ -242,11 +242,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let log = dir + "/d.jsonl", base = dir + "/base.json"
         try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
-        #expect(CommandLineRun([log, "--write-baseline", base, "--quiet"]).code == 1)
+        #expect(CommandLineRun([log, "--write-exact-baseline", base, "--quiet"]).code == 1)
         var reviewed = try Baseline.load(base)
         reviewed.entries[0].reason = "known: BUG-2"
         try reviewed.json().write(toFile: base, atomically: true, encoding: .utf8)
-        let run = CommandLineRun([log, "--baseline", base, "--write-baseline", dir + "/./base.json", "--quiet"])
+        let run = CommandLineRun([log, "--exact-baseline", base, "--write-exact-baseline", dir + "/./base.json", "--quiet"])
         #expect(run.code == 0, "\(run.err)")
         let again = try Baseline.load(base)
         #expect(again.entries.count == reviewed.entries.count)

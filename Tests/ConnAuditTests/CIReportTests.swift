@@ -512,7 +512,7 @@ import FoundationXML
         #expect(both[0] != both[1])
         var result = RuleResult(rule: rule, violations: [b], inconclusive: [])
         result.baselined = [a]
-        let split = SARIFReport.violationFingerprints(result, paths: paths)
+        let split = Fingerprint.of(result, paths: paths)
         #expect(split.baselined == [both[0]])
         #expect(split.violations == [both[1]])
     }

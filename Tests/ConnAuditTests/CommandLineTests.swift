@@ -522,7 +522,7 @@ private let testRules = """
             let toDirectory = cli([log, "--output", dir])
             #expect(toDirectory.code == 2)
             #expect(toDirectory.err.contains("cannot write \(dir): is a directory"), "\(toDirectory.err)")
-            let baseline = cli([log, "--write-baseline", dir + "/missing/b.json"])
+            let baseline = cli([log, "--write-exact-baseline", dir + "/missing/b.json"])
             #expect(baseline.code == 2)
             #expect(baseline.err.contains("cannot write \(dir)/missing/b.json"), "\(baseline.err)")
         }

@@ -139,9 +139,9 @@ import Testing
         #expect(count(try read(json), "not a valid connlog event") == 500)
         #expect(count(try read(junit), "junk.jsonl:") >= 500)
         #expect(count(try read(sarif), "\"startLine\"") == 500)
-        let write = CommandLineRun([log, "--quiet", "--write-baseline", base])
+        let write = CommandLineRun([log, "--quiet", "--write-exact-baseline", base])
         #expect(write.code == 1)
-        let applied = CommandLineRun([log, "--baseline", base])
+        let applied = CommandLineRun([log, "--exact-baseline", base])
         // Every violation is accepted; a log of no event still judged nothing: no verdict.
         #expect(applied.code == 2, "\(applied.out.suffix(400))")
         #expect(applied.out.contains("accepted by the baseline") || applied.out.contains("baselined"))

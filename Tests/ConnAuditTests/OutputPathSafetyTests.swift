@@ -44,7 +44,7 @@ private func hidden(_ dir: String) throws -> [String] {
     @Test(arguments: [
         (["LOG", "--format", "json", "--output", "OUT"], "--output OUT"),
         (["LOG", "--format", "json", "--report", "junit=OUT"], "--report junit=OUT"),
-        (["LOG", "--write-baseline", "OUT"], "--write-baseline OUT"),
+        (["LOG", "--write-exact-baseline", "OUT"], "--write-exact-baseline OUT"),
         (["timeline", "LOG", "--output", "OUT"], "--output OUT"),
         (["DIR", "--output", "OUT"], "--output OUT"),
         (["GZ", "--format", "sarif", "--output", "OUT"], "--output OUT"),
@@ -88,9 +88,9 @@ private func hidden(_ dir: String) throws -> [String] {
             let spelled = CommandLineRun([input, "--output", dir + "/./a.jsonl"])
             #expect(spelled.code == 2)
             #expect(spelled.err.contains("--output \(dir)/./a.jsonl is one of the input logs, \(input):"), "\(spelled.err)")
-            let linked = CommandLineRun([input, "--write-baseline", dir + "/link.txt"])
+            let linked = CommandLineRun([input, "--write-exact-baseline", dir + "/link.txt"])
             #expect(linked.code == 2)
-            #expect(linked.err.contains("--write-baseline \(dir)/link.txt is one of the input logs, \(input):"), "\(linked.err)")
+            #expect(linked.err.contains("--write-exact-baseline \(dir)/link.txt is one of the input logs, \(input):"), "\(linked.err)")
             #expect(try String(contentsOfFile: input, encoding: .utf8) == log)
         }
     }
@@ -130,7 +130,7 @@ private func hidden(_ dir: String) throws -> [String] {
 
             // A new file gets what the umask allows (the test's umask is 022 or stricter).
             let fresh = dir + "/fresh.json"
-            #expect(CommandLineRun([input, "--write-baseline", fresh, "--quiet"]).code == 1)
+            #expect(CommandLineRun([input, "--write-exact-baseline", fresh, "--quiet"]).code == 1)
             let mask = umask(0)
             umask(mask)
             #expect(try FileManager.default.attributesOfItem(atPath: fresh)[.posixPermissions] as? Int

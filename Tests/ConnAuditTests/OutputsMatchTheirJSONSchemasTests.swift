@@ -38,11 +38,20 @@ struct OutputsMatchTheirJSONSchemasTests {
         let dir = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(dir) }
         let samples = Self.root + "/samples"
-        _ = CommandLineRun([samples, "-q", "--write-baseline", dir + "/baseline.json"])
+        _ = CommandLineRun([samples, "-q", "--write-exact-baseline", dir + "/baseline.json"])
+        // A per-upload gate with suppressions: one that accepts, one expired, one unused.
+        try """
+            use: gate
+            suppressions:
+              - {rule: ws.close-has-reason, src: "ipad-*", reason: known, expires: 2999-01-01}
+              - {rule: "ws.*", reason: old, expires: 2000-01-01}
+              - {rule: ws.single-close, fields: {app_build: "4.*"}, reason: unused, expires: 2999-01-01}
+            """.write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
         let runs: [[String]] = [
             [samples], [samples, "--fail-on", "never"], [samples + "/healthy"],
             // A baseline, and an input that cannot be read.
-            [samples, dir + "/missing.jsonl", "--baseline", dir + "/baseline.json"],
+            [samples, dir + "/missing.jsonl", "--exact-baseline", dir + "/baseline.json"],
+            [samples, "--config", dir + "/config.yaml"],
             // Custom rules without a classify rule: outcomes is null.
             [samples, "--rules", Self.root + "/rules/10-log.yaml"],
         ]

@@ -14,7 +14,7 @@ import Testing
         ["LOG", "--output", "/dev/full"],
         ["LOG", "--format", "json", "--output", "/dev/full"],
         ["LOG", "--quiet", "--report", "sarif=/dev/full"],
-        ["LOG", "--quiet", "--write-baseline", "/dev/full"],
+        ["LOG", "--quiet", "--write-exact-baseline", "/dev/full"],
         ["timeline", "LOG", "--output", "/dev/full"],
         ["timeline", "LOG", "--format", "html", "--output", "/dev/full"],
     ])

@@ -86,6 +86,50 @@ struct ArgumentParser {
         }
     }
 
+    /// Settings of a config file beneath the command line's: an option the command line did not
+    /// give takes the file's values, except `--param`, whose file values come first (a later
+    /// value of one name wins, so the command line's do); the file's PATHs when none was given.
+    mutating func fill(from file: [String: [String]], paths: [String], only keys: Set<String>? = nil) {
+        for (name, items) in file where !items.isEmpty && options[name] != nil && keys?.contains(name) != false {
+            if name == "--param" {
+                // A param the command line sets, bare or for one rule, drops the file's values of it
+                // (a file's `RULE_ID.NAME` would otherwise beat the command line's `NAME`).
+                let given = Set(all(name).map(Self.paramName))
+                let kept = items.filter { !given.contains(Self.paramName($0)) }
+                fileParams = Set(kept)
+                values[name] = kept + (values[name] ?? [])
+            } else if values[name] == nil {
+                values[name] = items
+            }
+        }
+        if positionals.isEmpty, !paths.isEmpty {
+            positionals = paths
+            positionalBytes = paths.map { Array($0.utf8) }
+        }
+    }
+
+    /// The `--param` values that came from a config file (see ``fill(from:paths:only:)``).
+    private(set) var fileParams: Set<String> = []
+
+    /// The param a `--param` value sets: `NAME` of `NAME=VALUE` or `RULE_ID.NAME=VALUE`.
+    static func paramName(_ item: String) -> Substring {
+        let name = item.prefix { $0 != "=" }
+        return name.lastIndex(of: ".").map { name[name.index(after: $0)...] } ?? name
+    }
+
+    /// Leaves out the config file's params that `keep` refuses (those no selected rule has).
+    mutating func dropFileParams(where drop: (String) -> Bool) {
+        guard let items = values["--param"] else { return }
+        values["--param"] = items.filter { !(fileParams.contains($0) && drop($0)) }
+    }
+
+    /// Reads an option given under its former name as `name` (both given: a usage error).
+    mutating func alias(_ former: String, as name: String) throws(UsageError) {
+        guard let items = values.removeValue(forKey: former) else { return }
+        if values[name] != nil { throw UsageError("\(former) and \(name) are the same option: give one") }
+        values[name] = items
+    }
+
     /// ``positionalBytes`` as reports show file names (``InputFile/shown(_:)``).
     var shownPositionals: [String] { positionalBytes.map(InputFile.shown) }
 

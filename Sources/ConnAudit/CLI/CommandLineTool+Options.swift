@@ -12,11 +12,19 @@ extension CommandLineTool {
         .init(name: "--max-expansion", kind: .value),
         .init(name: "--color", kind: .value),
         .init(name: "--quiet", kind: .flag),
-        .init(name: "--baseline", kind: .value),
+        .init(name: "--exact-baseline", kind: .value),
         .init(name: "--report", kind: .value, repeatable: true),
-        .init(name: "--write-baseline", kind: .value),
+        .init(name: "--write-exact-baseline", kind: .value),
+        .init(name: "--use", kind: .value),
+        .init(name: "--config", kind: .value),
+        .init(name: "--no-config", kind: .flag),
+        .init(name: "--show-config", kind: .flag),
         .init(name: "--help", kind: .flag),
     ]
+
+    /// Options read under their former names (see ``ArgumentParser/alias(_:as:)``); not offered
+    /// by completions.
+    static let formerNames = ["--baseline": "--exact-baseline", "--write-baseline": "--write-exact-baseline"]
 
     static let timelineOptions: [ArgumentParser.Option] = [
         .init(name: "--rules", kind: .value, repeatable: true),
@@ -32,6 +40,8 @@ extension CommandLineTool {
         .init(name: "--jobs", kind: .value),
         .init(name: "--max-expansion", kind: .value),
         .init(name: "--color", kind: .value),
+        .init(name: "--config", kind: .value),
+        .init(name: "--no-config", kind: .flag),
         .init(name: "--help", kind: .flag),
     ]
 
@@ -42,6 +52,8 @@ extension CommandLineTool {
         .init(name: "--explain", kind: .value),
         .init(name: "--test", kind: .flag),
         .init(name: "--format", kind: .value),
+        .init(name: "--config", kind: .value),
+        .init(name: "--no-config", kind: .flag),
         .init(name: "--help", kind: .flag),
     ]
 

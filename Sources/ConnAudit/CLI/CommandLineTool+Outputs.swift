@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 // The files a run writes: reports (`--output`, `--report FMT=FILE`, `timeline --output`) and
-// baselines (`--write-baseline`). None may be a file the run reads, and none is changed until its
+// baselines (`--write-exact-baseline`). None may be a file the run reads, and none is changed until its
 // new text is complete: it is written to a temporary file in the same directory, then renamed over
 // the old one, so a failed or interrupted write leaves the old file as it was.
 
@@ -40,8 +40,8 @@ extension CommandLineTool {
     }
 
     /// Files the run writes may not be one of its input logs, nor each other, nor — for a report —
-    /// the `--baseline` it reads: the report would replace the log it judged, one report another,
-    /// or the reviewed baseline, silently. `--write-baseline` may be the `--baseline` file: it is
+    /// the `--exact-baseline` it reads: the report would replace the log it judged, one report another,
+    /// or the reviewed baseline, silently. `--write-exact-baseline` may be the `--exact-baseline` file: it is
     /// read before it is rewritten, and the entries it keeps keep their reasons. Files compare by
     /// device and inode (``FileKey``): another spelling of the path, a symbolic link or a hard
     /// link is the same file, and so is standard input redirected from it.
@@ -77,9 +77,9 @@ extension CommandLineTool {
                 let spelled = input == path ? "" : ", \(input)"
                 throw UsageError("\(named) is one of the input logs\(spelled): the report would overwrite it")
             }
-            if let baseline, key == baselineKey, option != "--write-baseline" {
+            if let baseline, key == baselineKey, option != "--write-exact-baseline" {
                 let spelled = baseline == path ? "" : " \(baseline)"
-                throw UsageError("\(named) is the --baseline file\(spelled): the report would overwrite it")
+                throw UsageError("\(named) is the --exact-baseline file\(spelled): the report would overwrite it")
             }
             if let other = seen[key] { throw UsageError("\(named) and \(other) name the same file") }
             seen[key] = named

@@ -114,6 +114,10 @@ public enum CommandLineTool {
         } catch let e as OutputError {
             console.err("conn-audit: error: \(e.message)\n")
             return 2
+        } catch let e as ConfigError {
+            console.err(e.diagnostics.map(\.description).joined(separator: "\n") + "\n")
+            console.err("conn-audit: \(e.diagnostics.count) error(s) in the config file \(e.path); no verdict\n")
+            return 2
         } catch let e as DiagnosticList {
             console.err(e.description + "\n")
             console.err("conn-audit: \(e.diagnostics.filter { $0.severity == .error }.count) error(s) in the rules; no verdict\n")
@@ -127,11 +131,19 @@ public enum CommandLineTool {
     // MARK: - check
 
     private static func checkCommand(_ args: [String], _ bytes: [[UInt8]], _ console: Console) throws -> Int32 {
-        var p = ArgumentParser(Self.checkOptions)
+        var p = ArgumentParser(Self.checkOptions + Self.formerOptions)
         try p.parse(args, bytes: bytes)
         if p.has("--help") {
             console.out(Help.page(for: "check") + "\n")
             return 0
+        }
+        let settings = try Self.applyConfig(&p)
+        if p.has("--show-config") {
+            console.out(Self.shownConfig(p, settings, suppressions: settings.config?.suppressions ?? []))
+            return 0
+        }
+        guard let use = RunUse(rawValue: p.value("--use") ?? RunUse.corpus.rawValue) else {
+            throw UsageError("--use must be corpus (a soak or fleet corpus) or gate (one upload), not '\(p.value("--use")!)'")
         }
         let format = p.value("--format") ?? "text"
         guard Self.formats.contains(format) else {
@@ -158,9 +170,18 @@ public enum CommandLineTool {
         guard !p.positionals.isEmpty else { throw UsageError("no PATH given: name log files, directories, or - for standard input") }
         if p.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) given more than once") }
 
-        var ruleSet = try loadRulesForRun(p.all("--rules"))
+        var ruleSet = try loadRules(for: p, settings)
         if !p.has("--quiet") {
             for w in ruleSet.warnings { console.err(w.description + "\n") }
+        }
+        let suppressions = Suppressions(try checkedSuppressions(settings, rules: ruleSet.rules))
+        if !suppressions.fieldNames.isEmpty {
+            // Findings record the fields suppressions match on (the reader then decodes them).
+            ruleSet.rules = ruleSet.rules.map { rule in
+                var r = rule
+                r.findingFields = suppressions.fieldNames
+                return r
+            }
         }
         let loaded = ruleSet.rules
         ruleSet.rules = try select(ruleSet.rules, only: p.all("--only"), skip: p.all("--skip"))
@@ -168,6 +189,9 @@ public enum CommandLineTool {
         if ruleSet.rules.isEmpty {
             throw UsageError("no rule selected: --only/--skip leave none of the \(loaded.count) loaded rules (see 'conn-audit rules --list')")
         }
+        // A param of the config file that no selected rule has is left out (the file serves
+        // runs with any --only); one given on the command line is an error.
+        p.dropFileParams { item in !Self.someRule(ruleSet.rules, hasParam: String(item.prefix { $0 != "=" })) }
         let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
         // The outcome counts are a fact of the corpus, reported whatever rules are selected: a
         // classify rule left out by --only/--skip still runs, unreported, for them.
@@ -185,13 +209,13 @@ public enum CommandLineTool {
         var outputs: [(option: String, path: String)] = []
         if let path = p.value("--output") { outputs.append(("--output", path)) }
         outputs += extraReports.map { ("--report \($0.format)=", $0.path) }
-        if let path = p.value("--write-baseline") { outputs.append(("--write-baseline", path)) }
-        try Self.checkOutputs(outputs, inputs: found.files, baseline: p.value("--baseline"))
+        if let path = p.value("--write-exact-baseline") { outputs.append(("--write-exact-baseline", path)) }
+        try Self.checkOutputs(outputs, inputs: found.files, baseline: p.value("--exact-baseline"))
         // The text and GitHub reports show the first findings of each rule and count the rest:
         // when they are all the run writes, only those are kept (memory then does not grow with
-        // the findings). The others, and baselines, take every finding.
+        // the findings). The others, baselines and suppressions take every finding.
         let listsAll = ([format] + extraReports.map(\.format)).contains { !["text", "github"].contains($0) }
-            || p.has("--baseline") || p.has("--write-baseline")
+            || p.has("--exact-baseline") || p.has("--write-exact-baseline") || !suppressions.entries.isEmpty
         let keep = listsAll ? nil : max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
         let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep, opener: opener)
         var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
@@ -199,14 +223,23 @@ public enum CommandLineTool {
             report.backgroundLabels = report.results.filter { background.contains($0.rule.id) }.compactMap(\.labels)
             report.results.removeAll { background.contains($0.rule.id) }
         }
-        let applied = try p.value("--baseline").map { path throws(UsageError) in try Baseline.load(path) }
-        if let path = p.value("--write-baseline") {
-            // A baseline --baseline could not read back is not written (nor does it replace one).
+        if use == .gate { report.judgeAsGate() }
+        if !suppressions.entries.isEmpty {
+            let summary = suppressions.apply(to: &report, today: Baseline.today())
+            report.suppressions = summary
+            for i in summary.expired {
+                let e = summary.entries[i]
+                console.err("conn-audit: the suppression at \(e.origin) for \(e.rule) expired on \(e.expires); its violations count again\n")
+            }
+        }
+        let applied = try p.value("--exact-baseline").map { path throws(UsageError) in try Baseline.load(path) }
+        if let path = p.value("--write-exact-baseline") {
+            // A baseline --exact-baseline could not read back is not written (nor does it replace one).
             let baseline = Baseline.from(report, reviewed: applied)
             guard let text = baseline.json(limit: Baseline.maxBytes) else {
                 let n = baseline.entries.count
-                throw UsageError("--write-baseline \(path): \(n) violations make a baseline larger than the 64 MiB "
-                    + "--baseline reads; nothing was written. Fix or --skip the rules that fail throughout, then record the rest")
+                throw UsageError("--write-exact-baseline \(path): \(n) violations make a baseline larger than the 64 MiB "
+                    + "--exact-baseline reads; nothing was written. Fix or --skip the rules that fail throughout, then record the rest")
             }
             try writeFile(path, text)
             if !p.has("--quiet") {
@@ -214,7 +247,7 @@ public enum CommandLineTool {
                 console.err("conn-audit: wrote \(n) violation\(n == 1 ? "" : "s") to the baseline \(path)\n")
             }
         }
-        if let path = p.value("--baseline"), let baseline = applied {
+        if let path = p.value("--exact-baseline"), let baseline = applied {
             report.baseline = baseline.apply(to: &report, path: path, today: Baseline.today())
             for e in report.baseline!.expired {
                 console.err("conn-audit: baseline entry for \(e.rule) at \(e.file ?? "?"):\(e.line.map(String.init) ?? "?") expired on \(e.expires ?? "?"); its violations count again\n")
@@ -364,6 +397,14 @@ public enum CommandLineTool {
         return out
     }
 
+    /// Whether `name` (`NAME` or `RULE_ID.NAME`) is a param of one of `rules`.
+    static func someRule(_ rules: [Rule], hasParam name: String) -> Bool {
+        if let dot = name.lastIndex(of: "."), let rule = rules.first(where: { $0.id == name[..<dot] }) {
+            return rule.params[String(name[name.index(after: dot)...])] != nil
+        }
+        return rules.contains { $0.params[name] != nil }
+    }
+
     static func typedParam(_ s: String) -> Value {
         if let i = Int64(s) { return .int(i) }
         if let d = Double(s), d.isFinite { return .double(d) }
@@ -384,6 +425,7 @@ public enum CommandLineTool {
             console.out(Help.page(for: "timeline") + "\n")
             return 0
         }
+        let settings = try Self.applyConfig(&p, only: ["--rules", "--param"])
         let format = p.value("--format") ?? "text"
         guard ["text", "json", "html"].contains(format) else { throw UsageError("timeline --format must be text, json or html, not '\(format)'") }
         guard !p.positionals.isEmpty else { throw UsageError("no PATH given: name the log files or directories to rebuild timelines from") }
@@ -400,7 +442,7 @@ public enum CommandLineTool {
         let jobs = try Self.jobs(p)
         let opener = try Self.opener(p)
         let colorMode = try Self.colorMode(p)
-        var ruleSet = try loadRulesForRun(p.all("--rules"))
+        var ruleSet = try loadRules(for: p, settings)
         let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
         if !overrides.isEmpty {
             // The builder runs the rules itself; bake the overrides into their params.
@@ -452,6 +494,7 @@ public enum CommandLineTool {
             console.out(Help.page(for: "rules") + "\n")
             return 0
         }
+        let settings = try Self.applyConfig(&p, takesPaths: false, only: ["--rules"])
         if let extra = p.positionals.first { throw UsageError("unexpected argument '\(extra)' (rule paths go after --rules)") }
         let modes = ["--check", "--list", "--explain", "--test"].filter { p.has($0) }
         if modes.count > 1 { throw UsageError("choose one of --check, --list, --explain, --test") }
@@ -463,7 +506,7 @@ public enum CommandLineTool {
             if format == "json" {
                 // Errors are the answer here, not a failure to give one: printed as JSON, exit 2.
                 do {
-                    let set = try loadRules(p.all("--rules"))
+                    let set = try loadRulesOfCommand(p, settings)
                     console.out(rulesCheckJSON(rules: set.rules.count, diagnostics: set.warnings))
                     return 0
                 } catch {
@@ -472,7 +515,7 @@ public enum CommandLineTool {
                 }
             }
         }
-        let set = try loadRules(p.all("--rules"))
+        let set = try loadRulesOfCommand(p, settings)
         for w in set.warnings { console.err(w.description + "\n") }
         switch modes.first ?? "--list" {
         case "--check":

@@ -1,7 +1,7 @@
 /// `conn-audit completions bash|zsh|fish`: a completion script made from the same option tables
 /// the commands parse with (``CommandLineTool/checkOptions`` and the others), so it cannot offer an
 /// option a command does not take. It completes commands, each command's options (long and short),
-/// the values of `--format`, `--fail-on` and `--color`, the built-in pack's rule ids after
+/// the values of `--format`, `--fail-on`, `--use` and `--color`, the built-in pack's rule ids after
 /// `--only`, `--skip` and `--explain`, and file names elsewhere. zsh uses the bash script through
 /// `bashcompinit`.
 enum Completions {
@@ -37,8 +37,9 @@ enum Completions {
     static let commands = CommandLineTool.commands + ["help", "completions"]
     static let failOn = ["error", "warning", "info", "never"]
     static let colors = ["auto", "always", "never"]
+    static let uses = RunUse.allCases.map(\.rawValue)
     /// Options whose value is a file.
-    static let fileValued = ["--rules", "--output", "-o", "--baseline", "--write-baseline"]
+    static let fileValued = ["--rules", "--output", "-o", "--exact-baseline", "--write-exact-baseline", "--config"]
     /// Options whose value is free text: nothing to offer.
     static let freeValued = ["--jobs", "-j", "--param", "--src", "--session", "--stream", "--gen", "--around",
                              "--radius", "--max-expansion", "--report"]
@@ -71,6 +72,7 @@ enum Completions {
                     esac
                     COMPREPLY=($(compgen -W "$words" -- "$cur")); return ;;
                 --fail-on) COMPREPLY=($(compgen -W "\(words(failOn))" -- "$cur")); return ;;
+                --use) COMPREPLY=($(compgen -W "\(words(uses))" -- "$cur")); return ;;
                 --color) COMPREPLY=($(compgen -W "\(words(colors))" -- "$cur")); return ;;
                 --only|--skip|--explain) COMPREPLY=($(compgen -W "\(words(ruleIDs))" -- "$cur")); return ;;
                 \(fileValued.joined(separator: "|"))) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -113,6 +115,7 @@ enum Completions {
                     switch option.name {
                     case "--format": line += " -f -a '\(formats(of: command).joined(separator: " "))'"
                     case "--fail-on": line += " -f -a '\(failOn.joined(separator: " "))'"
+                    case "--use": line += " -f -a '\(uses.joined(separator: " "))'"
                     case "--color": line += " -f -a '\(colors.joined(separator: " "))'"
                     case "--only", "--skip", "--explain": line += " -f -a '\(ruleIDs.joined(separator: " "))'"
                     case _ where freeValued.contains(option.name): line += " -f"

@@ -67,7 +67,8 @@ enum Help {
     CHECK OPTIONS
       --rules DIR|FILE      rule files to use (repeatable); default: the built-in pack. The
                             built-in log.* rules (malformed lines, secrets, time going back)
-                            run too unless these files define the same ids
+                            run too unless these files define the same ids. A config file's
+                            rules: come on top of the built-in pack (unless builtin-rules: false)
       --format FMT          report format: text (default), json, junit, sarif, github,
                             gitlab (Code Quality), concise (PATH:LINE: RULE: MESSAGE)
       --output FILE         write the report to FILE instead of standard output
@@ -85,10 +86,20 @@ enum Help {
                             colour in the text report (default auto: only on a terminal,
                             and not when NO_COLOR is set or TERM is dumb)
       --quiet               print nothing; the exit status tells the verdict
-      --baseline FILE       accept the known violations recorded in FILE (they are shown as
-                            baselined and do not fail the gate; expired entries accept nothing)
-      --write-baseline FILE record every current violation in FILE, to accept them for now
-                            (a baseline is at most 64 MiB: a larger one is not written, exit 2)
+      --use corpus|gate     what the run judges (default corpus: a soak or fleet corpus). gate:
+                            one upload, where corpus coverage (ws.required-outcomes) is not
+                            applicable
+      --config FILE         read settings and suppressions from FILE (default: the nearest
+                            .conn-audit.yaml at or above the working directory, up to the
+                            repository's root); the command line wins over it
+      --no-config           read no config file
+      --show-config         print the settings in force (as a config file) and exit
+      --exact-baseline FILE accept the violations of this exact log recorded in FILE (shown as
+                            baselined, they do not fail the gate; expired entries accept
+                            nothing). For known issues on new logs, use suppressions
+      --write-exact-baseline FILE
+                            record every current violation in FILE, to accept them for now (at
+                            most 64 MiB: a larger one is not written, exit 2)
       Short forms: -f for --format, -o --output, -j --jobs, -q --quiet, -h --help
     """
 
@@ -100,7 +111,8 @@ enum Help {
       --around FILE:LINE    centre on the event at FILE:LINE (its source and generation)
       --radius N            with --around: events shown before and after it (default 15)
       --format text|json|html  (default text; html: one self-contained page to attach to a ticket)
-      --output FILE, --rules, --param, --jobs, --max-expansion, --color as for check
+      --output FILE, --rules, --param, --jobs, --max-expansion, --color, --config,
+      --no-config as for check (a config file gives its rules and params here too)
       Each event shows its file:line, t, the time since its generation's connect and since the
       last ping, the phase when it changes, and the violations that point at it.
     """
@@ -113,6 +125,7 @@ enum Help {
       --explain ID          show one rule: title, description, severity, scope, params, YAML
                             (a secret in its fixtures or text shows as [redacted])
       --test                run every rule's fixtures (tests:); exit 1 on any mismatch
+      --config FILE, --no-config as for check: a config file's rules are the ones meant
     """
 
     static let exitStatus = """
@@ -129,7 +142,8 @@ enum Help {
       conn-audit samples/                         check the bundled samples, built-in rules
       conn-audit logs/ --rules rules/ --format json --output report.json
       conn-audit uploads/ --format github --report junit=junit.xml --report sarif=conn-audit.sarif
-      conn-audit uploads/ --baseline gate/baseline.json
+      conn-audit uploads/ --use gate --exact-baseline gate/baseline.json
+      conn-audit --show-config
       conn-audit upload.jsonl.gz --fail-on warning --param timeout_ms=2000
       cat device.log | conn-audit - --only 'ws.*'
       conn-audit timeline samples/ --src ipad-b --gen 1

@@ -88,6 +88,15 @@ public enum GitHubReport {
         if baselined > 0 {
             out += "conn-audit: \(baselined) known violation\(baselined == 1 ? "" : "s") accepted by the baseline\n"
         }
+        let suppressed = report.results.reduce(0) { $0 + $1.suppressed.count }
+        if suppressed > 0 {
+            out += "conn-audit: \(suppressed) violation\(suppressed == 1 ? "" : "s") suppressed as known issues\n"
+        }
+        for i in report.suppressions?.expired ?? [] {
+            let e = report.suppressions!.entries[i]
+            out += "::warning title=" + property("conn-audit: suppression expired") + "::"
+                + data("suppression at \(e.origin) for \(e.rule) expired on \(e.expires): its violations count again") + "\n"
+        }
         return out + report.summaryLine + "\n"
     }
 

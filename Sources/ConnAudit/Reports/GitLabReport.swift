@@ -25,7 +25,7 @@ public enum GitLabReport {
                   severity: "blocker", path: e.path, line: 1)
         }
         for r in report.results {
-            let fingerprints = SARIFReport.violationFingerprints(r, paths: paths).violations
+            let fingerprints = Fingerprint.of(r, paths: paths).violations
             for (f, fp) in zip(r.violations, fingerprints) {
                 let path = f.file.flatMap { Int($0) < paths.count ? paths[Int($0)] : nil } ?? "."
                 issue(&w, check: r.rule.id, message: r.rule.id + ": " + f.message, fingerprint: fp,

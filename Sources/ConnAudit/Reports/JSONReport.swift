@@ -82,6 +82,12 @@ public enum JSONReport {
                 for f in r.baselined { finding(&w, f, paths) }
                 w.endArray()
             }
+            if !r.suppressed.isEmpty {
+                w.beginArray("suppressed")
+                for (f, i) in zip(r.suppressed, r.suppressedBy) { finding(&w, f, paths, suppression: i) }
+                w.endArray()
+            }
+            if let note = r.note { w.key("note", note) }
             if let labels = r.labels {
                 w.beginObject("labels")
                 for l in labels { w.key(l.name, l.count) }
@@ -108,6 +114,23 @@ public enum JSONReport {
             w.key("unused", b.unused.count)
             w.endObject()
         }
+        if let summary = report.suppressions {
+            w.beginObject("suppressions")
+            w.key("accepted", summary.total)
+            w.beginArray("entries")
+            for (i, e) in summary.entries.enumerated() {
+                w.beginObject()
+                w.key("rule", e.rule)
+                w.key("origin", e.origin)
+                w.key("reason", e.reason)
+                w.key("expires", e.expires)
+                w.key("accepted", summary.accepted[i])
+                w.key("expired", summary.expired.contains(i))
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
         if let outcomes = report.outcomes {
             w.beginObject("outcomes")
             for o in outcomes { w.key(o.name, o.count) }
@@ -119,8 +142,9 @@ public enum JSONReport {
         return w.finish()
     }
 
-    private static func finding(_ w: inout JSONWriter, _ f: Finding, _ paths: [String]) {
+    private static func finding(_ w: inout JSONWriter, _ f: Finding, _ paths: [String], suppression: Int? = nil) {
         w.beginObject()
+        if let suppression { w.key("suppression", suppression) }
         w.key("file", f.file.map { paths[Int($0)] })
         if let line = f.line { w.key("line", line) } else { w.raw("line", "null") }
         w.key("t", number: f.t)

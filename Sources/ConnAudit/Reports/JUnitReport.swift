@@ -74,11 +74,11 @@ public enum JUnitReport {
             out += "    <testcase classname=\"\(attr(r.rule.family))\" name=\"\(attr(r.rule.id))\" time=\"0\""
             switch r.status {
             case .pass:
-                if r.baselined.isEmpty {
+                if r.baselined.isEmpty && r.suppressed.isEmpty {
                     out += "/>\n"
                 } else {
                     out += ">\n      "
-                    baselinedNote(r, paths, &out)
+                    acceptedNote(r, paths, &out)
                     out += "\n    </testcase>\n"
                 }
             case .fail where !report.failOn.fails(r.rule.severity):
@@ -87,10 +87,10 @@ public enum JUnitReport {
                 out += text("\(count(r.violations.count, "violation")) (\(severity), below --fail-on "
                             + "\(report.failOn.rawValue): does not fail the run):\n")
                 failedFindings(r, paths, &out)
-                // One `<system-out>` per testcase: the baseline's note goes in the same one.
-                if !r.baselined.isEmpty {
-                    out += text("\n\n\(count(r.baselined.count, "known violation")) accepted by the baseline:\n")
-                    lines(r.baselined, paths, &out)
+                // One `<system-out>` per testcase: the note on accepted violations goes in the same one.
+                if !r.baselined.isEmpty || !r.suppressed.isEmpty {
+                    out += text("\n\n")
+                    acceptedLines(r, paths, &out)
                 }
                 out += "</system-out>\n    </testcase>\n"
             case .fail:
@@ -99,9 +99,9 @@ public enum JUnitReport {
                 out += ">\n      <failure message=\"\(attr(message))\" type=\"\(attr(severity))\">"
                 failedFindings(r, paths, &out)
                 out += "</failure>\n"
-                if !r.baselined.isEmpty {
+                if !r.baselined.isEmpty || !r.suppressed.isEmpty {
                     out += "      "
-                    baselinedNote(r, paths, &out)
+                    acceptedNote(r, paths, &out)
                     out += "\n"
                 }
                 out += "    </testcase>\n"
@@ -115,7 +115,7 @@ public enum JUnitReport {
                 lines(r.inconclusive, paths, &out)
                 out += "</skipped>\n    </testcase>\n"
             case .notApplicable:
-                let message = "not applicable: the logs hold nothing this rule judges"
+                let message = "not applicable: " + (r.note ?? "the logs hold nothing this rule judges")
                 out += ">\n      <skipped message=\"\(attr(message))\"/>\n    </testcase>\n"
             }
         }
@@ -165,11 +165,24 @@ public enum JUnitReport {
         return parts.joined(separator: " ")
     }
 
-    /// `<system-out>` naming the violations a baseline accepted.
-    private static func baselinedNote(_ r: RuleResult, _ paths: [String], _ out: inout ReportText) {
-        out += "<system-out>" + text("\(count(r.baselined.count, "known violation")) accepted by the baseline:\n")
-        lines(r.baselined, paths, &out)
+    /// `<system-out>` naming the violations a baseline or a suppression accepted.
+    private static func acceptedNote(_ r: RuleResult, _ paths: [String], _ out: inout ReportText) {
+        out += "<system-out>"
+        acceptedLines(r, paths, &out)
         out += "</system-out>"
+    }
+
+    /// The violations a baseline accepted, then those suppressions accepted.
+    private static func acceptedLines(_ r: RuleResult, _ paths: [String], _ out: inout ReportText) {
+        if !r.baselined.isEmpty {
+            out += text("\(count(r.baselined.count, "known violation")) accepted by the baseline:\n")
+            lines(r.baselined, paths, &out)
+        }
+        if !r.suppressed.isEmpty {
+            if !r.baselined.isEmpty { out += text("\n\n") }
+            out += text("\(count(r.suppressed.count, "violation")) suppressed as known issues:\n")
+            lines(r.suppressed, paths, &out)
+        }
     }
 
     private static func property(_ out: inout ReportText, _ name: String, _ value: String) {

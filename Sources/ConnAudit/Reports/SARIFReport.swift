@@ -106,14 +106,20 @@ public enum SARIFReport {
         // MARK: results
         w.beginArray("results")
         for (index, r) in report.results.enumerated() {
-            let fps = violationFingerprints(r, paths: paths)
+            let fps = Fingerprint.of(r, paths: paths)
             for (f, fp) in zip(r.violations, fps.violations) {
                 result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, cwd: cwd,
                        corpus: corpus)
             }
             for (f, fp) in zip(r.baselined, fps.baselined) {
                 result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, cwd: cwd,
-                       corpus: corpus, baselined: true, baselinePath: report.baseline?.path)
+                       corpus: corpus,
+                       justification: "accepted by the baseline" + (report.baseline.map { " " + $0.path } ?? ""))
+            }
+            for (k, (f, fp)) in zip(r.suppressed, fps.suppressed).enumerated() {
+                let entry = report.suppressions?.entries[r.suppressedBy[k]]
+                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, cwd: cwd,
+                       corpus: corpus, justification: entry.map(\.justification) ?? "suppressed")
             }
             let inconclusive = Fingerprint.of(r.inconclusive, rule: r.rule.id, paths: paths)
             for (f, fp) in zip(r.inconclusive, inconclusive) {
@@ -177,31 +183,9 @@ public enum SARIFReport {
 
     // MARK: - Results
 
-    /// Fingerprints of a result's violations and baselined violations, computed as the baseline
-    /// computes them: over all of them together, in report order (``Finding/precedes(_:_:)``), so
-    /// the occurrence counts agree whether or not a baseline moved some of them aside.
-    static func violationFingerprints(_ r: RuleResult, paths: [String]) -> (violations: [String], baselined: [String]) {
-        if r.baselined.isEmpty { return (Fingerprint.of(r.violations, rule: r.rule.id, paths: paths), []) }
-        // (finding, list, index in that list), merged back into report order; ties keep violations first.
-        var all = r.violations.enumerated().map { (f: $0.element, list: 0, i: $0.offset) }
-        all += r.baselined.enumerated().map { (f: $0.element, list: 1, i: $0.offset) }
-        all.sort { a, b in
-            if Finding.precedes(a.f, b.f) { return true }
-            if Finding.precedes(b.f, a.f) { return false }
-            return (a.list, a.i) < (b.list, b.i)
-        }
-        let fps = Fingerprint.of(all.map(\.f), rule: r.rule.id, paths: paths)
-        var violations = [String](repeating: "", count: r.violations.count)
-        var baselined = [String](repeating: "", count: r.baselined.count)
-        for (entry, fp) in zip(all, fps) {
-            if entry.list == 0 { violations[entry.i] = fp } else { baselined[entry.i] = fp }
-        }
-        return (violations, baselined)
-    }
-
     private static func result(
         _ w: inout JSONWriter, _ f: Finding, rule: Rule, index: Int, kind: String, fingerprint: String,
-        paths: [String], cwd: String?, corpus: Int?, baselined: Bool = false, baselinePath: String? = nil
+        paths: [String], cwd: String?, corpus: Int?, justification: String? = nil
     ) {
         w.beginObject()
         w.key("ruleId", rule.id)
@@ -231,12 +215,12 @@ public enum SARIFReport {
         w.key(fingerprintKey, fingerprint)
         w.key(githubFingerprintKey, fingerprint)
         w.endObject()
-        if baselined {
+        if let justification {
             w.beginArray("suppressions")
             w.beginObject()
             w.key("kind", "external")
             w.key("status", "accepted")
-            w.key("justification", "accepted by the baseline" + (baselinePath.map { " " + $0 } ?? ""))
+            w.key("justification", justification)
             w.endObject()
             w.endArray()
         }

@@ -16,12 +16,12 @@ public struct TextReport {
         self.limit = limit
     }
 
-    private func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
-    private func red(_ s: String) -> String { paint(s, "1;31") }
-    private func green(_ s: String) -> String { paint(s, "32") }
-    private func yellow(_ s: String) -> String { paint(s, "33") }
-    private func dim(_ s: String) -> String { paint(s, "2") }
-    private func bold(_ s: String) -> String { paint(s, "1") }
+    func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+    func red(_ s: String) -> String { paint(s, "1;31") }
+    func green(_ s: String) -> String { paint(s, "32") }
+    func yellow(_ s: String) -> String { paint(s, "33") }
+    func dim(_ s: String) -> String { paint(s, "2") }
+    func bold(_ s: String) -> String { paint(s, "1") }
 
     public func render(_ report: AuditReport) -> String {
         let paths = report.filePaths
@@ -81,13 +81,17 @@ public struct TextReport {
                 out += dim("  \(b.unused.count) baseline entr\(b.unused.count == 1 ? "y matches" : "ies match") no violation any more; rewrite the baseline to drop \(b.unused.count == 1 ? "it" : "them")") + "\n"
             }
         }
+        if let summary = report.suppressions {
+            out += suppressionLines(report, summary)
+        }
         let passed = report.results.filter { $0.status == .pass }
         if !passed.isEmpty {
             out += "\n" + green("PASS") + " " + passed.map(\.rule.id).joined(separator: ", ") + "\n"
         }
         let notApplicable = report.results.filter { $0.status == .notApplicable }
         if !notApplicable.isEmpty {
-            out += dim("NOT APPLICABLE") + " " + notApplicable.map(\.rule.id).joined(separator: ", ") + "\n"
+            out += dim("NOT APPLICABLE") + " " + notApplicable.map { r in r.rule.id + (r.note.map { " (\($0))" } ?? "") }
+                .joined(separator: ", ") + "\n"
         }
         if let outcomes = report.outcomes {
             out += "\noutcomes: " + outcomes.map { "\($0.name) \($0.count)" }.joined(separator: ", ") + "\n"

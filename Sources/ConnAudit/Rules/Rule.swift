@@ -53,6 +53,9 @@ public struct Rule: Sendable {
     /// A `count`/`classify` bound written as a param (`max: params.max_closes`): "min"/"max" → the
     /// param's name. The check holds the default's value; a `--param` override replaces it.
     public var boundParams: [String: String] = [:]
+    /// Top-level fields of the event a finding points at that the finding records (as
+    /// ``Finding/eventFields``): what suppressions match on besides the rule's own reads.
+    public var findingFields: [String] = []
 
     /// The part of the id before the first dot (`ws`, `log`): the JUnit classname, the family.
     public var family: String {

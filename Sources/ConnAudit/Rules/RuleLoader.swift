@@ -1483,6 +1483,7 @@ enum FieldCollector {
             }
         }
         for (_, e) in rule.lets { expr(e) }
+        names.formUnion(rule.findingFields)
         rule.check.selectors.forEach(selector)
         rule.check.expressions.forEach(expr)
         if let message = rule.message {

@@ -118,7 +118,7 @@ public struct Baseline: Sendable {
         var entries: [Entry] = []
         let paths = report.filePaths
         for r in report.results {
-            let fingerprints = Fingerprint.of(r.violations, rule: r.rule.id, paths: paths)
+            let fingerprints = Fingerprint.of(r, paths: paths).violations
             for (f, fp) in zip(r.violations, fingerprints) {
                 var e = Entry(rule: r.rule.id, fingerprint: fp)
                 e.file = f.file.map { paths[Int($0)] }
@@ -184,7 +184,7 @@ public struct Baseline: Sendable {
         let paths = report.filePaths
         for k in report.results.indices {
             let r = report.results[k]
-            let fingerprints = Fingerprint.of(r.violations, rule: r.rule.id, paths: paths)
+            let fingerprints = Fingerprint.of(r, paths: paths).violations
             var kept: [Finding] = []
             var accepted: [Finding] = []
             for (f, fp) in zip(r.violations, fingerprints) {
@@ -200,10 +200,10 @@ public struct Baseline: Sendable {
                     kept.append(f)
                 }
             }
-            var result = RuleResult(rule: r.rule, violations: kept, inconclusive: r.inconclusive,
-                                    applicable: r.status != .notApplicable)
-            result.labels = r.labels
+            var result = r
+            result.violations = kept
             result.baselined = accepted
+            result.recomputeStatus()
             report.results[k] = result
             summary.accepted += accepted.count
         }

@@ -3,7 +3,7 @@
 /// Kept small: a run can hold millions (one per malformed line of a file that is not a log at
 /// all), so what every finding has — where, the message, the event's name — is stored inline (56
 /// bytes) and the rest, which a reader's finding on the corpus timeline does not have (a time, a
-/// source, a generation, context), in one box of 80 bytes, which names its source by a reference
+/// source, a generation, context, event fields), in one box of 88 bytes, which names its source by a reference
 /// shared by the source's findings (a finding took 160 bytes before its message, whatever it had).
 public struct Finding: Sendable {
     private var fileIndex: Int32
@@ -44,17 +44,24 @@ public struct Finding: Sendable {
         get { rest?.parts.subject }
         set { update { $0.subject = newValue } }
     }
+    /// The fields of its event that suppressions ask about (``Rule/findingFields``), as the
+    /// reader kept them (a flagged value only as its redaction); never shown in a report.
+    public var eventFields: [Value.ObjectEntry] {
+        get { rest?.parts.eventFields ?? [] }
+        set { update { $0.eventFields = newValue } }
+    }
 
     private static let noFile = Int32.min
     private static let noLine = Int.min
 
-    /// What not every finding has (56 bytes: optionals of their own would take 104).
+    /// What not every finding has (64 bytes: optionals of their own would take more).
     private struct Parts: Sendable {
         private var tValue = 0.0
         private var genValue: UInt64 = 0
         var source: SharedSource?
         var context: [ContextLine] = []
         var subject: String?
+        var eventFields: [Value.ObjectEntry] = []
         private var hasT = false
         private var hasGen = false
 
@@ -67,7 +74,9 @@ public struct Finding: Sendable {
             set { (genValue, hasGen) = (newValue ?? 0, newValue != nil) }
         }
 
-        var isEmpty: Bool { !hasT && source == nil && !hasGen && context.isEmpty && subject == nil }
+        var isEmpty: Bool {
+            !hasT && source == nil && !hasGen && context.isEmpty && subject == nil && eventFields.isEmpty
+        }
     }
 
     /// Never changed once made: a finding copied shares it, and a change makes a new one.
@@ -157,6 +166,12 @@ public struct RuleResult: Sendable {
     public var labels: [(name: String, count: Int)]?
     /// Violations a baseline accepts: reported as such, not counted for the status.
     public var baselined: [Finding] = []
+    /// Violations a suppression accepts (``Suppressions``), and which entry took each (its index).
+    public var suppressed: [Finding] = []
+    public var suppressedBy: [Int] = []
+    /// Why the rule is not applicable, when the run says so itself (a per-upload gate and a
+    /// corpus-coverage rule); nil: the rule's own `applies_if` found nothing.
+    public var note: String?
     /// Findings counted but not kept (``Auditor/keepFindings``): ``violations`` holds the first
     /// ones in report order, and these many more came after them.
     public var omittedViolations = 0
@@ -166,6 +181,18 @@ public struct RuleResult: Sendable {
     public var violationCount: Int { violations.count + omittedViolations }
     /// How many cases it could not decide, kept or not.
     public var inconclusiveCount: Int { inconclusive.count + omittedInconclusive }
+
+    /// The status after violations moved elsewhere (a baseline, a suppression): as the
+    /// initializer decides it; a rule that was not applicable stays so.
+    public mutating func recomputeStatus() {
+        if !violations.isEmpty {
+            status = .fail
+        } else if !inconclusive.isEmpty {
+            status = .inconclusive
+        } else if status != .notApplicable {
+            status = .pass
+        }
+    }
 
     /// default-pack.md: fail if any violation, else inconclusive if any, else pass.
     public init(rule: Rule, violations: [Finding], inconclusive: [Finding], applicable: Bool = true) {
@@ -225,6 +252,8 @@ public struct AuditReport: Sendable {
     public var backgroundLabels: [[(name: String, count: Int)]] = []
     /// Set when a baseline was applied.
     public var baseline: Baseline.Summary?
+    /// Set when suppressions were applied.
+    public var suppressions: Suppressions.Summary?
 
     /// `--fail-on`: the lowest severity whose violations fail the run.
     public enum FailOn: String, Sendable {

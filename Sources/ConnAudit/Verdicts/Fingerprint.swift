@@ -44,3 +44,31 @@ public enum Fingerprint {
         return String(repeating: "0", count: 16 - s.count) + s
     }
 }
+
+extension Fingerprint {
+    /// Fingerprints of a result's violations, baselined and suppressed violations, computed over
+    /// all of them together in report order (``Finding/precedes(_:_:)``): the occurrence counts,
+    /// and so every fingerprint, are the same whether or not a baseline or a suppression moved
+    /// some of them aside.
+    public static func of(_ r: RuleResult, paths: [String])
+        -> (violations: [String], baselined: [String], suppressed: [String]) {
+        if r.baselined.isEmpty, r.suppressed.isEmpty {
+            return (of(r.violations, rule: r.rule.id, paths: paths), [], [])
+        }
+        // (finding, list, index in that list), merged back into report order; ties keep list order.
+        var all = r.violations.enumerated().map { (f: $0.element, list: 0, i: $0.offset) }
+        all += r.baselined.enumerated().map { (f: $0.element, list: 1, i: $0.offset) }
+        all += r.suppressed.enumerated().map { (f: $0.element, list: 2, i: $0.offset) }
+        all.sort { a, b in
+            if Finding.precedes(a.f, b.f) { return true }
+            if Finding.precedes(b.f, a.f) { return false }
+            return (a.list, a.i) < (b.list, b.i)
+        }
+        let fps = of(all.map(\.f), rule: r.rule.id, paths: paths)
+        var lists: [[String]] = [r.violations.count, r.baselined.count, r.suppressed.count].map {
+            [String](repeating: "", count: $0)
+        }
+        for (entry, fp) in zip(all, fps) { lists[entry.list][entry.i] = fp }
+        return (lists[0], lists[1], lists[2])
+    }
+}

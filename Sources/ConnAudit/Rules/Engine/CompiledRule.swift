@@ -28,6 +28,8 @@ final class CompiledRule: @unchecked Sendable {
     let messageReadsHistory: Bool
     /// The capture whose `gen` a finding carries instead of its anchor's (`report_gen:`).
     let reportGen: String?
+    /// ``Rule/findingFields`` with their ``FieldNames`` ids: what a finding records of its event.
+    let findingFields: [(name: String, id: Int32)]
     /// Whether any history function is used at all (if not, nothing is retained).
     let usesHistory: Bool
     /// Whether a runner of this rule keeps state that only replaying its timeline's events
@@ -263,6 +265,7 @@ final class CompiledRule: @unchecked Sendable {
             }
         }
         messageReadsHistory = messageHistory
+        findingFields = rule.findingFields.map { ($0, FieldNames.id($0)) }
         switch rule.check {
         case .response(let trigger, _, _, _, _), .precedence(let trigger, _), .neverAfter(let trigger, _):
             reportGen = trigger.reportGen

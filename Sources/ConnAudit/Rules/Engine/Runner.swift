@@ -265,11 +265,16 @@ class Runner: HistoryProvider {
         // Charged, not checked: the next unit of work spent stops the runner if this passed it.
         if !reportingStop { work &+= Self.workPerFinding }
         let shown = context.context.lines(anchor: anchor, scope: context)
-        let finding = Finding(
+        var finding = Finding(
             file: anchor?.file, line: anchor?.line, t: anchor.flatMap { $0.t.isNaN ? nil : $0.t },
             shared: context.context.sharedSource, gen: findingGen(anchor: anchor, ctx),
             message: compiled.messages.shared(fixed.map { $0 + (note.map { " (\($0))" } ?? "") } ?? message(for: ctx, note: note)),
             context: shown.lines, ev: anchor?.ev)
+        if let anchor, !compiled.findingFields.isEmpty {
+            finding.eventFields = compiled.findingFields.compactMap { f in
+                anchor.value(of: f.name, id: f.id).map { Value.ObjectEntry(f.name, $0) }
+            }
+        }
         let index = compiled.index
         // Events after the anchor that have not arrived yet are added as they come.
         let missing = waitForAfter && anchor != nil ? TimelineContext.after - shown.after : 0

@@ -1,0 +1,129 @@
+/// A known issue a fleet's gate accepts until a date: violations of a rule that match conditions
+/// on where and what they are, whatever log they come from.
+///
+/// Unlike an exact baseline (``Baseline``), which accepts the violations of one log by their
+/// fingerprints, a suppression keeps matching on every new upload: it names the rule and, if it
+/// wants, the source, session, file, message or fields of the event the violation points at, as
+/// glob patterns (`*` any text, `/` included; `?` one byte). Every condition given must hold.
+/// A suppressed violation is still reported (as suppressed) but does not fail the gate. Past its
+/// expiry date an entry accepts nothing: its violations count again, and the run says so.
+public struct Suppression: Sendable {
+    /// A rule id or a glob of ids.
+    public var rule: String
+    public var src: String?
+    public var session: String?
+    /// A glob on the file's path as reports print it (the PATH given joined with the path below it).
+    public var file: String?
+    public var message: String?
+    /// Top-level fields of the violation's event, each a glob on the value's text (a string as
+    /// itself, any other value as its JSON text).
+    public var fields: [(name: String, pattern: String)]
+    /// Why it is accepted (whoever loads the entry redacts a token in it: it is printed).
+    public var reason: String
+    /// `YYYY-MM-DD`: the entry accepts violations up to and including that day.
+    public var expires: String
+    /// Where the entry was written (`FILE:LINE`), to name it in messages.
+    public var origin: String
+
+    public init(rule: String, src: String? = nil, session: String? = nil, file: String? = nil,
+                message: String? = nil, fields: [(name: String, pattern: String)] = [], reason: String,
+                expires: String, origin: String) {
+        self.rule = rule
+        self.src = src
+        self.session = session
+        self.file = file
+        self.message = message
+        self.fields = fields
+        self.reason = reason
+        self.expires = expires
+        self.origin = origin
+    }
+
+    /// Whether the entry speaks of `ruleID`'s violations at all.
+    public func covers(rule ruleID: String) -> Bool { GlobPattern(rule).matches(ruleID) }
+
+    /// Whether `finding`, a violation of a rule the entry covers, meets every condition.
+    /// A condition on something the finding does not have (a source, a file, a field) fails.
+    public func matches(_ finding: Finding, paths: [String]) -> Bool {
+        if let src {
+            guard let key = finding.source, !key.srcIsFile, GlobPattern(src).matches(key.src) else { return false }
+        }
+        if let session {
+            guard let text = finding.source?.session, GlobPattern(session).matches(text) else { return false }
+        }
+        if let file {
+            guard let i = finding.file, GlobPattern(file).matches(paths[Int(i)]) else { return false }
+        }
+        if let message, !GlobPattern(message).matches(finding.message) { return false }
+        for condition in fields {
+            guard let value = finding.eventFields.last(where: { $0.key == condition.name })?.value,
+                  GlobPattern(condition.pattern).matches(value.text ?? value.rendered(bare: false)) else { return false }
+        }
+        return true
+    }
+
+    /// The entry as reports name it: `BUG-1234: … (.conn-audit.yaml:14, until 2027-03-31)`.
+    public var justification: String {
+        reason + " (suppression at \(origin), until \(expires))"
+    }
+
+    /// Whether the entry has expired by `today` (`YYYY-MM-DD`).
+    public func hasExpired(today: String) -> Bool { expires < today }
+}
+
+/// The suppressions a run applies, and what applying them did.
+public struct Suppressions: Sendable {
+    public var entries: [Suppression]
+
+    public init(_ entries: [Suppression]) { self.entries = entries }
+
+    /// The event fields the entries ask about: every finding records them (``Rule/findingFields``).
+    public var fieldNames: [String] {
+        var seen = Set<String>()
+        return entries.flatMap { $0.fields.map(\.name) }.filter { seen.insert($0).inserted }
+    }
+
+    /// What applying them did, for the reports.
+    public struct Summary: Sendable {
+        public var entries: [Suppression]
+        /// Violations each entry accepted, by entry.
+        public var accepted: [Int]
+        /// Entries past their expiry date (they accepted nothing), by index.
+        public var expired: [Int] = []
+        /// Live entries that matched no violation, by index.
+        public var unused: [Int] = []
+
+        public var total: Int { accepted.reduce(0, +) }
+    }
+
+    /// Moves the violations an entry accepts to each result's `suppressed` list (the first live
+    /// entry that matches takes it) and recomputes statuses.
+    public func apply(to report: inout AuditReport, today: String) -> Summary {
+        precondition(report.keptEveryFinding, "suppressions count every finding: audit with keepFindings nil")
+        var summary = Summary(entries: entries, accepted: Array(repeating: 0, count: entries.count))
+        let live = entries.indices.filter { !entries[$0].hasExpired(today: today) }
+        summary.expired = entries.indices.filter { entries[$0].hasExpired(today: today) }
+        let paths = report.filePaths
+        for k in report.results.indices {
+            let r = report.results[k]
+            let candidates = live.filter { entries[$0].covers(rule: r.rule.id) }
+            guard !candidates.isEmpty, !r.violations.isEmpty else { continue }
+            var kept: [Finding] = []
+            var result = r
+            for f in r.violations {
+                if let i = candidates.first(where: { entries[$0].matches(f, paths: paths) }) {
+                    result.suppressed.append(f)
+                    result.suppressedBy.append(i)
+                    summary.accepted[i] += 1
+                } else {
+                    kept.append(f)
+                }
+            }
+            result.violations = kept
+            result.recomputeStatus()
+            report.results[k] = result
+        }
+        summary.unused = live.filter { summary.accepted[$0] == 0 }
+        return summary
+    }
+}

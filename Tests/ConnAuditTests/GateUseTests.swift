@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+@testable import ConnAudit
+
+/// `--use gate` judges one upload: corpus-coverage rules are not applicable there, with a note
+/// saying why, while every other rule, and the outcome counts, stay as in a corpus run.
+@Suite("Per-upload gate")
+struct GateUseTests {
+    static let healthy = Repository.samples + "/healthy/iphone-a.jsonl"
+
+    @Test func oneHealthyUploadFailsCoverageAsACorpusButPassesAsAGate() throws {
+        let corpus = CommandLineRun([Self.healthy, "--no-config"])
+        #expect(corpus.code == 1)
+        #expect(corpus.out.contains("FAIL ws.required-outcomes") || corpus.out.contains("ws.required-outcomes"))
+        let gate = CommandLineRun([Self.healthy, "--no-config", "--use", "gate"])
+        #expect(gate.code == 0, "\(gate.out)")
+        #expect(gate.out.contains("NOT APPLICABLE ws.required-outcomes (\(AuditReport.gateNote))"), "\(gate.out)")
+        // The outcome counts are the same: a fact of what was read.
+        func outcomes(_ s: String) -> Substring? { s.split(separator: "\n").first { $0.hasPrefix("outcomes:") } }
+        #expect(outcomes(gate.out) != nil && outcomes(gate.out) == outcomes(corpus.out))
+    }
+
+    @Test func theNoteReachesJSONAndJUnit() throws {
+        let json = CommandLineRun([Self.healthy, "--no-config", "--use", "gate", "-f", "json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        let rule = try #require((report["rules"] as? [[String: Any]])?.first { $0["id"] as? String == "ws.required-outcomes" })
+        #expect(rule["status"] as? String == "not_applicable")
+        #expect(rule["note"] as? String == AuditReport.gateNote)
+        #expect((rule["labels"] as? [String: Int])?["normal"] == 2)
+        let junit = CommandLineRun([Self.healthy, "--no-config", "--use", "gate", "-f", "junit"])
+        #expect(junit.out.contains("<skipped message=\"not applicable: \(AuditReport.gateNote)\"/>"), "\(junit.out)")
+    }
+
+    @Test func aGateStillJudgesEveryOtherRule() throws {
+        let samples = Repository.samples
+        let corpus = CommandLineRun([samples, "--no-config", "-f", "json"])
+        let gate = CommandLineRun([samples, "--no-config", "--use", "gate", "-f", "json"])
+        func statuses(_ s: String) throws -> [String: String] {
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(s.utf8)) as? [String: Any])
+            return (report["rules"] as? [[String: Any]] ?? []).reduce(into: [:]) { $0[$1["id"] as! String] = $1["status"] as? String }
+        }
+        var expected = try statuses(corpus.out)
+        expected["ws.required-outcomes"] = "not_applicable"
+        #expect(try statuses(gate.out) == expected)
+    }
+
+    @Test func onlyRulesThatRequireLabelsJudgeCoverage() {
+        let rules = RuleLoader.builtin().rules
+        #expect(rules.filter(\.judgesCoverage).map(\.id) == ["ws.required-outcomes"])
+    }
+
+    @Test func anUnknownUseIsAUsageError() {
+        let run = CommandLineRun([Self.healthy, "--no-config", "--use", "soak"])
+        #expect(run.code == 2)
+        #expect(run.err.contains("--use must be corpus (a soak or fleet corpus) or gate (one upload), not 'soak'"))
+    }
+}
