@@ -28,10 +28,6 @@ private func write(_ text: String, _ dir: String, _ name: String) throws -> Stri
     return path
 }
 
-private func json(_ text: String) throws -> [String: Any] {
-    let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
-    return try #require(object as? [String: Any], "not a JSON object: \(text.prefix(200))")
-}
 
 private func ruleEntries(_ report: [String: Any]) throws -> [[String: Any]] {
     try #require(report["rules"] as? [[String: Any]])
@@ -294,7 +290,7 @@ private let testRules = """
             let log = try write("{\"t\":0,\"ev\":\"app.ok\"}\nnot json\n", dir, "a.jsonl")
             let run = cli([log, "--rules", rules, "--format", "json"])
             #expect(run.code == 1)
-            let report = try json(run.out)
+            let report = try jsonObject(run.out)
             let malformed = try #require(try entry(report, "log.malformed")["violations"] as? [[String: Any]])
             #expect(malformed.map { $0["line"] as? Int } == [2])
             #expect(try ruleIDs(report).contains("log.no-secrets"))
@@ -302,7 +298,7 @@ private let testRules = """
 
             let skipped = cli([log, "--rules", rules, "--skip", "log.*", "--format", "json"])
             #expect(skipped.code == 0)
-            #expect(try !ruleIDs(json(skipped.out)).contains("log.malformed"))
+            #expect(try !ruleIDs(jsonObject(skipped.out)).contains("log.malformed"))
 
             // A rule of the pack's own with the same id replaces the built-in one (no duplicate).
             let own = try write(testRules + """
@@ -315,7 +311,7 @@ private let testRules = """
                 """, dir, "own.yaml")
             let replaced = cli([log, "--rules", own, "--format", "json"])
             #expect(replaced.code == 0, "stderr: \(replaced.err)")
-            #expect(try entry(json(replaced.out), "log.malformed")["severity"] as? String == "warning")
+            #expect(try entry(jsonObject(replaced.out), "log.malformed")["severity"] as? String == "warning")
         }
     }
 
@@ -329,7 +325,7 @@ private let testRules = """
             let missing = dir + "/missing.jsonl"
             let failing = cli([bad, missing, "--rules", rules, "--format", "json"])
             #expect(failing.code == 2)
-            let report = try json(failing.out)
+            let report = try jsonObject(failing.out)
             #expect(report["verdict"] as? String == "fail")
             #expect(report["complete"] as? Bool == false)
             let text = cli([bad, missing, "--rules", rules])
@@ -338,7 +334,7 @@ private let testRules = """
 
             let clean = cli([good, missing, "--rules", rules, "--format", "json"])
             #expect(clean.code == 2)
-            #expect(try json(clean.out)["verdict"] as? String == "incomplete")
+            #expect(try jsonObject(clean.out)["verdict"] as? String == "incomplete")
         }
     }
 
@@ -360,7 +356,7 @@ private let testRules = """
             let asJSON = cli([good, missing, "--rules", rules, "--format", "json"])
             #expect(asJSON.code == 2)
             #expect(asJSON.err.contains(missing), "stderr was: \(asJSON.err)")
-            let report = try json(asJSON.out)
+            let report = try jsonObject(asJSON.out)
             let violations = try #require(try entry(report, "t.reason")["violations"] as? [[String: Any]])
             #expect(violations.map { $0["file"] as? String } == [good])
             let errors = try #require(report["input_errors"] as? [[String: Any]])
@@ -382,7 +378,7 @@ private let testRules = """
             let log = try write(badLog, dir, "bad.jsonl")
             let run = cli([log, "--format", "json"])
             #expect(run.code == 1)
-            let report = try json(run.out)
+            let report = try jsonObject(run.out)
             #expect(report["schema"] as? String == "conn-audit/report")
             #expect(report["version"] as? Int == 1)
             #expect(report["verdict"] as? String == "fail")
@@ -447,8 +443,8 @@ private let testRules = """
                     count: { ev: ws.ping }
                     min: 1
                 """, dir, "corpus.yaml")
-            let coverage = try entry(try json(cli([log, "--format", "json"]).out), "ws.required-outcomes")
-            let counted = try entry(try json(cli([log, "--rules", rules, "--format", "json"]).out), "t.some-ping")
+            let coverage = try entry(try jsonObject(cli([log, "--format", "json"]).out), "ws.required-outcomes")
+            let counted = try entry(try jsonObject(cli([log, "--rules", rules, "--format", "json"]).out), "t.some-ping")
             for rule in [coverage, counted] {
                 let found = try #require(rule["violations"] as? [[String: Any]])
                 #expect(!found.isEmpty, "\(rule["id"] ?? "?")")
@@ -467,7 +463,7 @@ private let testRules = """
             let log = try write(cleanLog, dir, "clean.jsonl")
             let run = cli([log, "--format=json"])
             #expect(run.code == 0)
-            let report = try json(run.out)
+            let report = try jsonObject(run.out)
             #expect(report["verdict"] as? String == "pass")
             for rule in try ruleEntries(report) {
                 #expect((rule["violations"] as? [Any])?.isEmpty == true, "\(rule["id"] ?? "?")")
@@ -483,7 +479,7 @@ private let testRules = """
             try write("not a log\n", dir, "logs/notes.txt")
             let run = cli([dir + "/logs/", "--rules", rules, "--format", "json"])
             #expect(run.code == 1)
-            let report = try json(run.out)
+            let report = try jsonObject(run.out)
             let violations = try #require(try entry(report, "t.reason")["violations"] as? [[String: Any]])
             #expect(violations.map { $0["file"] as? String } == [dir + "/logs/sub/a.jsonl"])
             #expect((report["inputs"] as? [String: Any])?["files"] as? Int == 1)
@@ -498,7 +494,7 @@ private let testRules = """
             #expect(run.code == 1)
             #expect(run.out.isEmpty)
             let written = try String(contentsOfFile: out, encoding: .utf8)
-            #expect(try json(written)["verdict"] as? String == "fail")
+            #expect(try jsonObject(written)["verdict"] as? String == "fail")
 
             let textOut = dir + "/report.txt"
             let text = cli([log, "--output=\(textOut)", "--quiet"])
@@ -557,7 +553,7 @@ private let testRules = """
                     continue
                 }
                 #expect(toStdout.out.hasSuffix("}\n"))
-                let report = try json(toStdout.out)
+                let report = try jsonObject(toStdout.out)
                 if format == "json" {
                     let v = try #require(try entry(report, "ws.ping-after-interval")["violations"] as? [[String: Any]])
                     #expect(v.count == 3_000)
@@ -590,7 +586,7 @@ private let testRules = """
             let log = try write(cleanLog, dir, "a.jsonl")
             let run = cli([log, "--rules", rules, "--format", "json"] + options)
             #expect(run.code == 0, "\(run.err)")
-            #expect(try ruleIDs(try json(run.out)) == expected)
+            #expect(try ruleIDs(try jsonObject(run.out)) == expected)
         }
     }
 
@@ -599,7 +595,7 @@ private let testRules = """
             let log = try write(cleanLog, dir, "a.jsonl")
             let run = cli([log, "--only", "log.*", "--format", "json"])
             #expect(run.code == 0)
-            let ids = try ruleIDs(try json(run.out))
+            let ids = try ruleIDs(try jsonObject(run.out))
             #expect(!ids.isEmpty)
             #expect(ids.allSatisfy { $0.hasPrefix("log.") })
             #expect(ids == RuleLoader.builtin().rules.map(\.id).filter { $0.hasPrefix("log.") })
@@ -878,7 +874,7 @@ private let testRules = """
 
                 """, dir, "frac.jsonl")
             let run = cli([log, "--format", "json"])
-            let report = try json(run.out)
+            let report = try jsonObject(run.out)
             let outcomes = try #require(report["outcomes"] as? [String: Any])
             #expect(outcomes["delayed"] as? Int == 1, "\(outcomes)")
             #expect(outcomes["normal"] as? Int == 0, "\(outcomes)")
@@ -1004,7 +1000,7 @@ private let testRules = """
             let missing = dir + "/missing.jsonl"
             let run = cli([log, missing, "--format", "json"])
             #expect(run.code == 2)
-            let report = try json(run.out)
+            let report = try jsonObject(run.out)
             #expect(report["verdict"] as? String == "incomplete")
             #expect(report["complete"] as? Bool == false)
             let junit = cli([log, missing, "--format", "junit"])
@@ -1089,7 +1085,7 @@ extension ReviewedSemanticsTests {
                     message: "secret at {file}:{line} ({path})"
                 """, dir, "r.yaml")
             let run = cli([log, "--rules", rules, "--format", "json"])
-            let report = try json(run.out)
+            let report = try jsonObject(run.out)
             let bad = try #require((try entry(report, "t.bad")["violations"] as? [[String: Any]])?.first)
             #expect((bad["message"] as? String)?.hasPrefix("bad line \(log):1: not valid JSON") == true, "\(bad)")
             let secret = try #require((try entry(report, "t.secret")["violations"] as? [[String: Any]])?.first)
@@ -1107,10 +1103,10 @@ extension ReviewedSemanticsTests {
                 {"t":5,"ev":"ws.connect_failed","gen":1,"error":"NSURLErrorDomain:-1004"}
 
                 """, dir, "a.jsonl")
-            let all = try json(cli([log, "--format", "json"]).out)
+            let all = try jsonObject(cli([log, "--format", "json"]).out)
             let only = cli([log, "--only", "ws.single-close", "--format", "json"])
             #expect(only.code == 0, "\(only.err)")
-            let report = try json(only.out)
+            let report = try jsonObject(only.out)
             #expect(try ruleIDs(report) == ["ws.single-close"])
             let outcomes = try #require(report["outcomes"] as? [String: Int])
             #expect(outcomes == (all["outcomes"] as? [String: Int]))
@@ -1138,7 +1134,7 @@ extension ReviewedSemanticsTests {
                     expect: "src == 'dev1' and session == 's1'"
                     message: "{src} in {session ?? 'no session'}"
                 """, dir, "r.yaml")
-            let report = try json(cli([log, "--rules", rules, "--format", "json"]).out)
+            let report = try jsonObject(cli([log, "--rules", rules, "--format", "json"]).out)
             let violations = try #require(try entry(report, "t.src")["violations"] as? [[String: Any]])
             #expect(violations.compactMap { $0["line"] as? Int } == [2])
             #expect(violations.first?["message"] as? String == "dev2 in no session")
@@ -1167,7 +1163,7 @@ extension ReviewedSemanticsTests {
                 """, dir, "a.jsonl")
             let run = cli([log, "--only", "ws.generation-increases", "--format", "json"])
             #expect(run.code == code, "\(run.err)")
-            let rule = try entry(try json(run.out), "ws.generation-increases")
+            let rule = try entry(try jsonObject(run.out), "ws.generation-increases")
             let violations = try #require(rule["violations"] as? [[String: Any]])
             #expect(violations.compactMap { $0["line"] as? Int } == (code == 1 ? [3] : []))
             if code == 1 {
@@ -1190,7 +1186,7 @@ extension ReviewedSemanticsTests {
             let log = try write(Self.twoLive, dir, "a.jsonl")
             let run = cli([log, "--only", "ws.single-live-connection", "--format", "json"])
             #expect(run.code == 1, "\(run.err)")
-            let report = try json(run.out)
+            let report = try jsonObject(run.out)
             #expect((report["inputs"] as? [String: Any])?["generations"] as? Int == 2)
             let rule = try entry(report, "ws.single-live-connection")
             let violations = try #require(rule["violations"] as? [[String: Any]])

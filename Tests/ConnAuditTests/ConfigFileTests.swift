@@ -47,10 +47,8 @@ struct ConfigFileTests {
         // No PATH on the command line: the config's; its rule on top of the built-in pack.
         let run = try Self.run([], in: dir + "/sub/deeper")
         #expect(run.code == 1, "\(run.err)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
-        let rules = (report["rules"] as? [[String: Any]] ?? []).reduce(into: [String: String]()) {
-            $0[$1["id"] as! String] = $1["status"] as? String
-        }
+        let report = try jsonObject(run.out)
+        let rules = try ruleStatuses(run.out)
         #expect(rules["team.connect-has-url"] == "fail")
         #expect(rules["ws.close-has-reason"] == "fail")
         #expect(rules.count == RuleLoader.builtin().rules.count + 1)

@@ -47,9 +47,6 @@ private final class Captured: @unchecked Sendable {
 
 private func cli(_ arguments: [String]) -> CommandLineRun { CommandLineRun(arguments) }
 
-private func json(_ text: String) throws -> [String: Any] {
-    try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not JSON: \(text.prefix(300))")
-}
 
 /// The `file` of each violation of `rule` in a JSON report.
 private func violationFiles(_ report: [String: Any], _ rule: String) throws -> [String] {
@@ -138,7 +135,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             let run = cli([dir + "/logs", "--format", "json"])
             #expect(run.err == "")
             #expect(run.code == 1, "\(run.err)")
-            let report = try json(run.out)
+            let report = try jsonObject(run.out)
             let inputs = try #require(report["inputs"] as? [String: Any])
             #expect(inputs["files"] as? Int == 2)
             #expect(inputs["events"] as? Int == 2)
@@ -161,7 +158,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             let err = try String(contentsOfFile: report + ".err", encoding: .utf8)
             #expect(err == "")
             #expect(code == 1, "\(err)")
-            let parsed = try json(String(contentsOfFile: report, encoding: .utf8))
+            let parsed = try jsonObject(String(contentsOfFile: report, encoding: .utf8))
             let inputs = try #require(parsed["inputs"] as? [String: Any])
             #expect(inputs["files"] as? Int == 3)
             #expect(inputs["events"] as? Int == 3)
@@ -171,7 +168,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             let captured = Captured()
             let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
             #expect(CommandLineTool.run(argv: [file, Array("--format".utf8), Array("json".utf8)], console: console) == 1)
-            #expect(try violationFiles(json(captured.out), "ws.close-has-reason") == [dir + #"/c\x{FE}\x{FF}.txt"#])
+            #expect(try violationFiles(jsonObject(captured.out), "ws.close-has-reason") == [dir + #"/c\x{FE}\x{FF}.txt"#])
             // A missing one is named the same way.
             let missing = Array((dir + "/gone").utf8) + [0xFF]
             let gone = Captured()
@@ -192,7 +189,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             #expect(junit.out.contains(names[0] + ":1"), "\(junit.out)")
             let github = cli([dir + "/logs", "--format", "github"])
             #expect(github.out.contains("file=" + names[0] + ",line=1,"), "\(github.out)")
-            let sarif = try json(cli([dir + "/logs", "--format", "sarif"]).out)
+            let sarif = try jsonObject(cli([dir + "/logs", "--format", "sarif"]).out)
             let runs = try #require(sarif["runs"] as? [[String: Any]])
             let results = try #require(runs.first?["results"] as? [[String: Any]])
             let uris = results.compactMap {
@@ -204,7 +201,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             let timeline = cli(["timeline", dir + "/logs", "--format", "text"])
             #expect(timeline.code == 0, "\(timeline.err)")
             #expect(timeline.out.contains(#"a\x{FF}.jsonl:1"#), "\(timeline.out)")
-            let timelineJSON = try json(cli(["timeline", dir + "/logs", "--format", "json"]).out)
+            let timelineJSON = try jsonObject(cli(["timeline", dir + "/logs", "--format", "json"]).out)
             let sections = try #require(timelineJSON["sections"] as? [[String: Any]])
             let files = sections.flatMap { ($0["entries"] as? [[String: Any]] ?? []).compactMap { $0["file"] as? String } }
             #expect(Set(files) == Set(names), "\(files)")
@@ -231,7 +228,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             let brace = try #require(text.range(of: "\n{\n"))
             #expect(text[..<brace.lowerBound].contains("verdict: FAIL"))
             #expect(text.hasPrefix("conn-audit "), "\(text.prefix(200))")
-            let report = try json("{\n" + text[brace.upperBound...])
+            let report = try jsonObject("{\n" + text[brace.upperBound...])
             #expect(report["verdict"] as? String == "fail")
         }
     }

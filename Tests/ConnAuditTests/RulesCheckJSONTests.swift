@@ -8,14 +8,10 @@ import Testing
 struct RulesCheckJSONTests {
     static let pack = Repository.path("rules")
 
-    static func object(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-    }
-
     @Test func aValidPackIsValidWithItsRulesCounted() throws {
         let run = CommandLineRun(["rules", "--rules", Self.pack, "--check", "--format", "json"])
         #expect(run.code == 0)
-        let doc = try Self.object(run.out)
+        let doc = try jsonObject(run.out)
         #expect(doc["schema"] as? String == "conn-audit/rules-check" && doc["version"] as? Int == 1)
         #expect(doc["valid"] as? Bool == true)
         let count = try #require(doc["rules"] as? Int)
@@ -43,7 +39,7 @@ struct RulesCheckJSONTests {
         let text = CommandLineRun(["rules", "--rules", file, "--check"])
         #expect(json.code == 2 && text.code == 2)
         #expect(json.err.isEmpty)
-        let doc = try Self.object(json.out)
+        let doc = try jsonObject(json.out)
         #expect(doc["valid"] as? Bool == false && doc["rules"] as? Int == 0)
         let diagnostics = try #require(doc["diagnostics"] as? [[String: Any]])
         #expect(diagnostics.count == doc["errors"] as? Int)

@@ -32,11 +32,7 @@ struct SuppressionsTests {
         return (run, dir)
     }
 
-    static func rule(_ json: String, _ id: String = "ws.close-has-reason") throws -> [String: Any] {
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        let rules = try #require(report["rules"] as? [[String: Any]])
-        return try #require(rules.first { $0["id"] as? String == id })
-    }
+    static func rule(_ json: String) throws -> [String: Any] { try ruleEntry(json, "ws.close-has-reason") }
 
     @Test func withoutSuppressionsBothClosesFail() throws {
         let dir = try makeTemporaryDirectory(["up.jsonl": Self.upload()])
@@ -139,7 +135,7 @@ struct SuppressionsTests {
                 expires: 2999-01-01
             """ + "\n", format: "sarif")
         defer { removeTemporaryDirectory(dir) }
-        let sarif = try #require(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        let sarif = try jsonObject(run.out)
         let results = try #require(((sarif["runs"] as? [[String: Any]])?.first?["results"]) as? [[String: Any]])
         #expect(results.count == 2)
         let suppressed = results.filter { $0["suppressions"] != nil }
@@ -149,7 +145,7 @@ struct SuppressionsTests {
         // Fingerprints do not move when a suppression takes some violations aside.
         let plain = CommandLineRun([dir + "/up.jsonl", "--no-config", "--only", "ws.close-has-reason", "-f", "sarif"])
         func fingerprints(_ text: String) throws -> Set<String> {
-            let s = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            let s = try jsonObject(text)
             let r = try #require(((s["runs"] as? [[String: Any]])?.first?["results"]) as? [[String: Any]])
             return Set(r.compactMap { ($0["partialFingerprints"] as? [String: String])?.values.first })
         }

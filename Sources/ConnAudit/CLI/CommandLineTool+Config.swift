@@ -1,8 +1,5 @@
 /// The config file in a command: found or named, laid beneath the command line, and shown.
 extension CommandLineTool {
-    /// The options the parser also reads under their former names.
-    static let formerOptions: [ArgumentParser.Option] = formerNames.keys.sorted().map { .init(name: $0, kind: .value) }
-
     /// What a command runs with once its config file is read.
     struct Settings {
         var config: RunConfig?
@@ -57,8 +54,10 @@ extension CommandLineTool {
         settings.extendsBuiltin ? try loadRules(for: p, settings) : try loadRules(p.all("--rules"))
     }
 
-    /// `--show-config`: what is in force, as a config file (YAML) that reads back the same.
-    static func shownConfig(_ p: ArgumentParser, _ settings: Settings, suppressions: [Suppression]) -> String {
+    /// `--show-config`: what is in force, as a config file (YAML): read back from the same
+    /// directory, it puts the same settings in force.
+    static func shownConfig(_ p: ArgumentParser, _ settings: Settings) -> String {
+        let suppressions = settings.config?.suppressions ?? []
         // Printed: a token written in the file is redacted (the reason already is, when loaded).
         func q(_ s: String) -> String { Value.jsonString(SecretRedaction.text(s)) }
         func list(_ items: [String]) -> String { "[" + items.map(q).joined(separator: ", ") + "]" }

@@ -16,15 +16,21 @@ extension CommandLineTool {
         .init(name: "--report", kind: .value, repeatable: true),
         .init(name: "--write-exact-baseline", kind: .value),
         .init(name: "--use", kind: .value),
+        .init(name: "--show-config", kind: .flag),
+    ] + everyCommandTakes
+
+    /// The config file's options and `--help`, which every command takes.
+    static let everyCommandTakes: [ArgumentParser.Option] = [
         .init(name: "--config", kind: .value),
         .init(name: "--no-config", kind: .flag),
-        .init(name: "--show-config", kind: .flag),
         .init(name: "--help", kind: .flag),
     ]
 
     /// Options read under their former names (see ``ArgumentParser/alias(_:as:)``); not offered
     /// by completions.
     static let formerNames = ["--baseline": "--exact-baseline", "--write-baseline": "--write-exact-baseline"]
+    /// The same as the parser's table entries.
+    static let formerOptions: [ArgumentParser.Option] = formerNames.keys.sorted().map { .init(name: $0, kind: .value) }
 
     static let timelineOptions: [ArgumentParser.Option] = [
         .init(name: "--rules", kind: .value, repeatable: true),
@@ -40,10 +46,7 @@ extension CommandLineTool {
         .init(name: "--jobs", kind: .value),
         .init(name: "--max-expansion", kind: .value),
         .init(name: "--color", kind: .value),
-        .init(name: "--config", kind: .value),
-        .init(name: "--no-config", kind: .flag),
-        .init(name: "--help", kind: .flag),
-    ]
+    ] + everyCommandTakes
 
     static let rulesOptions: [ArgumentParser.Option] = [
         .init(name: "--rules", kind: .value, repeatable: true),
@@ -52,10 +55,7 @@ extension CommandLineTool {
         .init(name: "--explain", kind: .value),
         .init(name: "--test", kind: .flag),
         .init(name: "--format", kind: .value),
-        .init(name: "--config", kind: .value),
-        .init(name: "--no-config", kind: .flag),
-        .init(name: "--help", kind: .flag),
-    ]
+    ] + everyCommandTakes
 
     /// The option table of `command` (`check` for any other name).
     static func options(of command: String) -> [ArgumentParser.Option] {

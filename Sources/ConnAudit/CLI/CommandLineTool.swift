@@ -138,10 +138,6 @@ public enum CommandLineTool {
             return 0
         }
         let settings = try Self.applyConfig(&p)
-        if p.has("--show-config") {
-            console.out(Self.shownConfig(p, settings, suppressions: settings.config?.suppressions ?? []))
-            return 0
-        }
         guard let use = RunUse(rawValue: p.value("--use") ?? RunUse.corpus.rawValue) else {
             throw UsageError("--use must be corpus (a soak or fleet corpus) or gate (one upload), not '\(p.value("--use")!)'")
         }
@@ -167,6 +163,11 @@ public enum CommandLineTool {
         let jobs = try Self.jobs(p)
         let opener = try Self.opener(p)
         let colorMode = try Self.colorMode(p)
+        // What is in force, once every value in it is known to be valid.
+        if p.has("--show-config") {
+            console.out(Self.shownConfig(p, settings))
+            return 0
+        }
         guard !p.positionals.isEmpty else { throw UsageError("no PATH given: name log files, directories, or - for standard input") }
         if p.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) given more than once") }
 

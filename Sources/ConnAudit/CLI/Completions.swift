@@ -35,7 +35,7 @@ enum Completions {
     static var ruleIDs: [String] { RuleLoader.builtin().rules.map(\.id).sorted() }
 
     static let commands = CommandLineTool.commands + ["help", "completions"]
-    static let failOn = ["error", "warning", "info", "never"]
+    static let failOn = AuditReport.FailOn.allCases.map(\.rawValue)
     static let colors = ["auto", "always", "never"]
     static let uses = RunUse.allCases.map(\.rawValue)
     /// Options whose value is a file.

@@ -37,27 +37,19 @@ struct ConfigReader {
             case "only": config.only = texts(v, key)
             case "skip": config.skip = texts(v, key)
             case "params":
-                guard let items = v.mappingPairs else {
-                    error(v, "params is a mapping of NAME or RULE_ID.NAME to a value")
-                    continue
-                }
-                for item in items {
+                for item in mapping(v, "params is a mapping of NAME or RULE_ID.NAME to a value") {
                     guard let name = item.key.scalar, let value = item.value.scalar else {
                         error(item.value, "a param's value is one scalar (a number, true/false or text)")
                         continue
                     }
                     config.params.append(name + "=" + value)
                 }
-            case "fail-on": config.failOn = choice(v, key, ["error", "warning", "info", "never"])
+            case "fail-on": config.failOn = choice(v, key, AuditReport.FailOn.allCases.map(\.rawValue))
             case "use": config.use = choice(v, key, RunUse.allCases.map(\.rawValue))
             case "format": config.format = choice(v, key, CommandLineTool.formats)
             case "output": config.output = text(v, key)
             case "reports":
-                guard let items = v.mappingPairs else {
-                    error(v, "reports is a mapping of FORMAT to FILE, such as junit: out/junit.xml")
-                    continue
-                }
-                for item in items {
+                for item in mapping(v, "reports is a mapping of FORMAT to FILE, such as junit: out/junit.xml") {
                     guard let format = choice(item.key, "a report's format", CommandLineTool.formats),
                           let file = text(item.value, format) else { continue }
                     config.reports.append(format + "=" + file)
@@ -97,9 +89,9 @@ struct ConfigReader {
                 continue
             }
             if key == "fields" {
-                guard let items = pair.value.mappingPairs, !items.isEmpty else {
-                    error(pair.value, "fields is a mapping of an event's field to a pattern, such as app_build: \"4.2.*\"")
-                    continue
+                let items = mapping(pair.value, "fields is a mapping of an event's field to a pattern, such as app_build: \"4.2.*\"")
+                if items.isEmpty, pair.value.mappingPairs != nil {
+                    error(pair.value, "fields names at least one field (leave it out to match any event)")
                 }
                 for item in items {
                     guard let name = item.key.scalar, !name.isEmpty, let pattern = item.value.scalar else {
@@ -140,7 +132,16 @@ struct ConfigReader {
                            expires: expires, origin: "\(path):\(node.line)")
     }
 
-    // MARK: - Scalars
+    // MARK: - Values
+
+    /// The pairs of a mapping; none, with `expected` as the error, for anything else.
+    private mutating func mapping(_ v: YamlNode, _ expected: String) -> [YamlPair] {
+        guard let pairs = v.mappingPairs else {
+            error(v, expected)
+            return []
+        }
+        return pairs
+    }
 
     private mutating func text(_ v: YamlNode, _ key: String) -> String? {
         guard let s = v.scalar, !v.isNull else {

@@ -9,16 +9,12 @@
 /// finding is always one line; messages are redacted upstream, and no raw log text is written.
 public enum ConciseReport {
     public static func render(_ report: AuditReport) -> String {
-        var out = ReportText()
-        render(report, &out)
-        return out.finish()
+        ReportText.made { render(report, &$0) }
     }
 
     /// The report handed to `flush` in pieces as it is written, never held whole.
     static func render(_ report: AuditReport, flush: @escaping (String) -> Void) {
-        var out = ReportText(flush: flush)
-        render(report, &out)
-        _ = out.finish()
+        _ = ReportText.made(flush: flush) { render(report, &$0) }
     }
 
     private static func render(_ report: AuditReport, _ out: inout ReportText) {

@@ -32,17 +32,13 @@
 /// U+FFFE, U+FFFF; not even as a character reference) shown the same way, `\u{1B}`, CR as `\r`.
 public enum JUnitReport {
     public static func render(_ report: AuditReport) -> String {
-        var out = ReportText()
-        render(report, &out)
-        return out.finish()
+        ReportText.made { render(report, &$0) }
     }
 
     /// The report handed to `flush` in pieces of about 1 MiB as it is written, never held whole
     /// (a rule's failure lists every violation: a million of them made four copies of the list).
     static func render(_ report: AuditReport, flush: @escaping (String) -> Void) {
-        var out = ReportText(flush: flush)
-        render(report, &out)
-        _ = out.finish()
+        _ = ReportText.made(flush: flush) { render(report, &$0) }
     }
 
     private static func render(_ report: AuditReport, _ out: inout ReportText) {

@@ -17,6 +17,14 @@ struct ReportText {
         }
     }
 
+    /// What `write` makes: the whole text without a `flush`; with one, handed over in pieces as
+    /// it is made, and the result is empty.
+    static func made(flush: ((String) -> Void)? = nil, _ write: (inout ReportText) -> Void) -> String {
+        var out = ReportText(flush: flush)
+        write(&out)
+        return out.finish()
+    }
+
     /// The whole text without a `flush`; with one, the rest is handed over and the result is empty.
     mutating func finish() -> String {
         guard let flush else { return text }

@@ -3,8 +3,8 @@
 /// Kept small: a run can hold millions (one per malformed line of a file that is not a log at
 /// all), so what every finding has — where, the message, the event's name — is stored inline (56
 /// bytes) and the rest, which a reader's finding on the corpus timeline does not have (a time, a
-/// source, a generation, context, event fields), in one box of 88 bytes, which names its source by a reference
-/// shared by the source's findings (a finding took 160 bytes before its message, whatever it had).
+/// source, a generation, context, event fields), in one box that is absent when empty and names
+/// its source by a reference shared by the source's findings.
 public struct Finding: Sendable {
     private var fileIndex: Int32
     private var lineNumber: Int
@@ -54,7 +54,8 @@ public struct Finding: Sendable {
     private static let noFile = Int32.min
     private static let noLine = Int.min
 
-    /// What not every finding has (64 bytes: optionals of their own would take more).
+    /// What not every finding has, its optionals kept as flags beside plain values (optionals of
+    /// their own would each take padding).
     private struct Parts: Sendable {
         private var tValue = 0.0
         private var genValue: UInt64 = 0
@@ -256,7 +257,7 @@ public struct AuditReport: Sendable {
     public var suppressions: Suppressions.Summary?
 
     /// `--fail-on`: the lowest severity whose violations fail the run.
-    public enum FailOn: String, Sendable {
+    public enum FailOn: String, Sendable, CaseIterable {
         case error, warning, info, never
 
         func fails(_ s: Severity) -> Bool {
