@@ -217,4 +217,19 @@ struct SuppressionsTests {
         #expect(run.err.contains(dir + "/config.yaml:" + expected), "\(run.err)")
         #expect(run.err.contains("error(s) in the config file \(dir)/config.yaml; no verdict"))
     }
+    /// A rule whose violations were all suppressed but which has a case it could not decide is
+    /// skipped in JUnit; the suppressed violations are still named beside the skip.
+    @Test func junitNamesSuppressedViolationsOfAnInconclusiveRule() throws {
+        let rule = try #require(RuleLoader.builtin().rules.first { $0.id == "ws.timeout-closes" })
+        var result = RuleResult(rule: rule, violations: [], inconclusive: [Finding(file: 0, line: 3, message: "undecided")])
+        result.suppressed = [Finding(file: 0, line: 9, message: "known one")]
+        result.suppressedBy = [0]
+        var stats = FileStats(path: "up.jsonl")
+        stats.lines = 9
+        stats.events = 9
+        let report = AuditReport(files: [stats], inputs: InputStats(), inputErrors: [], results: [result], failOn: .error)
+        let xml = JUnitReport.render(report)
+        #expect(xml.contains("<skipped message=\"inconclusive: 1 case could not be decided: undecided\">"), "\(xml)")
+        #expect(xml.contains("<system-out>1 violation suppressed as known issues:\nup.jsonl:9 known one</system-out>"), "\(xml)")
+    }
 }

@@ -109,7 +109,13 @@ public enum JUnitReport {
                 }
                 out += ">\n      <skipped message=\"\(attr(message))\">"
                 lines(r.inconclusive, paths, &out)
-                out += "</skipped>\n    </testcase>\n"
+                out += "</skipped>\n"
+                if !r.baselined.isEmpty || !r.suppressed.isEmpty {
+                    out += "      "
+                    acceptedNote(r, paths, &out)
+                    out += "\n"
+                }
+                out += "    </testcase>\n"
             case .notApplicable:
                 let message = "not applicable: " + (r.note ?? "the logs hold nothing this rule judges")
                 out += ">\n      <skipped message=\"\(attr(message))\"/>\n    </testcase>\n"
