@@ -50,5 +50,8 @@ struct GateUseTests {
         let run = CommandLineRun([Self.healthy, "--no-config", "--use", "soak"])
         #expect(run.code == 2)
         #expect(run.err.contains("--use must be corpus (a soak or fleet corpus) or gate (one upload), not 'soak'"))
+        // --show-config never prints a value the run would refuse.
+        let shown = CommandLineRun(["--no-config", "--use", "soak", "--show-config"])
+        #expect(shown.code == 2 && shown.out.isEmpty)
     }
 }
