@@ -233,4 +233,15 @@ struct ConfigFileTests {
         #expect(run.code == 2)
         #expect(run.err.contains("\(dir):1:1: error: the config file is a directory"), "\(run.err)")
     }
+    @Test func aFileParamTheRulesRefuseIsNamedAtItsPlace() throws {
+        let dir = try makeTemporaryDirectory(["c.yaml": "fail-on: error\nparams:\n  timeout_ms: soon\n", "up.jsonl": Self.badClose])
+        defer { removeTemporaryDirectory(dir) }
+        for command in [[dir + "/up.jsonl"], ["timeline", dir + "/up.jsonl"]] {
+            let run = CommandLineRun(command + ["--config", dir + "/c.yaml"])
+            #expect(run.code == 2)
+            #expect(run.err.contains("\(dir)/c.yaml:3:15: error: param timeout_ms=soon: "), "\(run.err)")
+            #expect(run.err.contains("needs a number here"), "\(run.err)")
+            #expect(!run.err.contains("--param"), "\(run.err)")
+        }
+    }
 }

@@ -48,6 +48,22 @@ extension CommandLineTool {
         return set
     }
 
+    /// Checks each param the config file gave against `rules`: one they refuse is an error at its
+    /// place in the file (it was never typed as a `--param`).
+    static func checkFileParams(_ p: ArgumentParser, _ settings: Settings, rules: [Rule]) throws {
+        guard let config = settings.config else { return }
+        for item in p.all("--param") where p.fileParams.contains(item) {
+            do {
+                _ = try parseParams([item], rules: rules)
+            } catch {
+                let place = config.paramPlaces[item] ?? (1, 1)
+                let message = error.message.hasPrefix("--param ") ? String(error.message.dropFirst(8)) : error.message
+                throw ConfigError(path: config.path, diagnostics: [Diagnostic(
+                    path: config.path, line: place.line, column: place.column, message: "param " + message, in: config.text)])
+            }
+        }
+    }
+
     /// The rules `rules --list/--check/--test/--explain` speak of: `--rules` alone (without the
     /// reader rules a run adds), or the config's on top of the built-in pack.
     static func loadRulesOfCommand(_ p: ArgumentParser, _ settings: Settings) throws(DiagnosticList) -> RuleSet {

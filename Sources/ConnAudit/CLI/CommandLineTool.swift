@@ -193,6 +193,7 @@ public enum CommandLineTool {
         // A param of the config file that no selected rule has is left out (the file serves
         // runs with any --only); one given on the command line is an error.
         p.dropFileParams { item in !Self.someRule(ruleSet.rules, hasParam: String(item.prefix { $0 != "=" })) }
+        try Self.checkFileParams(p, settings, rules: ruleSet.rules)
         let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
         // The outcome counts are a fact of the corpus, reported whatever rules are selected: a
         // classify rule left out by --only/--skip still runs, unreported, for them.
@@ -444,6 +445,8 @@ public enum CommandLineTool {
         let opener = try Self.opener(p)
         let colorMode = try Self.colorMode(p)
         var ruleSet = try loadRules(for: p, settings)
+        p.dropFileParams { item in !Self.someRule(ruleSet.rules, hasParam: String(item.prefix { $0 != "=" })) }
+        try Self.checkFileParams(p, settings, rules: ruleSet.rules)
         let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
         if !overrides.isEmpty {
             // The builder runs the rules itself; bake the overrides into their params.

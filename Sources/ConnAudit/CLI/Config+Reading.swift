@@ -43,6 +43,7 @@ struct ConfigReader {
                         continue
                     }
                     config.params.append(name + "=" + value)
+                    config.paramPlaces[name + "=" + value] = (item.value.line, item.value.column)
                 }
             case "fail-on": config.failOn = choice(v, key, AuditReport.FailOn.allCases.map(\.rawValue))
             case "use": config.use = choice(v, key, RunUse.allCases.map(\.rawValue))

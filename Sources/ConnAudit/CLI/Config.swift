@@ -28,8 +28,9 @@ struct RunConfig {
     var rules: [String] = []
     var only: [String] = []
     var skip: [String] = []
-    /// `NAME=VALUE` texts, as `--param` takes them.
+    /// `NAME=VALUE` texts, as `--param` takes them, and where each was written (`line`, `column`).
     var params: [String] = []
+    var paramPlaces: [String: (line: Int, column: Int)] = [:]
     var failOn: String?
     var use: String?
     var format: String?
@@ -39,6 +40,8 @@ struct RunConfig {
     var exactBaseline: String?
     var jobs: String?
     var suppressions: [Suppression] = []
+    /// The file's text, for the line a diagnostic shows.
+    var text = ""
 
     static let fileName = ".conn-audit.yaml"
     /// The keys a config file may hold.
@@ -106,6 +109,7 @@ struct RunConfig {
         }
         var reader = ConfigReader(path: path, text: text)
         var config = RunConfig(path: path, base: base)
+        config.text = text
         guard documents.count <= 1 else {
             throw ConfigError(path: path, diagnostics: [reader.diagnostic(documents[1], "a config file holds one YAML document")])
         }
