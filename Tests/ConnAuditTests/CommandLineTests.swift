@@ -330,7 +330,7 @@ private let testRules = """
             #expect(report["complete"] as? Bool == false)
             let text = cli([bad, missing, "--rules", rules])
             #expect(text.out.contains("verdict: FAIL"))
-            #expect(text.out.contains("1 input(s) could not be read"))
+            #expect(text.out.contains("; 1 input could not be read\n"), "\(text.out)")
 
             let clean = cli([good, missing, "--rules", rules, "--format", "json"])
             #expect(clean.code == 2)

@@ -31,6 +31,15 @@ struct GateUseTests {
         #expect(junit.out.contains("<skipped message=\"not applicable: \(AuditReport.gateNote)\"/>"), "\(junit.out)")
     }
 
+    @Test func theSummaryLinesCountTheRuleNotApplicable() {
+        for format in ["concise", "github"] {
+            let gate = CommandLineRun([Self.healthy, "--no-config", "--use", "gate", "-f", format])
+            let last = gate.out.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(last.hasPrefix("conn-audit: 0 rules failed, "), "\(last)")
+            #expect(last.hasSuffix(" passed, 0 inconclusive, 1 not applicable — verdict PASS"), "\(last)")
+        }
+    }
+
     @Test func aGateStillJudgesEveryOtherRule() throws {
         let samples = Repository.samples
         let corpus = CommandLineRun([samples, "--no-config", "-f", "json"])

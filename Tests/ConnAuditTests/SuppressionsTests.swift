@@ -167,6 +167,12 @@ struct SuppressionsTests {
                                      "-f", "github"])
         #expect(!github.out.contains("::error"))
         #expect(github.out.contains("conn-audit: 2 violations suppressed as known issues"), "\(github.out)")
+        for run in [github, CommandLineRun([dir + "/up.jsonl", "--config", dir + "/config.yaml", "--only",
+                                            "ws.close-has-reason", "-f", "concise"])] {
+            let last = run.out.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(last == "conn-audit: 0 rules failed, 1 passed, 0 inconclusive; 2 violations suppressed — verdict PASS",
+                    "\(run.out)")
+        }
     }
 
     @Test func aSuppressionOfNoLoadedRuleIsAUsageError() throws {

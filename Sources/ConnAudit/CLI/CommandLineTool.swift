@@ -262,7 +262,8 @@ public enum CommandLineTool {
             report.inputErrors.append(InputError(
                 path: p.shownPositionals.joined(separator: ", "),
                 reason: "no event in \(n == 0 ? "it (no line at all)" : "its \(n) line\(n == 1 ? "" : "s")"): "
-                    + "nothing was judged"))
+                    + "nothing was judged",
+                heldNoEvent: true))
         }
 
         if !p.has("--quiet") || p.has("--output") {
@@ -274,7 +275,7 @@ public enum CommandLineTool {
             try Self.emit(report, format: extra.format, color: colorMode == "always", to: extra.path, console: console)
         }
         // Unreadable inputs are named on standard error whatever the format, for CI logs.
-        for e in report.inputErrors { console.err("conn-audit: error: could not read \(e.path): \(e.reason)\n") }
+        for e in report.inputErrors { console.err("conn-audit: error: \(e.headline())\n") }
         return report.exitCode
     }
 

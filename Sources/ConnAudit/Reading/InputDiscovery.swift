@@ -93,10 +93,20 @@ public struct InputFile: Sendable, Hashable {
 public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     public var path: String
     public var reason: String
+    /// The input was read, but held no event: nothing failed to read, and nothing was judged.
+    public var heldNoEvent = false
 
-    public init(path: String, reason: String) {
+    public init(path: String, reason: String, heldNoEvent: Bool = false) {
         self.path = path
         self.reason = reason
+        self.heldNoEvent = heldNoEvent
+    }
+
+    /// How reports name it: `could not read PATH: REASON`, or `PATH: REASON` for an input that
+    /// held no event. `shownPath` is the path as the report escapes it.
+    public func headline(shownPath: String? = nil) -> String {
+        let shown = shownPath ?? path
+        return heldNoEvent ? "\(shown): \(reason)" : "could not read \(shown): \(reason)"
     }
 
     /// An error whose reason is `strerror(code)` in lowercase.

@@ -1,7 +1,8 @@
 /// `--format concise`: one line per finding, `PATH:LINE: RULE_ID: MESSAGE`, the form compilers and
 /// linters print (`ruff --output-format concise`), for editors, `grep` and people at a desk.
 ///
-/// In report order: inputs that could not be read (`PATH: conn-audit: could not read: REASON`),
+/// In report order: inputs that could not be read (`PATH: conn-audit: could not read: REASON`;
+/// one that held no event `PATH: conn-audit: REASON`),
 /// then each rule's violations, then its inconclusive cases (`… RULE_ID: inconclusive: …`). A
 /// finding without a line leaves it out (`PATH: RULE_ID: …`); one without a file starts at the
 /// rule. Every finding is listed. The last line is the summary the GitHub format ends with, its
@@ -21,7 +22,8 @@ public enum ConciseReport {
         precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
         let paths = report.filePaths
         for e in report.inputErrors {
-            out += "\(e.path.visibleControls): conn-audit: could not read: \(e.reason.visibleControls)\n"
+            let what = e.heldNoEvent ? "" : "could not read: "
+            out += "\(e.path.visibleControls): conn-audit: \(what)\(e.reason.visibleControls)\n"
         }
         for r in report.results {
             for f in r.violations { out += line(f, r.rule.id, "", paths) }

@@ -46,7 +46,7 @@ public enum GitHubReport {
             if left[.error, default: 0] > 0 {
                 left[.error, default: 0] -= 1
                 out += Annotation(level: .error, file: nil, line: nil, title: "conn-audit",
-                                  message: "could not read \(e.path): \(e.reason)").command + "\n"
+                                  message: e.headline()).command + "\n"
             } else {
                 omit("unreadable inputs", 1)
             }

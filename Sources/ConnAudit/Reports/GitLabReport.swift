@@ -20,7 +20,7 @@ public enum GitLabReport {
         var w = JSONWriter(flush: flush)
         w.beginArray()
         for e in report.inputErrors {
-            issue(&w, check: "conn-audit", message: "could not read \(e.path): \(e.reason)",
+            issue(&w, check: "conn-audit", message: e.headline(),
                   fingerprint: Fingerprint.hex(Fingerprint.fnv1a64("conn-audit\u{1F}input\u{1F}" + e.path)),
                   severity: "blocker", path: e.path, line: 1)
         }

@@ -123,9 +123,8 @@ public enum JUnitReport {
         }
 
         if hasInputCase {
-            let n = report.inputErrors.count
-            let message = "\(count(n, "input")) could not be read: the verdict is incomplete"
-            let body = report.inputErrors.map { "could not read \($0.path.visibleControls): \($0.reason)" }.joined(separator: "\n")
+            let message = report.inputErrorsPhrase + ": the verdict is incomplete"
+            let body = report.inputErrors.map { $0.headline(shownPath: $0.path.visibleControls) }.joined(separator: "\n")
             out += "    <testcase classname=\"conn-audit\" name=\"inputs\" time=\"0\">\n"
             out += "      <error message=\"\(attr(message))\" type=\"input\">\(text(body))</error>\n"
             out += "    </testcase>\n"

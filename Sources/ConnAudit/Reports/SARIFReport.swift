@@ -94,7 +94,7 @@ public enum SARIFReport {
                 w.beginObject()
                 w.key("level", "error")
                 w.beginObject("message")
-                w.key("text", "could not read \(e.path): \(e.reason)")
+                w.key("text", e.headline())
                 w.endObject()
                 w.endObject()
             }

@@ -38,7 +38,7 @@ public struct TextReport {
             : red("ACCOUNTING MISMATCH: ") + report.files.filter { $0.lines != $0.events + $0.malformed + $0.blank }
                 .map { "\($0.path): \($0.lines) lines != \($0.events) + \($0.malformed) + \($0.blank)" }.joined(separator: "; ") + "\n"
         for e in report.inputErrors {
-            out += red("error: ") + "could not read \(e.path.visibleControls): \(e.reason)\n"
+            out += red("error: ") + e.headline(shownPath: e.path.visibleControls) + "\n"
         }
 
         let failed = report.results.filter { $0.status == .fail }
@@ -99,12 +99,12 @@ public struct TextReport {
         out += "\nrules: \(report.count(.pass)) passed, \(report.count(.fail)) failed, \(report.count(.inconclusive)) inconclusive"
         let na = report.count(.notApplicable)
         out += na > 0 ? ", \(na) not applicable\n" : "\n"
-        let unread = report.inputErrors.isEmpty ? "" : "; \(report.inputErrors.count) input(s) could not be read"
+        let unread = report.inputErrors.isEmpty ? "" : "; " + report.inputErrorsPhrase
         if report.verdictFails {
             let n = report.results.filter { $0.status == .fail && report.failOn.fails($0.rule.severity) }.count
             out += red("verdict: FAIL") + " — \(n) rule\(n == 1 ? "" : "s") with violations at --fail-on \(report.failOn.rawValue)\(unread)\n"
         } else if !report.inputErrors.isEmpty {
-            out += red("verdict: INCOMPLETE") + " — \(report.inputErrors.count) input(s) could not be read\n"
+            out += red("verdict: INCOMPLETE") + " — " + report.inputErrorsPhrase + "\n"
         } else {
             out += green("verdict: PASS") + (failed.isEmpty ? "" : " — violations below --fail-on \(report.failOn.rawValue) only") + "\n"
         }
