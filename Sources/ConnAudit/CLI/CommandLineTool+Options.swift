@@ -11,6 +11,7 @@ extension CommandLineTool {
         .init(name: "--jobs", kind: .value),
         .init(name: "--max-expansion", kind: .value),
         .init(name: "--color", kind: .value),
+        .init(name: "--progress", kind: .value),
         .init(name: "--quiet", kind: .flag),
         .init(name: "--exact-baseline", kind: .value),
         .init(name: "--report", kind: .value, repeatable: true),

@@ -17,13 +17,19 @@ public struct Console {
     /// Whether the environment lets `--color auto` colour a terminal: not when `NO_COLOR` is set
     /// to anything but the empty text (no-color.org), nor when `TERM` is `dumb`.
     public var colorAllowed: Bool
+    /// Whether standard error is a terminal (for `--progress auto`).
+    public var errIsTerminal: Bool
+    /// Whether that terminal erases a line on `ESC [ K` (not when `TERM` is `dumb`).
+    public var erasesLines: Bool
 
     public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, isTerminal: Bool,
-                colorAllowed: Bool = true) {
+                colorAllowed: Bool = true, errIsTerminal: Bool = false, erasesLines: Bool = true) {
         self.out = out
         self.err = err
         self.isTerminal = isTerminal
         self.colorAllowed = colorAllowed
+        self.errIsTerminal = errIsTerminal
+        self.erasesLines = erasesLines
     }
 
     /// ``colorAllowed`` for these values of `NO_COLOR` and `TERM` (nil: not set).
@@ -39,7 +45,9 @@ public struct Console {
             err: { s in fputs(s, stderr) },
             isTerminal: isatty(1) != 0,
             colorAllowed: colorAllowed(noColor: getenv("NO_COLOR").map { String(cString: $0) },
-                                       term: getenv("TERM").map { String(cString: $0) }))
+                                       term: getenv("TERM").map { String(cString: $0) }),
+            errIsTerminal: isatty(2) != 0,
+            erasesLines: getenv("TERM").map { String(cString: $0) } != "dumb")
     }
 }
 
@@ -163,6 +171,7 @@ public enum CommandLineTool {
         let jobs = try Self.jobs(p)
         let opener = try Self.opener(p)
         let colorMode = try Self.colorMode(p)
+        let progressMode = try Self.progressMode(p)
         // What is in force, once every value in it is known to be valid.
         if p.has("--show-config") {
             console.out(Self.shownConfig(p, settings))
@@ -219,8 +228,12 @@ public enum CommandLineTool {
         let listsAll = ([format] + extraReports.map(\.format)).contains { !["text", "github"].contains($0) }
             || p.has("--exact-baseline") || p.has("--write-exact-baseline") || !suppressions.entries.isEmpty
         let keep = listsAll ? nil : max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
-        let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep, opener: opener)
+        let progress = Self.progressLine(progressMode, files: found.files, console: console)
+        let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep,
+                              progress: progress?.progress, opener: opener)
+        progress?.line.start()
         var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
+        progress?.line.stop()
         if !background.isEmpty {
             report.backgroundLabels = report.results.filter { background.contains($0.rule.id) }.compactMap(\.labels)
             report.results.removeAll { background.contains($0.rule.id) }

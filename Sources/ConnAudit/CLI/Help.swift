@@ -85,6 +85,11 @@ enum Help {
       --color auto|always|never
                             colour in the text report (default auto: only on a terminal,
                             and not when NO_COLOR is set or TERM is dumb)
+      --progress auto|always|never
+                            a progress line on standard error: bytes, files, events/s, time
+                            left (default auto: only when standard error is a terminal, from
+                            one second on, erased at the end; always: also into a log, every
+                            5 s and a last line with what was read)
       --quiet               print nothing; the exit status tells the verdict
       --use corpus|gate     what the run judges (default corpus: a soak or fleet corpus). gate:
                             one upload, where corpus coverage (ws.required-outcomes) is not

@@ -35,6 +35,10 @@ final class FileReader {
     /// `$secret` pseudo-events of the line just read.
     private(set) var secrets: [Event] = []
     private(set) var stats: FileStats
+    /// Where the events read are counted, ``RunProgress/eventStep`` lines at a time.
+    var progress: RunProgress?
+    /// Events already added to ``progress``.
+    private var eventsCounted = 0
 
     init(index: Int32, path: String, source: any ByteSource, wantedFields: Set<String>?) {
         self.index = index
@@ -57,6 +61,7 @@ final class FileReader {
             guard let r = try lines.next() else {
                 stats.bytes = lines.bytesRead
                 stats.compressed = lines.isCompressed
+                countProgress()
                 return nil
             }
             raw = r
@@ -64,9 +69,11 @@ final class FileReader {
             stats.error = error
             stats.bytes = lines.bytesRead
             stats.compressed = lines.isCompressed
+            countProgress()
             return nil
         }
         stats.lines += 1
+        if stats.lines & (RunProgress.eventStep - 1) == 0 { countProgress() }
         if let length = raw.tooLong {
             stats.malformed += 1
             // Its secrets were found as it was skipped: the line is never held.
@@ -141,6 +148,20 @@ final class FileReader {
         previous = (key, parsed.t)
         previousExact = now.exact
         return .event(event, source: key, regression: regression)
+    }
+
+    /// Adds the events read since the last call to ``progress``.
+    private func countProgress() {
+        guard let progress else { return }
+        progress.add(events: stats.events - eventsCounted)
+        eventsCounted = stats.events
+    }
+
+    /// Takes back from ``progress`` the events this reader counted (its file is read again).
+    func abandonProgress() {
+        progress?.add(events: -eventsCounted)
+        eventsCounted = 0
+        progress = nil
     }
 
     /// A field for each redacted key but `t`, `ev` and `gen`: its hashed value, or `[redacted]`.

@@ -45,6 +45,8 @@ public final class Auditor: @unchecked Sendable {
     /// labels): the report lists no findings of theirs, and their evaluation costs a label
     /// per generation instead of a runner per rule.
     let judged: (@Sendable (SourceKey) -> Bool)?
+    /// Counts what pass 1 reads, for a progress line (nil: nothing is counted).
+    let progress: RunProgress?
 
     public init(rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
                 readAheadFrom: Int = 16 << 20,
@@ -52,7 +54,9 @@ public final class Auditor: @unchecked Sendable {
                 retireIdleAfter: Int = 256,
                 keepFindings: Int? = nil,
                 judged: (@Sendable (SourceKey) -> Bool)? = nil,
+                progress: RunProgress? = nil,
                 opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }) {
+        self.progress = progress
         self.keepFindings = keepFindings.map { max(1, $0) }
         self.judged = judged
         self.readAheadFrom = readAheadFrom
@@ -100,6 +104,7 @@ public final class Auditor: @unchecked Sendable {
             defer {
                 share.release()
                 corpusFeed.finish(file: i)
+                self.progress?.fileRead()
             }
             return self.scan(inputs[i], index: Int32(i), plan: plans[worker], spool: spool, workers: perFile, corpus: share)
         }
@@ -212,14 +217,23 @@ public final class Auditor: @unchecked Sendable {
     private func scan(_ input: InputFile, index: Int32, plan: EvaluationPlan, spool: Spool, workers: Int,
                       corpus: CorpusFeed.Share, readAhead: Bool = false) -> FileScan {
         var result = FileScan(stats: FileStats(path: input.path))
-        let source: any ByteSource
+        var source: any ByteSource
         do {
             source = spool.wrap(input, try opener(input))
         } catch {
             result.stats.error = error
             return result
         }
+        let counted = progress.map { CountedSource(source, progress: $0) }
+        if let counted { source = counted }
         let reader = FileReader(index: index, path: input.path, source: source, wantedFields: wanted)
+        reader.progress = progress
+        // A reading abandoned to start again takes back what it counted.
+        func restart() {
+            counted?.abandon()
+            reader.abandonProgress()
+            corpus.restart()
+        }
         let ends = endLines(of: input, index: index, always: readAhead)
         // Without a first pass every source of the file stays open to its end: past a few
         // thousand, the file is read again with one (a file of 100,000 one-line sources held
@@ -232,7 +246,7 @@ public final class Auditor: @unchecked Sendable {
                                              corpus: corpus) {
                 return scanned
             }
-            corpus.restart()
+            restart()
             return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus, readAhead: true)
         }
         var evaluators: [SourceKey: SourceEvaluator] = [:]
@@ -259,7 +273,7 @@ public final class Auditor: @unchecked Sendable {
                     continue
                 } else {
                     if mayRestart, evaluators.count >= Self.maxOpenSources {
-                        corpus.restart()
+                        restart()
                         return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus,
                                     readAhead: true)
                     }
@@ -317,6 +331,19 @@ public final class Auditor: @unchecked Sendable {
               withUnsafeMutableBytes(of: &tail, { pread(fd, $0.baseAddress, 4, off_t(onDisk - 4)) }) == 4
         else { return onDisk }
         return max(onDisk, Int(UInt32(littleEndian: tail)))
+    }
+
+    /// The total a ``RunProgress`` reads for `inputs`: each file's ``contentSize(of:onDisk:)``;
+    /// nil when one of them is standard input or cannot be looked at.
+    public static func progressTotal(of inputs: [InputFile]) -> Int? {
+        var total = 0
+        for input in inputs {
+            guard !input.isStdin else { return nil }
+            var info = stat()
+            guard InputFile.withCString(input.bytes, { stat($0, &info) }) == 0 else { return nil }
+            total += contentSize(of: input, onDisk: Int(info.st_size))
+        }
+        return total
     }
 
     /// For a large file that can be read again: the line of each source's last event.
