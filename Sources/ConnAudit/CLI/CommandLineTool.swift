@@ -224,12 +224,17 @@ public enum CommandLineTool {
         try Self.checkOutputs(outputs, inputs: found.files, baseline: p.value("--exact-baseline"))
         // The text and GitHub reports show the first findings of each rule and count the rest:
         // when they are all the run writes, only those are kept (memory then does not grow with
-        // the findings). The others, baselines and suppressions take every finding.
+        // the findings). The others and baselines take every finding. Suppressions then apply as
+        // violations are found, counting what they accept; else to the report, afterwards.
         let listsAll = ([format] + extraReports.map(\.format)).contains { !["text", "github"].contains($0) }
-            || p.has("--exact-baseline") || p.has("--write-exact-baseline") || !suppressions.entries.isEmpty
+            || p.has("--exact-baseline") || p.has("--write-exact-baseline")
         let keep = listsAll ? nil : max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
+        let today = Baseline.today()
+        let divert = keep == nil || suppressions.entries.isEmpty ? nil
+            : suppressions.filter(rules: ruleSet.rules.map(\.id), paths: Auditor.filePaths(of: found.files),
+                                  today: today)
         let progress = Self.progressLine(progressMode, files: found.files, console: console)
-        let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep,
+        let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep, divert: divert,
                               progress: progress?.progress, opener: opener)
         progress?.line.start()
         var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
@@ -240,7 +245,7 @@ public enum CommandLineTool {
         }
         if use == .gate { report.judgeAsGate() }
         if !suppressions.entries.isEmpty {
-            let summary = suppressions.apply(to: &report, today: Baseline.today())
+            let summary = suppressions.apply(to: &report, today: today)
             report.suppressions = summary
             for i in summary.expired {
                 let e = summary.entries[i]
@@ -263,7 +268,7 @@ public enum CommandLineTool {
             }
         }
         if let path = p.value("--exact-baseline"), let baseline = applied {
-            report.baseline = baseline.apply(to: &report, path: path, today: Baseline.today())
+            report.baseline = baseline.apply(to: &report, path: path, today: today)
             for e in report.baseline!.expired {
                 console.err("conn-audit: baseline entry for \(e.rule) at \(e.file ?? "?"):\(e.line.map(String.init) ?? "?") expired on \(e.expires ?? "?"); its violations count again\n")
             }

@@ -11,7 +11,7 @@ extension AuditReport {
             + "\(count(.inconclusive)) inconclusive"
         let notApplicable = count(.notApplicable)
         if notApplicable > 0 { summary += ", \(notApplicable) not applicable" }
-        let suppressed = results.reduce(0) { $0 + $1.suppressed.count }
+        let suppressed = results.reduce(0) { $0 + $1.suppressedCount }
         if suppressed > 0 { summary += "; \(suppressed) violation\(suppressed == 1 ? "" : "s") suppressed" }
         return summary + " — verdict \(verdictName.uppercased())"
     }

@@ -88,7 +88,7 @@ public enum GitHubReport {
         if baselined > 0 {
             out += "conn-audit: \(baselined) known violation\(baselined == 1 ? "" : "s") accepted by the baseline\n"
         }
-        let suppressed = report.results.reduce(0) { $0 + $1.suppressed.count }
+        let suppressed = report.results.reduce(0) { $0 + $1.suppressedCount }
         if suppressed > 0 {
             out += "conn-audit: \(suppressed) violation\(suppressed == 1 ? "" : "s") suppressed as known issues\n"
         }

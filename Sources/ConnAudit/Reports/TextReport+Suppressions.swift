@@ -5,9 +5,8 @@ extension TextReport {
         var out = ""
         // Per rule and entry, in report order: `SUPPRESSED ws.close-has-reason — 3 violations: …`.
         var any = false
-        for r in report.results where !r.suppressed.isEmpty {
-            var counts: [Int: Int] = [:]
-            for i in r.suppressedBy { counts[i, default: 0] += 1 }
+        for r in report.results where r.suppressedCount > 0 {
+            let counts = r.suppressedByEntry
             for i in counts.keys.sorted() {
                 if !any { out += "\n" }
                 any = true

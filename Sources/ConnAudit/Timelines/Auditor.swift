@@ -39,6 +39,11 @@ public final class Auditor: @unchecked Sendable {
     /// are counted (``RuleResult/omittedViolations``). Memory then no longer grows with the
     /// findings: a file of a billion lines that are not a log costs what one of a hundred does.
     public let keepFindings: Int?
+    /// Known issues applied as violations are found: one a ``ViolationFilter`` accepts is counted
+    /// by its entry (``RuleResult/omittedSuppressed``), never kept, so a run whose reports list
+    /// only the first findings stays flat in memory however many known issues its logs hold.
+    /// nil: every violation goes to the report, for suppressions applied to it afterwards.
+    let divert: ViolationFilter?
     /// nil: every source is judged by every rule. Else the sources whose findings the caller
     /// wants (``TimelineBuilder``: the selected ones); the others run only the `classify` rules,
     /// which every report needs of every source (a corpus-wide coverage finding counts their
@@ -53,11 +58,13 @@ public final class Auditor: @unchecked Sendable {
                 rereadable: Bool? = nil,
                 retireIdleAfter: Int = 256,
                 keepFindings: Int? = nil,
+                divert: ViolationFilter? = nil,
                 judged: (@Sendable (SourceKey) -> Bool)? = nil,
                 progress: RunProgress? = nil,
                 opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }) {
         self.progress = progress
         self.keepFindings = keepFindings.map { max(1, $0) }
+        self.divert = divert
         self.judged = judged
         self.readAheadFrom = readAheadFrom
         self.retireIdleAfter = max(0, retireIdleAfter)
@@ -82,9 +89,9 @@ public final class Auditor: @unchecked Sendable {
     }
 
     public func run(_ inputs: [InputFile], discoveryErrors: [InputError] = [], failOn: AuditReport.FailOn = .error) -> AuditReport {
-        let files = inputs.map { $0.isStdin ? "<stdin>" : $0.path }
+        let files = Self.filePaths(of: inputs)
         let plan = EvaluationPlan(rules: rules.rules, overrides: overrides, files: files, retireIdleAfter: retireIdleAfter,
-                                  keepFindings: keepFindings, judged: judged)
+                                  keepFindings: keepFindings, divert: divert, judged: judged)
         let spool = Spool(inputs: inputs)
 
         // Pass 1: every file once, in parallel; with fewer files than workers, the sources of a
@@ -97,7 +104,7 @@ public final class Auditor: @unchecked Sendable {
         // rules react to): with several workers, from rules compiled for it alone.
         let corpusFeed = CorpusFeed(plan: jobs == 1 ? plan : EvaluationPlan(rules: rules.rules, overrides: overrides,
                                                                             files: files, retireIdleAfter: retireIdleAfter,
-                                                                            keepFindings: keepFindings),
+                                                                            keepFindings: keepFindings, divert: divert),
                                     files: files)
         let scans = parallelMap(inputs.count) { i, worker in
             let share = corpusFeed.share(file: i)
@@ -164,6 +171,7 @@ public final class Auditor: @unchecked Sendable {
                 if inc.count > keep { omitted.inconclusive += inc.count - keep; inc.removeSubrange(keep...) }
             }
             var result = RuleResult(rule: compiled.rule, violations: v, inconclusive: inc)
+            result.omittedSuppressed = total.diverted[compiled.index] ?? [:]
             result.omittedViolations = omitted.violations
             result.omittedInconclusive = omitted.inconclusive
             results.append(result)
@@ -183,6 +191,11 @@ public final class Auditor: @unchecked Sendable {
         // A file that already failed in pass 1 is named once.
         for e in mergeErrors where !errors.contains(where: { $0.path == e.path }) { errors.append(e) }
         return AuditReport(files: fileStats, inputs: stats, inputErrors: errors, results: results, failOn: failOn)
+    }
+
+    /// The inputs' paths as findings and reports name them (standard input as `<stdin>`).
+    public static func filePaths(of inputs: [InputFile]) -> [String] {
+        inputs.map { $0.isStdin ? "<stdin>" : $0.path }
     }
 
     /// A `classify` rule's result: one violation per required label seen in fewer than `minimum`
@@ -379,7 +392,7 @@ public final class Auditor: @unchecked Sendable {
         // with each other.
         let partitions = PartitionedScan(plans: (0..<workers).map { _ in
             EvaluationPlan(rules: rules.rules, overrides: overrides, files: plan.files, retireIdleAfter: retireIdleAfter,
-                           keepFindings: keepFindings, judged: judged)
+                           keepFindings: keepFindings, divert: divert, judged: judged)
         }, ends: ends)
         var changed: Int?
         while let item = reader.next() {
@@ -509,7 +522,7 @@ private final class PlanPerWorker: @unchecked Sendable {
     init(first: EvaluationPlan, rules: [Rule], overrides: [String: Value], files: [String], workers: Int) {
         plans = Mutex((0..<max(1, workers)).map { $0 == 0 ? first : nil })
         make = { EvaluationPlan(rules: rules, overrides: overrides, files: files, retireIdleAfter: first.retireIdleAfter,
-                                keepFindings: first.keepFindings, judged: first.judged) }
+                                keepFindings: first.keepFindings, divert: first.divert, judged: first.judged) }
     }
 
     subscript(worker: Int) -> EvaluationPlan {

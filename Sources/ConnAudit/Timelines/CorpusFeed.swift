@@ -32,7 +32,7 @@ final class CorpusFeed: @unchecked Sendable {
 
     /// `plan` is the corpus timeline's alone: no other thread evaluates with it.
     init(plan: EvaluationPlan, files: [String]) {
-        let sink = FindingSink(files: files, keep: plan.keepFindings)
+        let sink = FindingSink(files: files, keep: plan.keepFindings, divert: plan.divert)
         // The reader's findings are about unrelated lines: no neighbouring events are shown.
         let context = TimelineContext(source: nil, enabled: false)
         let timeline = Timeline(rules: plan.corpus, dispatch: plan.corpusDispatch, scope: ContextScope(context: context),

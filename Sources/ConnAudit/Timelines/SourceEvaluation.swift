@@ -45,7 +45,7 @@ final class SourceEvaluation {
 
     init(key: SourceKey, plan: EvaluationPlan) {
         self.plan = plan
-        sink = FindingSink(files: plan.files, keep: plan.keepFindings)
+        sink = FindingSink(files: plan.files, keep: plan.keepFindings, divert: plan.divert)
         context = TimelineContext(source: key, enabled: plan.showsContext)
         sourceTimeline = plan.source.isEmpty ? nil
             : Timeline(rules: plan.source, dispatch: plan.sourceDispatch, scope: ContextScope(context: context),

@@ -20,6 +20,8 @@ final class EvaluationPlan: @unchecked Sendable {
     let retireIdleAfter: Int
     /// See ``Auditor/keepFindings``.
     let keepFindings: Int?
+    /// See ``Auditor/divert``.
+    let divert: ViolationFilter?
     /// See ``Auditor/judged``: nil, every source is judged by every rule.
     let judged: (@Sendable (SourceKey) -> Bool)?
     /// For the sources ``judged`` leaves out: the same compiled rules, of which only the
@@ -30,9 +32,10 @@ final class EvaluationPlan: @unchecked Sendable {
     let showsContext: Bool
 
     init(rules: [Rule], overrides: [String: Value], files: [String], retireIdleAfter: Int = 256, keepFindings: Int? = nil,
-         judged: (@Sendable (SourceKey) -> Bool)? = nil) {
+         divert: ViolationFilter? = nil, judged: (@Sendable (SourceKey) -> Bool)? = nil) {
         self.retireIdleAfter = retireIdleAfter
         self.keepFindings = keepFindings
+        self.divert = divert
         self.judged = judged
         showsContext = true
         let all = rules.enumerated().map { CompiledRule(rule: $0.element, index: $0.offset, overrides: overrides) }
@@ -67,6 +70,7 @@ final class EvaluationPlan: @unchecked Sendable {
     private init(labelsOf full: EvaluationPlan) {
         retireIdleAfter = full.retireIdleAfter
         keepFindings = full.keepFindings
+        divert = full.divert
         judged = nil
         showsContext = false
         all = full.all

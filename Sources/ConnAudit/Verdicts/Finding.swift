@@ -170,6 +170,8 @@ public struct RuleResult: Sendable {
     /// Violations a suppression accepts (``Suppressions``), and which entry took each (its index).
     public var suppressed: [Finding] = []
     public var suppressedBy: [Int] = []
+    /// Suppressed violations counted but not kept (``Auditor/divert``), by the entry that took them.
+    public var omittedSuppressed: [Int: Int] = [:]
     /// Why the rule is not applicable, when the run says so itself (a per-upload gate and a
     /// corpus-coverage rule); nil: the rule's own `applies_if` found nothing.
     public var note: String?
@@ -180,6 +182,14 @@ public struct RuleResult: Sendable {
 
     /// How many violations the rule had, kept or not.
     public var violationCount: Int { violations.count + omittedViolations }
+    /// How many violations suppressions accepted, kept or not.
+    public var suppressedCount: Int { suppressed.count + omittedSuppressed.values.reduce(0, +) }
+    /// ``suppressedCount`` by the entry that accepted them.
+    public var suppressedByEntry: [Int: Int] {
+        var counts = omittedSuppressed
+        for i in suppressedBy { counts[i, default: 0] += 1 }
+        return counts
+    }
     /// How many cases it could not decide, kept or not.
     public var inconclusiveCount: Int { inconclusive.count + omittedInconclusive }
 

@@ -96,17 +96,40 @@ public struct Suppressions: Sendable {
         public var total: Int { accepted.reduce(0, +) }
     }
 
+    /// The live entries that speak of each rule (by id), in entry order.
+    private func candidates(today: String) -> (String) -> [Int] {
+        let live = entries.indices.filter { !entries[$0].hasExpired(today: today) }
+        return { id in live.filter { entries[$0].covers(rule: id) } }
+    }
+
+    /// The entries as a ``ViolationFilter`` for rules `rules` (their ids), applied by the engine as
+    /// violations are found: the first live entry that matches takes it, as ``apply(to:today:)``
+    /// decides. `paths` are the run's files as reports print them.
+    public func filter(rules: [String], paths: [String], today: String) -> ViolationFilter {
+        let of = candidates(today: today)
+        var byRule: [String: [Int]] = [:]
+        for id in rules { byRule[id] = of(id) }
+        let entries = entries
+        return { [byRule] rule, finding in
+            byRule[rule, default: []].first { entries[$0].matches(finding, paths: paths) }
+        }
+    }
+
     /// Moves the violations an entry accepts to each result's `suppressed` list (the first live
-    /// entry that matches takes it) and recomputes statuses.
+    /// entry that matches takes it), recomputes statuses, and counts what each entry accepted,
+    /// with what ``filter(rules:paths:today:)`` accepted during the run
+    /// (``RuleResult/omittedSuppressed``). Every violation not in the report was offered to that
+    /// filter as it was found.
     public func apply(to report: inout AuditReport, today: String) -> Summary {
-        precondition(report.keptEveryFinding, "suppressions count every finding: audit with keepFindings nil")
         var summary = Summary(entries: entries, accepted: Array(repeating: 0, count: entries.count))
         let live = entries.indices.filter { !entries[$0].hasExpired(today: today) }
         summary.expired = entries.indices.filter { entries[$0].hasExpired(today: today) }
         let paths = report.filePaths
+        let of = candidates(today: today)
         for k in report.results.indices {
+            for (i, n) in report.results[k].omittedSuppressed { summary.accepted[i] += n }
             let r = report.results[k]
-            let candidates = live.filter { entries[$0].covers(rule: r.rule.id) }
+            let candidates = of(r.rule.id)
             guard !candidates.isEmpty, !r.violations.isEmpty else { continue }
             var kept: [Finding] = []
             var result = r

@@ -280,6 +280,10 @@ class Runner: HistoryProvider {
         let missing = waitForAfter && anchor != nil ? TimelineContext.after - shown.after : 0
         switch kind {
         case .violation:
+            if let divert = sink.divert, let entry = divert(compiled.rule.id, finding) {
+                sink.diverted[index, default: [:]][entry, default: 0] += 1
+                return
+            }
             sink.violations[index, default: []].append(finding)
             context.context.awaitAfter(violation: true, rule: index, index: sink.violations[index]!.count - 1, scope: context,
                                        count: missing, anchorSeq: anchor?.seq ?? .max)

@@ -1,7 +1,15 @@
 /// Collects what rules find on one timeline and the context around it.
+/// Decides, as a violation of rule `rule` (its id) is found, whether a known issue accepts it:
+/// the index of the accepting entry, or nil. An accepted violation is counted, not kept.
+public typealias ViolationFilter = @Sendable (_ rule: String, _ finding: Finding) -> Int?
+
 final class FindingSink {
     /// Findings by rule index (into the run's rule list).
     var violations: [Int: [Finding]] = [:]
+    /// Violations ``divert`` accepted, counted by rule index and then by the accepting entry.
+    var diverted: [Int: [Int: Int]] = [:]
+    /// See ``ViolationFilter``; nil: every violation is kept (or counted past ``keep``).
+    let divert: ViolationFilter?
     var inconclusive: [Int: [Finding]] = [:]
     /// `classify` rules: how many generations carry each label.
     var labels: [Int: [String: Int]] = [:]
@@ -20,9 +28,10 @@ final class FindingSink {
     /// 20,000 generations each closed without a reason, 60 s → 175 s).
     private var nextCut: [Int: Int] = [:]
 
-    init(files: [String], keep: Int? = nil) {
+    init(files: [String], keep: Int? = nil, divert: ViolationFilter? = nil) {
         self.files = files
         self.keep = keep
+        self.divert = divert
     }
 
     /// Whether rule `rule`'s findings of one kind are past what ``trim`` cuts back.
@@ -80,6 +89,10 @@ final class FindingSink {
         for (k, n) in other.omittedInconclusive { omittedInconclusive[k, default: 0] += n }
         other.omittedViolations = [:]
         other.omittedInconclusive = [:]
+        for (k, counts) in other.diverted {
+            for (entry, n) in counts { diverted[k, default: [:]][entry, default: 0] += n }
+        }
+        other.diverted = [:]
         let added = (violations: Array(other.violations.keys), inconclusive: Array(other.inconclusive.keys))
         Self.move(&other.violations, into: &violations)
         Self.move(&other.inconclusive, into: &inconclusive)
