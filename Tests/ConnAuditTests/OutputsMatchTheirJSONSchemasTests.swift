@@ -70,7 +70,7 @@ struct OutputsMatchTheirJSONSchemasTests {
         let runs: [[String]] = [
             [samples], [samples, "--src", "ipad-b"], [samples + "/malformed"],
             [samples, "--around", samples + "/violations/ipad-b.jsonl:7", "--radius", "2"],
-            [samples, dir + "/missing.jsonl"],
+            [samples, dir + "/missing.jsonl"], [samples, "--show", "findings"],
         ]
         for arguments in runs {
             let run = CommandLineRun(["timeline"] + arguments + ["-f", "json"])

@@ -161,7 +161,8 @@ struct TimelineHTMLTests {
             "!DOCTYPE", "html", "/html", "head", "/head", "meta", "title", "/title", "style", "/style", "body",
             "/body", "h1", "/h1", "h2", "/h2", "h3", "/h3", "section", "/section", "p", "/p", "ul", "/ul", "li",
             "/li", "a", "/a", "code", "/code", "span", "/span", "table", "/table", "thead", "/thead", "tbody",
-            "/tbody", "tr", "/tr", "th", "/th", "td", "/td",
+            "/tbody", "tr", "/tr", "th", "/th", "td", "/td", "details", "/details", "summary", "/summary", "svg",
+            "/svg", "path",
         ]
         let unexpected = Self.tags(html).subtracting(allowed)
         #expect(unexpected.isEmpty, "\(unexpected)")
@@ -217,6 +218,10 @@ struct TimelineHTMLTests {
         #expect(Self.count("</table>", in: html) == doc.sections.count)
         #expect(Self.count("<tr", in: html) == Self.count("</tr>", in: html))
         #expect(Self.count("<section", in: html) == Self.count("</section>", in: html))
+        #expect(Self.count("<details", in: html) == doc.sections.count)
+        #expect(Self.count("</details>", in: html) == doc.sections.count)
+        #expect(Self.count("<svg class=\"lane\"", in: html) == doc.sections.count)
+        #expect(Self.count("<svg", in: html) == Self.count("</svg>", in: html))
         #expect(Self.count("<td", in: html) == Self.count("</td>", in: html))
         let entries = doc.sections.reduce(0) { $0 + $1.entries.count }
         #expect(Self.count("<td class=\"loc\">", in: html) == entries)
@@ -227,11 +232,13 @@ struct TimelineHTMLTests {
         // Sections in the document's order, with their headings.
         var from = html.startIndex
         for (s, section) in doc.sections.enumerated() {
-            let anchor = "<section class=\"timeline\" id=\"t\(s + 1)\">"
+            let anchor = "<details class=\"timeline\" id=\"t\(s + 1)\""
             let found = try #require(html.range(of: anchor, range: from..<html.endIndex), "\(anchor)")
             from = found.upperBound
             let head = section.gen.map { "gen \($0)" } ?? "events without gen"
-            #expect(html[found.upperBound...].hasPrefix("\n<h2>\(TimelineBuilder.displayName(section.source))"))
+            // Open when it has a violation.
+            let open = section.violations > 0 ? " open" : ""
+            #expect(html[found.upperBound...].hasPrefix("\(open)>\n<summary><h2>\(TimelineBuilder.displayName(section.source))"))
             #expect(html[found.upperBound...].prefix(200).contains(head))
         }
         // The times and the phases as the text shows them.

@@ -41,6 +41,7 @@ extension CommandLineTool {
         .init(name: "--gen", kind: .value),
         .init(name: "--around", kind: .value),
         .init(name: "--radius", kind: .value),
+        .init(name: "--show", kind: .value),
         .init(name: "--format", kind: .value),
         .init(name: "--output", kind: .value),
         .init(name: "--param", kind: .value, repeatable: true),

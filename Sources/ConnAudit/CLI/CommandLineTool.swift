@@ -449,6 +449,9 @@ public enum CommandLineTool {
         let settings = try Self.applyConfig(&p, only: ["--rules", "--param"])
         let format = p.value("--format") ?? "text"
         guard ["text", "json", "html"].contains(format) else { throw UsageError("timeline --format must be text, json or html, not '\(format)'") }
+        // A page is for reading a postmortem: by default it shows the timelines with findings.
+        let show = p.value("--show") ?? (format == "html" ? "findings" : "all")
+        guard ["findings", "all"].contains(show) else { throw UsageError("--show must be findings or all, not '\(show)'") }
         guard !p.positionals.isEmpty else { throw UsageError("no PATH given: name the log files or directories to rebuild timelines from") }
         var query = TimelineQuery(src: p.value("--src"), session: p.value("--session"), stream: p.value("--stream"))
         if let g = p.value("--gen") {
@@ -491,6 +494,7 @@ public enum CommandLineTool {
             inputs: found.files, rules: ruleSet, query: query, jobs: jobs, opener: opener)
         // Inputs named but not found (or unreadable directories) are in the document too.
         document.inputErrors = found.errors + document.inputErrors.filter { !found.errors.contains($0) }
+        if show == "findings" { document.keepTimelinesWithFindings() }
         let toTerminal = p.value("--output") == nil && console.isTerminal && console.colorAllowed
         let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
         // Written out as it is made, like the check's reports.

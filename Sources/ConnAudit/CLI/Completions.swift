@@ -1,9 +1,9 @@
 /// `conn-audit completions bash|zsh|fish`: a completion script made from the same option tables
 /// the commands parse with (``CommandLineTool/checkOptions`` and the others), so it cannot offer an
 /// option a command does not take. It completes commands, each command's options (long and short),
-/// the values of `--format`, `--fail-on`, `--use`, `--color` and `--progress`, the built-in pack's
-/// rule ids after `--only`, `--skip` and `--explain`, and file names elsewhere. zsh uses the bash
-/// script through `bashcompinit`.
+/// the values of `--format`, `--fail-on`, `--use`, `--color`, `--progress` and `--show`, the
+/// built-in pack's rule ids after `--only`, `--skip` and `--explain`, and file names elsewhere.
+/// zsh uses the bash script through `bashcompinit`.
 enum Completions {
     static let shells = ["bash", "zsh", "fish"]
 
@@ -39,6 +39,8 @@ enum Completions {
     /// The modes `--color` and `--progress` take.
     static let colors = ["auto", "always", "never"]
     static let uses = RunUse.allCases.map(\.rawValue)
+    /// What `timeline --show` takes.
+    static let shows = ["findings", "all"]
     /// Options whose value is a file.
     static let fileValued = ["--rules", "--output", "-o", "--exact-baseline", "--write-exact-baseline", "--config"]
     /// Options whose value is free text: nothing to offer.
@@ -75,6 +77,7 @@ enum Completions {
                 --fail-on) COMPREPLY=($(compgen -W "\(words(failOn))" -- "$cur")); return ;;
                 --use) COMPREPLY=($(compgen -W "\(words(uses))" -- "$cur")); return ;;
                 --color|--progress) COMPREPLY=($(compgen -W "\(words(colors))" -- "$cur")); return ;;
+                --show) COMPREPLY=($(compgen -W "\(words(shows))" -- "$cur")); return ;;
                 --only|--skip|--explain) COMPREPLY=($(compgen -W "\(words(ruleIDs))" -- "$cur")); return ;;
                 \(fileValued.joined(separator: "|"))) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 \(freeValued.joined(separator: "|"))) return ;;
@@ -118,6 +121,7 @@ enum Completions {
                     case "--fail-on": line += " -f -a '\(failOn.joined(separator: " "))'"
                     case "--use": line += " -f -a '\(uses.joined(separator: " "))'"
                     case "--color", "--progress": line += " -f -a '\(colors.joined(separator: " "))'"
+                    case "--show": line += " -f -a '\(shows.joined(separator: " "))'"
                     case "--only", "--skip", "--explain": line += " -f -a '\(ruleIDs.joined(separator: " "))'"
                     case _ where freeValued.contains(option.name): line += " -f"
                     default: line += " -F"

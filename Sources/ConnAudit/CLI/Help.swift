@@ -116,6 +116,9 @@ enum Help {
       --around FILE:LINE    centre on the event at FILE:LINE (its source and generation)
       --radius N            with --around: events shown before and after it (default 15)
       --format text|json|html  (default text; html: one self-contained page to attach to a ticket)
+      --show findings|all   the timelines with findings only (the default for html, with long
+                            ones cut to the rows near their findings), or all (the default for
+                            text and json)
       --output FILE, --rules, --param, --jobs, --max-expansion, --color, --config,
       --no-config as for check (a config file gives its rules and params here too)
       Each event shows its file:line, t, the time since its generation's connect and since the

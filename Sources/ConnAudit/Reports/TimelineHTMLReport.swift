@@ -3,15 +3,19 @@
 /// The page holds everything it shows: inline CSS, no script, no external resource (fonts, images,
 /// links outside the page). It says what the text format says, laid out for reading and sharing:
 /// - a title naming the selected sources, and the `--around` event with its radius if any;
-/// - a summary: one line per timeline (source, stream and generation, events shown of the total,
-///   violations, inconclusive findings) linking to its table, then every marked finding with its
-///   place;
-/// - per timeline, in document order, a table of its events in merged order: the marker (`>>` the
+/// - a summary: how many timelines without findings were left out (`--show findings`, the
+///   default), the key to the time lanes, one line per timeline (source, stream and generation,
+///   events shown of the total, violations, inconclusive findings) linking to it, then every
+///   marked finding with its place;
+/// - per timeline, in document order, a part that opens and closes (open when it has a violation
+///   or the `--around` event), holding its time lane (``lane(_:)``) and a table of its events in
+///   merged order: the marker (`>>` the
 ///   `--around` event, `!!` violations, `??` inconclusive only), `file:line`, `t`, `+` ms since the
 ///   generation's connect, `Δ` ms since the last ping, the phase where it changes (and on the first
 ///   row), `ev`, `gen`, and the fields as the text format renders them (a secret as `[redacted]`).
 ///   A row with findings is highlighted and followed by one row per finding: rule id, severity,
-///   status and message;
+///   status and message. With `--show findings`, a timeline of more than ``elideFrom`` events
+///   shows the rows near its findings and counts the others in their place;
 /// - under the tables: findings of these sources outside the view, findings without a line, the
 ///   rules with corpus-wide findings (named, as in the text), and inputs that could not be read.
 ///
@@ -54,7 +58,10 @@ extension TimelineReport {
             out += "<p class=\"focus-note\">Around <code>" + h(focus.file) + ":\(focus.line)</code>"
                 + (doc.radius.map { " (up to \($0) events before and after)" } ?? "") + ".</p>\n"
         }
-        if doc.sections.isEmpty {
+        if doc.sections.isEmpty, let hidden = doc.hidden, hidden.timelines > 0 {
+            out += "<p class=\"empty\">No timeline of the selection has a finding: " + plural(hidden.timelines, "timeline")
+                + " (" + plural(hidden.events, "event") + ") not shown; <code>--show all</code> shows them.</p>\n"
+        } else if doc.sections.isEmpty {
             out += "<p class=\"empty\">No events matched the selection: nothing to show.</p>\n"
         } else {
             let shown = doc.sections.reduce(0) { $0 + $1.entries.count }
@@ -63,6 +70,11 @@ extension TimelineReport {
             let n = doc.sections.count
             out += "<p>" + plural(n, "timeline") + " of " + plural(sources.count, "source") + " · "
                 + plural(shown, "event") + " shown · " + verdict(v, i) + ".</p>\n"
+            if let hidden = doc.hidden, hidden.timelines > 0 {
+                out += "<p class=\"hidden-note\">Timelines with findings only: " + plural(hidden.timelines, "timeline")
+                    + " without findings (" + plural(hidden.events, "event") + ") not shown; <code>--show all</code> shows them.</p>\n"
+            }
+            out += laneLegend
             out += "<ul class=\"toc\">\n"
             for (s, section) in doc.sections.enumerated() {
                 out += "<li><a href=\"#t\(s + 1)\">" + heading(section) + "</a> · " + counts(section) + "</li>\n"
@@ -84,46 +96,34 @@ extension TimelineReport {
         }
         out += "</section>\n"
 
-        // One table per timeline.
+        // One table per timeline, each a part that opens and closes; those with a violation or
+        // the --around event open.
         for (s, section) in doc.sections.enumerated() {
-            out += "<section class=\"timeline\" id=\"t\(s + 1)\">\n"
-            out += "<h2>" + heading(section) + "</h2>\n"
-            out += "<p class=\"counts\">" + counts(section) + "</p>\n"
+            let open = section.violations > 0 || section.entries.contains { $0.isFocus }
+            out += "<details class=\"timeline\" id=\"t\(s + 1)\"" + (open ? " open" : "") + ">\n"
+            out += "<summary><h2>" + heading(section) + "</h2> <span class=\"counts\">" + counts(section)
+                + "</span></summary>\n"
+            out += lane(section)
             out += "<table>\n<thead><tr><th class=\"mark\"></th><th>file:line</th><th class=\"num\">t</th>"
                 + "<th class=\"num\">+connect</th><th class=\"num\">Δping</th><th>phase</th><th>ev</th>"
                 + "<th class=\"num\">gen</th><th>fields</th></tr></thead>\n<tbody>\n"
-            for (e, entry) in section.entries.enumerated() {
-                let violated = entry.findings.contains { $0.status == .fail }
-                var classes: [String] = []
-                if violated {
-                    classes.append("fail")
-                } else if !entry.findings.isEmpty {
-                    classes.append("inconclusive")
+            let rows = shownRows(section, eliding: doc.hidden != nil)
+            var previous = -1
+            for e in rows {
+                if e > previous + 1 {
+                    let n = e - previous - 1
+                    out += "<tr class=\"elided\"><td class=\"mark\">⋯</td><td colspan=\"8\">" + plural(n, "event")
+                        + " without findings (<code>--show all</code> shows them)</td></tr>\n"
                 }
-                if entry.isFocus { classes.append("focus") }
-                let mark = [entry.isFocus ? "&gt;&gt;" : "", violated ? "!!" : entry.findings.isEmpty ? "" : "??"]
-                    .filter { !$0.isEmpty }.joined(separator: " ")
-                let phase = entry.phaseChanged || e == 0 ? (entry.phase ?? "") : ""
-                let connect = entry.sinceConnect.map { ($0 < 0 ? "" : "+") + JSONWriter.number($0) } ?? ""
-                let ping = entry.sincePing.map { "Δ" + JSONWriter.number($0) } ?? ""
-                out += "<tr id=\"t\(s + 1)-e\(e + 1)\""
-                    + (classes.isEmpty ? "" : " class=\"" + classes.joined(separator: " ") + "\"") + ">"
-                out += "<td class=\"mark\">" + mark + "</td>"
-                out += "<td class=\"loc\">" + h(entry.file) + ":\(entry.line)</td>"
-                out += "<td class=\"num\">" + JSONWriter.number(entry.t) + "</td>"
-                out += "<td class=\"num\">" + connect + "</td>"
-                out += "<td class=\"num\">" + ping + "</td>"
-                out += "<td class=\"phase" + (entry.phase == "stale" && !phase.isEmpty ? " stale" : "") + "\">"
-                    + h(phase) + "</td>"
-                out += "<td class=\"ev\">" + h(entry.ev) + "</td>"
-                out += "<td class=\"num\">" + (entry.gen.map { String($0) } ?? "") + "</td>"
-                out += "<td class=\"fields\">" + h(fieldsText(entry)) + "</td></tr>\n"
-                for f in entry.findings {
-                    out += "<tr class=\"finding \(statusClass(f.status))\"><td class=\"mark\"></td>"
-                        + "<td colspan=\"8\">" + markText(f, h) + "</td></tr>\n"
-                }
+                previous = e
+                out += row(section.entries[e], section: s, index: e, h)
             }
-            out += "</tbody>\n</table>\n</section>\n"
+            if previous < section.entries.count - 1 {
+                out += "<tr class=\"elided\"><td class=\"mark\">⋯</td><td colspan=\"8\">"
+                    + plural(section.entries.count - 1 - previous, "event")
+                    + " without findings (<code>--show all</code> shows them)</td></tr>\n"
+            }
+            out += "</tbody>\n</table>\n</details>\n"
         }
 
         // What lies outside the tables.
@@ -166,6 +166,60 @@ extension TimelineReport {
         out += "</body>\n</html>\n"
         return out.finish()
     }
+
+    /// One event's row, and a row for each finding on it.
+    private static func row(_ entry: TimelineDocument.Entry, section s: Int, index e: Int,
+                            _ h: (String) -> String) -> String {
+        let violated = entry.findings.contains { $0.status == .fail }
+        var classes: [String] = []
+        if violated {
+            classes.append("fail")
+        } else if !entry.findings.isEmpty {
+            classes.append("inconclusive")
+        }
+        if entry.isFocus { classes.append("focus") }
+        let mark = [entry.isFocus ? "&gt;&gt;" : "", violated ? "!!" : entry.findings.isEmpty ? "" : "??"]
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        let phase = entry.phaseChanged || e == 0 ? (entry.phase ?? "") : ""
+        let connect = entry.sinceConnect.map { ($0 < 0 ? "" : "+") + JSONWriter.number($0) } ?? ""
+        let ping = entry.sincePing.map { "Δ" + JSONWriter.number($0) } ?? ""
+        var out = "<tr id=\"t\(s + 1)-e\(e + 1)\""
+            + (classes.isEmpty ? "" : " class=\"" + classes.joined(separator: " ") + "\"") + ">"
+        out += "<td class=\"mark\">" + mark + "</td>"
+        out += "<td class=\"loc\">" + h(entry.file) + ":\(entry.line)</td>"
+        out += "<td class=\"num\">" + JSONWriter.number(entry.t) + "</td>"
+        out += "<td class=\"num\">" + connect + "</td>"
+        out += "<td class=\"num\">" + ping + "</td>"
+        out += "<td class=\"phase" + (entry.phase == "stale" && !phase.isEmpty ? " stale" : "") + "\">"
+            + h(phase) + "</td>"
+        out += "<td class=\"ev\">" + h(entry.ev) + "</td>"
+        out += "<td class=\"num\">" + (entry.gen.map { String($0) } ?? "") + "</td>"
+        out += "<td class=\"fields\">" + h(fieldsText(entry)) + "</td></tr>\n"
+        for f in entry.findings {
+            out += "<tr class=\"finding \(statusClass(f.status))\"><td class=\"mark\"></td>"
+                + "<td colspan=\"8\">" + markText(f, h) + "</td></tr>\n"
+        }
+        return out
+    }
+
+    /// A long timeline's rows past ``elideFrom`` events, when eliding: those within
+    /// ``elisionContext`` events of a finding or the `--around` event, and the first and last
+    /// few; the rest are counted in their place. Else every row.
+    static func shownRows(_ section: TimelineDocument.Section, eliding: Bool) -> [Int] {
+        let n = section.entries.count
+        guard eliding, n > elideFrom else { return Array(0..<n) }
+        var keep = [Bool](repeating: false, count: n)
+        for i in 0..<min(3, n) { keep[i] = true; keep[n - 1 - i] = true }
+        for (i, entry) in section.entries.enumerated() where !entry.findings.isEmpty || entry.isFocus {
+            for k in max(0, i - elisionContext)...min(n - 1, i + elisionContext) { keep[k] = true }
+        }
+        return keep.indices.filter { keep[$0] }
+    }
+
+    /// A timeline of more events than this has its rows away from findings elided.
+    static let elideFrom = 200
+    /// Rows kept on each side of a finding in an elided timeline.
+    static let elisionContext = 8
 
     /// Escapes text for HTML element content and quoted attribute values: `&`, `<`, `>`, `"`, `'`.
     ///
@@ -279,7 +333,14 @@ extension TimelineReport {
         .empty { font-weight: bold; }
         .counts, .elsewhere, .corpus { color: #555; }
         .error { color: #b3161b; font-weight: bold; }
-        @media print { th { position: static; } tr.focus > td { outline: none; } }
+        details.timeline { margin: 1em 0; border-top: 1px solid #ccc; }
+        details.timeline > summary { cursor: pointer; padding: .4em 0; }
+        details.timeline > summary > h2 { display: inline; font-size: 1.1em; margin: 0; }
+        tr.elided > td { color: #777; background: #f7f7f7; font-style: italic; }
+        svg.lane { display: block; width: 100%; height: 36px; margin: .3em 0 .6em; background: #fafafa; }
+        .lane-legend svg { width: 10px; height: 18px; vertical-align: middle; }
+        .hidden-note { color: #555; }
+        @media print { th { position: static; } tr.focus > td { outline: none; } details.timeline { break-inside: auto; } }
 
         """
 }

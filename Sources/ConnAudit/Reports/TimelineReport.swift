@@ -119,6 +119,11 @@ public enum TimelineReport {
                 }
             }
         }
+        if let hidden = doc.hidden, hidden.timelines > 0 {
+            let n = hidden.timelines, m = hidden.events
+            out += "\n" + paint("\(n) timeline\(n == 1 ? "" : "s") without findings (\(m) event\(m == 1 ? "" : "s")) "
+                + "not shown (--show all shows them)", "2") + "\n"
+        }
         if doc.findingsElsewhere > 0 {
             let n = doc.findingsElsewhere
             let whose = doc.sections.count == 1 ? "this source" : "these sources"
@@ -215,6 +220,12 @@ public enum TimelineReport {
         }
         w.endArray()
         w.key("findings_elsewhere", doc.findingsElsewhere)
+        if let hidden = doc.hidden {
+            w.beginObject("hidden")
+            w.key("timelines", hidden.timelines)
+            w.key("events", hidden.events)
+            w.endObject()
+        }
         marks("unplaced", doc.unplaced, &w)
         marks("corpus", doc.corpus, &w)
         w.beginArray("input_errors")

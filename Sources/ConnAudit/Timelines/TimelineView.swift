@@ -137,6 +137,9 @@ public struct TimelineDocument: Sendable {
     public var radius: Int?
     /// Inputs the timeline could not read again (they are in the returned report too).
     public var inputErrors: [InputError]
+    /// Timelines left out for having no finding (``keepTimelinesWithFindings()``); nil: none was
+    /// left out for that, every timeline of the selection is shown.
+    public var hidden: Hidden?
 }
 
 // MARK: - Builder
