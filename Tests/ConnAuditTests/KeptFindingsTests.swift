@@ -116,6 +116,33 @@ import Testing
         #expect(sink.omittedViolations[0]! + sink.violations[0]!.count == 20_000)
     }
 
+    /// Each generation closed without a reason: its finding waits for events after its anchor
+    /// that never come (the generation has ended) until the source ends. Cut all the same, and
+    /// the kept ones still get their context lines.
+    @Test func findingsWaitingForContextLinesAreCutToo() throws {
+        let sink = FindingSink(files: ["a"], keep: 5)
+        let context = TimelineContext(source: SourceKey(src: "s"), enabled: true)
+        var most = 0
+        for g in 0..<20_000 {
+            // Each finding comes before the others in report order: every cut keeps the newest.
+            sink.violations[0, default: []].append(Finding(file: 0, line: 20_000 - g, message: "m"))
+            context.awaitAfter(violation: true, rule: 0, index: sink.violations[0]!.count - 1,
+                               scope: ContextScope(context: context, stream: "ws", gen: UInt64(g)))
+            if sink.overflows(violation: true, rule: 0) { context.trim(sink, violation: true, rule: 0) }
+            most = max(most, sink.violations[0]!.count)
+        }
+        #expect(most <= 11)
+        // The newest finding (line 1, generation 19,999) is kept and still waits for its neighbours.
+        for (seq, gen) in [(1, UInt64(0)), (2, UInt64(19_999))] {
+            let e = Event(t: 1, ev: "ws.pong", gen: gen, file: 0, line: 30_000 + seq)
+            e.seq = seq
+            context.record(e, sink: sink)
+        }
+        let kept = try #require(sink.violations[0]?.first { $0.line == 1 })
+        #expect(kept.context.map(\.line) == [30_002])
+        #expect(sink.violations[0]!.allSatisfy { $0.line == 1 || $0.context.isEmpty })
+    }
+
     @Test("the command line keeps every finding for the reports that list them all and for baselines")
     func commandLineKeepsWhatItsReportsNeed() throws {
         // A run that kept only the first findings would leave the rest out of a JSON, SARIF or

@@ -22,10 +22,8 @@ final class FindingSink {
     var omittedViolations: [Int: Int] = [:]
     var omittedInconclusive: [Int: Int] = [:]
     /// Per rule and kind (``cutKey(_:_:)``): the size past which the next cut is made — twice what
-    /// the last cut left, and at least twice ``keep``. Findings that wait for context lines are kept through a cut, and some wait to the
-    /// source's end (a generation's last event has no events after it): with a fixed mark, every
-    /// finding after that many waiting ones made a cut that sorted them all again (a review:
-    /// 20,000 generations each closed without a reason, 60 s → 175 s).
+    /// the last cut left, and at least twice ``keep``, so each finding is sorted a bounded number
+    /// of times.
     private var nextCut: [Int: Int] = [:]
 
     init(files: [String], keep: Int? = nil, divert: ViolationFilter? = nil) {
@@ -44,24 +42,24 @@ final class FindingSink {
     private static func cutKey(_ violation: Bool, _ rule: Int) -> Int { violation ? 2 * rule : 2 * rule + 1 }
 
     /// With ``keep``: cuts rule `rule`'s findings of one kind to the `keep` of them that come first
-    /// in report order (file, line, message; equal ones in the order they came), and those at the
-    /// indexes in `waiting` (they still wait for context lines, found by their index), and counts
-    /// the rest. What is kept stays in the order it came, so the stable sort at the end of the run
+    /// in report order (file, line, message; equal ones in the order they came), and counts the
+    /// rest. What is kept stays in the order it came, so the stable sort at the end of the run
     /// orders it as it would have ordered everything. Whatever is cut could never be shown: `keep`
-    /// kept findings come before it. Returns the old indexes of what was kept, ascending (the new
-    /// index of each is its place there), or nil when nothing was cut.
-    func trim(violation: Bool, rule: Int, waiting: [Int] = []) -> [Int]? {
+    /// kept findings come before it, whatever context lines either still waits for. Returns the
+    /// old indexes of what was kept, ascending (the new index of each is its place there), or nil
+    /// when nothing was cut.
+    func trim(violation: Bool, rule: Int) -> [Int]? {
         guard let keep else { return nil }
         let survivors = violation
-            ? Self.cut(&violations[rule], keep: keep, waiting: waiting, omitted: &omittedViolations[rule, default: 0])
-            : Self.cut(&inconclusive[rule], keep: keep, waiting: waiting, omitted: &omittedInconclusive[rule, default: 0])
+            ? Self.cut(&violations[rule], keep: keep, omitted: &omittedViolations[rule, default: 0])
+            : Self.cut(&inconclusive[rule], keep: keep, omitted: &omittedInconclusive[rule, default: 0])
         let left = (violation ? violations[rule]?.count : inconclusive[rule]?.count) ?? 0
         nextCut[Self.cutKey(violation, rule)] = 2 * left
         return survivors
     }
 
-    /// ``trim(violation:rule:waiting:)`` on one list: what it keeps, in the order it came.
-    private static func cut(_ findings: inout [Finding]?, keep: Int, waiting: [Int], omitted: inout Int) -> [Int]? {
+    /// ``trim(violation:rule:)`` on one list: what it keeps, in the order it came.
+    private static func cut(_ findings: inout [Finding]?, keep: Int, omitted: inout Int) -> [Int]? {
         guard let list = findings, list.count > keep else { return nil }
         // A total order (ties by arrival), so no sort's stability is relied on.
         let order = list.indices.sorted { a, b in
@@ -69,7 +67,6 @@ final class FindingSink {
         }
         var kept = [Bool](repeating: false, count: list.count)
         for i in order.prefix(keep) { kept[i] = true }
-        for i in waiting where i >= 0 && i < list.count { kept[i] = true }
         let indexes = list.indices.filter { kept[$0] }
         guard indexes.count < list.count else { return nil }
         findings = indexes.map { list[$0] }
@@ -260,29 +257,35 @@ final class TimelineContext {
     }
 
     /// Cuts `sink`'s findings of rule `rule` of one kind to what the reports show
-    /// (``FindingSink/trim(violation:rule:waiting:)``): the ones still waiting for events after
-    /// their anchor are kept, and their indexes follow them.
+    /// (``FindingSink/trim(violation:rule:)``). A cut finding that still waited for events after
+    /// its anchor waits no more; the indexes of the kept ones follow them.
     func trim(_ sink: FindingSink, violation: Bool, rule: Int) {
+        guard let kept = sink.trim(violation: violation, rule: rule) else { return }
         let mine = { (w: Waiting) in w.violation == violation && w.rule == rule }
-        var indexes = waitingAll.filter(mine).map(\.index) + fresh.filter(mine).map(\.index)
-        for list in waitingByGen.values { indexes += list.filter(mine).map(\.index) }
-        guard let kept = sink.trim(violation: violation, rule: rule, waiting: indexes) else { return }
-        func moved(_ old: Int) -> Int {
-            // `kept` is ascending and holds every waiting index: its place is the new index.
+        /// The new index of the finding at `old`: its place in `kept` (ascending); nil when cut.
+        func moved(_ old: Int) -> Int? {
             var low = 0, high = kept.count
             while low < high {
                 let mid = (low + high) / 2
                 if kept[mid] < old { low = mid + 1 } else { high = mid }
             }
-            return low
+            return low < kept.count && kept[low] == old ? low : nil
         }
-        for i in waitingAll.indices where mine(waitingAll[i]) { waitingAll[i].index = moved(waitingAll[i].index) }
-        for gen in Array(waitingByGen.keys) {
-            for i in waitingByGen[gen]!.indices where mine(waitingByGen[gen]![i]) {
-                waitingByGen[gen]![i].index = moved(waitingByGen[gen]![i].index)
+        func follow(_ list: inout [Waiting]) {
+            list = list.compactMap { w in
+                guard mine(w) else { return w }
+                guard let index = moved(w.index) else { return nil }
+                var w = w
+                w.index = index
+                return w
             }
         }
-        for i in fresh.indices where mine(fresh[i]) { fresh[i].index = moved(fresh[i].index) }
+        follow(&waitingAll)
+        for gen in Array(waitingByGen.keys) {
+            follow(&waitingByGen[gen]!)
+            if waitingByGen[gen]!.isEmpty { waitingByGen[gen] = nil }
+        }
+        follow(&fresh)
     }
 
     /// The finding at `index` waits for `count` more events of its timeline after its anchor.
