@@ -96,6 +96,43 @@ import Testing
         }
     }
 
+    /// One file of many sources, interleaved, each breaking a rule a few times: a run of one
+    /// input folds each source's findings into the file's as it finishes, and keeps what a run
+    /// that keeps everything shows.
+    @Test(arguments: [1, 2])
+    func oneFileOfManySourcesKeepsTheFirstFindings(jobs: Int) throws {
+        // Even sources close each generation without a reason; odd ones see it opened and closed
+        // at once (an immediate_close outcome).
+        var lines: [String] = []
+        for round in 0..<3 {
+            for s in 0..<300 {
+                let t = round * 1_000 + s, gen = round + 1
+                lines.append(#"{"t":\#(t),"src":"s\#(s)","ev":"ws.connect","gen":\#(gen)}"#)
+                if s % 2 == 0 {
+                    lines.append(#"{"t":\#(t + 1),"src":"s\#(s)","ev":"ws.close","gen":\#(gen)}"#)
+                } else {
+                    lines.append(#"{"t":\#(t + 1),"src":"s\#(s)","ev":"ws.open","gen":\#(gen)}"#)
+                    lines.append(#"{"t":\#(t + 2),"src":"s\#(s)","ev":"ws.closed","gen":\#(gen)}"#)
+                }
+            }
+        }
+        let files = [("one.jsonl", lines.joined(separator: "\n") + "\n"), ]
+        let all = Self.run(files, keep: nil, jobs: jobs)
+        let kept = Self.run(files, keep: 3, jobs: jobs)
+        #expect(TextReport(limit: 3).render(kept) == TextReport(limit: 3).render(all))
+        #expect(GitHubReport.render(kept, maxPerLevel: 3) == GitHubReport.render(all, maxPerLevel: 3))
+        // Corpus coverage findings are made at the end, all kept.
+        for (k, a) in zip(kept.results, all.results) where a.labels == nil {
+            #expect(k.violations.map(Self.shown) == a.violations.prefix(3).map(Self.shown), "\(a.rule.id)")
+            #expect(k.violationCount == a.violations.count && k.status == a.status, "\(a.rule.id)")
+        }
+        #expect(all.results.first { $0.rule.id == "ws.close-has-reason" }?.violations.count == 450)
+        // Each of the 450 opened generations counted once, folded or not.
+        let outcomes = try #require(all.outcomes).map { "\($0.name) \($0.count)" }
+        #expect(try #require(kept.outcomes).map { "\($0.name) \($0.count)" } == outcomes)
+        #expect(outcomes == ["normal 0", "delayed 0", "immediate_close 450", "connect_failure 0"], "\(outcomes)")
+    }
+
     @Test("a sink that keeps a few findings holds a bounded number, whatever it is given")
     func sinkStaysBounded() {
         let sink = FindingSink(files: ["a"], keep: 5)

@@ -86,7 +86,25 @@ public final class Auditor: @unchecked Sendable {
         var stats: FileStats
         var sources: [SourceKey: SourceOutcome] = [:]
         var order: [SourceKey] = []
+        /// With ``Fold/now``: the findings, counts and labels of the sources already finished,
+        /// taken out of their outcomes (whose sinks are then empty).
+        var folded: FindingSink?
+
+        /// Keeps `outcome` as `key`'s, its sink first folded into ``folded`` when `fold` says so.
+        mutating func finished(_ key: SourceKey, _ outcome: SourceOutcome, fold: Fold, plan: EvaluationPlan) {
+            if fold == .now {
+                if folded == nil { folded = FindingSink(files: plan.files, keep: plan.keepFindings) }
+                folded!.merge(outcome.sink)
+            }
+            sources[key] = outcome
+        }
     }
+
+    /// When a finished source's findings join the run's: `.now`, as it finishes, when no source can
+    /// span files (a run of one input), so that a file of many sources holds the findings the
+    /// reports keep, not every source's; `.atEnd` otherwise, when pass 1 has told which sources
+    /// span several files and are judged again from all of them (their pass-1 findings dropped).
+    enum Fold { case now, atEnd }
 
     public func run(_ inputs: [InputFile], discoveryErrors: [InputError] = [], failOn: AuditReport.FailOn = .error) -> AuditReport {
         let files = Self.filePaths(of: inputs)
@@ -113,7 +131,8 @@ public final class Auditor: @unchecked Sendable {
                 corpusFeed.finish(file: i)
                 self.progress?.fileRead()
             }
-            return self.scan(inputs[i], index: Int32(i), plan: plans[worker], spool: spool, workers: perFile, corpus: share)
+            return self.scan(inputs[i], index: Int32(i), plan: plans[worker], spool: spool, workers: perFile, corpus: share,
+                             fold: inputs.count == 1 ? .now : .atEnd)
         }
 
         // Which sources span several files?
@@ -137,6 +156,7 @@ public final class Auditor: @unchecked Sendable {
         let total = FindingSink(files: files, keep: keepFindings)
         var stats = InputStats()
         for scan in scans {
+            if let folded = scan.folded { total.merge(folded) }
             for key in scan.order where filesOf[key]!.count == 1 {
                 let outcome = scan.sources[key]!
                 total.merge(outcome.sink)
@@ -228,7 +248,7 @@ public final class Auditor: @unchecked Sendable {
     static let maxOpenSources = 4_096
 
     private func scan(_ input: InputFile, index: Int32, plan: EvaluationPlan, spool: Spool, workers: Int,
-                      corpus: CorpusFeed.Share, readAhead: Bool = false) -> FileScan {
+                      corpus: CorpusFeed.Share, fold: Fold, readAhead: Bool = false) -> FileScan {
         var result = FileScan(stats: FileStats(path: input.path))
         var source: any ByteSource
         do {
@@ -256,11 +276,12 @@ public final class Auditor: @unchecked Sendable {
         if mayRestart { corpus.holdUntilRead() }
         if workers > 1 {
             if let scanned = scanPartitioned(reader, plan: plan, workers: workers, ends: ends, mayRestart: mayRestart,
-                                             corpus: corpus) {
+                                             corpus: corpus, fold: fold) {
                 return scanned
             }
             restart()
-            return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus, readAhead: true)
+            return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus, fold: fold,
+                        readAhead: true)
         }
         var evaluators: [SourceKey: SourceEvaluator] = [:]
         // Lines of one source usually come together: the previous line's evaluator first.
@@ -288,7 +309,7 @@ public final class Auditor: @unchecked Sendable {
                     if mayRestart, evaluators.count >= Self.maxOpenSources {
                         restart()
                         return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus,
-                                    readAhead: true)
+                                    fold: fold, readAhead: true)
                     }
                     evaluator = SourceEvaluator(key: key, plan: plan)
                     evaluator.endLine = ends?[key]
@@ -301,7 +322,7 @@ public final class Auditor: @unchecked Sendable {
                 // The corpus timeline numbers its events itself: it gets its own copy.
                 if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { corpus.add(e.copy()) }
                 if evaluator.endLine == e.line {
-                    result.sources[key] = evaluator.finish()
+                    result.finished(key, evaluator.finish(), fold: fold, plan: plan)
                     evaluators[key] = nil
                     lastSource = nil
                 }
@@ -311,7 +332,9 @@ public final class Auditor: @unchecked Sendable {
         if let changed, result.stats.error == nil {
             result.stats.error = InputError(path: input.path, reason: Self.changedReason(line: changed))
         }
-        for key in result.order where result.sources[key] == nil { result.sources[key] = evaluators[key]!.finish() }
+        for key in result.order where result.sources[key] == nil {
+            result.finished(key, evaluators[key]!.finish(), fold: fold, plan: plan)
+        }
         return result
     }
 
@@ -386,14 +409,14 @@ public final class Auditor: @unchecked Sendable {
     /// when `mayRestart` and the file holds too many sources to keep open (read it again with a
     /// first pass).
     private func scanPartitioned(_ reader: FileReader, plan: EvaluationPlan, workers: Int, ends: [SourceKey: Int]?,
-                                 mayRestart: Bool, corpus: CorpusFeed.Share) -> FileScan? {
+                                 mayRestart: Bool, corpus: CorpusFeed.Share, fold: Fold) -> FileScan? {
         var result = FileScan(stats: reader.stats)
         // Each worker compiles its own rules: no objects shared with the reader's thread or
         // with each other.
         let partitions = PartitionedScan(plans: (0..<workers).map { _ in
             EvaluationPlan(rules: rules.rules, overrides: overrides, files: plan.files, retireIdleAfter: retireIdleAfter,
                            keepFindings: keepFindings, divert: divert, judged: judged)
-        }, ends: ends)
+        }, ends: ends, folds: fold == .now)
         var changed: Int?
         while let item = reader.next() {
             // Every reader finding takes its place on the corpus timeline; only those its rules
@@ -423,7 +446,7 @@ public final class Auditor: @unchecked Sendable {
         if let changed, result.stats.error == nil {
             result.stats.error = InputError(path: reader.path, reason: Self.changedReason(line: changed))
         }
-        result.sources = partitions.finish()
+        (result.sources, result.folded) = partitions.finish()
         return result
     }
 

@@ -33,9 +33,11 @@ final class PartitionedScan {
 
     /// - Parameter plans: one per worker (threads that share compiled rules contend on their
     ///   reference counts).
-    init(plans: [EvaluationPlan], ends: [SourceKey: Int]? = nil) {
+    /// - Parameter folds: each worker folds a finished source's sink into one of its own
+    ///   (``Auditor/Fold/now``).
+    init(plans: [EvaluationPlan], ends: [SourceKey: Int]? = nil, folds: Bool = false) {
         self.ends = ends
-        workers = plans.map { Worker(plan: $0) }
+        workers = plans.map { Worker(plan: $0, folds: folds) }
         batches = Array(repeating: [], count: plans.count)
         for w in workers {
             let box = WorkerBox(w)
@@ -70,8 +72,9 @@ final class PartitionedScan {
         return fed
     }
 
-    /// Sends what is left, waits for every worker, and returns each source's outcome.
-    func finish() -> [SourceKey: SourceOutcome] {
+    /// Sends what is left, waits for every worker, and returns each source's outcome, and with
+    /// `folds` what the workers folded, merged in worker order.
+    func finish() -> (outcomes: [SourceKey: SourceOutcome], folded: FindingSink?) {
         for (w, worker) in workers.enumerated() {
             if !batches[w].isEmpty { worker.queue.push(batches[w]) }
             worker.queue.push([])
@@ -80,11 +83,15 @@ final class PartitionedScan {
         // Each worker's table is let go as it is merged: the first becomes the whole, the others
         // are added to it (a file of 200,000 devices held every outcome twice here).
         var all: [SourceKey: SourceOutcome] = [:]
+        var folded: FindingSink?
         for worker in workers {
             let outcomes = worker.takeOutcomes()
             if all.isEmpty { all = outcomes } else { all.merge(outcomes) { a, _ in a } }
+            if let f = worker.folded {
+                if folded == nil { folded = f } else { folded!.merge(f) }
+            }
         }
-        return all
+        return (all, folded)
     }
 
     /// One thread's share of the sources.
@@ -94,8 +101,22 @@ final class PartitionedScan {
         private var evaluators: [SourceKey: SourceEvaluator] = [:]
         private var order: [SourceKey] = []
         private(set) var outcomes: [SourceKey: SourceOutcome] = [:]
+        let folds: Bool
+        /// With ``folds``: the sinks of the sources finished so far, merged.
+        private(set) var folded: FindingSink?
 
-        init(plan: EvaluationPlan) { self.plan = plan }
+        init(plan: EvaluationPlan, folds: Bool) {
+            self.plan = plan
+            self.folds = folds
+        }
+
+        private func finished(_ key: SourceKey, _ outcome: SourceOutcome) {
+            if folds {
+                if folded == nil { folded = FindingSink(files: plan.files, keep: plan.keepFindings) }
+                folded!.merge(outcome.sink)
+            }
+            outcomes[key] = outcome
+        }
 
         func takeOutcomes() -> [SourceKey: SourceOutcome] {
             defer { outcomes = [:] }
@@ -120,13 +141,13 @@ final class PartitionedScan {
                     if let r = item.regression { evaluator.feed(r) }
                     evaluator.feed(item.event)
                     if item.last {
-                        outcomes[item.key] = evaluator.finish()
+                        finished(item.key, evaluator.finish())
                         evaluators[item.key] = nil
                         lastSource = nil
                     }
                 }
             }
-            for key in order where outcomes[key] == nil { outcomes[key] = evaluators[key]!.finish() }
+            for key in order where outcomes[key] == nil { finished(key, evaluators[key]!.finish()) }
             evaluators.removeAll()
         }
     }

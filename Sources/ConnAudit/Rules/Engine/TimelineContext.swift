@@ -79,8 +79,8 @@ final class FindingSink {
         for r in results { labels[r.rule, default: [:]][r.name, default: 0] += r.holds ? 1 : 0 }
     }
 
-    /// Takes `other`'s findings over (it keeps none: a run's findings are not held twice, once
-    /// per source and once in the total) and adds its label counts.
+    /// Takes everything of `other` over: its findings (a run's findings are not held twice, once
+    /// per source and once in the total), counts and labels. `other` is left empty.
     func merge(_ other: FindingSink) {
         for (k, n) in other.omittedViolations { omittedViolations[k, default: 0] += n }
         for (k, n) in other.omittedInconclusive { omittedInconclusive[k, default: 0] += n }
@@ -98,7 +98,9 @@ final class FindingSink {
         for (k, counts) in other.labels {
             for (label, n) in counts { labels[k, default: [:]][label, default: 0] += n }
         }
+        other.labels = [:]
         applicable.formUnion(other.applicable)
+        other.applicable = []
     }
 
     private static func move(_ from: inout [Int: [Finding]], into to: inout [Int: [Finding]]) {
