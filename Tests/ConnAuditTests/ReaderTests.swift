@@ -17,6 +17,8 @@ struct ReaderTests {
     struct Read {
         var item: LineItem
         var secrets: [Event]
+        /// The key of the event's source, as the reader numbered it.
+        var key: SourceKey?
 
         var isBlank: Bool {
             if case .blank = item { return true }
@@ -28,10 +30,7 @@ struct ReaderTests {
             return nil
         }
 
-        var source: SourceKey? {
-            if case .event(_, let key, _) = item { return key }
-            return nil
-        }
+        var source: SourceKey? { key }
 
         var regression: Event? {
             if case .event(_, _, let r) = item { return r }
@@ -57,7 +56,9 @@ struct ReaderTests {
         let reader = FileReader(index: 0, path: path, source: source, wantedFields: wanted)
         var lines: [Read] = []
         while let item = reader.next() {
-            lines.append(Read(item: item, secrets: reader.secrets))
+            var key: SourceKey?
+            if case .event(_, let id, _) = item { key = reader.key(of: id) }
+            lines.append(Read(item: item, secrets: reader.secrets, key: key))
         }
         return (lines, reader.stats)
     }
@@ -902,6 +903,42 @@ extension ReaderTests {
 extension ReaderTests {
     @Suite("Source keys")
     struct SourceKeys {
+        /// The reader numbers a file's sources by first appearance: one number per key, whether a
+        /// line's texts come through the plain path (one interned text per value) or the general
+        /// parser (an escape), after other sources or not; `t` going back is judged per number.
+        @Test func sourcesAreNumberedOncePerKey() throws {
+            let text = [
+                #"{"t":5,"src":"ab","session":"s","ev":"x.y"}"#,
+                #"{"t":6,"src":"a\u0062","session":"s","ev":"x.y"}"#,
+                #"{"t":1,"src":"cd","ev":"x.y"}"#,
+                #"{"t":7,"src":"ab","session":"s","ev":"x.y"}"#,
+                #"{"t":4,"src":"ab","session":"s","ev":"x.y"}"#,
+                #"{"t":2,"src":42,"ev":"x.y"}"#,
+                #"{"t":3,"src":"42","ev":"x.y"}"#,
+                #"{"t":0,"src":"cd","ev":"x.y"}"#,
+                #"{"t":8,"src":"ab","ev":"x.y"}"#,
+            ].joined(separator: "\n") + "\n"
+            let reader = FileReader(index: 0, path: "a.jsonl", source: ByteSources.memory(Array(text.utf8), path: "a.jsonl"),
+                                    wantedFields: [])
+            var ids: [Int32] = []
+            var regressions: [Int] = []
+            while let item = reader.next() {
+                guard case .event(let e, let id, let regression) = item else { continue }
+                ids.append(id)
+                if regression != nil { regressions.append(e.line) }
+            }
+            #expect(ids == [0, 0, 1, 0, 0, 2, 3, 1, 4])
+            #expect(reader.key(of: 0) == SourceKey(src: "ab", session: "s"))
+            #expect(reader.key(of: 1) == SourceKey(src: "cd"))
+            var json = SourceKey(src: "42")
+            json.srcIsJSON = true
+            #expect(reader.key(of: 2) == json && reader.key(of: 3) == SourceKey(src: "42"))
+            #expect(reader.key(of: 4) == SourceKey(src: "ab"))
+            // Line 5 goes back from 7 for "ab"/"s", line 8 from 1 for "cd"; line 3 ("cd" at 1
+            // after "ab" at 6) is another source's.
+            #expect(regressions == [5, 8])
+        }
+
         @Test("src absent and src null both mean the file is the source")
         func fileIsTheSource() throws {
             let (lines, _) = ReaderTests.read(

@@ -25,8 +25,8 @@ import Testing
                                 wantedFields: rules.fieldsRead)
         var evaluator: SourceEvaluator?
         while let item = reader.next() {
-            guard case .event(let e, let key, _) = item else { continue }
-            if evaluator == nil { evaluator = SourceEvaluator(key: key, plan: plan) }
+            guard case .event(let e, let id, _) = item else { continue }
+            if evaluator == nil { evaluator = SourceEvaluator(key: reader.key(of: id), plan: plan) }
             evaluator!.feed(e)
         }
         return evaluator!.finish()

@@ -12,7 +12,7 @@ import Testing
         let reader = FileReader(index: 0, path: "log.jsonl", source: ByteSources.memory(bytes, path: "log.jsonl"), wantedFields: [])
         var ends: [SourceKey: Int] = [:]
         while let item = reader.next() {
-            if case .event(let e, let key, _) = item { ends[key] = e.line }
+            if case .event(let e, let id, _) = item { ends[reader.key(of: id)] = e.line }
         }
         return ends
     }

@@ -3,9 +3,10 @@ enum LineItem {
     case blank
     /// Not a connlog event: the `$malformed` pseudo-event (its `reason` field says why).
     case malformed(Event)
-    /// A valid event of `source`; `regression` is the `$time_regression` pseudo-event when its `t`
-    /// is lower than the previous valid line of the same source in this file.
-    case event(Event, source: SourceKey, regression: Event?)
+    /// A valid event of the source numbered `source` in this file (``FileReader/key(of:)``);
+    /// `regression` is the `$time_regression` pseudo-event when its `t` is lower than the
+    /// previous valid line of the same source in this file.
+    case event(Event, source: Int32, regression: Event?)
 }
 
 /// Reads one log file line by line into events and the reader's findings.
@@ -20,13 +21,18 @@ final class FileReader {
     private var parser: JSONLineParser
     /// The line being read, parsed in place.
     private var parsed = ParsedLine()
-    private var lastT: [SourceKey: Stamp] = [:]
-    /// The previous event's source and `t`: lines of one source usually come together.
-    private var previous: (key: SourceKey, t: Double)?
-    /// The previous event's ``Stamp/exact``. Kept apart from ``previous``: a tuple holding a
-    /// `Stamp` is copied and destroyed through the runtime's generic tuple witnesses, which cost
-    /// 0.4 % of a run's instructions.
-    private var previousExact: Int64 = -1
+    /// The file's sources, numbered in the order their first event came (the id a
+    /// ``LineItem/event(_:source:regression:)`` carries), and each one's number.
+    private var keys: [SourceKey] = []
+    private var ids: [SourceKey: Int32] = [:]
+    /// Each source's latest `t`, by number.
+    private var lastT: [Stamp] = []
+    /// The previous event's source: lines of one source usually come together, and a line whose
+    /// `src` and `session` are the very texts of the previous line's (the parser hands out one
+    /// interned text per value) is of its source without a key being made.
+    private var previousID: Int32 = -1
+    private var previousSrc: Value?
+    private var previousSession: Value?
     /// Event names the loaded rules mention, as ids (looked up once per event).
     private let evIDs = EvNames.snapshot()
     private let malformedID: Int32
@@ -122,22 +128,16 @@ final class FileReader {
                 parsed.session = parsed.unhashableKeys.contains("session") ? Self.redactedInside(parsed.session) : .string(Self.redactedName(parsed.session))
             }
         }
-        let key = sourceKey(src: parsed.src, session: parsed.session)
+        let id = sourceID(src: parsed.src, session: parsed.session)
         var fields = parsed.fields
         if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
         let event = Event(t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
                           fields: fields, redactedKeys: parsed.redactedKeys, evID: parsed.evID ?? evIDs[parsed.ev] ?? -1,
                           pseudo: false)
         var regression: Event?
-        let earlier: Stamp?
-        if let p = previous, p.key == key {
-            earlier = Stamp(t: p.t, exact: previousExact)
-        } else {
-            if let p = previous { lastT[p.key] = Stamp(t: p.t, exact: previousExact) }
-            earlier = lastT[key]
-        }
+        let earlier = lastT[Int(id)]
         let now = Stamp(t: parsed.t, exact: parsed.tExact)
-        if let earlier, now.isBefore(earlier) {
+        if earlier.exact != Stamp.none, now.isBefore(earlier) {
             // `t_exact` only where the finding's own `t` does not read as the integer logged (from
             // 9e15 on, `Event.tValue` is a double, rounded from 2^53 on).
             var fields: [Event.Field] = [.init("previous_t", earlier.value)]
@@ -145,9 +145,44 @@ final class FileReader {
             regression = Event(t: parsed.t, ev: "$time_regression", file: index, line: raw.number,
                                fields: located(fields, raw.number), evID: regressionID)
         }
-        previous = (key, parsed.t)
-        previousExact = now.exact
-        return .event(event, source: key, regression: regression)
+        lastT[Int(id)] = now
+        return .event(event, source: id, regression: regression)
+    }
+
+    /// The key of the source numbered `id` (see ``LineItem/event(_:source:regression:)``).
+    func key(of id: Int32) -> SourceKey { keys[Int(id)] }
+
+    /// The number of the source of `src` and `session`, the previous line's when they are its very
+    /// texts, else through the file's table (a new source gets the next number).
+    private func sourceID(src: Value?, session: Value?) -> Int32 {
+        if previousID >= 0, Self.same(src, previousSrc), Self.same(session, previousSession) { return previousID }
+        let key = sourceKey(src: src, session: session)
+        let id: Int32
+        if let known = ids[key] {
+            id = known
+        } else {
+            id = Int32(keys.count)
+            keys.append(key)
+            ids[key] = id
+            lastT.append(Stamp(t: 0, exact: Stamp.none))
+        }
+        previousID = id
+        previousSrc = src
+        previousSession = session
+        return id
+    }
+
+    /// Whether two `src` (or `session`) values are the same string storage, or both absent: only
+    /// then is the previous line's source taken without a look (equal texts in other storage are
+    /// found through the table).
+    @inline(__always) private static func same(_ a: Value?, _ b: Value?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (.string(let x)?, .string(let y)?):
+            return MemoryLayout<String>.size == 16
+                && unsafeBitCast(x, to: (UInt64, UInt64).self) == unsafeBitCast(y, to: (UInt64, UInt64).self)
+        default: return false
+        }
     }
 
     /// Adds the events read since the last call to ``progress``.
@@ -305,8 +340,10 @@ final class FileReader {
 /// number written with a fraction or exponent exactly by value, two of those as doubles.
 struct Stamp {
     var t: Double
-    /// The integer `t` was written as; -1 when it was not one (`t` is never negative).
+    /// The integer `t` was written as; -1 when it was not one (`t` is never negative); ``none``
+    /// for a source without an event yet.
     var exact: Int64
+    static let none: Int64 = -2
 
     /// Whether this `t` is lower than `other`'s.
     @inline(__always) func isBefore(_ other: Stamp) -> Bool {

@@ -283,8 +283,13 @@ public final class Auditor: @unchecked Sendable {
             return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus, fold: fold,
                         readAhead: true)
         }
-        var evaluators: [SourceKey: SourceEvaluator] = [:]
+        // By the reader's number of each source: open (an evaluator), not seen yet (nil past the
+        // end), or ended (nil, and ``ended``).
+        var evaluators: [SourceEvaluator?] = []
+        var ended: [Bool] = []
+        var open = 0
         // Lines of one source usually come together: the previous line's evaluator first.
+        var lastID: Int32 = -1
         var lastSource: SourceEvaluator?
         var changed: Int?
         while let item = reader.next() {
@@ -294,26 +299,34 @@ public final class Auditor: @unchecked Sendable {
             switch item {
             case .blank: break
             case .malformed(let e): corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil)
-            case .event(let e, let key, let regression):
+            case .event(let e, let id, let regression):
                 let evaluator: SourceEvaluator
-                if let last = lastSource, last.key == key {
+                if id == lastID, let last = lastSource {
                     evaluator = last
-                } else if let existing = evaluators[key] {
+                } else if Int(id) < evaluators.count, let existing = evaluators[Int(id)] {
                     evaluator = existing
+                    lastID = id
                     lastSource = existing
-                } else if result.sources[key] != nil {
+                } else if Int(id) < ended.count, ended[Int(id)] {
                     // A source already ended here: the file grew or changed since it was read ahead.
                     if changed == nil { changed = e.line }
                     continue
                 } else {
-                    if mayRestart, evaluators.count >= Self.maxOpenSources {
+                    if mayRestart, open >= Self.maxOpenSources {
                         restart()
                         return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus,
                                     fold: fold, readAhead: true)
                     }
+                    let key = reader.key(of: id)
                     evaluator = SourceEvaluator(key: key, plan: plan)
                     evaluator.endLine = ends?[key]
-                    evaluators[key] = evaluator
+                    while evaluators.count <= Int(id) {
+                        evaluators.append(nil)
+                        ended.append(false)
+                    }
+                    evaluators[Int(id)] = evaluator
+                    open += 1
+                    lastID = id
                     lastSource = evaluator
                     result.order.append(key)
                 }
@@ -322,8 +335,11 @@ public final class Auditor: @unchecked Sendable {
                 // The corpus timeline numbers its events itself: it gets its own copy.
                 if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { corpus.add(e.copy()) }
                 if evaluator.endLine == e.line {
-                    result.finished(key, evaluator.finish(), fold: fold, plan: plan)
-                    evaluators[key] = nil
+                    result.finished(evaluator.key, evaluator.finish(), fold: fold, plan: plan)
+                    evaluators[Int(id)] = nil
+                    ended[Int(id)] = true
+                    open -= 1
+                    lastID = -1
                     lastSource = nil
                 }
             }
@@ -332,8 +348,9 @@ public final class Auditor: @unchecked Sendable {
         if let changed, result.stats.error == nil {
             result.stats.error = InputError(path: input.path, reason: Self.changedReason(line: changed))
         }
-        for key in result.order where result.sources[key] == nil {
-            result.finished(key, evaluators[key]!.finish(), fold: fold, plan: plan)
+        // In the order the sources came (their numbers), as ``FileScan/order`` lists them.
+        for case let evaluator? in evaluators {
+            result.finished(evaluator.key, evaluator.finish(), fold: fold, plan: plan)
         }
         return result
     }
@@ -398,10 +415,14 @@ public final class Auditor: @unchecked Sendable {
         }
         guard let source = try? opener(input) else { return nil }
         let reader = FileReader(index: index, path: input.path, source: source, wantedFields: [])
-        var ends: [SourceKey: Int] = [:]
+        var lines: [Int] = []
         while let item = reader.next() {
-            if case .event(let e, let key, _) = item { ends[key] = e.line }
+            guard case .event(let e, let id, _) = item else { continue }
+            if Int(id) == lines.count { lines.append(0) }
+            lines[Int(id)] = e.line
         }
+        var ends: [SourceKey: Int] = [:]
+        for (id, line) in lines.enumerated() { ends[reader.key(of: Int32(id))] = line }
         return ends
     }
 
@@ -425,10 +446,10 @@ public final class Auditor: @unchecked Sendable {
             switch item {
             case .blank: break
             case .malformed(let e): corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil)
-            case .event(let e, let key, let regression):
-                switch partitions.feed(e, key: key, regression: regression) {
+            case .event(let e, let id, let regression):
+                switch partitions.feed(e, source: id, key: reader.key(of:), regression: regression) {
                 case .new:
-                    result.order.append(key)
+                    result.order.append(reader.key(of: id))
                     if mayRestart, result.order.count > Self.maxOpenSources {
                         _ = partitions.finish()
                         return nil
@@ -577,10 +598,15 @@ private struct SourceStream {
         advance()
     }
 
+    /// The number the reader gave ``key`` (-1: not seen yet).
+    private var id: Int32 = -1
+
     mutating func advance() {
         head = nil
         while let item = reader.next() {
-            if case .event(let e, let k, let r) = item, k == key {
+            guard case .event(let e, let k, let r) = item else { continue }
+            if id < 0, reader.key(of: k) == key { id = k }
+            if k == id {
                 head = (e, r)
                 return
             }

@@ -11,7 +11,10 @@ import Synchronization
 /// reader runs ahead.
 final class PartitionedScan {
     struct Item: Sendable {
-        var key: SourceKey
+        /// The reader's number of the source.
+        var id: Int32
+        /// The source's key, on its first event only (its worker then makes its evaluator).
+        var newKey: SourceKey?
         var event: Event
         var regression: Event?
         /// The source's last event in the file: its owner finishes it after this one.
@@ -23,10 +26,12 @@ final class PartitionedScan {
     private let workers: [Worker]
     private var batches: [[Item]]
     private let group = DispatchGroup()
-    /// The previous line's source, its worker and its last line: lines of one source usually
-    /// come together.
-    private var last: (key: SourceKey, worker: Int, end: Int?)?
-    private var owner: [SourceKey: (worker: Int, end: Int?)] = [:]
+    /// The previous line's source (the reader's number), its worker and its last line: lines of
+    /// one source usually come together.
+    private var last: (id: Int32, worker: Int, end: Int?)?
+    /// By the reader's number of each source: its worker and its last line (nil: not seen yet).
+    private var owner: [(worker: Int, end: Int?)?] = []
+    private var owned = 0
     /// Where each source's last line is, when the file was read ahead.
     private let ends: [SourceKey: Int]?
     static let batchSize = 1024
@@ -45,26 +50,32 @@ final class PartitionedScan {
         }
     }
 
-    /// Hands one event of `key` to its owner: `.new` the first time `key` is seen, `.ended` (and
-    /// dropped) when it comes after the line read ahead as the source's last.
-    func feed(_ event: Event, key: SourceKey, regression: Event?) -> Fed {
+    /// Hands one event of the source numbered `id` (whose key `key(id)` gives) to its owner:
+    /// `.new` the first time the source is seen, `.ended` (and dropped) when it comes after the
+    /// line read ahead as the source's last.
+    func feed(_ event: Event, source id: Int32, key: (Int32) -> SourceKey, regression: Event?) -> Fed {
         var fed = Fed.known
         let w: Int
         let end: Int?
-        if let last, last.key == key {
+        var newKey: SourceKey?
+        if let last, last.id == id {
             (w, end) = (last.worker, last.end)
-        } else if let known = owner[key] {
+        } else if Int(id) < owner.count, let known = owner[Int(id)] {
             (w, end) = known
         } else {
             // Round robin by first appearance: deterministic, and balanced when sources are many.
-            w = owner.count % workers.count
-            end = ends?[key]
-            owner[key] = (w, end)
+            let k = key(id)
+            w = owned % workers.count
+            end = ends?[k]
+            while owner.count <= Int(id) { owner.append(nil) }
+            owner[Int(id)] = (w, end)
+            owned += 1
+            newKey = k
             fed = .new
         }
         if let end, event.line > end { return .ended }
-        last = (key, w, end)
-        batches[w].append(Item(key: key, event: event, regression: regression, last: event.line == end))
+        last = (id, w, end)
+        batches[w].append(Item(id: id, newKey: newKey, event: event, regression: regression, last: event.line == end))
         if batches[w].count >= Self.batchSize {
             workers[w].queue.push(batches[w])
             batches[w].removeAll(keepingCapacity: true)
@@ -98,8 +109,8 @@ final class PartitionedScan {
     private final class Worker {
         let plan: EvaluationPlan
         let queue = BatchQueue()
-        private var evaluators: [SourceKey: SourceEvaluator] = [:]
-        private var order: [SourceKey] = []
+        /// By the reader's number of each source (nil: not one of this worker's, or ended).
+        private var evaluators: [SourceEvaluator?] = []
         private(set) var outcomes: [SourceKey: SourceOutcome] = [:]
         let folds: Bool
         /// With ``folds``: the sinks of the sources finished so far, merged.
@@ -124,30 +135,34 @@ final class PartitionedScan {
         }
 
         func run() {
+            var lastID: Int32 = -1
             var lastSource: SourceEvaluator?
             while let batch = queue.pop() {
                 for item in batch {
                     let evaluator: SourceEvaluator
-                    if let l = lastSource, l.key == item.key {
+                    if item.id == lastID, let l = lastSource {
                         evaluator = l
-                    } else if let existing = evaluators[item.key] {
-                        evaluator = existing
+                    } else if let key = item.newKey {
+                        evaluator = SourceEvaluator(key: key, plan: plan)
+                        while evaluators.count <= Int(item.id) { evaluators.append(nil) }
+                        evaluators[Int(item.id)] = evaluator
                     } else {
-                        evaluator = SourceEvaluator(key: item.key, plan: plan)
-                        evaluators[item.key] = evaluator
-                        order.append(item.key)
+                        evaluator = evaluators[Int(item.id)]!
                     }
+                    lastID = item.id
                     lastSource = evaluator
                     if let r = item.regression { evaluator.feed(r) }
                     evaluator.feed(item.event)
                     if item.last {
-                        finished(item.key, evaluator.finish())
-                        evaluators[item.key] = nil
+                        finished(evaluator.key, evaluator.finish())
+                        evaluators[Int(item.id)] = nil
+                        lastID = -1
                         lastSource = nil
                     }
                 }
             }
-            for key in order where outcomes[key] == nil { finished(key, evaluators[key]!.finish()) }
+            // In the order the sources came (their numbers).
+            for case let evaluator? in evaluators { finished(evaluator.key, evaluator.finish()) }
             evaluators.removeAll()
         }
     }

@@ -429,7 +429,8 @@ public enum TimelineBuilder {
                 if line == aroundLine { out.around = .blank }
             case .malformed(let e):
                 if line == aroundLine { out.around = .malformed(e.value(of: "reason")?.string ?? "malformed") }
-            case .event(let e, let key, _):
+            case .event(let e, let id, _):
+                let key = reader.key(of: id)
                 if out.counts[key] == nil { out.order.append(key) }
                 out.counts[key, default: 0] += 1
                 if line == aroundLine { out.around = .event(key, stream: String(e.stream), gen: e.gen) }
@@ -558,7 +559,7 @@ public enum TimelineBuilder {
         }
         let reader = FileReader(index: Int32(index), path: input.path, source: source, wantedFields: nil)
         while let item = reader.next() {
-            guard case .event(let e, let key, _) = item, keys.contains(key) else { continue }
+            guard case .event(let e, let id, _) = item, case let key = reader.key(of: id), keys.contains(key) else { continue }
             // Events outside the wanted generations keep only what ordering needs.
             let kept = wanted(e.stream, e.gen) ? e : Event(t: e.t, ev: e.ev, gen: e.gen, file: e.file, line: e.line, evID: e.evID)
             out.events[key, default: []].append(kept)
