@@ -20,8 +20,8 @@ public final class Auditor: @unchecked Sendable {
     private let rules: RuleSet
     private let overrides: [String: Value]
     private let jobs: Int
-    private let opener: Opener
-    private let wanted: Set<String>?
+    let opener: Opener
+    let wanted: Set<String>?
     /// Files at least this large are read ahead once to learn where each source's last line is,
     /// so a source is finished and freed there instead of at the end of the file (memory then
     /// follows the sources open at once, not the size of the file).
@@ -471,69 +471,6 @@ public final class Auditor: @unchecked Sendable {
         return result
     }
 
-    // MARK: - Pass 2
-
-    /// Re-reads the files holding `key` and feeds its events to one evaluator in merged order.
-    /// A file that cannot be opened again (deleted or rotated away since pass 1) is an input error.
-    private func mergeEvaluate(_ key: SourceKey, files: [Int], inputs: [InputFile], plan: EvaluationPlan, spool: Spool) -> (SourceOutcome, [InputError]) {
-        let evaluator = SourceEvaluator(key: key, plan: plan)
-        var streams: [SourceStream] = []
-        var errors: [InputError] = []
-        // Each stream's place in file path order (canonical paths: see ``InputFile/orderKey``).
-        var rankOf: [Int: Int] = [:]
-        for (rank, i) in files.sorted(by: { InputFile.pathOrder(inputs[$0], inputs[$1]) }).enumerated() { rankOf[i] = rank }
-        var ranks: [Int] = []
-        for i in files {
-            let source: any ByteSource
-            do {
-                source = try spool.reopen(inputs[i], opener)
-            } catch {
-                errors.append(InputError(path: inputs[i].path, reason: "could not be read again to merge its source: \(error.reason)"))
-                continue
-            }
-            streams.append(SourceStream(FileReader(index: Int32(i), path: inputs[i].path, source: source, wantedFields: wanted), key: key))
-            ranks.append(rankOf[i]!)
-        }
-        // k-way merge on the head of each file's stream: lowest t first, then file order. The
-        // streams with a head wait in a binary heap, so an event costs log(files), not files.
-        func before(_ a: Int, _ b: Int) -> Bool {
-            let x = streams[a].head!.event.t, y = streams[b].head!.event.t
-            return x < y || (x == y && ranks[a] < ranks[b])
-        }
-        var heap = streams.indices.filter { streams[$0].head != nil }
-        func siftDown(_ from: Int) {
-            var i = from
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < heap.count, before(heap[l], heap[m]) { m = l }
-                if r < heap.count, before(heap[r], heap[m]) { m = r }
-                if m == i { return }
-                heap.swapAt(i, m)
-                i = m
-            }
-        }
-        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
-        while let b = heap.first {
-            let item = streams[b].head!
-            if let r = item.regression { evaluator.feed(r) }
-            evaluator.feed(item.event)
-            streams[b].advance()
-            if streams[b].head == nil {
-                heap.swapAt(0, heap.count - 1)
-                heap.removeLast()
-            }
-            siftDown(0)
-        }
-        for s in streams {
-            if let e = s.reader.stats.error {
-                errors.append(InputError(path: inputs[Int(s.reader.index)].path, reason: "failed while merging its source: \(e.reason)"))
-            }
-        }
-        return (evaluator.finish(), errors)
-    }
-
-
     // MARK: - Parallel work
 
     /// Runs `body(i, worker)` for every `i` in `0..<count` on up to `jobs` threads; `worker` is the
@@ -584,78 +521,4 @@ private final class PlanPerWorker: @unchecked Sendable {
 private struct UncheckedBox<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
-}
-
-/// One file's events of one source, one at a time.
-private struct SourceStream {
-    let reader: FileReader
-    let key: SourceKey
-    var head: (event: Event, regression: Event?)?
-
-    init(_ reader: FileReader, key: SourceKey) {
-        self.reader = reader
-        self.key = key
-        advance()
-    }
-
-    /// The number the reader gave ``key`` (-1: not seen yet).
-    private var id: Int32 = -1
-
-    mutating func advance() {
-        head = nil
-        while let item = reader.next() {
-            guard case .event(let e, let k, let r) = item else { continue }
-            if id < 0, reader.key(of: k) == key { id = k }
-            if k == id {
-                head = (e, r)
-                return
-            }
-        }
-    }
-}
-
-/// Standard input can be read once; when other files are given too, pass 1 copies it as it is
-/// read (``StandardInputCopy``) so pass 2 can read it again.
-private final class Spool: @unchecked Sendable {
-    private var copy: StandardInputCopy?
-
-    init(inputs: [InputFile]) {
-        guard inputs.count > 1, inputs.contains(where: \.isStdin) else { return }
-        copy = StandardInputCopy()
-    }
-
-    func wrap(_ input: InputFile, _ source: any ByteSource) -> any ByteSource {
-        guard input.isStdin, let copy else { return source }
-        return TeeSource(source, copy: copy)
-    }
-
-    /// `input` opened again: standard input from its copy, any other file by `opener`.
-    func reopen(_ input: InputFile, _ opener: Auditor.Opener) throws(InputError) -> any ByteSource {
-        guard input.isStdin, let copy else { return try opener(input) }
-        return copy.reader(path: input.path)
-    }
-
-    func close() {
-        copy = nil
-    }
-}
-
-/// A source whose bytes are also added to a ``StandardInputCopy`` as they are read.
-private final class TeeSource: ByteSource {
-    private let inner: any ByteSource
-    private let copy: StandardInputCopy
-
-    init(_ inner: any ByteSource, copy: StandardInputCopy) {
-        self.inner = inner
-        self.copy = copy
-    }
-
-    var isCompressed: Bool { inner.isCompressed }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
-        let n = try inner.read(into: buffer)
-        copy.isCompressed = inner.isCompressed
-        copy.append(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-        return n
-    }
 }
