@@ -124,7 +124,7 @@ public final class Auditor: @unchecked Sendable {
                                                                             files: files, retireIdleAfter: retireIdleAfter,
                                                                             keepFindings: keepFindings, divert: divert),
                                     files: files)
-        let scans = parallelMap(inputs.count) { i, worker in
+        let scans = parallelMap(inputs.count, jobs: jobs) { i, worker in
             let share = corpusFeed.share(file: i)
             defer {
                 share.release()
@@ -147,7 +147,7 @@ public final class Auditor: @unchecked Sendable {
         let spread = sourceOrder.filter { filesOf[$0]!.count > 1 }
 
         // Pass 2: merged evaluation of sources spread over several files.
-        let merged: [(SourceOutcome, [InputError])] = parallelMap(spread.count) { i, worker in
+        let merged: [(SourceOutcome, [InputError])] = parallelMap(spread.count, jobs: jobs) { i, worker in
             self.mergeEvaluate(spread[i], files: filesOf[spread[i]]!, inputs: inputs, plan: plans[worker], spool: spool)
         }
         spool.close()
@@ -470,29 +470,6 @@ public final class Auditor: @unchecked Sendable {
         (result.sources, result.folded) = partitions.finish()
         return result
     }
-
-    // MARK: - Parallel work
-
-    /// Runs `body(i, worker)` for every `i` in `0..<count` on up to `jobs` threads; `worker` is the
-    /// thread's number (0..<jobs), the same for every item that thread takes.
-    private func parallelMap<T>(_ count: Int, _ body: @escaping (Int, Int) -> T) -> [T] {
-        guard count > 0 else { return [] }
-        let workers = min(jobs, count)
-        if workers == 1 { return (0..<count).map { body($0, 0) } }
-        let results = Mutex<[Int: T]>([:])
-        let next = Atomic<Int>(0)
-        let box = UncheckedBox(body)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            while true {
-                let i = next.add(1, ordering: .relaxed).oldValue
-                if i >= count { return }
-                let r = box.value(i, worker)
-                let sendable = UncheckedBox(r)
-                results.withLock { $0[i] = sendable.value }
-            }
-        }
-        return results.withLock { dict in (0..<count).map { dict[$0]! } }
-    }
 }
 
 /// One ``EvaluationPlan`` per worker thread, made when the thread first asks for it.
@@ -516,9 +493,4 @@ private final class PlanPerWorker: @unchecked Sendable {
             return made
         }
     }
-}
-
-private struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

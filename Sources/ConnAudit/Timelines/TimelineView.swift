@@ -206,7 +206,7 @@ public enum TimelineBuilder {
 
         // Pass A: sources, event counts, generations (when filtering on them), the `--around` line.
         let trackGens = query.stream != nil || query.gen != nil
-        let scans: [Inventory] = parallelMap(inputs.count, jobs: jobs) { i in
+        let scans: [Inventory] = parallelMap(inputs.count, jobs: jobs) { i, _ in
             inventory(inputs[i], index: i, open: open, query: query, trackGens: trackGens,
                       aroundLine: i == focusFile ? query.around?.line : nil)
         }
@@ -276,7 +276,7 @@ public enum TimelineBuilder {
 
         // Pass B: the selected sources' events, every field decoded, per file in line order.
         let readFiles = Array(Set(selected.flatMap { filesOf[$0]! })).sorted()
-        let reads: [FileEvents] = parallelMap(readFiles.count, jobs: jobs) { n in
+        let reads: [FileEvents] = parallelMap(readFiles.count, jobs: jobs) { n, _ in
             collect(inputs[readFiles[n]], index: readFiles[n], open: open, keys: selectedSet, wanted: eventWanted)
         }
         for r in reads {
@@ -754,31 +754,6 @@ public enum TimelineBuilder {
         if let session = key.shownSession { name += " session " + safe(session) }
         return name
     }
-
-    // MARK: - Parallel work
-
-    private static func parallelMap<T>(_ count: Int, jobs: Int, _ body: @escaping (Int) -> T) -> [T] {
-        guard count > 0 else { return [] }
-        let workers = min(jobs, count)
-        if workers == 1 { return (0..<count).map(body) }
-        let results = Mutex<[Int: TimelineBox<T>]>([:])
-        let next = Atomic<Int>(0)
-        let work = TimelineBox(body)
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while true {
-                let i = next.add(1, ordering: .relaxed).oldValue
-                if i >= count { return }
-                let r = TimelineBox(work.value(i))
-                results.withLock { $0[i] = r }
-            }
-        }
-        return results.withLock { dict in (0..<count).map { dict[$0]!.value } }
-    }
-}
-
-private struct TimelineBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
 
 // MARK: - Standard input, kept for several reads
