@@ -63,6 +63,35 @@ struct ProgressLineTests {
         #expect(parts.last == "\r\u{1B}[K")
     }
 
+    /// A line wider than the terminal would wrap, and `\r` would draw over its last row only: it is
+    /// cut to one character less than the width.
+    @Test func theLineNeverWrapsOnANarrowTerminal() throws {
+        let progress = RunProgress(totalBytes: 500_000_000, files: 10)
+        progress.add(bytes: 312_400_000)
+        progress.add(events: 4_100_000)
+        let written = Written()
+        let line = ProgressLine(progress: progress, terminal: true, erases: true, write: written.add, width: 40,
+                                delay: 0, interval: 0.005)
+        line.start()
+        written.wait(for: 2)
+        line.stop()
+        let drawn = try #require(written.all.first)
+        let text = drawn.dropFirst().replacingOccurrences(of: "\u{1B}[K", with: "")
+        #expect(text == "conn-audit: 312.4 MB of 500.0 MB (62%)", "\(text)")
+        #expect(ProgressLine.fitted("conn-audit: a, b, c", width: 16) == "conn-audit: a, b")
+        #expect(ProgressLine.fitted("conn-audit: 312.4 MB", width: 10) == "conn-audit")
+        #expect(ProgressLine.fitted("short", width: 10) == "short")
+    }
+
+    @Test func quietLeavesItOffUnlessAskedFor() throws {
+        let console = Console(out: { _ in }, err: { _ in }, isTerminal: true, errIsTerminal: true)
+        let files = [InputFile(path: Repository.samples + "/healthy/iphone-a.jsonl")]
+        #expect(CommandLineTool.progressLine("auto", quiet: false, files: files, console: console) != nil)
+        #expect(CommandLineTool.progressLine("auto", quiet: true, files: files, console: console) == nil)
+        #expect(CommandLineTool.progressLine("always", quiet: true, files: files, console: console) != nil)
+        #expect(CommandLineTool.progressLine("never", quiet: false, files: files, console: console) == nil)
+    }
+
     @Test func aDumbTerminalIsErasedWithSpaces() throws {
         let progress = RunProgress(totalBytes: nil, files: 2)
         let written = Written()

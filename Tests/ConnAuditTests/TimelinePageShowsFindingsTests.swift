@@ -144,6 +144,11 @@ struct TimelinePageShowsFindingsTests {
         #expect(try jsonObject(CommandLineRun(["timeline", dir, "--no-config", "-f", "json"]).out)["hidden"] == nil)
         let html = CommandLineRun(["timeline", dir, "--no-config", "-f", "html", "--show", "all"])
         #expect(html.out.contains("ws gen 1") && !html.out.contains("not shown"))
+        // Nothing shown: the note is the first line.
+        let clean = try makeTemporaryDirectory(["c.jsonl": #"{"t":0,"src":"c","ev":"app.scene","phase":"active"}"# + "\n"])
+        defer { removeTemporaryDirectory(clean) }
+        let none = CommandLineRun(["timeline", clean, "--no-config", "--show", "findings"])
+        #expect(none.out.hasPrefix("1 timeline without findings (1 event) not shown"), "\(none.out)")
         let bad = CommandLineRun(["timeline", dir, "--no-config", "--show", "some"])
         #expect(bad.code == 2 && bad.err.contains("--show must be findings or all, not 'some'"))
     }

@@ -8,14 +8,15 @@ extension CommandLineTool {
         return mode
     }
 
-    /// The counters and the line drawing them, when `mode` shows progress on this console.
-    static func progressLine(_ mode: String, files: [InputFile], console: Console)
+    /// The counters and the line drawing them, when `mode` shows progress on this console (`auto`:
+    /// not with `--quiet`, which asks for nothing to be printed).
+    static func progressLine(_ mode: String, quiet: Bool, files: [InputFile], console: Console)
         -> (progress: RunProgress, line: ProgressLine)?
     {
-        guard mode == "always" || (mode == "auto" && console.errIsTerminal) else { return nil }
+        guard mode == "always" || (mode == "auto" && console.errIsTerminal && !quiet) else { return nil }
         let progress = RunProgress(totalBytes: Auditor.progressTotal(of: files), files: files.count)
         let line = ProgressLine(progress: progress, terminal: console.errIsTerminal, erases: console.erasesLines,
-                                write: console.err)
+                                write: console.err, width: console.errColumns ?? 80)
         return (progress, line)
     }
 }

@@ -21,15 +21,19 @@ public struct Console {
     public var errIsTerminal: Bool
     /// Whether that terminal erases a line on `ESC [ K` (not when `TERM` is `dumb`).
     public var erasesLines: Bool
+    /// That terminal's width in columns, when it tells (nil: unknown).
+    public var errColumns: Int?
 
     public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, isTerminal: Bool,
-                colorAllowed: Bool = true, errIsTerminal: Bool = false, erasesLines: Bool = true) {
+                colorAllowed: Bool = true, errIsTerminal: Bool = false, erasesLines: Bool = true,
+                errColumns: Int? = nil) {
         self.out = out
         self.err = err
         self.isTerminal = isTerminal
         self.colorAllowed = colorAllowed
         self.errIsTerminal = errIsTerminal
         self.erasesLines = erasesLines
+        self.errColumns = errColumns
     }
 
     /// ``colorAllowed`` for these values of `NO_COLOR` and `TERM` (nil: not set).
@@ -47,7 +51,15 @@ public struct Console {
             colorAllowed: colorAllowed(noColor: getenv("NO_COLOR").map { String(cString: $0) },
                                        term: getenv("TERM").map { String(cString: $0) }),
             errIsTerminal: isatty(2) != 0,
-            erasesLines: getenv("TERM").map { String(cString: $0) } != "dumb")
+            erasesLines: getenv("TERM").map { String(cString: $0) } != "dumb",
+            errColumns: terminalColumns(2))
+    }
+
+    /// The width of the terminal on descriptor `fd`, when it is one and tells.
+    static func terminalColumns(_ fd: Int32) -> Int? {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 }
 
@@ -233,7 +245,7 @@ public enum CommandLineTool {
         let divert = keep == nil || suppressions.entries.isEmpty ? nil
             : suppressions.filter(rules: ruleSet.rules.map(\.id), paths: Auditor.filePaths(of: found.files),
                                   today: today)
-        let progress = Self.progressLine(progressMode, files: found.files, console: console)
+        let progress = Self.progressLine(progressMode, quiet: p.has("--quiet"), files: found.files, console: console)
         let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep, divert: divert,
                               progress: progress?.progress, opener: opener)
         progress?.line.start()

@@ -87,9 +87,10 @@ enum Help {
                             and not when NO_COLOR is set or TERM is dumb)
       --progress auto|always|never
                             a progress line on standard error: bytes, files, events/s, time
-                            left (default auto: only when standard error is a terminal, from
-                            one second on, erased at the end; always: also into a log, every
-                            5 s and a last line with what was read)
+                            left (default auto: only when standard error is a terminal and
+                            not with --quiet, from one second on, cut to the terminal's width,
+                            erased at the end; always: also into a log, every 5 s and a last
+                            line with what was read)
       --quiet               print nothing; the exit status tells the verdict
       --use corpus|gate     what the run judges (default corpus: a soak or fleet corpus). gate:
                             one upload, where corpus coverage (ws.required-outcomes) is not

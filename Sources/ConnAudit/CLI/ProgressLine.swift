@@ -27,6 +27,9 @@ final class ProgressLine: @unchecked Sendable {
     private let erases: Bool
     private let delay: Double
     private let interval: Double
+    /// The terminal's width: a drawn line is cut to one character less, so that it never wraps
+    /// (a wrapped line is not drawn over by `\r`, and would be left behind).
+    private let width: Int
     private let started = DispatchTime.now()
     private let stopSignal = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
@@ -35,8 +38,9 @@ final class ProgressLine: @unchecked Sendable {
     private var shown = 0
 
     init(progress: RunProgress, terminal: Bool, erases: Bool, write: @escaping (String) -> Void,
-         delay: Double? = nil, interval: Double? = nil) {
+         width: Int = 80, delay: Double? = nil, interval: Double? = nil) {
         self.progress = progress
+        self.width = max(20, width)
         self.write = write
         redraw = terminal
         self.erases = erases
@@ -79,8 +83,9 @@ final class ProgressLine: @unchecked Sendable {
         defer { done.signal() }
         guard stopSignal.wait(timeout: .now() + delay) == .timedOut else { return }
         repeat {
-            let text = Self.text(progress.snapshot, total: progress.totalBytes, files: progress.files, seconds: elapsed)
+            var text = Self.text(progress.snapshot, total: progress.totalBytes, files: progress.files, seconds: elapsed)
             if redraw {
+                text = Self.fitted(text, width: width - 1)
                 write("\r" + text + (erases ? "\u{1B}[K" : String(repeating: " ", count: max(0, shown - text.utf8.count))))
                 shown = text.utf8.count
             } else {
@@ -117,6 +122,17 @@ final class ProgressLine: @unchecked Sendable {
             }
         }
         return out
+    }
+
+    /// `text` in at most `width` characters: its last `, `-separated parts dropped until it fits,
+    /// and the first part cut if even that is too wide.
+    static func fitted(_ text: String, width: Int) -> String {
+        guard text.count > width else { return text }
+        // The line's parts are joined by ", " and hold no comma followed by a space themselves
+        // (numbers are grouped with bare commas).
+        var parts = text.split(separator: ", ", omittingEmptySubsequences: false).map(String.init)
+        while parts.count > 1, parts.joined(separator: ", ").count > width { parts.removeLast() }
+        return String(parts.joined(separator: ", ").prefix(width))
     }
 
     /// The last line of a log: `conn-audit: read 500.0 MB, 10 files, 6,000,000 events in 14.2 s`.

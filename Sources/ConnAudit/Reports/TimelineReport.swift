@@ -121,7 +121,8 @@ public enum TimelineReport {
         }
         if let hidden = doc.hidden, hidden.timelines > 0 {
             let n = hidden.timelines, m = hidden.events
-            out += "\n" + paint("\(n) timeline\(n == 1 ? "" : "s") without findings (\(m) event\(m == 1 ? "" : "s")) "
+            // A blank line after the timelines shown, none when none is.
+            out += (doc.sections.isEmpty ? "" : "\n") + paint("\(n) timeline\(n == 1 ? "" : "s") without findings (\(m) event\(m == 1 ? "" : "s")) "
                 + "not shown (--show all shows them)", "2") + "\n"
         }
         if doc.findingsElsewhere > 0 {
