@@ -41,9 +41,11 @@ final class FileReader {
     /// `$secret` pseudo-events of the line just read.
     private(set) var secrets: [Event] = []
     private(set) var stats: FileStats
-    /// Where the events read are counted, ``RunProgress/eventStep`` lines at a time.
+    /// Where the bytes and events read are counted, ``RunProgress/eventStep`` lines (or one line
+    /// over 1 MiB) at a time.
     var progress: RunProgress?
-    /// Events already added to ``progress``.
+    /// Bytes and events already added to ``progress``.
+    private var bytesCounted = 0
     private var eventsCounted = 0
 
     init(index: Int32, path: String, source: any ByteSource, wantedFields: Set<String>?) {
@@ -81,6 +83,7 @@ final class FileReader {
         stats.lines += 1
         if stats.lines & (RunProgress.eventStep - 1) == 0 { countProgress() }
         if let length = raw.tooLong {
+            countProgress()
             stats.malformed += 1
             // Its secrets were found as it was skipped: the line is never held.
             for p in lines.longLineSecretPaths {
@@ -185,16 +188,20 @@ final class FileReader {
         }
     }
 
-    /// Adds the events read since the last call to ``progress``.
+    /// Adds the bytes and events read since the last call to ``progress``.
     private func countProgress() {
         guard let progress else { return }
+        progress.add(bytes: lines.bytesRead - bytesCounted)
         progress.add(events: stats.events - eventsCounted)
+        bytesCounted = lines.bytesRead
         eventsCounted = stats.events
     }
 
-    /// Takes back from ``progress`` the events this reader counted (its file is read again).
+    /// Takes back from ``progress`` what this reader counted (its file is read again).
     func abandonProgress() {
+        progress?.add(bytes: -bytesCounted)
         progress?.add(events: -eventsCounted)
+        bytesCounted = 0
         eventsCounted = 0
         progress = nil
     }

@@ -3,11 +3,11 @@ import Synchronization
 /// How far a run has read, for a progress line: counters that any worker adds to and any thread
 /// reads at any time.
 ///
-/// Bytes are counted as the first pass reads them (decompressed for gzip), events as the reader
-/// makes them, in steps of ``eventStep`` lines per file so that a line costs one branch. A file
-/// read again from its start (the restart of a file with too many sources) takes back what it
-/// counted, so the counts never pass the input. The second pass (sources spread over several
-/// files) is not counted: it reads again what was already counted once.
+/// Bytes (decompressed for gzip) and events are counted by the first pass's reader of each file,
+/// in steps of ``eventStep`` lines so that a line costs one branch. A file read again from its
+/// start (the restart of a file with too many sources) takes back what it counted, so the counts
+/// never pass the input. The second pass (sources spread over several files) is not counted: it
+/// reads again what was already counted once.
 public final class RunProgress: Sendable {
     /// The bytes the inputs' lines take, as near as can be told before reading (a gzip file by
     /// its trailer's size); nil when an input's size cannot be known (standard input).
@@ -16,7 +16,7 @@ public final class RunProgress: Sendable {
     private let bytes = Atomic<Int>(0)
     private let events = Atomic<Int>(0)
     private let filesRead = Atomic<Int>(0)
-    /// Lines a reader reads between two additions to ``events`` (a power of two).
+    /// Lines a reader reads between two additions to the counts (a power of two).
     static let eventStep = 4_096
 
     public init(totalBytes: Int?, files: Int) {
@@ -45,32 +45,4 @@ public final class RunProgress: Sendable {
     func add(bytes n: Int) { bytes.add(n, ordering: .relaxed) }
     func add(events n: Int) { events.add(n, ordering: .relaxed) }
     func fileRead() { filesRead.add(1, ordering: .relaxed) }
-}
-
-/// A source whose bytes are counted in a ``RunProgress`` as they are read.
-final class CountedSource: ByteSource {
-    private let inner: any ByteSource
-    private let progress: RunProgress
-    /// What this source added: taken back when its reading is abandoned.
-    private(set) var counted = 0
-
-    init(_ inner: any ByteSource, progress: RunProgress) {
-        self.inner = inner
-        self.progress = progress
-    }
-
-    var isCompressed: Bool { inner.isCompressed }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
-        let n = try inner.read(into: buffer)
-        counted += n
-        progress.add(bytes: n)
-        return n
-    }
-
-    /// Takes back what this source counted (its file is read again from the start).
-    func abandon() {
-        progress.add(bytes: -counted)
-        counted = 0
-    }
 }

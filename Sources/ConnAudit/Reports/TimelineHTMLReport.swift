@@ -107,22 +107,18 @@ extension TimelineReport {
             out += "<table>\n<thead><tr><th class=\"mark\"></th><th>file:line</th><th class=\"num\">t</th>"
                 + "<th class=\"num\">+connect</th><th class=\"num\">Δping</th><th>phase</th><th>ev</th>"
                 + "<th class=\"num\">gen</th><th>fields</th></tr></thead>\n<tbody>\n"
-            let rows = shownRows(section, eliding: doc.hidden != nil)
+            // Rows left out are counted where they were, between the rows shown and after the last.
+            func elided(_ n: Int) -> String {
+                n == 0 ? "" : "<tr class=\"elided\"><td class=\"mark\">⋯</td><td colspan=\"8\">" + plural(n, "event")
+                    + " without findings (<code>--show all</code> shows them)</td></tr>\n"
+            }
             var previous = -1
-            for e in rows {
-                if e > previous + 1 {
-                    let n = e - previous - 1
-                    out += "<tr class=\"elided\"><td class=\"mark\">⋯</td><td colspan=\"8\">" + plural(n, "event")
-                        + " without findings (<code>--show all</code> shows them)</td></tr>\n"
-                }
+            for e in shownRows(section, eliding: doc.hidden != nil) {
+                out += elided(e - previous - 1)
                 previous = e
                 out += row(section.entries[e], section: s, index: e, h)
             }
-            if previous < section.entries.count - 1 {
-                out += "<tr class=\"elided\"><td class=\"mark\">⋯</td><td colspan=\"8\">"
-                    + plural(section.entries.count - 1 - previous, "event")
-                    + " without findings (<code>--show all</code> shows them)</td></tr>\n"
-            }
+            out += elided(section.entries.count - 1 - previous)
             out += "</tbody>\n</table>\n</details>\n"
         }
 

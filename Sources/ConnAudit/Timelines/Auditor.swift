@@ -92,10 +92,7 @@ public final class Auditor: @unchecked Sendable {
 
         /// Keeps `outcome` as `key`'s, its sink first folded into ``folded`` when `fold` says so.
         mutating func finished(_ key: SourceKey, _ outcome: SourceOutcome, fold: Fold, plan: EvaluationPlan) {
-            if fold == .now {
-                if folded == nil { folded = FindingSink(files: plan.files, keep: plan.keepFindings) }
-                folded!.merge(outcome.sink)
-            }
+            if fold == .now { FindingSink.fold(outcome.sink, into: &folded, files: plan.files, keep: plan.keepFindings) }
             sources[key] = outcome
         }
     }
@@ -250,20 +247,17 @@ public final class Auditor: @unchecked Sendable {
     private func scan(_ input: InputFile, index: Int32, plan: EvaluationPlan, spool: Spool, workers: Int,
                       corpus: CorpusFeed.Share, fold: Fold, readAhead: Bool = false) -> FileScan {
         var result = FileScan(stats: FileStats(path: input.path))
-        var source: any ByteSource
+        let source: any ByteSource
         do {
             source = spool.wrap(input, try opener(input))
         } catch {
             result.stats.error = error
             return result
         }
-        let counted = progress.map { CountedSource(source, progress: $0) }
-        if let counted { source = counted }
         let reader = FileReader(index: index, path: input.path, source: source, wantedFields: wanted)
         reader.progress = progress
         // A reading abandoned to start again takes back what it counted.
         func restart() {
-            counted?.abandon()
             reader.abandonProgress()
             corpus.restart()
         }

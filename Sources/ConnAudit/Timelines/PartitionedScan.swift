@@ -122,10 +122,7 @@ final class PartitionedScan {
         }
 
         private func finished(_ key: SourceKey, _ outcome: SourceOutcome) {
-            if folds {
-                if folded == nil { folded = FindingSink(files: plan.files, keep: plan.keepFindings) }
-                folded!.merge(outcome.sink)
-            }
+            if folds { FindingSink.fold(outcome.sink, into: &folded, files: plan.files, keep: plan.keepFindings) }
             outcomes[key] = outcome
         }
 

@@ -103,6 +103,12 @@ final class FindingSink {
         other.applicable = []
     }
 
+    /// Merges `sink` into `folded`, which is made on first use to keep what `keep` says.
+    static func fold(_ sink: FindingSink, into folded: inout FindingSink?, files: [String], keep: Int?) {
+        if folded == nil { folded = FindingSink(files: files, keep: keep) }
+        folded!.merge(sink)
+    }
+
     private static func move(_ from: inout [Int: [Finding]], into to: inout [Int: [Finding]]) {
         for (k, v) in from {
             if to[k] == nil { to[k] = v } else { to[k]! += v }
