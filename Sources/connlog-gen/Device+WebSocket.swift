@@ -131,7 +131,7 @@ private let fatalPingErrors: [StaticString] = [
 private let transientPingErrors: [StaticString] = [
     "NSURLErrorDomain:-1001", "NSURLErrorDomain:-1011", "NSPOSIXErrorDomain:60", "URLError.timedOut",
 ]
-private let receiveErrors: [StaticString] = [
+let receiveErrors: [StaticString] = [
     "NSPOSIXErrorDomain:54", "NSURLErrorDomain:-1005", "NSPOSIXErrorDomain:57",
 ]
 
@@ -183,14 +183,14 @@ extension Device {
     }
 
     /// Whether the session may end here without leaving a rule's window open.
-    private func wsSafeToEnd(_ t: Int) -> Bool {
+    func wsSafeToEnd(_ t: Int) -> Bool {
         !ws.awaiting && ws.deferredAt == never && ws.timeoutCloseAt == never && t >= ws.judgeUntil
             && !ws.extraPing && ws.pendingPingFault == nil && ws.script.isEmpty && ws.forcedTimeoutAfter < 0
     }
 
     /// Ends the session: the live generation is closed and the app goes to the background (a last
     /// line at or after every window a fault left open, so no rule is left inconclusive).
-    private func wsFinish(_ t: Int) {
+    func wsFinish(_ t: Int) {
         if ws.live {
             wsCloseLine(t, ws.gen, "user")
             wsStateLine(t, ws.gen, "disconnected")
@@ -204,7 +204,7 @@ extension Device {
 
     // MARK: - Lines
 
-    private func wsCloseLine(_ t: Int, _ gen: Int, _ reason: StaticString?) {
+    func wsCloseLine(_ t: Int, _ gen: Int, _ reason: StaticString?) {
         begin(t, "ws.close\",\"gen\":")
         sink.put(int: gen)
         if let reason {
@@ -215,13 +215,13 @@ extension Device {
         end(t)
     }
 
-    private func wsStateLine(_ t: Int, _ gen: Int, _ state: StaticString) {
+    func wsStateLine(_ t: Int, _ gen: Int, _ state: StaticString) {
         genLine(t, "ws.state\",\"gen\":", gen, ",\"state\":\"", state)
     }
 
     /// The client closes the current generation, ending it. A close without a reason is the
     /// `close_without_reason` fault, only where no ping waits (so no timeout rule is involved).
-    private func wsClientClose(_ t: Int, _ reason: StaticString, faultable: Bool = true) {
+    func wsClientClose(_ t: Int, _ reason: StaticString, faultable: Bool = true) {
         if faultable && !ws.awaiting && fault(.closeWithoutReason) {
             wsCloseLine(t, ws.gen, nil)
             injected(.closeWithoutReason)
@@ -233,7 +233,7 @@ extension Device {
     }
 
     /// Forgets everything the current generation had scheduled.
-    private func wsEndGen() {
+    func wsEndGen() {
         ws.live = false
         ws.connected = false
         ws.awaiting = false
@@ -255,7 +255,7 @@ extension Device {
     }
 
     /// The transport's close callback for `gen`, some milliseconds after the client ended it.
-    private func wsScheduleClosed(_ t: Int, _ gen: Int, code: Int, staleState: Bool = false) {
+    func wsScheduleClosed(_ t: Int, _ gen: Int, code: Int, staleState: Bool = false) {
         ws.closedAt = t + rng.range(5, 150)
         ws.closedGen = gen
         ws.closedCode = code
@@ -264,7 +264,7 @@ extension Device {
 
     // MARK: - Connecting
 
-    private func wsConnect(_ t: Int, fault kind: FaultKind?) {
+    func wsConnect(_ t: Int, fault kind: FaultKind?) {
         ws.connectAt = never
         guard ws.scene == .active else { return }
         var recorded = kind
@@ -308,7 +308,7 @@ extension Device {
         }
     }
 
-    private func wsFail(_ t: Int) {
+    func wsFail(_ t: Int) {
         ws.failAt = never
         begin(t, "ws.connect_failed\",\"gen\":")
         sink.put(int: ws.gen)
@@ -322,7 +322,7 @@ extension Device {
         ws.reconnectAt = t + rng.range(0, 10)
     }
 
-    private func wsOpen(_ t: Int) {
+    func wsOpen(_ t: Int) {
         ws.openAt = never
         let gen = ws.openGen
         guard ws.live && gen == ws.gen && !ws.connected else {
@@ -345,7 +345,7 @@ extension Device {
 
     // MARK: - Heartbeat
 
-    private func wsPing(_ t: Int) {
+    func wsPing(_ t: Int) {
         ws.pingAt = never
         genLine(t, "ws.ping\",\"gen\":", ws.gen)
         if ws.extraPing {
@@ -427,7 +427,7 @@ extension Device {
         }
     }
 
-    private func wsPong(_ t: Int) {
+    func wsPong(_ t: Int) {
         ws.pongAt = never
         genLine(t, "ws.pong\",\"gen\":", ws.gen)
         // A pong of a connected generation: the connection works, the backoff starts over.
@@ -460,7 +460,7 @@ extension Device {
         // Otherwise a late pong: the pong_timeout close is already scheduled.
     }
 
-    private func wsPingError(_ t: Int) {
+    func wsPingError(_ t: Int) {
         ws.pingErrorAt = never
         let fatal = ws.errorIsFatal
         begin(t, "ws.ping_error\",\"gen\":")
@@ -497,7 +497,7 @@ extension Device {
         }
     }
 
-    private func wsTimeoutClose(_ t: Int) {
+    func wsTimeoutClose(_ t: Int) {
         ws.timeoutCloseAt = never
         let premature = ws.prematureClose
         let late = ws.lateTimeoutClose
@@ -514,274 +514,5 @@ extension Device {
         } else {
             ws.reconnectAt = t + rng.range(0, 10)
         }
-    }
-
-    // MARK: - How connections end
-
-    private func wsIncident(_ t: Int) {
-        ws.incidentAt = never
-        if ws.awaiting && t + 40 >= ws.deadline {
-            // Too close to a deadline: let the heartbeat decide first.
-            ws.incidentAt = t + 100
-            return
-        }
-        let gen = ws.gen
-        if ws.immediate {
-            ws.immediate = false
-            if rng.chance(0.5) {
-                wsClosedLine(t, gen, code: 1006, reason: "abnormal")
-                wsStateLine(t, gen, "disconnected")
-                wsEndGen()
-            } else {
-                wsErrorLine(t, "ws.recv_error\",\"gen\":", gen, receiveErrors[rng.below(receiveErrors.count)])
-                wsClientClose(t, "error")
-                wsScheduleClosed(t, gen, code: 1006)
-            }
-            ws.reconnectAt = t + rng.range(0, 10)
-            return
-        }
-        switch rng.pick([20, 15, 15, 15]) {
-        case 0:
-            // The server closes: the transport's callback ends the generation.
-            wsClosedLine(t, gen, code: rng.chance(0.5) ? 1001 : 1000, reason: rng.chance(0.5) ? "going away" : nil)
-            wsStateLine(t, gen, "disconnected")
-            wsEndGen()
-            ws.reconnectAt = t + rng.range(0, 10)
-        case 1:
-            wsErrorLine(t, "ws.recv_error\",\"gen\":", gen, receiveErrors[rng.below(receiveErrors.count)])
-            wsClientClose(t, "error")
-            wsScheduleClosed(t, gen, code: 1006)
-            ws.reconnectAt = t + rng.range(0, 10)
-        case 2:
-            // The client replaces the connection (new URL, token refresh): close, then connect anew.
-            if !ws.awaiting && fault(.connectWithoutClose) {
-                wsEndGen()
-                ws.openAt = never
-                wsConnect(t, fault: .connectWithoutClose)
-                ws.deferred = .replacedLate
-                ws.deferredGen = gen
-                ws.deferredAt = t + 1
-                if ws.failAt <= t + 1 { ws.failAt = t + 2 }
-            } else {
-                if !ws.awaiting && fault(.closeWithoutReason) {
-                    wsCloseLine(t, gen, nil)
-                    injected(.closeWithoutReason)
-                } else {
-                    wsCloseLine(t, gen, "replaced")
-                }
-                wsEndGen()
-                ws.openAt = never
-                wsScheduleClosed(t, gen, code: 1000)
-                wsConnect(t, fault: nil)
-                ws.closedStaleState = fault(.staleStateAfterReplace)
-            }
-        default:
-            // The user leaves the screen; they come back later.
-            let faultFree = ws.awaiting
-            if !faultFree && fault(.closeWithoutReason) {
-                wsCloseLine(t, gen, nil)
-                injected(.closeWithoutReason)
-            } else {
-                wsCloseLine(t, gen, "user")
-                if !faultFree && fault(.doubleClose) {
-                    ws.deferred = .second
-                    ws.deferredGen = gen
-                    ws.deferredAt = t + rng.range(0, 50)
-                }
-            }
-            wsStateLine(t, gen, "disconnected")
-            wsEndGen()
-            wsScheduleClosed(t, gen, code: 1000)
-            ws.connectAt = t + rng.range(500, 20_000)
-            ws.attempts = 0
-        }
-    }
-
-    private func wsClosedLine(_ t: Int, _ gen: Int, code: Int, reason: StaticString?) {
-        begin(t, "ws.closed\",\"gen\":")
-        sink.put(int: gen)
-        sink.put(",\"code\":")
-        sink.put(int: code)
-        if let reason {
-            sink.put(",\"reason\":\"")
-            sink.put(reason)
-            sink.put("\"")
-        }
-        end(t)
-    }
-
-    private func wsErrorLine(_ t: Int, _ head: StaticString, _ gen: Int, _ error: StaticString) {
-        genLine(t, head, gen, ",\"error\":\"", error)
-    }
-
-    private func wsClosed(_ t: Int) {
-        ws.closedAt = never
-        wsClosedLine(t, ws.closedGen, code: ws.closedCode, reason: nil)
-        if ws.closedStaleState && ws.closedGen < ws.gen {
-            // Fault: the replaced generation's late callback changes what the user sees.
-            wsStateLine(t, ws.closedGen, "disconnected")
-            injected(.staleStateAfterReplace)
-            ws.closedStaleState = false
-        }
-    }
-
-    private func wsDeferred(_ t: Int) {
-        ws.deferredAt = never
-        let kind = ws.deferred
-        ws.deferred = .none
-        let gen = ws.deferredGen
-        switch kind {
-        case .none:
-            break
-        case let .scene(background):
-            if ws.live && ws.gen == gen {
-                wsClientClose(t, background ? "background" : "inactive")
-                wsScheduleClosed(t, gen, code: 1001)
-            }
-        case .lateBackground:
-            if ws.live && ws.gen == gen {
-                wsClientClose(t, "background", faultable: false)
-                wsScheduleClosed(t, gen, code: 1001)
-            }
-        case .second:
-            wsCloseLine(t, gen, "user")
-            injected(.doubleClose)
-        case .replacedLate:
-            wsCloseLine(t, gen, "replaced")
-            ws.closedAt = t + rng.range(5, 150)
-            ws.closedGen = gen
-            ws.closedCode = 1000
-            ws.closedStaleState = false
-        }
-    }
-
-    // MARK: - Reconnecting
-
-    /// Schedules the next attempt with jittered exponential backoff (seed 002), or gives up after
-    /// ten attempts in a row.
-    private func wsReconnect(_ t: Int, recordAs: FaultKind?) {
-        let faultable = recordAs == nil
-        if ws.attempts == 0 && rng.chance(0.03) {
-            // A network outage: every attempt fails until it is over.
-            ws.outageUntil = t + rng.range(2_000, 150_000)
-        }
-        ws.attempts += 1
-        var kind = recordAs
-        if ws.attempts > 10 {
-            if ws.attempts == 11 && faultable && fault(.attemptOverLimit) {
-                kind = .attemptOverLimit
-            } else {
-                // Give up; try again from scratch much later.
-                ws.attempts = 0
-                ws.connectAt = t + rng.range(20_000, 90_000)
-                return
-            }
-        }
-        var attempt = ws.attempts
-        if faultable && ws.healthy && attempt == 1 && fault(.attemptNotReset) {
-            attempt = 2
-            ws.attempts = 2
-            kind = .attemptNotReset
-        }
-        let base = min(100 << min(attempt, 20), 10_000)
-        var delay = base / 2 + rng.range(0, base / 2)
-        if faultable && kind == nil && fault(.backoffOutOfRange) {
-            delay = rng.chance(0.5) ? base + rng.range(1, base / 2) : base / 2 - rng.range(1, base / 4)
-            kind = .backoffOutOfRange
-        }
-        begin(t, "ws.reconnect\",\"attempt\":")
-        sink.put(int: attempt)
-        sink.put(",\"delay_ms\":")
-        sink.put(int: delay)
-        end(t)
-        if let kind { injected(kind) }
-        ws.healthy = false
-        ws.connectAt = t + delay
-    }
-
-    // MARK: - App lifecycle
-
-    private func wsScene(_ t: Int) {
-        ws.sceneAt = never
-        switch ws.sceneTarget {
-        case .active:
-            sceneLine(t, "active")
-            ws.scene = .active
-            if ws.initialScene {
-                ws.initialScene = false
-            } else {
-                ws.connectAt = t + rng.range(5, 80)
-                ws.attempts = 0
-            }
-            ws.sceneAt = t + rng.gap(mean: 90_000, min: 20_000, max: 900_000)
-            ws.sceneTarget = .inactive
-        case .inactive, .background:
-            if ws.scene != .active {
-                // inactive → background: the connection was already closed on the way.
-                sceneLine(t, "background")
-                ws.scene = .background
-                ws.sceneAt = t + rng.range(2_000, 120_000)
-                ws.sceneTarget = .active
-                return
-            }
-            let busy = !ws.script.isEmpty || ws.forcedTimeoutAfter >= 0 || ws.pendingPingFault != nil
-                || ws.deferredAt != never || ws.extraPing || ws.timeoutCloseAt != never || t < ws.judgeUntil
-                || (ws.awaiting && t + 40 >= ws.deadline)
-            if busy {
-                ws.sceneAt = t + rng.range(50, 500)
-                return
-            }
-            let background = rng.chance(0.3)
-            if background && ws.live && ws.connected && !ws.awaiting && fault(.backgroundWithoutClose) {
-                sceneLine(t, "background")
-                injected(.backgroundWithoutClose)
-                ws.scene = .background
-                ws.pingAt = never
-                ws.messageAt = never
-                ws.incidentAt = never
-                ws.deferred = .lateBackground
-                ws.deferredGen = ws.gen
-                ws.deferredAt = t + 1_000 + rng.range(1, 2_000)
-                ws.sceneAt = ws.deferredAt + rng.range(1_000, 60_000)
-                ws.sceneTarget = .active
-                return
-            }
-            sceneLine(t, background ? "background" : "inactive")
-            ws.scene = background ? .background : .inactive
-            if ws.live {
-                // The client closes the live generation; an attempt still connecting is cancelled
-                // with it (its open or failure must not end the generation before the close).
-                ws.openAt = never
-                ws.failAt = never
-                ws.deferred = .scene(background: background)
-                ws.deferredGen = ws.gen
-                ws.deferredAt = t + rng.range(0, 30)
-                ws.pingAt = never
-                ws.pongAt = never
-                ws.pingErrorAt = never
-                ws.incidentAt = never
-            } else {
-                ws.reconnectAt = never
-                ws.connectAt = never
-                ws.attempts = 0
-            }
-            if background {
-                ws.sceneAt = t + rng.range(2_000, 120_000)
-                ws.sceneTarget = .active
-            } else if rng.chance(0.6) {
-                ws.sceneAt = t + rng.range(200, 3_000)
-                ws.sceneTarget = .active
-            } else {
-                ws.sceneAt = t + rng.range(100, 1_500)
-                ws.sceneTarget = .background
-            }
-        }
-    }
-
-    private func sceneLine(_ t: Int, _ phase: StaticString) {
-        begin(t, "app.scene\",\"phase\":\"")
-        sink.put(phase)
-        sink.put("\"")
-        end(t)
     }
 }
