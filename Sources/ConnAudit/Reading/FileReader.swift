@@ -33,6 +33,11 @@ final class FileReader {
     private var previousID: Int32 = -1
     private var previousSrc: Value?
     private var previousSession: Value?
+    /// Sources by the parser's numbers of their `src` and `session` texts (a plain line's
+    /// ``ParsedLine/sourceTexts``, packed in one word), and the previous such line's.
+    private var idsByTexts: [Int64: Int32] = [:]
+    private var previousTexts: Int64 = 0
+    private var previousTextsID: Int32 = -1
     /// Event names the loaded rules mention, as ids (looked up once per event).
     private let evIDs = EvNames.snapshot()
     private let malformedID: Int32
@@ -131,7 +136,7 @@ final class FileReader {
                 parsed.session = parsed.unhashableKeys.contains("session") ? Self.redactedInside(parsed.session) : .string(Self.redactedName(parsed.session))
             }
         }
-        let id = sourceID(src: parsed.src, session: parsed.session)
+        let id = parsed.sourceTexts.map(sourceID(texts:)) ?? sourceID(src: parsed.src, session: parsed.session)
         var fields = parsed.fields
         if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
         let event = Event(t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
@@ -172,6 +177,26 @@ final class FileReader {
         previousID = id
         previousSrc = src
         previousSession = session
+        return id
+    }
+
+    /// The number of the source whose `src` and `session` texts have these numbers in the
+    /// parser's ``JSONLineParser/sourceTexts`` (-1: absent): the same source as through
+    /// ``sourceID(src:session:)`` with those texts as strings, found by two integers.
+    private func sourceID(texts: (src: Int32, session: Int32)) -> Int32 {
+        let packed = Int64(texts.src) << 32 | Int64(UInt32(bitPattern: texts.session))
+        if previousTextsID >= 0, packed == previousTexts { return previousTextsID }
+        let id: Int32
+        if let known = idsByTexts[packed] {
+            id = known
+        } else {
+            let strings = parser.sourceTexts
+            id = sourceID(src: texts.src >= 0 ? .string(strings[Int(texts.src)]) : nil,
+                          session: texts.session >= 0 ? .string(strings[Int(texts.session)]) : nil)
+            idsByTexts[packed] = id
+        }
+        previousTexts = packed
+        previousTextsID = id
         return id
     }
 

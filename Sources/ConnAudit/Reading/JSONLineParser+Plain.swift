@@ -28,7 +28,10 @@ extension JSONLineParser {
         var t = -1.0, tExact: Int64 = -1
         var ev: String?, evID: Int32?
         var gen: UInt64?
-        var src: String?, session: String?
+        // `src` and `session` by their numbers in ``sourceTexts`` (-1: absent; -2: a text the
+        // table does not keep, then in `srcText` / `sessionText`).
+        var src: Int32 = -1, session: Int32 = -1
+        var srcText: String?, sessionText: String?
         var fields: [Event.Field] = []
         c.skipWhitespace()
         guard c.i < c.count, c.peek == UInt8(ascii: "\"") else { return false }
@@ -88,25 +91,32 @@ extension JSONLineParser {
                     return false
                 }
                 gen = UInt64(g)
-            case .ev, .src, .session:
-                guard first == UInt8(ascii: "\""), let (vs, ve) = Self.plainString(&c) else { return false }
-                let bytes = UnsafeBufferPointer(start: base + vs, count: ve - vs)
-                let text: String
-                if kind == .ev {
-                    guard let (found, id) = tableText(bytes, ev: true) else { return false }
-                    text = found
-                    evID = id
-                    ev = text
+            case .ev:
+                guard first == UInt8(ascii: "\""), let (vs, ve) = Self.plainString(&c),
+                      let (found, id) = evText(UnsafeBufferPointer(start: base + vs, count: ve - vs)) else { return false }
+                ev = found
+                evID = id
+            case .src, .session:
+                let isSession = kind == .session
+                guard first == UInt8(ascii: "\""), let (vs, ve) = Self.plainString(&c),
+                      let found = sourceText(UnsafeBufferPointer(start: base + vs, count: ve - vs), session: isSession)
+                else { return false }
+                // -2: a text the table does not keep, held as itself.
+                var id: Int32 = -2
+                var new: String?
+                switch found {
+                case .kept(let n): id = n
+                case .new(let t): new = t
+                }
+                if isSession {
+                    (session, sessionText) = (id, new)
                 } else {
-                    guard let (found, _) = tableText(bytes, ev: false, session: kind == .session) else { return false }
-                    text = found
-                    if kind == .src {
-                        src = text
-                        if keepsSrc { fields.append(Event.Field("src", .string(text), id: srcID)) }
-                    } else {
-                        session = text
-                        if keepsSession { fields.append(Event.Field("session", .string(text), id: sessionID)) }
-                    }
+                    (src, srcText) = (id, new)
+                }
+                if isSession ? keepsSession : keepsSrc {
+                    let text = new ?? sourceTexts[Int(id)]
+                    fields.append(isSession ? Event.Field("session", .string(text), id: sessionID)
+                                            : Event.Field("src", .string(text), id: srcID))
                 }
             case .field, .skip:
                 let decode = kind == .field
@@ -167,47 +177,67 @@ extension JSONLineParser {
         out.ev = ev
         out.evID = evID
         out.gen = gen
-        out.src = src.map(Value.string)
-        out.session = session.map(Value.string)
+        if src != -2 && session != -2 {
+            out.sourceTexts = (src, session)
+            out.src = nil
+            out.session = nil
+        } else {
+            out.sourceTexts = nil
+            out.src = src >= 0 ? .string(sourceTexts[Int(src)]) : srcText.map(Value.string)
+            out.session = session >= 0 ? .string(sourceTexts[Int(session)]) : sessionText.map(Value.string)
+        }
         out.fields = fields
         return true
     }
 
-    /// An `ev`, `src` or `session` text through its table (``evTable``, ``sourceTable``): one met
-    /// before is neither decoded nor scanned again, a new one is kept unless it holds a token
-    /// (then nil: the general parser records it). For `ev`, also its ``EvNames`` id.
+    /// An `ev` name through ``evTable``: one met before is neither decoded nor scanned again, a
+    /// new one is kept unless it holds a token (then nil: the general parser records it); with
+    /// its ``EvNames`` id.
     @inline(__always)
-    private mutating func tableText(_ bytes: UnsafeBufferPointer<UInt8>, ev: Bool, session: Bool = false) -> (String, Int32)? {
-        if !ev, let memo = session ? lastSession : lastSource, memo.length == bytes.count, bytes.count <= 16 {
+    private mutating func evText(_ bytes: UnsafeBufferPointer<UInt8>) -> (String, Int32)? {
+        if let hit = evTable.lookup(bytes) { return (hit.string, hit.tag) }
+        if Self.mayHoldToken(bytes), Self.containsToken(bytes) { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let id = evIDs[text] ?? -1
+        evTable.add(bytes, string: text, tag: id)
+        return (text, id)
+    }
+
+    /// A `src` or `session` text: kept in ``sourceTexts`` (by its number), or new text when the
+    /// table keeps no more; nil when it holds a token (the general parser records it). The same
+    /// text as the previous line's is found by its first sixteen bytes alone.
+    private enum SourceText {
+        case kept(Int32)
+        case new(String)
+    }
+
+    @inline(__always)
+    private mutating func sourceText(_ bytes: UnsafeBufferPointer<UInt8>, session: Bool) -> SourceText? {
+        if let memo = session ? lastSession : lastSource, memo.length == bytes.count, bytes.count <= 16 {
             let (w0, w1) = ByteStringTable.words(bytes)
-            if w0 == memo.w0, w1 == memo.w1 { return (memo.text, 0) }
+            if w0 == memo.w0, w1 == memo.w1 { return .kept(memo.id) }
         }
-        if let hit = ev ? evTable.lookup(bytes) : sourceTable.lookup(bytes) {
-            if !ev { remember(bytes, hit.string, session: session) }
-            return (hit.string, hit.tag)
+        if let id = sourceTable.tag(of: bytes) {
+            remember(bytes, id, session: session)
+            return .kept(id)
         }
         if Self.mayHoldToken(bytes), Self.containsToken(bytes) { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
-        if ev {
-            let id = evIDs[text] ?? -1
-            evTable.add(bytes, string: text, tag: id)
-            return (text, id)
-        }
-        sourceTable.add(bytes, string: text, tag: 0)
-        remember(bytes, text, session: session)
-        return (text, 0)
+        guard let id = addSourceText(bytes, text) else { return .new(text) }
+        remember(bytes, id, session: session)
+        return .kept(id)
     }
 
-    /// Keeps a short `src` or `session` text (free of tokens) as the one the next line's `src`
-    /// or `session` is compared with first: a source's lines usually come together.
+    /// Keeps a short `src` or `session` text's number as the one the next line's `src` or
+    /// `session` is compared with first: a source's lines usually come together.
     @inline(__always)
-    private mutating func remember(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String, session: Bool) {
+    private mutating func remember(_ bytes: UnsafeBufferPointer<UInt8>, _ id: Int32, session: Bool) {
         guard bytes.count <= 16 else { return }
         let (w0, w1) = ByteStringTable.words(bytes)
         if session {
-            lastSession = (w0, w1, bytes.count, text)
+            lastSession = (w0, w1, bytes.count, id)
         } else {
-            lastSource = (w0, w1, bytes.count, text)
+            lastSource = (w0, w1, bytes.count, id)
         }
     }
 

@@ -51,8 +51,13 @@ struct ParsedLine {
     /// `ev` as an ``EvNames`` id when the parser found it in its table (nil: look the name up).
     var evID: Int32?
     var gen: UInt64?
+    /// `src` and `session` as read, when ``sourceTexts`` does not stand for them.
     var src: Value?
     var session: Value?
+    /// `src` and `session` as numbers of the parser's ``JSONLineParser/sourceTexts`` (-1:
+    /// absent), set by the fast path when both are strings the table keeps; nil otherwise, and
+    /// then ``src`` and ``session`` hold them.
+    var sourceTexts: (src: Int32, session: Int32)?
     var fields: [Event.Field] = []
 }
 
@@ -78,9 +83,13 @@ struct JSONLineParser {
     /// are kept, so a text found here needs no secret scan.
     var evTable = ByteStringTable(capacity: 256)
     var sourceTable = ByteStringTable(capacity: 1024)
-    /// The last short `src` and `session` texts met, by their first sixteen bytes (the fast path's).
-    var lastSource: (w0: UInt64, w1: UInt64, length: Int, text: String)?
-    var lastSession: (w0: UInt64, w1: UInt64, length: Int, text: String)?
+    /// The `src` and `session` texts of ``sourceTable``, by the number each is tagged with there:
+    /// a plain line hands its source on as two such numbers (``ParsedLine/sourceTexts``).
+    private(set) var sourceTexts: [String] = []
+    /// The last short `src` and `session` texts met, by their first sixteen bytes, with their
+    /// numbers in ``sourceTexts`` (the fast path's).
+    var lastSource: (w0: UInt64, w1: UInt64, length: Int, id: Int32)?
+    var lastSession: (w0: UInt64, w1: UInt64, length: Int, id: Int32)?
     /// The names the loaded rules mention (a snapshot of ``EvNames``).
     let evIDs: [String: Int32]
     /// Whether rules read `src` / `session` as fields too (they always make the source key).
@@ -965,9 +974,27 @@ struct JSONLineParser {
             out.evID = id
             evTable.add(bytes, string: text, tag: id)
         } else {
-            sourceTable.add(bytes, string: text, tag: 0)
+            _ = addSourceText(bytes, text)
         }
         return .string(text)
+    }
+
+    /// A line's `src` and `session` as values, whether it handed them on as texts' numbers
+    /// (``ParsedLine/sourceTexts``) or as values.
+    func sourceValues(of line: ParsedLine) -> (src: Value?, session: Value?) {
+        guard let texts = line.sourceTexts else { return (line.src, line.session) }
+        return (texts.src >= 0 ? .string(sourceTexts[Int(texts.src)]) : nil,
+                texts.session >= 0 ? .string(sourceTexts[Int(texts.session)]) : nil)
+    }
+
+    /// Keeps a `src` or `session` text (free of tokens) in ``sourceTable`` and ``sourceTexts``;
+    /// its number there, or nil when the table keeps no more or the text is too long for it.
+    mutating func addSourceText(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) -> Int32? {
+        guard bytes.count <= sourceTable.maxLength, sourceTable.count < sourceTable.capacity else { return nil }
+        let id = Int32(sourceTexts.count)
+        sourceTable.add(bytes, string: text, tag: id)
+        sourceTexts.append(text)
+        return id
     }
 
     /// 10^0 … 10^15, each exact in a double.
