@@ -181,7 +181,7 @@ extension CommandLineTool {
 
     /// Writes `report` in `format` to the file at `path`, or to standard output when `path` is
     /// nil. JSON, SARIF and JUnit go out in pieces as they are written: a report of a million
-    /// findings is never held whole (it was, and then copied twice on its way out).
+    /// findings is never held whole.
     static func emit(
         _ report: AuditReport, format: String, color: Bool, to path: String?, console: Console
     ) throws(OutputError) {

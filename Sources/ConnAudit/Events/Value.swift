@@ -111,7 +111,7 @@ public enum Value: Sendable, Equatable, Hashable {
     /// ``numericOrder(_:)`` when `a` or `b` is a `.bigInt`: exact against another JSON integer (a
     /// `.bigInt` is outside `Int64`'s range, so a positive one is above every `.int` and a negative
     /// one below; two compare by sign, then number of digits, then digits), as doubles against any
-    /// other number. Out of line: the common pairs stay as short as they were.
+    /// other number. Out of line: the code for the common pairs stays short.
     @inline(never) static func bigIntOrder(_ a: Value, _ b: Value) -> Int? {
         switch (a, b) {
         case (.bigInt(let x), .bigInt(let y)): return integerTextOrder(x, y)

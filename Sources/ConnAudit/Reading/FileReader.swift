@@ -233,7 +233,7 @@ final class FileReader {
 
     /// A field for each redacted key but `t`, `ev` and `gen`: its hashed value, or `[redacted]`.
     /// The hashed values are looked up in a table when there are more than
-    /// ``KeyLookup/searchLimit`` (a search of them all per key cost the square of a line's
+    /// ``KeyLookup/searchLimit`` (a search of them all per key costs the square of a line's
     /// flagged keys). Out of line: lines without secrets never come here.
     @inline(never)
     private func appendRedacted(to fields: inout [Event.Field]) {

@@ -113,10 +113,10 @@ struct JSONLineParser {
     private var keyBytes: [UInt8] = []
     /// The line's secret key paths so far, by a 128-bit digest of their keys and indexes (not of
     /// their rendering), for one finding per key path (emptied per line when used). A digest, not
-    /// the path: a line of 85,000 findings 500 arrays deep kept 500 steps for each. A path keeps
-    /// at most ``LongLineSecretScanner/maxPathKeyBytes`` bytes of its outer keys, and its last key
-    /// as much again of its own, so the key a finding is about is always named: a line of 90,000
-    /// findings under one 50 KB key kept a copy of the key for each, and ran out of memory.
+    /// the path: a line of 85,000 findings 500 arrays deep would keep 500 steps for each. A path
+    /// keeps at most ``LongLineSecretScanner/maxPathKeyBytes`` bytes of its outer keys, and its
+    /// last key as much again of its own, so the key a finding is about is always named and a line
+    /// of 90,000 findings under one 50 KB key does not keep a copy of the key for each.
     private var seenSecretPaths: Set<PathDigest> = []
     /// The path step of each long key of the line a finding was under, by where the key starts
     /// and whether it was the path's last key (emptied per line when used): a key's step is made
@@ -437,8 +437,8 @@ struct JSONLineParser {
 
     /// Adds `name` to the line's redacted keys unless it is there: the list is searched while it
     /// is short, and looked up through ``redactedKeySet``, made from it, once it is longer than
-    /// ``KeyLookup/searchLimit`` (a line of 40,000 flagged keys searched the list of all the keys
-    /// before each). Out of line: the loop over a line's keys stays as it was for lines without.
+    /// ``KeyLookup/searchLimit`` (a search of the list before each key costs the square of a
+    /// line's flagged keys). Out of line: lines without secrets never come here.
     @inline(never)
     private mutating func addRedactedKey(_ name: String, _ out: inout ParsedLine) {
         if redactedKeySet == nil {
@@ -454,7 +454,7 @@ struct JSONLineParser {
     /// line (among the hashed values or the fields kept, by String's `==`): a key given twice —
     /// which value "wins" is not something a hash should speak for. With more than
     /// ``KeyLookup/searchLimit`` hashed values they are counted in a table, and the fields looked
-    /// up in ``redactedKeySet`` (each was counted over, or searched in, a list of them all).
+    /// up in ``redactedKeySet`` (a count over, or a search in, a list of them all costs the square).
     @inline(never)
     private func removeRedacted(from fields: inout [Event.Field], _ out: inout ParsedLine) {
         let hashed = out.redactedValues
@@ -527,7 +527,7 @@ struct JSONLineParser {
         switch key.count {
         case 1 where key[0] == UInt8(ascii: "t"): return (.t, -1)
         case 2 where key[0] == UInt8(ascii: "e") && key[1] == UInt8(ascii: "v"): return (.ev, -1)
-        // Compared byte by byte: a static table of the names cost a lazy-initialisation check per key.
+        // Compared byte by byte: a static table of the names costs a lazy-initialisation check per key.
         case 3 where key[0] == UInt8(ascii: "g") && key[1] == UInt8(ascii: "e") && key[2] == UInt8(ascii: "n"): return (.gen, -1)
         case 3 where key[0] == UInt8(ascii: "s") && key[1] == UInt8(ascii: "r") && key[2] == UInt8(ascii: "c"): return (.src, -1)
         case 7 where memcmp(key.baseAddress!, "session", 7) == 0: return (.session, -1)
@@ -663,7 +663,7 @@ struct JSONLineParser {
             }
         }
         // One finding per key path — its keys, not its rendering — even when a key is repeated.
-        // (A set beside the list: a line of 60,000 flagged keys took seconds with a linear search.)
+        // (A set beside the list: a linear search takes seconds on a line of 60,000 flagged keys.)
         var digest = PathDigest()
         for part in parts { digest.add(part) }
         if seenSecretPaths.insert(digest).inserted { out.secretPaths.append(LongLineSecretScanner.renderedPath(parts)) }

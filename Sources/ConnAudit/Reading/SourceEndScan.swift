@@ -11,7 +11,7 @@ import Darwin
 /// It reads only what a line's source needs — the top-level `src` and `session`, and whether
 /// `t` and `ev` are there in a form that can make an event — by skipping over everything else
 /// structurally, without decoding values, checking UTF-8 or looking for secrets. Reading every
-/// line in full (``FileReader``) cost about a sixth of a whole run on a big file.
+/// line in full (``FileReader``) would cost about a sixth of a whole run on a big file.
 ///
 /// What it answers may only err one way: a source's line may come out later than its real last
 /// event (a line the full reader finds malformed for a reason not looked at here: the source then

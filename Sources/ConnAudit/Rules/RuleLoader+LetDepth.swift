@@ -4,8 +4,8 @@
 /// expression, and this bounds the chains, so no evaluation can overflow the stack.
 extension FileLoader {
     /// The deepest evaluation a rule may need, counting the lets read in place. The evaluator
-    /// of a release build takes about 0.6 KB of stack a level (it overflowed a thread's 8 MiB at
-    /// 15,000): 3,000 levels take a fifth of it. A chain of 1,000 lets each reading the one before
+    /// of a release build takes about 0.6 KB of stack a level (a thread's 8 MiB overflows at
+    /// about 15,000): 3,000 levels take a fifth of it. A chain of 1,000 lets each reading the one before
     /// in `L + 1` is 2,000 levels. (A debug build takes 5 to 8 KB a level, and overflows from
     /// about 1,000.)
     static let maxEvaluationDepth = 3_000

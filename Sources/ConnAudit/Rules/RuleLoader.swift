@@ -433,8 +433,8 @@ struct FileLoader {
         // The rule ends where a line at or left of its dash column starts something new.
         let dashColumn = max(1, node.column - 2)
         var n = start + 1
-        // Indentation is ASCII spaces: the lines are read as bytes (as Characters, this took a
-        // third of loading the built-in pack).
+        // Indentation is ASCII spaces: the lines are read as bytes (as Characters, this would take
+        // a third of loading the built-in pack).
         func indent(_ l: String) -> Int { l.utf8.prefix(while: { $0 == 0x20 }).count }
         while n <= lines.count {
             let l = sourceLine(n)
@@ -444,8 +444,8 @@ struct FileLoader {
             n += 1
         }
         // A quoted scalar may go on at any indentation (`title: "A` then `b"` at column 1): the
-        // rule reaches at least to the last line a node of it starts on (it was cut at `b"`, and
-        // its tests' lines then ended before they began, which crashed the loader).
+        // rule reaches at least to the last line a node of it starts on (cut at `b"`, its tests'
+        // lines would end before they begin).
         end = min(max(end, Self.lastLine(node)), lines.count)
         let body = (start...end).map { sourceLine($0) }
         let trim = min(body.map(indent).min() ?? 0, dashColumn - 1 + 2)
@@ -1040,7 +1040,7 @@ struct FileLoader {
             return []
         }
         var out: [(name: String, expr: Expr)] = []
-        // The names bound so far, grown in place (a set rebuilt per let was quadratic).
+        // The names bound so far, grown in place (a set rebuilt per let is quadratic).
         var names = Set<String>()
         for pair in pairs {
             guard let name = pair.key.scalar, isName(name) else {

@@ -1,8 +1,9 @@
 /// Membership in a list of keys, such as an event's redacted keys, asked once per field.
 ///
-/// A short list is searched in place, as before; a long one is looked up through a set made once
-/// beside it, so asking about each of n fields costs n, not n² (a line of 40,000 top-level keys
-/// that each hold a secret took seconds in the reader, the reports' context and the timelines).
+/// A short list is searched in place; a long one is looked up through a set made once beside
+/// it, so asking about each of n fields costs n, not n² (a line of 40,000 top-level keys that
+/// each hold a secret would otherwise take seconds in the reader, the reports' context and the
+/// timelines).
 /// An event without secrets has an empty list: nothing is made for it.
 ///
 /// - Complexity: O(n) to make, for n keys; O(1) a lookup (O(n) for a list of at most

@@ -2,7 +2,7 @@
 final class BasicRunner: Runner {
     private var matched = 0
     /// `count … by:`: the count of each key (a table hashing a key by its bytes, as a history
-    /// index does: on an SSE session's ids a `[Value: Int]` took about three times the memory).
+    /// index does: on an SSE session's ids a `[Value: Int]` takes about three times the memory).
     private var perKey = SeqBuckets()
     private var firstMatch: Event?
     // never: the state of its scope.

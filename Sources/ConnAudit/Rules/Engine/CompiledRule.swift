@@ -343,7 +343,7 @@ final class CompiledRule: @unchecked Sendable {
             }
             if let precedence { countedLists[precedence] = false }
         }
-        // Only calls on counted lists are answered from counts; the others, as before, from events.
+        // Only calls on counted lists are answered from counts; the others from events.
         shapes = shapes.filter { countedLists[listOfSlot[$0.key]!] }
         countedShapes = SlotTable(covering: callSlots, shapes)
         self.countedLists = countedLists
@@ -393,7 +393,7 @@ final class CompiledRule: @unchecked Sendable {
             for label in c.labels { [label.has, label.lacks].compactMap { $0 }.forEach { NameWalker.walkSelector($0, expr) } }
         }
         // Lets reading lets: a worklist, each let walked once (a pass per let over all of them
-        // was quadratic: a chain of 3,000 lets took 3 s to load).
+        // is quadratic in a chain of lets that read each other).
         var byName: [String: [Int]] = [:]
         for (i, l) in rule.lets.enumerated() { byName[l.name, default: []].append(i) }
         while let name = pending.popLast() {
@@ -410,7 +410,7 @@ final class CompiledRule: @unchecked Sendable {
     let keyCaptures: [Set<String>]
     /// The two, sorted, as sequence runners read them; and per step, the events that may advance
     /// or end a partial match there. Made once per rule: every timeline's runner shares them
-    /// (made per runner, they were most of a finished source's memory).
+    /// (made per runner, they would be most of a finished source's memory).
     let keptCaptureNames: [[String]]
     let keyCaptureNames: [[String]]
     let stageConcerns: [EvIDSet]

@@ -12,7 +12,7 @@
 /// `==` to it, and two strings are `==` exactly when they are one bucket's key (``KeyBuckets``).
 /// A bound whose value is not a number (or NaN) orders nothing, so nothing is counted, as `<` on
 /// it is undecided. A runner whose every call on a history list is answered this way stops
-/// keeping that list's events (``Runner``): on a long SSE session the ids' events were most of the
+/// keeping that list's events (``Runner``): on a long SSE session the ids' events are most of the
 /// memory, where the seqs and keys are a fraction of it. (The index itself keeps the rare events
 /// with a field named like a capture its calls read: ``kept``.)
 final class CountedIndex {

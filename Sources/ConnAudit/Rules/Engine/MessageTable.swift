@@ -2,8 +2,8 @@
 /// one copy of its text.
 ///
 /// A rule's findings often say the same thing: a file of 340,000 non-JSON lines gives as many
-/// `log.malformed` findings with a few dozen different reasons. Each made its own copy of the
-/// text (63 bytes on average there, a third of what a finding kept). A message is looked up once
+/// `log.malformed` findings with a few dozen different reasons, and a copy of the text per
+/// finding would be a large part of what a finding keeps. A message is looked up once
 /// when its finding is made; the table keeps at most ``limit`` texts (a rule whose messages all
 /// differ — they name a `t` or an id — fills it once and then only looks). Texts short enough
 /// to be stored inside the `String` itself (15 bytes of UTF-8) take no copy and are not kept.

@@ -247,7 +247,7 @@ struct PartialIndex {
 }
 
 /// Up to three ``PartialIndex``es, held inline: a stage's per role, or the obligations' for
-/// `followed_by` and `unless` (a list of them was an allocation per runner).
+/// `followed_by` and `unless` (a list of them would be an allocation per runner).
 struct KeyIndexes {
     private var first: PartialIndex?
     private var second: PartialIndex?

@@ -134,29 +134,28 @@ final class TimelineContext {
     static let after = 2
     /// How many recent source events are kept to find a generation's neighbours among. A
     /// finding decided after its anchor (a deadline, a look-ahead, the end of the log) shows the
-    /// anchor's neighbours while the anchor is among them: with 16, a ping whose deadline passed
-    /// a second later in a source that also carried SSE events had left the ring, and a fifth of
-    /// `ws.timeout-closes` findings on a generated fleet showed the ping alone; with 64, one in
-    /// 266. Events are references, most of them held anyway: peak RSS on 5,000 interleaved
-    /// sources went from 160 to 163 MB, and the profile corpus takes 0.3 % more instructions
-    /// (events are freed later).
+    /// anchor's neighbours while the anchor is among them. A ping whose deadline passes a second
+    /// later, in a source that also carries SSE events, is then many events back: with 16, a
+    /// fifth of `ws.timeout-closes` findings on a generated fleet would show the ping alone; with
+    /// 64, about one in 266 does. Events are references, most of them held anyway: a larger ring
+    /// costs little memory and time (its events are freed later).
     static let ring = 64
     /// The last ``ring`` events, oldest first from ``oldest`` (a circular buffer).
     private var ringEvents: [Event] = []
     private var oldest = 0
     /// Each ring event's text once rendered (nil: not yet). Findings close together show the
     /// same events: they share one copy of each event's text instead of each rendering its own
-    /// (a heartbeat whose every ping broke three rules kept about 1.2 KB per finding, five texts
-    /// of its own among them). Empty until a finding asks for a ring event's text: a source
-    /// without findings does not keep it up.
+    /// (a heartbeat whose every ping breaks three rules would keep five texts per finding).
+    /// Empty until a finding asks for a ring event's text: a source without findings does not
+    /// keep it up.
     private var ringTexts: [String?] = []
     /// The text of the latest event rendered that is not in the ring (yet): the event being
     /// processed, which the findings it causes are anchored at, and then shown after earlier ones.
     private var pending: (event: Event, text: String)?
     /// Findings waiting for later neighbours: those of a source-wide scope, and those of a
     /// generation's by its `gen`, so an event is looked for only among the findings it can be a
-    /// neighbour of (a source of 20,000 generations, each breaking a rule at its last event, kept
-    /// 20,000 findings waiting to its end, each looked at for every event: 60 s).
+    /// neighbour of (else a source of 20,000 generations, each breaking a rule at its last event,
+    /// keeps 20,000 findings waiting to its end, each looked at for every event).
     private var waitingAll: [Waiting] = []
     private var waitingByGen: [UInt64: [Waiting]] = [:]
     /// Findings made while the current event is processed: they wait from the next event on.
@@ -174,9 +173,8 @@ final class TimelineContext {
         var index: Int
         var left: Int
         /// Which events count as its neighbours: the scope's stream and generation, not the scope
-        /// itself, whose context is this object (a finding still waiting when its source ended
-        /// held its source's context alive, ring and all: a leak per such source, found by
-        /// `script/fuzz audit`).
+        /// itself, whose context is this object (else a finding still waiting when its source
+        /// ends holds its source's context alive, ring and all: a leak per such source).
         var scope: ContextScope.Events
         /// The `seq` of the finding's anchor (`Int.max`: none).
         var anchorSeq: Int
@@ -386,7 +384,7 @@ final class TimelineContext {
         if let g = e.gen { text += " gen=\(g)" }
         // A reader finding's file and line are the line's own: shown once, as file:line.
         // The finding names its source, and a reader finding's file and line are shown as file:line.
-        // A set of the redacted keys when there are many: one search of the list per field cost the
+        // A set of the redacted keys when there are many: one search of the list per field costs the
         // square of a line's flagged keys.
         let redacted = KeyLookup(e.redactedKeys)
         for f in e.fields where !redacted.contains(f.key) && f.key != "src" && f.key != "session"

@@ -1,13 +1,12 @@
 /// The buckets of a ``KeyedIndex``: events grouped by a value (`Value`'s `==`), in the order they
 /// were added.
 ///
-/// A `Dictionary<Value, [Event]>` did this before. Its lookups were about 460 instructions each on
-/// the profile corpus, most of it `Value.hash(into:)` (a `String` is hashed by its normalized
-/// scalars) and SipHash's rounds, and a history call keyed by `text(id)` asks once per event. Here a
-/// value is hashed once, by its bytes, with a seeded multiply-mix (wyhash's), and found by linear
-/// probing in a table kept at most half full.
+/// Not a `Dictionary<Value, [Event]>`: its lookups spend most of their time in `Value.hash(into:)`
+/// (a `String` is hashed by its normalized scalars) and SipHash's rounds, and a history call keyed
+/// by `text(id)` asks once per event. Here a value is hashed once, by its bytes, with a seeded
+/// multiply-mix (wyhash's), and found by linear probing in a table kept at most half full.
 ///
-/// Equal values land in one bucket, as in the dictionary: an integer by its bits; a string by its
+/// Equal values land in one bucket, as in a dictionary: an integer by its bits; a string by its
 /// bytes when it is ASCII, else by the bytes of its NFC form (`String`'s `==` is canonical
 /// equivalence: "é" precomposed and decomposed are one key, and so are "K" and the Kelvin sign);
 /// any other value through `Hasher`. The seed is random per process, so a log cannot be written to
