@@ -3,7 +3,10 @@
 /// `path:line:column: error: message`, then the source line and a caret under the column.
 /// Lines and columns are 1-based. Used for rule files (YAML and the expressions inside them);
 /// log lines use ``Finding`` instead, because their text may hold secrets and is never echoed.
-public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
+///
+/// Its text (``description``) hides what the reader would flag as a secret, so it is defined
+/// beside the reader's redaction, in `Reading/Diagnostic+Redaction.swift`; this file lays it out.
+public struct Diagnostic: Error, Sendable, Equatable {
     public enum Severity: String, Sendable { case error, warning, note }
 
     public var severity: Severity
@@ -35,23 +38,28 @@ public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
                   sourceLine: Diagnostic.line(line, of: text))
     }
 
-    public var description: String {
-        // A rules file is printed here as written, never read as a log: what `log.no-secrets` would
-        // flag in it is redacted (``SecretRedaction``) — in the message, which quotes the file's keys,
-        // names and values, and in the line, under which the caret follows what is shown.
-        var out = "\(path):\(line):\(column): \(severity.rawValue): \(SecretRedaction.text(message).visibleControls)"
-        if !sourceLine.isEmpty {
-            let (shownLine, column) = SecretRedaction.positioned(sourceLine, column: column)
+    /// The diagnostic laid out the way compilers print it, from its message and source line as
+    /// they are shown: `path:line:column: severity: message`, then, when `shownLine` is not
+    /// empty, the line and a caret under `caretColumn`.
+    ///
+    /// - Parameters:
+    ///   - shownMessage: The message to print; its control characters are made visible here.
+    ///   - shownLine: The source line to print (empty: none); `path:line:column` still names the
+    ///     position in the line as written.
+    ///   - caretColumn: The 1-based column, in Unicode scalars of `shownLine`, the caret is under.
+    func laidOut(message shownMessage: String, line shownLine: String, caretColumn: Int) -> String {
+        var out = "\(path):\(line):\(column): \(severity.rawValue): \(shownMessage.visibleControls)"
+        if !shownLine.isEmpty {
             // At most 200 characters of the line, around the column when it lies further right
             // (cut off on the left: "…"), so the caret is always under the place it names.
             let scalars = Array(shownLine.unicodeScalars)
-            let start = column - 1 > 160 ? min(column - 1 - 100, max(0, scalars.count - 200)) : 0
+            let start = caretColumn - 1 > 160 ? min(caretColumn - 1 - 100, max(0, scalars.count - 200)) : 0
             let window = scalars[start..<min(scalars.count, start + 200)]
             // Control characters would break the line or the caret's column: show them as '?'.
             let shown = window.map { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F ? "?" : Character($0) }
             out += "\n" + (start > 0 ? "…" : "") + String(shown) + "\n"
             // The caret sits under the column; tabs are kept so it lines up in a terminal.
-            let lead = shown.prefix(max(0, column - 1 - start)).map { $0 == "\t" ? "\t" : " " }.joined()
+            let lead = shown.prefix(max(0, caretColumn - 1 - start)).map { $0 == "\t" ? "\t" : " " }.joined()
             out += (start > 0 ? " " : "") + lead + "^"
         }
         return out
@@ -69,10 +77,9 @@ public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Several diagnostics at once: a rules load reports every error it found, not only the first.
-public struct DiagnosticList: Error, Sendable, CustomStringConvertible {
+public struct DiagnosticList: Error, Sendable {
     public var diagnostics: [Diagnostic]
     public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
-    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 
 extension String {
