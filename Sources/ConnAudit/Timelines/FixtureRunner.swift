@@ -1,4 +1,7 @@
 /// Runs rules' own fixtures (`tests:`): each fixture's log through its rule alone.
+///
+/// Each run reads the log and audits it with an ``Auditor`` (the whole pipeline), so the runner
+/// sits beside the Auditor it drives, not in Rules/.
 public enum FixtureRunner {
     public struct Outcome: Sendable {
         public var rule: Rule
