@@ -20,8 +20,14 @@ let package = Package(
         // A synthetic corpus generator for benchmarks and end-to-end checks: Foundation and zlib only,
         // deliberately independent of the ConnAudit library.
         .executableTarget(name: "connlog-gen", dependencies: ["CZlib"]),
+        // What the test files share: runs of the command line, in memory and as a child process,
+        // rules from YAML over logs in memory, JSON reports, the repository's files, a seeded
+        // generator. Only the public library, so it builds in any configuration; no product uses it.
+        .target(name: "ConnAuditTestSupport", dependencies: ["ConnAudit"], path: "Tests/ConnAuditTestSupport"),
         // Snapshots are read from the source tree (#filePath), not bundled.
-        .testTarget(name: "ConnAuditTests", dependencies: ["ConnAudit"], exclude: ["Snapshots"]),
+        .testTarget(
+            name: "ConnAuditTests", dependencies: ["ConnAudit", "ConnAuditTestSupport"], exclude: ["Snapshots"]
+        ),
     ]
 )
 

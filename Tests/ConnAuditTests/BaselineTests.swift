@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// Baselines: known violations accepted by fingerprint, surviving unrelated edits to a log.
 @Suite struct BaselineTests {

@@ -6,6 +6,7 @@ import FoundationXML
 #endif
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The CI report formats (`--format junit|sarif|github`), over reports the real Auditor makes with
 /// the built-in pack: a secret, a malformed line, an inconclusive ping, a coverage violation, an

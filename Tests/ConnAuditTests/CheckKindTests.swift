@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 // Tests of the rule engine, one check kind at a time (each/followed_by, each/preceded_by,
 // each/never_after, forbid, never with scopes, count, classify), the scopes, history semantics,

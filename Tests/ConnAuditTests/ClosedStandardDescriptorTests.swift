@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 // Run with standard output or input closed (`>&-`, `<&-`), conn-audit says so, instead of the
 // reason of whatever descriptor took the closed one's number ("invalid argument", "bad file

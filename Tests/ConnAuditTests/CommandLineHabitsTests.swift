@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// What users of other command-line tools expect: each command's own help, short flags, "did
 /// you mean" for options, commands and rule ids, and no colour where the environment asks.

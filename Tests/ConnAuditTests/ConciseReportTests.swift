@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// `--format concise`: a line per finding, `PATH:LINE: RULE: MESSAGE`, every finding listed, each on
 /// one line whatever its message holds.

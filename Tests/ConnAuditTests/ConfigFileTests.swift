@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// `.conn-audit.yaml`: found by walking up to a repository's root, its paths taken from its own
 /// directory, its rules on top of the built-in pack, the command line winning over it, and

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The corpus timeline fed while files are read (``CorpusFeed``), and what a finding keeps
 /// (``Finding``, ``MessageTable``): a file of lines that are not JSON must not cost a kept event

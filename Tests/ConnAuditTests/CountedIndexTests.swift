@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// History counts answered from seqs (``CountedIndex``): which calls are, that their answers are
 /// the ones the events give, and that a rule whose every call on a list is one keeps none of the

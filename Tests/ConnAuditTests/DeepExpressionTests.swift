@@ -8,6 +8,7 @@ import Darwin
 #endif
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// Expressions of 100,000 terms and more, chained or nested every way the grammar allows, and the
 /// other ways a rule could make a walk or an evaluation recurse without bound (history calls in

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The small tables the engine keeps per rule instead of dictionaries and copies.
 @Suite struct EngineTablesTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// A retired timeline keeps its events encoded (``EncodedEventLog``); a rebuild decodes them.
 /// Decoding must give back every field of every event exactly, whatever the event holds.

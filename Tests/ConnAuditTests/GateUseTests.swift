@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// `--use gate` judges one upload: corpus-coverage rules are not applicable there, with a note
 /// saying why, while every other rule, and the outcome counts, stay as in a corpus run.

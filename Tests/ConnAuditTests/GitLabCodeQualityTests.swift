@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// `--format gitlab`: GitLab's Code Quality JSON, an issue per violation with SARIF's fingerprint.
 @Suite("GitLab Code Quality report")

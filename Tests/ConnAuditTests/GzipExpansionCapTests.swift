@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// A gzip input may expand to `--max-expansion` times the compressed bytes read (default 100),
 /// plus 4 MiB: a bomb is refused early, named with the reason, after the lines before it were

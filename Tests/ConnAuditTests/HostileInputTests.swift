@@ -8,6 +8,7 @@ import Darwin
 #endif
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// Hostile inputs: what devices upload and what many people write as rules.
 ///

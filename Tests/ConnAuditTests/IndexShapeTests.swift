@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// How a history call is answered — from a hash index keyed by what is bound outside it, with a
 /// `$seq` bound, or by scanning — is decided from the names the rule declares, never from what

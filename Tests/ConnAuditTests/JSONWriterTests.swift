@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The byte-level JSON writer the json, sarif and timeline reports use: its escaping agrees with
 /// the rule written out scalar by scalar, and what it writes is JSON that reads back as written.

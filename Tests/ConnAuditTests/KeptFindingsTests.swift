@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// ``Auditor/keepFindings``: when the only reports are the text and GitHub ones, which show the
 /// first findings of each rule and count the rest, a run keeps only those — and must print exactly

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// No log makes a rule's time grow with the square of its events: the built-in pack answers the
 /// shapes that once did in linear time, and a rule of one's own that would is stopped by the work

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The secret scan of lines too long to hold (``LongLineSecretScanner``): the same key paths as
 /// ``JSONLineParser`` gives the same bytes, whatever chunks they arrive in.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// docs/conn-audit.1 is made from the help text (script/man): it must be what the code makes now.
 @Suite("Manual page")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// A run that read no event judged nothing: it is never a pass (an empty upload must not open a
 /// gate), while lines that are not events still fail it through `log.malformed`.

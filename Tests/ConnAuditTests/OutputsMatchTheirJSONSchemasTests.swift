@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// docs/schema/report.schema.json and timeline.schema.json describe the JSON report and the JSON
 /// timeline: real ones validate against them with an independent validator (Python's `jsonschema`, which script/test installs from PyPI), and a report

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The reader's fast path for plain lines (flat objects of plain keys and values) must make of a
 /// line exactly what the general parser makes of it, and leave every other line to it.

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// `check --progress`: a line on standard error while a long run reads — drawn over itself and
 /// erased on a terminal, never written into a log unless asked for — whose counts are the run's.

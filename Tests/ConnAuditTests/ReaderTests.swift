@@ -4,6 +4,7 @@ import Glibc
 #endif
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The reader: bytes → physical lines → connlog events, malformed lines and secret findings.
 ///

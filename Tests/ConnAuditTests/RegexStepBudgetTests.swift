@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// A regex search within a budget of VM steps: it answers as the unbudgeted search does, or stops
 /// at the budget with "exhausted" (then the budget is empty); the required-byte scan in front of

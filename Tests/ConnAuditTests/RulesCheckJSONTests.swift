@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// `rules --check --format json`: the same findings as the text output, as one JSON document.
 @Suite("rules --check --format json")

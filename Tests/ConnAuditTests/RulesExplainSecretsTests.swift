@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// `rules --explain` and `rules --test` print rule text that conn-audit never read as a log: the
 /// fixture logs, the description, the message. A value `log.no-secrets` flags is never printed

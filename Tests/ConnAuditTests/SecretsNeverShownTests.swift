@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// No output shows a secret: context lines, message holes, source names and the timeline in all
 /// its formats go through one detector (``SecretShapes``), which finds what secret scanners find

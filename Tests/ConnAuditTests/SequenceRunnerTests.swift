@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The sequence engine's cost per event: an event that concerns none of the open partial matches
 /// or obligations looks at none of them, so a generation where thousands of them wait (a client

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// `conn-audit completions bash|zsh|fish`: scripts made from the commands' own option tables, run
 /// in a real bash to see what they offer.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The light first read of a big file (``SourceEndScan``) must never put a source's end before
 /// its last event as the full reader sees it (the second read would then take the source's later

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// A run whose reports list only the first findings (text, GitHub) applies suppressions as
 /// violations are found and only counts what they accept, so memory does not grow with the known

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// Suppressions in a config file accept known issues by rule and conditions, keep matching on new
 /// uploads, expire loudly, and are shown in every report as suppressed, never dropped.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The HTML timeline as a browser reads it: Debian's headless Chromium (which script/test
 /// installs) parses the page into the structure it was written as — every timeline a part that

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The HTML timeline is a postmortem page: by default it shows the timelines that have findings,
 /// cuts a long one to the rows near its findings, draws each timeline's time lane, and stays small

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// `conn-audit timeline`: the postmortem view built from in-memory logs with the default pack.
 @Suite("TimelineView")

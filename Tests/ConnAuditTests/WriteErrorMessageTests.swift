@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 // A report that cannot be written is no verdict (exit 2), and no misuse of the command line: the
 // message names the file and the system's reason, with no usage hint after it.

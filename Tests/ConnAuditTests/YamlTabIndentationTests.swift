@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 // YAML indents with spaces only. libyaml stops at a tab that indents with "found character that
 // cannot start any token" or "found a tab character that violates indentation"; the diagnostic

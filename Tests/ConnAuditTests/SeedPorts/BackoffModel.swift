@@ -1,6 +1,7 @@
 // Seed 002: reconnecting with a jittered exponential backoff, only on fatal ping errors.
 
 import Testing
+import ConnAuditTestSupport
 
 // MARK: - The seed's policy
 

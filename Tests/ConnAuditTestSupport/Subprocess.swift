@@ -7,9 +7,9 @@ import Glibc
 
 /// The `conn-audit` executable built beside the test bundle, run as a child process: for what an
 /// in-process run cannot show (signals, closed descriptors, standard input, the environment).
-struct Subprocess {
+public struct Subprocess {
     /// What the child's standard input is.
-    enum Input {
+    public enum Input {
         /// `/dev/null`.
         case empty
         /// A file, opened for reading.
@@ -20,15 +20,15 @@ struct Subprocess {
         case closed
     }
 
-    let pid: pid_t
+    public let pid: pid_t
     /// The write end of the standard input pipe (-1: none, or closed).
-    private(set) var inputFD: Int32
+    public private(set) var inputFD: Int32
     private let outPath: String
     private let errPath: String
     private var status: Int32?
 
     /// The binary's path: `conn-audit` beside the running test bundle.
-    static func binary() throws -> String {
+    public static func binary() throws -> String {
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let binary = (exe as NSString).deletingLastPathComponent + "/conn-audit"
         try #require(FileManager.default.isExecutableFile(atPath: binary), "no conn-audit at \(binary): swift build first")
@@ -39,7 +39,7 @@ struct Subprocess {
     /// `scratch` (standard output closed when `closedOutput`), and `environment` over the
     /// test's own environment. With `shell`, `/bin/sh -c` runs that command line, in which `"$@"`
     /// is the binary and its arguments (to set a resource limit first).
-    init(_ arguments: [String], scratch: String, input: Input = .empty, closedOutput: Bool = false,
+    public init(_ arguments: [String], scratch: String, input: Input = .empty, closedOutput: Bool = false,
          environment: [String: String] = [:], shell: String? = nil) throws {
         let binary = try Self.binary()
         let id = UUID().uuidString
@@ -103,7 +103,7 @@ struct Subprocess {
     /// Runs `conn-audit` to its end (at most `timeout` seconds: then it is killed, and the test
     /// fails) and returns its exit status (128 + the signal when a signal ended it), standard
     /// output and standard error.
-    static func run(_ arguments: [String], scratch: String, input: Input = .empty, closedOutput: Bool = false,
+    public static func run(_ arguments: [String], scratch: String, input: Input = .empty, closedOutput: Bool = false,
                     environment: [String: String] = [:], shell: String? = nil,
                     timeout: Double = 60) throws -> (code: Int32, out: String, err: String) {
         var child = try Subprocess(arguments, scratch: scratch, input: input, closedOutput: closedOutput,
@@ -113,21 +113,21 @@ struct Subprocess {
     }
 
     /// Writes `text` to the child's standard input.
-    func writeInput(_ text: String) throws {
+    public func writeInput(_ text: String) throws {
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(inputFD, $0.baseAddress, $0.count) }
         try #require(written == bytes.count)
     }
 
     /// Closes the child's standard input (its end of input).
-    mutating func closeInput() {
+    public mutating func closeInput() {
         if inputFD >= 0 { close(inputFD) }
         inputFD = -1
     }
 
     /// Waits for the child to end, at most `timeout` seconds (then kills it and fails the test):
     /// its exit status, or 128 + the signal that ended it.
-    mutating func wait(timeout: Double = 60) throws -> Int32 {
+    public mutating func wait(timeout: Double = 60) throws -> Int32 {
         if let status { return status }
         let deadline = Date().addingTimeInterval(timeout)
         var raw: Int32 = 0
@@ -150,12 +150,12 @@ struct Subprocess {
     }
 
     /// What the child wrote to standard output (so far).
-    var output: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+    public var output: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
     /// What the child wrote to standard error (so far).
-    var errors: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+    public var errors: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
 
     /// The child's open descriptors: each one's number and what `/proc` says it leads to.
-    func openFiles() -> [(fd: Int32, target: String)] {
+    public func openFiles() -> [(fd: Int32, target: String)] {
         let dir = "/proc/\(pid)/fd"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
         return names.compactMap { name in
@@ -166,12 +166,14 @@ struct Subprocess {
     }
 
     /// Removes the files that held the child's output.
-    func removeOutputFiles() {
+    public func removeOutputFiles() {
         unlink(outPath)
         unlink(errPath)
     }
 }
 
-struct SubprocessError: Error, CustomStringConvertible {
-    var description: String
+public struct SubprocessError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(description: String) { self.description = description }
 }

@@ -1,10 +1,10 @@
-@testable import ConnAudit
+import ConnAudit
 
 /// What one in-process run of the command line printed, and its exit status.
-struct CommandLineRun {
-    var code: Int32
-    var out: String
-    var err: String
+public struct CommandLineRun {
+    public var code: Int32
+    public var out: String
+    public var err: String
 
     private final class Captured: @unchecked Sendable {
         var out = ""
@@ -14,7 +14,7 @@ struct CommandLineRun {
     /// Runs `arguments` through ``CommandLineTool/run(_:console:)`` with a capturing console,
     /// which may pose as a terminal (`--color auto`) in an environment that allows colour or not,
     /// and whose standard error may pose as one (`--progress auto`).
-    init(_ arguments: [String], terminal: Bool = false, colorAllowed: Bool = true, errTerminal: Bool = false) {
+    public init(_ arguments: [String], terminal: Bool = false, colorAllowed: Bool = true, errTerminal: Bool = false) {
         let captured = Captured()
         let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: terminal,
                               colorAllowed: colorAllowed, errIsTerminal: errTerminal)
