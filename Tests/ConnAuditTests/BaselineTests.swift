@@ -14,11 +14,9 @@ import ConnAuditTestSupport
         """
 
     static func run(_ text: String, only: [String] = ["ws.single-close", "ws.close-has-reason", "ws.generation-increases"]) -> AuditReport {
-        let bytes = Array(text.utf8)
         let all = RuleLoader.builtin()
         let rules = RuleSet(rules: all.rules.filter { only.contains($0.id) })
-        let auditor = Auditor(rules: rules, jobs: 1) { file throws(InputError) in ByteSources.memory(bytes, path: file.path) }
-        return auditor.run([InputFile(path: "logs/d.jsonl", isStdin: false)])
+        return RuleRuns.audit(rules, text, path: "logs/d.jsonl")
     }
 
     @Test func aBaselineOfARunAcceptsEveryViolationOfTheSameLog() throws {

@@ -60,11 +60,8 @@ import ConnAuditTestSupport
         _ text: String = log, path: String = "logs/app.jsonl", custom: Bool = false,
         unreadable: Bool = false, unreadablePath: String = "logs/locked.jsonl", failOn: AuditReport.FailOn = .error
     ) -> AuditReport {
-        let files = [path: Array(text.utf8)]
-        let auditor = Auditor(rules: rules(custom: custom), jobs: 1) { file throws(InputError) in
-            guard let bytes = files[file.path] else { throw InputError(path: file.path, reason: "permission denied") }
-            return ByteSources.memory(bytes, path: file.path)
-        }
+        let opener = RuleRuns.opener([(path, text)], unreadable: unreadable ? [unreadablePath] : [])
+        let auditor = Auditor(rules: rules(custom: custom), jobs: 1, opener: opener)
         var inputs = [InputFile(path: path)]
         if unreadable { inputs.append(InputFile(path: unreadablePath)) }
         return auditor.run(inputs, failOn: failOn)
@@ -343,11 +340,9 @@ import ConnAuditTestSupport
     /// Runs the built-in pack over `inputs` in order, served from memory; a nil content is an
     /// input the opener refuses.
     static func audit(_ inputs: [(path: String, bytes: [UInt8]?)]) -> AuditReport {
-        let files = [String: [UInt8]](inputs.compactMap { i in i.bytes.map { (i.path, $0) } }) { a, _ in a }
-        let auditor = Auditor(rules: builtin, jobs: 1) { file throws(InputError) in
-            guard let bytes = files[file.path] else { throw InputError(path: file.path, reason: "permission denied") }
-            return ByteSources.memory(bytes, path: file.path)
-        }
+        let files = inputs.compactMap { i in i.bytes.map { (path: i.path, bytes: $0) } }
+        let refused = Set(inputs.filter { $0.bytes == nil }.map(\.path))
+        let auditor = Auditor(rules: builtin, jobs: 1, opener: RuleRuns.opener(files, unreadable: refused))
         return auditor.run(inputs.map { InputFile(path: $0.path) })
     }
 
@@ -697,11 +692,7 @@ import ConnAuditTestSupport
         let rules = (try? RuleLoader.load(files: [("info.yaml", info)]))?.rules ?? []
         #expect(rules.count == 1)
         let text = (0..<4).map { "{\"t\":\($0),\"src\":\"s\",\"ev\":\"ws.connect\",\"gen\":\($0 + 1)}\n" }.joined()
-        let bytes = Array(text.utf8)
-        let auditor = Auditor(rules: RuleSet(rules: rules), jobs: 1) { file throws(InputError) in
-            ByteSources.memory(bytes, path: file.path)
-        }
-        let report = auditor.run([InputFile(path: "i.jsonl")])
+        let report = RuleRuns.audit(rules, text, path: "i.jsonl")
         let exact = Self.commands(GitHubReport.render(report, maxPerLevel: 4))
         #expect(exact.filter { $0.name == "notice" }.count == 4)
         #expect(!exact.contains { $0.properties["title"] == "conn-audit" })

@@ -13,37 +13,28 @@ import ConnAuditTestSupport
 
 // MARK: - Helpers
 
-/// Loads rules written as YAML list items without the `rules:` wrapper: each string is one rule,
-/// unindented (`id: …\ntitle: …`). `header` is put above `rules:` (file-level params and lets).
-private func loadRules(_ bodies: [String], header: String = "") throws -> [Rule] {
-    var text = header.isEmpty ? "" : header + "\n"
-    text += "rules:\n"
-    for body in bodies {
-        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
-        text += "  - " + lines.joined(separator: "\n    ") + "\n"
+extension CheckKindTests {
+    /// Loads one rule written as a YAML list item without the `rules:` wrapper, unindented
+    /// (`id: …\ntitle: …`). `header` is put above `rules:` (file-level params and lets).
+    static func loadRule(_ body: String, header: String = "") throws -> Rule {
+        try #require(try RuleRuns.rules([body], file: "rules/checks.yaml", header: header).first)
     }
-    return try RuleLoader.load(files: [("rules/checks.yaml", text)]).rules
-}
 
-private func loadRule(_ body: String, header: String = "") throws -> Rule {
-    try #require(try loadRules([body], header: header).first)
-}
-
-/// Runs `rules` over in-memory log files (path, text), in the order given.
-private func auditLogs(_ rules: [Rule], _ files: [(path: String, text: String)], jobs: Int = 1) -> AuditReport {
-    var contents: [String: [UInt8]] = [:]
-    for f in files { contents[f.path] = Array(f.text.utf8) }
-    let frozen = contents
-    let auditor = Auditor(rules: RuleSet(rules: rules), jobs: jobs) { file throws(InputError) in
-        guard let bytes = frozen[file.path] else { throw InputError(path: file.path, reason: "no such file") }
-        return ByteSources.memory(bytes, path: file.path)
+    /// One rule over one log: its result.
+    static func judge(_ rule: Rule, _ log: String) -> RuleResult {
+        RuleRuns.audit([rule], files: [("a.jsonl", log)]).results[0]
     }
-    return auditor.run(files.map { InputFile(path: $0.path) })
-}
 
-/// One rule over one log: its result.
-private func judge(_ rule: Rule, _ log: String) -> RuleResult {
-    auditLogs([rule], [("a.jsonl", log)]).results[0]
+    static func verdict(_ body: String, _ log: String, header: String = "") throws -> CheckKindVerdict {
+        CheckKindVerdict(judge(try loadRule(body, header: header), log))
+    }
+
+    /// Everything a finding says, for comparing two runs exactly.
+    static func fingerprint(_ findings: [Finding]) -> [String] {
+        findings.map { f in
+            "\(f.file.map(String.init) ?? "-"):\(f.line.map(String.init) ?? "-") src=\(f.source?.description ?? "-") gen=\(f.gen.map(String.init) ?? "-") t=\(f.t.map { String($0) } ?? "-") \(f.message)"
+        }
+    }
 }
 
 /// What a rule said about a log, in a form that compares in one `#expect`.
@@ -65,17 +56,6 @@ struct CheckKindVerdict: Equatable, Sendable, CustomStringConvertible {
     }
 
     var description: String { "\(status.rawValue) violations \(violations) inconclusive \(inconclusive)" }
-}
-
-private func verdict(_ body: String, _ log: String, header: String = "") throws -> CheckKindVerdict {
-    CheckKindVerdict(judge(try loadRule(body, header: header), log))
-}
-
-/// Everything a finding says, for comparing two runs exactly.
-private func fingerprint(_ findings: [Finding]) -> [String] {
-    findings.map { f in
-        "\(f.file.map(String.init) ?? "-"):\(f.line.map(String.init) ?? "-") src=\(f.source?.description ?? "-") gen=\(f.gen.map(String.init) ?? "-") t=\(f.t.map { String($0) } ?? "-") \(f.message)"
-    }
 }
 
 /// The check kinds of the rule language, each in its own suite below.
@@ -999,7 +979,7 @@ extension CheckKindTests {
             """
 
         @Test func labelsAreCountedAndRequired() throws {
-            let report = auditLogs([try loadRule(Self.outcomesRule())], [("a.jsonl", Self.log)])
+            let report = RuleRuns.audit([try loadRule(Self.outcomesRule())], files: [("a.jsonl", Self.log)])
             let result = report.results[0]
             // gen 1 normal + silent; gen 2 failed + silent; gen 3 normal; gen 4 (opened after
             // failing) silent only. path gen 5 and the gen-less pong are not ws generations.
@@ -1031,7 +1011,7 @@ extension CheckKindTests {
 
         @Test func appliesIfMatchesAnyEventOfTheCorpus() throws {
             // applies_if matches an event of another stream, without gen, in another file.
-            let report = auditLogs([try loadRule(Self.outcomesRule(appliesIf: "{ ev: app.start }"))], [
+            let report = RuleRuns.audit([try loadRule(Self.outcomesRule(appliesIf: "{ ev: app.start }"))], files: [
                 ("a.jsonl", Self.log),
                 ("b.jsonl", #"{"t":0,"ev":"app.start"}"#),
             ])
@@ -1041,21 +1021,21 @@ extension CheckKindTests {
 
         @Test func generationRulesOfTheClassifiedStreamStillRun() throws {
             let count = try loadRule("id: t.one-pong\ntitle: T\ncount: { ev: [ws.pong, path.pong] }\nmax: 0")
-            let both = auditLogs([count, try loadRule(Self.outcomesRule())], [("a.jsonl", Self.log)])
-            let alone = auditLogs([count], [("a.jsonl", Self.log)])
+            let both = RuleRuns.audit([count, try loadRule(Self.outcomesRule())], files: [("a.jsonl", Self.log)])
+            let alone = RuleRuns.audit([count], files: [("a.jsonl", Self.log)])
             #expect(CheckKindVerdict(both.results[0]) == CheckKindVerdict(.fail, [3, 9, 13]))
             #expect(CheckKindVerdict(alone.results[0]) == CheckKindVerdict(both.results[0]))
             #expect(both.results[1].labels?.map(\.count) == [2, 1, 3])
         }
 
         @Test func noOutcomesWithoutClassifyRules() throws {
-            let report = auditLogs([try loadRule("id: t.x\ntitle: T\nnever: { ev: ws.nothing }")], [("a.jsonl", Self.log)])
+            let report = RuleRuns.audit([try loadRule("id: t.x\ntitle: T\nnever: { ev: ws.nothing }")], files: [("a.jsonl", Self.log)])
             #expect(report.outcomes == nil)
             #expect(report.results[0].labels == nil)
         }
 
         @Test func generationsOfEverySourceAreLabelled() throws {
-            let report = auditLogs([try loadRule(Self.outcomesRule(min: 3))], [
+            let report = RuleRuns.audit([try loadRule(Self.outcomesRule(min: 3))], files: [
                 ("a.jsonl", Self.log),
                 ("b.jsonl", """
                     {"t":0,"src":"x","ev":"ws.connect","gen":1}
@@ -1557,15 +1537,15 @@ extension CheckKindTests {
 
         /// Loads both variants and checks that they really take the two paths.
         private func pair(_ a: String, _ b: String) throws -> (Rule, Rule) {
-            let rules = try loadRules(["id: t.a\ntitle: T\n" + a, "id: t.b\ntitle: T\n" + b])
+            let rules = try RuleRuns.rules(["id: t.a\ntitle: T\n" + a, "id: t.b\ntitle: T\n" + b], file: "rules/checks.yaml")
             return (rules[0], rules[1])
         }
 
         private func compare(_ a: Rule, _ b: Rule, _ log: String, jobs: Int = 1) -> (RuleResult, RuleResult) {
             // Each alone, and both in one run (sharing timelines and dispatch).
-            let aloneA = auditLogs([a], [("r.jsonl", log)], jobs: jobs).results[0]
-            let aloneB = auditLogs([b], [("r.jsonl", log)], jobs: jobs).results[0]
-            let both = auditLogs([a, b], [("r.jsonl", log)], jobs: jobs).results
+            let aloneA = RuleRuns.audit([a], files: [("r.jsonl", log)], jobs: jobs).results[0]
+            let aloneB = RuleRuns.audit([b], files: [("r.jsonl", log)], jobs: jobs).results[0]
+            let both = RuleRuns.audit([a, b], files: [("r.jsonl", log)], jobs: jobs).results
             #expect(fingerprint(aloneA.violations) == fingerprint(both[0].violations))
             #expect(fingerprint(aloneB.violations) == fingerprint(both[1].violations))
             return (aloneA, aloneB)
@@ -1711,8 +1691,8 @@ extension CheckKindTests {
             let even = lines.enumerated().filter { $0.offset % 2 == 0 }.map { String($0.element) }.joined(separator: "\n")
             let odd = lines.enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }.joined(separator: "\n")
             let files = [("x/1.jsonl", even), ("x/2.jsonl", odd)]
-            let ra = auditLogs([a], files, jobs: jobs).results[0]
-            let rb = auditLogs([b], files, jobs: jobs).results[0]
+            let ra = RuleRuns.audit([a], files: files, jobs: jobs).results[0]
+            let rb = RuleRuns.audit([b], files: files, jobs: jobs).results[0]
             #expect(!ra.violations.isEmpty)
             #expect(fingerprint(ra.violations) == fingerprint(rb.violations))
         }
@@ -1768,7 +1748,7 @@ extension CheckKindTests {
         @Test func aNestedCaptureIsNotStatic() throws {
             // Static vs correlated where the only outer name is a capture bound by an enclosing history
             // selector (`q`): both should be correlated.
-            let rules = try loadRules([
+            let rules = try RuleRuns.rules([
                 """
                 id: t.a
                 title: Pings are answered before the close
@@ -1783,7 +1763,7 @@ extension CheckKindTests {
                 expect: >
                   count({ev: ws.ping, as: q, where: "count({ev: ws.pong, where: 't > q.t and c.t >= 0'}) == 0"}) == 0
                 """,
-            ])
+            ], file: "rules/checks.yaml")
             let log = """
                 {"t":0,"ev":"ws.ping","gen":1}
                 {"t":1,"ev":"ws.pong","gen":1}
@@ -2001,7 +1981,7 @@ extension CheckKindTests.LookAhead {
     @Test func aLateJudgmentCutsSinceAtTheTrigger() throws {
         // The second ping is judged when the pong arrives, after the second scene: its since: must
         // still be the first scene (the latest before the ping), so one ping counts since it.
-        let v = try verdict("""
+        let v = try CheckKindTests.verdict("""
             id: t.since
             title: Each ping is answered, and follows a scene
             for: source
@@ -2019,7 +1999,7 @@ extension CheckKindTests.LookAhead {
     }
 
     @Test func aMessageThatLooksAheadWaitsForItsAnswer() throws {
-        let result = judge(try loadRule("""
+        let result = CheckKindTests.judge(try CheckKindTests.loadRule("""
             id: t.msg
             title: Every close has a reason
             for: source
@@ -2040,7 +2020,7 @@ extension CheckKindTests.LookAhead {
 extension CheckKindTests.HistoryResultCaptures {
     @Test func onlyTheTermThatMatchedBindsItsName() throws {
         // The last of pong/close is a pong: p is that pong, c is null (not the pong).
-        let v = try verdict("""
+        let v = try CheckKindTests.verdict("""
             id: t.terms
             title: The last answer is a pong
             every: { ev: ws.ping }
@@ -2059,7 +2039,7 @@ extension CheckKindTests.HistoryResultCaptures {
 
 extension CheckKindTests.LookAhead {
     @Test func aTriggerJudgedLongAfterItCameShowsNoStrangersAsNeighbours() throws {
-        let rule = try loadRule("""
+        let rule = try CheckKindTests.loadRule("""
             id: t.answered
             title: Each ping is answered
             every: { ev: ws.ping }
@@ -2068,7 +2048,7 @@ extension CheckKindTests.LookAhead {
         // More events after the ping than the source's ring keeps: the ping has left it.
         let states = (1...TimelineContext.ring + 4).map { #"{"t":\#($0),"ev":"ws.state","gen":1,"state":"s\#($0)"}"# }
         let log = ([#"{"t":0,"ev":"ws.ping","gen":1}"#] + states).joined(separator: "\n") + "\n"
-        let result = judge(rule, log)
+        let result = CheckKindTests.judge(rule, log)
         #expect(CheckKindVerdict(result) == CheckKindVerdict(.fail, [1]))
         // Judged at the end of the timeline, ring + 4 events later: only the ping itself is shown.
         #expect(result.violations.first?.context.map(\.line) == [1])
@@ -2079,7 +2059,7 @@ extension CheckKindTests.LookAhead {
 /// dot), whether or not any rule names their `ev` (names no rule mentions have no id).
 @Suite struct GenerationRoutingTests {
     @Test func eventsOfOneStreamAndGenShareATimelineWhateverTheirName() throws {
-        let rule = try loadRule("""
+        let rule = try CheckKindTests.loadRule("""
             id: t.count
             title: at most two ws events per generation
             severity: error
@@ -2097,7 +2077,7 @@ extension CheckKindTests.LookAhead {
             {"t":7,"ev":"wsx.ping","gen":1}
 
             """
-        let report = auditLogs([rule], [("a.jsonl", log)])
+        let report = RuleRuns.audit([rule], files: [("a.jsonl", log)])
         // ws gen 1 holds lines 1, 3 and 5 (the third is one too many); ws gen 2 lines 4 and 6;
         // wsx gen 1 lines 2 and 7 (not counted: the glob is ws.*).
         #expect(CheckKindVerdict(report.results[0]) == CheckKindVerdict(.fail, [5]))
@@ -2108,7 +2088,7 @@ extension CheckKindTests.LookAhead {
     /// when a combining mark after it makes one grapheme of the two; and whatever the line order.
     @Test(arguments: [false, true])
     func aDotFollowedByACombiningMarkStillEndsTheStream(reversed: Bool) throws {
-        let rule = try loadRule("""
+        let rule = try CheckKindTests.loadRule("""
             id: t.one
             title: at most one of these per generation
             severity: error
@@ -2118,7 +2098,7 @@ extension CheckKindTests.LookAhead {
             """)
         var lines = [#"{"t":1,"ev":"ws.ping","gen":1}"#, #"{"t":2,"ev":"ws.\u0301ping","gen":1}"#]
         if reversed { lines.reverse() }
-        let report = auditLogs([rule], [("a.jsonl", lines.joined(separator: "\n") + "\n")])
+        let report = RuleRuns.audit([rule], files: [("a.jsonl", lines.joined(separator: "\n") + "\n")])
         #expect(CheckKindVerdict(report.results[0]) == CheckKindVerdict(.fail, [2]))
         #expect(report.inputs.generations == 1)
         #expect(Event(t: 0, ev: "ws.\u{0301}ping").stream == "ws")
@@ -2134,7 +2114,7 @@ extension CheckKindTests.LookAhead {
     /// a sequence kept only the first and missed the match of the second.
     @Test(arguments: ["corpus", "source"])
     func corpusSequencesTellCapturesApart(_ scope: String) throws {
-        let rule = try loadRule("""
+        let rule = try CheckKindTests.loadRule("""
             id: t.pair
             title: a then b with the same n
             for: \(scope)
@@ -2149,13 +2129,13 @@ extension CheckKindTests.LookAhead {
             {"t":2,"ev":"x.b","n":2}
 
             """
-        let result = judge(rule, log)
+        let result = CheckKindTests.judge(rule, log)
         #expect(CheckKindVerdict(result) == CheckKindVerdict(.fail, [3]))
         #expect(result.violations.map(\.message) == ["3"])
     }
 
     @Test func corpusNeverAfterKeepsEveryArmedCapture() throws {
-        let rule = try loadRule("""
+        let rule = try CheckKindTests.loadRule("""
             id: t.use-after-free
             title: nothing is used after it is freed
             for: corpus
@@ -2169,26 +2149,26 @@ extension CheckKindTests.LookAhead {
             {"t":3,"ev":"x.use","id":2}
 
             """
-        #expect(CheckKindVerdict(judge(rule, log)) == CheckKindVerdict(.fail, [3, 4]))
+        #expect(CheckKindVerdict(CheckKindTests.judge(rule, log)) == CheckKindVerdict(.fail, [3, 4]))
     }
 
     /// A reader finding on a line without a valid `t` has no `t`: it reads as null, not NaN.
     @Test func aFindingWithoutTReadsTAsNull() throws {
-        let rule = try loadRule("""
+        let rule = try CheckKindTests.loadRule("""
             id: t.no-t
             title: a malformed line has no t
             for: corpus
             every: { ev: $malformed }
             expect: "t == null and type(t) == 'null'"
             """)
-        let result = judge(rule, "{\"t\":0,\"ev\":\"x.a\"}\noops\n{\"t\":\"late\",\"ev\":\"x.b\"}\n")
+        let result = CheckKindTests.judge(rule, "{\"t\":0,\"ev\":\"x.a\"}\noops\n{\"t\":\"late\",\"ev\":\"x.b\"}\n")
         #expect(CheckKindVerdict(result) == CheckKindVerdict(.pass, []))
     }
 
     /// A negative `within_ms` (from `--param` or the log) would put the deadline before the
     /// trigger; the trigger is left undecided, as with an undecided one.
     @Test func aNegativeDeadlineIsInconclusive() throws {
-        let rule = try loadRule("""
+        let rule = try CheckKindTests.loadRule("""
             id: t.answered
             title: each ping is answered
             for: source
@@ -2204,7 +2184,7 @@ extension CheckKindTests.LookAhead {
             {"t":150,"ev":"ws.pong","gen":1}
 
             """
-        let result = judge(rule, log)
+        let result = CheckKindTests.judge(rule, log)
         #expect(CheckKindVerdict(result) == CheckKindVerdict(.inconclusive, [], [1]))
         #expect(result.inconclusive.first?.message.contains("within_ms is negative (-5)") == true)
     }

@@ -1,42 +1,19 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 // MARK: - Helpers
 
-/// Loads rules written as YAML list items without the `rules:` wrapper: each string is one rule,
-/// unindented (`id: …\ntitle: …`).
-private func rules(_ bodies: String..., fileParams: String? = nil) throws -> [Rule] {
-    var text = fileParams.map { "params: \($0)\n" } ?? ""
-    text += "rules:\n"
-    for body in bodies {
-        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
-        text += "  - " + lines.joined(separator: "\n    ") + "\n"
-    }
-    return try RuleLoader.load(files: [("rules/engine.yaml", text)]).rules
-}
-
+/// Loads one rule written as a YAML list item without the `rules:` wrapper, unindented
+/// (`id: …\ntitle: …`).
 private func rule(_ body: String) throws -> Rule {
-    try #require(try rules(body).first)
-}
-
-/// Runs `rules` over in-memory log files (path, text), in the order given.
-private func audit(
-    _ rules: [Rule], _ files: [(path: String, text: String)], overrides: [String: Value] = [:], jobs: Int = 1
-) -> AuditReport {
-    var contents: [String: [UInt8]] = [:]
-    for f in files { contents[f.path] = Array(f.text.utf8) }
-    let frozen = contents
-    let auditor = Auditor(rules: RuleSet(rules: rules), overrides: overrides, jobs: jobs) { file throws(InputError) in
-        guard let bytes = frozen[file.path] else { throw InputError(path: file.path, reason: "no such file") }
-        return ByteSources.memory(bytes, path: file.path)
-    }
-    return auditor.run(files.map { InputFile(path: $0.path) })
+    try #require(try RuleRuns.rules([body], file: "rules/engine.yaml").first)
 }
 
 /// One rule over one log: its result.
 private func run(_ rule: Rule, _ log: String) -> RuleResult {
-    audit([rule], [("a.jsonl", log)]).results[0]
+    RuleRuns.audit([rule], files: [("a.jsonl", log)]).results[0]
 }
 
 private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line) }
@@ -300,7 +277,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
             never: { ev: $malformed }
             message: "line is bad: {reason}"
             """)
-        let report = audit([r], [
+        let report = RuleRuns.audit([r], files: [
             ("b.jsonl", "{\"t\":0,\"ev\":\"ws.connect\",\"gen\":1}\nnope\n"),
             ("a.jsonl", "[1]\n{\"t\":0,\"ev\":\"ws.connect\",\"gen\":1}\n{\"ev\":\"x.y\"}\n"),
         ])
@@ -335,7 +312,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
             """
         let perGeneration = try rule("id: t.g\ntitle: T\ncount: { ev: ws.close }\nmax: 1")
         let perSource = try rule("id: t.s\ntitle: T\nfor: source\ncount: { ev: ws.close }\nmax: 1")
-        let report = audit([perGeneration, perSource], [("a.jsonl", log)])
+        let report = RuleRuns.audit([perGeneration, perSource], files: [("a.jsonl", log)])
         #expect(report.results[0].violations.isEmpty)
         #expect(lines(report.results[1].violations) == [2])
     }
@@ -348,7 +325,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
             every: { ev: ws.close }
             expect: "count({ev: ws.connect}) >= 1 and t - last({ev: ws.connect}).t == 5"
             """)
-        let report = audit([r], [
+        let report = RuleRuns.audit([r], files: [
             ("logs/2.jsonl", "{\"t\":5,\"src\":\"d\",\"ev\":\"ws.close\",\"gen\":1,\"reason\":\"user\"}\n"),
             ("logs/1.jsonl", "{\"t\":0,\"src\":\"d\",\"ev\":\"ws.connect\",\"gen\":1}\n"),
         ])
@@ -581,7 +558,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
             {"t":0,"ev":"a.b","v":4}
             {"t":1,"ev":"a.b","v":5}
             """
-        #expect(lines(audit([plain], [("a.jsonl", log)], overrides: ["limit": .int(5)]).results[0].violations) == [2])
+        #expect(lines(RuleRuns.audit([plain], files: [("a.jsonl", log)], overrides: ["limit": .int(5)]).results[0].violations) == [2])
         #expect(lines(run(plain, log).violations) == [1, 2])
         // A let named `params` is what `params.limit` reads, at every evaluation.
         let shadowed = try rule("""
@@ -905,7 +882,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
     @Test(arguments: [1, 2])
     func violationsAreSortedByFileThenLine(_ jobs: Int) throws {
         let r = try rule("id: t.noping\ntitle: No pings\nnever: { ev: ws.ping }")
-        let report = audit([r], [
+        let report = RuleRuns.audit([r], files: [
             ("x.jsonl", """
                 {"t":0,"ev":"ws.ping","gen":2}
                 {"t":1,"src":"b","ev":"ws.ping","gen":1}
@@ -931,7 +908,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         """
 
     private func limitRules() throws -> [Rule] {
-        try rules(
+        try RuleRuns.rules([
             """
             id: t.slow
             title: Slow pongs
@@ -945,7 +922,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
             every: { ev: ws.pong }
             expect: "delay_ms <= params.limit_ms"
             """,
-            fileParams: "{ limit_ms: 100 }")
+        ], file: "rules/engine.yaml", header: "params: { limit_ms: 100 }")
     }
 
     @Test(arguments: [
@@ -957,7 +934,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
         (["nope": .int(1), "t.none.limit_ms": .int(1)], [2, 3], [2, 3]),
     ] as [([String: Value], [Int], [Int])])
     func paramOverrides(_ overrides: [String: Value], _ slow: [Int], _ other: [Int]) throws {
-        let report = audit(try limitRules(), [("a.jsonl", Self.pongs)], overrides: overrides)
+        let report = RuleRuns.audit(try limitRules(), files: [("a.jsonl", Self.pongs)], overrides: overrides)
         #expect(lines(report.results[0].violations) == slow)
         #expect(lines(report.results[1].violations) == other)
     }
@@ -980,7 +957,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
             every: { ev: ws.pong }
             expect: "\(expect.joined(separator: " and "))"
             """)
-        let report = audit([r], [("a.jsonl", Self.pongs)], overrides: overrides)
+        let report = RuleRuns.audit([r], files: [("a.jsonl", Self.pongs)], overrides: overrides)
         #expect(report.results[0].status == .pass)
         
     }

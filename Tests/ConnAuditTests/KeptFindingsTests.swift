@@ -38,12 +38,8 @@ import ConnAuditTestSupport
     }
 
     static func run(_ files: [(String, String)], keep: Int?, jobs: Int) -> AuditReport {
-        var contents: [String: [UInt8]] = [:]
-        for (path, text) in files { contents[path] = Array(text.utf8) }
-        let served = contents
-        let auditor = Auditor(rules: RuleLoader.builtin(), jobs: jobs, keepFindings: keep) { file throws(InputError) in
-            ByteSources.memory(served[file.path]!, path: file.path)
-        }
+        let auditor = Auditor(rules: RuleLoader.builtin(), jobs: jobs, keepFindings: keep,
+                              opener: RuleRuns.opener(files.map { (path: $0.0, text: $0.1) }))
         return auditor.run(files.map { InputFile(path: $0.0) })
     }
 

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// Sources spread over several files: pass 1 per file, pass 2 a k-way merge by `t` (connlog.md,
 /// "Sources, sessions, timelines"), driven through ``Auditor`` over in-memory files.
@@ -18,16 +19,8 @@ struct MergeTests {
     static func auditor(
         _ files: [LogFile], rules: RuleSet, jobs: Int, unreadable: Set<String> = [], readAheadFrom: Int = 16 << 20
     ) -> Auditor {
-        var contents: [String: [UInt8]] = [:]
-        for f in files { contents[f.path] = Array(f.text.utf8) }
-        let served = contents
-        return Auditor(rules: rules, jobs: jobs, readAheadFrom: readAheadFrom) { file throws(InputError) in
-            if unreadable.contains(file.path) { throw InputError(path: file.path, reason: "permission denied") }
-            guard let bytes = served[file.path] else {
-                throw InputError(path: file.path, reason: "no such file or directory")
-            }
-            return ByteSources.memory(bytes, path: file.path)
-        }
+        Auditor(rules: rules, jobs: jobs, readAheadFrom: readAheadFrom,
+                opener: RuleRuns.opener(files, unreadable: unreadable))
     }
 
     /// Audits `files`, given in this (argument) order.

@@ -1073,14 +1073,7 @@ extension ReaderTests {
 extension ReaderTests {
     /// Runs an audit over in-memory files, in argument order.
     static func audit(_ files: [(path: String, text: String)], rules: RuleSet = RuleLoader.builtin()) -> AuditReport {
-        var contents: [String: [UInt8]] = [:]
-        for f in files { contents[f.path] = Array(f.text.utf8) }
-        let served = contents
-        let auditor = Auditor(rules: rules, jobs: 1) { file throws(InputError) in
-            guard let bytes = served[file.path] else { throw InputError(path: file.path, reason: "no such file or directory") }
-            return ByteSources.memory(bytes, path: file.path)
-        }
-        return auditor.run(files.map { InputFile(path: $0.path) })
+        RuleRuns.audit(rules, files: files)
     }
 
     @Suite("Reader findings in a run")

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// Quiet generation timelines are retired (their runners dropped, their events kept) and rebuilt
 /// by replaying those events when the generation speaks again (``RetiredTimeline``). Retiring
@@ -11,10 +12,8 @@ import Testing
 
     /// The JSON report of `rules` over one in-memory log.
     private func report(_ rules: RuleSet, _ log: String, retireIdleAfter: Int) -> String {
-        let bytes = Array(log.utf8)
-        let auditor = Auditor(rules: rules, jobs: 1, retireIdleAfter: retireIdleAfter) { file throws(InputError) in
-            ByteSources.memory(bytes, path: file.path)
-        }
+        let auditor = Auditor(rules: rules, jobs: 1, retireIdleAfter: retireIdleAfter,
+                              opener: RuleRuns.opener([("log.jsonl", log)]))
         return JSONReport.render(auditor.run([InputFile(path: "log.jsonl", isStdin: false)]))
     }
 

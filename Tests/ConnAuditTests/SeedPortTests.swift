@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 // The seeds' own models (Tests/ConnAuditTests/SeedPorts/), ported to Swift and made to write connlog
 // lines as they run, checked with the default rule pack end to end: the correct model's log passes,
@@ -13,11 +14,7 @@ private let defaultPack = RuleLoader.builtin()
 
 /// Runs the default pack over one log served from memory, as `conn-audit` would over a file.
 private func audit(_ log: ConnlogWriter) -> AuditReport {
-    let bytes = Array(log.text.utf8)
-    let auditor = Auditor(rules: defaultPack, jobs: 1) { file throws(InputError) in
-        ByteSources.memory(bytes, path: file.path)
-    }
-    return auditor.run([InputFile(path: log.path, isStdin: false)])
+    RuleRuns.audit(defaultPack, log.text, path: log.path)
 }
 
 extension AuditReport {

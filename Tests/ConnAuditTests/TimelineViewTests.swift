@@ -24,17 +24,10 @@ struct TimelineViewTests {
     static func buildWithReport(
         _ files: [LogFile], _ query: TimelineQuery = TimelineQuery(), jobs: Int = 1
     ) throws -> (TimelineDocument, AuditReport) {
-        var contents: [String: [UInt8]] = [:]
-        for f in files { contents[f.path] = Array(f.text.utf8) }
-        let served = contents
-        return try TimelineBuilder.build(
-            inputs: files.map { InputFile(path: $0.path) }, rules: rules, query: query, jobs: jobs
-        ) { file throws(InputError) in
-            guard let bytes = served[file.path] else {
-                throw InputError(path: file.path, reason: "no such file or directory")
-            }
-            return ByteSources.memory(bytes, path: file.path)
-        }
+        try TimelineBuilder.build(
+            inputs: files.map { InputFile(path: $0.path) }, rules: rules, query: query, jobs: jobs,
+            opener: RuleRuns.opener(files)
+        )
     }
 
     /// The message of the UsageError `body` throws.
