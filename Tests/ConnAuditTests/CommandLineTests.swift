@@ -858,12 +858,12 @@ private let testRules = """
     }
 }
 
-// MARK: - Found in review: exact deadlines with fractions, typed params, the incomplete verdict
+// MARK: - Exact deadlines with fractions, typed params, the incomplete verdict
 
 @Suite struct ReviewedSemanticsTests {
     /// connlog's own example: a ping at 128.11, its deadline at 128.11 + 1000. A pong at 1128.11 is
     /// *at* the deadline, so late; the close there is on time. In binary floating point the sum is
-    /// 1128.1100000000001 and both came out the other way.
+    /// 1128.1100000000001, which would turn both the other way.
     @Test func fractionalTimesMeetTheirDeadlinesExactly() throws {
         try withTemporaryDirectory { dir in
             let log = try write("""
@@ -960,7 +960,7 @@ private let testRules = """
     @Test func decimalSumsAtTheEdges() {
         // Cancellation: the result's own 15th digit is noise.
         #expect(DecimalRounding.sum(777.18063, -875.375) == -98.19437)
-        // 16 significant digits (the review's case): the pong at the deadline is at the deadline.
+        // 16 significant digits: the pong at the deadline is at the deadline.
         #expect(DecimalRounding.sum(1234567890.123456, 1000) == 1234568890.123456)
         #expect(DecimalRounding.sum(1700000000123.456, 1000) == 1700000001123.456)
         #expect(DecimalRounding.sum(1234568890.123459, -1234567890.123456) == 1000.000003)

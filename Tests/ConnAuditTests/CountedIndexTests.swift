@@ -228,7 +228,7 @@ import ConnAuditTestSupport
     /// Rules where a capture the count reads is not bound where it is evaluated — a term of an
     /// any-of trigger, a `forbid`'s `without:` before its step, a message judged at the end, a
     /// capture of another call's selector — and one whose outer side reads a bare `params` (the
-    /// current event's field): the counts answer what the events answer (found by a review).
+    /// current event's field): the counts answer what the events answer.
     static let unbound: [(rule: String, log: String, violations: Int)] = [
         ("every: [{ ev: A, as: x }, { ev: B, as: y }]\nexpect: \"count({ev: P, where: 'text(id) == text(y.id)'}) == 0\"",
          #"{"t":0,"ev":"P","id":"1"}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"# + "\n" + #"{"t":2,"ev":"B","id":"1"}"#, 1),
@@ -279,8 +279,8 @@ import ConnAuditTestSupport
     }
 
     /// Counts that share one index may read different captures: a counted event's field named
-    /// like one of them says nothing of a count that reads another (a review found the second
-    /// count undecided where the events it keeps answer it).
+    /// like one of them says nothing of a count that reads another (the second count is decided:
+    /// the events it keeps answer it).
     @Test func aFieldNamedLikeOneCaptureLeavesACountOfAnotherDecided() throws {
         let expect = "expect: \"count({ev: P, where: 'text(id) == text(x.id)'}) == 0 and count({ev: P, where: 'text(id) == text(y.id)'}) < 9\""
         let body = "title: T\nfor: source\nevery: [{ ev: A, as: x }, { ev: B, as: y }]\n" + expect + "\nundecided: inconclusive"

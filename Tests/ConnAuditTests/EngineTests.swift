@@ -744,7 +744,7 @@ private func lines(_ findings: [Finding]) -> [Int] { findings.compactMap(\.line)
 
     /// The reader's own findings hold values it bounded itself, and a message shows them whole: a
     /// secret's key path longer than a clip keeps its last key, the one that holds the secret, so
-    /// two secrets under one long key read apart (review of the clipping).
+    /// two secrets under one long key read apart.
     @Test func aLongSecretPathIsNotClippedInItsMessage() throws {
         let pack = RuleLoader.builtin(only: "10-log.yaml")
         let secrets = try #require(pack.rules.first { $0.id == "log.no-secrets" })

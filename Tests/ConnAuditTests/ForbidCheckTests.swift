@@ -182,8 +182,8 @@ extension CheckKindTests {
             #expect(v == CheckKindVerdict(.pass, []))
         }
 
-        /// The corpus timeline numbers its events: two captures of one step were one `$seq` (0), so
-        /// a sequence kept only the first and missed the match of the second.
+        /// The corpus timeline numbers its events, so two captures of one step are two `$seq`s: a
+        /// sequence keeps both and matches with the second.
         @Test(arguments: ["corpus", "source"])
         func corpusSequencesTellCapturesApart(_ scope: String) throws {
             let rule = try loadRule("""

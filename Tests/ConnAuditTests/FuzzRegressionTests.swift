@@ -39,12 +39,12 @@ struct FuzzRegressionTests {
         }
     }
 
-    // MARK: - Found by fuzzing
+    // MARK: - Minimised fuzz inputs: rule text kept whole, gzip decoders freed
 
-    /// fuzz rules (fourteenth session), minimised by hand: a double-quoted title going on at column 1
-    /// (valid YAML: a quoted scalar's lines may start anywhere) ended the rule's text at that line,
-    /// before its `tests:`, whose range of lines then ended before it began — a trap in the loader
-    /// (`rules --check` died with "Range requires lowerBound <= upperBound").
+    /// fuzz rules, minimised by hand: a double-quoted title going on at column 1 (valid YAML: a
+    /// quoted scalar's lines may start anywhere) must not end the rule's text at that line, before
+    /// its `tests:`: the range of those lines would end before it began, a trap in the loader
+    /// ("Range requires lowerBound <= upperBound").
     @Test("fuzz rules: a quoted scalar that goes on at column 1 keeps the rule's text whole")
     func aQuotedScalarAtColumnOne() throws {
         let text = """
@@ -90,7 +90,7 @@ struct FuzzRegressionTests {
     /// ``emptyGzip``: LeakSanitizer reports the zlib decoder of every gzip input read to its end.
     /// The bytes themselves read fine (this test); the leak shows only under LeakSanitizer
     /// (`script/fuzz repro line FILE`) or in ``gzipReadToTheEndFreesItsDecoder()``.
-    @Test("fuzz line: gzip inputs read to their end (leaked their decoder)")
+    @Test("fuzz line: gzip inputs read to their end read whole")
     func gzipReadToTheEnd() {
         Self.line(Self.emptyGzip)
         Self.line(Self.xGzip)
@@ -98,9 +98,9 @@ struct FuzzRegressionTests {
         #expect(Self.drain(Self.xGzip) == Array("x\n".utf8))
     }
 
-    /// Found by the line fuzzer (LeakSanitizer): `DecodingSource` used to drop its `z_stream` when
-    /// the last gzip member ended, without `inflateEnd` — 7,272 bytes per gzip input read to its
-    /// end, plus zlib's 32 KiB window. Measured in a child process: the resident size after 3,000
+    /// The line fuzzer under LeakSanitizer: `DecodingSource` ends its `z_stream` (`inflateEnd`)
+    /// when the last gzip member ends; dropping it would leak 7,272 bytes per gzip input read to
+    /// its end, plus zlib's 32 KiB window. Measured in a child process: the resident size after 3,000
     /// such reads must not grow.
     @Test("gzip inputs read to their end free their decoder")
     func gzipReadToTheEndFreesItsDecoder() async {

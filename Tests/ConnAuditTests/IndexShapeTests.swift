@@ -20,10 +20,10 @@ import ConnAuditTestSupport
         (result.violations + result.inconclusive).map { "\($0.line.map(String.init) ?? "-") \($0.message)" }
     }
 
-    /// The review's case: the first step reads a let whose call reads the capture `b` of the
+    /// A let read across steps: the first step reads a let whose call reads the capture `b` of the
     /// second step. At the step `b` is not bound and reads the candidate's `b`; an index made
-    /// where it is bound (the obligation) looked up the current event's `b` there instead.
-    static let reviewRule = """
+    /// where it is bound (the obligation) must not look up the current event's `b` there instead.
+    static let letAcrossStepsRule = """
         id: t.each
         title: each with a let read by the first step
         for: source
@@ -35,21 +35,21 @@ import ConnAuditTestSupport
         at_end: fail
         """
 
-    static let reviewLog = [
+    static let letAcrossStepsLog = [
         #"{"t":1,"ev":"x.c","k":1,"b":{"k":1}}"#, #"{"t":2,"ev":"x.a","f":1}"#, #"{"t":3,"ev":"x.a","f":0}"#,
         #"{"t":4,"ev":"x.b"}"#, #"{"t":5,"ev":"x.d"}"#, #"{"t":6,"ev":"x.w"}"#, #"{"t":7,"ev":"x.a","f":0}"#,
         #"{"t":8,"ev":"x.b"}"#,
     ]
 
     @Test func aVerdictDoesNotDependOnWhereACallFirstRan() throws {
-        let rule = try Self.rules([Self.reviewRule])
+        let rule = try Self.rules([Self.letAcrossStepsRule])
         // At every x.a, `b` is unbound: the x.c's own b.k (1) equals its k, L is 1, every x.a
         // starts a match, and the last (t = 7, 8) is never followed by an x.d.
-        let whole = Self.audit(rule, Self.reviewLog.joined(separator: "\n") + "\n").results[0]
+        let whole = Self.audit(rule, Self.letAcrossStepsLog.joined(separator: "\n") + "\n").results[0]
         #expect(whole.status == .fail)
         #expect(whole.violations.map(\.line) == [8])
-        // Without the third line the first call no longer runs in the obligation first: the same.
-        var shorter = Self.reviewLog
+        // Without the third line the first call does not run in the obligation first: the same.
+        var shorter = Self.letAcrossStepsLog
         shorter.remove(at: 2)
         let short = Self.audit(rule, shorter.joined(separator: "\n") + "\n").results[0]
         #expect(short.status == .fail)
@@ -59,7 +59,7 @@ import ConnAuditTestSupport
     /// A rule whose history calls an index answers, and what to write instead so that they are
     /// scanned: `or false` hides an equality or a bound from the index and changes no truth.
     static let shapes: [(rule: String, hidden: String, scanned: String)] = [
-        (reviewRule, "'k == b.k'", "'k == b.k or false'"),
+        (letAcrossStepsRule, "'k == b.k'", "'k == b.k or false'"),
         (
             // a forbidden sequence whose message reads the let where the capture is bound
             """
