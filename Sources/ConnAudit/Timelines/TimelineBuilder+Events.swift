@@ -12,21 +12,18 @@ extension TimelineBuilder {
         _ input: InputFile, index: Int, open: Auditor.Opener, keys: Set<SourceKey>, wanted: (Substring, UInt64?) -> Bool
     ) -> FileEvents {
         var out = FileEvents(index: index)
-        let source: any ByteSource
-        do {
-            source = try open(input)
-        } catch {
-            out.error = error
-            return out
+        let error = read(input, index: index, open: open, wantedFields: nil) { reader in
+            while let item = reader.next() {
+                guard case .event(let e, let id, _) = item, case let key = reader.key(of: id), keys.contains(key) else {
+                    continue
+                }
+                // Events outside the wanted generations keep only what ordering needs.
+                let kept = wanted(e.stream, e.gen)
+                    ? e : Event(t: e.t, ev: e.ev, gen: e.gen, file: e.file, line: e.line, evID: e.evID)
+                out.events[key, default: []].append(kept)
+            }
         }
-        let reader = FileReader(index: Int32(index), path: input.path, source: source, wantedFields: nil)
-        while let item = reader.next() {
-            guard case .event(let e, let id, _) = item, case let key = reader.key(of: id), keys.contains(key) else { continue }
-            // Events outside the wanted generations keep only what ordering needs.
-            let kept = wanted(e.stream, e.gen) ? e : Event(t: e.t, ev: e.ev, gen: e.gen, file: e.file, line: e.line, evID: e.evID)
-            out.events[key, default: []].append(kept)
-        }
-        out.error = reader.stats.error
+        out.error = error
         return out
     }
 

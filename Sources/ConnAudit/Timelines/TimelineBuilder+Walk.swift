@@ -87,4 +87,42 @@ extension TimelineBuilder {
         }
         return Walk(pending: out, totals: totals)
     }
+
+    /// Each selected source merged from its files and walked (times, phases); with `--around`,
+    /// the focus event's source keeps the window around it and the others nothing. Also every
+    /// line of the selected sources, where a finding counts as elsewhere when no entry shows it.
+    ///
+    /// - Throws: ``UsageError`` when the `--around` event is not among them (the file changed
+    ///   while it was read).
+    static func mergeAndWalk(
+        _ selected: [SourceKey], reads: [FileEvents], inputs: [InputFile], selection: Selection, query: TimelineQuery
+    ) throws(UsageError) -> (walks: [Walk], positions: Set<Position>) {
+        var walks: [Walk] = []
+        var positions = Set<Position>()
+        var focusAt: (source: Int, index: Int)?
+        for (s, key) in selected.enumerated() {
+            let lists = reads.compactMap { r -> (file: InputFile, events: [Event])? in
+                guard let events = r.events[key] else { return nil }
+                return (inputs[r.index], events)
+            }
+            let merged = merge(lists)
+            for e in merged { positions.insert(Position(file: e.file, line: e.line)) }
+            let w = walk(merged, wanted: selection.eventWanted)
+            if let f = selection.focus, f.key == key,
+               let i = w.pending.firstIndex(where: { $0.event.file == f.file && $0.event.line == f.line }) {
+                focusAt = (s, i)
+            }
+            walks.append(w)
+        }
+        if let around = query.around {
+            guard let f = focusAt else {
+                throw UsageError("no event at \(around.file):\(around.line) (the file changed while it was read)")
+            }
+            let r = max(0, query.radius)
+            let all = walks[f.source].pending
+            let lo = max(0, f.index - r), hi = min(all.count - 1, f.index + r)
+            for s in walks.indices { walks[s].pending = s == f.source ? Array(all[lo...hi]) : [] }
+        }
+        return (walks, positions)
+    }
 }

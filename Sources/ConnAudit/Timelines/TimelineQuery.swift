@@ -40,6 +40,11 @@ public struct TimelineQuery: Sendable {
         return (file, line)
     }
 
+    /// Whether the query's `src` and `session` match `key` (an unset one matches every source).
+    func selects(_ key: SourceKey) -> Bool {
+        (src == nil || SourceKey.sameBytes(key.src, src)) && (session == nil || SourceKey.sameBytes(key.session, session))
+    }
+
     /// `--src a --gen 2`, for messages.
     var described: String {
         var parts: [String] = []
