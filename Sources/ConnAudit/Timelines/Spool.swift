@@ -10,7 +10,11 @@ final class Spool: @unchecked Sendable {
 
     func wrap(_ input: InputFile, _ source: any ByteSource) -> any ByteSource {
         guard input.isStdin, let copy else { return source }
-        return TeeSource(source, copy: copy)
+        // The bytes are added to the copy as they are read.
+        return TappedSource(source) { bytes, _ in
+            copy.isCompressed = source.isCompressed
+            copy.append(bytes)
+        }
     }
 
     /// `input` opened again: standard input from its copy, any other file by `opener`.
@@ -21,25 +25,5 @@ final class Spool: @unchecked Sendable {
 
     func close() {
         copy = nil
-    }
-}
-
-/// A source whose bytes are also added to a ``StandardInputCopy`` as they are read.
-private final class TeeSource: ByteSource {
-    private let inner: any ByteSource
-    private let copy: StandardInputCopy
-
-    init(_ inner: any ByteSource, copy: StandardInputCopy) {
-        self.inner = inner
-        self.copy = copy
-    }
-
-    var isCompressed: Bool { inner.isCompressed }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
-        let n = try inner.read(into: buffer)
-        copy.isCompressed = inner.isCompressed
-        copy.append(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-        return n
     }
 }

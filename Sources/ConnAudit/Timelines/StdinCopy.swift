@@ -38,29 +38,13 @@ final class StdinCopy: @unchecked Sendable {
         if let openError { throw openError }
         let inner = copy?.reader(path: path) ?? ByteSources.memory([], path: path)
         guard let readError else { return inner }
-        return FailingTail(inner, error: readError)
+        // Standard input that failed mid-stream: its copy ends with the error after its bytes.
+        return TappedSource(inner) { _, atEnd throws(InputError) in
+            if atEnd { throw readError }
+        }
     }
 
     func remove() {
         copy = nil
-    }
-}
-
-/// A source that ends with an error after its bytes (standard input that failed mid-stream).
-private final class FailingTail: ByteSource {
-    private let inner: any ByteSource
-    private let error: InputError
-
-    init(_ inner: any ByteSource, error: InputError) {
-        self.inner = inner
-        self.error = error
-    }
-
-    var isCompressed: Bool { inner.isCompressed }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
-        let n = try inner.read(into: buffer)
-        if n == 0, buffer.count > 0 { throw error }
-        return n
     }
 }
