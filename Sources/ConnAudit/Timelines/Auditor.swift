@@ -105,8 +105,7 @@ public final class Auditor: @unchecked Sendable {
 
     public func run(_ inputs: [InputFile], discoveryErrors: [InputError] = [], failOn: AuditReport.FailOn = .error) -> AuditReport {
         let files = Self.filePaths(of: inputs)
-        let plan = EvaluationPlan(rules: rules.rules, overrides: overrides, files: files, retireIdleAfter: retireIdleAfter,
-                                  keepFindings: keepFindings, divert: divert, judged: judged)
+        let plan = makePlan(files: files)
         let spool = Spool(inputs: inputs)
 
         // Pass 1: every file once, in parallel; with fewer files than workers, the sources of a
@@ -114,13 +113,10 @@ public final class Auditor: @unchecked Sendable {
         let perFile = inputs.count < jobs ? jobs / max(1, inputs.count) : 1
         // Each worker thread evaluates with its own compiled rules: threads that share objects
         // contend on their reference counts (see docs/performance.md).
-        let plans = PlanPerWorker(first: plan, rules: rules.rules, overrides: overrides, files: files, workers: jobs)
+        let plans = PlanPerWorker(first: plan, workers: jobs) { self.makePlan(files: files) }
         // The corpus timeline is fed as files are read (the reader's findings and the events its
         // rules react to): with several workers, from rules compiled for it alone.
-        let corpusFeed = CorpusFeed(plan: jobs == 1 ? plan : EvaluationPlan(rules: rules.rules, overrides: overrides,
-                                                                            files: files, retireIdleAfter: retireIdleAfter,
-                                                                            keepFindings: keepFindings, divert: divert),
-                                    files: files)
+        let corpusFeed = CorpusFeed(plan: jobs == 1 ? plan : makePlan(files: files, judging: false), files: files)
         let scans = parallelMap(inputs.count, jobs: jobs) { i, worker in
             let share = corpusFeed.share(file: i)
             defer {
@@ -208,6 +204,13 @@ public final class Auditor: @unchecked Sendable {
         // A file that already failed in pass 1 is named once.
         for e in mergeErrors where !errors.contains(where: { $0.path == e.path }) { errors.append(e) }
         return AuditReport(files: fileStats, inputs: stats, inputErrors: errors, results: results, failOn: failOn)
+    }
+
+    /// The rules compiled for one thread, with this run's settings, for findings in `files`.
+    /// `judging` false: without ``judged`` (the corpus timeline's plan, which judges no source).
+    private func makePlan(files: [String], judging: Bool = true) -> EvaluationPlan {
+        EvaluationPlan(rules: rules.rules, overrides: overrides, files: files, retireIdleAfter: retireIdleAfter,
+                       keepFindings: keepFindings, divert: divert, judged: judging ? judged : nil)
     }
 
     /// The inputs' paths as findings and reports name them (standard input as `<stdin>`).
@@ -428,10 +431,8 @@ public final class Auditor: @unchecked Sendable {
         var result = FileScan(stats: reader.stats)
         // Each worker compiles its own rules: no objects shared with the reader's thread or
         // with each other.
-        let partitions = PartitionedScan(plans: (0..<workers).map { _ in
-            EvaluationPlan(rules: rules.rules, overrides: overrides, files: plan.files, retireIdleAfter: retireIdleAfter,
-                           keepFindings: keepFindings, divert: divert, judged: judged)
-        }, ends: ends, folds: fold == .now)
+        let partitions = PartitionedScan(plans: (0..<workers).map { _ in makePlan(files: plan.files) }, ends: ends,
+                                         folds: fold == .now)
         var changed: Int?
         while let item = reader.next() {
             // Every reader finding takes its place on the corpus timeline; only those its rules
@@ -471,10 +472,10 @@ private final class PlanPerWorker: @unchecked Sendable {
     private let plans: Mutex<[EvaluationPlan?]>
     private let make: @Sendable () -> EvaluationPlan
 
-    init(first: EvaluationPlan, rules: [Rule], overrides: [String: Value], files: [String], workers: Int) {
+    /// - Parameter make: makes the plan of a worker other than the first.
+    init(first: EvaluationPlan, workers: Int, make: @escaping @Sendable () -> EvaluationPlan) {
         plans = Mutex((0..<max(1, workers)).map { $0 == 0 ? first : nil })
-        make = { EvaluationPlan(rules: rules, overrides: overrides, files: files, retireIdleAfter: first.retireIdleAfter,
-                                keepFindings: first.keepFindings, divert: first.divert, judged: first.judged) }
+        self.make = make
     }
 
     subscript(worker: Int) -> EvaluationPlan {
