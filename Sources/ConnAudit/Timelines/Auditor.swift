@@ -288,63 +288,50 @@ public final class Auditor: @unchecked Sendable {
         // Lines of one source usually come together: the previous line's evaluator first.
         var lastID: Int32 = -1
         var lastSource: SourceEvaluator?
-        var changed: Int?
-        while let item = reader.next() {
-            // Every reader finding takes its place on the corpus timeline; only those its rules
-            // react to are handed to it.
-            for e in reader.secrets { corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil) }
-            switch item {
-            case .blank: break
-            case .malformed(let e): corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil)
-            case .event(let e, let id, let regression):
-                let evaluator: SourceEvaluator
-                if id == lastID, let last = lastSource {
-                    evaluator = last
-                } else if Int(id) < evaluators.count, let existing = evaluators[Int(id)] {
-                    evaluator = existing
-                    lastID = id
-                    lastSource = existing
-                } else if Int(id) < ended.count, ended[Int(id)] {
-                    // A source already ended here: the file grew or changed since it was read ahead.
-                    if changed == nil { changed = e.line }
-                    continue
-                } else {
-                    if mayRestart, open >= Self.maxOpenSources {
-                        restart()
-                        return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus,
-                                    fold: fold, readAhead: true)
-                    }
-                    let key = reader.key(of: id)
-                    evaluator = SourceEvaluator(key: key, plan: plan)
-                    evaluator.endLine = ends?[key]
-                    while evaluators.count <= Int(id) {
-                        evaluators.append(nil)
-                        ended.append(false)
-                    }
-                    evaluators[Int(id)] = evaluator
-                    open += 1
-                    lastID = id
-                    lastSource = evaluator
-                    result.order.append(key)
+        let stats = readEvents(reader, plan: plan, corpus: corpus) { e, id, regression in
+            let evaluator: SourceEvaluator
+            if id == lastID, let last = lastSource {
+                evaluator = last
+            } else if Int(id) < evaluators.count, let existing = evaluators[Int(id)] {
+                evaluator = existing
+                lastID = id
+                lastSource = existing
+            } else if Int(id) < ended.count, ended[Int(id)] {
+                // A source already ended here: the file grew or changed since it was read ahead.
+                return .ended
+            } else {
+                if mayRestart, open >= Self.maxOpenSources { return .abandoned }
+                let key = reader.key(of: id)
+                evaluator = SourceEvaluator(key: key, plan: plan)
+                evaluator.endLine = ends?[key]
+                while evaluators.count <= Int(id) {
+                    evaluators.append(nil)
+                    ended.append(false)
                 }
-                if let regression { evaluator.feed(regression) }
-                evaluator.feed(e)
-                // The corpus timeline numbers its events itself: it gets its own copy.
-                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { corpus.add(e.copy()) }
-                if evaluator.endLine == e.line {
-                    result.finished(evaluator.key, evaluator.finish(), fold: fold, plan: plan)
-                    evaluators[Int(id)] = nil
-                    ended[Int(id)] = true
-                    open -= 1
-                    lastID = -1
-                    lastSource = nil
-                }
+                evaluators[Int(id)] = evaluator
+                open += 1
+                lastID = id
+                lastSource = evaluator
+                result.order.append(key)
             }
+            if let regression { evaluator.feed(regression) }
+            evaluator.feed(e)
+            if evaluator.endLine == e.line {
+                result.finished(evaluator.key, evaluator.finish(), fold: fold, plan: plan)
+                evaluators[Int(id)] = nil
+                ended[Int(id)] = true
+                open -= 1
+                lastID = -1
+                lastSource = nil
+            }
+            return .fed
         }
-        result.stats = reader.stats
-        if let changed, result.stats.error == nil {
-            result.stats.error = InputError(path: input.path, reason: Self.changedReason(line: changed))
+        guard let stats else {
+            restart()
+            return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus, fold: fold,
+                        readAhead: true)
         }
+        result.stats = stats
         // In the order the sources came (their numbers), as ``FileScan/order`` lists them.
         for case let evaluator? in evaluators {
             result.finished(evaluator.key, evaluator.finish(), fold: fold, plan: plan)
@@ -433,6 +420,44 @@ public final class Auditor: @unchecked Sendable {
         // with each other.
         let partitions = PartitionedScan(plans: (0..<workers).map { _ in makePlan(files: plan.files) }, ends: ends,
                                          folds: fold == .now)
+        let stats = readEvents(reader, plan: plan, corpus: corpus) { e, id, regression in
+            switch partitions.feed(e, source: id, key: reader.key(of:), regression: regression) {
+            case .new:
+                result.order.append(reader.key(of: id))
+                return mayRestart && result.order.count > Self.maxOpenSources ? .abandoned : .fed
+            case .known: return .fed
+            case .ended: return .ended
+            }
+        }
+        guard let stats else {
+            _ = partitions.finish()
+            return nil
+        }
+        result.stats = stats
+        (result.sources, result.folded) = partitions.finish()
+        return result
+    }
+
+    /// What pass 1 did with an event it read.
+    private enum Taken {
+        /// Fed to its source's evaluator.
+        case fed
+        /// Dropped: its source already ended at the line read ahead as its last.
+        case ended
+        /// The reading is abandoned (too many sources open: it starts again with a first pass).
+        case abandoned
+    }
+
+    /// The reader loop of pass 1: hands each event to `take`, puts every reader finding and each
+    /// event fed that its rules react to on the corpus timeline, and returns the file's stats;
+    /// nil when `take` abandoned the reading.
+    ///
+    /// An event dropped as `.ended` means the file grew or changed after it was read ahead: the
+    /// stats then carry an error naming the first such line (unless reading failed anyway).
+    private func readEvents(
+        _ reader: FileReader, plan: EvaluationPlan, corpus: CorpusFeed.Share,
+        take: (_ event: Event, _ source: Int32, _ regression: Event?) -> Taken
+    ) -> FileStats? {
         var changed: Int?
         while let item = reader.next() {
             // Every reader finding takes its place on the corpus timeline; only those its rules
@@ -442,28 +467,22 @@ public final class Auditor: @unchecked Sendable {
             case .blank: break
             case .malformed(let e): corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil)
             case .event(let e, let id, let regression):
-                switch partitions.feed(e, source: id, key: reader.key(of:), regression: regression) {
-                case .new:
-                    result.order.append(reader.key(of: id))
-                    if mayRestart, result.order.count > Self.maxOpenSources {
-                        _ = partitions.finish()
-                        return nil
-                    }
-                case .known: break
+                switch take(e, id, regression) {
+                case .fed:
+                    // The corpus timeline numbers its events itself: it gets its own copy.
+                    if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { corpus.add(e.copy()) }
                 case .ended:
                     if changed == nil { changed = e.line }
-                    continue
+                case .abandoned:
+                    return nil
                 }
-                // The corpus timeline numbers its events itself: it gets its own copy.
-                if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { corpus.add(e.copy()) }
             }
         }
-        result.stats = reader.stats
-        if let changed, result.stats.error == nil {
-            result.stats.error = InputError(path: reader.path, reason: Self.changedReason(line: changed))
+        var stats = reader.stats
+        if let changed, stats.error == nil {
+            stats.error = InputError(path: reader.path, reason: Self.changedReason(line: changed))
         }
-        (result.sources, result.folded) = partitions.finish()
-        return result
+        return stats
     }
 }
 
