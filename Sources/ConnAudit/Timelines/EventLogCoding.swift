@@ -184,33 +184,36 @@ struct EncodedEventLog {
             }
         }
 
+        /// A value: its tag, then what follows it (a boolean and null have nothing more).
         mutating func value(_ v: Value) {
+            byte(Self.tag(of: v))
             switch v {
-            case .null: byte(Tag.null)
-            case .bool(let b): byte(b ? Tag.trueValue : Tag.falseValue)
-            case .int(let i):
-                byte(Tag.int)
-                signed(i)
-            case .double(let d):
-                byte(Tag.double)
-                double(d)
-            case .bigInt(let s):
-                byte(Tag.bigInt)
-                inlineText(s)
-            case .string(let s):
-                byte(Tag.string)
-                inlineText(s)
+            case .null, .bool: break
+            case .int(let i): signed(i)
+            case .double(let d): double(d)
+            case .bigInt(let s), .string(let s): inlineText(s)
             case .array(let items):
-                byte(Tag.array)
                 varint(UInt64(items.count))
                 for item in items { value(item) }
             case .object(let entries):
-                byte(Tag.object)
                 varint(UInt64(entries.count))
                 for entry in entries {
                     inlineText(entry.key)
                     value(entry.value)
                 }
+            }
+        }
+
+        private static func tag(of v: Value) -> UInt8 {
+            switch v {
+            case .null: Tag.null
+            case .bool(let b): b ? Tag.trueValue : Tag.falseValue
+            case .int: Tag.int
+            case .double: Tag.double
+            case .bigInt: Tag.bigInt
+            case .string: Tag.string
+            case .array: Tag.array
+            case .object: Tag.object
             }
         }
     }
