@@ -239,7 +239,8 @@ extension Auditor {
     ///
     /// An event dropped as `.ended` means the file grew or changed after it was read ahead: the
     /// stats then carry an error naming the first such line (unless reading failed anyway).
-    private func readEvents(
+    /// Inlined into both scans, so `take` is their own code, not a call per event.
+    @inline(__always) private func readEvents(
         _ reader: FileReader, plan: EvaluationPlan, corpus: CorpusFeed.Share,
         take: (_ event: Event, _ source: Int32, _ regression: Event?) -> Taken
     ) -> FileStats? {
