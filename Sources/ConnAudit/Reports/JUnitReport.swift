@@ -26,10 +26,11 @@
 /// Only rule metadata and finding messages are written: messages are redacted upstream, and no raw
 /// log text (not even the context lines) goes in. File names are written as the text report writes
 /// them, control characters shown escaped (`a\u{1}.jsonl`, a newline as `\n`), so two files stay
-/// two and a name cannot start a row of its own. Text is escaped for XML 1.0: `& < > " '` as
-/// entities, tab and newline kept (as `&#9;`/`&#10;` inside attributes, which parsers would
-/// otherwise normalise to spaces), and every other character XML 1.0 cannot carry (C0 controls,
-/// U+FFFE, U+FFFF; not even as a character reference) shown the same way, `\u{1B}`, CR as `\r`.
+/// two and a name cannot start a row of its own. Text is escaped for XML 1.0 (``MarkupEscape``):
+/// `& < > " '` as entities, tab and newline kept (as `&#9;`/`&#10;` inside attributes, which
+/// parsers would otherwise normalise to spaces), and every other character XML 1.0 cannot carry
+/// (C0 controls, U+FFFE, U+FFFF; not even as a character reference) shown the same way, `\u{1B}`,
+/// CR as `\r`.
 public enum JUnitReport {
     public static func render(_ report: AuditReport) -> String {
         ReportText.made { render(report, &$0) }
@@ -194,37 +195,9 @@ public enum JUnitReport {
 
     // MARK: - XML escaping
 
-    /// Escapes character data (element text).
-    static func text(_ s: String) -> String { escape(s, inAttribute: false) }
+    /// Escapes character data (element text), as ``MarkupEscape`` says.
+    static func text(_ s: String) -> String { MarkupEscape.escape(s, for: .xmlText) }
 
-    /// Escapes an attribute value (double-quoted).
-    static func attr(_ s: String) -> String { escape(s, inAttribute: true) }
-
-    private static func escape(_ s: String, inAttribute: Bool) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for u in s.unicodeScalars {
-            switch u {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n": out += inAttribute ? "&#10;" : "\n"
-            case "\t": out += inAttribute ? "&#9;" : "\t"
-            // A parser would turn a CR into a newline: shown, as the text report shows it.
-            case "\r": out += "\\r"
-            default:
-                // XML 1.0 `Char`: no C0 controls but tab/newline/CR, and no U+FFFE/U+FFFF, not even
-                // as `&#1;`. Shown, not dropped, so texts that differ in them stay different.
-                // Surrogates cannot occur in a String.
-                if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF {
-                    out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}"
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out
-    }
+    /// Escapes an attribute value (double-quoted), as ``MarkupEscape`` says.
+    static func attr(_ s: String) -> String { MarkupEscape.escape(s, for: .xmlAttribute) }
 }

@@ -217,27 +217,9 @@ extension TimelineReport {
     /// Rows kept on each side of a finding in an elided timeline.
     static let elisionContext = 8
 
-    /// Escapes text for HTML element content and quoted attribute values: `&`, `<`, `>`, `"`, `'`.
-    ///
-    /// `&` is replaced as any other character, in one pass, so nothing is escaped twice.
-    static func htmlEscape(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
-            return s
-        }
-        var out = ""
-        out.reserveCapacity(s.utf8.count + 16)
-        for u in s.unicodeScalars {
-            switch u {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out
-    }
+    /// Escapes text for HTML element content and quoted attribute values: `&`, `<`, `>`, `"`, `'`
+    /// (``MarkupEscape/Context/html``).
+    static func htmlEscape(_ s: String) -> String { MarkupEscape.escape(s, for: .html) }
 
     // MARK: - HTML pieces
 
