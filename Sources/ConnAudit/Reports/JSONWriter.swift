@@ -80,7 +80,7 @@ struct JSONWriter {
     }
     mutating func key(_ key: String, _ value: Int) { raw(key, String(value)) }
     mutating func key(_ key: String, _ value: Bool) { raw(key, value ? "true" : "false") }
-    mutating func key(_ key: String, number: Double?) { raw(key, number.map(Self.number) ?? "null") }
+    mutating func key(_ key: String, number: Double?) { raw(key, number.map(NumberText.json) ?? "null") }
     mutating func value(_ s: String) {
         separator()
         JSONEscape.appendQuoted(s, to: &bytes)
@@ -91,11 +91,6 @@ struct JSONWriter {
         separator()
         if let key { writeKey(key) }
         bytes.append(contentsOf: json.utf8)
-    }
-
-    static func number(_ d: Double) -> String {
-        if d == d.rounded(), abs(d) < 9e15 { return String(Int64(d)) }
-        return d.isFinite ? String(d) : "null"
     }
 
     static func quote(_ s: String) -> String { Value.jsonString(s) }

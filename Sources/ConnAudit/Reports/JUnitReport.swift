@@ -159,7 +159,7 @@ public enum JUnitReport {
             let path = Int(file) < paths.count ? paths[Int(file)].visibleControls : "?"
             parts.append(f.line.map { "\(path):\($0)" } ?? path)
         }
-        if let t = f.t { parts.append("t=" + JSONWriter.number(t)) }
+        if let t = f.t { parts.append("t=" + NumberText.json(t)) }
         if let s = f.source, !s.srcIsFile { parts.append("src=" + s.shownSrc.visibleControls) }
         if let session = f.source?.shownSession { parts.append("session=" + session.visibleControls) }
         if let g = f.gen { parts.append("gen=\(g)") }

@@ -114,7 +114,7 @@ public struct TextReport {
     private func finding(_ f: Finding, _ paths: [String]) -> String {
         var head = "  "
         if let file = f.file, let line = f.line { head += "\(paths[Int(file)]):\(line)" } else { head += "(corpus)" }
-        if let t = f.t { head += "  t=\(JSONWriter.number(t))" }
+        if let t = f.t { head += "  t=\(NumberText.json(t))" }
         if let s = f.source {
             if !s.srcIsFile { head += "  src=\(s.shownSrc)" }
             if let session = s.shownSession { head += "  session=\(session)" }

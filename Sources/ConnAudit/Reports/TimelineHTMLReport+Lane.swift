@@ -103,7 +103,7 @@ extension TimelineReport {
         }
         let counted = LaneMark.allCases.filter { counts[$0.rawValue] > 0 }
             .map { "\(counts[$0.rawValue]) \($0.name)\(counts[$0.rawValue] == 1 ? "" : "s")" }
-        let title = "time lane, " + JSONWriter.number(span.isFinite ? span : 0) + " ms"
+        let title = "time lane, " + NumberText.json(span.isFinite ? span : 0) + " ms"
             + (counted.isEmpty ? "" : ": " + counted.joined(separator: ", "))
         var out = "<svg class=\"lane\" viewBox=\"0 0 \(laneWidth) 36\" preserveAspectRatio=\"none\" role=\"img\">"
         out += "<title>" + htmlEscape(title) + "</title>"

@@ -177,13 +177,13 @@ extension TimelineReport {
         let mark = [entry.isFocus ? "&gt;&gt;" : "", violated ? "!!" : entry.findings.isEmpty ? "" : "??"]
             .filter { !$0.isEmpty }.joined(separator: " ")
         let phase = entry.phaseChanged || e == 0 ? (entry.phase ?? "") : ""
-        let connect = entry.sinceConnect.map { ($0 < 0 ? "" : "+") + JSONWriter.number($0) } ?? ""
-        let ping = entry.sincePing.map { "Δ" + JSONWriter.number($0) } ?? ""
+        let connect = entry.sinceConnect.map { ($0 < 0 ? "" : "+") + NumberText.json($0) } ?? ""
+        let ping = entry.sincePing.map { "Δ" + NumberText.json($0) } ?? ""
         var out = "<tr id=\"t\(s + 1)-e\(e + 1)\""
             + (classes.isEmpty ? "" : " class=\"" + classes.joined(separator: " ") + "\"") + ">"
         out += "<td class=\"mark\">" + mark + "</td>"
         out += "<td class=\"loc\">" + h(entry.file) + ":\(entry.line)</td>"
-        out += "<td class=\"num\">" + JSONWriter.number(entry.t) + "</td>"
+        out += "<td class=\"num\">" + NumberText.json(entry.t) + "</td>"
         out += "<td class=\"num\">" + connect + "</td>"
         out += "<td class=\"num\">" + ping + "</td>"
         out += "<td class=\"phase" + (entry.phase == "stale" && !phase.isEmpty ? " stale" : "") + "\">"

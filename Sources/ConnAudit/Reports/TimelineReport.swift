@@ -53,9 +53,9 @@ public enum TimelineReport {
         }
         // The phase when it changes, and where a section starts (an `--around` window may begin mid-phase).
         func row(_ e: TimelineDocument.Entry, _ i: Int) -> Row {
-            Row(loc: safe(e.file) + ":\(e.line)", t: JSONWriter.number(e.t),
-                connect: e.sinceConnect.map { ($0 < 0 ? "" : "+") + JSONWriter.number($0) } ?? "",
-                ping: e.sincePing.map { "Δ" + JSONWriter.number($0) } ?? "",
+            Row(loc: safe(e.file) + ":\(e.line)", t: NumberText.json(e.t),
+                connect: e.sinceConnect.map { ($0 < 0 ? "" : "+") + NumberText.json($0) } ?? "",
+                ping: e.sincePing.map { "Δ" + NumberText.json($0) } ?? "",
                 phase: e.phaseChanged || i == 0 ? (e.phase ?? "") : "")
         }
         // Widths first; the rows are made again as they are written, not kept for a view of a

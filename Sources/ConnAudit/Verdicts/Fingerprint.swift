@@ -22,7 +22,7 @@ public enum Fingerprint {
         let path = Int(file) < paths.count ? paths[Int(file)] : ""
         return [
             rule, path, f.source?.src ?? "", f.source?.session ?? "", f.gen.map(String.init) ?? "",
-            f.ev ?? "", f.t.map(JSONWriter.number) ?? "",
+            f.ev ?? "", f.t.map(NumberText.json) ?? "",
         ].joined(separator: "\u{1F}")
     }
 

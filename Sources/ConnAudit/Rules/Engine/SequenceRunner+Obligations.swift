@@ -237,7 +237,7 @@ extension SequenceRunner {
             guard spend(1) else { return }
             let o = obligations.items[i]
             obligations.kill(at: i)
-            fail(o, .violation, note: "no answer by t=\(JSONWriter.number(o.deadline!))", context: context, sink: sink)
+            fail(o, .violation, note: "no answer by t=\(NumberText.json(o.deadline!))", context: context, sink: sink)
         }
         if all {
             // Every open one, in one pass that also drops the decided ones: the list is taken out
@@ -287,14 +287,14 @@ extension SequenceRunner {
         for o in obligations.items where !o.dead {
             // A deadline the log reached is decided (a last event exactly at it too).
             if let d = o.deadline, let lastT, lastT >= d {
-                fail(o, .violation, note: "no answer by t=\(JSONWriter.number(d))", context: context, sink: sink)
+                fail(o, .violation, note: "no answer by t=\(NumberText.json(d))", context: context, sink: sink)
                 continue
             }
             switch atEnd {
             case .fail:
                 fail(o, .violation, note: "the log ends without an answer", context: context, sink: sink)
             case .inconclusive:
-                let until = o.deadline.map { " before t=\(JSONWriter.number($0))" } ?? ""
+                let until = o.deadline.map { " before t=\(NumberText.json($0))" } ?? ""
                 fail(o, .inconclusive, note: "the log ends\(until) without an answer", context: context, sink: sink)
             case .pass:
                 break
