@@ -132,42 +132,22 @@ public enum GitHubReport {
 
     /// Escapes a command's message (actions/toolkit `escapeData`); other control characters
     /// (a NUL would end the output, an ESC would draw on the log viewer) are percent-encoded too.
-    static func data(_ s: String) -> String {
-        var out = ""
-        for u in s.unicodeScalars {
-            switch u {
-            case "%": out += "%25"
-            case "\r": out += "%0D"
-            case "\n": out += "%0A"
-            default:
-                if u.value < 0x20 || u.value == 0x7F {
-                    let hex = String(u.value, radix: 16, uppercase: true)
-                    out += "%" + (hex.count == 1 ? "0" : "") + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out
-    }
+    static func data(_ s: String) -> String { percentEncoded(s, inProperty: false) }
 
-    /// Escapes a property value (actions/toolkit `escapeProperty`).
-    static func property(_ s: String) -> String {
+    /// Escapes a property value (actions/toolkit `escapeProperty`): as ``data(_:)``, and `:`, `,`.
+    static func property(_ s: String) -> String { percentEncoded(s, inProperty: true) }
+
+    /// `%`, control characters and DEL percent-encoded, in one pass; in a property also `:` and
+    /// `,`, which would end the value.
+    private static func percentEncoded(_ s: String, inProperty: Bool) -> String {
         var out = ""
         for u in s.unicodeScalars {
-            switch u {
-            case "%": out += "%25"
-            case "\r": out += "%0D"
-            case "\n": out += "%0A"
-            case ":": out += "%3A"
-            case ",": out += "%2C"
-            default:
-                if u.value < 0x20 || u.value == 0x7F {
-                    let hex = String(u.value, radix: 16, uppercase: true)
-                    out += "%" + (hex.count == 1 ? "0" : "") + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
+            let delimiter = inProperty && (u == ":" || u == ",")
+            if u == "%" || u.value < 0x20 || u.value == 0x7F || delimiter {
+                let hex = String(u.value, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" : "") + hex
+            } else {
+                out.unicodeScalars.append(u)
             }
         }
         return out
