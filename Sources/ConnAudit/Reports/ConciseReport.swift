@@ -8,17 +8,10 @@
 /// rule. Every finding is listed. The last line is the summary the GitHub format ends with, its
 /// verdict word last. Paths and messages show control characters escaped (`\n`, `\u{1B}`), so a
 /// finding is always one line; messages are redacted upstream, and no raw log text is written.
-public enum ConciseReport {
-    public static func render(_ report: AuditReport) -> String {
-        ReportText.made { render(report, &$0) }
-    }
+public enum ConciseReport: PiecewiseTextReport {
+    public static func render(_ report: AuditReport) -> String { whole(report) }
 
-    /// The report handed to `flush` in pieces as it is written, never held whole.
-    static func render(_ report: AuditReport, flush: @escaping (String) -> Void) {
-        _ = ReportText.made(flush: flush) { render(report, &$0) }
-    }
-
-    private static func render(_ report: AuditReport, _ out: inout ReportText) {
+    static func write(_ report: AuditReport, to out: inout ReportText) {
         precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
         let paths = report.filePaths
         for e in report.inputErrors {

@@ -31,18 +31,10 @@
 /// parsers would otherwise normalise to spaces), and every other character XML 1.0 cannot carry
 /// (C0 controls, U+FFFE, U+FFFF; not even as a character reference) shown the same way, `\u{1B}`,
 /// CR as `\r`.
-public enum JUnitReport {
-    public static func render(_ report: AuditReport) -> String {
-        ReportText.made { render(report, &$0) }
-    }
+public enum JUnitReport: PiecewiseTextReport {
+    public static func render(_ report: AuditReport) -> String { whole(report) }
 
-    /// The report handed to `flush` in pieces of about 1 MiB as it is written, never held whole
-    /// (a rule's failure lists every violation: a million of them made four copies of the list).
-    static func render(_ report: AuditReport, flush: @escaping (String) -> Void) {
-        _ = ReportText.made(flush: flush) { render(report, &$0) }
-    }
-
-    private static func render(_ report: AuditReport, _ out: inout ReportText) {
+    static func write(_ report: AuditReport, to out: inout ReportText) {
         precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
         let paths = report.filePaths
         let hasInputCase = !report.inputErrors.isEmpty
