@@ -63,12 +63,11 @@ public enum JUnitReport: PiecewiseTextReport {
             out += "    <testcase classname=\"\(attr(r.rule.family))\" name=\"\(attr(r.rule.id))\" time=\"0\""
             switch r.status {
             case .pass:
-                if r.baselined.isEmpty && r.suppressed.isEmpty {
-                    out += "/>\n"
+                if hasAccepted(r) {
+                    out += ">\n"
+                    endTestcase(r, paths, &out)
                 } else {
-                    out += ">\n      "
-                    acceptedNote(r, paths, &out)
-                    out += "\n    </testcase>\n"
+                    out += "/>\n"
                 }
             case .fail where !report.failOn.fails(r.rule.severity):
                 let severity = r.rule.severity.rawValue
@@ -77,7 +76,7 @@ public enum JUnitReport: PiecewiseTextReport {
                             + "\(report.failOn.rawValue): does not fail the run):\n")
                 failedFindings(r, paths, &out)
                 // One `<system-out>` per testcase: the note on accepted violations goes in the same one.
-                if !r.baselined.isEmpty || !r.suppressed.isEmpty {
+                if hasAccepted(r) {
                     out += text("\n\n")
                     acceptedLines(r, paths, &out)
                 }
@@ -88,12 +87,7 @@ public enum JUnitReport: PiecewiseTextReport {
                 out += ">\n      <failure message=\"\(attr(message))\" type=\"\(attr(severity))\">"
                 failedFindings(r, paths, &out)
                 out += "</failure>\n"
-                if !r.baselined.isEmpty || !r.suppressed.isEmpty {
-                    out += "      "
-                    acceptedNote(r, paths, &out)
-                    out += "\n"
-                }
-                out += "    </testcase>\n"
+                endTestcase(r, paths, &out)
             case .inconclusive:
                 let n = r.inconclusive.count
                 var message = "inconclusive: \(count(n, "case")) could not be decided"
@@ -103,12 +97,7 @@ public enum JUnitReport: PiecewiseTextReport {
                 out += ">\n      <skipped message=\"\(attr(message))\">"
                 lines(r.inconclusive, paths, &out)
                 out += "</skipped>\n"
-                if !r.baselined.isEmpty || !r.suppressed.isEmpty {
-                    out += "      "
-                    acceptedNote(r, paths, &out)
-                    out += "\n"
-                }
-                out += "    </testcase>\n"
+                endTestcase(r, paths, &out)
             case .notApplicable:
                 let message = "not applicable: " + (r.note ?? "the logs hold nothing this rule judges")
                 out += ">\n      <skipped message=\"\(attr(message))\"/>\n    </testcase>\n"
@@ -159,11 +148,20 @@ public enum JUnitReport: PiecewiseTextReport {
         return parts.joined(separator: " ")
     }
 
-    /// `<system-out>` naming the violations a baseline or a suppression accepted.
-    private static func acceptedNote(_ r: RuleResult, _ paths: [String], _ out: inout ReportText) {
-        out += "<system-out>"
-        acceptedLines(r, paths, &out)
-        out += "</system-out>"
+    /// Whether a baseline or a suppression accepted any of the rule's violations.
+    private static func hasAccepted(_ r: RuleResult) -> Bool {
+        !r.baselined.isEmpty || !r.suppressed.isEmpty
+    }
+
+    /// The end of an open testcase: a `<system-out>` naming the violations a baseline or a
+    /// suppression accepted, if any, then `</testcase>`.
+    private static func endTestcase(_ r: RuleResult, _ paths: [String], _ out: inout ReportText) {
+        if hasAccepted(r) {
+            out += "      <system-out>"
+            acceptedLines(r, paths, &out)
+            out += "</system-out>\n"
+        }
+        out += "    </testcase>\n"
     }
 
     /// The violations a baseline accepted, then those suppressions accepted.
