@@ -137,15 +137,7 @@ extension TimelineReport {
         }
         if !doc.corpus.isEmpty {
             // About the whole corpus, not these events: named, not spelled out (as in the text).
-            var rules: [(id: String, count: Int)] = []
-            for f in doc.corpus {
-                if let i = rules.firstIndex(where: { $0.id == f.rule }) {
-                    rules[i].count += 1
-                } else {
-                    rules.append((f.rule, 1))
-                }
-            }
-            let named = rules.map { "<code>" + h($0.id) + "</code> (\($0.count))" }.joined(separator: ", ")
+            let named = corpusRules(doc).map { "<code>" + h($0.id) + "</code> (\($0.count))" }.joined(separator: ", ")
             notes += "<p class=\"corpus\">Corpus-wide findings: " + named
                 + " (<code>conn-audit check</code> explains them).</p>\n"
         }

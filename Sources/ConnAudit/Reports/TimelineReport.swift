@@ -140,15 +140,7 @@ public enum TimelineReport {
         }
         if !doc.corpus.isEmpty {
             // About the whole corpus, not these events: named, not spelled out.
-            var rules: [(id: String, count: Int)] = []
-            for f in doc.corpus {
-                if let i = rules.firstIndex(where: { $0.id == f.rule }) {
-                    rules[i].count += 1
-                } else {
-                    rules.append((f.rule, 1))
-                }
-            }
-            let named = rules.map { "\($0.id) (\($0.count))" }.joined(separator: ", ")
+            let named = corpusRules(doc).map { "\($0.id) (\($0.count))" }.joined(separator: ", ")
             out += (doc.unplaced.isEmpty ? "\n" : "")
                 + paint("corpus-wide findings: \(named) (conn-audit check explains them)", "2") + "\n"
         }
@@ -156,6 +148,19 @@ public enum TimelineReport {
             out += paint("error: ", "1;31") + safe(e.path) + ": " + safe(e.reason) + "\n"
         }
         return out.finish()
+    }
+
+    /// The rules with corpus-wide findings, in order of their first, each with how many it has.
+    static func corpusRules(_ doc: TimelineDocument) -> [(id: String, count: Int)] {
+        var rules: [(id: String, count: Int)] = []
+        for f in doc.corpus {
+            if let i = rules.firstIndex(where: { $0.id == f.rule }) {
+                rules[i].count += 1
+            } else {
+                rules.append((f.rule, 1))
+            }
+        }
+        return rules
     }
 
     // MARK: - JSON
