@@ -47,14 +47,7 @@ public enum JSONReport {
             w.endObject()
         }
         w.endArray()
-        w.beginArray("input_errors")
-        for e in report.inputErrors {
-            w.beginObject()
-            w.key("path", e.path)
-            w.key("reason", e.reason)
-            w.endObject()
-        }
-        w.endArray()
+        w.inputErrors(report.inputErrors)
         w.beginObject("summary")
         w.key("passed", report.count(.pass))
         w.key("failed", report.count(.fail))

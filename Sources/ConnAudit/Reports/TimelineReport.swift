@@ -234,14 +234,7 @@ public enum TimelineReport {
         }
         marks("unplaced", doc.unplaced, &w)
         marks("corpus", doc.corpus, &w)
-        w.beginArray("input_errors")
-        for e in doc.inputErrors {
-            w.beginObject()
-            w.key("path", e.path)
-            w.key("reason", e.reason)
-            w.endObject()
-        }
-        w.endArray()
+        w.inputErrors(doc.inputErrors)
         w.endObject()
         return w.finish()
     }
