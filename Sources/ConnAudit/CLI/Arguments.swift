@@ -1,10 +1,3 @@
-/// A command-line usage problem: exit 2 with this message.
-public struct UsageError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
-
 /// A small table-driven argument parser: `--k v`, `--k=v`, flags, the short forms of
 /// ``shortOptions`` (`-j 2`, `-j2`), `--` and `-` for stdin.
 struct ArgumentParser {
