@@ -507,7 +507,7 @@ struct LongLineSecretScanner {
             return .key(key)
         }
         kept = maxPathKeyBytes
-        let hash = Fingerprint.fnv1a64(bytes: key)
+        let hash = FNV1a.hash64(bytes: key)
         var tokenHash: UInt32?
         if key.withUnsafeBufferPointer({ JSONLineParser.containsToken($0) }) {
             var hasher = RenderedKeyHasher()

@@ -26,18 +26,8 @@ public enum Fingerprint {
         ].joined(separator: "\u{1F}")
     }
 
-    /// FNV-1a, 64 bits: small, stable across runs and platforms (unlike `Hasher`).
-    static func fnv1a64(_ s: String) -> UInt64 { fnv1a64(bytes: s.utf8) }
-
-    /// ``fnv1a64(_:)`` of bytes (a secret key path's cut key is told apart by this of its whole text).
-    static func fnv1a64<Bytes: Swift.Sequence<UInt8>>(bytes: Bytes) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes {
-            h ^= UInt64(b)
-            h = h &* 0x0000_0100_0000_01B3
-        }
-        return h
-    }
+    /// FNV-1a, 64 bits (``FNV1a``).
+    static func fnv1a64(_ s: String) -> UInt64 { FNV1a.hash64(bytes: s.utf8) }
 
     static func hex(_ v: UInt64) -> String {
         let s = String(v, radix: 16)
