@@ -6,7 +6,7 @@ let package = Package(
     products: [
         .executable(name: "conn-audit", targets: ["conn-audit"]),
         .library(name: "ConnAudit", targets: ["ConnAudit"]),
-        .executable(name: "connlog-gen", targets: ["connlog-gen"]),
+        .executable(name: "connlog-gen", targets: ["connlog-gen"])
     ],
     targets: [
         .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
@@ -17,32 +17,39 @@ let package = Package(
             resources: []
         ),
         .executableTarget(name: "conn-audit", dependencies: ["ConnAudit"]),
-        // A synthetic corpus generator for benchmarks and end-to-end checks: Foundation and zlib only,
-        // deliberately independent of the ConnAudit library.
+        // A synthetic corpus generator for benchmarks and end-to-end checks: Foundation and zlib
+        // only, deliberately independent of the ConnAudit library.
         .executableTarget(name: "connlog-gen", dependencies: ["CZlib"]),
         // What the test files share: runs of the command line, in memory and as a child process,
         // rules from YAML over logs in memory, JSON reports, the repository's files, a seeded
-        // generator. Only the public library, so it builds in any configuration; no product uses it.
-        .target(name: "ConnAuditTestSupport", dependencies: ["ConnAudit"], path: "Tests/ConnAuditTestSupport"),
+        // generator. Only the public library, so it builds in any configuration; no product uses
+        // it.
+        .target(
+            name: "ConnAuditTestSupport", dependencies: ["ConnAudit"],
+            path: "Tests/ConnAuditTestSupport"),
         // Snapshots are read from the source tree (#filePath), not bundled.
         .testTarget(
-            name: "ConnAuditTests", dependencies: ["ConnAudit", "ConnAuditTestSupport"], exclude: ["Snapshots"]
-        ),
+            name: "ConnAuditTests", dependencies: ["ConnAudit", "ConnAuditTestSupport"],
+            exclude: ["Snapshots"]
+        )
     ]
 )
 
 // Release builds skip the run-time exclusivity checks (about a tenth of the engine's instructions
-// went to them); debug builds, which the tests run, keep them, so a violation is still caught there.
+// went to them); debug builds, which the tests run, keep them, so a violation is still caught
+// there.
 for target in package.targets where target.name == "ConnAudit" {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
+        ]
 }
 
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v5)]
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility")
+        ]
 }

@@ -5,9 +5,11 @@
 /// never part of `swift build`. Each input is audited as one file (and split in two files at its
 /// middle line) with the built-in default pack:
 ///
-/// 1. at `--jobs 1` and `--jobs 2`, which must give the same JSON report (a trap here is a finding);
+/// 1. at `--jobs 1` and `--jobs 2`, which must give the same JSON report (a trap here is a
+///    finding);
 /// 2. as one file: with generation timelines retired at every chance (`retireIdleAfter: 0`), which
-///    must give the same JSON report too: retiring and rebuilding a timeline must not change a verdict;
+///    must give the same JSON report too: retiring and rebuilding a timeline must not change a
+///    verdict;
 /// 3. as one file: rendered as text, JSON, SARIF, JUnit and GitHub annotations, and as the
 ///    timeline's text, JSON and HTML views;
 /// 4. with the accounting checked: every line is an event, a malformed line or a blank one;
@@ -22,7 +24,10 @@
 /// in a static) would read as that input's leak — LeakSanitizer does not see references Swift
 /// keeps in the spare bits of an enum's payload, so it calls them unreachable.
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     _ = AuditFuzz.pack
     return 0
 }
@@ -55,7 +60,9 @@ enum AuditFuzz {
         return out
     }
 
-    static func isAlnum(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A) }
+    static func isAlnum(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A)
+    }
 
     static func count(_ hay: [UInt8], _ needle: [UInt8]) -> Int {
         guard !needle.isEmpty, hay.count >= needle.count else { return 0 }
@@ -76,14 +83,19 @@ enum AuditFuzz {
         for f in files { contents[f.path] = f.bytes }
         let frozen = contents
         return { file throws(InputError) in
-            guard let bytes = frozen[file.path] else { throw InputError(path: file.path, reason: "no such file") }
+            guard let bytes = frozen[file.path] else {
+                throw InputError(path: file.path, reason: "no such file")
+            }
             return ByteSources.memory(bytes, path: file.path)
         }
     }
 
-    static func audit(_ files: [(path: String, bytes: [UInt8])], jobs: Int, retireIdleAfter: Int = 256) -> AuditReport {
-        let auditor = Auditor(rules: pack, jobs: jobs, rereadable: true, retireIdleAfter: retireIdleAfter,
-                              opener: opener(files))
+    static func audit(
+        _ files: [(path: String, bytes: [UInt8])], jobs: Int, retireIdleAfter: Int = 256
+    ) -> AuditReport {
+        let auditor = Auditor(
+            rules: pack, jobs: jobs, rereadable: true, retireIdleAfter: retireIdleAfter,
+            opener: opener(files))
         return auditor.run(files.map { InputFile(path: $0.path) })
     }
 
@@ -93,43 +105,66 @@ enum AuditFuzz {
         var layouts: [[(path: String, bytes: [UInt8])]] = [[("fuzz/a.jsonl", bytes)]]
         if newlines.count >= 2 {
             let cut = newlines[newlines.count / 2] + 1
-            layouts.append([("fuzz/a.jsonl", Array(bytes[..<cut])), ("fuzz/b.jsonl", Array(bytes[cut...]))])
+            layouts.append([
+                ("fuzz/a.jsonl", Array(bytes[..<cut])), ("fuzz/b.jsonl", Array(bytes[cut...]))
+            ])
         }
         let secrets = bearerTokens(bytes)
         for (n, files) in layouts.enumerated() {
             let one = audit(files, jobs: 1)
             let json = JSONReport.render(one)
-            precondition(JSONReport.render(audit(files, jobs: 2)) == json, "--jobs 2 changed the report")
+            precondition(
+                JSONReport.render(audit(files, jobs: 2)) == json, "--jobs 2 changed the report")
             // Keeping only the first findings of each rule (a run whose reports are text and GitHub
             // only) prints what keeping them all prints.
             for keep in [1, 3] {
-                let kept = Auditor(rules: pack, jobs: keep == 1 ? 1 : 2, rereadable: true, keepFindings: keep,
-                                   opener: opener(files)).run(files.map { InputFile(path: $0.path) })
-                precondition(TextReport(color: true, limit: keep).render(kept) == TextReport(color: true, limit: keep).render(one),
-                             "keeping \(keep) findings a rule changed the text report")
-                precondition(GitHubReport.render(kept, maxPerLevel: keep) == GitHubReport.render(one, maxPerLevel: keep),
-                             "keeping \(keep) findings a rule changed the GitHub report")
+                let kept = Auditor(
+                    rules: pack, jobs: keep == 1 ? 1 : 2, rereadable: true, keepFindings: keep,
+                    opener: opener(files)
+                ).run(files.map { InputFile(path: $0.path) })
+                precondition(
+                    TextReport(color: true, limit: keep).render(kept)
+                        == TextReport(color: true, limit: keep).render(one),
+                    "keeping \(keep) findings a rule changed the text report")
+                precondition(
+                    GitHubReport.render(kept, maxPerLevel: keep)
+                        == GitHubReport.render(one, maxPerLevel: keep),
+                    "keeping \(keep) findings a rule changed the GitHub report")
             }
             // The rest once per input (about 5 inputs a second under ASan as it is).
             guard n == 0 else { continue }
-            precondition(JSONReport.render(audit(files, jobs: 1, retireIdleAfter: 0)) == json,
-                         "retiring timelines changed the report")
-            var shown = [json, TextReport(color: true).render(one), SARIFReport.render(one), JUnitReport.render(one),
-                         GitHubReport.render(one)]
+            precondition(
+                JSONReport.render(audit(files, jobs: 1, retireIdleAfter: 0)) == json,
+                "retiring timelines changed the report")
+            var shown = [
+                json, TextReport(color: true).render(one), SARIFReport.render(one),
+                JUnitReport.render(one),
+                GitHubReport.render(one)
+            ]
             for stats in one.files {
-                precondition(stats.lines == stats.events + stats.malformed + stats.blank, "lines != events + malformed + blank")
+                precondition(
+                    stats.lines == stats.events + stats.malformed + stats.blank,
+                    "lines != events + malformed + blank")
             }
-            precondition(one.exitCode == (one.verdictFails ? 1 : 0), "an in-memory input could not be read")
+            precondition(
+                one.exitCode == (one.verdictFails ? 1 : 0), "an in-memory input could not be read")
 
             // The postmortem view of everything read.
             let inputs = files.map { InputFile(path: $0.path) }
-            if let (doc, _) = try? TimelineBuilder.build(inputs: inputs, rules: pack, query: TimelineQuery(),
-                                                         opener: opener(files)) {
-                shown += [TimelineReport.text(doc, color: false), TimelineReport.json(doc), TimelineReport.html(doc)]
+            if let (doc, _) = try? TimelineBuilder.build(
+                inputs: inputs, rules: pack, query: TimelineQuery(),
+                opener: opener(files))
+            {
+                shown += [
+                    TimelineReport.text(doc, color: false), TimelineReport.json(doc),
+                    TimelineReport.html(doc)
+                ]
             }
             for secret in secrets {
                 for text in shown {
-                    precondition(!holds(Array(text.utf8), secret), "a secret is printed: \(String(decoding: secret, as: UTF8.self))")
+                    precondition(
+                        !holds(Array(text.utf8), secret),
+                        "a secret is printed: \(String(decoding: secret, as: UTF8.self))")
                 }
             }
         }

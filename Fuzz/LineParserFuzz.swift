@@ -30,12 +30,18 @@ enum LineParserFuzz {
             let a = everything.parse(bytes)
             let b = some.parse(bytes)
             precondition(a.isObject == b.isObject, "isObject depends on the wanted fields")
-            precondition(a.malformedReason == b.malformedReason, "malformedReason depends on the wanted fields")
+            precondition(
+                a.malformedReason == b.malformedReason,
+                "malformedReason depends on the wanted fields")
             precondition(a.secretPaths == b.secretPaths, "secretPaths depend on the wanted fields")
-            precondition(a.redactedKeys == b.redactedKeys, "redactedKeys depend on the wanted fields")
+            precondition(
+                a.redactedKeys == b.redactedKeys, "redactedKeys depend on the wanted fields")
             if a.malformedReason == nil {
-                precondition(a.t == b.t && a.ev == b.ev && a.gen == b.gen, "t/ev/gen depend on the wanted fields")
-                precondition(a.t.isFinite && a.t >= 0 && !a.ev.isEmpty, "a valid line has a bad t or ev")
+                precondition(
+                    a.t == b.t && a.ev == b.ev && a.gen == b.gen,
+                    "t/ev/gen depend on the wanted fields")
+                precondition(
+                    a.t.isFinite && a.t >= 0 && !a.ev.isEmpty, "a valid line has a bad t or ev")
                 for field in b.fields {
                     precondition(wanted.contains(field.key), "a field nobody wants was decoded")
                 }
@@ -49,14 +55,16 @@ enum LineParserFuzz {
         // 3. A whole log file.
         let path = "fuzz/log.jsonl"
         let reader = FileReader(
-            index: 0, path: path, source: ByteSources.memory(Array(bytes), path: path), wantedFields: nil)
+            index: 0, path: path, source: ByteSources.memory(Array(bytes), path: path),
+            wantedFields: nil)
         var items = 0
         while let item = reader.next() {
             items += 1
             switch item {
             case .blank: break
             case .malformed(let event):
-                precondition(event.value(of: "reason")?.string != nil, "a malformed line without a reason")
+                precondition(
+                    event.value(of: "reason")?.string != nil, "a malformed line without a reason")
             case .event(let event, let source, let regression):
                 _ = source.description
                 for field in event.fields { _ = field.value.rendered(bare: false) }
@@ -66,6 +74,8 @@ enum LineParserFuzz {
         }
         let stats = reader.stats
         precondition(stats.lines == items, "lines counted differ from lines handed out")
-        precondition(stats.lines == stats.events + stats.malformed + stats.blank, "lines != events + malformed + blank")
+        precondition(
+            stats.lines == stats.events + stats.malformed + stats.blank,
+            "lines != events + malformed + blank")
     }
 }

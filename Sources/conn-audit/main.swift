@@ -1,9 +1,9 @@
 import ConnAudit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // A closed standard descriptor is held by a stand-in before any file can take its number.
@@ -27,8 +27,10 @@ if fflush(stdout) != 0 || ferror(stdout) != 0 {
     let code = standardOutputError != 0 ? standardOutputError : errno
     // The reader stopped reading: what it read is what it wanted.
     if code == EPIPE { exit(status) }
-    let reason = StandardDescriptors.outputClosed
-        ? "standard output is closed" : code != 0 ? String(cString: strerror(code)).lowercased() : "write error"
+    let reason =
+        StandardDescriptors.outputClosed
+        ? "standard output is closed"
+        : code != 0 ? String(cString: strerror(code)).lowercased() : "write error"
     fputs("conn-audit: error: cannot write to standard output: \(reason)\n", stderr)
     exit(2)
 }

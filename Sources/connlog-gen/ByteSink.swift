@@ -2,9 +2,9 @@ import CZlib
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Errors of the output layer.
@@ -17,7 +17,8 @@ enum OutputError: Error, CustomStringConvertible {
         switch self {
         case let .cannotOpen(path, reason): return "cannot open \(path) for writing: \(reason)"
         case let .cannotWrite(path, reason): return "cannot write \(path): \(reason)"
-        case let .cannotCreateDirectory(path, reason): return "cannot create directory \(path): \(reason)"
+        case let .cannotCreateDirectory(path, reason):
+            return "cannot create directory \(path): \(reason)"
         }
     }
 }
@@ -43,7 +44,9 @@ final class OutputFile {
             fd = STDOUT_FILENO
         } else {
             fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            if fd < 0 { throw OutputError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+            if fd < 0 {
+                throw OutputError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            }
         }
     }
 
@@ -66,9 +69,9 @@ final class OutputFile {
         var done = 0
         while done < count {
             #if canImport(Glibc)
-            let w = Glibc.write(fd, base + done, count - done)
+                let w = Glibc.write(fd, base + done, count - done)
             #else
-            let w = Darwin.write(fd, base + done, count - done)
+                let w = Darwin.write(fd, base + done, count - done)
             #endif
             if w < 0 {
                 if errno == EINTR { continue }
@@ -82,15 +85,19 @@ final class OutputFile {
         if let gz {
             let rc = gzclose(gz)
             self.gz = nil
-            if rc != Z_OK { throw OutputError.cannotWrite(path: path, reason: "gzclose failed (\(rc))") }
+            if rc != Z_OK {
+                throw OutputError.cannotWrite(path: path, reason: "gzclose failed (\(rc))")
+            }
         } else if fd >= 0 && fd != STDOUT_FILENO {
             #if canImport(Glibc)
-            let rc = Glibc.close(fd)
+                let rc = Glibc.close(fd)
             #else
-            let rc = Darwin.close(fd)
+                let rc = Darwin.close(fd)
             #endif
             fd = -1
-            if rc != 0 { throw OutputError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+            if rc != 0 {
+                throw OutputError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+            }
         }
     }
 }

@@ -48,7 +48,8 @@ struct CorpusPlan {
             var next = 0
             for i in 0..<fileCount {
                 let n = devices / fileCount + (i < devices % fileCount ? 1 : 0)
-                let name = n == 1 ? Device.name(seed: o.seed, index: next) : "part-" + padded(i + 1, 6)
+                let name =
+                    n == 1 ? Device.name(seed: o.seed, index: next) : "part-" + padded(i + 1, 6)
                 files.append(File(path: "\(dir)/\(name)\(ext)", budget: budget(i)))
                 groups.append(Group(files: i..<(i + 1), devices: next..<(next + n)))
                 next += n
@@ -61,7 +62,10 @@ struct CorpusPlan {
                 let src = Device.name(seed: o.seed, index: d)
                 let width = max(3, String(n).count)
                 for k in 0..<n {
-                    files.append(File(path: "\(dir)/\(src).\(padded(k + 1, width))\(ext)", budget: budget(next + k)))
+                    files.append(
+                        File(
+                            path: "\(dir)/\(src).\(padded(k + 1, width))\(ext)",
+                            budget: budget(next + k)))
                 }
                 groups.append(Group(files: next..<(next + n), devices: d..<(d + 1)))
                 next += n
@@ -96,9 +100,11 @@ final class CorpusWriter: @unchecked Sendable {
     func run(workers: Int) throws -> CorpusSummary {
         if plan.isDirectory, let dir = options.out {
             do {
-                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: dir, withIntermediateDirectories: true)
             } catch {
-                throw OutputError.cannotCreateDirectory(path: dir, reason: error.localizedDescription)
+                throw OutputError.cannotCreateDirectory(
+                    path: dir, reason: error.localizedDescription)
             }
         }
         let groupCount = plan.groups.count
@@ -146,7 +152,9 @@ final class CorpusWriter: @unchecked Sendable {
     }
 
     /// Writes one group's files with its devices.
-    private func writeGroup(_ group: CorpusPlan.Group, sink: ByteSink, faults: FaultBook) throws -> CorpusSummary {
+    private func writeGroup(_ group: CorpusPlan.Group, sink: ByteSink, faults: FaultBook) throws
+        -> CorpusSummary
+    {
         let startBytes = sink.position
         let startLines = sink.totalLines
         var current = group.files.lowerBound
@@ -157,7 +165,8 @@ final class CorpusWriter: @unchecked Sendable {
         devices.reserveCapacity(deviceCount)
         for (k, d) in group.devices.enumerated() {
             let budget = groupBudget / deviceCount + (k < groupBudget % deviceCount ? 1 : 0)
-            devices.append(Device(index: d, seed: options.seed, budget: budget, sink: sink, faults: faults))
+            devices.append(
+                Device(index: d, seed: options.seed, budget: budget, sink: sink, faults: faults))
         }
         let last = group.files.upperBound - 1
 
@@ -192,7 +201,8 @@ final class CorpusWriter: @unchecked Sendable {
         }
         try sink.finishFile()
         return CorpusSummary(
-            bytes: sink.position - startBytes, lines: sink.totalLines - startLines, files: group.files.count)
+            bytes: sink.position - startBytes, lines: sink.totalLines - startLines,
+            files: group.files.count)
     }
 }
 

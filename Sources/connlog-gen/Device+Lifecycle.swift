@@ -26,15 +26,19 @@ extension Device {
                 ws.sceneTarget = .active
                 return
             }
-            let busy = !ws.script.isEmpty || ws.forcedTimeoutAfter >= 0 || ws.pendingPingFault != nil
-                || ws.deferredAt != never || ws.extraPing || ws.timeoutCloseAt != never || t < ws.judgeUntil
+            let busy =
+                !ws.script.isEmpty || ws.forcedTimeoutAfter >= 0 || ws.pendingPingFault != nil
+                || ws.deferredAt != never || ws.extraPing || ws.timeoutCloseAt != never
+                || t < ws.judgeUntil
                 || (ws.awaiting && t + 40 >= ws.deadline)
             if busy {
                 ws.sceneAt = t + rng.range(50, 500)
                 return
             }
             let background = rng.chance(0.3)
-            if background && ws.live && ws.connected && !ws.awaiting && fault(.backgroundWithoutClose) {
+            if background && ws.live && ws.connected && !ws.awaiting
+                && fault(.backgroundWithoutClose)
+            {
                 sceneLine(t, "background")
                 injected(.backgroundWithoutClose)
                 ws.scene = .background

@@ -59,7 +59,8 @@ struct PathState {
 }
 
 private let requestErrors: [StaticString] = [
-    "NSURLErrorDomain:-1001", "NSURLErrorDomain:-1005", "NSURLErrorDomain:-1009", "NSURLErrorDomain:-1004",
+    "NSURLErrorDomain:-1001", "NSURLErrorDomain:-1005", "NSURLErrorDomain:-1009",
+    "NSURLErrorDomain:-1004"
 ]
 
 extension Device {
@@ -99,7 +100,9 @@ extension Device {
 
     // MARK: - Lines
 
-    private func pathUpdateLine(_ t: Int, _ gen: Int, _ status: PathStatus, expensive: Bool, constrained: Bool) {
+    private func pathUpdateLine(
+        _ t: Int, _ gen: Int, _ status: PathStatus, expensive: Bool, constrained: Bool
+    ) {
         begin(t, "path.update\",\"gen\":")
         sink.put(int: gen)
         switch status {
@@ -107,12 +110,18 @@ extension Device {
         case .requiresConnection: sink.put(",\"status\":\"requiresConnection\"")
         case .unsatisfied: sink.put(",\"status\":\"unsatisfied\"")
         }
-        if expensive { sink.put(",\"expensive\":true") } else if gen & 1 == 0 { sink.put(",\"expensive\":false") }
+        if expensive {
+            sink.put(",\"expensive\":true")
+        } else if gen & 1 == 0 {
+            sink.put(",\"expensive\":false")
+        }
         if constrained { sink.put(",\"constrained\":true") }
         end(t)
     }
 
-    private func pathStateLine(_ t: Int, _ gen: Int, _ hint: Hint, expensive: Bool, constrained: Bool) {
+    private func pathStateLine(
+        _ t: Int, _ gen: Int, _ hint: Hint, expensive: Bool, constrained: Bool
+    ) {
         begin(t, "path.state\",\"gen\":")
         sink.put(int: gen)
         switch hint {
@@ -150,21 +159,25 @@ extension Device {
     private func pathUpdate(_ t: Int) {
         path.updateAt = never
         pathNextStatus()
-        pathUpdateLine(t, path.gen, path.status, expensive: path.expensive, constrained: path.constrained)
+        pathUpdateLine(
+            t, path.gen, path.status, expensive: path.expensive, constrained: path.constrained)
         let want = path.status.hint
-        let changed = want != path.hint || path.expensive != path.hintExpensive
+        let changed =
+            want != path.hint || path.expensive != path.hintExpensive
             || path.constrained != path.hintConstrained
         path.stateSinceChange = false
         if changed && fault(.stateMismatch) {
             // The hint gets the flags wrong.
-            pathStateLine(t, path.gen, want, expensive: !path.expensive, constrained: path.constrained)
+            pathStateLine(
+                t, path.gen, want, expensive: !path.expensive, constrained: path.constrained)
             injected(.stateMismatch)
             path.hint = want
             path.hintExpensive = !path.expensive
             path.hintConstrained = path.constrained
             path.stateSinceChange = true
         } else if changed {
-            pathStateLine(t, path.gen, want, expensive: path.expensive, constrained: path.constrained)
+            pathStateLine(
+                t, path.gen, want, expensive: path.expensive, constrained: path.constrained)
             path.hint = want
             path.hintExpensive = path.expensive
             path.hintConstrained = path.constrained
@@ -188,7 +201,9 @@ extension Device {
         genLine(t, "path.start\",\"gen\":", path.gen)
         if path.hint != .unknown && fault(.stateBeforeFirstUpdate) {
             // The new monitor's hint repeats the old one before it has said anything.
-            pathStateLine(t, path.gen, path.hint, expensive: path.hintExpensive, constrained: path.hintConstrained)
+            pathStateLine(
+                t, path.gen, path.hint, expensive: path.hintExpensive,
+                constrained: path.hintConstrained)
             injected(.stateBeforeFirstUpdate)
         } else {
             pathStateLine(t, path.gen, .unknown, expensive: false, constrained: false)
@@ -262,8 +277,10 @@ extension Device {
             return
         }
         let ok = rng.chance(0.95)
-        requestLine(t, ok: ok, error: ok ? nil : requestErrors[rng.below(requestErrors.count)], user: user)
-        if !ok && usesPath && path.firstUpdateSeen && path.stateSinceChange && path.hint == .available
+        requestLine(
+            t, ok: ok, error: ok ? nil : requestErrors[rng.below(requestErrors.count)], user: user)
+        if !ok && usesPath && path.firstUpdateSeen && path.stateSinceChange
+            && path.hint == .available
             && fault(.requestOverridesHint)
         {
             // A failed request makes the app believe it is offline.
@@ -294,7 +311,10 @@ extension Device {
         switch rng.below(4) {
         case 0: sink.put(",\"headers\":{\"Authorization\":\"Bearer 9f8e7d6c5b4a39281706f5e4\"}")
         case 1: sink.put(",\"token\":\"a1b2c3d4e5f60718\"")
-        case 2: sink.put(",\"url\":\"https://api.example.com/feed?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2ln\"")
+        case 2:
+            sink.put(
+                ",\"url\":\"https://api.example.com/feed?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2ln\""
+            )
         default: sink.put(",\"note\":\"retried with bearer abcdefgh12345678\"")
         }
         sink.put(",\"ms\":")

@@ -64,7 +64,9 @@ extension Device {
     }
 
     func sseStep(_ t: Int) {
-        if endRequested && sse.processAt == never && sse.commitAt == never && !sse.lostGuard && !sse.zombie {
+        if endRequested && sse.processAt == never && sse.commitAt == never && !sse.lostGuard
+            && !sse.zombie
+        {
             sse = SSEState()
             sse.done = true
         } else if sse.commitAt == t {
@@ -120,7 +122,9 @@ extension Device {
         var kind: FaultKind?
         if sse.zombie {
             kind = .connectAfterCancel
-        } else if sse.previousCommit >= 0 && sse.previousCommit != sse.lastCommit && fault(.resumeFromWrongId) {
+        } else if sse.previousCommit >= 0 && sse.previousCommit != sse.lastCommit
+            && fault(.resumeFromWrongId)
+        {
             resumeFrom = sse.previousCommit
             kind = .resumeFromWrongId
         }
@@ -189,7 +193,8 @@ extension Device {
         if id > sse.head { sse.head = id }
         sseIdLine(t, "sse.event\",\"id\":\"", id)
         if id <= sse.maxProcessed {
-            // Sent again after a resume: recognised and skipped (processed_twice fault: handled again).
+            // Sent again after a resume: recognised and skipped (processed_twice fault: handled
+            // again).
             if !sse.zombie && fault(.processedTwice) {
                 sse.processTwice = true
                 sse.processingId = id
@@ -232,7 +237,8 @@ extension Device {
             }
             return
         }
-        let ok = sse.zombie || sse.lostGuard || sse.committedEarly || sse.retrying || !rng.chance(0.004)
+        let ok =
+            sse.zombie || sse.lostGuard || sse.committedEarly || sse.retrying || !rng.chance(0.004)
         sse.retrying = false
         if !ok {
             sseIdLine(t, "sse.processed\",\"id\":\"", id, ",\"ok\":false")

@@ -91,8 +91,9 @@ struct WebSocketState {
     var pendingPingFault: FaultKind?
     /// The fault that decided the outstanding ping's fate.
     var pingFault: FaultKind?
-    /// A heartbeat fault was injected in this generation: at most one per generation, since a second
-    /// one could be excused by the first (an earlier unanswered ping justifies any later timeout close).
+    /// A heartbeat fault was injected in this generation: at most one per generation, since a
+    /// second one could be excused by the first (an earlier unanswered ping justifies any later
+    /// timeout close).
     var heartbeatFaulted = false
 
     mutating func updateNext() {
@@ -119,20 +120,23 @@ struct WebSocketState {
 
 /// Faults that decide a ping's fate, tried in this order at each ping.
 private let pingFaults: [FaultKind] = [
-    .doublePing, .latePongExtendsLife, .timeoutCloseLate, .transientErrorReconnect, .reconnectWhileOpen,
+    .doublePing, .latePongExtendsLife, .timeoutCloseLate, .transientErrorReconnect,
+    .reconnectWhileOpen
 ]
 private let connectErrors: [StaticString] = [
-    "NSURLErrorDomain:-1004", "NSURLErrorDomain:-1001", "NSURLErrorDomain:-1200", "NSPOSIXErrorDomain:61",
+    "NSURLErrorDomain:-1004", "NSURLErrorDomain:-1001", "NSURLErrorDomain:-1200",
+    "NSPOSIXErrorDomain:61"
 ]
 private let fatalPingErrors: [StaticString] = [
-    "NSURLErrorDomain:-1005", "NSURLErrorDomain:-1009", "NSPOSIXErrorDomain:54", "NSPOSIXErrorDomain:32",
-    "URLError.networkConnectionLost", "POSIXError.ECONNRESET", "WebSocketError:3",
+    "NSURLErrorDomain:-1005", "NSURLErrorDomain:-1009", "NSPOSIXErrorDomain:54",
+    "NSPOSIXErrorDomain:32",
+    "URLError.networkConnectionLost", "POSIXError.ECONNRESET", "WebSocketError:3"
 ]
 private let transientPingErrors: [StaticString] = [
-    "NSURLErrorDomain:-1001", "NSURLErrorDomain:-1011", "NSPOSIXErrorDomain:60", "URLError.timedOut",
+    "NSURLErrorDomain:-1001", "NSURLErrorDomain:-1011", "NSPOSIXErrorDomain:60", "URLError.timedOut"
 ]
 let receiveErrors: [StaticString] = [
-    "NSPOSIXErrorDomain:54", "NSURLErrorDomain:-1005", "NSPOSIXErrorDomain:57",
+    "NSPOSIXErrorDomain:54", "NSURLErrorDomain:-1005", "NSPOSIXErrorDomain:57"
 ]
 
 extension Device {
@@ -185,7 +189,8 @@ extension Device {
     /// Whether the session may end here without leaving a rule's window open.
     func wsSafeToEnd(_ t: Int) -> Bool {
         !ws.awaiting && ws.deferredAt == never && ws.timeoutCloseAt == never && t >= ws.judgeUntil
-            && !ws.extraPing && ws.pendingPingFault == nil && ws.script.isEmpty && ws.forcedTimeoutAfter < 0
+            && !ws.extraPing && ws.pendingPingFault == nil && ws.script.isEmpty
+            && ws.forcedTimeoutAfter < 0
     }
 
     /// Ends the session: the live generation is closed and the app goes to the background (a last
@@ -339,7 +344,9 @@ extension Device {
         } else {
             ws.pingAt = t + interval + rng.range(0, 15)
             ws.messageAt = t + rng.gap(mean: 700, min: 1, max: 20_000)
-            ws.incidentAt = ws.forcedTimeoutAfter >= 0 ? never : t + rng.gap(mean: 45_000, min: 300, max: 900_000)
+            ws.incidentAt =
+                ws.forcedTimeoutAfter >= 0
+                ? never : t + rng.gap(mean: 45_000, min: 300, max: 900_000)
         }
     }
 
@@ -349,7 +356,8 @@ extension Device {
         ws.pingAt = never
         genLine(t, "ws.ping\",\"gen\":", ws.gen)
         if ws.extraPing {
-            // The second ping of the double_ping fault; its pong answers both, before the first deadline.
+            // The second ping of the double_ping fault; its pong answers both, before the first
+            // deadline.
             injected(.doublePing)
             ws.extraPing = false
             ws.pongAt = min(t + rng.range(2, 30), ws.deadline - 1)
@@ -400,7 +408,9 @@ extension Device {
                 ws.extraPing = true
                 ws.pingAt = t + rng.range(10, min(200, timeout / 4))
             } else {
-                let rtt = rng.chance(0.01) ? rng.range(150, timeout - 1) : rng.gap(mean: 35, min: 2, max: timeout - 1)
+                let rtt =
+                    rng.chance(0.01)
+                    ? rng.range(150, timeout - 1) : rng.gap(mean: 35, min: 2, max: timeout - 1)
                 ws.pongAt = t + rtt
             }
         case .missing:

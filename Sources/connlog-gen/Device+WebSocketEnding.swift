@@ -19,7 +19,9 @@ extension Device {
                 wsStateLine(t, gen, "disconnected")
                 wsEndGen()
             } else {
-                wsErrorLine(t, "ws.recv_error\",\"gen\":", gen, receiveErrors[rng.below(receiveErrors.count)])
+                wsErrorLine(
+                    t, "ws.recv_error\",\"gen\":", gen,
+                    receiveErrors[rng.below(receiveErrors.count)])
                 wsClientClose(t, "error")
                 wsScheduleClosed(t, gen, code: 1006)
             }
@@ -29,17 +31,21 @@ extension Device {
         switch rng.pick([20, 15, 15, 15]) {
         case 0:
             // The server closes: the transport's callback ends the generation.
-            wsClosedLine(t, gen, code: rng.chance(0.5) ? 1001 : 1000, reason: rng.chance(0.5) ? "going away" : nil)
+            wsClosedLine(
+                t, gen, code: rng.chance(0.5) ? 1001 : 1000,
+                reason: rng.chance(0.5) ? "going away" : nil)
             wsStateLine(t, gen, "disconnected")
             wsEndGen()
             ws.reconnectAt = t + rng.range(0, 10)
         case 1:
-            wsErrorLine(t, "ws.recv_error\",\"gen\":", gen, receiveErrors[rng.below(receiveErrors.count)])
+            wsErrorLine(
+                t, "ws.recv_error\",\"gen\":", gen, receiveErrors[rng.below(receiveErrors.count)])
             wsClientClose(t, "error")
             wsScheduleClosed(t, gen, code: 1006)
             ws.reconnectAt = t + rng.range(0, 10)
         case 2:
-            // The client replaces the connection (new URL, token refresh): close, then connect anew.
+            // The client replaces the connection (new URL, token refresh): close, then connect
+            // anew.
             if !ws.awaiting && fault(.connectWithoutClose) {
                 wsEndGen()
                 ws.openAt = never
@@ -172,7 +178,8 @@ extension Device {
         let base = min(100 << min(attempt, 20), 10_000)
         var delay = base / 2 + rng.range(0, base / 2)
         if faultable && kind == nil && fault(.backoffOutOfRange) {
-            delay = rng.chance(0.5) ? base + rng.range(1, base / 2) : base / 2 - rng.range(1, base / 4)
+            delay =
+                rng.chance(0.5) ? base + rng.range(1, base / 2) : base / 2 - rng.range(1, base / 4)
             kind = .backoffOutOfRange
         }
         begin(t, "ws.reconnect\",\"attempt\":")

@@ -6,7 +6,9 @@ private let deviceModels = ["iphone", "ipad", "pixel", "galaxy", "sim"]
 
 /// Heartbeat settings a device's app may run with: (interval_ms, timeout_ms). The seed's test
 /// values come first and are the most common.
-private let heartbeatProfiles: [(interval: Int, timeout: Int)] = [(100, 1000), (250, 2000), (500, 3000), (1000, 5000)]
+private let heartbeatProfiles: [(interval: Int, timeout: Int)] = [
+    (100, 1000), (250, 2000), (500, 3000), (1000, 5000)
+]
 
 /// One simulated device: a mobile app with a WebSocket client (heartbeat, reconnect, app
 /// lifecycle), optionally a Server-Sent Events reader and a network-path monitor, writing connlog
@@ -109,12 +111,15 @@ final class Device {
         let t = nextT
         if t == never {
             if written >= budget { return false }
-            startSession(globalStart: globalOrigin + (sessionEndT - sessionOrigin) + rng.range(1_000, 120_000))
+            startSession(
+                globalStart: globalOrigin + (sessionEndT - sessionOrigin)
+                    + rng.range(1_000, 120_000))
             return true
         }
         try sink.reserve()
         let before = sink.position
-        // Ties: the WebSocket first, then the path monitor, then SSE (a fixed order keeps output stable).
+        // Ties: the WebSocket first, then the path monitor, then SSE (a fixed order keeps output
+        // stable).
         if ws.next == t {
             wsStep(t)
         } else if path.next == t {
@@ -195,7 +200,9 @@ final class Device {
 
     /// A line with a gen and one string field: `head` is `ev","gen":`, `key` is `,"key":"`.
     @inline(__always)
-    func genLine(_ t: Int, _ head: StaticString, _ gen: Int, _ key: StaticString, _ value: StaticString) {
+    func genLine(
+        _ t: Int, _ head: StaticString, _ gen: Int, _ key: StaticString, _ value: StaticString
+    ) {
         begin(t, head)
         sink.put(int: gen)
         sink.put(key)

@@ -84,8 +84,8 @@ enum FaultKind: Int, CaseIterable {
         case .staleStateAfterReplace: return ["ws.stale-event-no-effect"]
         case .pingTooEarly: return ["ws.ping-after-interval"]
         case .doublePing: return ["ws.single-outstanding-ping"]
-        // The late pong is taken as proof of life: the next ping follows it, and the ping it answered
-        // late never gets its pong_timeout close.
+        // The late pong is taken as proof of life: the next ping follows it, and the ping it
+        // answered late never gets its pong_timeout close.
         case .latePongExtendsLife: return ["ws.late-pong-ignored", "ws.timeout-closes"]
         case .timeoutCloseLate: return ["ws.timeout-closes"]
         case .prematureTimeout: return ["ws.no-premature-timeout"]
@@ -113,38 +113,50 @@ enum FaultKind: Int, CaseIterable {
     var summary: String {
         switch self {
         case .malformedLine:
-            return "an http.request line written broken (cut off, t as a string, no ev, gen as a string)"
+            return
+                "an http.request line written broken (cut off, t as a string, no ev, gen as a string)"
         case .secretInField:
-            return "an http.request carrying an Authorization header, a token field or a JWT in a value"
+            return
+                "an http.request carrying an Authorization header, a token field or a JWT in a value"
         case .timeRegression: return "an http.request whose t is lower than the line before it"
-        case .closeWithoutReason: return "a ws.close (user, replaced, inactive, background, error) without its reason"
+        case .closeWithoutReason:
+            return "a ws.close (user, replaced, inactive, background, error) without its reason"
         case .doubleClose: return "a user ws.close repeated for the same generation"
         case .generationNotIncreasing: return "a ws.connect with gen 0 after higher generations"
-        case .staleStateAfterReplace: return "a replaced generation's late close callback sets ws.state disconnected"
+        case .staleStateAfterReplace:
+            return "a replaced generation's late close callback sets ws.state disconnected"
         case .pingTooEarly: return "a ws.ping 1-30 ms before one interval has passed since the pong"
         case .doublePing: return "a second ws.ping while the first still waits for its pong"
         case .latePongExtendsLife:
             return "a pong at or after the deadline is taken as proof of life: no close, next ping"
-        case .timeoutCloseLate: return "the pong_timeout close comes 1-300 ms after deadline + tick_slack_ms"
+        case .timeoutCloseLate:
+            return "the pong_timeout close comes 1-300 ms after deadline + tick_slack_ms"
         case .prematureTimeout: return "a pong_timeout close right after an on-time pong"
-        case .connectWithoutClose: return "a replacement ws.connect before the old generation's ws.close"
+        case .connectWithoutClose:
+            return "a replacement ws.connect before the old generation's ws.close"
         case .backgroundWithoutClose:
             return "app.scene background while connected; the ws.close comes after release_ms"
         case .backoffOutOfRange: return "a ws.reconnect delay_ms outside [0.5 base, base]"
         case .attemptOverLimit: return "an eleventh ws.reconnect attempt instead of giving up"
-        case .attemptNotReset: return "the first ws.reconnect after a healthy connection says attempt 2"
+        case .attemptNotReset:
+            return "the first ws.reconnect after a healthy connection says attempt 2"
         case .transientErrorReconnect:
             return "a ws.reconnect after a transient ws.ping_error (NSURLErrorDomain:-1001 ...)"
-        case .reconnectWhileOpen: return "a ws.reconnect scheduled before the failing generation's ws.close"
-        case .commitBeforeProcessing: return "sse.commit right after sse.event, before sse.processed"
+        case .reconnectWhileOpen:
+            return "a ws.reconnect scheduled before the failing generation's ws.close"
+        case .commitBeforeProcessing:
+            return "sse.commit right after sse.event, before sse.processed"
         case .resumeFromWrongId: return "sse.connect with the Last-Event-ID of an older commit"
         case .processedTwice: return "a redelivered SSE event processed again instead of skipped"
-        case .lostEvent: return "an SSE event whose processing failed is passed over and a later one committed"
+        case .lostEvent:
+            return "an SSE event whose processing failed is passed over and a later one committed"
         case .connectAfterCancel: return "sse.connect after sse.cancel without sse.start"
-        case .stateBeforeFirstUpdate: return "after path.start, the old hint repeated before the monitor's first update"
+        case .stateBeforeFirstUpdate:
+            return "after path.start, the old hint repeated before the monitor's first update"
         case .staleUpdateApplied: return "a cancelled monitor's path.update changes the hint"
         case .stateMismatch: return "a path.state that disagrees with the path.update before it"
-        case .requestOverridesHint: return "a failed http.request sets path.state unavailable with no path.update"
+        case .requestOverridesHint:
+            return "a failed http.request sets path.state unavailable with no path.update"
         case .blockedUserRequest: return "http.blocked for a request the user asked for"
         }
     }

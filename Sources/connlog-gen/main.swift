@@ -3,9 +3,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 private func fail(_ message: String, code: Int32) -> Never {
@@ -54,7 +54,8 @@ do {
 let seconds = elapsed(since: start)
 
 if let path = options.manifest {
-    let text = Manifest.render(options: options, plan: plan, summary: summary, faults: writer.faults)
+    let text = Manifest.render(
+        options: options, plan: plan, summary: summary, faults: writer.faults)
     do {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     } catch {

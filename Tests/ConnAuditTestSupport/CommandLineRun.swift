@@ -14,10 +14,14 @@ public struct CommandLineRun {
     /// Runs `arguments` through ``CommandLineTool/run(_:console:)`` with a capturing console,
     /// which may pose as a terminal (`--color auto`) in an environment that allows colour or not,
     /// and whose standard error may pose as one (`--progress auto`).
-    public init(_ arguments: [String], terminal: Bool = false, colorAllowed: Bool = true, errTerminal: Bool = false) {
+    public init(
+        _ arguments: [String], terminal: Bool = false, colorAllowed: Bool = true,
+        errTerminal: Bool = false
+    ) {
         let captured = Captured()
-        let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: terminal,
-                              colorAllowed: colorAllowed, errIsTerminal: errTerminal)
+        let console = Console(
+            out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: terminal,
+            colorAllowed: colorAllowed, errIsTerminal: errTerminal)
         code = CommandLineTool.run(arguments, console: console)
         out = captured.out
         err = captured.err

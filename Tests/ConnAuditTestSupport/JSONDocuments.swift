@@ -9,13 +9,15 @@ public func jsonObject(_ text: String) throws -> [String: Any] {
 
 /// The entry of rule `id` in a JSON report's `rules`.
 public func ruleEntry(_ report: String, _ id: String) throws -> [String: Any] {
-    let rules = try #require(try jsonObject(report)["rules"] as? [[String: Any]], "no rules in: \(report.prefix(300))")
+    let rules = try #require(
+        try jsonObject(report)["rules"] as? [[String: Any]], "no rules in: \(report.prefix(300))")
     return try #require(rules.first { $0["id"] as? String == id }, "no rule \(id) in the report")
 }
 
 /// Each rule's `status` in a JSON report, by id.
 public func ruleStatuses(_ report: String) throws -> [String: String] {
-    let rules = try #require(try jsonObject(report)["rules"] as? [[String: Any]], "no rules in: \(report.prefix(300))")
+    let rules = try #require(
+        try jsonObject(report)["rules"] as? [[String: Any]], "no rules in: \(report.prefix(300))")
     var out: [String: String] = [:]
     for rule in rules {
         out[try #require(rule["id"] as? String)] = rule["status"] as? String

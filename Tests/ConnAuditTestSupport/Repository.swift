@@ -9,12 +9,18 @@ public enum Repository {
     public static func path(_ relative: String) -> String { root + "/" + relative }
 }
 
-/// A new directory holding `files` (name → text); the caller removes it (`defer { removeTemporaryDirectory(dir) }`).
+/// A new directory holding `files` (name → text); the caller removes it (`defer {
+/// removeTemporaryDirectory(dir) }`).
 public func makeTemporaryDirectory(_ files: [String: String] = [:]) throws -> String {
-    let dir = NSTemporaryDirectory() + "conn-audit-test-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    let dir =
+        NSTemporaryDirectory() + "conn-audit-test-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    for (name, text) in files { try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
+    for (name, text) in files {
+        try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
+    }
     return dir
 }
 
-public func removeTemporaryDirectory(_ dir: String) { try? FileManager.default.removeItem(atPath: dir) }
+public func removeTemporaryDirectory(_ dir: String) {
+    try? FileManager.default.removeItem(atPath: dir)
+}

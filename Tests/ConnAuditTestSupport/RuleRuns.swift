@@ -5,7 +5,8 @@ import ConnAudit
 public enum RuleRuns {
     /// The rules of one file whose entries are `bodies` (each a rule's keys, one per line), with
     /// `header` (file-level keys such as `params:` and `let:`) above `rules:`.
-    public static func rules(_ bodies: [String], file: String, header: String = "") throws -> [Rule] {
+    public static func rules(_ bodies: [String], file: String, header: String = "") throws -> [Rule]
+    {
         var text = header.isEmpty ? "" : header + "\n"
         text += "rules:\n"
         for body in bodies {
@@ -23,7 +24,9 @@ public enum RuleRuns {
     ) -> Auditor.Opener {
         let served = [String: [UInt8]](files.map { ($0.path, $0.bytes) }) { _, last in last }
         return { file throws(InputError) in
-            if unreadable.contains(file.path) { throw InputError(path: file.path, reason: "permission denied") }
+            if unreadable.contains(file.path) {
+                throw InputError(path: file.path, reason: "permission denied")
+            }
             guard let bytes = served[file.path] else {
                 throw InputError(path: file.path, reason: "no such file or directory")
             }
@@ -39,25 +42,31 @@ public enum RuleRuns {
     }
 
     /// The whole audit of `log`, read as the file `path`.
-    public static func audit(_ rules: [Rule], _ log: String, path: String, jobs: Int = 1) -> AuditReport {
+    public static func audit(_ rules: [Rule], _ log: String, path: String, jobs: Int = 1)
+        -> AuditReport
+    {
         audit(RuleSet(rules: rules), log, path: path, jobs: jobs)
     }
 
     /// The whole audit of `log`, read as the file `path`.
-    public static func audit(_ rules: RuleSet, _ log: String, path: String, jobs: Int = 1) -> AuditReport {
+    public static func audit(_ rules: RuleSet, _ log: String, path: String, jobs: Int = 1)
+        -> AuditReport
+    {
         audit(rules, files: [(path, log)], jobs: jobs)
     }
 
     /// The whole audit of `files`, read in the order given.
     public static func audit(
-        _ rules: [Rule], files: [(path: String, text: String)], overrides: [String: Value] = [:], jobs: Int = 1
+        _ rules: [Rule], files: [(path: String, text: String)], overrides: [String: Value] = [:],
+        jobs: Int = 1
     ) -> AuditReport {
         audit(RuleSet(rules: rules), files: files, overrides: overrides, jobs: jobs)
     }
 
     /// The whole audit of `files`, read in the order given.
     public static func audit(
-        _ rules: RuleSet, files: [(path: String, text: String)], overrides: [String: Value] = [:], jobs: Int = 1
+        _ rules: RuleSet, files: [(path: String, text: String)], overrides: [String: Value] = [:],
+        jobs: Int = 1
     ) -> AuditReport {
         let auditor = Auditor(rules: rules, overrides: overrides, jobs: jobs, opener: opener(files))
         return auditor.run(files.map { InputFile(path: $0.path) })

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The `conn-audit` executable built beside the test bundle, run as a child process: for what an
@@ -31,7 +31,9 @@ public struct Subprocess {
     public static func binary() throws -> String {
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let binary = (exe as NSString).deletingLastPathComponent + "/conn-audit"
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "no conn-audit at \(binary): swift build first")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: binary),
+            "no conn-audit at \(binary): swift build first")
         return binary
     }
 
@@ -39,8 +41,10 @@ public struct Subprocess {
     /// `scratch` (standard output closed when `closedOutput`), and `environment` over the
     /// test's own environment. With `shell`, `/bin/sh -c` runs that command line, in which `"$@"`
     /// is the binary and its arguments (to set a resource limit first).
-    public init(_ arguments: [String], scratch: String, input: Input = .empty, closedOutput: Bool = false,
-         environment: [String: String] = [:], shell: String? = nil) throws {
+    public init(
+        _ arguments: [String], scratch: String, input: Input = .empty, closedOutput: Bool = false,
+        environment: [String: String] = [:], shell: String? = nil
+    ) throws {
         let binary = try Self.binary()
         let id = UUID().uuidString
         outPath = scratch + "/.out-\(id)"
@@ -75,7 +79,8 @@ public struct Subprocess {
         if closedOutput {
             posix_spawn_file_actions_addclose(&actions, 1)
         } else {
-            posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_addopen(
+                &actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         }
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         // Every signal at its default action, whatever the test runner ignores (SIGPIPE, SIGXFSZ).
@@ -103,11 +108,14 @@ public struct Subprocess {
     /// Runs `conn-audit` to its end (at most `timeout` seconds: then it is killed, and the test
     /// fails) and returns its exit status (128 + the signal when a signal ended it), standard
     /// output and standard error.
-    public static func run(_ arguments: [String], scratch: String, input: Input = .empty, closedOutput: Bool = false,
-                    environment: [String: String] = [:], shell: String? = nil,
-                    timeout: Double = 60) throws -> (code: Int32, out: String, err: String) {
-        var child = try Subprocess(arguments, scratch: scratch, input: input, closedOutput: closedOutput,
-                                   environment: environment, shell: shell)
+    public static func run(
+        _ arguments: [String], scratch: String, input: Input = .empty, closedOutput: Bool = false,
+        environment: [String: String] = [:], shell: String? = nil,
+        timeout: Double = 60
+    ) throws -> (code: Int32, out: String, err: String) {
+        var child = try Subprocess(
+            arguments, scratch: scratch, input: input, closedOutput: closedOutput,
+            environment: environment, shell: shell)
         let code = try child.wait(timeout: timeout)
         return (code, child.output, child.errors)
     }
@@ -134,7 +142,9 @@ public struct Subprocess {
         while true {
             let r = waitpid(pid, &raw, WNOHANG)
             if r == pid { break }
-            if r < 0, errno != EINTR { throw SubprocessError(description: "waitpid: errno \(errno)") }
+            if r < 0, errno != EINTR {
+                throw SubprocessError(description: "waitpid: errno \(errno)")
+            }
             if Date() > deadline {
                 kill(pid, SIGKILL)
                 _ = waitpid(pid, &raw, 0)
@@ -157,9 +167,13 @@ public struct Subprocess {
     /// The child's open descriptors: each one's number and what `/proc` says it leads to.
     public func openFiles() -> [(fd: Int32, target: String)] {
         let dir = "/proc/\(pid)/fd"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
+            return []
+        }
         return names.compactMap { name in
-            guard let fd = Int32(name), let target = try? FileManager.default.destinationOfSymbolicLink(atPath: dir + "/" + name)
+            guard let fd = Int32(name),
+                let target = try? FileManager.default.destinationOfSymbolicLink(
+                    atPath: dir + "/" + name)
             else { return nil }
             return (fd, target)
         }

@@ -13,7 +13,10 @@ import ConnAuditTestSupport
 
         """
 
-    static func run(_ text: String, only: [String] = ["ws.single-close", "ws.close-has-reason", "ws.generation-increases"]) -> AuditReport {
+    static func run(
+        _ text: String,
+        only: [String] = ["ws.single-close", "ws.close-has-reason", "ws.generation-increases"]
+    ) -> AuditReport {
         let all = RuleLoader.builtin()
         let rules = RuleSet(rules: all.rules.filter { only.contains($0.id) })
         return RuleRuns.audit(rules, text, path: "logs/d.jsonl")
@@ -34,8 +37,11 @@ import ConnAuditTestSupport
 
     @Test func fingerprintsSurviveUnrelatedLinesAddedAboveAndBetween() throws {
         let baseline = Baseline.from(Self.run(Self.log))
-        let shifted = "{\"t\":0,\"src\":\"other\",\"ev\":\"app.scene\",\"phase\":\"active\"}\n\n"
-            + Self.log.replacingOccurrences(of: "\n{\"t\":20", with: "\n{\"t\":15,\"src\":\"d\",\"ev\":\"ws.message\",\"gen\":1}\n{\"t\":20")
+        let shifted =
+            "{\"t\":0,\"src\":\"other\",\"ev\":\"app.scene\",\"phase\":\"active\"}\n\n"
+            + Self.log.replacingOccurrences(
+                of: "\n{\"t\":20",
+                with: "\n{\"t\":15,\"src\":\"d\",\"ev\":\"ws.message\",\"gen\":1}\n{\"t\":20")
         var report = Self.run(shifted)
         let lines = report.results.flatMap(\.violations).compactMap(\.line).sorted()
         #expect(lines == [5, 5, 7], "the violations moved: \(lines)")
@@ -57,20 +63,30 @@ import ConnAuditTestSupport
         let report = Self.run(log, only: only)
         let findings = report.results.flatMap(\.violations)
         #expect(findings.map(\.gen) == [18_446_744_073_709_551_614, 18_446_744_073_709_551_615])
-        let identities = findings.map { Fingerprint.identity($0, rule: "ws.close-has-reason", paths: ["logs/d.jsonl"]) }
-        #expect(identities == ["18446744073709551614", "18446744073709551615"].map {
-            ["ws.close-has-reason", "logs/d.jsonl", "d", "", $0, "ws.close", "10"].joined(separator: "\u{1F}")
-        })
+        let identities = findings.map {
+            Fingerprint.identity($0, rule: "ws.close-has-reason", paths: ["logs/d.jsonl"])
+        }
+        #expect(
+            identities
+                == ["18446744073709551614", "18446744073709551615"].map {
+                    ["ws.close-has-reason", "logs/d.jsonl", "d", "", $0, "ws.close", "10"].joined(
+                        separator: "\u{1F}")
+                })
         // A gen within Int64 is fingerprinted as it always was.
-        let small = Finding(file: 0, line: 3, t: 10, source: SourceKey(src: "d"), gen: 7, message: "m", ev: "ws.close")
-        #expect(Fingerprint.identity(small, rule: "r", paths: ["logs/d.jsonl"])
-                == ["r", "logs/d.jsonl", "d", "", "7", "ws.close", "10"].joined(separator: "\u{1F}"))
+        let small = Finding(
+            file: 0, line: 3, t: 10, source: SourceKey(src: "d"), gen: 7, message: "m",
+            ev: "ws.close")
+        #expect(
+            Fingerprint.identity(small, rule: "r", paths: ["logs/d.jsonl"])
+                == ["r", "logs/d.jsonl", "d", "", "7", "ws.close", "10"].joined(separator: "\u{1F}")
+        )
 
         // The baseline accepts both; one generation renumbered (its last digit) is a new violation.
         let baseline = Baseline.from(report)
         var same = Self.run(log, only: only)
         #expect(baseline.apply(to: &same, path: "b.json", today: "2026-11-30").accepted == 2)
-        let renumberedLog = log.replacingOccurrences(of: "18446744073709551615", with: "18446744073709551613")
+        let renumberedLog = log.replacingOccurrences(
+            of: "18446744073709551615", with: "18446744073709551613")
         var renumbered = Self.run(renumberedLog, only: only)
         let summary = baseline.apply(to: &renumbered, path: "b.json", today: "2026-11-30")
         #expect(summary.accepted == 1)
@@ -99,7 +115,10 @@ import ConnAuditTestSupport
         #expect(summary.expired.map(\.reason) == ["BUG-1"])
         #expect(summary.accepted == 2)
         #expect(report.exitCode == 1)
-        let text = TextReport().render({ var r = report; r.baseline = summary; return r }())
+        let text = TextReport().render(
+            {
+                var r = report; r.baseline = summary; return r
+            }())
         #expect(text.contains("EXPIRED BASELINE ENTRY"))
         #expect(text.contains("BUG-1"))
     }
@@ -108,7 +127,9 @@ import ConnAuditTestSupport
         var baseline = Baseline.from(Self.run(Self.log))
         baseline.entries[0].reason = "known \"quoted\" reason"
         baseline.entries[0].expires = "2027-01-31"
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "baseline-\(UUID().uuidString).json"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try baseline.json().write(toFile: path, atomically: true, encoding: .utf8)
         let loaded = try Baseline.load(path)
@@ -119,8 +140,12 @@ import ConnAuditTestSupport
     /// limit, there is no text (and `--write-exact-baseline` writes nothing and says why).
     @Test func aBaselineLargerThanTheLimitIsNotMade() throws {
         let entries = (0..<20_000).map { i in
-            Baseline.Entry(rule: "ws.ping-after-interval", fingerprint: String(format: "%016x", i), file: "logs/a.jsonl",
-                           line: i + 2, message: "ws.ping at t=\(i * 10) comes too early: there is no ws.open before it — é")
+            Baseline.Entry(
+                rule: "ws.ping-after-interval", fingerprint: String(format: "%016x", i),
+                file: "logs/a.jsonl",
+                line: i + 2,
+                message: "ws.ping at t=\(i * 10) comes too early: there is no ws.open before it — é"
+            )
         }
         let baseline = Baseline(entries: entries)
         let whole = baseline.json()
@@ -136,17 +161,38 @@ import ConnAuditTestSupport
         ("not json", "is not valid JSON"),
         (#"{"schema":"x","version":1,"entries":[]}"#, "conn-audit/baseline"),
         (#"{"schema":"conn-audit/baseline","version":2,"entries":[]}"#, "unsupported version"),
-        (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a"}]}"#, "entry 1 needs"),
-        (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"soon"}]}"#, "YYYY-MM-DD"),
-        (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"2020-13-45"}]}"#, "YYYY-MM-DD"),
-        (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"2099-02-30"}]}"#, "YYYY-MM-DD"),
-        (#"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"2027-02-29"}]}"#, "YYYY-MM-DD"),
+        (
+            #"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a"}]}"#,
+            "entry 1 needs"
+        ),
+        (
+            #"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"soon"}]}"#,
+            "YYYY-MM-DD"
+        ),
+        (
+            #"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"2020-13-45"}]}"#,
+            "YYYY-MM-DD"
+        ),
+        (
+            #"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"2099-02-30"}]}"#,
+            "YYYY-MM-DD"
+        ),
+        (
+            #"{"schema":"conn-audit/baseline","version":1,"entries":[{"rule":"a","fingerprint":"b","expires":"2027-02-29"}]}"#,
+            "YYYY-MM-DD"
+        )
     ])
     func aBadBaselineFileIsAClearError(_ text: String, _ message: String) throws {
         // (Real dates pass: the last day of February in a leap year, the last of December.)
-        #expect(Baseline.isDate("2028-02-29") && Baseline.isDate("2000-02-29") && Baseline.isDate("2026-12-31"))
-        #expect(!Baseline.isDate("2100-02-29") && !Baseline.isDate("2026-04-31") && !Baseline.isDate("2026-00-10"))
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString).json").path
+        #expect(
+            Baseline.isDate("2028-02-29") && Baseline.isDate("2000-02-29")
+                && Baseline.isDate("2026-12-31"))
+        #expect(
+            !Baseline.isDate("2100-02-29") && !Baseline.isDate("2026-04-31")
+                && !Baseline.isDate("2026-00-10"))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "baseline-\(UUID().uuidString).json"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let error = #expect(throws: UsageError.self) { try Baseline.load(path) }
@@ -155,7 +201,8 @@ import ConnAuditTestSupport
     }
 
     @Test func theCommandLineWritesAndAppliesABaseline() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bl-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let log = dir.appendingPathComponent("d.jsonl").path
@@ -164,10 +211,14 @@ import ConnAuditTestSupport
         var out = "", err = ""
         let console = Console(out: { out += $0 }, err: { err += $0 }, isTerminal: false)
         let only = ["--only", "ws.single-close", "--only", "ws.close-has-reason"]
-        #expect(CommandLineTool.run([log, "--write-exact-baseline", base] + only, console: console) == 1)
+        #expect(
+            CommandLineTool.run([log, "--write-exact-baseline", base] + only, console: console) == 1
+        )
         #expect(FileManager.default.fileExists(atPath: base))
         out = ""
-        #expect(CommandLineTool.run([log, "--exact-baseline", base, "--format", "json"] + only, console: console) == 0)
+        #expect(
+            CommandLineTool.run(
+                [log, "--exact-baseline", base, "--format", "json"] + only, console: console) == 0)
         #expect(out.contains("\"baselined\""))
         #expect(out.contains("\"accepted\": 2"))
 
@@ -177,43 +228,72 @@ import ConnAuditTestSupport
         reviewed.entries[0].expires = "2099-12-31"
         try reviewed.json().write(toFile: base, atomically: true, encoding: .utf8)
         let rewritten = dir.appendingPathComponent("rewritten.json").path
-        #expect(CommandLineTool.run([log, "--exact-baseline", base, "--write-exact-baseline", rewritten, "--quiet"] + only, console: console) == 0)
+        #expect(
+            CommandLineTool.run(
+                [log, "--exact-baseline", base, "--write-exact-baseline", rewritten, "--quiet"]
+                    + only, console: console) == 0)
         let again = try Baseline.load(rewritten)
         #expect(again.entries.count == reviewed.entries.count)
-        let kept = again.entries.filter { $0.rule == reviewed.entries[0].rule && $0.fingerprint == reviewed.entries[0].fingerprint }
-        #expect(!kept.isEmpty && kept.allSatisfy { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" })
+        let kept = again.entries.filter {
+            $0.rule == reviewed.entries[0].rule && $0.fingerprint == reviewed.entries[0].fingerprint
+        }
+        #expect(
+            !kept.isEmpty
+                && kept.allSatisfy { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" })
         #expect(again.entries.filter { $0.reason != nil }.count == kept.count)
 
-        // Two reviews of one fingerprint: the one that accepts longest is kept (the one the run applied).
+        // Two reviews of one fingerprint: the one that accepts longest is kept (the one the run
+        // applied).
         var twice = reviewed
         var older = twice.entries[0]
         older.reason = "old review"
         older.expires = "2020-01-01"
         twice.entries.insert(older, at: 0)
         try twice.json().write(toFile: base, atomically: true, encoding: .utf8)
-        #expect(CommandLineTool.run([log, "--exact-baseline", base, "--write-exact-baseline", rewritten, "--quiet"] + only, console: console) == 0)
+        #expect(
+            CommandLineTool.run(
+                [log, "--exact-baseline", base, "--write-exact-baseline", rewritten, "--quiet"]
+                    + only, console: console) == 0)
         let renewed = try Baseline.load(rewritten)
-        #expect(renewed.entries.contains { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" })
+        #expect(
+            renewed.entries.contains { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" })
         #expect(!renewed.entries.contains { $0.reason == "old review" })
     }
 
     /// A report over the `--baseline` file would replace the reviewed baseline with a report (and
     /// the next run would refuse it): refused before anything runs, however the path is spelled.
     /// B is the baseline, LINK a symbolic link to it, DIR its directory.
-    @Test(arguments: [
-        (["--output", "B"], "--output B is the --exact-baseline file: the report would overwrite it"),
-        (["--format", "json", "--output", "DIR/./sub/../base.json"],
-         "--output DIR/./sub/../base.json is the --exact-baseline file B: the report would overwrite it"),
-        (["--output", "LINK"], "--output LINK is the --exact-baseline file B"),
-        (["--report", "sarif=B"], "--report sarif=B is the --exact-baseline file: the report would overwrite it"),
-        (["--output", "/dev/null", "--report", "junit=LINK"], "--report junit=LINK is the --exact-baseline file B"),
-        // Not the baseline, but the same file as the baseline this run writes: refused as before.
-        (["--write-exact-baseline", "DIR/new.json", "--output", "DIR/./new.json"],
-         "--write-exact-baseline DIR/new.json and --output DIR/./new.json name the same file"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (
+                ["--output", "B"],
+                "--output B is the --exact-baseline file: the report would overwrite it"
+            ),
+            (
+                ["--format", "json", "--output", "DIR/./sub/../base.json"],
+                "--output DIR/./sub/../base.json is the --exact-baseline file B: the report would overwrite it"
+            ),
+            (["--output", "LINK"], "--output LINK is the --exact-baseline file B"),
+            (
+                ["--report", "sarif=B"],
+                "--report sarif=B is the --exact-baseline file: the report would overwrite it"
+            ),
+            (
+                ["--output", "/dev/null", "--report", "junit=LINK"],
+                "--report junit=LINK is the --exact-baseline file B"
+            ),
+            // Not the baseline, but the same file as the baseline this run writes: refused as before.
+            (
+                ["--write-exact-baseline", "DIR/new.json", "--output", "DIR/./new.json"],
+                "--write-exact-baseline DIR/new.json and --output DIR/./new.json name the same file"
+            )
+        ] as [([String], String)])
     func aReportMayNotOverwriteTheBaseline(_ options: [String], _ message: String) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bl-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir + "/sub", withIntermediateDirectories: true)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bl-\(UUID().uuidString)"
+        ).path
+        try FileManager.default.createDirectory(
+            atPath: dir + "/sub", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let log = dir + "/d.jsonl", base = dir + "/base.json", link = dir + "/link.json"
         try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
@@ -221,22 +301,28 @@ import ConnAuditTestSupport
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: base)
         let before = try Data(contentsOf: URL(fileURLWithPath: base))
         func spelled(_ s: String) -> String {
-            s.replacingOccurrences(of: "LINK", with: link).replacingOccurrences(of: "DIR", with: dir)
-                .replacingOccurrences(of: "=B", with: "=" + base).replacingOccurrences(of: " B", with: " " + base)
+            s.replacingOccurrences(of: "LINK", with: link).replacingOccurrences(
+                of: "DIR", with: dir
+            )
+            .replacingOccurrences(of: "=B", with: "=" + base).replacingOccurrences(
+                of: " B", with: " " + base)
         }
         let args = options.map { $0 == "B" ? base : spelled($0) }
         let run = CommandLineRun([log, "--exact-baseline", base] + args)
         #expect(run.code == 2)
         #expect(run.err.contains("conn-audit: error: " + spelled(message)), "\(run.err)")
         #expect(run.out.isEmpty)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: base)) == before, "the baseline was changed")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: base)) == before, "the baseline was changed")
         #expect(!FileManager.default.fileExists(atPath: dir + "/new.json"))
     }
 
-    /// `--write-exact-baseline` may rewrite the `--baseline` file itself (it is read first): the entries
-    /// that still match keep their reviews.
+    /// `--write-exact-baseline` may rewrite the `--baseline` file itself (it is read first): the
+    /// entries that still match keep their reviews.
     @Test func aBaselineMayBeRewrittenInPlace() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bl-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bl-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let log = dir + "/d.jsonl", base = dir + "/base.json"
@@ -245,10 +331,15 @@ import ConnAuditTestSupport
         var reviewed = try Baseline.load(base)
         reviewed.entries[0].reason = "known: BUG-2"
         try reviewed.json().write(toFile: base, atomically: true, encoding: .utf8)
-        let run = CommandLineRun([log, "--exact-baseline", base, "--write-exact-baseline", dir + "/./base.json", "--quiet"])
+        let run = CommandLineRun([
+            log, "--exact-baseline", base, "--write-exact-baseline", dir + "/./base.json", "--quiet"
+        ])
         #expect(run.code == 0, "\(run.err)")
         let again = try Baseline.load(base)
         #expect(again.entries.count == reviewed.entries.count)
-        #expect(again.entries.contains { $0.fingerprint == reviewed.entries[0].fingerprint && $0.reason == "known: BUG-2" })
+        #expect(
+            again.entries.contains {
+                $0.fingerprint == reviewed.entries[0].fingerprint && $0.reason == "known: BUG-2"
+            })
     }
 }

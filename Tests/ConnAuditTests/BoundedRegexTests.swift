@@ -29,8 +29,11 @@ private let matchCases: [RegexCase] = [
     RegexCase("(?i)bearer\\s+[A-Za-z0-9._~+/=-]{8,}", "authorization: BEARER\tZZZZZZZZ", true),
     RegexCase("(?i)bearer\\s+[A-Za-z0-9._~+/=-]{8,}", "Bearer short", false),
     RegexCase("(?i)bearer\\s+[A-Za-z0-9._~+/=-]{8,}", "bearer", false),
-    RegexCase("eyJ[A-Za-z0-9_-]+\\.eyJ[A-Za-z0-9_-]+\\.", "token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", true),
-    RegexCase("eyJ[A-Za-z0-9_-]+\\.eyJ[A-Za-z0-9_-]+\\.", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0", false),
+    RegexCase(
+        "eyJ[A-Za-z0-9_-]+\\.eyJ[A-Za-z0-9_-]+\\.",
+        "token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", true),
+    RegexCase(
+        "eyJ[A-Za-z0-9_-]+\\.eyJ[A-Za-z0-9_-]+\\.", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0", false),
     RegexCase("eyJ[A-Za-z0-9_-]+\\.eyJ[A-Za-z0-9_-]+\\.", "eyJ.eyJx.", false),
     // Empty pattern and empty text.
     RegexCase("", "", true),
@@ -208,7 +211,7 @@ private let matchCases: [RegexCase] = [
     RegexCase("^😀+$", "😀😀😀", true),
     RegexCase("[😀-😂]", "x😁y", true),
     RegexCase("^\\w+$", "한국", false),
-    RegexCase("^\\W\\W$", "한국", true),
+    RegexCase("^\\W\\W$", "한국", true)
 ]
 
 @Test(arguments: matchCases)
@@ -245,7 +248,8 @@ private let byteCases: [ByteCase] = [
     ByteCase(pattern: "^.$", bytes: [0xFF], expected: true),
     ByteCase(pattern: "^\u{FFFD}$", bytes: [0xFF], expected: true),
     ByteCase(pattern: "^..$", bytes: [0xFF], expected: false),
-    ByteCase(pattern: "^...$", bytes: [0xE2, 0x82, 0x41], expected: true),  // truncated sequence: 2 × U+FFFD, A
+    // truncated sequence: 2 × U+FFFD, A
+    ByteCase(pattern: "^...$", bytes: [0xE2, 0x82, 0x41], expected: true),
     ByteCase(pattern: "^\u{FFFD}\u{FFFD}A$", bytes: [0xE2, 0x82, 0x41], expected: true),
     ByteCase(pattern: "^..$", bytes: [0xC0, 0xAF], expected: true),  // overlong encoding
     ByteCase(pattern: "^...$", bytes: [0xED, 0xA0, 0x80], expected: true),  // encoded surrogate
@@ -253,7 +257,7 @@ private let byteCases: [ByteCase] = [
     ByteCase(pattern: "^.$", bytes: [0xF0, 0x9F, 0x98], expected: false),  // truncated at the end
     ByteCase(pattern: "^a.b$", bytes: [0x61, 0x80, 0x62], expected: true),
     ByteCase(pattern: "[^\u{FFFD}]", bytes: [0x80, 0x81], expected: false),
-    ByteCase(pattern: "", bytes: [], expected: true),
+    ByteCase(pattern: "", bytes: [], expected: true)
 ]
 
 @Test(arguments: byteCases)
@@ -348,10 +352,11 @@ private let badPatterns: [BadPattern] = [
     BadPattern("[a[b]", 2, "\\["),
     BadPattern("é\\1", 2, "backreferences"),  // byte offsets, not character offsets
     BadPattern("한국(", 6, "missing ')'"),
-    BadPattern(String(repeating: "(", count: 251) + String(repeating: ")", count: 251), 250, "nested"),
+    BadPattern(
+        String(repeating: "(", count: 251) + String(repeating: ")", count: 251), 250, "nested"),
     BadPattern("(a{1000}){30}", 9, "pattern too large"),
     BadPattern("x(?:[ab]{1000}){1000}", 15, "pattern too large"),
-    BadPattern(String(repeating: "a", count: 4097), 4096, "longer than 4096 bytes"),
+    BadPattern(String(repeating: "a", count: 4097), 4096, "longer than 4096 bytes")
 ]
 
 @Test(arguments: badPatterns)
@@ -382,7 +387,9 @@ struct Pathological: Sendable, CustomTestStringConvertible {
     var pattern: String
     var text: String
     var expected: Bool
-    var testDescription: String { "/\(pattern)/ on \(text.count) × \(text.first.map(String.init) ?? "")" }
+    var testDescription: String {
+        "/\(pattern)/ on \(text.count) × \(text.first.map(String.init) ?? "")"
+    }
 }
 
 private let hundredThousandA = String(repeating: "a", count: 100_000)
@@ -395,9 +402,10 @@ private let pathological: [Pathological] = [
     Pathological(pattern: "(a*)*b", text: hundredThousandA, expected: false),
     Pathological(pattern: "(x+x+)+y", text: hundredThousandX, expected: false),
     Pathological(pattern: "^(a|aa)+$", text: hundredThousandA, expected: true),
-    Pathological(pattern: "^(a?){50}a{50}$", text: String(repeating: "a", count: 50), expected: true),
+    Pathological(
+        pattern: "^(a?){50}a{50}$", text: String(repeating: "a", count: 50), expected: true),
     Pathological(pattern: "(.*a){12}b", text: hundredThousandA, expected: false),
-    Pathological(pattern: "^(\\w+\\s?)*$", text: hundredThousandA + "!", expected: false),
+    Pathological(pattern: "^(\\w+\\s?)*$", text: hundredThousandA + "!", expected: false)
 ]
 
 @Test(arguments: pathological)
@@ -411,7 +419,8 @@ func pathologicalPatternFinishesQuickly(_ example: Pathological) throws {
 
 // MARK: - Cross-check with NSRegularExpression
 
-/// Random patterns over a, b, `.`, classes, groups, `|`, quantifiers and anchors — syntax both engines read alike.
+/// Random patterns over a, b, `.`, classes, groups, `|`, quantifiers and anchors — syntax both
+/// engines read alike.
 private struct PatternGenerator {
     var random: SplitMix64
 
@@ -449,8 +458,9 @@ private struct PatternGenerator {
         return choices.randomElement(using: &random)!
     }
 
-    /// ICU gives up a whole match when a lazy quantifier's group matches empty (`()+?c|b` does not match "b"),
-    /// so the cross-check puts lazy quantifiers on single-character atoms only; the tables cover the rest.
+    /// ICU gives up a whole match when a lazy quantifier's group matches empty (`()+?c|b` does not
+    /// match "b"), so the cross-check puts lazy quantifiers on single-character atoms only; the
+    /// tables cover the rest.
     private mutating func quantifier(lazyAllowed: Bool) -> String {
         let greedy = ["", "", "", "*", "+", "?", "{2}", "{0,2}", "{1,}", "{2,3}"]
         let lazy = ["*?", "+?", "??", "{0,2}?"]

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 @testable import ConnAudit
@@ -58,7 +58,8 @@ import ConnAuditTestSupport
     /// `logs/locked.jsonl` (or `unreadablePath`), which the opener refuses.
     static func audit(
         _ text: String = log, path: String = "logs/app.jsonl", custom: Bool = false,
-        unreadable: Bool = false, unreadablePath: String = "logs/locked.jsonl", failOn: AuditReport.FailOn = .error
+        unreadable: Bool = false, unreadablePath: String = "logs/locked.jsonl",
+        failOn: AuditReport.FailOn = .error
     ) -> AuditReport {
         let opener = RuleRuns.opener([(path, text)], unreadable: unreadable ? [unreadablePath] : [])
         let auditor = Auditor(rules: rules(custom: custom), jobs: 1, opener: opener)
@@ -74,22 +75,30 @@ import ConnAuditTestSupport
     /// input and a baseline's accepted violations in it too.
     @Test func reportsWrittenInPiecesAreTheReportsMadeWhole() throws {
         var text = Self.log
-        for i in 0..<4_000 { text += #"{"t":\#(5_000 + i),"src":"app","ev":"ws.ping","gen":9,"note":"ü \#(i)"}"# + "\n" }
+        for i in 0..<4_000 {
+            text +=
+                #"{"t":\#(5_000 + i),"src":"app","ev":"ws.ping","gen":9,"note":"ü \#(i)"}"# + "\n"
+        }
         var report = Self.audit(text, unreadable: true)
         let all = Baseline.from(report)
         // Accept every other violation, so the baselined lists are long too.
-        let half = Baseline(entries: all.entries.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+        let half = Baseline(
+            entries: all.entries.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
         report.baseline = half.apply(to: &report, path: "b.json", today: "2026-12-02")
         #expect(report.results.reduce(0) { $0 + $1.violations.count + $1.baselined.count } > 8_000)
         final class Pieces { var bytes: [[UInt8]] = []; var texts: [String] = [] }
         let pieces = Pieces()
         #expect(JSONReport.render(report, flush: { pieces.bytes.append($0) }).isEmpty)
         #expect(pieces.bytes.count > 2)
-        #expect(String(decoding: Array(pieces.bytes.joined()), as: UTF8.self) == JSONReport.render(report))
+        #expect(
+            String(decoding: Array(pieces.bytes.joined()), as: UTF8.self)
+                == JSONReport.render(report))
         pieces.bytes = []
         #expect(SARIFReport.render(report, flush: { pieces.bytes.append($0) }).isEmpty)
         #expect(pieces.bytes.count > 2)
-        #expect(String(decoding: Array(pieces.bytes.joined()), as: UTF8.self) == SARIFReport.render(report))
+        #expect(
+            String(decoding: Array(pieces.bytes.joined()), as: UTF8.self)
+                == SARIFReport.render(report))
         JUnitReport.render(report, flush: { pieces.texts.append($0) })
         #expect(pieces.texts.count >= 2)
         #expect(pieces.texts.dropLast().allSatisfy { $0.utf8.count >= JSONWriter.flushSize })
@@ -98,7 +107,9 @@ import ConnAuditTestSupport
 
     @Test func theFixtureHasWhatTheTestsNeed() {
         let report = Self.audit(unreadable: true)
-        func status(_ id: String) -> RuleStatus? { report.results.first { $0.rule.id == id }?.status }
+        func status(_ id: String) -> RuleStatus? {
+            report.results.first { $0.rule.id == id }?.status
+        }
         #expect(status("log.no-secrets") == .fail)
         #expect(status("log.malformed") == .fail)
         #expect(status("ws.timeout-closes") == .inconclusive)
@@ -128,7 +139,8 @@ import ConnAuditTestSupport
     @Test func junitIsWellFormedWithOneTestcasePerRule() throws {
         let report = Self.audit()
         let xml = try XMLTree.parse(JUnitReport.render(report))
-        #expect(JUnitReport.render(report).hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"))
+        #expect(
+            JUnitReport.render(report).hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"))
         #expect(xml.name == "testsuites")
         let cases = xml.all("testcase")
         #expect(cases.count == report.results.count)
@@ -139,7 +151,9 @@ import ConnAuditTestSupport
         #expect(xml.attributes["tests"] == String(report.results.count))
         #expect(xml.attributes["failures"] == String(report.count(.fail)))
         #expect(xml.attributes["errors"] == "0")
-        #expect(xml.attributes["skipped"] == String(report.count(.inconclusive) + report.count(.notApplicable)))
+        #expect(
+            xml.attributes["skipped"]
+                == String(report.count(.inconclusive) + report.count(.notApplicable)))
         #expect(xml.attributes["time"] == "0")
         #expect(xml.all("testsuite").count == 1)
     }
@@ -193,7 +207,8 @@ import ConnAuditTestSupport
         #expect(text.contains("bad &lt;close&gt; &amp; &quot;quoted&quot; &apos;single&apos;"))
         let xml = try XMLTree.parse(text)
         let failure = try #require(xml.testcase("test.escaping")?.child("failure"))
-        #expect(failure.text.contains("bad <close> & \"quoted\" 'single' 100% done, a:b\nsecond line"))
+        #expect(
+            failure.text.contains("bad <close> & \"quoted\" 'single' 100% done, a:b\nsecond line"))
     }
 
     /// JUnit counts as failures only what fails the gate: a rule below `--fail-on` passes, its
@@ -203,18 +218,26 @@ import ConnAuditTestSupport
         let below = try #require(xml.testcase("test.escaping"))
         #expect(below.child("failure") == nil)
         let out = try #require(below.child("system-out"))
-        #expect(out.text.hasPrefix("1 violation (warning, below --fail-on error: does not fail the run):\n"))
+        #expect(
+            out.text.hasPrefix(
+                "1 violation (warning, below --fail-on error: does not fail the run):\n"))
         #expect(out.text.contains("bad <close>"))
-        let gating = try XMLTree.parse(JUnitReport.render(Self.audit(custom: true, failOn: .warning)))
-        #expect(gating.testcase("test.escaping")?.child("failure")?.attributes["message"] == "1 violation (warning)")
-        #expect(Int(gating.attributes["failures"] ?? "") == Int(xml.attributes["failures"] ?? "")! + 1)
+        let gating = try XMLTree.parse(
+            JUnitReport.render(Self.audit(custom: true, failOn: .warning)))
+        #expect(
+            gating.testcase("test.escaping")?.child("failure")?.attributes["message"]
+                == "1 violation (warning)")
+        #expect(
+            Int(gating.attributes["failures"] ?? "") == Int(xml.attributes["failures"] ?? "")! + 1)
         let never = try XMLTree.parse(JUnitReport.render(Self.audit(custom: true, failOn: .never)))
         #expect(never.attributes["failures"] == "0")
         #expect(never.all("failure").isEmpty)
     }
 
     @Test func junitEscapingShowsWhatXMLCannotHold() throws {
-        #expect(JUnitReport.text("a\u{0}b\u{1}c\u{1B}d\re\u{FFFF}f\tg\nh") == #"a\u{0}b\u{1}c\u{1B}d\re\u{FFFF}f"# + "\tg\nh")
+        #expect(
+            JUnitReport.text("a\u{0}b\u{1}c\u{1B}d\re\u{FFFF}f\tg\nh")
+                == #"a\u{0}b\u{1}c\u{1B}d\re\u{FFFF}f"# + "\tg\nh")
         #expect(JUnitReport.attr("x\ny\tz\"'<>&") == "x&#10;y&#9;z&quot;&apos;&lt;&gt;&amp;")
         // A whole document with control characters in a message still parses, and shows them.
         let xml = "<a m=\"\(JUnitReport.attr("1\u{2}\n2"))\">\(JUnitReport.text("<\u{7}>"))</a>"
@@ -226,13 +249,16 @@ import ConnAuditTestSupport
     /// XML 1.0 cannot hold a control character, even as `&#1;`: dropped, `a\u{1}.jsonl` read as
     /// `a.jsonl`, another file's name, and a newline in a name started a row of its own.
     @Test func junitShowsControlCharactersInFileNames() throws {
-        let report = Self.audit(path: "logs/a\u{1}b\nc.jsonl", unreadable: true, unreadablePath: "logs/x\u{7}\u{1B}y.jsonl")
+        let report = Self.audit(
+            path: "logs/a\u{1}b\nc.jsonl", unreadable: true,
+            unreadablePath: "logs/x\u{7}\u{1B}y.jsonl")
         let xml = try XMLTree.parse(JUnitReport.render(report))
         let malformed = try #require(xml.testcase("log.malformed")?.child("failure"))
         #expect(malformed.text.hasPrefix(#"logs/a\u{1}b\nc.jsonl:4 "#), "\(malformed.text)")
         #expect(!malformed.text.contains("\n"), "a file name started a row: \(malformed.text)")
         let close = try #require(xml.testcase("ws.close-has-reason")?.child("failure"))
-        #expect(close.text.hasPrefix(#"logs/a\u{1}b\nc.jsonl:6 t=500 src=app gen=2 "#), "\(close.text)")
+        #expect(
+            close.text.hasPrefix(#"logs/a\u{1}b\nc.jsonl:6 t=500 src=app gen=2 "#), "\(close.text)")
         let inputs = try #require(xml.testcase("inputs")?.child("error"))
         #expect(inputs.text == #"could not read logs/x\u{7}\u{1B}y.jsonl: permission denied"#)
     }
@@ -240,12 +266,17 @@ import ConnAuditTestSupport
     /// The other CI formats keep the names apart too: SARIF percent-encodes its URIs and writes its
     /// texts as JSON; workflow commands percent-encode control characters.
     @Test func sarifAndGitHubKeepControlCharactersInFileNames() throws {
-        let report = Self.audit(path: "logs/a\u{1}.jsonl", unreadable: true, unreadablePath: "logs/x\u{7}.jsonl")
+        let report = Self.audit(
+            path: "logs/a\u{1}.jsonl", unreadable: true, unreadablePath: "logs/x\u{7}.jsonl")
         let run = try JSONTree(SARIFReport.render(report))["runs"][0]
-        let uris = Set(run["results"].array.map { $0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string })
+        let uris = Set(
+            run["results"].array.map {
+                $0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string
+            })
         #expect(uris == ["logs/a%01.jsonl"])
-        #expect(run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"].string
-            == "could not read logs/x\u{7}.jsonl: permission denied")
+        #expect(
+            run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"].string
+                == "could not read logs/x\u{7}.jsonl: permission denied")
         let commands = Self.commands(GitHubReport.render(report))
         #expect(commands.first?.data == "could not read logs/x%07.jsonl: permission denied")
         let malformed = try #require(commands.first { $0.properties["title"] == "log.malformed" })
@@ -255,7 +286,9 @@ import ConnAuditTestSupport
     // MARK: - SARIF
 
     static let levels: Set<String> = ["none", "note", "warning", "error"]
-    static let kinds: Set<String> = ["notApplicable", "pass", "fail", "review", "open", "informational"]
+    static let kinds: Set<String> = [
+        "notApplicable", "pass", "fail", "review", "open", "informational"
+    ]
 
     @Test func sarifHasTheRequiredProperties() throws {
         let report = Self.audit(custom: true)
@@ -274,9 +307,15 @@ import ConnAuditTestSupport
             #expect(rule["name"].string == r.rule.title)
             #expect(rule["shortDescription"]["text"].string == r.rule.title)
             #expect(!(rule["fullDescription"]["text"].string ?? "").isEmpty)
-            #expect(rule["defaultConfiguration"]["level"].string == SARIFReport.level(r.rule.severity))
-            #expect(rule["help"]["text"].string?.hasPrefix("Run `conn-audit rules --explain \(r.rule.id)`") == true)
-            #expect(rule["properties"]["tags"].array.map(\.string) == [r.rule.family, r.rule.scope.rawValue])
+            #expect(
+                rule["defaultConfiguration"]["level"].string == SARIFReport.level(r.rule.severity))
+            #expect(
+                rule["help"]["text"].string?.hasPrefix(
+                    "Run `conn-audit rules --explain \(r.rule.id)`") == true)
+            #expect(
+                rule["properties"]["tags"].array.map(\.string) == [
+                    r.rule.family, r.rule.scope.rawValue
+                ])
         }
         let escaping = try #require(rules.first { $0["id"].string == "test.escaping" })
         #expect(escaping["shortDescription"]["text"].string == "Escaping <title> & \"quotes\"")
@@ -307,8 +346,9 @@ import ConnAuditTestSupport
             }
         }
         let escapingResult = try #require(results.first { $0["ruleId"].string == "test.escaping" })
-        #expect(escapingResult["message"]["text"].string
-            == "bad <close> & \"quoted\" 'single' 100% done, a:b\nsecond line")
+        #expect(
+            escapingResult["message"]["text"].string
+                == "bad <close> & \"quoted\" 'single' 100% done, a:b\nsecond line")
         #expect(escapingResult["level"].string == "warning")
         #expect(run["invocations"][0]["executionSuccessful"].bool == true)
         #expect(run["invocations"][0]["toolExecutionNotifications"].isMissing)
@@ -330,11 +370,24 @@ import ConnAuditTestSupport
         let coverage = of("ws.required-outcomes")
         #expect(coverage.count == 4)
         // Corpus-wide: placed at the first input's first line, and said to be corpus-wide.
-        #expect(coverage.allSatisfy { $0["kind"].string == "fail" && $0["properties"]["corpusWide"].bool == true })
-        #expect(coverage.allSatisfy { $0["locations"][0]["physicalLocation"]["region"]["startLine"].int == 1 })
-        #expect(coverage.allSatisfy { $0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string == "logs/app.jsonl" })
+        #expect(
+            coverage.allSatisfy {
+                $0["kind"].string == "fail" && $0["properties"]["corpusWide"].bool == true
+            })
+        #expect(
+            coverage.allSatisfy {
+                $0["locations"][0]["physicalLocation"]["region"]["startLine"].int == 1
+            })
+        #expect(
+            coverage.allSatisfy {
+                $0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string
+                    == "logs/app.jsonl"
+            })
         #expect(malformed["properties"]["corpusWide"].isMissing)
-        #expect(Set(coverage.compactMap { $0["partialFingerprints"][SARIFReport.fingerprintKey].string }).count == 4)
+        #expect(
+            Set(
+                coverage.compactMap { $0["partialFingerprints"][SARIFReport.fingerprintKey].string }
+            ).count == 4)
     }
 
     /// Runs the built-in pack over `inputs` in order, served from memory; a nil content is an
@@ -342,7 +395,8 @@ import ConnAuditTestSupport
     static func audit(_ inputs: [(path: String, bytes: [UInt8]?)]) -> AuditReport {
         let files = inputs.compactMap { i in i.bytes.map { (path: i.path, bytes: $0) } }
         let refused = Set(inputs.filter { $0.bytes == nil }.map(\.path))
-        let auditor = Auditor(rules: builtin, jobs: 1, opener: RuleRuns.opener(files, unreadable: refused))
+        let auditor = Auditor(
+            rules: builtin, jobs: 1, opener: RuleRuns.opener(files, unreadable: refused))
         return auditor.run(inputs.map { InputFile(path: $0.path) })
     }
 
@@ -353,7 +407,8 @@ import ConnAuditTestSupport
             .map { r in
                 guard !r["locations"].isMissing else { return "-" }
                 #expect(r["locations"][0]["physicalLocation"]["region"]["startLine"].int == 1)
-                return r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string ?? "?"
+                return r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string
+                    ?? "?"
             }
     }
 
@@ -363,7 +418,9 @@ import ConnAuditTestSupport
     struct PlacementCase: Sendable, CustomTestStringConvertible {
         var inputs: [(path: String, bytes: [UInt8]?)]
         var expected: String
-        var testDescription: String { inputs.map(\.path).joined(separator: " ") + " -> " + expected }
+        var testDescription: String {
+            inputs.map(\.path).joined(separator: " ") + " -> " + expected
+        }
         init(_ inputs: [(String, [UInt8]?)], _ expected: String) {
             self.inputs = inputs.map { (path: $0.0, bytes: $0.1) }
             self.expected = expected
@@ -374,21 +431,39 @@ import ConnAuditTestSupport
     /// be read (not opened, corrupt), and on a gzip file only when no plain one was read.
     @Test(arguments: [
         // An input that failed, then one that could not be opened: the third one.
-        PlacementCase([("logs/corrupt.jsonl.gz", corruptGzip), ("logs/locked.jsonl", nil),
-                       ("logs/app.jsonl", Array(log.utf8))], "logs/app.jsonl"),
+        PlacementCase(
+            [
+                ("logs/corrupt.jsonl.gz", corruptGzip), ("logs/locked.jsonl", nil),
+                ("logs/app.jsonl", Array(log.utf8))
+            ], "logs/app.jsonl"),
         // A gzip upload first: the plain log after it.
-        PlacementCase([("logs/up.jsonl.gz", Gzip.compress(Array(log.utf8))), ("logs/app.jsonl", Array(log.utf8))],
-                      "logs/app.jsonl"),
+        PlacementCase(
+            [
+                ("logs/up.jsonl.gz", Gzip.compress(Array(log.utf8))),
+                ("logs/app.jsonl", Array(log.utf8))
+            ],
+            "logs/app.jsonl"),
         // Gzip is told by its bytes, not its name.
-        PlacementCase([("logs/packed.jsonl", Gzip.compress(Array(log.utf8))), ("logs/plain.log.gz", Array(log.utf8))],
-                      "logs/plain.log.gz"),
+        PlacementCase(
+            [
+                ("logs/packed.jsonl", Gzip.compress(Array(log.utf8))),
+                ("logs/plain.log.gz", Array(log.utf8))
+            ],
+            "logs/plain.log.gz"),
         // Only gzip was read: the first gzip file that was read to its end.
-        PlacementCase([("logs/corrupt.jsonl.gz", corruptGzip), ("logs/up.jsonl.gz", Gzip.compress(Array(log.utf8)))],
-                      "logs/up.jsonl.gz"),
+        PlacementCase(
+            [
+                ("logs/corrupt.jsonl.gz", corruptGzip),
+                ("logs/up.jsonl.gz", Gzip.compress(Array(log.utf8)))
+            ],
+            "logs/up.jsonl.gz"),
         // No input was read cleanly (a cut-off gzip, an unopenable file): the first input, since
         // code scanning refuses a whole SARIF file with a result that has no location.
-        PlacementCase([("logs/cut.jsonl.gz", Array(Gzip.compress(Array(log.utf8)).dropLast(6))),
-                       ("logs/locked.jsonl", nil)], "logs/cut.jsonl.gz"),
+        PlacementCase(
+            [
+                ("logs/cut.jsonl.gz", Array(Gzip.compress(Array(log.utf8)).dropLast(6))),
+                ("logs/locked.jsonl", nil)
+            ], "logs/cut.jsonl.gz")
     ])
     func sarifPlacesCorpusResultsOnAReadableInput(_ c: PlacementCase) throws {
         let report = Self.audit(c.inputs)
@@ -399,8 +474,10 @@ import ConnAuditTestSupport
     }
 
     @Test func fileStatsSayWhichInputsWereGzip() {
-        let report = Self.audit([("a.jsonl", Gzip.compress(Array(Self.log.utf8))), ("b.jsonl.gz", Array(Self.log.utf8)),
-                                 ("c.jsonl.gz", Self.corruptGzip)])
+        let report = Self.audit([
+            ("a.jsonl", Gzip.compress(Array(Self.log.utf8))), ("b.jsonl.gz", Array(Self.log.utf8)),
+            ("c.jsonl.gz", Self.corruptGzip)
+        ])
         #expect(report.files.map(\.compressed) == [true, false, true])
         #expect(report.files.map { $0.error == nil } == [true, true, false])
     }
@@ -413,12 +490,15 @@ import ConnAuditTestSupport
         let notes = invocation["toolExecutionNotifications"].array
         #expect(notes.count == 1)
         #expect(notes.first?["level"].string == "error")
-        #expect(notes.first?["message"]["text"].string == "could not read logs/locked.jsonl: permission denied")
+        #expect(
+            notes.first?["message"]["text"].string
+                == "could not read logs/locked.jsonl: permission denied")
     }
 
     /// `ruleId \u{1F} fingerprint` of a SARIF result.
     static func resultKey(_ r: JSONTree) -> String {
-        (r["ruleId"].string ?? "") + "\u{1F}" + (r["partialFingerprints"][SARIFReport.fingerprintKey].string ?? "")
+        (r["ruleId"].string ?? "") + "\u{1F}"
+            + (r["partialFingerprints"][SARIFReport.fingerprintKey].string ?? "")
     }
 
     /// `ruleId \u{1F} fingerprint` → start line (0 for none) of every result.
@@ -429,7 +509,9 @@ import ConnAuditTestSupport
             #expect(out[key] == nil, "fingerprints are unique within a run: \(key)")
             // A corpus-wide result sits at line 1 of the first file without being about it: 0 here.
             let corpusWide = r["properties"]["corpusWide"].bool == true
-            out[key] = corpusWide ? 0 : r["locations"][0]["physicalLocation"]["region"]["startLine"].int ?? 0
+            out[key] =
+                corpusWide
+                ? 0 : r["locations"][0]["physicalLocation"]["region"]["startLine"].int ?? 0
         }
         return out
     }
@@ -456,19 +538,23 @@ import ConnAuditTestSupport
             var out: [String: Int] = [:]
             for r in try JSONTree(SARIFReport.render(report))["runs"][0]["results"].array {
                 let ours = try #require(r["partialFingerprints"][SARIFReport.fingerprintKey].string)
-                let github = try #require(r["partialFingerprints"]["primaryLocationLineHash"].string)
+                let github = try #require(
+                    r["partialFingerprints"]["primaryLocationLineHash"].string)
                 #expect(github == ours, "\(r["ruleId"].string ?? "?")")
-                out[(r["ruleId"].string ?? "") + "\u{1F}" + github] = r["locations"][0]["physicalLocation"]["region"]["startLine"].int
+                out[(r["ruleId"].string ?? "") + "\u{1F}" + github] =
+                    r["locations"][0]["physicalLocation"]["region"]["startLine"].int
             }
             return out
         }
         var report = Self.audit()
-        report.baseline = Baseline.from(report).apply(to: &report, path: "ci/baseline.json", today: "2026-01-01")
+        report.baseline = Baseline.from(report).apply(
+            to: &report, path: "ci/baseline.json", today: "2026-01-01")
         let first = try keys(report)
         #expect(first.count == 8)
         let shifted = "{\"t\":0,\"src\":\"other\",\"ev\":\"note.unrelated\"}\n" + Self.log
         var moved = Self.audit(shifted)
-        moved.baseline = Baseline.from(moved).apply(to: &moved, path: "ci/baseline.json", today: "2026-01-01")
+        moved.baseline = Baseline.from(moved).apply(
+            to: &moved, path: "ci/baseline.json", today: "2026-01-01")
         let second = try keys(moved)
         #expect(Set(second.keys) == Set(first.keys))
         // The lines moved; the hashes code scanning matches on did not.
@@ -490,7 +576,9 @@ import ConnAuditTestSupport
             #expect(entries.contains(key))
             #expect(r["suppressions"][0]["kind"].string == "external")
             #expect(r["suppressions"][0]["status"].string == "accepted")
-            #expect(r["suppressions"][0]["justification"].string == "accepted by the baseline ci/baseline.json")
+            #expect(
+                r["suppressions"][0]["justification"].string
+                    == "accepted by the baseline ci/baseline.json")
         }
         // Baselining moves results aside but changes no fingerprint.
         #expect(try Self.fingerprints(SARIFReport.render(report)) == before)
@@ -501,8 +589,10 @@ import ConnAuditTestSupport
         // and 1. With the first one baselined, the kept one must still be occurrence 1.
         let rule = try #require(Self.builtin.rules.first { $0.id == "ws.single-close" })
         let key = SourceKey(src: "d")
-        let a = Finding(file: 0, line: 3, t: 10, source: key, gen: 1, message: "second close", ev: "ws.close")
-        let b = Finding(file: 0, line: 7, t: 10, source: key, gen: 1, message: "second close", ev: "ws.close")
+        let a = Finding(
+            file: 0, line: 3, t: 10, source: key, gen: 1, message: "second close", ev: "ws.close")
+        let b = Finding(
+            file: 0, line: 7, t: 10, source: key, gen: 1, message: "second close", ev: "ws.close")
         let paths = ["logs/d.jsonl"]
         let both = Fingerprint.of([a, b], rule: rule.id, paths: paths)
         #expect(both[0] != both[1])
@@ -514,7 +604,9 @@ import ConnAuditTestSupport
     }
 
     @Test func sarifURIsAreThePathsAsTheReportsWriteThem() {
-        func uri(_ path: String, cwd: String? = "/work/repo") -> String { SARIFReport.artifactURI(path, cwd: cwd) }
+        func uri(_ path: String, cwd: String? = "/work/repo") -> String {
+            SARIFReport.artifactURI(path, cwd: cwd)
+        }
         // Relative paths stay relative to where conn-audit ran (the repository root in CI).
         #expect(uri("logs/a/b.jsonl") == "logs/a/b.jsonl")
         #expect(uri("./c.jsonl") == "c.jsonl")
@@ -552,7 +644,7 @@ import ConnAuditTestSupport
         // Names that only look like dot segments are names.
         ("...jsonl", "...jsonl"),
         ("..x/y.jsonl", "..x/y.jsonl"),
-        ("a/.b/c.jsonl", "a/.b/c.jsonl"),
+        ("a/.b/c.jsonl", "a/.b/c.jsonl")
     ])
     func sarifURIsNeverClimbOutOfTheWorkingDirectory(_ path: String, _ expected: String) {
         #expect(SARIFReport.artifactURI(path, cwd: "/work/repo") == expected)
@@ -562,7 +654,8 @@ import ConnAuditTestSupport
         // Not knowing where it ran, a relative path can only stay relative.
         #expect(SARIFReport.artifactURI("../x/./y.jsonl", cwd: nil) == "../x/y.jsonl")
         #expect(SARIFReport.artifactURI("a/../b.jsonl", cwd: nil) == "b.jsonl")
-        // At the root, everything is below the working directory but is named absolutely, as before.
+        // At the root, everything is below the working directory but is named absolutely, as
+        // before.
         #expect(SARIFReport.artifactURI("../x.jsonl", cwd: "/") == "file:///x.jsonl")
         #expect(SARIFReport.artifactURI("x.jsonl", cwd: "/") == "x.jsonl")
     }
@@ -586,7 +679,8 @@ import ConnAuditTestSupport
             properties = [:]
             if parts.count == 2 {
                 for kv in parts[1].split(separator: ",", omittingEmptySubsequences: false) {
-                    let pair = kv.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    let pair = kv.split(
+                        separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                     guard pair.count == 2 else { return nil }
                     properties[String(pair[0])] = String(pair[1])
                 }
@@ -605,14 +699,21 @@ import ConnAuditTestSupport
         let commands = Self.commands(text)
         // Every line is a command or plain text that cannot be mistaken for one.
         for line in lines where line.hasPrefix("::") { #expect(Command(line) != nil, "\(line)") }
-        #expect(commands.first
-            == Command("::error title=conn-audit::could not read logs/locked.jsonl: permission denied"))
+        #expect(
+            commands.first
+                == Command(
+                    "::error title=conn-audit::could not read logs/locked.jsonl: permission denied")
+        )
         let malformed = try #require(commands.first { $0.properties["title"] == "log.malformed" })
         #expect(malformed.name == "error")
-        #expect(malformed.properties == ["file": "logs/app.jsonl", "line": "4", "title": "log.malformed"])
+        #expect(
+            malformed.properties == [
+                "file": "logs/app.jsonl", "line": "4", "title": "log.malformed"
+            ])
         let coverage = commands.filter { $0.properties["title"] == "ws.required-outcomes" }
         #expect(coverage.count == 4)
-        #expect(coverage.allSatisfy { $0.properties["file"] == nil && $0.properties["line"] == nil })
+        #expect(
+            coverage.allSatisfy { $0.properties["file"] == nil && $0.properties["line"] == nil })
         // 1 input error + 7 violations, under the cap: no overflow notice.
         #expect(commands.count == 8)
         #expect(!commands.contains { $0.name == "notice" })
@@ -621,7 +722,8 @@ import ConnAuditTestSupport
         #expect(lines.contains { $0.hasPrefix("conn-audit: ws.timeout-closes is inconclusive") })
         let passed = report.count(.pass)
         // Violations in what could be read fail the run, even with an input unread (exit 2).
-        let summary = "conn-audit: 1 input could not be read; 4 rules failed, \(passed) passed, 1 inconclusive"
+        let summary =
+            "conn-audit: 1 input could not be read; 4 rules failed, \(passed) passed, 1 inconclusive"
             + " — verdict FAIL"
         #expect(lines.last.map(String.init) == summary)
     }
@@ -637,7 +739,8 @@ import ConnAuditTestSupport
         let close = "{\"t\":0,\"src\":\"s\",\"ev\":\"ws.close\",\"gen\":3,\"reason\":\"user\"}\n"
         let text = GitHubReport.render(Self.audit(close, custom: true, failOn: .error))
         let commands = Self.commands(text)
-        #expect(commands.contains { $0.name == "warning" && $0.properties["title"] == "test.escaping" })
+        #expect(
+            commands.contains { $0.name == "warning" && $0.properties["title"] == "test.escaping" })
         // One failed rule is "1 rule failed", however many violations it has.
         let one = try #require(text.split(separator: "\n").last)
         #expect(one.hasPrefix("conn-audit: 1 rule failed, "), "\(one)")
@@ -645,7 +748,10 @@ import ConnAuditTestSupport
         let clean = GitHubReport.render(report)
         // The coverage rule has nothing to judge in an SSE-only log: not applicable, and counted.
         #expect(report.count(.notApplicable) == 1)
-        #expect(clean == "conn-audit: 0 rules failed, \(report.count(.pass)) passed, 0 inconclusive, 1 not applicable — verdict PASS\n")
+        #expect(
+            clean
+                == "conn-audit: 0 rules failed, \(report.count(.pass)) passed, 0 inconclusive, 1 not applicable — verdict PASS\n"
+        )
     }
 
     @Test func githubEscapesDataAndProperties() {
@@ -691,7 +797,9 @@ import ConnAuditTestSupport
             """#
         let rules = (try? RuleLoader.load(files: [("info.yaml", info)]))?.rules ?? []
         #expect(rules.count == 1)
-        let text = (0..<4).map { "{\"t\":\($0),\"src\":\"s\",\"ev\":\"ws.connect\",\"gen\":\($0 + 1)}\n" }.joined()
+        let text = (0..<4).map {
+            "{\"t\":\($0),\"src\":\"s\",\"ev\":\"ws.connect\",\"gen\":\($0 + 1)}\n"
+        }.joined()
         let report = RuleRuns.audit(rules, text, path: "i.jsonl")
         let exact = Self.commands(GitHubReport.render(report, maxPerLevel: 4))
         #expect(exact.filter { $0.name == "notice" }.count == 4)
@@ -726,7 +834,9 @@ final class XMLTree {
         let builder = Builder()
         parser.delegate = builder
         guard parser.parse(), let root = builder.root else {
-            throw ParseError(description: "not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "no root")")
+            throw ParseError(
+                description:
+                    "not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "no root")")
         }
         return root
     }
@@ -738,22 +848,28 @@ final class XMLTree {
         children.flatMap { ($0.name == name ? [$0] : []) + $0.all(name) }
     }
 
-    func testcase(_ name: String) -> XMLTree? { all("testcase").first { $0.attributes["name"] == name } }
+    func testcase(_ name: String) -> XMLTree? {
+        all("testcase").first { $0.attributes["name"] == name }
+    }
 
     private final class Builder: NSObject, XMLParserDelegate {
         var root: XMLTree?
         var stack: [XMLTree] = []
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+            qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+        ) {
             let node = XMLTree(name: elementName, attributes: attributeDict)
             stack.last?.children.append(node)
             if root == nil { root = node }
             stack.append(node)
         }
 
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?) {
+        func parser(
+            _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+            qualifiedName qName: String?
+        ) {
             stack.removeLast()
         }
 

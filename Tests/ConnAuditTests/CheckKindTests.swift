@@ -28,7 +28,9 @@ extension CheckKindTests {
         RuleRuns.audit([rule], files: [("a.jsonl", log)]).results[0]
     }
 
-    static func verdict(_ body: String, _ log: String, header: String = "") throws -> CheckKindVerdict {
+    static func verdict(_ body: String, _ log: String, header: String = "") throws
+        -> CheckKindVerdict
+    {
         CheckKindVerdict(judge(try loadRule(body, header: header), log))
     }
 
@@ -58,7 +60,9 @@ struct CheckKindVerdict: Equatable, Sendable, CustomStringConvertible {
         inconclusive = r.inconclusive.compactMap(\.line)
     }
 
-    var description: String { "\(status.rawValue) violations \(violations) inconclusive \(inconclusive)" }
+    var description: String {
+        "\(status.rawValue) violations \(violations) inconclusive \(inconclusive)"
+    }
 }
 
 /// The check kinds of the rule language, each in its own suite below.

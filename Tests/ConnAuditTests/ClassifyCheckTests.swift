@@ -5,7 +5,9 @@ import ConnAuditTestSupport
 
 extension CheckKindTests {
     @Suite struct Classify {
-        private static func outcomesRule(min: Int = 2, appliesIf: String = "{ ev: ws.connect }") -> String {
+        private static func outcomesRule(min: Int = 2, appliesIf: String = "{ ev: ws.connect }")
+            -> String
+        {
             """
             id: t.outcomes
             title: Outcomes are covered
@@ -41,7 +43,8 @@ extension CheckKindTests {
             """
 
         @Test func labelsAreCountedAndRequired() throws {
-            let report = RuleRuns.audit([try loadRule(Self.outcomesRule())], files: [("a.jsonl", Self.log)])
+            let report = RuleRuns.audit(
+                [try loadRule(Self.outcomesRule())], files: [("a.jsonl", Self.log)])
             let result = report.results[0]
             // gen 1 normal + silent; gen 2 failed + silent; gen 3 normal; gen 4 (opened after
             // failing) silent only. path gen 5 and the gen-less pong are not ws generations.
@@ -54,8 +57,10 @@ extension CheckKindTests {
             #expect(result.status == .fail)
             #expect(result.violations.count == 1)
             #expect(result.violations.first?.line == nil)
-            #expect(result.violations.first?.message
-                == "too few 'failed' outcomes: 1 ws generation labelled 'failed', at least 2 required (normal 2, failed 1, silent 3)")
+            #expect(
+                result.violations.first?.message
+                    == "too few 'failed' outcomes: 1 ws generation labelled 'failed', at least 2 required (normal 2, failed 1, silent 3)"
+            )
         }
 
         @Test func minimumMet() throws {
@@ -65,7 +70,8 @@ extension CheckKindTests {
         }
 
         @Test func appliesIfMatchingNothingIsNotApplicable() throws {
-            let result = judge(try loadRule(Self.outcomesRule(appliesIf: "{ ev: ws.nothing }")), Self.log)
+            let result = judge(
+                try loadRule(Self.outcomesRule(appliesIf: "{ ev: ws.nothing }")), Self.log)
             #expect(result.status == .notApplicable)
             #expect(result.violations.isEmpty)
             #expect(result.inconclusive.isEmpty)
@@ -73,17 +79,21 @@ extension CheckKindTests {
 
         @Test func appliesIfMatchesAnyEventOfTheCorpus() throws {
             // applies_if matches an event of another stream, without gen, in another file.
-            let report = RuleRuns.audit([try loadRule(Self.outcomesRule(appliesIf: "{ ev: app.start }"))], files: [
-                ("a.jsonl", Self.log),
-                ("b.jsonl", #"{"t":0,"ev":"app.start"}"#),
-            ])
+            let report = RuleRuns.audit(
+                [try loadRule(Self.outcomesRule(appliesIf: "{ ev: app.start }"))],
+                files: [
+                    ("a.jsonl", Self.log),
+                    ("b.jsonl", #"{"t":0,"ev":"app.start"}"#)
+                ])
             #expect(report.results[0].status == .fail)
             #expect(report.results[0].violations.count == 1)
         }
 
         @Test func generationRulesOfTheClassifiedStreamStillRun() throws {
-            let count = try loadRule("id: t.one-pong\ntitle: T\ncount: { ev: [ws.pong, path.pong] }\nmax: 0")
-            let both = RuleRuns.audit([count, try loadRule(Self.outcomesRule())], files: [("a.jsonl", Self.log)])
+            let count = try loadRule(
+                "id: t.one-pong\ntitle: T\ncount: { ev: [ws.pong, path.pong] }\nmax: 0")
+            let both = RuleRuns.audit(
+                [count, try loadRule(Self.outcomesRule())], files: [("a.jsonl", Self.log)])
             let alone = RuleRuns.audit([count], files: [("a.jsonl", Self.log)])
             #expect(CheckKindVerdict(both.results[0]) == CheckKindVerdict(.fail, [3, 9, 13]))
             #expect(CheckKindVerdict(alone.results[0]) == CheckKindVerdict(both.results[0]))
@@ -91,25 +101,33 @@ extension CheckKindTests {
         }
 
         @Test func noOutcomesWithoutClassifyRules() throws {
-            let report = RuleRuns.audit([try loadRule("id: t.x\ntitle: T\nnever: { ev: ws.nothing }")], files: [("a.jsonl", Self.log)])
+            let report = RuleRuns.audit(
+                [try loadRule("id: t.x\ntitle: T\nnever: { ev: ws.nothing }")],
+                files: [("a.jsonl", Self.log)])
             #expect(report.outcomes == nil)
             #expect(report.results[0].labels == nil)
         }
 
         @Test func generationsOfEverySourceAreLabelled() throws {
-            let report = RuleRuns.audit([try loadRule(Self.outcomesRule(min: 3))], files: [
-                ("a.jsonl", Self.log),
-                ("b.jsonl", """
-                    {"t":0,"src":"x","ev":"ws.connect","gen":1}
-                    {"t":1,"src":"x","ev":"ws.connect_failed","gen":1}
-                    {"t":0,"src":"y","ev":"ws.connect","gen":1}
-                    {"t":1,"src":"y","ev":"ws.connect_failed","gen":1}
-                    """),
-            ])
+            let report = RuleRuns.audit(
+                [try loadRule(Self.outcomesRule(min: 3))],
+                files: [
+                    ("a.jsonl", Self.log),
+                    (
+                        "b.jsonl",
+                        """
+                        {"t":0,"src":"x","ev":"ws.connect","gen":1}
+                        {"t":1,"src":"x","ev":"ws.connect_failed","gen":1}
+                        {"t":0,"src":"y","ev":"ws.connect","gen":1}
+                        {"t":1,"src":"y","ev":"ws.connect_failed","gen":1}
+                        """
+                    )
+                ])
             #expect(report.results[0].labels?.map(\.count) == [2, 3, 5])
-            #expect(report.results[0].violations.map(\.message) == [
-                "too few 'normal' outcomes: 2 ws generations labelled 'normal', at least 3 required (normal 2, failed 3, silent 5)",
-            ])
+            #expect(
+                report.results[0].violations.map(\.message) == [
+                    "too few 'normal' outcomes: 2 ws generations labelled 'normal', at least 3 required (normal 2, failed 3, silent 5)"
+                ])
         }
     }
 }

@@ -12,23 +12,29 @@ struct CommandLineHabitsTests {
 
     // MARK: Help
 
-    @Test(arguments: [
-        (["check", "--help"], "conn-audit check —"), (["check", "-h"], "conn-audit check —"),
-        (["timeline", "--help"], "conn-audit timeline —"), (["timeline", "-h"], "conn-audit timeline —"),
-        (["rules", "-h"], "conn-audit rules —"), (["help", "rules"], "conn-audit rules —"),
-        (["help", "timeline"], "conn-audit timeline —"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["check", "--help"], "conn-audit check —"), (["check", "-h"], "conn-audit check —"),
+            (["timeline", "--help"], "conn-audit timeline —"),
+            (["timeline", "-h"], "conn-audit timeline —"),
+            (["rules", "-h"], "conn-audit rules —"), (["help", "rules"], "conn-audit rules —"),
+            (["help", "timeline"], "conn-audit timeline —")
+        ] as [([String], String)])
     func eachCommandHasItsOwnPage(_ arguments: [String], _ title: String) {
         let run = CommandLineRun(arguments)
         #expect(run.code == 0)
         #expect(run.out.hasPrefix(title), "\(run.out.prefix(80))")
-        #expect(run.out.contains("USAGE") && run.out.contains("EXIT STATUS") && run.out.contains("EXAMPLES"))
+        #expect(
+            run.out.contains("USAGE") && run.out.contains("EXIT STATUS")
+                && run.out.contains("EXAMPLES"))
         #expect(run.err.isEmpty)
     }
 
     @Test func aCommandsPageHoldsItsOwnOptionsOnly() {
         let check = CommandLineRun(["check", "--help"]).out
-        #expect(check.contains("CHECK OPTIONS") && !check.contains("TIMELINE OPTIONS") && !check.contains("RULES OPTIONS"))
+        #expect(
+            check.contains("CHECK OPTIONS") && !check.contains("TIMELINE OPTIONS")
+                && !check.contains("RULES OPTIONS"))
         #expect(check.contains("-j --jobs"))
         let rules = CommandLineRun(["rules", "--help"]).out
         #expect(rules.contains("RULES OPTIONS") && !rules.contains("CHECK OPTIONS"))
@@ -38,7 +44,9 @@ struct CommandLineHabitsTests {
         #expect(timeline.contains("--around FILE:LINE") && !timeline.contains("--baseline FILE"))
         // The whole manual still has every section.
         let all = CommandLineRun(["--help"]).out
-        for section in ["CHECK OPTIONS", "TIMELINE OPTIONS", "RULES OPTIONS", "EXIT STATUS", "EXAMPLES"] {
+        for section in [
+            "CHECK OPTIONS", "TIMELINE OPTIONS", "RULES OPTIONS", "EXIT STATUS", "EXAMPLES"
+        ] {
             #expect(all.contains(section))
         }
     }
@@ -48,13 +56,17 @@ struct CommandLineHabitsTests {
     @Test func shortFlagsMeanTheirLongForms() throws {
         let dir = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(dir) }
-        let long = CommandLineRun([Self.samples, "--format", "json", "--jobs", "1", "--output", dir + "/long.json"])
+        let long = CommandLineRun([
+            Self.samples, "--format", "json", "--jobs", "1", "--output", dir + "/long.json"
+        ])
         let short = CommandLineRun([Self.samples, "-f", "json", "-j1", "-o", dir + "/short.json"])
         #expect(long.code == 1 && short.code == long.code)
         let a = try String(contentsOfFile: dir + "/long.json", encoding: .utf8)
         let b = try String(contentsOfFile: dir + "/short.json", encoding: .utf8)
         #expect(a.count > 100)
-        #expect(a.replacingOccurrences(of: "long.json", with: "") == b.replacingOccurrences(of: "short.json", with: ""))
+        #expect(
+            a.replacingOccurrences(of: "long.json", with: "")
+                == b.replacingOccurrences(of: "short.json", with: ""))
         let quiet = CommandLineRun([Self.samples, "-q"])
         #expect(quiet.code == 1 && quiet.out.isEmpty && quiet.err.isEmpty)
         // A flag takes no value, and a short form a command lacks is unknown.
@@ -64,16 +76,26 @@ struct CommandLineHabitsTests {
 
     // MARK: Did you mean
 
-    @Test(arguments: [
-        ([samples, "--fromat", "json"], "unknown option '--fromat' (did you mean '--format'?)"),
-        ([samples, "--ouput", "x"], "unknown option '--ouput' (did you mean '--output'?)"),
-        ([samples, "--max", "3"], "unknown option '--max' (did you mean '--max-expansion'?)"),
-        (["chekc", samples], "unknown command 'chekc' (did you mean 'check'?)"),
-        (["timelien", samples], "unknown command 'timelien' (did you mean 'timeline'?)"),
-        ([samples, "--only", "ws.singel-close"], "no rule matches 'ws.singel-close' (did you mean 'ws.single-close'?)"),
-        ([samples, "--skip", "log.malformd"], "no rule matches 'log.malformd' (did you mean 'log.malformed'?)"),
-        (["rules", "--explain", "ws.single-clos"], "no rule 'ws.single-clos' (did you mean 'ws.single-close'?)"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            ([samples, "--fromat", "json"], "unknown option '--fromat' (did you mean '--format'?)"),
+            ([samples, "--ouput", "x"], "unknown option '--ouput' (did you mean '--output'?)"),
+            ([samples, "--max", "3"], "unknown option '--max' (did you mean '--max-expansion'?)"),
+            (["chekc", samples], "unknown command 'chekc' (did you mean 'check'?)"),
+            (["timelien", samples], "unknown command 'timelien' (did you mean 'timeline'?)"),
+            (
+                [samples, "--only", "ws.singel-close"],
+                "no rule matches 'ws.singel-close' (did you mean 'ws.single-close'?)"
+            ),
+            (
+                [samples, "--skip", "log.malformd"],
+                "no rule matches 'log.malformd' (did you mean 'log.malformed'?)"
+            ),
+            (
+                ["rules", "--explain", "ws.single-clos"],
+                "no rule 'ws.single-clos' (did you mean 'ws.single-close'?)"
+            )
+        ] as [([String], String)])
     func mistakesGetTheNearestName(_ arguments: [String], _ message: String) {
         let run = CommandLineRun(arguments)
         #expect(run.code == 2)
@@ -90,28 +112,42 @@ struct CommandLineHabitsTests {
     }
 
     @Test(arguments: [
-        ("format", "format", 0), ("fromat", "format", 1), ("formt", "format", 1), ("formaat", "format", 1),
-        ("ofrmat", "format", 1), ("fmroat", "format", 2), ("abc", "xyz", 3),
+        ("format", "format", 0), ("fromat", "format", 1), ("formt", "format", 1),
+        ("formaat", "format", 1),
+        ("ofrmat", "format", 1), ("fmroat", "format", 2), ("abc", "xyz", 3)
     ])
     func editDistance(_ a: String, _ b: String, _ expected: Int) {
-        #expect(Suggestions.distance(Array(a.unicodeScalars), Array(b.unicodeScalars), limit: 3) == expected)
+        #expect(
+            Suggestions.distance(Array(a.unicodeScalars), Array(b.unicodeScalars), limit: 3)
+                == expected)
     }
 
     // MARK: Colour
 
-    @Test(arguments: [
-        (nil, nil, true), ("", "xterm", true), ("1", "xterm", false), ("0", nil, false), (nil, "dumb", false),
-    ] as [(String?, String?, Bool)])
-    func theEnvironmentDecidesWhetherAutoColours(_ noColor: String?, _ term: String?, _ allowed: Bool) {
+    @Test(
+        arguments: [
+            (nil, nil, true), ("", "xterm", true), ("1", "xterm", false), ("0", nil, false),
+            (nil, "dumb", false)
+        ] as [(String?, String?, Bool)])
+    func theEnvironmentDecidesWhetherAutoColours(
+        _ noColor: String?, _ term: String?, _ allowed: Bool
+    ) {
         #expect(Console.colorAllowed(noColor: noColor, term: term) == allowed)
     }
 
     @Test func noColorKeepsATerminalPlainUnlessColourIsAskedFor() {
         let escape = "\u{1B}["
         #expect(CommandLineRun([Self.samples], terminal: true).out.contains(escape))
-        #expect(!CommandLineRun([Self.samples], terminal: true, colorAllowed: false).out.contains(escape))
-        #expect(CommandLineRun([Self.samples, "--color", "always"], terminal: true, colorAllowed: false).out.contains(escape))
-        #expect(!CommandLineRun(["timeline", Self.samples, "--src", "ipad-b"], terminal: true, colorAllowed: false).out
-            .contains(escape))
+        #expect(
+            !CommandLineRun([Self.samples], terminal: true, colorAllowed: false).out.contains(
+                escape))
+        #expect(
+            CommandLineRun([Self.samples, "--color", "always"], terminal: true, colorAllowed: false)
+                .out.contains(escape))
+        #expect(
+            !CommandLineRun(
+                ["timeline", Self.samples, "--src", "ipad-b"], terminal: true, colorAllowed: false
+            ).out
+                .contains(escape))
     }
 }

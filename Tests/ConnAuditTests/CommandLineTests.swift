@@ -29,7 +29,6 @@ private func write(_ text: String, _ dir: String, _ name: String) throws -> Stri
     return path
 }
 
-
 private func ruleEntries(_ report: [String: Any]) throws -> [[String: Any]] {
     try #require(report["rules"] as? [[String: Any]])
 }
@@ -39,7 +38,8 @@ private func ruleIDs(_ report: [String: Any]) throws -> [String] {
 }
 
 private func entry(_ report: [String: Any], _ id: String) throws -> [String: Any] {
-    try #require(try ruleEntries(report).first { $0["id"] as? String == id }, "no rule \(id) in the report")
+    try #require(
+        try ruleEntries(report).first { $0["id"] as? String == id }, "no rule \(id) in the report")
 }
 
 /// A log the whole built-in pack passes: no connection at all (`ws.required-outcomes` is then not
@@ -108,66 +108,96 @@ private let testRules = """
     }
 
     /// `--fail-on` against an error violation and a warning violation.
-    @Test(arguments: [
-        ("error", nil, Int32(1), Int32(0)),
-        ("warning", "warning", 1, 1),
-        ("info", "info", 1, 1),
-        ("never", "never", 0, 0),
-    ] as [(String, String?, Int32, Int32)])
-    func failOn(_ name: String, _ option: String?, _ withError: Int32, _ withWarning: Int32) throws {
+    @Test(
+        arguments: [
+            ("error", nil, Int32(1), Int32(0)),
+            ("warning", "warning", 1, 1),
+            ("info", "info", 1, 1),
+            ("never", "never", 0, 0)
+        ] as [(String, String?, Int32, Int32)])
+    func failOn(_ name: String, _ option: String?, _ withError: Int32, _ withWarning: Int32) throws
+    {
         try withTemporaryDirectory { dir in
             let rules = try write(testRules, dir, "rules.yaml")
-            let errorLog = try write("{\"t\":0,\"ev\":\"ws.close\",\"gen\":1}\n", dir, "error.jsonl")
-            let warningLog = try write("{\"t\":0,\"ev\":\"ws.ping\",\"gen\":1}\n", dir, "warning.jsonl")
+            let errorLog = try write(
+                "{\"t\":0,\"ev\":\"ws.close\",\"gen\":1}\n", dir, "error.jsonl")
+            let warningLog = try write(
+                "{\"t\":0,\"ev\":\"ws.ping\",\"gen\":1}\n", dir, "warning.jsonl")
             let extra = option.map { ["--fail-on", $0] } ?? []
             #expect(cli([errorLog, "--rules", rules] + extra).code == withError)
             #expect(cli([warningLog, "--rules", rules] + extra).code == withWarning)
         }
     }
 
-    @Test(arguments: [
-        (["--bogus"], "unknown option '--bogus'"),
-        (["--rules"], "option '--rules' needs a value"),
-        ([], "no PATH given"),
-        (["check"], "no PATH given"),
-        (["LOG", "--format", "xml"], "--format must be one of text, json, junit, sarif, github, gitlab, concise, not 'xml'"),
-        (["LOG", "--format=yaml"], "--format must be one of text, json, junit, sarif, github"),
-        (["LOG", "--report", "junit"], "--report takes FORMAT=FILE"),
-        (["LOG", "--report", "xml=out.xml"], "--report xml: the format must be one of"),
-        (["LOG", "--jobs", "0"], "--jobs takes a whole number from 1 to 256"),
-        (["LOG", "--jobs", "many"], "--jobs takes a whole number"),
-        (["LOG", "--fail-on", "fatal"], "--fail-on must be error, warning, info or never"),
-        (["LOG", "--color", "sometimes"], "--color must be auto, always or never"),
-        (["LOG", "--format", "json", "--format", "text"], "option '--format' given more than once"),
-        (["LOG", "--quiet=yes"], "option '--quiet' takes no value"),
-        (["LOG", "--only", "zzz.*"], "no rule matches 'zzz.*'"),
-        (["LOG", "--skip", "nothing"], "no rule matches 'nothing'"),
-        (["LOG", "--skip", "*"], "no rule selected: --only/--skip leave none of the"),
-        (["LOG", "--only", "u.*", "--skip", "u.limit"], "no rule selected"),
-        (["LOG", "--output", "LOG"], "is one of the input logs: the report would overwrite it"),
-        (["LOG", "--format", "json", "--report", "junit=LOG"], "is one of the input logs"),
-        (["LOG", "--output", "/tmp/conn-audit-dup.out", "--report", "sarif=/tmp/./conn-audit-dup.out"],
-         "--report sarif=/tmp/./conn-audit-dup.out and --output /tmp/conn-audit-dup.out name the same file"),
-        (["timeline", "LOG", "--output", "LOG"], "is one of the input logs"),
-        (["LOG", "--param", "nope=1"], "--param nope: no selected rule has a param of that name"),
-        (["LOG", "--param", "limit_ms"], "--param takes NAME=VALUE, not 'limit_ms'"),
-        (["LOG", "--param", "t.reason.limit_ms=5"], "--param t.reason.limit_ms: no selected rule"),
-        (["LOG", "--param", "limit_ms=5", "--skip", "u.limit"], "--param limit_ms: no selected rule"),
-        (["-", "-"], "'-' (standard input) given more than once"),
-        (["rules", "--list", "--check"], "choose one of --check, --list, --explain, --test"),
-        (["rules", "extra"], "unexpected argument 'extra'"),
-        (["rules", "--explain", "no.such-rule"], "no rule 'no.such-rule'"),
-        (["timeline"], "no PATH given"),
-        (["timeline", "LOG", "--gen", "x"], "--gen takes a whole number"),
-        (["timeline", "LOG", "--around", "nocolon"], "--around expects FILE:LINE"),
-        (["timeline", "LOG", "--format", "sarif"], "timeline --format must be text, json or html"),
-        (["timeline", "LOG", "--src", "nobody"], "nobody"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["--bogus"], "unknown option '--bogus'"),
+            (["--rules"], "option '--rules' needs a value"),
+            ([], "no PATH given"),
+            (["check"], "no PATH given"),
+            (
+                ["LOG", "--format", "xml"],
+                "--format must be one of text, json, junit, sarif, github, gitlab, concise, not 'xml'"
+            ),
+            (["LOG", "--format=yaml"], "--format must be one of text, json, junit, sarif, github"),
+            (["LOG", "--report", "junit"], "--report takes FORMAT=FILE"),
+            (["LOG", "--report", "xml=out.xml"], "--report xml: the format must be one of"),
+            (["LOG", "--jobs", "0"], "--jobs takes a whole number from 1 to 256"),
+            (["LOG", "--jobs", "many"], "--jobs takes a whole number"),
+            (["LOG", "--fail-on", "fatal"], "--fail-on must be error, warning, info or never"),
+            (["LOG", "--color", "sometimes"], "--color must be auto, always or never"),
+            (
+                ["LOG", "--format", "json", "--format", "text"],
+                "option '--format' given more than once"
+            ),
+            (["LOG", "--quiet=yes"], "option '--quiet' takes no value"),
+            (["LOG", "--only", "zzz.*"], "no rule matches 'zzz.*'"),
+            (["LOG", "--skip", "nothing"], "no rule matches 'nothing'"),
+            (["LOG", "--skip", "*"], "no rule selected: --only/--skip leave none of the"),
+            (["LOG", "--only", "u.*", "--skip", "u.limit"], "no rule selected"),
+            (["LOG", "--output", "LOG"], "is one of the input logs: the report would overwrite it"),
+            (["LOG", "--format", "json", "--report", "junit=LOG"], "is one of the input logs"),
+            (
+                [
+                    "LOG", "--output", "/tmp/conn-audit-dup.out", "--report",
+                    "sarif=/tmp/./conn-audit-dup.out"
+                ],
+                "--report sarif=/tmp/./conn-audit-dup.out and --output /tmp/conn-audit-dup.out name the same file"
+            ),
+            (["timeline", "LOG", "--output", "LOG"], "is one of the input logs"),
+            (
+                ["LOG", "--param", "nope=1"],
+                "--param nope: no selected rule has a param of that name"
+            ),
+            (["LOG", "--param", "limit_ms"], "--param takes NAME=VALUE, not 'limit_ms'"),
+            (
+                ["LOG", "--param", "t.reason.limit_ms=5"],
+                "--param t.reason.limit_ms: no selected rule"
+            ),
+            (
+                ["LOG", "--param", "limit_ms=5", "--skip", "u.limit"],
+                "--param limit_ms: no selected rule"
+            ),
+            (["-", "-"], "'-' (standard input) given more than once"),
+            (["rules", "--list", "--check"], "choose one of --check, --list, --explain, --test"),
+            (["rules", "extra"], "unexpected argument 'extra'"),
+            (["rules", "--explain", "no.such-rule"], "no rule 'no.such-rule'"),
+            (["timeline"], "no PATH given"),
+            (["timeline", "LOG", "--gen", "x"], "--gen takes a whole number"),
+            (["timeline", "LOG", "--around", "nocolon"], "--around expects FILE:LINE"),
+            (
+                ["timeline", "LOG", "--format", "sarif"],
+                "timeline --format must be text, json or html"
+            ),
+            (["timeline", "LOG", "--src", "nobody"], "nobody")
+        ] as [([String], String)])
     func usageErrorsExitTwo(_ arguments: [String], _ message: String) throws {
         try withTemporaryDirectory { dir in
             let log = try write(cleanLog, dir, "a.jsonl")
             let rules = try write(testRules, dir, "rules.yaml")
-            var args = arguments.map { $0 == "LOG" ? log : $0.replacingOccurrences(of: "=LOG", with: "=" + log) }
+            var args = arguments.map {
+                $0 == "LOG" ? log : $0.replacingOccurrences(of: "=LOG", with: "=" + log)
+            }
             // The param tests need a rule with a param; the others do not mind the test rules.
             let needsRules = !["rules", "timeline", "check"].contains(args.first ?? "check")
             if needsRules, !args.contains("--rules") {
@@ -184,7 +214,10 @@ private let testRules = """
     @Test func severalReportsMayGoToOneDevice() throws {
         try withTemporaryDirectory { dir in
             let log = try write(cleanLog, dir, "a.jsonl")
-            let run = cli([log, "--output", "/dev/null", "--report", "sarif=/dev/null", "--report", "junit=/dev/null"])
+            let run = cli([
+                log, "--output", "/dev/null", "--report", "sarif=/dev/null", "--report",
+                "junit=/dev/null"
+            ])
             #expect(run.code == 0, "\(run.err)")
         }
     }
@@ -193,7 +226,8 @@ private let testRules = """
     /// close it owes cannot come: the ping should not have been sent), and not otherwise.
     @Test func aTimeoutMessageSaysThePingCameAfterTheEnd() throws {
         try withTemporaryDirectory { dir in
-            let log = try write("""
+            let log = try write(
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":100,"ev":"ws.ping","gen":1}
                 {"t":1100,"ev":"ws.close","gen":1,"reason":"pong_timeout"}
@@ -208,9 +242,13 @@ private let testRules = """
             #expect(run.code == 1, "\(run.err)")
             let violations = try JSONTree(run.out)["rules"][0]["violations"].array
             #expect(violations.map { $0["line"].int } == [5, 7])
-            #expect(violations.first?["message"].string?.hasSuffix(
-                "(the ping was sent after the generation ended, with ws.close at t=1100)") == true)
-            #expect(violations.last?["message"].string?.hasSuffix("no pong_timeout close came by t=2650") == true)
+            #expect(
+                violations.first?["message"].string?.hasSuffix(
+                    "(the ping was sent after the generation ended, with ws.close at t=1100)")
+                    == true)
+            #expect(
+                violations.last?["message"].string?.hasSuffix(
+                    "no pong_timeout close came by t=2650") == true)
         }
     }
 
@@ -219,15 +257,18 @@ private let testRules = """
     @Test func sarifPlacesCorpusResultsOnTheInputThatWasRead() throws {
         try withTemporaryDirectory { dir in
             let corrupt = dir + "/corrupt.jsonl.gz"
-            try Data([0x1f, 0x8b, 0x08, 0x00] + Array("garbage".utf8)).write(to: URL(fileURLWithPath: corrupt))
-            let log = try write("{\"t\":1,\"src\":\"d\",\"ev\":\"ws.connect\",\"gen\":1}\n", dir, "read.jsonl")
+            try Data([0x1f, 0x8b, 0x08, 0x00] + Array("garbage".utf8)).write(
+                to: URL(fileURLWithPath: corrupt))
+            let log = try write(
+                "{\"t\":1,\"src\":\"d\",\"ev\":\"ws.connect\",\"gen\":1}\n", dir, "read.jsonl")
             let run = cli([corrupt, dir + "/missing.jsonl", log, "--format", "sarif"])
             #expect(run.code == 2, "\(run.err)")
             let results = try JSONTree(run.out)["runs"][0]["results"].array
             let corpus = results.filter { $0["properties"]["corpusWide"].bool == true }
             #expect(!corpus.isEmpty)
             for r in corpus {
-                let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string ?? ""
+                let uri =
+                    r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string ?? ""
                 #expect(uri.hasSuffix("/read.jsonl"), "\(uri)")
             }
         }
@@ -240,7 +281,9 @@ private let testRules = """
         try withTemporaryDirectory { dir in
             let log = try write(badLog, dir, "x.jsonl")
             let cwd = FileManager.default.currentDirectoryPath
-            try #require(cwd.hasPrefix("/") && !log.hasPrefix(cwd + "/"), "the test needs \(log) outside \(cwd)")
+            try #require(
+                cwd.hasPrefix("/") && !log.hasPrefix(cwd + "/"),
+                "the test needs \(log) outside \(cwd)")
             let up = String(repeating: "../", count: cwd.split(separator: "/").count)
             // `../../tmp/conn-audit-cli-…/./../conn-audit-cli-…/x.jsonl`
             let name = (dir as NSString).lastPathComponent
@@ -249,7 +292,10 @@ private let testRules = """
             #expect(run.code == 1, "\(run.err)")
             let results = try JSONTree(run.out)["runs"][0]["results"].array
             #expect(!results.isEmpty)
-            let uris = Set(results.map { $0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string })
+            let uris = Set(
+                results.map {
+                    $0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].string
+                })
             #expect(uris == ["file://" + log], "\(uris)")
             let json = try JSONTree(cli([relative, "--format", "json"]).out)
             #expect(json["files"][0]["path"].string == relative)
@@ -259,7 +305,8 @@ private let testRules = """
     @Test func badRulesExitTwoWithFileLineColumn() throws {
         try withTemporaryDirectory { dir in
             let log = try write(cleanLog, dir, "a.jsonl")
-            let rules = try write("""
+            let rules = try write(
+                """
                 rules:
                   - id: t.a
                     title: A
@@ -268,8 +315,10 @@ private let testRules = """
                 """, dir, "bad-rules.yaml")
             let run = cli([log, "--rules", rules])
             #expect(run.code == 2)
-            #expect(run.err.contains("\(rules):4:15: error: severity must be error, warning or info"))
-            #expect(run.err.contains("    severity: fatal\n" + String(repeating: " ", count: 14) + "^"))
+            #expect(
+                run.err.contains("\(rules):4:15: error: severity must be error, warning or info"))
+            #expect(
+                run.err.contains("    severity: fatal\n" + String(repeating: " ", count: 14) + "^"))
             #expect(run.err.contains("1 error(s) in the rules; no verdict"))
             #expect(run.out.isEmpty)
 
@@ -292,7 +341,8 @@ private let testRules = """
             let run = cli([log, "--rules", rules, "--format", "json"])
             #expect(run.code == 1)
             let report = try jsonObject(run.out)
-            let malformed = try #require(try entry(report, "log.malformed")["violations"] as? [[String: Any]])
+            let malformed = try #require(
+                try entry(report, "log.malformed")["violations"] as? [[String: Any]])
             #expect(malformed.map { $0["line"] as? Int } == [2])
             #expect(try ruleIDs(report).contains("log.no-secrets"))
             #expect(try ruleIDs(report).contains("log.time-monotonic"))
@@ -302,17 +352,20 @@ private let testRules = """
             #expect(try !ruleIDs(jsonObject(skipped.out)).contains("log.malformed"))
 
             // A rule of the pack's own with the same id replaces the built-in one (no duplicate).
-            let own = try write(testRules + """
+            let own = try write(
+                testRules + """
 
-                  - id: log.malformed
-                    title: Our own
-                    severity: warning
-                    for: corpus
-                    never: { ev: $malformed }
-                """, dir, "own.yaml")
+                      - id: log.malformed
+                        title: Our own
+                        severity: warning
+                        for: corpus
+                        never: { ev: $malformed }
+                    """, dir, "own.yaml")
             let replaced = cli([log, "--rules", own, "--format", "json"])
             #expect(replaced.code == 0, "stderr: \(replaced.err)")
-            #expect(try entry(jsonObject(replaced.out), "log.malformed")["severity"] as? String == "warning")
+            #expect(
+                try entry(jsonObject(replaced.out), "log.malformed")["severity"] as? String
+                    == "warning")
         }
     }
 
@@ -322,7 +375,8 @@ private let testRules = """
         try withTemporaryDirectory { dir in
             let rules = try write(testRules, dir, "rules.yaml")
             let bad = try write("{\"t\":0,\"ev\":\"ws.close\",\"gen\":1}\n", dir, "bad.jsonl")
-            let good = try write("{\"t\":0,\"ev\":\"ws.close\",\"gen\":1,\"reason\":\"x\"}\n", dir, "good.jsonl")
+            let good = try write(
+                "{\"t\":0,\"ev\":\"ws.close\",\"gen\":1,\"reason\":\"x\"}\n", dir, "good.jsonl")
             let missing = dir + "/missing.jsonl"
             let failing = cli([bad, missing, "--rules", rules, "--format", "json"])
             #expect(failing.code == 2)
@@ -358,7 +412,8 @@ private let testRules = """
             #expect(asJSON.code == 2)
             #expect(asJSON.err.contains(missing), "stderr was: \(asJSON.err)")
             let report = try jsonObject(asJSON.out)
-            let violations = try #require(try entry(report, "t.reason")["violations"] as? [[String: Any]])
+            let violations = try #require(
+                try entry(report, "t.reason")["violations"] as? [[String: Any]])
             #expect(violations.map { $0["file"] as? String } == [good])
             let errors = try #require(report["input_errors"] as? [[String: Any]])
             #expect(errors.map { $0["path"] as? String } == [missing])
@@ -368,7 +423,7 @@ private let testRules = """
             #expect(asText.out.contains("\(good):1"))
             #expect(asText.out.contains(missing))
             #expect(asText.err.contains(missing))
-            
+
         }
     }
 
@@ -397,7 +452,9 @@ private let testRules = """
             for rule in rules {
                 #expect(rule["id"] is String)
                 #expect(["error", "warning", "info"].contains(rule["severity"] as? String ?? ""))
-                #expect(["pass", "fail", "inconclusive", "not_applicable"].contains(rule["status"] as? String ?? ""))
+                #expect(
+                    ["pass", "fail", "inconclusive", "not_applicable"].contains(
+                        rule["status"] as? String ?? ""))
                 #expect(rule["violations"] is [Any])
                 #expect(rule["inconclusive"] is [Any])
             }
@@ -425,7 +482,8 @@ private let testRules = """
 
             #expect(report.keys.contains("outcomes"))
             let outcomes = try #require(report["outcomes"] as? [String: Any])
-            #expect(Set(outcomes.keys) == ["normal", "delayed", "immediate_close", "connect_failure"])
+            #expect(
+                Set(outcomes.keys) == ["normal", "delayed", "immediate_close", "connect_failure"])
             #expect(outcomes.values.allSatisfy { $0 is Int })
         }
     }
@@ -435,8 +493,10 @@ private let testRules = """
     /// `session`, `gen`), and no context.
     @Test func jsonFindingsThatPointAtNoLineHaveNullFileAndLine() throws {
         try withTemporaryDirectory { dir in
-            let log = try write("{\"t\":1,\"src\":\"d\",\"ev\":\"ws.connect\",\"gen\":1}\n", dir, "a.jsonl")
-            let rules = try write("""
+            let log = try write(
+                "{\"t\":1,\"src\":\"d\",\"ev\":\"ws.connect\",\"gen\":1}\n", dir, "a.jsonl")
+            let rules = try write(
+                """
                 rules:
                   - id: t.some-ping
                     title: A ping somewhere
@@ -444,14 +504,18 @@ private let testRules = """
                     count: { ev: ws.ping }
                     min: 1
                 """, dir, "corpus.yaml")
-            let coverage = try entry(try jsonObject(cli([log, "--format", "json"]).out), "ws.required-outcomes")
-            let counted = try entry(try jsonObject(cli([log, "--rules", rules, "--format", "json"]).out), "t.some-ping")
+            let coverage = try entry(
+                try jsonObject(cli([log, "--format", "json"]).out), "ws.required-outcomes")
+            let counted = try entry(
+                try jsonObject(cli([log, "--rules", rules, "--format", "json"]).out), "t.some-ping")
             for rule in [coverage, counted] {
                 let found = try #require(rule["violations"] as? [[String: Any]])
                 #expect(!found.isEmpty, "\(rule["id"] ?? "?")")
                 for f in found {
                     for key in ["file", "line", "t", "src", "session", "gen"] {
-                        #expect(f.keys.contains(key) && f[key] is NSNull, "\(rule["id"] ?? "?") \(key): \(f[key] ?? "missing")")
+                        #expect(
+                            f.keys.contains(key) && f[key] is NSNull,
+                            "\(rule["id"] ?? "?") \(key): \(f[key] ?? "missing")")
                     }
                     #expect((f["context"] as? [Any])?.isEmpty == true)
                 }
@@ -481,7 +545,8 @@ private let testRules = """
             let run = cli([dir + "/logs/", "--rules", rules, "--format", "json"])
             #expect(run.code == 1)
             let report = try jsonObject(run.out)
-            let violations = try #require(try entry(report, "t.reason")["violations"] as? [[String: Any]])
+            let violations = try #require(
+                try entry(report, "t.reason")["violations"] as? [[String: Any]])
             #expect(violations.map { $0["file"] as? String } == [dir + "/logs/sub/a.jsonl"])
             #expect((report["inputs"] as? [String: Any])?["files"] as? Int == 1)
         }
@@ -511,28 +576,38 @@ private let testRules = """
 
             // Found before the run: nothing is printed or written that would say `pass` or `fail`.
             let first = dir + "/first.json"
-            let extra = cli([log, "--format", "json", "--output", first, "--report", "junit=\(dir)/no/such/dir/x.xml"])
+            let extra = cli([
+                log, "--format", "json", "--output", first, "--report",
+                "junit=\(dir)/no/such/dir/x.xml"
+            ])
             #expect(extra.code == 2)
             #expect(extra.out.isEmpty)
-            #expect(extra.err.contains("cannot write \(dir)/no/such/dir/x.xml: no such file or directory"), "\(extra.err)")
+            #expect(
+                extra.err.contains(
+                    "cannot write \(dir)/no/such/dir/x.xml: no such file or directory"),
+                "\(extra.err)")
             #expect(!FileManager.default.fileExists(atPath: first))
             let toDirectory = cli([log, "--output", dir])
             #expect(toDirectory.code == 2)
-            #expect(toDirectory.err.contains("cannot write \(dir): is a directory"), "\(toDirectory.err)")
+            #expect(
+                toDirectory.err.contains("cannot write \(dir): is a directory"),
+                "\(toDirectory.err)")
             let baseline = cli([log, "--write-exact-baseline", dir + "/missing/b.json"])
             #expect(baseline.code == 2)
             #expect(baseline.err.contains("cannot write \(dir)/missing/b.json"), "\(baseline.err)")
         }
     }
 
-    /// A JSON, SARIF or JUnit report of many findings goes out in chunks as it is written (to a file, to
-    /// standard output, beside another format): what arrives is the report made whole, for the
-    /// same run, in every one of those places.
+    /// A JSON, SARIF or JUnit report of many findings goes out in chunks as it is written (to a
+    /// file, to standard output, beside another format): what arrives is the report made whole, for
+    /// the same run, in every one of those places.
     @Test func aLargeReportStreamsOutWhole() throws {
         try withTemporaryDirectory { dir in
             // Every ping breaks three heartbeat rules: some 9,000 findings, 1.5 MB of JUnit.
             var lines = [#"{"t":0,"ev":"ws.connect","gen":1}"#]
-            for i in 1...3_000 { lines.append(#"{"t":\#(i * 10),"ev":"ws.ping","gen":1,"note":"café \#(i)"}"#) }
+            for i in 1...3_000 {
+                lines.append(#"{"t":\#(i * 10),"ev":"ws.ping","gen":1,"note":"café \#(i)"}"#)
+            }
             let log = try write(lines.joined(separator: "\n") + "\n", dir, "pings.jsonl")
             for format in ["json", "sarif", "junit"] {
                 let toStdout = cli([log, "--format", format, "--jobs", "1"])
@@ -540,23 +615,32 @@ private let testRules = """
                 #expect(toStdout.out.utf8.count > JSONWriter.flushSize + JSONWriter.flushSize / 4)
                 let file = dir + "/report." + format
                 let other = dir + "/also." + format
-                let toFile = cli([log, "--format", format, "--output", file, "--report", "\(format)=\(other)", "--jobs", "2"])
+                let toFile = cli([
+                    log, "--format", format, "--output", file, "--report", "\(format)=\(other)",
+                    "--jobs", "2"
+                ])
                 #expect(toFile.code == 1)
                 #expect(try String(contentsOfFile: file, encoding: .utf8) == toStdout.out)
                 #expect(try String(contentsOfFile: other, encoding: .utf8) == toStdout.out)
                 if format == "junit" {
                     #expect(toStdout.out.hasSuffix("</testsuites>\n"))
                     // One line per finding of the rule, between the failure's tags.
-                    let testcase = try #require(toStdout.out.components(separatedBy: "ws.ping-after-interval").dropFirst().first)
+                    let testcase = try #require(
+                        toStdout.out.components(separatedBy: "ws.ping-after-interval").dropFirst()
+                            .first)
                     let failure = try #require(testcase.components(separatedBy: "</failure>").first)
                     #expect(failure.components(separatedBy: "pings.jsonl:").count - 1 == 3_000)
-                    #expect(failure.contains("pings.jsonl:3001 t=30000 gen=1 ws.ping at t=30000 comes too early"))
+                    #expect(
+                        failure.contains(
+                            "pings.jsonl:3001 t=30000 gen=1 ws.ping at t=30000 comes too early"))
                     continue
                 }
                 #expect(toStdout.out.hasSuffix("}\n"))
                 let report = try jsonObject(toStdout.out)
                 if format == "json" {
-                    let v = try #require(try entry(report, "ws.ping-after-interval")["violations"] as? [[String: Any]])
+                    let v = try #require(
+                        try entry(report, "ws.ping-after-interval")["violations"]
+                            as? [[String: Any]])
                     #expect(v.count == 3_000)
                     #expect(v.last?["line"] as? Int == 3_001)
                 } else {
@@ -570,17 +654,27 @@ private let testRules = """
 
     // MARK: Selecting rules and params
 
-    @Test(arguments: [
-        (["--only", "t.*"], ["t.reason", "t.warn"]),
-        // The built-in reader rules run beside a pack that does not define them.
-        (["--skip", "t.*"], ["u.limit", "log.malformed", "log.time-monotonic", "log.no-secrets"]),
-        (["--skip", "t.*", "--skip", "log.*"], ["u.limit"]),
-        (["--only", "t.*", "--skip", "t.warn"], ["t.reason"]),
-        (["--only", "u.limit"], ["u.limit"]),
-        (["--only", "*.limit", "--only", "t.reason"], ["t.reason", "u.limit"]),
-        (["--only=t.?ea*"], ["t.reason"]),
-        ([], ["t.reason", "t.warn", "u.limit", "log.malformed", "log.time-monotonic", "log.no-secrets"]),
-    ] as [([String], [String])])
+    @Test(
+        arguments: [
+            (["--only", "t.*"], ["t.reason", "t.warn"]),
+            // The built-in reader rules run beside a pack that does not define them.
+            (
+                ["--skip", "t.*"],
+                ["u.limit", "log.malformed", "log.time-monotonic", "log.no-secrets"]
+            ),
+            (["--skip", "t.*", "--skip", "log.*"], ["u.limit"]),
+            (["--only", "t.*", "--skip", "t.warn"], ["t.reason"]),
+            (["--only", "u.limit"], ["u.limit"]),
+            (["--only", "*.limit", "--only", "t.reason"], ["t.reason", "u.limit"]),
+            (["--only=t.?ea*"], ["t.reason"]),
+            (
+                [],
+                [
+                    "t.reason", "t.warn", "u.limit", "log.malformed", "log.time-monotonic",
+                    "log.no-secrets"
+                ]
+            )
+        ] as [([String], [String])])
     func onlyAndSkipSelectRules(_ options: [String], _ expected: [String]) throws {
         try withTemporaryDirectory { dir in
             let rules = try write(testRules, dir, "rules.yaml")
@@ -603,17 +697,19 @@ private let testRules = """
         }
     }
 
-    @Test(arguments: [
-        ([], 1),
-        (["--param", "limit_ms=200"], 0),
-        (["--param", "u.limit.limit_ms=200"], 0),
-        (["--param", "u.limit.limit_ms=149.5"], 1),
-        (["--param", "limit_ms=150"], 0),
-    ] as [([String], Int32)])
+    @Test(
+        arguments: [
+            ([], 1),
+            (["--param", "limit_ms=200"], 0),
+            (["--param", "u.limit.limit_ms=200"], 0),
+            (["--param", "u.limit.limit_ms=149.5"], 1),
+            (["--param", "limit_ms=150"], 0)
+        ] as [([String], Int32)])
     func paramOverridesAreApplied(_ options: [String], _ code: Int32) throws {
         try withTemporaryDirectory { dir in
             let rules = try write(testRules, dir, "rules.yaml")
-            let log = try write("{\"t\":0,\"ev\":\"ws.pong\",\"gen\":1,\"delay_ms\":150}\n", dir, "a.jsonl")
+            let log = try write(
+                "{\"t\":0,\"ev\":\"ws.pong\",\"gen\":1,\"delay_ms\":150}\n", dir, "a.jsonl")
             let run = cli([log, "--rules", rules] + options)
             #expect(run.code == code, "\(run.out)\(run.err)")
         }
@@ -624,11 +720,13 @@ private let testRules = """
             let rules = try write(testRules, dir, "rules.yaml")
             var paths: [String] = []
             for i in 0..<4 {
-                paths.append(try write("""
-                    {"t":0,"src":"d\(i)","ev":"ws.close","gen":1}
-                    {"t":1,"src":"d\(i)","ev":"ws.ping","gen":1}
+                paths.append(
+                    try write(
+                        """
+                        {"t":0,"src":"d\(i)","ev":"ws.close","gen":1}
+                        {"t":1,"src":"d\(i)","ev":"ws.ping","gen":1}
 
-                    """, dir, "log\(i).jsonl"))
+                        """, dir, "log\(i).jsonl"))
             }
             let one = cli(paths + ["--rules", rules, "--format", "json", "--jobs", "1"])
             let two = cli(paths + ["--rules", rules, "--format", "json", "--jobs=2"])
@@ -690,7 +788,8 @@ private let testRules = """
 
     @Test func rulesTestFailsOnAWrongFixture() throws {
         try withTemporaryDirectory { dir in
-            let rules = try write("""
+            let rules = try write(
+                """
                 rules:
                   - id: t.noping
                     title: No pings
@@ -726,7 +825,8 @@ private let testRules = """
     /// reader's findings on bad lines, as log.malformed does.
     @Test func rulesTestFailsOnAFixtureWithABadLine() throws {
         try withTemporaryDirectory { dir in
-            let rules = try write("""
+            let rules = try write(
+                """
                 rules:
                   - id: t.reason
                     title: Closes have reasons
@@ -771,7 +871,8 @@ private let testRules = """
     /// docs' first example reads so (it warned that its param was never read).
     @Test func aCountBoundIsAParamOverridableFromTheCommandLine() throws {
         try withTemporaryDirectory { dir in
-            let rules = try write("""
+            let rules = try write(
+                """
                 rules:
                   - id: t.closes
                     title: A generation is closed at most so often
@@ -779,7 +880,8 @@ private let testRules = """
                     count: { ev: ws.close }
                     max: params.max_closes
                 """, dir, "r.yaml")
-            let log = try write("""
+            let log = try write(
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":1,"ev":"ws.close","gen":1,"reason":"user"}
                 {"t":2,"ev":"ws.close","gen":1,"reason":"user"}
@@ -787,10 +889,17 @@ private let testRules = """
                 """, dir, "a.jsonl")
             let check = cli(["rules", "--rules", rules, "--check"])
             #expect(check.code == 0 && !check.err.contains("never read"), "\(check.err)")
-            #expect(cli([log, "--rules", rules, "--only", "t.closes", "--format", "json"]).code == 1)
-            #expect(cli([log, "--rules", rules, "--only", "t.closes", "--param", "max_closes=2"]).code == 0)
-            #expect(cli([log, "--rules", rules, "--only", "t.closes", "--param", "t.closes.max_closes=2"]).code == 0)
-            let crossed = try write("""
+            #expect(
+                cli([log, "--rules", rules, "--only", "t.closes", "--format", "json"]).code == 1)
+            #expect(
+                cli([log, "--rules", rules, "--only", "t.closes", "--param", "max_closes=2"]).code
+                    == 0)
+            #expect(
+                cli([
+                    log, "--rules", rules, "--only", "t.closes", "--param", "t.closes.max_closes=2"
+                ]).code == 0)
+            let crossed = try write(
+                """
                 rules:
                   - id: t.range
                     title: T
@@ -801,12 +910,18 @@ private let testRules = """
                 """, dir, "m.yaml")
             let refusedRange = cli([log, "--rules", crossed, "--param", "lo=9", "--param", "hi=1"])
             #expect(refusedRange.code == 2)
-            #expect(refusedRange.err.contains("t.range would count at least 9 and at most 1 (min > max)"), "\(refusedRange.err)")
+            #expect(
+                refusedRange.err.contains(
+                    "t.range would count at least 9 and at most 1 (min > max)"),
+                "\(refusedRange.err)")
             let bad = cli([log, "--rules", rules, "--param", "max_closes=1.5"])
             #expect(bad.code == 2)
-            #expect(bad.err.contains("t.closes counts with it: it needs a whole number >= 0"), "\(bad.err)")
+            #expect(
+                bad.err.contains("t.closes counts with it: it needs a whole number >= 0"),
+                "\(bad.err)")
 
-            let unknown = try write("""
+            let unknown = try write(
+                """
                 rules:
                   - id: t.closes
                     title: T
@@ -815,7 +930,9 @@ private let testRules = """
                 """, dir, "u.yaml")
             let refused = cli(["rules", "--rules", unknown, "--check"])
             #expect(refused.code == 2)
-            #expect(refused.err.contains("u.yaml:5:10: error: 'max': unknown param 'nope'"), "\(refused.err)")
+            #expect(
+                refused.err.contains("u.yaml:5:10: error: 'max': unknown param 'nope'"),
+                "\(refused.err)")
         }
     }
 
@@ -848,7 +965,10 @@ private let testRules = """
     @Test func timelineOfAMissingFileNamesItOnce() throws {
         let run = cli(["timeline", "/nonexistent/conn-audit-test.jsonl"])
         #expect(run.code == 2)
-        #expect(run.err == "conn-audit: error: could not read /nonexistent/conn-audit-test.jsonl: no such file or directory\n")
+        #expect(
+            run.err
+                == "conn-audit: error: could not read /nonexistent/conn-audit-test.jsonl: no such file or directory\n"
+        )
         try withTemporaryDirectory { dir in
             let both = cli(["timeline", dir, "/nonexistent/conn-audit-test.jsonl"])
             #expect(both.code == 2)
@@ -866,7 +986,8 @@ private let testRules = """
     /// 1128.1100000000001, which would turn both the other way.
     @Test func fractionalTimesMeetTheirDeadlinesExactly() throws {
         try withTemporaryDirectory { dir in
-            let log = try write("""
+            let log = try write(
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":0,"ev":"ws.open","gen":1}
                 {"t":128.11,"ev":"ws.ping","gen":1}
@@ -925,7 +1046,9 @@ private let testRules = """
             let exactDifference = Double(x - y) / Double(scale)
             if DecimalRounding.sum(a, b) != exact || DecimalRounding.sum(a, -b) != exactDifference {
                 failures += 1
-                if failures <= 5 { Issue.record("\(a) ± \(b): \(DecimalRounding.sum(a, b)) vs \(exact)") }
+                if failures <= 5 {
+                    Issue.record("\(a) ± \(b): \(DecimalRounding.sum(a, b)) vs \(exact)")
+                }
             }
         }
         #expect(failures == 0)
@@ -942,9 +1065,12 @@ private let testRules = """
             // 1e6 … 1e12 ms with a random full-precision fraction.
             let magnitude = Double(1 + rng.below(1_000_000)) * [1.0, 1e3, 1e6][i % 3]
             let a = magnitude + Double(rng.below(1 << 40)) / Double(1 << 40)
-            let b: Double = i % 2 == 0 ? Double(rng.below(100_000)) : Double(rng.below(100_000)) / 1000
+            let b: Double =
+                i % 2 == 0 ? Double(rng.below(100_000)) : Double(rng.below(100_000)) / 1000
             if DecimalRounding.fractionDigits(a) == nil { textPath += 1 }
-            let exact = try #require(Decimal(string: a.description)) + (try #require(Decimal(string: b.description)))
+            let exact =
+                try #require(Decimal(string: a.description))
+                + (try #require(Decimal(string: b.description)))
             let expected = try #require(Double("\(exact)"))
             let got = DecimalRounding.sum(a, b)
             if got != expected {
@@ -1005,7 +1131,9 @@ private let testRules = """
             #expect(report["verdict"] as? String == "incomplete")
             #expect(report["complete"] as? Bool == false)
             let junit = cli([log, missing, "--format", "junit"])
-            #expect(junit.out.contains(#"name="verdict" value="incomplete""#), "\(junit.out.prefix(600))")
+            #expect(
+                junit.out.contains(#"name="verdict" value="incomplete""#),
+                "\(junit.out.prefix(600))")
             let github = cli([log, missing, "--format", "github"])
             #expect(github.out.contains("verdict INCOMPLETE"), "\(github.out)")
         }
@@ -1017,13 +1145,16 @@ extension ReviewedSemanticsTests {
     /// file (a symbolic link, an absolute path for a relative input) it is the same input.
     @Test func timelineAroundFindsTheInputByItsRealPath() throws {
         try withTemporaryDirectory { dir in
-            let log = try write("""
+            let log = try write(
+                """
                 {"t":0,"src":"d","ev":"ws.connect","gen":1}
                 {"t":10,"src":"d","ev":"ws.open","gen":1}
 
                 """, dir, "real.jsonl")
-            try FileManager.default.createDirectory(atPath: dir + "/links", withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(atPath: dir + "/links/other.jsonl", withDestinationPath: log)
+            try FileManager.default.createDirectory(
+                atPath: dir + "/links", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: dir + "/links/other.jsonl", withDestinationPath: log)
             let run = cli(["timeline", dir + "/links/other.jsonl", "--around", log + ":2"])
             #expect(run.code == 0, "\(run.err)")
             #expect(run.out.contains(">>"), "\(run.out)")
@@ -1032,7 +1163,8 @@ extension ReviewedSemanticsTests {
 
     @Test func timelineWritesAnHTMLPageWithTheViolationMarked() throws {
         try withTemporaryDirectory { dir in
-            let log = try write("""
+            let log = try write(
+                """
                 {"t":0,"src":"dev<1>","ev":"ws.connect","gen":1}
                 {"t":10,"src":"dev<1>","ev":"ws.open","gen":1}
                 {"t":500,"src":"dev<1>","ev":"ws.close","gen":1}
@@ -1054,7 +1186,8 @@ extension ReviewedSemanticsTests {
     @Test func theSameRulesFileTwiceIsReadOnce() throws {
         try withTemporaryDirectory { dir in
             let log = try write(#"{"t":0,"ev":"a"}"# + "\n", dir, "a.jsonl")
-            let rules = try write("""
+            let rules = try write(
+                """
                 rules:
                   - id: t.a
                     title: A
@@ -1063,7 +1196,8 @@ extension ReviewedSemanticsTests {
                 """, dir, "rules/r.yaml")
             let twice = cli([log, "--rules", rules, "--rules", rules, "--quiet"])
             #expect(twice.code == 0, "\(twice.err)")
-            let fileAndDirectory = cli([log, "--rules", rules, "--rules", dir + "/rules", "--quiet"])
+            let fileAndDirectory = cli([log, "--rules", rules, "--rules", dir + "/rules", "--quiet"]
+            )
             #expect(fileAndDirectory.code == 0, "\(fileAndDirectory.err)")
         }
     }
@@ -1071,8 +1205,10 @@ extension ReviewedSemanticsTests {
     /// rules.md: `$malformed` (file, line, reason), `$secret` (file, line, key path).
     @Test func theReadersFindingsHaveFileAndLineFields() throws {
         try withTemporaryDirectory { dir in
-            let log = try write("not json\n" + #"{"t":1,"ev":"a","token":"x"}"# + "\n", dir, "a.jsonl")
-            let rules = try write("""
+            let log = try write(
+                "not json\n" + #"{"t":1,"ev":"a","token":"x"}"# + "\n", dir, "a.jsonl")
+            let rules = try write(
+                """
                 rules:
                   - id: t.bad
                     title: Bad lines
@@ -1087,9 +1223,13 @@ extension ReviewedSemanticsTests {
                 """, dir, "r.yaml")
             let run = cli([log, "--rules", rules, "--format", "json"])
             let report = try jsonObject(run.out)
-            let bad = try #require((try entry(report, "t.bad")["violations"] as? [[String: Any]])?.first)
-            #expect((bad["message"] as? String)?.hasPrefix("bad line \(log):1: not valid JSON") == true, "\(bad)")
-            let secret = try #require((try entry(report, "t.secret")["violations"] as? [[String: Any]])?.first)
+            let bad = try #require(
+                (try entry(report, "t.bad")["violations"] as? [[String: Any]])?.first)
+            #expect(
+                (bad["message"] as? String)?.hasPrefix("bad line \(log):1: not valid JSON") == true,
+                "\(bad)")
+            let secret = try #require(
+                (try entry(report, "t.secret")["violations"] as? [[String: Any]])?.first)
             #expect(secret["message"] as? String == "secret at \(log):2 (token)")
         }
     }
@@ -1099,7 +1239,8 @@ extension ReviewedSemanticsTests {
     /// cli.md's minimum JSON shape has the outcome counts; --only must not turn them into null.
     @Test func outcomesAreCountedWhateverRulesAreSelected() throws {
         try withTemporaryDirectory { dir in
-            let log = try write("""
+            let log = try write(
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":5,"ev":"ws.connect_failed","gen":1,"error":"NSURLErrorDomain:-1004"}
 
@@ -1112,7 +1253,10 @@ extension ReviewedSemanticsTests {
             let outcomes = try #require(report["outcomes"] as? [String: Int])
             #expect(outcomes == (all["outcomes"] as? [String: Int]))
             #expect(outcomes["connect_failure"] == 1)
-            #expect(outcomes.keys.sorted() == ["connect_failure", "delayed", "immediate_close", "normal"])
+            #expect(
+                outcomes.keys.sorted() == [
+                    "connect_failure", "delayed", "immediate_close", "normal"
+                ])
         }
     }
 }
@@ -1121,12 +1265,14 @@ extension ReviewedSemanticsTests {
     /// connlog: `src` and `session` are top-level fields like any other; rules may read them.
     @Test func rulesReadSrcAndSession() throws {
         try withTemporaryDirectory { dir in
-            let log = try write("""
+            let log = try write(
+                """
                 {"t":0,"src":"dev1","session":"s1","ev":"a.b"}
                 {"t":1,"src":"dev2","ev":"a.b"}
 
                 """, dir, "a.jsonl")
-            let rules = try write("""
+            let rules = try write(
+                """
                 rules:
                   - id: t.src
                     title: Only dev1 in session s1
@@ -1136,7 +1282,8 @@ extension ReviewedSemanticsTests {
                     message: "{src} in {session ?? 'no session'}"
                 """, dir, "r.yaml")
             let report = try jsonObject(cli([log, "--rules", rules, "--format", "json"]).out)
-            let violations = try #require(try entry(report, "t.src")["violations"] as? [[String: Any]])
+            let violations = try #require(
+                try entry(report, "t.src")["violations"] as? [[String: Any]])
             #expect(violations.compactMap { $0["line"] as? Int } == [2])
             #expect(violations.first?["message"] as? String == "dev2 in no session")
         }
@@ -1144,7 +1291,8 @@ extension ReviewedSemanticsTests {
 }
 
 /// connlog: a `gen` is any JSON integer from 0 to 2^64 - 1 (a client may use a random or hashed
-/// UInt64). Past Int64 it orders exactly, keys its own timeline, and every report prints its digits.
+/// UInt64). Past Int64 it orders exactly, keys its own timeline, and every report prints its
+/// digits.
 @Suite struct UnsignedGenTests {
     @Test(arguments: [
         // 2^63 + 1, then 2^63: lower (as doubles the two are equal).
@@ -1152,11 +1300,14 @@ extension ReviewedSemanticsTests {
         ("9223372036854775808", "9223372036854775809", Int32(0)),
         ("9223372036854775807", "9223372036854775808", Int32(0)),
         ("18446744073709551615", "18446744073709551614", Int32(1)),
-        ("18446744073709551614", "18446744073709551615", Int32(0)),
+        ("18446744073709551614", "18446744073709551615", Int32(0))
     ])
-    func generationsPastInt64IncreaseExactly(_ first: String, _ second: String, _ code: Int32) throws {
+    func generationsPastInt64IncreaseExactly(_ first: String, _ second: String, _ code: Int32)
+        throws
+    {
         try withTemporaryDirectory { dir in
-            let log = try write("""
+            let log = try write(
+                """
                 {"t":0,"src":"d","ev":"ws.connect","gen":\(first)}
                 {"t":5,"src":"d","ev":"ws.close","gen":\(first),"reason":"user"}
                 {"t":10,"src":"d","ev":"ws.connect","gen":\(second)}
@@ -1169,8 +1320,10 @@ extension ReviewedSemanticsTests {
             #expect(violations.compactMap { $0["line"] as? Int } == (code == 1 ? [3] : []))
             if code == 1 {
                 #expect(run.out.contains(#""gen": \#(second),"#), "\(run.out)")
-                #expect(violations.first?["message"] as? String
-                        == "ws.connect gen \(second) is not greater than every earlier ws.connect gen of this source")
+                #expect(
+                    violations.first?["message"] as? String
+                        == "ws.connect gen \(second) is not greater than every earlier ws.connect gen of this source"
+                )
             }
         }
     }
@@ -1192,8 +1345,11 @@ extension ReviewedSemanticsTests {
             let rule = try entry(report, "ws.single-live-connection")
             let violations = try #require(rule["violations"] as? [[String: Any]])
             #expect(violations.compactMap { $0["line"] as? Int } == [2])
-            #expect(violations.first?["message"] as? String == "ws.connect of generation 18446744073709551615"
-                    + " while generation 18446744073709551614 (its ws.connect at t=0) is still live")
+            #expect(
+                violations.first?["message"] as? String
+                    == "ws.connect of generation 18446744073709551615"
+                    + " while generation 18446744073709551614 (its ws.connect at t=0) is still live"
+            )
             // The digits exactly, as a JSON number (a double would print 1.8446744073709552e+19).
             #expect(run.out.contains(#""gen": 18446744073709551615,"#), "\(run.out)")
             #expect(run.out.contains("t=2 ws.connect gen=18446744073709551615"), "\(run.out)")
@@ -1206,11 +1362,14 @@ extension ReviewedSemanticsTests {
             let log = try write(Self.twoLive, dir, "a.jsonl")
             let run = cli([log, "--only", "ws.single-live-connection", "--format", format])
             #expect(run.code == 1, "\(run.err)")
-            #expect(run.out.contains("generation 18446744073709551615 while generation 18446744073709551614"),
-                    "\(run.out)")
+            #expect(
+                run.out.contains(
+                    "generation 18446744073709551615 while generation 18446744073709551614"),
+                "\(run.out)")
             if format != "github" {
                 // Where the report names a finding's gen (SARIF: a JSON number in its properties).
-                let gen = format == "sarif" ? #""gen": 18446744073709551615"# : "gen=18446744073709551615"
+                let gen =
+                    format == "sarif" ? #""gen": 18446744073709551615"# : "gen=18446744073709551615"
                 #expect(run.out.contains(gen), "\(run.out)")
             }
         }
@@ -1232,8 +1391,11 @@ extension ReviewedSemanticsTests {
             #expect(html.out.contains("ws gen 18446744073709551615"), "\(html.out.prefix(300))")
             let tooLarge = cli(["timeline", log, "--gen", "18446744073709551616"])
             #expect(tooLarge.code == 2)
-            #expect(tooLarge.err.contains("--gen takes a whole number from 0 to 18446744073709551615, not '18446744073709551616'"),
-                    "\(tooLarge.err)")
+            #expect(
+                tooLarge.err.contains(
+                    "--gen takes a whole number from 0 to 18446744073709551615, not '18446744073709551616'"
+                ),
+                "\(tooLarge.err)")
         }
     }
 }

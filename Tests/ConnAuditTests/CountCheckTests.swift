@@ -6,12 +6,14 @@ import ConnAuditTestSupport
 extension CheckKindTests {
     @Suite struct Counting {
         @Test func maxReportsEachExcessEventAtItsLine() throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.two-closes
                 title: At most two closes
                 count: { ev: ws.close }
                 max: 2
-                """, """
+                """,
+                """
                 {"t":0,"ev":"ws.close","gen":1}
                 {"t":1,"ev":"ws.close","gen":2}
                 {"t":2,"ev":"ws.close","gen":1}
@@ -22,12 +24,15 @@ extension CheckKindTests {
         }
 
         @Test func minIsOneViolationAtTheTimelinesFirstEvent() throws {
-            let result = judge(try loadRule("""
-                id: t.pongs
-                title: Two pongs per generation
-                count: { ev: ws.pong }
-                min: 2
-                """), """
+            let result = judge(
+                try loadRule(
+                    """
+                    id: t.pongs
+                    title: Two pongs per generation
+                    count: { ev: ws.pong }
+                    min: 2
+                    """),
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":1,"ev":"ws.pong","gen":1}
                 {"t":2,"ev":"ws.pong","gen":1}
@@ -37,20 +42,23 @@ extension CheckKindTests {
                 """)
             #expect(CheckKindVerdict(result) == CheckKindVerdict(.fail, [4, 6]))
             #expect(result.violations.map(\.gen) == [2, 3])
-            #expect(result.violations.map(\.message) == [
-                "Two pongs per generation (1 matching event, at least 2 required)",
-                "Two pongs per generation (0 matching events, at least 2 required)",
-            ])
+            #expect(
+                result.violations.map(\.message) == [
+                    "Two pongs per generation (1 matching event, at least 2 required)",
+                    "Two pongs per generation (0 matching events, at least 2 required)"
+                ])
         }
 
         @Test func byCountsPerKey() throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.one-send
                 title: One send per connection
                 count: { ev: ws.send }
                 by: conn
                 max: 1
-                """, """
+                """,
+                """
                 {"t":0,"ev":"ws.send","gen":1,"conn":"a"}
                 {"t":1,"ev":"ws.send","gen":1,"conn":"b"}
                 {"t":2,"ev":"ws.send","gen":1,"conn":"a"}
@@ -62,13 +70,16 @@ extension CheckKindTests {
         }
 
         @Test func minByReportsEachShortKeyAtTheTimelinesFirstEvent() throws {
-            let result = judge(try loadRule("""
-                id: t.two-sends
-                title: Two sends per connection
-                count: { ev: ws.send }
-                by: conn
-                min: 2
-                """), """
+            let result = judge(
+                try loadRule(
+                    """
+                    id: t.two-sends
+                    title: Two sends per connection
+                    count: { ev: ws.send }
+                    by: conn
+                    min: 2
+                    """),
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":1,"ev":"ws.send","gen":1,"conn":"a"}
                 {"t":2,"ev":"ws.send","gen":1,"conn":"b"}
@@ -76,10 +87,11 @@ extension CheckKindTests {
                 {"t":4,"ev":"ws.send","gen":1,"conn":"c"}
                 """)
             #expect(CheckKindVerdict(result) == CheckKindVerdict(.fail, [1, 1]))
-            #expect(result.violations.map(\.message) == [
-                #"Two sends per connection (1 matching event for "b", at least 2 required)"#,
-                #"Two sends per connection (1 matching event for "c", at least 2 required)"#,
-            ])
+            #expect(
+                result.violations.map(\.message) == [
+                    #"Two sends per connection (1 matching event for "b", at least 2 required)"#,
+                    #"Two sends per connection (1 matching event for "c", at least 2 required)"#
+                ])
         }
     }
 }

@@ -7,14 +7,18 @@ import ConnAuditTestSupport
 /// the ones the events give, and that a rule whose every call on a list is one keeps none of the
 /// list's events (a long SSE session's memory).
 @Suite struct CountedIndexTests {
-    private static func rules(_ bodies: [String]) throws -> [Rule] { try RuleRuns.rules(bodies, file: "rules/counted.yaml") }
+    private static func rules(_ bodies: [String]) throws -> [Rule] {
+        try RuleRuns.rules(bodies, file: "rules/counted.yaml")
+    }
 
     private static func audit(_ rules: [Rule], _ log: String, jobs: Int = 1) -> AuditReport {
         RuleRuns.audit(rules, log, path: "c.jsonl", jobs: jobs)
     }
 
     private static func fingerprint(_ findings: [Finding]) -> [String] {
-        findings.map { "\($0.line.map(String.init) ?? "-") src=\($0.source?.description ?? "-") \($0.message)" }
+        findings.map {
+            "\($0.line.map(String.init) ?? "-") src=\($0.source?.description ?? "-") \($0.message)"
+        }
     }
 
     /// An SSE log whose ids are of every kind `text(…)` tells apart or not: numbers and their
@@ -24,9 +28,11 @@ import ConnAuditTestSupport
     static func log(seed: UInt64, events: Int = 400) -> String {
         var rng = SplitMix64(state: seed)
         let ids = [
-            #"1"#, #""1""#, "1.0", #""01""#, "2", #""2""#, "18446744073709551617", #""18446744073709551617""#,
-            "1.5", #""1.5""#, "null", #""caf\u00e9""#, #""cafe\u0301""#, "9007199254740993", "9007199254740992.0",
-            "true", #""""#,
+            #"1"#, #""1""#, "1.0", #""01""#, "2", #""2""#, "18446744073709551617",
+            #""18446744073709551617""#,
+            "1.5", #""1.5""#, "null", #""caf\u00e9""#, #""cafe\u0301""#, "9007199254740993",
+            "9007199254740992.0",
+            "true", #""""#
         ]
         let pool = (0..<(3 + rng.below(6))).map { _ in ids[rng.below(ids.count)] }
         var t = 0
@@ -81,7 +87,7 @@ import ConnAuditTestSupport
             // one list, two indexes (other tests), and one index for two calls (the same tests)
             "for: source\nevery: { ev: sse.commit, as: c }\nexpect: \"count({ev: sse.processed, ok: true, where: 'text(id) == text(c.id)'}) >= count({ev: sse.processed, ok: false, where: 'text(id) == text(c.id)'}) and count({ev: sse.processed, ok: true, where: 'text(c.id) == text(id)'}) < 3\"",
             "for: source\nevery: { ev: sse.commit, as: c }\nexpect: \"count({ev: sse.processed, ok: true, where: 'text(id) == text(c.id) or false'}) >= count({ev: sse.processed, ok: false, where: 'text(id) == text(c.id) or false'}) and count({ev: sse.processed, ok: true, where: 'text(c.id) == text(id) or false'}) < 3\""
-        ),
+        )
     ]
 
     private static func pair(_ index: Int) throws -> (Rule, Rule) {
@@ -105,8 +111,12 @@ import ConnAuditTestSupport
                 let ra = Self.audit([a], log, jobs: jobs).results[0]
                 let rb = Self.audit([b], log, jobs: jobs).results[0]
                 #expect(ra.status == rb.status, "seed \(seed)")
-                #expect(Self.fingerprint(ra.violations) == Self.fingerprint(rb.violations), "seed \(seed)")
-                #expect(Self.fingerprint(ra.inconclusive) == Self.fingerprint(rb.inconclusive), "seed \(seed)")
+                #expect(
+                    Self.fingerprint(ra.violations) == Self.fingerprint(rb.violations),
+                    "seed \(seed)")
+                #expect(
+                    Self.fingerprint(ra.inconclusive) == Self.fingerprint(rb.inconclusive),
+                    "seed \(seed)")
                 if jobs == 1, !ra.violations.isEmpty { failing += 1 }
             }
         }
@@ -133,7 +143,7 @@ import ConnAuditTestSupport
             // another condition beside the key
             "id: t.other\ntitle: T\nfor: source\nevery: { ev: sse.commit, as: c }\nexpect: \"count({ev: sse.event, where: 'text(id) == text(c.id) and t > c.t - 10'}) == 0\"",
             // one call on the list is counted, the other is not: the list keeps its events
-            "id: t.mixed\ntitle: T\nfor: source\nevery: { ev: sse.commit, as: c }\nexpect: \"count({ev: sse.event, where: 'text(id) == text(c.id)'}) == 0 or last({ev: sse.event, where: 't < c.t'}).t > 0\"",
+            "id: t.mixed\ntitle: T\nfor: source\nevery: { ev: sse.commit, as: c }\nexpect: \"count({ev: sse.event, where: 'text(id) == text(c.id)'}) == 0 or last({ev: sse.event, where: 't < c.t'}).t > 0\""
         ])
         for rule in loaded {
             let compiled = CompiledRule(rule: rule, index: 0, overrides: [:])
@@ -155,7 +165,9 @@ import ConnAuditTestSupport
                 let ev = ["sse.event", "sse.processed", "sse.commit"][i % 3]
                 var fields = [Event.Field("id", .string(String(i / 3)))]
                 if ev == "sse.processed" { fields.append(Event.Field("ok", .bool(true))) }
-                let e = Event(t: Double(i), ev: ev, file: 0, line: i + 1, fields: fields, evID: EvNames.id(ev))
+                let e = Event(
+                    t: Double(i), ev: ev, file: 0, line: i + 1, fields: fields, evID: EvNames.id(ev)
+                )
                 e.seq = i
                 if i == 1 { firstEvent = e }
                 runner.observe(e, context: scope, sink: sink)
@@ -163,7 +175,9 @@ import ConnAuditTestSupport
             // Every commit followed the processing of its id: no violation either way.
             #expect(sink.violations.isEmpty)
             let kept = compiled.historyLists.indices.map { runner.history(list: $0).count }
-            #expect(keeps ? kept.reduce(0, +) == 100 : kept.allSatisfy { $0 == 0 }, "\(rule.id): \(kept)")
+            #expect(
+                keeps ? kept.reduce(0, +) == 100 : kept.allSatisfy { $0 == 0 },
+                "\(rule.id): \(kept)")
             #expect((firstEvent != nil) == keeps, "\(rule.id)")
         }
     }
@@ -178,9 +192,10 @@ import ConnAuditTestSupport
             for: source
             every: { ev: sse.commit, as: c }
             expect: "count({ev: sse.event, where: 'text(id) == text(z.id)'}) == 0 and first({ev: sse.processed, as: z}) != null"
-            """,
+            """
         ])
-        #expect(!CompiledRule(rule: loaded[0], index: 0, overrides: [:]).countedLists.contains(true))
+        #expect(
+            !CompiledRule(rule: loaded[0], index: 0, overrides: [:]).countedLists.contains(true))
     }
 
     /// A capture used before the step that binds it is an error of the rule: a count's outer side
@@ -195,7 +210,7 @@ import ConnAuditTestSupport
                 forbid:
                   - { ev: sse.commit, where: "count({ev: sse.event, where: 'text(id) == text(k.id)'}) == 0" }
                   - { ev: sse.event, as: k }
-                """,
+                """
             ])
         }
     }
@@ -205,8 +220,10 @@ import ConnAuditTestSupport
     @Test func countsByKeyAgreeWithADictionary() {
         var rng = SplitMix64(state: 77)
         let keys: [Value] = [
-            .string("caf\u{E9}"), .string("cafe\u{301}"), .string("1"), .int(1), .double(1), .bigInt("18446744073709551617"),
-            .null, .bool(true), .string(String(repeating: "x", count: 40)), .array([.int(1), .string("a")]), .string(""),
+            .string("caf\u{E9}"), .string("cafe\u{301}"), .string("1"), .int(1), .double(1),
+            .bigInt("18446744073709551617"),
+            .null, .bool(true), .string(String(repeating: "x", count: 40)),
+            .array([.int(1), .string("a")]), .string("")
         ]
         var table = SeqBuckets()
         var dictionary: [Value: Int] = [:]
@@ -230,16 +247,28 @@ import ConnAuditTestSupport
     /// capture of another call's selector — and one whose outer side reads a bare `params` (the
     /// current event's field): the counts answer what the events answer.
     static let unbound: [(rule: String, log: String, violations: Int)] = [
-        ("every: [{ ev: A, as: x }, { ev: B, as: y }]\nexpect: \"count({ev: P, where: 'text(id) == text(y.id)'}) == 0\"",
-         #"{"t":0,"ev":"P","id":"1"}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"# + "\n" + #"{"t":2,"ev":"B","id":"1"}"#, 1),
-        ("forbid:\n  - { ev: A, as: p }\n  - { ev: B, as: q }\n  - { ev: C }\nwithout: { ev: W, where: \"count({ev: K, where: 'text(id) == text(q.id)'}) == 0\" }",
-         #"{"t":0,"ev":"A"}"# + "\n" + #"{"t":1,"ev":"W"}"# + "\n" + #"{"t":2,"ev":"B","id":"y"}"# + "\n" + #"{"t":3,"ev":"C"}"#, 0),
-        ("count: { ev: T, as: c }\nmin: 2\nmessage: \"{count({ev: P, where: 'text(id) == text(c.id) and $seq < c.$seq'})} earlier P\"",
-         #"{"t":0,"ev":"P","id":"x"}"# + "\n" + #"{"t":1,"ev":"T","id":"x"}"#, 1),
-        ("every: { ev: ta, as: c }\nexpect: \"count({ev: b}, since: {ev: s, as: z}) >= 0 and count({ev: b, where: 'text(id) == text(z.id) and $seq < c.$seq'}) == 0\"",
-         #"{"t":0,"ev":"b","id":"x"}"# + "\n" + #"{"t":1,"ev":"ta","id":"x"}"#, 0),
-        ("every: { ev: T, as: c }\nexpect: \"count({ev: P, where: \\\"text(id) == params['k'] and $seq < c.$seq\\\"}) == 0\"",
-         #"{"t":0,"ev":"P","id":"x"}"# + "\n" + #"{"t":1,"ev":"T","params":{"k":"x"}}"#, 0),
+        (
+            "every: [{ ev: A, as: x }, { ev: B, as: y }]\nexpect: \"count({ev: P, where: 'text(id) == text(y.id)'}) == 0\"",
+            #"{"t":0,"ev":"P","id":"1"}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"# + "\n"
+                + #"{"t":2,"ev":"B","id":"1"}"#, 1
+        ),
+        (
+            "forbid:\n  - { ev: A, as: p }\n  - { ev: B, as: q }\n  - { ev: C }\nwithout: { ev: W, where: \"count({ev: K, where: 'text(id) == text(q.id)'}) == 0\" }",
+            #"{"t":0,"ev":"A"}"# + "\n" + #"{"t":1,"ev":"W"}"# + "\n"
+                + #"{"t":2,"ev":"B","id":"y"}"# + "\n" + #"{"t":3,"ev":"C"}"#, 0
+        ),
+        (
+            "count: { ev: T, as: c }\nmin: 2\nmessage: \"{count({ev: P, where: 'text(id) == text(c.id) and $seq < c.$seq'})} earlier P\"",
+            #"{"t":0,"ev":"P","id":"x"}"# + "\n" + #"{"t":1,"ev":"T","id":"x"}"#, 1
+        ),
+        (
+            "every: { ev: ta, as: c }\nexpect: \"count({ev: b}, since: {ev: s, as: z}) >= 0 and count({ev: b, where: 'text(id) == text(z.id) and $seq < c.$seq'}) == 0\"",
+            #"{"t":0,"ev":"b","id":"x"}"# + "\n" + #"{"t":1,"ev":"ta","id":"x"}"#, 0
+        ),
+        (
+            "every: { ev: T, as: c }\nexpect: \"count({ev: P, where: \\\"text(id) == params['k'] and $seq < c.$seq\\\"}) == 0\"",
+            #"{"t":0,"ev":"P","id":"x"}"# + "\n" + #"{"t":1,"ev":"T","params":{"k":"x"}}"#, 0
+        )
     ]
 
     @Test(arguments: 0..<unbound.count)
@@ -249,10 +278,16 @@ import ConnAuditTestSupport
         let hidden = body.replacing("'text(id) ==", with: "'false or text(id) ==")
             .replacing("\\\"text(id) ==", with: "\\\"false or text(id) ==")
         #expect(hidden != body)
-        let loaded = try Self.rules(["id: t.counted\ntitle: T\nfor: source\n" + body, "id: t.events\ntitle: T\nfor: source\n" + hidden])
-        #expect(!CompiledRule(rule: loaded[1], index: 0, overrides: [:]).countedLists.contains(true))
+        let loaded = try Self.rules([
+            "id: t.counted\ntitle: T\nfor: source\n" + body,
+            "id: t.events\ntitle: T\nfor: source\n" + hidden
+        ])
+        #expect(
+            !CompiledRule(rule: loaded[1], index: 0, overrides: [:]).countedLists.contains(true))
         let report = Self.audit(loaded, log + "\n")
-        #expect(Self.fingerprint(report.results[0].violations) == Self.fingerprint(report.results[1].violations))
+        #expect(
+            Self.fingerprint(report.results[0].violations)
+                == Self.fingerprint(report.results[1].violations))
         #expect(report.results[0].violations.count == expected)
     }
 
@@ -260,15 +295,25 @@ import ConnAuditTestSupport
     /// no such field (null for each); one that has it is kept and tried as a scan tries it.
     @Test func aCountedEventWithAFieldNamedLikeAnUnboundCaptureIsTriedAsAScanWould() throws {
         let expect = "expect: \"count({ev: P, where: 'text(id) == text(y.id)'}) == 0\""
-        let body = "title: T\nfor: source\nevery: [{ ev: A, as: x }, { ev: B, as: y }]\n" + expect + "\nundecided: inconclusive"
-        let loaded = try Self.rules(["id: t.counted\n" + body, "id: t.events\n" + body.replacing("'text(id) ==", with: "'false or text(id) ==")])
-        #expect(CompiledRule(rule: loaded[0], index: 0, overrides: [:]).countedLists.allSatisfy { $0 })
+        let body =
+            "title: T\nfor: source\nevery: [{ ev: A, as: x }, { ev: B, as: y }]\n" + expect
+            + "\nundecided: inconclusive"
+        let loaded = try Self.rules([
+            "id: t.counted\n" + body,
+            "id: t.events\n" + body.replacing("'text(id) ==", with: "'false or text(id) ==")
+        ])
+        #expect(
+            CompiledRule(rule: loaded[0], index: 0, overrides: [:]).countedLists.allSatisfy { $0 })
         let plain = #"{"t":0,"ev":"P","id":"1"}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"# + "\n"
         // y unbound at A: this P's own y.id is "1", its id too: it counts, and A fails.
-        let named = #"{"t":0,"ev":"P","id":"1","y":{"id":"1"}}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"# + "\n"
+        let named =
+            #"{"t":0,"ev":"P","id":"1","y":{"id":"1"}}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"#
+            + "\n"
         // The first P's own y.id is "2", its id "1": it does not count at A; at B, y is B, and
         // the P whose id is "2" counts.
-        let other = #"{"t":0,"ev":"P","id":"1","y":{"id":"2"}}"# + "\n" + #"{"t":0,"ev":"P","id":"2"}"# + "\n"
+        let other =
+            #"{"t":0,"ev":"P","id":"1","y":{"id":"2"}}"# + "\n" + #"{"t":0,"ev":"P","id":"2"}"#
+            + "\n"
             + #"{"t":1,"ev":"A","id":"1"}"# + "\n" + #"{"t":2,"ev":"B","id":"2"}"# + "\n"
         for (log, failing) in [(plain, [Int]()), (named, [2]), (other, [4])] {
             let report = Self.audit(loaded, log)
@@ -282,24 +327,40 @@ import ConnAuditTestSupport
     /// like one of them says nothing of a count that reads another (the second count is decided:
     /// the events it keeps answer it).
     @Test func aFieldNamedLikeOneCaptureLeavesACountOfAnotherDecided() throws {
-        let expect = "expect: \"count({ev: P, where: 'text(id) == text(x.id)'}) == 0 and count({ev: P, where: 'text(id) == text(y.id)'}) < 9\""
-        let body = "title: T\nfor: source\nevery: [{ ev: A, as: x }, { ev: B, as: y }]\n" + expect + "\nundecided: inconclusive"
-        let loaded = try Self.rules(["id: t.counted\n" + body, "id: t.events\n" + body.replacing("'text(id) ==", with: "'false or text(id) ==")])
-        #expect(CompiledRule(rule: loaded[0], index: 0, overrides: [:]).countedLists.allSatisfy { $0 })
-        #expect(!CompiledRule(rule: loaded[1], index: 0, overrides: [:]).countedLists.contains(true))
+        let expect =
+            "expect: \"count({ev: P, where: 'text(id) == text(x.id)'}) == 0 and count({ev: P, where: 'text(id) == text(y.id)'}) < 9\""
+        let body =
+            "title: T\nfor: source\nevery: [{ ev: A, as: x }, { ev: B, as: y }]\n" + expect
+            + "\nundecided: inconclusive"
+        let loaded = try Self.rules([
+            "id: t.counted\n" + body,
+            "id: t.events\n" + body.replacing("'text(id) ==", with: "'false or text(id) ==")
+        ])
+        #expect(
+            CompiledRule(rule: loaded[0], index: 0, overrides: [:]).countedLists.allSatisfy { $0 })
+        #expect(
+            !CompiledRule(rule: loaded[1], index: 0, overrides: [:]).countedLists.contains(true))
         // At B, y is bound and x is not: x reads each P's own field x, which this P lacks.
-        let namedLikeBound = #"{"t":0,"ev":"P","id":"1","y":0}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"# + "\n"
+        let namedLikeBound =
+            #"{"t":0,"ev":"P","id":"1","y":0}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"# + "\n"
         let report = Self.audit(loaded, namedLikeBound)
         #expect(report.results[0].status == .pass)
         #expect(report.results[1].status == .pass)
         // A P with a field x: the count reading the unbound x tries it as a scan does.
         for x in ["0", #"{"id":"1"}"#, #"{"id":"2"}"#] {
-            let namedLikeUnbound = #"{"t":0,"ev":"P","id":"1","x":\#(x)}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"# + "\n"
+            let namedLikeUnbound =
+                #"{"t":0,"ev":"P","id":"1","x":\#(x)}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"#
+                + "\n"
             let both = Self.audit(loaded, namedLikeUnbound)
             #expect(both.results[0].status == both.results[1].status, "x: \(x)")
-            #expect(both.results[0].violations.map(\.line) == both.results[1].violations.map(\.line), "x: \(x)")
+            #expect(
+                both.results[0].violations.map(\.line) == both.results[1].violations.map(\.line),
+                "x: \(x)")
         }
-        let counts = Self.audit(loaded, #"{"t":0,"ev":"P","id":"1","x":{"id":"1"}}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"# + "\n")
+        let counts = Self.audit(
+            loaded,
+            #"{"t":0,"ev":"P","id":"1","x":{"id":"1"}}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"#
+                + "\n")
         #expect(counts.results[0].violations.map(\.line) == [2])
     }
 }

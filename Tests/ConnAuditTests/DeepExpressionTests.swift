@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @testable import ConnAudit
@@ -50,13 +50,22 @@ struct DeepExpressionTests {
             case .member: return "x" + String(repeating: ".y", count: n) + " == 1"
             case .index: return "x" + String(repeating: "[0]", count: n) + " == 1"
             case .chainInsideCalls:
-                return String(repeating: "abs(", count: 50) + Self.chain("1", " + ") + String(repeating: ")", count: 50) + " > 0"
+                return String(repeating: "abs(", count: 50) + Self.chain("1", " + ")
+                    + String(repeating: ")", count: 50) + " > 0"
             case .not: return String(repeating: "not ", count: n) + "true"
             case .unaryMinus: return String(repeating: "-", count: n) + "1 < 5"
-            case .parentheses: return String(repeating: "(", count: n) + "1" + String(repeating: ")", count: n) + " == 1"
-            case .lists: return String(repeating: "[", count: n) + String(repeating: "]", count: n) + " != null"
-            case .maps: return String(repeating: "{a: ", count: n) + "1" + String(repeating: "}", count: n) + " != null"
-            case .calls: return String(repeating: "abs(", count: n) + "1" + String(repeating: ")", count: n) + " == 1"
+            case .parentheses:
+                return String(repeating: "(", count: n) + "1" + String(repeating: ")", count: n)
+                    + " == 1"
+            case .lists:
+                return String(repeating: "[", count: n) + String(repeating: "]", count: n)
+                    + " != null"
+            case .maps:
+                return String(repeating: "{a: ", count: n) + "1" + String(repeating: "}", count: n)
+                    + " != null"
+            case .calls:
+                return String(repeating: "abs(", count: n) + "1" + String(repeating: ")", count: n)
+                    + " == 1"
             case .conditionals: return String(repeating: "if x then x else ", count: n) + "x"
             }
         }
@@ -99,8 +108,10 @@ struct DeepExpressionTests {
 
         var message: String {
             switch self {
-            case .or, .and, .plus, .minus, .times, .divide, .remainder, .coalesce, .member, .index, .chainInsideCalls:
-                return "expression nested deeper than 100 (split a long chain of and/or/+ into let: bindings)"
+            case .or, .and, .plus, .minus, .times, .divide, .remainder, .coalesce, .member, .index,
+                .chainInsideCalls:
+                return
+                    "expression nested deeper than 100 (split a long chain of and/or/+ into let: bindings)"
             case .not, .unaryMinus, .parentheses, .lists, .maps, .calls, .conditionals:
                 return "expression nested deeper than 100"
             }
@@ -148,9 +159,11 @@ struct DeepExpressionTests {
     /// Runs each of `commands` (arguments after which the path of `rules` is added, the log
     /// is `LOG`) in one child process: each must exit 2 and print `path:diagnostic` (a crash is
     /// a signal, and fails the expectation).
-    static func expectRefusedByTheCommandLine(_ cases: [(rules: String, diagnostic: String)],
-                                              commands: [[String]] = [["rules", "--check", "--rules"]],
-                                              sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectRefusedByTheCommandLine(
+        _ cases: [(rules: String, diagnostic: String)],
+        commands: [[String]] = [["rules", "--check", "--rules"]],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let dir = FileManager.default.temporaryDirectory
             .appendingPathComponent("conn-audit-deep-\(UUID().uuidString)", isDirectory: true).path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -158,7 +171,8 @@ struct DeepExpressionTests {
         var runs: [[String]] = []
         var expected: [String] = []
         let log = dir + "/a.jsonl"
-        try Data(#"{"t":0,"src":"d","ev":"probe.hit"}"#.utf8 + [0x0A]).write(to: URL(fileURLWithPath: log))
+        try Data(#"{"t":0,"src":"d","ev":"probe.hit"}"#.utf8 + [0x0A]).write(
+            to: URL(fileURLWithPath: log))
         for (i, c) in cases.enumerated() {
             let path = dir + "/deep\(i).yaml"
             try Data(c.rules.utf8).write(to: URL(fileURLWithPath: path))
@@ -167,8 +181,10 @@ struct DeepExpressionTests {
                 expected.append("\(path):\(c.diagnostic)")
             }
         }
-        let result = await #expect(processExitsWith: .exitCode(2), observing: [\.standardErrorContent],
-                                   sourceLocation: sourceLocation) { [runs = runs as [[String]]] in
+        let result = await #expect(
+            processExitsWith: .exitCode(2), observing: [\.standardErrorContent],
+            sourceLocation: sourceLocation
+        ) { [runs = runs as [[String]]] in
             for arguments in runs {
                 let code = CommandLineTool.run(arguments, console: .standard)
                 if code != 2 { exit(code == 0 ? 3 : code) }
@@ -177,15 +193,20 @@ struct DeepExpressionTests {
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         for (arguments, diagnostic) in zip(runs, expected) {
-            #expect(stderr.contains(diagnostic), "\(arguments.prefix(2)) did not say \(diagnostic)", sourceLocation: sourceLocation)
+            #expect(
+                stderr.contains(diagnostic), "\(arguments.prefix(2)) did not say \(diagnostic)",
+                sourceLocation: sourceLocation)
         }
     }
 
     /// Every shape through `rules --check` (and `check` and `timeline` for two of them), in one
     /// child process.
     @Test func theCommandLineExitsTwoWithThePlace() async throws {
-        let place = { (shape: Shape) in "6:\(Self.whereColumn + shape.offset): error: \(shape.message)\n" }
-        try await Self.expectRefusedByTheCommandLine(Shape.allCases.map { (Self.rules(where: $0.text), place($0)) })
+        let place = { (shape: Shape) in
+            "6:\(Self.whereColumn + shape.offset): error: \(shape.message)\n"
+        }
+        try await Self.expectRefusedByTheCommandLine(
+            Shape.allCases.map { (Self.rules(where: $0.text), place($0)) })
         try await Self.expectRefusedByTheCommandLine(
             [Shape.or, .coalesce].map { (Self.rules(where: $0.text), place($0)) },
             commands: [["check", "LOG", "--rules"], ["timeline", "LOG", "--rules"]])
@@ -201,11 +222,14 @@ extension DeepExpressionTests {
     /// grows by a few bytes a level).
     static func nestedCalls(_ levels: Int, parentheses: Int = 0) -> String {
         func quoted(_ s: String) -> String {
-            s.replacingOccurrences(of: "\\", with: "\\x5c").replacingOccurrences(of: "\"", with: "\\x22")
+            s.replacingOccurrences(of: "\\", with: "\\x5c").replacingOccurrences(
+                of: "\"", with: "\\x22")
         }
         var e = "x == 1"
         for _ in 0..<levels {
-            e = String(repeating: "(", count: parentheses) + #"count({ev: probe.hit, where: ""# + quoted(e) + #""}) >= 0"#
+            e =
+                String(repeating: "(", count: parentheses) + #"count({ev: probe.hit, where: ""#
+                + quoted(e) + #""}) >= 0"#
                 + String(repeating: ")", count: parentheses)
         }
         return quoted(e)
@@ -216,7 +240,8 @@ extension DeepExpressionTests {
     /// limit as any expression (it was not: 500 such levels, each in 20 parentheses, took 22 s
     /// and 600 MB to overflow the stack while parsing).
     @Test func historyCallsNestedInSelectorsAreBoundedByTheDepthLimit() throws {
-        let (error, elapsed) = Self.loadError(Self.rules(where: Self.nestedCalls(500, parentheses: 20)))
+        let (error, elapsed) = Self.loadError(
+            Self.rules(where: Self.nestedCalls(500, parentheses: 20)))
         let diagnostic = try #require(error, "500 levels of history calls loaded")
         #expect(diagnostic.message.hasPrefix("expression nested deeper than 100"), "\(diagnostic)")
         #expect(diagnostic.line == 6)
@@ -229,10 +254,16 @@ extension DeepExpressionTests {
     /// Collecting the fields a rule reads walked each level of calls in selectors twice over, so
     /// 98 levels would have taken about 2^98 walks.
     @Test func aRuleWithCallsNestedInSelectorsRunsInLinearTime() throws {
-        let rules = try RuleLoader.load(files: [("deep.yaml", Self.rules(where: Self.nestedCalls(98)))])
-        let log = (0..<3).map { #"{"t":\#($0),"src":"d","ev":"probe.hit"}"# }.joined(separator: "\n") + "\n"
+        let rules = try RuleLoader.load(files: [
+            ("deep.yaml", Self.rules(where: Self.nestedCalls(98)))
+        ])
+        let log =
+            (0..<3).map { #"{"t":\#($0),"src":"d","ev":"probe.hit"}"# }.joined(separator: "\n")
+            + "\n"
         var report: AuditReport?
-        let elapsed = ContinuousClock().measure { report = RuleRuns.audit(rules.rules, log, path: "a.jsonl") }
+        let elapsed = ContinuousClock().measure {
+            report = RuleRuns.audit(rules.rules, log, path: "a.jsonl")
+        }
         #expect(report?.results.map(\.rule.id) == ["probe.deep"])
         #expect(elapsed < .seconds(20))
     }

@@ -30,7 +30,8 @@ import ConnAuditTestSupport
 
     @Test func anIDSetAnswersWhatItsSelectorsMayMatch() throws {
         func selector(_ text: String) throws -> Selector { try FileLoader.compileSelector(text, 0) }
-        let ping = EvNames.id("ws.ping"), pong = EvNames.id("ws.pong"), close = EvNames.id("ws.close")
+        let ping = EvNames.id("ws.ping"), pong = EvNames.id("ws.pong"),
+            close = EvNames.id("ws.close")
         let some = EvIDSet([try selector("{ev: ws.ping}"), try selector("{ev: [ws.pong]}")])
         #expect(some.contains(ping) && some.contains(pong))
         #expect(!some.contains(close) && !some.contains(-1) && !some.contains(Int32.max))
@@ -50,11 +51,13 @@ import ConnAuditTestSupport
         let codes = ["t", "ev", "gen", "$line", "$seq", "$file"].map { FieldNames.id($0) }
         #expect(codes.allSatisfy { $0 < -1 } && Set(codes).count == codes.count)
 
-        let e = Event(t: 5, ev: "ws.close", gen: 2, fields: [
-            .init("reason", .string("first"), id: reason),
-            .init("state", .string("open")),  // untagged: found by its name
-            .init("reason", .string("last"), id: reason),
-        ])
+        let e = Event(
+            t: 5, ev: "ws.close", gen: 2,
+            fields: [
+                .init("reason", .string("first"), id: reason),
+                .init("state", .string("open")),  // untagged: found by its name
+                .init("reason", .string("last"), id: reason)
+            ])
         #expect(e.value(of: "reason", id: reason) == .string("last"))
         #expect(e.value(of: "state", id: state) == .string("open"))
         #expect(e.value(of: "missing", id: FieldNames.id("missing")) == nil)
@@ -68,13 +71,20 @@ import ConnAuditTestSupport
         #expect(Event(t: 1.5, ev: "x").value(of: "gen", id: FieldNames.gen) == nil)
         #expect(Event(t: 1.5, ev: "x").value(of: "t", id: FieldNames.t) == .double(1.5))
         // An untagged duplicate after a tagged one still wins (the last duplicate wins).
-        let mixed = Event(t: 0, ev: "x", fields: [.init("reason", .string("a"), id: reason), .init("reason", .string("b"))])
+        let mixed = Event(
+            t: 0, ev: "x",
+            fields: [.init("reason", .string("a"), id: reason), .init("reason", .string("b"))])
         #expect(mixed.value(of: "reason", id: reason) == .string("b"))
     }
 
     @Test func theReaderTagsTheFieldsRulesReadWithTheirIDs() throws {
-        let source = ByteSources.memory(Array(#"{"t":1,"ev":"ws.close","gen":1,"src":"d","reason":"user","other":1}"#.utf8 + [0x0A]), path: "x")
-        let reader = FileReader(index: 0, path: "x", source: source, wantedFields: ["reason", "src"])
+        let source = ByteSources.memory(
+            Array(
+                #"{"t":1,"ev":"ws.close","gen":1,"src":"d","reason":"user","other":1}"#.utf8 + [
+                    0x0A
+                ]), path: "x")
+        let reader = FileReader(
+            index: 0, path: "x", source: source, wantedFields: ["reason", "src"])
         guard case .event(let e, _, _)? = reader.next() else {
             Issue.record("expected an event")
             return
@@ -82,8 +92,10 @@ import ConnAuditTestSupport
         #expect(e.fields.map(\.key) == ["src", "reason"])
         #expect(e.fields.map(\.id) == [FieldNames.id("src"), FieldNames.id("reason")])
         // Decoding every key (the timeline view) tags nothing: fields are found by name.
-        let all = FileReader(index: 0, path: "x", source: ByteSources.memory(Array(#"{"t":1,"ev":"a","reason":"r"}"#.utf8), path: "x"),
-                             wantedFields: nil)
+        let all = FileReader(
+            index: 0, path: "x",
+            source: ByteSources.memory(Array(#"{"t":1,"ev":"a","reason":"r"}"#.utf8), path: "x"),
+            wantedFields: nil)
         guard case .event(let f, _, _)? = all.next() else {
             Issue.record("expected an event")
             return
@@ -129,10 +141,13 @@ import ConnAuditTestSupport
 
     @Test func valueFunctionsEvaluateEveryArgumentAndJudgeThemAfter() throws {
         func eval(_ text: String) throws -> Eval {
-            let expr = try ExpressionParser.parse(text) { (text, offset, depth) throws(ExpressionError) in
+            let expr = try ExpressionParser.parse(text) {
+                (text, offset, depth) throws(ExpressionError) in
                 try FileLoader.compileSelector(text, offset, depth)
             }
-            let ctx = EvalContext(event: Event(t: 5, ev: "x.y", fields: [.init("a", .int(3))]), params: [:], history: nil, files: [])
+            let ctx = EvalContext(
+                event: Event(t: 5, ev: "x.y", fields: [.init("a", .int(3))]), params: [:],
+                history: nil, files: [])
             return Evaluator.evaluate(expr, ctx)
         }
         #expect(try eval("min(a, 2)").value == .int(2))
@@ -163,9 +178,17 @@ import ConnAuditTestSupport
             case 0: return .int(Int64(rng.below(40)) - 20)
             case 1: return .int(Int64(bitPattern: rng.next()))
             case 2, 3:
-                // Lengths around the eight-byte steps of the hash, from a small alphabet, so keys repeat.
-                return .string((0..<rng.below(20)).map { _ in alphabet[rng.below(rng.chance(70) ? 2 : alphabet.count)] }.joined())
-            case 4: return [Value.null, .bool(true), .bool(false), .double(0.5), .bigInt("99999999999999999999")][rng.below(5)]
+                // Lengths around the eight-byte steps of the hash, from a small alphabet, so keys
+                // repeat.
+                return .string(
+                    (0..<rng.below(20)).map { _ in
+                        alphabet[rng.below(rng.chance(70) ? 2 : alphabet.count)]
+                    }.joined())
+            case 4:
+                return [
+                    Value.null, .bool(true), .bool(false), .double(0.5),
+                    .bigInt("99999999999999999999")
+                ][rng.below(5)]
             default: return .array([.int(Int64(rng.below(3))), .string(rng.chance(50) ? "x" : "y")])
             }
         }
@@ -196,7 +219,8 @@ import ConnAuditTestSupport
         #expect(buckets.events(for: .string("cafe\u{301}")).map { $0.map(\.line) } == [1, 2])
         #expect(buckets.events(for: .string("Kelvin")).map { $0.map(\.line) } == [3, 4])
         #expect(buckets.events(for: .string("cafe")) == nil)
-        #expect(ValueBuckets.hash(.string("caf\u{E9}")) == ValueBuckets.hash(.string("cafe\u{301}")))
+        #expect(
+            ValueBuckets.hash(.string("caf\u{E9}")) == ValueBuckets.hash(.string("cafe\u{301}")))
     }
 
     @Test func anEmptyTableFindsNothingAndNaNIsNeverFound() {

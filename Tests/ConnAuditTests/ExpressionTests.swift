@@ -5,7 +5,9 @@ import Testing
 // MARK: - Helpers
 
 /// Compiles a history function's selector the way the rule loader does.
-private func compileSelector(_ text: String, _ offset: Int, _ depth: Int = 0) throws(ExpressionError) -> Selector {
+private func compileSelector(_ text: String, _ offset: Int, _ depth: Int = 0)
+    throws(ExpressionError) -> Selector
+{
     try FileLoader.compileSelector(text, offset, depth)
 }
 
@@ -61,19 +63,21 @@ private func event(
 }
 
 /// The event expressions are evaluated against (line 7 of logs/a.jsonl).
-private let current = event("ws.close", t: 1000, gen: 2, line: 7, seq: 5, fields: [
-    .init("reason", .string("pong_timeout")),
-    .init("status", .string("satisfied")),
-    .init("code", .int(1000)),
-    .init("delay_ms", .double(12.5)),
-    .init("empty", .string("")),
-    .init("none", .null),
-    .init("tags", .array([.string("a"), .string("b")])),
-    .init("obj", .object([.init("k", .int(1))])),
-    .init("big", .bigInt("12345678901234567890")),
-    .init("big2", .bigInt("12345678901234567891")),
-    .init("nano", .int(9_007_199_254_740_993)),
-])
+private let current = event(
+    "ws.close", t: 1000, gen: 2, line: 7, seq: 5,
+    fields: [
+        .init("reason", .string("pong_timeout")),
+        .init("status", .string("satisfied")),
+        .init("code", .int(1000)),
+        .init("delay_ms", .double(12.5)),
+        .init("empty", .string("")),
+        .init("none", .null),
+        .init("tags", .array([.string("a"), .string("b")])),
+        .init("obj", .object([.init("k", .int(1))])),
+        .init("big", .bigInt("12345678901234567890")),
+        .init("big2", .bigInt("12345678901234567891")),
+        .init("nano", .int(9_007_199_254_740_993))
+    ])
 
 /// Captured as `c`.
 private let connect = event("ws.connect", t: 500, gen: 2, line: 3, seq: 2)
@@ -83,7 +87,7 @@ private let earlier = [
     connect,
     event("ws.ping", t: 100, gen: 2, line: 4, seq: 3),
     event("ws.ping", t: 300, gen: 1, line: 5, seq: 4),
-    event("ws.pong", t: 350, gen: 2, line: 6, seq: 4),
+    event("ws.pong", t: 350, gen: 2, line: 6, seq: 4)
 ]
 
 private struct FixedHistory: HistoryProvider {
@@ -133,7 +137,7 @@ private let arithmetic: [(String, Outcome)] = [
     ("1 / 0", .undecided),
     ("1 % 0", .undecided),
     ("1.5 / 0", .undecided),
-    ("true + 1", .undecided),
+    ("true + 1", .undecided)
 ]
 
 private let comparisons: [(String, Outcome)] = [
@@ -156,7 +160,7 @@ private let comparisons: [(String, Outcome)] = [
     ("1 == '1'", .no),
     ("'a' < 1", .undecided),
     ("true == true", .yes),
-    ("true < false", .undecided),
+    ("true < false", .undecided)
 ]
 
 private let missingData: [(String, Outcome)] = [
@@ -196,7 +200,7 @@ private let missingData: [(String, Outcome)] = [
     ("missing ?? none ?? 3", .int(3)),
     ("missing ?? 1 + 2", .int(3)),
     ("1 + missing ?? 2", .int(2)),
-    ("c.missing ?? 'n'", .string("n")),
+    ("c.missing ?? 'n'", .string("n"))
 ]
 
 /// Kleene's three-valued `and`, `or`, `not` over true, false and undecided (`missing < 1`).
@@ -207,7 +211,8 @@ private let kleene: [(String, Outcome)] = {
     for (a, x) in operands {
         out.append(("not \(a)", outcome(x.map { !$0 })))
         for (b, y) in operands {
-            let and: Bool? = x == false || y == false ? false : (x == true && y == true ? true : nil)
+            let and: Bool? =
+                x == false || y == false ? false : (x == true && y == true ? true : nil)
             let or: Bool? = x == true || y == true ? true : (x == false && y == false ? false : nil)
             out.append(("\(a) and \(b)", outcome(and)))
             out.append(("\(a) or \(b)", outcome(or)))
@@ -230,7 +235,7 @@ private let membership: [(String, Outcome)] = [
     ("1 in 5", .undecided),
     ("1 in missing", .undecided),
     ("(missing < 1) in [true]", .undecided),
-    ("not 2 in [1]", .yes),
+    ("not 2 in [1]", .yes)
 ]
 
 private let conditionals: [(String, Outcome)] = [
@@ -240,7 +245,7 @@ private let conditionals: [(String, Outcome)] = [
     ("if missing < 1 then 1 else 2", .undecided),
     ("if true then 1 else 1 / 0", .int(1)),
     ("if false then 1 else if true then 2 else 3", .int(2)),
-    ("1 + (if gen > 1 then 10 else 20)", .int(11)),
+    ("1 + (if gen > 1 then 10 else 20)", .int(11))
 ]
 
 private let functions: [(String, Outcome)] = [
@@ -264,8 +269,10 @@ private let functions: [(String, Outcome)] = [
     ("text(1.5)", .string("1.5")),
     ("text(2.50)", .string("2.5")),
     ("text(1.5e3)", .string("1500.0")),
-    ("text(12345678901234567890)", .undecided),  // a literal in a rule is a double: too large to tell apart
-    // From a log, an integer beyond 64 bits keeps its digits (SSE ids compare as their decimal text).
+    // a literal in a rule is a double: too large to tell apart
+    ("text(12345678901234567890)", .undecided),
+    // From a log, an integer beyond 64 bits keeps its digits (SSE ids compare as their decimal
+    // text).
     ("text(big)", .string("12345678901234567890")),
     ("text(big) == '12345678901234567890'", .yes),
     ("big == big2", .no),  // as doubles they would be equal
@@ -306,7 +313,7 @@ private let functions: [(String, Outcome)] = [
     ("len('')", .int(0)),
     ("len(tags)", .int(2)),
     ("len(obj)", .int(1)),
-    ("len(gen)", .undecided),
+    ("len(gen)", .undecided)
 ]
 
 private let lookups: [(String, Outcome)] = [
@@ -322,7 +329,7 @@ private let lookups: [(String, Outcome)] = [
     ("tags[1]", .string("b")),
     ("tags[2]", .null),
     ("[1, 2, 3][1]", .int(2)),
-    ("tags['x']", .undecided),
+    ("tags['x']", .undecided)
 ]
 
 private let names: [(String, Outcome)] = [
@@ -344,7 +351,7 @@ private let names: [(String, Outcome)] = [
     ("$line", .int(7)),
     ("$seq", .int(5)),
     ("$file", .string("logs/a.jsonl")),
-    ("'it\\'s'", .string("it's")),
+    ("'it\\'s'", .string("it's"))
 ]
 
 private let history: [(String, Outcome)] = [
@@ -361,7 +368,7 @@ private let history: [(String, Outcome)] = [
     ("first({ev: ws.nope}).t", .null),
     ("first({ev: ws.nope}).t ?? -1", .int(-1)),
     ("first({ev: ws.ping}) == null", .no),
-    ("t - last({ev: ws.ping}).t", .int(700)),
+    ("t - last({ev: ws.ping}).t", .int(700))
 ]
 
 /// Integers from 2^53 up (a `gen` from a nanosecond clock): neighbours are different numbers,
@@ -382,29 +389,32 @@ private let bigIntegers: [(String, Outcome)] = [
     ("min([9007199254740993, 9007199254740992])", .int(9_007_199_254_740_992)),
     // An integer against a double still compares by value (1 == 1.0).
     ("1 == 1.0", .yes),
-    ("2 > 1.5", .yes),
+    ("2 > 1.5", .yes)
 ]
 
 /// Gens past Int64 (a UInt64 a client drew or hashed) read as `.bigInt`: they order exactly against
 /// each other and against every other JSON integer, through operators, functions and selectors.
-private let bigGenCurrent = event("ws.connect", t: 50, gen: 9_223_372_036_854_775_809, line: 9, seq: 4, fields: [
-    .init("top", .bigInt("18446744073709551615")),
-    .init("low", .bigInt("-9223372036854775809")),
-    .init("lower", .bigInt("-9223372036854775810")),
-    .init("imax", .int(Int64.max)),
-    .init("imin", .int(Int64.min)),
-    .init("d63", .double(9.223372036854775808e18)),
-])
+private let bigGenCurrent = event(
+    "ws.connect", t: 50, gen: 9_223_372_036_854_775_809, line: 9, seq: 4,
+    fields: [
+        .init("top", .bigInt("18446744073709551615")),
+        .init("low", .bigInt("-9223372036854775809")),
+        .init("lower", .bigInt("-9223372036854775810")),
+        .init("imax", .int(Int64.max)),
+        .init("imin", .int(Int64.min)),
+        .init("d63", .double(9.223372036854775808e18))
+    ])
 
 private let bigGenEarlier = [
     event("ws.connect", t: 10, gen: 9_223_372_036_854_775_808, line: 2, seq: 1),
     event("ws.connect", t: 20, gen: 18_446_744_073_709_551_614, line: 3, seq: 2),
-    event("ws.connect", t: 30, gen: 9_223_372_036_854_775_807, line: 4, seq: 3),
+    event("ws.connect", t: 30, gen: 9_223_372_036_854_775_807, line: 4, seq: 3)
 ]
 
 private func evaluateBigGens(_ source: String) throws -> Outcome {
-    var ctx = EvalContext(event: bigGenCurrent, params: [:], history: FixedHistory(events: bigGenEarlier),
-                          files: ["logs/a.jsonl"])
+    var ctx = EvalContext(
+        event: bigGenCurrent, params: [:], history: FixedHistory(events: bigGenEarlier),
+        files: ["logs/a.jsonl"])
     ctx.captures["c"] = bigGenEarlier[0]
     return Outcome(Evaluator.evaluate(try parse(source), ctx))
 }
@@ -440,7 +450,7 @@ private let bigGens: [(String, Outcome)] = [
     ("count({ev: ws.connect, gen: {gt: 9223372036854775807}})", .int(2)),
     ("count({ev: ws.connect, gen: {lte: 9223372036854775807}})", .int(1)),
     ("count({ev: ws.connect, where: 'gen > c.gen'})", .int(1)),
-    ("count({ev: ws.connect, where: 'gen >= c.gen'})", .int(2)),
+    ("count({ev: ws.connect, where: 'gen >= c.gen'})", .int(2))
 ]
 
 // MARK: - Tests
@@ -546,7 +556,7 @@ private let bigGens: [(String, Outcome)] = [
         ("first({ev: ws.ping)", 6, "unclosed '{' in the selector"),
         ("count({ev: ws.ping}, since x)", 27, "expected ':' but found 'x'"),
         ("count({ev: ws.ping}, until: x)", 21, "expected 'since:'"),
-        ("count({ev: ws.ping, bogus: {gt: 1, x: 2}})", 35, "unknown test 'x' for field 'bogus'"),
+        ("count({ev: ws.ping, bogus: {gt: 1, x: 2}})", 35, "unknown test 'x' for field 'bogus'")
     ])
     func errorPointsAtTheOffendingToken(_ source: String, _ offset: Int, _ message: String) {
         do {
@@ -561,7 +571,7 @@ private let bigGens: [(String, Outcome)] = [
     @Test(arguments: [
         String(repeating: "(", count: 150) + "1" + String(repeating: ")", count: 150),
         String(repeating: "-", count: 150) + "1",
-        String(repeating: "not ", count: 150) + "true",
+        String(repeating: "not ", count: 150) + "true"
     ])
     func deepNestingIsAnErrorNotACrash(_ source: String) {
         do {
@@ -607,7 +617,7 @@ private let bigGens: [(String, Outcome)] = [
         ("{nano: 9007199254740993}", true),
         ("{nano: {gt: 9007199254740992}}", true),
         ("{nano: {lte: 9007199254740992}}", false),
-        ("{nano: {not_in: [9007199254740992]}}", true),
+        ("{nano: {not_in: [9007199254740992]}}", true)
     ])
     func selectorMatches(_ text: String, _ expected: Bool) throws {
         let selector = try compileSelector(text, 0)

@@ -5,7 +5,7 @@ import Testing
 import ConnAuditTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Linux file names are bytes, not text: a name that is not UTF-8 (a Latin-1 name copied from an
@@ -16,7 +16,9 @@ import Glibc
 /// Calls `body` with `path` as a C string (written here, not with the library's own helper, so the
 /// tests below also run against a library that has none).
 private func withPath<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
-    (path + [0]).withUnsafeBufferPointer { bytes in bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) } }
+    (path + [0]).withUnsafeBufferPointer { bytes in
+        bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
+    }
 }
 
 private func makeDirectory(_ path: [UInt8]) throws {
@@ -48,12 +50,13 @@ private final class Captured: @unchecked Sendable {
 
 private func cli(_ arguments: [String]) -> CommandLineRun { CommandLineRun(arguments) }
 
-
 /// The `file` of each violation of `rule` in a JSON report.
 private func violationFiles(_ report: [String: Any], _ rule: String) throws -> [String] {
     let rules = try #require(report["rules"] as? [[String: Any]])
     let entry = try #require(rules.first { $0["id"] as? String == rule })
-    return try #require(entry["violations"] as? [[String: Any]]).compactMap { $0["file"] as? String }
+    return try #require(entry["violations"] as? [[String: Any]]).compactMap {
+        $0["file"] as? String
+    }
 }
 
 /// One event that fails `ws.close-has-reason` (the file is its source: no `src`).
@@ -70,11 +73,14 @@ private func makeLogs(_ dir: String) throws -> [String] {
     return [dir + #"/logs/a\x{FF}.jsonl"#, dir + #"/logs/d\x{C3}/b.log"#]
 }
 
-/// Runs the `conn-audit` built beside this test bundle with `argv` as bytes (no decoding on the way).
+/// Runs the `conn-audit` built beside this test bundle with `argv` as bytes (no decoding on the
+/// way).
 private func spawnBinary(_ argv: [[UInt8]], stdout: String) throws -> Int32 {
     let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
     let binary = (exe as NSString).deletingLastPathComponent + "/conn-audit"
-    try #require(FileManager.default.isExecutableFile(atPath: binary), "no conn-audit at \(binary): swift build first")
+    try #require(
+        FileManager.default.isExecutableFile(atPath: binary),
+        "no conn-audit at \(binary): swift build first")
     let all = [Array(binary.utf8)] + argv
     var pointers: [UnsafeMutablePointer<CChar>?] = all.map { bytes in
         let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
@@ -88,7 +94,8 @@ private func spawnBinary(_ argv: [[UInt8]], stdout: String) throws -> Int32 {
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, stdout + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(
+        &actions, 2, stdout + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     var pid = pid_t()
     let spawned = posix_spawn(&pid, binary, &actions, nil, pointers, environ)
     try #require(spawned == 0, "posix_spawn: \(spawned)")
@@ -102,7 +109,9 @@ private func spawnBinary(_ argv: [[UInt8]], stdout: String) throws -> Int32 {
 private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int32 {
     let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
     let binary = (exe as NSString).deletingLastPathComponent + "/conn-audit"
-    try #require(FileManager.default.isExecutableFile(atPath: binary), "no conn-audit at \(binary): swift build first")
+    try #require(
+        FileManager.default.isExecutableFile(atPath: binary),
+        "no conn-audit at \(binary): swift build first")
     var fds: [Int32] = [0, 0]
     try #require(pipe(&fds) == 0)
     var pointers: [UnsafeMutablePointer<CChar>?] = ([binary] + argv).map { strdup($0) }
@@ -140,22 +149,25 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             let inputs = try #require(report["inputs"] as? [String: Any])
             #expect(inputs["files"] as? Int == 2)
             #expect(inputs["events"] as? Int == 2)
-            #expect((report["input_errors"] as? [Any])?.isEmpty ?? true, "\(report["input_errors"] ?? "")")
+            #expect(
+                (report["input_errors"] as? [Any])?.isEmpty ?? true,
+                "\(report["input_errors"] ?? "")")
             let files = try #require(report["files"] as? [[String: Any]])
             #expect(files.compactMap { $0["path"] as? String } == names)
             #expect(try violationFiles(report, "ws.close-has-reason") == names)
         }
     }
 
-    /// A PATH argument is bytes too: Swift's `CommandLine.arguments` decodes argv with repair, so the
-    /// 0xFF of `c<FE><FF>.txt` arrived as U+FFFD, another name: "no such file or directory".
+    /// A PATH argument is bytes too: Swift's `CommandLine.arguments` decodes argv with repair, so
+    /// the 0xFF of `c<FE><FF>.txt` arrived as U+FFFD, another name: "no such file or directory".
     @Test func theCommandLineReadsAPathThatIsNotUTF8() throws {
         try withScratch { dir in
             let names = try makeLogs(dir)
             let file = Array((dir + "/c").utf8) + [0xFE, 0xFF] + Array(".txt".utf8)
             try create(file, closeWithoutReason)
             let report = dir + "/report.json"
-            let code = try spawnBinary([Array((dir + "/logs").utf8), file, Array("--format=json".utf8)], stdout: report)
+            let code = try spawnBinary(
+                [Array((dir + "/logs").utf8), file, Array("--format=json".utf8)], stdout: report)
             let err = try String(contentsOfFile: report + ".err", encoding: .utf8)
             #expect(err == "")
             #expect(code == 1, "\(err)")
@@ -167,15 +179,24 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             #expect(try violationFiles(parsed, "ws.close-has-reason") == shown)
             // The library's own entry point for argv, which the executable calls.
             let captured = Captured()
-            let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
-            #expect(CommandLineTool.run(argv: [file, Array("--format".utf8), Array("json".utf8)], console: console) == 1)
-            #expect(try violationFiles(jsonObject(captured.out), "ws.close-has-reason") == [dir + #"/c\x{FE}\x{FF}.txt"#])
+            let console = Console(
+                out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
+            #expect(
+                CommandLineTool.run(
+                    argv: [file, Array("--format".utf8), Array("json".utf8)], console: console) == 1
+            )
+            #expect(
+                try violationFiles(jsonObject(captured.out), "ws.close-has-reason") == [
+                    dir + #"/c\x{FE}\x{FF}.txt"#
+                ])
             // A missing one is named the same way.
             let missing = Array((dir + "/gone").utf8) + [0xFF]
             let gone = Captured()
-            let goneConsole = Console(out: { gone.out += $0 }, err: { gone.err += $0 }, isTerminal: false)
+            let goneConsole = Console(
+                out: { gone.out += $0 }, err: { gone.err += $0 }, isTerminal: false)
             #expect(CommandLineTool.run(argv: [missing], console: goneConsole) == 2)
-            #expect(gone.out.contains(dir + #"/gone\x{FF}: no such file or directory"#), "\(gone.out)")
+            #expect(
+                gone.out.contains(dir + #"/gone\x{FF}: no such file or directory"#), "\(gone.out)")
         }
     }
 
@@ -194,7 +215,8 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             let runs = try #require(sarif["runs"] as? [[String: Any]])
             let results = try #require(runs.first?["results"] as? [[String: Any]])
             let uris = results.compactMap {
-                (((($0["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])?["artifactLocation"]
+                (((($0["locations"] as? [[String: Any]])?.first?["physicalLocation"]
+                    as? [String: Any])?["artifactLocation"]
                     as? [String: Any])?["uri"] as? String)
             }
             #expect(uris.contains { $0.hasSuffix("/logs/a%5Cx%7BFF%7D.jsonl") }, "\(uris)")
@@ -202,12 +224,19 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             let timeline = cli(["timeline", dir + "/logs", "--format", "text"])
             #expect(timeline.code == 0, "\(timeline.err)")
             #expect(timeline.out.contains(#"a\x{FF}.jsonl:1"#), "\(timeline.out)")
-            let timelineJSON = try jsonObject(cli(["timeline", dir + "/logs", "--format", "json"]).out)
+            let timelineJSON = try jsonObject(
+                cli(["timeline", dir + "/logs", "--format", "json"]).out)
             let sections = try #require(timelineJSON["sections"] as? [[String: Any]])
-            let files = sections.flatMap { ($0["entries"] as? [[String: Any]] ?? []).compactMap { $0["file"] as? String } }
+            let files = sections.flatMap {
+                ($0["entries"] as? [[String: Any]] ?? []).compactMap { $0["file"] as? String }
+            }
             #expect(Set(files) == Set(names), "\(files)")
             // Each file is the source of its lines, under the same name.
-            #expect(Set(sections.compactMap { $0["src_is_file"] as? Bool == true ? $0["src"] as? String : nil }) == Set(names))
+            #expect(
+                Set(
+                    sections.compactMap {
+                        $0["src_is_file"] as? Bool == true ? $0["src"] as? String : nil
+                    }) == Set(names))
             let around = cli(["timeline", dir + "/logs", "--around", names[0] + ":1"])
             #expect(around.code == 0, "\(around.err)")
             #expect(around.out.contains(">>"), "\(around.out)")
@@ -245,8 +274,9 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             try create(Array(log.utf8), lines.joined(separator: "\n") + "\n")
             let err = dir + "/err.txt"
             let code = try spawnIntoClosedPipe([log, "--format", "json"], stderr: err)
-            let verdict = CommandLineTool.run([log, "--format", "json"],
-                                              console: Console(out: { _ in }, err: { _ in }, isTerminal: false))
+            let verdict = CommandLineTool.run(
+                [log, "--format", "json"],
+                console: Console(out: { _ in }, err: { _ in }, isTerminal: false))
             #expect(verdict == 1)
             #expect(code == verdict)
             let text = try String(contentsOfFile: err, encoding: .utf8)
@@ -254,13 +284,14 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
         }
     }
 
-    @Test(arguments: [
-        (Array("plain é.jsonl".utf8), "plain é.jsonl"),
-        ([0x61, 0xFF, 0x62], #"a\x{FF}b"#),
-        ([0xE2, 0x82], #"\x{E2}\x{82}"#),  // cut inside a character
-        ([0xC0, 0xAF, 0x2F], #"\x{C0}\x{AF}/"#),  // an overlong slash is not a slash
-        ([0x01, 0xC3, 0xA9, 0x80], "\u{1}é" + #"\x{80}"#),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            (Array("plain é.jsonl".utf8), "plain é.jsonl"),
+            ([0x61, 0xFF, 0x62], #"a\x{FF}b"#),
+            ([0xE2, 0x82], #"\x{E2}\x{82}"#),  // cut inside a character
+            ([0xC0, 0xAF, 0x2F], #"\x{C0}\x{AF}/"#),  // an overlong slash is not a slash
+            ([0x01, 0xC3, 0xA9, 0x80], "\u{1}é" + #"\x{80}"#)
+        ] as [([UInt8], String)])
     func shownNames(bytes: [UInt8], shown: String) {
         #expect(InputFile.shown(bytes) == shown)
         #expect(InputFile(bytes: bytes).bytes == bytes)

@@ -3,7 +3,8 @@ import Testing
 
 @testable import ConnAudit
 
-/// What the libFuzzer targets in `Fuzz/` found, and their seed corpora kept as inputs that must not crash.
+/// What the libFuzzer targets in `Fuzz/` found, and their seed corpora kept as inputs that must not
+/// crash.
 ///
 /// Each helper below runs an input through the same APIs, in the same order, as its target
 /// (`Fuzz/LineParserFuzz.swift`, `Fuzz/RuleLoaderFuzz.swift`, `Fuzz/ExpressionFuzz.swift`); the
@@ -34,7 +35,9 @@ struct FuzzRegressionTests {
             let files = Corpus.files(kind)
             #expect(files.count >= 10, "Fuzz/corpus/\(kind) has \(files.count) files")
             for name in files {
-                #expect(try Corpus.bytes(kind, name).count <= 8192, "Fuzz/corpus/\(kind)/\(name) is large")
+                #expect(
+                    try Corpus.bytes(kind, name).count <= 8192,
+                    "Fuzz/corpus/\(kind)/\(name) is large")
             }
         }
     }
@@ -76,19 +79,21 @@ struct FuzzRegressionTests {
 
     /// The smallest gzip input: one empty member (`printf '' | gzip -n`).
     static let emptyGzip: [UInt8] = [
-        0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x00, 0x00, 0x00,
+        0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00, 0x00,
+        0x00,
+        0x00, 0x00, 0x00, 0x00
     ]
 
     /// `x\n` gzipped (`printf 'x\n' | gzip -n`).
     static let xGzip: [UInt8] = [
-        0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xAB, 0xE0, 0x02, 0x00, 0x1F, 0x08,
-        0xEA, 0x46, 0x02, 0x00, 0x00, 0x00,
+        0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xAB, 0xE0, 0x02, 0x00, 0x1F,
+        0x08,
+        0xEA, 0x46, 0x02, 0x00, 0x00, 0x00
     ]
 
-    /// fuzz line, first input of the seed corpus (`samples/uploads/iphone-d.jsonl.gz`), minimised to
-    /// ``emptyGzip``: LeakSanitizer reports the zlib decoder of every gzip input read to its end.
-    /// The bytes themselves read fine (this test); the leak shows only under LeakSanitizer
+    /// fuzz line, first input of the seed corpus (`samples/uploads/iphone-d.jsonl.gz`), minimised
+    /// to ``emptyGzip``: LeakSanitizer reports the zlib decoder of every gzip input read to its
+    /// end. The bytes themselves read fine (this test); the leak shows only under LeakSanitizer
     /// (`script/fuzz repro line FILE`) or in ``gzipReadToTheEndFreesItsDecoder()``.
     @Test("fuzz line: gzip inputs read to their end read whole")
     func gzipReadToTheEnd() {
@@ -100,8 +105,8 @@ struct FuzzRegressionTests {
 
     /// The line fuzzer under LeakSanitizer: `DecodingSource` ends its `z_stream` (`inflateEnd`)
     /// when the last gzip member ends; dropping it would leak 7,272 bytes per gzip input read to
-    /// its end, plus zlib's 32 KiB window. Measured in a child process: the resident size after 3,000
-    /// such reads must not grow.
+    /// its end, plus zlib's 32 KiB window. Measured in a child process: the resident size after
+    /// 3,000 such reads must not grow.
     @Test("gzip inputs read to their end free their decoder")
     func gzipReadToTheEndFreesItsDecoder() async {
         await #expect(processExitsWith: .success) {
@@ -120,7 +125,9 @@ struct FuzzRegressionTests {
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let read = try? buffer.withUnsafeMutableBytes { (b) throws(InputError) in try source.read(into: b) }
+            let read = try? buffer.withUnsafeMutableBytes { (b) throws(InputError) in
+                try source.read(into: b)
+            }
             guard let n = read else { return nil }
             if n == 0 { return out }
             out += buffer[..<n]
@@ -129,7 +136,9 @@ struct FuzzRegressionTests {
 
     /// This process's resident set size, from /proc/self/statm.
     static func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
+            return 0
+        }
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -152,16 +161,22 @@ struct FuzzRegressionTests {
                 #expect(a.secretPaths == b.secretPaths, sourceLocation: sourceLocation)
                 #expect(a.redactedKeys == b.redactedKeys, sourceLocation: sourceLocation)
                 if a.malformedReason == nil {
-                    #expect(a.t == b.t && a.ev == b.ev && a.gen == b.gen, sourceLocation: sourceLocation)
-                    #expect(a.t.isFinite && a.t >= 0 && !a.ev.isEmpty, sourceLocation: sourceLocation)
-                    #expect(b.fields.allSatisfy { wanted.contains($0.key) }, sourceLocation: sourceLocation)
+                    #expect(
+                        a.t == b.t && a.ev == b.ev && a.gen == b.gen, sourceLocation: sourceLocation
+                    )
+                    #expect(
+                        a.t.isFinite && a.t >= 0 && !a.ev.isEmpty, sourceLocation: sourceLocation)
+                    #expect(
+                        b.fields.allSatisfy { wanted.contains($0.key) },
+                        sourceLocation: sourceLocation)
                     for field in a.fields { _ = field.value.rendered(bare: false) }
                 }
             }
         }
         _ = try? JSONLineParser.parseDocument(bytes)
         let path = "fuzz/log.jsonl"
-        let reader = FileReader(index: 0, path: path, source: ByteSources.memory(bytes, path: path), wantedFields: nil)
+        let reader = FileReader(
+            index: 0, path: path, source: ByteSources.memory(bytes, path: path), wantedFields: nil)
         var items = 0
         while let item = reader.next() {
             items += 1
@@ -178,7 +193,9 @@ struct FuzzRegressionTests {
         }
         let stats = reader.stats
         #expect(stats.lines == items, sourceLocation: sourceLocation)
-        #expect(stats.lines == stats.events + stats.malformed + stats.blank, sourceLocation: sourceLocation)
+        #expect(
+            stats.lines == stats.events + stats.malformed + stats.blank,
+            sourceLocation: sourceLocation)
     }
 
     /// `Fuzz/RuleLoaderFuzz.swift`: one file's text through ``RuleLoader/load(files:)``, every
@@ -207,7 +224,9 @@ struct FuzzRegressionTests {
     /// `Fuzz/ExpressionFuzz.swift`: parsed with loader-compiled selectors, then evaluated against
     /// a fixed event. Returns nil when the text does not parse.
     @discardableResult
-    static func expression(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> Eval? {
+    static func expression(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation)
+        -> Eval?
+    {
         let source = String(decoding: bytes, as: UTF8.self)
         let expr: Expr
         do {
@@ -229,7 +248,9 @@ private enum Corpus {
         .appendingPathComponent("Fuzz/corpus")
 
     static func files(_ kind: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(kind).path)) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: root.appendingPathComponent(kind).path)) ?? []
         return names.filter { !$0.hasPrefix(".") }.sorted()
     }
 
@@ -240,39 +261,49 @@ private enum Corpus {
 
 /// The context `Fuzz/ExpressionFuzz.swift` evaluates against (keep the two the same).
 private enum FixedEvent {
-    static func compileSelector(_ text: String, _ offset: Int, _ depth: Int = 0) throws(ExpressionError) -> Selector {
+    static func compileSelector(_ text: String, _ offset: Int, _ depth: Int = 0)
+        throws(ExpressionError) -> Selector
+    {
         try FileLoader.compileSelector(text, offset, depth)
     }
 
-    static func event(_ ev: String, t: Double, gen: UInt64?, line: Int, seq: Int, fields: [Event.Field] = []) -> Event {
-        let e = Event(t: t, ev: ev, gen: gen, file: 0, line: line, fields: fields, evID: EvNames.id(ev))
+    static func event(
+        _ ev: String, t: Double, gen: UInt64?, line: Int, seq: Int, fields: [Event.Field] = []
+    ) -> Event {
+        let e = Event(
+            t: t, ev: ev, gen: gen, file: 0, line: line, fields: fields, evID: EvNames.id(ev))
         e.seq = seq
         return e
     }
 
-    static let current = event("ws.close", t: 1000, gen: 2, line: 7, seq: 5, fields: [
-        .init("reason", .string("pong_timeout")),
-        .init("code", .int(1000)),
-        .init("delay_ms", .double(12.5)),
-        .init("big", .int(Int64.max)),
-        .init("small", .int(Int64.min)),
-        .init("inf", .double(.infinity)),
-        .init("empty", .string("")),
-        .init("none", .null),
-        .init("flag", .bool(true)),
-        .init("tags", .array([.string("a"), .int(1), .null])),
-        .init("obj", .object([.init("k", .int(1)), .init("k", .string("last"))])),
-        .init("url", .string("wss://example.test/ws?x=1")),
-    ])
+    static let current = event(
+        "ws.close", t: 1000, gen: 2, line: 7, seq: 5,
+        fields: [
+            .init("reason", .string("pong_timeout")),
+            .init("code", .int(1000)),
+            .init("delay_ms", .double(12.5)),
+            .init("big", .int(Int64.max)),
+            .init("small", .int(Int64.min)),
+            .init("inf", .double(.infinity)),
+            .init("empty", .string("")),
+            .init("none", .null),
+            .init("flag", .bool(true)),
+            .init("tags", .array([.string("a"), .int(1), .null])),
+            .init("obj", .object([.init("k", .int(1)), .init("k", .string("last"))])),
+            .init("url", .string("wss://example.test/ws?x=1"))
+        ])
 
-    static let connect = event("ws.connect", t: 500, gen: 2, line: 3, seq: 2, fields: [.init("interval_ms", .int(100))])
+    static let connect = event(
+        "ws.connect", t: 500, gen: 2, line: 3, seq: 2, fields: [.init("interval_ms", .int(100))])
 
     static let earlier = [
         connect,
         event("ws.ping", t: 100, gen: 2, line: 4, seq: 3),
         event("ws.ping", t: 300, gen: 1, line: 5, seq: 4, fields: [.init("id", .string("9"))]),
         event("ws.pong", t: 350, gen: 2, line: 6, seq: 4, fields: [.init("id", .int(9))]),
-        event("sse.open", t: 360, gen: nil, line: 8, seq: 6, fields: [.init("last_event_id", .string("41"))]),
+        event(
+            "sse.open", t: 360, gen: nil, line: 8, seq: 6,
+            fields: [.init("last_event_id", .string("41"))])
     ]
 
     struct FixedHistory: HistoryProvider {
@@ -284,14 +315,15 @@ private enum FixedEvent {
 
     static func context() -> EvalContext {
         var ctx = EvalContext(
-            event: current, params: ["timeout_ms": .int(1000), "label": .string("x"), "ratio": .double(0.5)],
+            event: current,
+            params: ["timeout_ms": .int(1000), "label": .string("x"), "ratio": .double(0.5)],
             history: FixedHistory(events: earlier), files: ["logs/a.jsonl"])
         ctx.captures["c"] = connect
         ctx.lets["L"] = .value(.int(5))
         let scope = LetScope([
             (name: "R", expr: .binary(.add, .name("R", at: 0), .literal(.int(1)), at: 0)),
             (name: "S", expr: .binary(.multiply, .name("R", at: 0), .name("code", at: 0), at: 0)),
-            (name: "T", expr: .member(.name("c", at: 0), "interval_ms", id: -1, at: 0)),
+            (name: "T", expr: .member(.name("c", at: 0), "interval_ms", id: -1, at: 0))
         ])
         ctx.letScope = scope
         scope.context = ctx

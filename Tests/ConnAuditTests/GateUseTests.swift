@@ -13,12 +13,18 @@ struct GateUseTests {
     @Test func oneHealthyUploadFailsCoverageAsACorpusButPassesAsAGate() throws {
         let corpus = CommandLineRun([Self.healthy, "--no-config"])
         #expect(corpus.code == 1)
-        #expect(corpus.out.contains("FAIL ws.required-outcomes") || corpus.out.contains("ws.required-outcomes"))
+        #expect(
+            corpus.out.contains("FAIL ws.required-outcomes")
+                || corpus.out.contains("ws.required-outcomes"))
         let gate = CommandLineRun([Self.healthy, "--no-config", "--use", "gate"])
         #expect(gate.code == 0, "\(gate.out)")
-        #expect(gate.out.contains("NOT APPLICABLE ws.required-outcomes (\(AuditReport.gateNote))"), "\(gate.out)")
+        #expect(
+            gate.out.contains("NOT APPLICABLE ws.required-outcomes (\(AuditReport.gateNote))"),
+            "\(gate.out)")
         // The outcome counts are the same: a fact of what was read.
-        func outcomes(_ s: String) -> Substring? { s.split(separator: "\n").first { $0.hasPrefix("outcomes:") } }
+        func outcomes(_ s: String) -> Substring? {
+            s.split(separator: "\n").first { $0.hasPrefix("outcomes:") }
+        }
         #expect(outcomes(gate.out) != nil && outcomes(gate.out) == outcomes(corpus.out))
     }
 
@@ -29,7 +35,9 @@ struct GateUseTests {
         #expect(rule["note"] as? String == AuditReport.gateNote)
         #expect((rule["labels"] as? [String: Int])?["normal"] == 2)
         let junit = CommandLineRun([Self.healthy, "--no-config", "--use", "gate", "-f", "junit"])
-        #expect(junit.out.contains("<skipped message=\"not applicable: \(AuditReport.gateNote)\"/>"), "\(junit.out)")
+        #expect(
+            junit.out.contains("<skipped message=\"not applicable: \(AuditReport.gateNote)\"/>"),
+            "\(junit.out)")
     }
 
     @Test func theSummaryLinesCountTheRuleNotApplicable() {
@@ -37,7 +45,9 @@ struct GateUseTests {
             let gate = CommandLineRun([Self.healthy, "--no-config", "--use", "gate", "-f", format])
             let last = gate.out.split(separator: "\n").last.map(String.init) ?? ""
             #expect(last.hasPrefix("conn-audit: 0 rules failed, "), "\(last)")
-            #expect(last.hasSuffix(" passed, 0 inconclusive, 1 not applicable — verdict PASS"), "\(last)")
+            #expect(
+                last.hasSuffix(" passed, 0 inconclusive, 1 not applicable — verdict PASS"),
+                "\(last)")
         }
     }
 
@@ -59,7 +69,9 @@ struct GateUseTests {
     @Test func anUnknownUseIsAUsageError() {
         let run = CommandLineRun([Self.healthy, "--no-config", "--use", "soak"])
         #expect(run.code == 2)
-        #expect(run.err.contains("--use must be corpus (a soak or fleet corpus) or gate (one upload), not 'soak'"))
+        #expect(
+            run.err.contains(
+                "--use must be corpus (a soak or fleet corpus) or gate (one upload), not 'soak'"))
         // --show-config never prints a value the run would refuse.
         let shown = CommandLineRun(["--no-config", "--use", "soak", "--show-config"])
         #expect(shown.code == 2 && shown.out.isEmpty)

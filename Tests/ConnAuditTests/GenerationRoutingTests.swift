@@ -7,7 +7,8 @@ import ConnAuditTestSupport
 /// dot), whether or not any rule names their `ev` (names no rule mentions have no id).
 @Suite struct GenerationRoutingTests {
     @Test func eventsOfOneStreamAndGenShareATimelineWhateverTheirName() throws {
-        let rule = try CheckKindTests.loadRule("""
+        let rule = try CheckKindTests.loadRule(
+            """
             id: t.count
             title: at most two ws events per generation
             severity: error
@@ -36,7 +37,8 @@ import ConnAuditTestSupport
     /// when a combining mark after it makes one grapheme of the two; and whatever the line order.
     @Test(arguments: [false, true])
     func aDotFollowedByACombiningMarkStillEndsTheStream(reversed: Bool) throws {
-        let rule = try CheckKindTests.loadRule("""
+        let rule = try CheckKindTests.loadRule(
+            """
             id: t.one
             title: at most one of these per generation
             severity: error
@@ -46,7 +48,8 @@ import ConnAuditTestSupport
             """)
         var lines = [#"{"t":1,"ev":"ws.ping","gen":1}"#, #"{"t":2,"ev":"ws.\u0301ping","gen":1}"#]
         if reversed { lines.reverse() }
-        let report = RuleRuns.audit([rule], files: [("a.jsonl", lines.joined(separator: "\n") + "\n")])
+        let report = RuleRuns.audit(
+            [rule], files: [("a.jsonl", lines.joined(separator: "\n") + "\n")])
         #expect(CheckKindVerdict(report.results[0]) == CheckKindVerdict(.fail, [2]))
         #expect(report.inputs.generations == 1)
         #expect(Event(t: 0, ev: "ws.\u{0301}ping").stream == "ws")

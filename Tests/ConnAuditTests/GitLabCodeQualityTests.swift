@@ -13,16 +13,25 @@ struct GitLabCodeQualityTests {
         let gitlab = CommandLineRun([Self.samples, "-f", "gitlab"])
         let sarif = CommandLineRun([Self.samples, "-f", "sarif"])
         #expect(gitlab.code == 1 && sarif.code == 1)
-        let issues = try #require(try JSONSerialization.jsonObject(with: Data(gitlab.out.utf8)) as? [[String: Any]])
-        let doc = try #require(try JSONSerialization.jsonObject(with: Data(sarif.out.utf8)) as? [String: Any])
-        let results = try #require(((doc["runs"] as? [[String: Any]])?.first?["results"]) as? [[String: Any]])
-        let failing = results.filter { ($0["kind"] as? String) == "fail" && $0["suppressions"] == nil }
+        let issues = try #require(
+            try JSONSerialization.jsonObject(with: Data(gitlab.out.utf8)) as? [[String: Any]])
+        let doc = try #require(
+            try JSONSerialization.jsonObject(with: Data(sarif.out.utf8)) as? [String: Any])
+        let results = try #require(
+            ((doc["runs"] as? [[String: Any]])?.first?["results"]) as? [[String: Any]])
+        let failing = results.filter {
+            ($0["kind"] as? String) == "fail" && $0["suppressions"] == nil
+        }
         #expect(issues.count == failing.count && issues.count > 20)
-        let sarifPrints = Set(failing.compactMap { ($0["partialFingerprints"] as? [String: String])?["connAudit/v1"] })
+        let sarifPrints = Set(
+            failing.compactMap { ($0["partialFingerprints"] as? [String: String])?["connAudit/v1"] }
+        )
         for issue in issues {
             let keys = Set(issue.keys)
             #expect(keys == ["description", "check_name", "fingerprint", "severity", "location"])
-            #expect(["info", "minor", "major", "critical", "blocker"].contains(issue["severity"] as? String ?? ""))
+            #expect(
+                ["info", "minor", "major", "critical", "blocker"].contains(
+                    issue["severity"] as? String ?? ""))
             let location = try #require(issue["location"] as? [String: Any])
             #expect(location["path"] is String)
             #expect(((location["lines"] as? [String: Any])?["begin"] as? Int ?? 0) >= 1)

@@ -50,7 +50,8 @@ struct GzipExpansionCapTests {
         let reason = read.error?.reason ?? "none"
         #expect(read.error?.path == "bomb.jsonl.gz")
         #expect(reason.hasPrefix("gzip data expands more than 100 times ("), "\(reason)")
-        #expect(reason.hasSuffix("): refused as a possible gzip bomb; --max-expansion raises the cap"))
+        #expect(
+            reason.hasSuffix("): refused as a possible gzip bomb; --max-expansion raises the cap"))
         // Stopped within one read of the cap: 4 MiB plus 100 times what was read of the input.
         #expect(read.count > ByteSources.expansionAllowance)
         #expect(read.count < 13 << 20, "\(read.count) bytes decoded")
@@ -71,12 +72,16 @@ struct GzipExpansionCapTests {
         var t = 1_700_000_000_000
         while text.utf8.count < 1 << 20 {
             t += 1 + t % 3
-            text += #"{"t":\#(t),"src":"iphone-7F3A","session":"s9","ev":"ws.error","gen":412,"#
-                + #""error":"NSURLErrorDomain Code=-1009 The Internet connection appears to be offline."}"# + "\n"
+            text +=
+                #"{"t":\#(t),"src":"iphone-7F3A","session":"s9","ev":"ws.error","gen":412,"#
+                + #""error":"NSURLErrorDomain Code=-1009 The Internet connection appears to be offline."}"#
+                + "\n"
         }
         let block = Array(text.utf8)
         let packed = Gzip.compress(block, repeated: 16, level: level)
-        #expect(packed.count * 30 < block.count * 16, "expands \(block.count * 16 / packed.count) times")
+        #expect(
+            packed.count * 30 < block.count * 16, "expands \(block.count * 16 / packed.count) times"
+        )
         let read = Self.drain(ByteSources.memory(packed, path: "stuck.jsonl.gz"))
         #expect(read.error == nil)
         #expect(read.count == block.count * 16)
@@ -97,10 +102,14 @@ extension GzipExpansionCapTests {
     /// A fresh directory with the built-in `10-log.yaml` and `probe.seen` under `rules/`, and a
     /// gzip file `bomb.jsonl.gz`: 100 probe lines, then `zeros` bytes of zeros (one line longer
     /// than 1 MiB, skipped as it streams, so a debug build reads it fast).
-    private static func withBomb(zeros: Int, _ body: (_ dir: String, _ bomb: String) throws -> Void) throws {
+    private static func withBomb(zeros: Int, _ body: (_ dir: String, _ bomb: String) throws -> Void)
+        throws
+    {
         let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("conn-audit-gzip-cap-\(UUID().uuidString)", isDirectory: true).path
-        try FileManager.default.createDirectory(atPath: dir + "/rules", withIntermediateDirectories: true)
+            .appendingPathComponent("conn-audit-gzip-cap-\(UUID().uuidString)", isDirectory: true)
+            .path
+        try FileManager.default.createDirectory(
+            atPath: dir + "/rules", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let log = try #require(BuiltinPack.files.first { $0.name == "10-log.yaml" })
         try Data(log.text.utf8).write(to: URL(fileURLWithPath: dir + "/rules/10-log.yaml"))
@@ -110,7 +119,8 @@ extension GzipExpansionCapTests {
         var first = Array(lines.utf8)
         first += [UInt8](repeating: 0, count: (1 << 20) - first.count)
         let packed = Gzip.compress(first)
-        let rest = Gzip.compress([UInt8](repeating: 0, count: 1 << 20), repeated: zeros / (1 << 20) - 1)
+        let rest = Gzip.compress(
+            [UInt8](repeating: 0, count: 1 << 20), repeated: zeros / (1 << 20) - 1)
         try Data(packed + rest).write(to: URL(fileURLWithPath: dir + "/bomb.jsonl.gz"))
         try Data(#"{"t":1,"src":"other","ev":"probe.hit"}"#.utf8 + [0x0A])
             .write(to: URL(fileURLWithPath: dir + "/other.jsonl"))
@@ -118,14 +128,18 @@ extension GzipExpansionCapTests {
     }
 
     private static func parse(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text.prefix(300))")
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+            "\(text.prefix(300))")
     }
 
     @Test func checkNamesTheBombAndChecksTheLinesBeforeIt() throws {
         try Self.withBomb(zeros: 64 << 20) { dir, bomb in
             let clock = ContinuousClock()
             let start = clock.now
-            let run = CommandLineRun([bomb, dir + "/other.jsonl", "--rules", dir + "/rules", "--format", "json"])
+            let run = CommandLineRun([
+                bomb, dir + "/other.jsonl", "--rules", dir + "/rules", "--format", "json"
+            ])
             #expect(clock.now - start < .seconds(20))
             #expect(run.code == 2, "\(run.err)")
             let report = try Self.parse(run.out)
@@ -134,7 +148,9 @@ extension GzipExpansionCapTests {
             #expect(errors.map { $0["path"] as? String } == [bomb])
             let reason = try #require(errors.first?["reason"] as? String)
             #expect(reason.hasPrefix("gzip data expands more than 100 times ("), "\(reason)")
-            #expect(run.err.contains("conn-audit: error: could not read \(bomb): \(reason)\n"), "\(run.err)")
+            #expect(
+                run.err.contains("conn-audit: error: could not read \(bomb): \(reason)\n"),
+                "\(run.err)")
             let files = try #require(report["files"] as? [[String: Any]])
             let entry = try #require(files.first { $0["path"] as? String == bomb })
             // The 100 lines before the zeros are events; the zeros are one line, cut off.
@@ -155,8 +171,11 @@ extension GzipExpansionCapTests {
         try Self.withBomb(zeros: 64 << 20) { dir, bomb in
             let run = CommandLineRun(["timeline", bomb, "--rules", dir + "/rules", "--src", "d"])
             #expect(run.code == 2, "\(run.err)")
-            #expect(run.err.contains("conn-audit: error: could not read \(bomb): gzip data expands more than 100 times ("),
-                    "\(run.err)")
+            #expect(
+                run.err.contains(
+                    "conn-audit: error: could not read \(bomb): gzip data expands more than 100 times ("
+                ),
+                "\(run.err)")
             #expect(run.out.contains("probe.hit"))
         }
     }
@@ -167,16 +186,22 @@ extension GzipExpansionCapTests {
             #expect(capped.code == 2)
             #expect(capped.err.contains("gzip data expands more than 100 times"), "\(capped.err)")
             for ratio in ["0", "2000"] {
-                let run = CommandLineRun([bomb, "--rules", dir + "/rules", "--format", "json", "--max-expansion", ratio])
+                let run = CommandLineRun([
+                    bomb, "--rules", dir + "/rules", "--format", "json", "--max-expansion", ratio
+                ])
                 // Read to its end: the long line of zeros is malformed (exit 1), nothing is unread.
                 #expect(run.code == 1, "--max-expansion \(ratio): \(run.err)")
                 #expect(run.err.isEmpty, "\(run.err)")
                 let report = try Self.parse(run.out)
                 #expect(report["complete"] as? Bool == true)
             }
-            let timeline = CommandLineRun(["timeline", bomb, "--rules", dir + "/rules", "--max-expansion=0"])
+            let timeline = CommandLineRun([
+                "timeline", bomb, "--rules", dir + "/rules", "--max-expansion=0"
+            ])
             #expect(timeline.code == 0, "\(timeline.err)")
-            let stricter = CommandLineRun([bomb, "--rules", dir + "/rules", "--quiet", "--max-expansion", "2"])
+            let stricter = CommandLineRun([
+                bomb, "--rules", dir + "/rules", "--quiet", "--max-expansion", "2"
+            ])
             #expect(stricter.err.contains("gzip data expands more than 2 times"), "\(stricter.err)")
         }
     }
@@ -186,8 +211,11 @@ extension GzipExpansionCapTests {
         try Self.withBomb(zeros: 2 << 20) { dir, bomb in
             let run = CommandLineRun([bomb, "--max-expansion", value])
             #expect(run.code == 2)
-            #expect(run.err.contains("--max-expansion takes a whole number from 0 (no cap) to 1000000, not '\(value)'"),
-                    "\(run.err)")
+            #expect(
+                run.err.contains(
+                    "--max-expansion takes a whole number from 0 (no cap) to 1000000, not '\(value)'"
+                ),
+                "\(run.err)")
         }
     }
 }

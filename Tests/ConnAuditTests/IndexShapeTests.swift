@@ -10,14 +10,18 @@ import ConnAuditTestSupport
 /// capture unbound) and by its message (bound) means two things; the answer must not depend on
 /// which of them came first in the log.
 @Suite struct IndexShapeTests {
-    private static func rules(_ bodies: [String]) throws -> [Rule] { try RuleRuns.rules(bodies, file: "rules/shape.yaml") }
+    private static func rules(_ bodies: [String]) throws -> [Rule] {
+        try RuleRuns.rules(bodies, file: "rules/shape.yaml")
+    }
 
     private static func audit(_ rules: [Rule], _ log: String, jobs: Int = 1) -> AuditReport {
         RuleRuns.audit(rules, log, path: "s.jsonl", jobs: jobs)
     }
 
     private static func findings(_ result: RuleResult) -> [String] {
-        (result.violations + result.inconclusive).map { "\($0.line.map(String.init) ?? "-") \($0.message)" }
+        (result.violations + result.inconclusive).map {
+            "\($0.line.map(String.init) ?? "-") \($0.message)"
+        }
     }
 
     /// A let read across steps: the first step reads a let whose call reads the capture `b` of the
@@ -36,16 +40,19 @@ import ConnAuditTestSupport
         """
 
     static let letAcrossStepsLog = [
-        #"{"t":1,"ev":"x.c","k":1,"b":{"k":1}}"#, #"{"t":2,"ev":"x.a","f":1}"#, #"{"t":3,"ev":"x.a","f":0}"#,
-        #"{"t":4,"ev":"x.b"}"#, #"{"t":5,"ev":"x.d"}"#, #"{"t":6,"ev":"x.w"}"#, #"{"t":7,"ev":"x.a","f":0}"#,
-        #"{"t":8,"ev":"x.b"}"#,
+        #"{"t":1,"ev":"x.c","k":1,"b":{"k":1}}"#, #"{"t":2,"ev":"x.a","f":1}"#,
+        #"{"t":3,"ev":"x.a","f":0}"#,
+        #"{"t":4,"ev":"x.b"}"#, #"{"t":5,"ev":"x.d"}"#, #"{"t":6,"ev":"x.w"}"#,
+        #"{"t":7,"ev":"x.a","f":0}"#,
+        #"{"t":8,"ev":"x.b"}"#
     ]
 
     @Test func aVerdictDoesNotDependOnWhereACallFirstRan() throws {
         let rule = try Self.rules([Self.letAcrossStepsRule])
         // At every x.a, `b` is unbound: the x.c's own b.k (1) equals its k, L is 1, every x.a
         // starts a match, and the last (t = 7, 8) is never followed by an x.d.
-        let whole = Self.audit(rule, Self.letAcrossStepsLog.joined(separator: "\n") + "\n").results[0]
+        let whole = Self.audit(rule, Self.letAcrossStepsLog.joined(separator: "\n") + "\n").results[
+            0]
         #expect(whole.status == .fail)
         #expect(whole.violations.map(\.line) == [8])
         // Without the third line the first call does not run in the obligation first: the same.
@@ -167,7 +174,7 @@ import ConnAuditTestSupport
             expect: "count({ev: x.c, where: 'k == d.k'}) < 3"
             """,
             "'k == d.k'", "'k == d.k or false'"
-        ),
+        )
     ]
 
     /// Events whose fields are named like the rules' captures (`b`, `o`, `z`), so an unbound
@@ -197,9 +204,13 @@ import ConnAuditTestSupport
             let src = rng.chance(70) ? "" : #","src":"d2""#
             let k = rng.chance(90) ? #","k":\#(rng.below(3))"# : ""
             switch rng.below(100) {
-            case 0..<25: lines.append(#"{"t":\#(t),"ev":"x.a"\#(src),"f":\#(rng.below(2) == 0 && rng.chance(60) ? 0 : 1)\#(named(["b", "o", "z"]))}"#)
+            case 0..<25:
+                lines.append(
+                    #"{"t":\#(t),"ev":"x.a"\#(src),"f":\#(rng.below(2) == 0 && rng.chance(60) ? 0 : 1)\#(named(["b", "o", "z"]))}"#
+                )
             case 25..<45: lines.append(#"{"t":\#(t),"ev":"x.b"\#(src)\#(k)\#(named(["b"]))}"#)
-            case 45..<75: lines.append(#"{"t":\#(t),"ev":"x.c"\#(src)\#(k)\#(named(["b", "o", "z"]))}"#)
+            case 45..<75:
+                lines.append(#"{"t":\#(t),"ev":"x.c"\#(src)\#(k)\#(named(["b", "o", "z"]))}"#)
             case 75..<90: lines.append(#"{"t":\#(t),"ev":"x.d"\#(src)\#(k)}"#)
             default: lines.append(#"{"t":\#(t),"ev":"x.w"\#(src)}"#)
             }
@@ -224,7 +235,9 @@ import ConnAuditTestSupport
                 let a = Self.audit(indexed, log, jobs: jobs).results[0]
                 let b = Self.audit(scanned, log, jobs: jobs).results[0]
                 #expect(a.status == b.status, "shape \(index), seed \(seed), jobs \(jobs)")
-                #expect(Self.findings(a) == Self.findings(b), "shape \(index), seed \(seed), jobs \(jobs)")
+                #expect(
+                    Self.findings(a) == Self.findings(b),
+                    "shape \(index), seed \(seed), jobs \(jobs)")
                 if jobs == 1 { if a.violations.isEmpty { passing += 1 } else { failing += 1 } }
             }
         }

@@ -24,9 +24,12 @@ private func withScratch(_ body: (String) throws -> Void) throws {
 }
 
 /// Writes `contents` to `path`, creating the folders above it.
-private func write(_ path: String, _ contents: [UInt8] = Array("{\"t\":0,\"ev\":\"x.y\"}\n".utf8)) throws {
+private func write(_ path: String, _ contents: [UInt8] = Array("{\"t\":0,\"ev\":\"x.y\"}\n".utf8))
+    throws
+{
     let url = URL(fileURLWithPath: path)
-    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     try Data(contents).write(to: url)
 }
 
@@ -35,7 +38,9 @@ private func link(_ path: String, to destination: String) throws {
 }
 
 /// Reads a source to its end or its first error, `chunk` bytes at a time.
-private func drain(_ source: any ByteSource, chunk: Int = 64 * 1024) -> (bytes: [UInt8], error: InputError?) {
+private func drain(_ source: any ByteSource, chunk: Int = 64 * 1024) -> (
+    bytes: [UInt8], error: InputError?
+) {
     var bytes: [UInt8] = []
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)
     defer { buffer.deallocate() }
@@ -62,7 +67,8 @@ private func readOnce(_ source: any ByteSource, upTo count: Int) throws(InputErr
 private func sampleLines(_ count: Int) -> [UInt8] {
     var text = ""
     for index in 0..<count {
-        text += "{\"t\":\(index * 7),\"src\":\"iphone-\(index % 5)\",\"ev\":\"ws.ping\",\"gen\":\(index / 13)}\n"
+        text +=
+            "{\"t\":\(index * 7),\"src\":\"iphone-\(index % 5)\",\"ev\":\"ws.ping\",\"gen\":\(index / 13)}\n"
     }
     return Array(text.utf8)
 }
@@ -73,22 +79,26 @@ private func paths(_ files: [InputFile]) -> [String] { files.map(\.path) }
 
 @Suite("Input discovery")
 struct InputDiscoveryTests {
-    @Test("a directory is searched recursively, filtered by extension, hidden names skipped, sorted by bytes")
+    @Test(
+        "a directory is searched recursively, filtered by extension, hidden names skipped, sorted by bytes"
+    )
     func recursion() throws {
         try withScratch { root in
             for name in [
                 "b.jsonl", "a.ndjson", "c.log", "d.jsonl.gz", "e.ndjson.gz", "f.log.gz", "B.jsonl",
                 "notes.txt", "data.json", "archive.gz", "log", "x.jsonl.bak",
-                ".hidden.jsonl", ".git/z.jsonl", "sub/inner.jsonl", "sub/deeper/x.log", "sub/.secret/y.log",
-                "sub/.y.log", "dir.jsonl/k.log",
+                ".hidden.jsonl", ".git/z.jsonl", "sub/inner.jsonl", "sub/deeper/x.log",
+                "sub/.secret/y.log",
+                "sub/.y.log", "dir.jsonl/k.log"
             ] {
                 try write(root + "/" + name)
             }
             let found = InputDiscovery.discover([root])
             #expect(found.errors.isEmpty)
             let expected = [
-                "B.jsonl", "a.ndjson", "b.jsonl", "c.log", "d.jsonl.gz", "dir.jsonl/k.log", "e.ndjson.gz",
-                "f.log.gz", "sub/deeper/x.log", "sub/inner.jsonl",
+                "B.jsonl", "a.ndjson", "b.jsonl", "c.log", "d.jsonl.gz", "dir.jsonl/k.log",
+                "e.ndjson.gz",
+                "f.log.gz", "sub/deeper/x.log", "sub/inner.jsonl"
             ]
             #expect(paths(found.files) == expected.map { root + "/" + $0 })
             #expect(found.files.allSatisfy { !$0.isStdin })
@@ -102,20 +112,29 @@ struct InputDiscoveryTests {
                 try write(root + "/" + name)
             }
             let found = InputDiscovery.discover([root])
-            let expected = ["Z/1.log", "a/1.log", "a-b.log", "a.log", "z.log", "é.log"].map { root + "/" + $0 }
+            let expected = ["Z/1.log", "a/1.log", "a-b.log", "a.log", "z.log", "é.log"].map {
+                root + "/" + $0
+            }
             #expect(paths(found.files) == expected)
         }
     }
 
-    @Test("a file named directly is read whatever its extension, even hidden; a hidden PATH directory is searched")
+    @Test(
+        "a file named directly is read whatever its extension, even hidden; a hidden PATH directory is searched"
+    )
     func namedDirectly() throws {
         try withScratch { root in
             try write(root + "/notes.txt")
             try write(root + "/.quiet.json")
             try write(root + "/.logs/a.log")
-            let found = InputDiscovery.discover([root + "/notes.txt", root + "/.quiet.json", root + "/.logs"])
+            let found = InputDiscovery.discover([
+                root + "/notes.txt", root + "/.quiet.json", root + "/.logs"
+            ])
             #expect(found.errors.isEmpty)
-            #expect(paths(found.files) == [root + "/notes.txt", root + "/.quiet.json", root + "/.logs/a.log"])
+            #expect(
+                paths(found.files) == [
+                    root + "/notes.txt", root + "/.quiet.json", root + "/.logs/a.log"
+                ])
         }
     }
 
@@ -129,11 +148,18 @@ struct InputDiscoveryTests {
             let slashed = InputDiscovery.discover([root + "/logs/"])
             #expect(paths(slashed.files) == [root + "/logs/a/b.jsonl", root + "/logs/c.jsonl"])
 
-            // Relative PATHs stay relative (built from the working directory, which tests must not change).
+            // Relative PATHs stay relative (built from the working directory, which tests must not
+            // change).
             let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
             let logs = String(repeating: "../", count: depth) + root.dropFirst() + "/logs"
-            #expect(paths(InputDiscovery.discover([logs]).files) == [logs + "/a/b.jsonl", logs + "/c.jsonl"])
-            #expect(paths(InputDiscovery.discover([logs + "/"]).files) == [logs + "/a/b.jsonl", logs + "/c.jsonl"])
+            #expect(
+                paths(InputDiscovery.discover([logs]).files) == [
+                    logs + "/a/b.jsonl", logs + "/c.jsonl"
+                ])
+            #expect(
+                paths(InputDiscovery.discover([logs + "/"]).files) == [
+                    logs + "/a/b.jsonl", logs + "/c.jsonl"
+                ])
             #expect(paths(InputDiscovery.discover([logs + "/a/"]).files) == [logs + "/a/b.jsonl"])
         }
     }
@@ -158,7 +184,9 @@ struct InputDiscoveryTests {
             try link(root + "/dir/sub/up", to: "..")  // dir/sub/up -> dir
             try link(root + "/dir/alias", to: "sub")  // another way into sub, sorted first
             try link(root + "/dir/a-link.jsonl", to: "a.jsonl")  // sorts before a.jsonl
-            let found = InputDiscovery.discover([root + "/dir", root + "/dir/a.jsonl", root + "/dir/sub"])
+            let found = InputDiscovery.discover([
+                root + "/dir", root + "/dir/a.jsonl", root + "/dir/sub"
+            ])
             #expect(found.errors.isEmpty)
             #expect(paths(found.files) == [root + "/dir/a-link.jsonl", root + "/dir/alias/b.jsonl"])
         }
@@ -177,12 +205,14 @@ struct InputDiscoveryTests {
     func missing() throws {
         try withScratch { root in
             try write(root + "/a.jsonl")
-            let found = InputDiscovery.discover([root + "/nope", root + "/a.jsonl", root + "/a.jsonl/"])
+            let found = InputDiscovery.discover([
+                root + "/nope", root + "/a.jsonl", root + "/a.jsonl/"
+            ])
             #expect(paths(found.files) == [root + "/a.jsonl"])
             #expect(
                 found.errors == [
                     InputError(path: root + "/nope", reason: "no such file or directory"),
-                    InputError(path: root + "/a.jsonl/", reason: "not a directory"),
+                    InputError(path: root + "/a.jsonl/", reason: "not a directory")
                 ])
             #expect(found.errors.first?.description == root + "/nope: no such file or directory")
         }
@@ -200,7 +230,8 @@ struct InputDiscoveryTests {
             #expect(
                 found.errors == [
                     InputError(path: root + "/gone.jsonl", reason: "no such file or directory"),
-                    InputError(path: root + "/self.log", reason: "too many levels of symbolic links"),
+                    InputError(
+                        path: root + "/self.log", reason: "too many levels of symbolic links")
                 ])
         }
     }
@@ -217,7 +248,8 @@ struct InputDiscoveryTests {
             }
             let found = InputDiscovery.discover([root])
             #expect(paths(found.files) == [root + "/a.jsonl", root + "/z.jsonl"])
-            #expect(found.errors == [InputError(path: root + "/locked", reason: "permission denied")])
+            #expect(
+                found.errors == [InputError(path: root + "/locked", reason: "permission denied")])
         }
     }
 }
@@ -240,7 +272,9 @@ struct ByteSourceTests {
         }
     }
 
-    @Test("empty and one-byte inputs are plain", arguments: [[], [0x1f], [0x1f, 0x8c], [0x0a]] as [[UInt8]])
+    @Test(
+        "empty and one-byte inputs are plain",
+        arguments: [[], [0x1f], [0x1f, 0x8c], [0x0a]] as [[UInt8]])
     func tiny(bytes: [UInt8]) {
         let result = drain(ByteSources.memory(bytes, path: "m"), chunk: 1)
         #expect(result.error == nil)
@@ -250,7 +284,9 @@ struct ByteSourceTests {
     @Test("opening a missing file is an error with its path")
     func openMissing() throws {
         try withScratch { root in
-            #expect(throws: InputError(path: root + "/nope.jsonl", reason: "no such file or directory")) {
+            #expect(
+                throws: InputError(path: root + "/nope.jsonl", reason: "no such file or directory")
+            ) {
                 _ = try ByteSources.open(InputFile(path: root + "/nope.jsonl"))
             }
         }
@@ -275,12 +311,15 @@ struct ByteSourceTests {
             #expect(first.count == 1000)
             #expect(truncate(root + "/a.jsonl", 300_000) == 0)
             let rest = drain(source)
-            #expect(rest.error == InputError(path: root + "/a.jsonl", reason: "file shrank while being read"))
+            #expect(
+                rest.error
+                    == InputError(path: root + "/a.jsonl", reason: "file shrank while being read"))
             #expect(first + rest.bytes == Array(content[..<300_000]))
         }
     }
 
-    @Test("gzip round trip, from memory and from a file, recognised by magic bytes whatever the name")
+    @Test(
+        "gzip round trip, from memory and from a file, recognised by magic bytes whatever the name")
     func gzipRoundTrip() throws {
         let content = sampleLines(3000)
         let packed = Gzip.compress(content)
@@ -295,7 +334,8 @@ struct ByteSourceTests {
             try write(root + "/a.jsonl.gz", packed)
             try write(root + "/named-plain.jsonl", packed)
             for name in ["a.jsonl.gz", "named-plain.jsonl"] {
-                let result = drain(try ByteSources.open(InputFile(path: root + "/" + name)), chunk: 7)
+                let result = drain(
+                    try ByteSources.open(InputFile(path: root + "/" + name)), chunk: 7)
                 #expect(result.error == nil)
                 #expect(result.bytes == content)
             }
@@ -314,7 +354,8 @@ struct ByteSourceTests {
         let first = sampleLines(100)
         let second = Array("{\"t\":1,\"ev\":\"b.c\"}\n".utf8)
         let third = sampleLines(2000)
-        let packed = Gzip.compress(first) + Gzip.compress(second) + Gzip.compress([]) + Gzip.compress(third)
+        let packed =
+            Gzip.compress(first) + Gzip.compress(second) + Gzip.compress([]) + Gzip.compress(third)
         for chunk in [7, 65536] {
             let result = drain(ByteSources.memory(packed, path: "m.gz"), chunk: chunk)
             #expect(result.error == nil)
@@ -322,7 +363,8 @@ struct ByteSourceTests {
         }
         try withScratch { root in
             try write(root + "/cat.log.gz", packed)
-            let result = drain(try ByteSources.open(InputFile(path: root + "/cat.log.gz")), chunk: 4096)
+            let result = drain(
+                try ByteSources.open(InputFile(path: root + "/cat.log.gz")), chunk: 4096)
             #expect(result.error == nil)
             #expect(result.bytes == first + second + third)
         }
@@ -350,7 +392,8 @@ struct ByteSourceTests {
     @Test("the good bytes come back from one call, the error from the next, and it stays")
     func errorOnFollowingCall() throws {
         let content = sampleLines(50)
-        let source = ByteSources.memory(Gzip.compress(content) + Array("garbage".utf8), path: "g.gz")
+        let source = ByteSources.memory(
+            Gzip.compress(content) + Array("garbage".utf8), path: "g.gz")
         #expect(try readOnce(source, upTo: 1 << 20) == content)
         let expected = InputError(path: "g.gz", reason: "trailing garbage after gzip data")
         for _ in 0..<2 {
@@ -363,7 +406,10 @@ struct ByteSourceTests {
     func zeroPadding(zeros: Int) {
         let content = sampleLines(10)
         for chunk in [3, 65536] {
-            let result = drain(ByteSources.memory(Gzip.compress(content) + [UInt8](repeating: 0, count: zeros), path: "g.gz"), chunk: chunk)
+            let result = drain(
+                ByteSources.memory(
+                    Gzip.compress(content) + [UInt8](repeating: 0, count: zeros), path: "g.gz"),
+                chunk: chunk)
             #expect(result.bytes == content)
             #expect(result.error == nil)
         }
@@ -371,12 +417,16 @@ struct ByteSourceTests {
 
     @Test(
         "bytes after a member that are not a gzip member are trailing garbage (after zeros too)",
-        arguments: [[0x1f], Array("{}\n".utf8), [0, 0, 0, 0x41], [0, 0] + Gzip.compress(Array("{}\n".utf8))] as [[UInt8]])
+        arguments: [
+            [0x1f], Array("{}\n".utf8), [0, 0, 0, 0x41], [0, 0] + Gzip.compress(Array("{}\n".utf8))
+        ] as [[UInt8]])
     func trailingGarbage(tail: [UInt8]) {
         let content = sampleLines(10)
-        let result = drain(ByteSources.memory(Gzip.compress(content) + tail, path: "g.gz"), chunk: 3)
+        let result = drain(
+            ByteSources.memory(Gzip.compress(content) + tail, path: "g.gz"), chunk: 3)
         #expect(result.bytes == content)
-        #expect(result.error == InputError(path: "g.gz", reason: "trailing garbage after gzip data"))
+        #expect(
+            result.error == InputError(path: "g.gz", reason: "trailing garbage after gzip data"))
     }
 
     @Test("a corrupt member is an error with zlib's reason, after the members before it")
@@ -384,22 +434,30 @@ struct ByteSourceTests {
         let content = sampleLines(200)
         // A member whose first deflate block has the reserved type 3.
         let badBlock: [UInt8] = [0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03, 0x07, 0, 0, 0, 0]
-        let result = drain(ByteSources.memory(Gzip.compress(content) + badBlock, path: "c.gz"), chunk: 7)
+        let result = drain(
+            ByteSources.memory(Gzip.compress(content) + badBlock, path: "c.gz"), chunk: 7)
         #expect(result.bytes == content)
-        #expect(result.error == InputError(path: "c.gz", reason: "corrupt gzip data: invalid block type"))
+        #expect(
+            result.error
+                == InputError(path: "c.gz", reason: "corrupt gzip data: invalid block type"))
 
         // A wrong CRC in the trailer: all the data, then the error.
         var badCRC = Gzip.compress(content)
         badCRC[badCRC.count - 8] ^= 0xff
         let crc = drain(ByteSources.memory(badCRC, path: "c.gz"))
         #expect(crc.bytes == content)
-        #expect(crc.error == InputError(path: "c.gz", reason: "corrupt gzip data: incorrect data check"))
+        #expect(
+            crc.error == InputError(path: "c.gz", reason: "corrupt gzip data: incorrect data check")
+        )
 
         // A bad compression method in the header: nothing decoded, the error at once.
         let badMethod: [UInt8] = [0x1f, 0x8b, 0x07, 0x00, 0, 0, 0, 0, 0x00, 0x03, 0x03, 0x00]
         let method = drain(ByteSources.memory(badMethod, path: "c.gz"))
         #expect(method.bytes.isEmpty)
-        #expect(method.error == InputError(path: "c.gz", reason: "corrupt gzip data: unknown compression method"))
+        #expect(
+            method.error
+                == InputError(path: "c.gz", reason: "corrupt gzip data: unknown compression method")
+        )
     }
 
     @Test("a large gzip (50 MiB decoded) streams through a small buffer")
@@ -424,7 +482,10 @@ struct ByteSourceTests {
                     while done < count {
                         let at = (total + done) % block.count
                         let span = min(count - done, block.count - at)
-                        if memcmp(buffer.baseAddress! + done, expected.baseAddress! + at, span) != 0 { matches = false }
+                        if memcmp(buffer.baseAddress! + done, expected.baseAddress! + at, span) != 0
+                        {
+                            matches = false
+                        }
                         done += span
                     }
                 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file that interleaves many devices keeps every one of them open to its last line: each open
@@ -25,7 +25,9 @@ import Glibc
         for (step, ev) in ["ws.connect", "ws.open", "ws.close"].enumerated() {
             let extra = ev == "ws.close" ? #","code":1000,"reason":"going away""# : ""
             for i in 0..<count {
-                text += #"{"t":\#(1000 + 10 * step),"src":"dev-\#(i)","ev":"\#(ev)","gen":1\#(extra)}"# + "\n"
+                text +=
+                    #"{"t":\#(1000 + 10 * step),"src":"dev-\#(i)","ev":"\#(ev)","gen":1\#(extra)}"#
+                    + "\n"
             }
         }
         return text
@@ -39,7 +41,9 @@ import Glibc
     private static func peakKB(_ arguments: [String]) throws -> (status: Int32, kb: Int) {
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let binary = (exe as NSString).deletingLastPathComponent + "/conn-audit"
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "no conn-audit at \(binary): swift build first")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: binary),
+            "no conn-audit at \(binary): swift build first")
         var pointers: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments).map { strdup($0) }
         pointers.append(nil)
         defer { for p in pointers { free(p) } }
@@ -66,12 +70,16 @@ import Glibc
     /// `VmHWM` of a running process, in KB (nil once it has exited).
     private static func highWaterKB(_ pid: pid_t) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        return Int(
+            line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }
 
     private func withLogs(_ body: (_ one: String, _ many: String) throws -> Void) throws {
-        let dir = FileManager.default.temporaryDirectory.path + "/conn-audit-interleaved-\(UUID().uuidString)"
+        let dir =
+            FileManager.default.temporaryDirectory.path
+            + "/conn-audit-interleaved-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let one = dir + "/one.jsonl", many = dir + "/many.jsonl"
@@ -80,18 +88,24 @@ import Glibc
         try body(one, many)
     }
 
-    @Test("20,000 interleaved devices of three events cost a few KB each, in check and timeline --src",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "20,000 interleaved devices of three events cost a few KB each, in check and timeline --src",
+        .timeLimit(.minutes(3)))
     func interleavedDevicesAreCheap() throws {
         try withLogs { one, many in
-            for arguments in [["check", "--jobs", "1"], ["check", "--jobs", "2"], ["timeline", "--src", "dev-5", "--jobs", "1"]] {
+            for arguments in [
+                ["check", "--jobs", "1"], ["check", "--jobs", "2"],
+                ["timeline", "--src", "dev-5", "--jobs", "1"]
+            ] {
                 let base = try Self.peakKB(arguments + [one])
                 let run = try Self.peakKB(arguments + [many])
                 // check: every device's generation lacks the outcomes coverage asks for (exit 1).
                 #expect(run.status == (arguments[0] == "check" ? 1 : 0), "\(arguments)")
                 let perSource = Double(run.kb - base.kb) / Double(Self.devices)
-                #expect(perSource <= Self.perSourceKB,
-                        "\(arguments.joined(separator: " ")): \(run.kb) KB peak, \(base.kb) KB for one device: \(perSource) KB per device")
+                #expect(
+                    perSource <= Self.perSourceKB,
+                    "\(arguments.joined(separator: " ")): \(run.kb) KB peak, \(base.kb) KB for one device: \(perSource) KB per device"
+                )
             }
         }
     }

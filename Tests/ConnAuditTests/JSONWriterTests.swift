@@ -32,21 +32,26 @@ import ConnAuditTestSupport
     /// Scalars around every edge the escaper tests: controls, quote, backslash, DEL, C1 controls,
     /// the E2 lead byte of other three-byte scalars next to U+2028/U+2029, and four-byte scalars.
     static let pool: [Unicode.Scalar] = [
-        "\u{0}", "\u{1}", "\u{8}", "\t", "\n", "\u{B}", "\r", "\u{1F}", " ", "!", "\"", "#", "/", "\\", "]",
-        "a", "~", "\u{7F}", "\u{80}", "\u{9F}", "\u{A0}", "é", "\u{2027}", "\u{2028}", "\u{2029}", "\u{202A}",
-        "\u{20AC}", "\u{FFFD}", "\u{1F600}",
+        "\u{0}", "\u{1}", "\u{8}", "\t", "\n", "\u{B}", "\r", "\u{1F}", " ", "!", "\"", "#", "/",
+        "\\", "]",
+        "a", "~", "\u{7F}", "\u{80}", "\u{9F}", "\u{A0}", "é", "\u{2027}", "\u{2028}", "\u{2029}",
+        "\u{202A}",
+        "\u{20AC}", "\u{FFFD}", "\u{1F600}"
     ]
 
     @Test func escapingAgreesWithTheScalarRule() {
         var rng = SplitMix64(state: 2028)
         for _ in 0..<3_000 {
             var s = ""
-            for _ in 0..<rng.below(24) { s.unicodeScalars.append(Self.pool[rng.below(Self.pool.count)]) }
+            for _ in 0..<rng.below(24) {
+                s.unicodeScalars.append(Self.pool[rng.below(Self.pool.count)])
+            }
             #expect(Value.jsonString(s) == Self.reference(s), "\(Array(s.unicodeScalars))")
         }
         #expect(Value.jsonString("") == "\"\"")
         #expect(Value.jsonString("a\u{2028}b\u{2029}\u{7F}") == #""a\u2028b\u2029\u007f""#)
-        // A lone E2 lead byte cannot occur in a String; an E2 scalar that is not a separator is copied.
+        // A lone E2 lead byte cannot occur in a String; an E2 scalar that is not a separator is
+        // copied.
         #expect(Value.jsonString("\u{2030}") == "\"\u{2030}\"")
     }
 
@@ -63,7 +68,9 @@ import ConnAuditTestSupport
             w.beginArray("texts")
             for _ in 0..<50 {
                 var s = ""
-                for _ in 0..<rng.below(12) { s.unicodeScalars.append(Self.pool[rng.below(Self.pool.count)]) }
+                for _ in 0..<rng.below(12) {
+                    s.unicodeScalars.append(Self.pool[rng.below(Self.pool.count)])
+                }
                 texts.append(s)
                 w.value(s)
             }
@@ -74,7 +81,8 @@ import ConnAuditTestSupport
             w.endObject()
             let text = w.finish()
             #expect(text.hasSuffix("}\n"))
-            let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            let parsed = try #require(
+                try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
             #expect(parsed["n"] as? Int == 42)
             #expect(parsed["b"] as? Bool == false)
             #expect(parsed["x"] as? Double == 1.5)
@@ -102,7 +110,9 @@ import ConnAuditTestSupport
                 w.beginObject()
                 w.key("n", i)
                 var s = ""
-                for _ in 0..<rng.below(40) { s.unicodeScalars.append(Self.pool[rng.below(Self.pool.count)]) }
+                for _ in 0..<rng.below(40) {
+                    s.unicodeScalars.append(Self.pool[rng.below(Self.pool.count)])
+                }
                 w.key("text", s)
                 w.endObject()
             }
@@ -118,9 +128,13 @@ import ConnAuditTestSupport
         #expect(chunks.all.count >= 3)
         #expect(Array(chunks.all.joined()) == expected)
         for (k, chunk) in chunks.all.enumerated() {
-            #expect(Array(String(decoding: chunk, as: UTF8.self).utf8) == chunk, "chunk \(k) splits a character")
+            #expect(
+                Array(String(decoding: chunk, as: UTF8.self).utf8) == chunk,
+                "chunk \(k) splits a character")
             if k < chunks.all.count - 1 {
-                #expect(chunk.count >= JSONWriter.flushSize && chunk.count < JSONWriter.flushSize + 4_096)
+                #expect(
+                    chunk.count >= JSONWriter.flushSize
+                        && chunk.count < JSONWriter.flushSize + 4_096)
                 #expect(chunk.last == UInt8(ascii: "}") || chunk.last == UInt8(ascii: "]"))
             }
         }

@@ -12,8 +12,10 @@ struct LetChainDepthTests {
     /// `count` lets, each reading the one before at the bottom of `levels` levels of `+ 1` (the
     /// last one `lastLevels`), the first `fileLets` of them at the top of the file and the rest
     /// the rule's; the rule's check is `check` of the last one's name.
-    static func chain(_ count: Int, levels: Int, lastLevels: Int? = nil, fileLets: Int = 1_000,
-                      check: (String) -> String = { "\($0) > 0" }) -> String {
+    static func chain(
+        _ count: Int, levels: Int, lastLevels: Int? = nil, fileLets: Int = 1_000,
+        check: (String) -> String = { "\($0) > 0" }
+    ) -> String {
         var previous = "1"
         var file: [String] = []
         var rule: [String] = []
@@ -49,8 +51,11 @@ struct LetChainDepthTests {
         }
         // l0 is 100 levels, l1 reads it at level 100: 200, … l29 3,000, l30 3,100.
         let diagnostic = try #require(errors.diagnostics.first)
-        #expect(diagnostic.message == "rule 'probe.lets': let 'l30' with the lets it reads nests deeper than 3000 (3100 levels): "
-            + "each let read adds its own depth where it is read; read fewer lets through one another")
+        #expect(
+            diagnostic.message
+                == "rule 'probe.lets': let 'l30' with the lets it reads nests deeper than 3000 (3100 levels): "
+                + "each let read adds its own depth where it is read; read fewer lets through one another"
+        )
         #expect(errors.diagnostics.count == 1)
         // A file-level let is named at the id of the rule it is read in.
         #expect(diagnostic.line == 1_003)
@@ -59,7 +64,12 @@ struct LetChainDepthTests {
 
     @Test func theCommandLineRefusesTheChainInsteadOfCrashing() async throws {
         try await DeepExpressionTests.expectRefusedByTheCommandLine(
-            [(Self.chain(2_000, levels: 100), "1003:9: error: rule 'probe.lets': let 'l30' with the lets it reads nests deeper than 3000")],
+            [
+                (
+                    Self.chain(2_000, levels: 100),
+                    "1003:9: error: rule 'probe.lets': let 'l30' with the lets it reads nests deeper than 3000"
+                )
+            ],
             commands: [["rules", "--check", "--rules"], ["check", "LOG", "--rules"]])
     }
 
@@ -71,7 +81,10 @@ struct LetChainDepthTests {
             return
         }
         let diagnostic = try #require(errors.diagnostics.first)
-        #expect(diagnostic.message.hasPrefix("rule 'probe.lets': let 'l750' with the lets it reads nests deeper than 3000 (3004 levels)"))
+        #expect(
+            diagnostic.message.hasPrefix(
+                "rule 'probe.lets': let 'l750' with the lets it reads nests deeper than 3000 (3004 levels)"
+            ))
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines[diagnostic.line - 1] == #"      l750: "l749 + 1 + 1 + 1""#)
         #expect(diagnostic.column == 7)
@@ -83,8 +96,10 @@ struct LetChainDepthTests {
             Issue.record("an expression 3,002 levels deep with its lets loaded")
             return
         }
-        #expect(errors.diagnostics.first?.message.hasPrefix(
-            "rule 'probe.lets': an expression with the lets it reads nests deeper than 3000 (3002 levels)") == true)
+        #expect(
+            errors.diagnostics.first?.message.hasPrefix(
+                "rule 'probe.lets': an expression with the lets it reads nests deeper than 3000 (3002 levels)"
+            ) == true)
     }
 
     /// Lets reading one another in a cycle are undecided where the cycle closes, so each is on

@@ -22,7 +22,9 @@ struct LinearTimeOnHostileLogsTests {
     }
 
     /// One built-in rule over `log`: its result and how long the audit took.
-    private static func runBuiltin(_ id: String, _ log: String, path: String) throws -> (RuleResult, Duration) {
+    private static func runBuiltin(_ id: String, _ log: String, path: String) throws -> (
+        RuleResult, Duration
+    ) {
         let (report, elapsed) = timed { RuleRuns.audit(builtin(id), log, path: path) }
         return (try result(report, id), elapsed)
     }
@@ -39,23 +41,32 @@ struct LinearTimeOnHostileLogsTests {
     @Test func aLeakOfTwentyThousandLiveConnectionsIsFoundInLinearTime() throws {
         let n = 20_000
         let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.connect","gen":\#($0)}"# }
-        let (result, elapsed) = try Self.runBuiltin("ws.single-live-connection", log, path: "leak.jsonl")
+        let (result, elapsed) = try Self.runBuiltin(
+            "ws.single-live-connection", log, path: "leak.jsonl")
         #expect(result.violations.count == n - 1)
         #expect(result.inconclusive.isEmpty)
         // Trying each open match against every later connect costs the square of the events,
         // minutes at this size even in a release build; linear, a debug build takes seconds.
         #expect(elapsed < .seconds(30), "took \(elapsed)")
         // Each names the oldest generation still live (the first match), with its ws.connect.
-        #expect(result.violations.last?.message == "ws.connect of generation \(n - 1) while generation 0 (its ws.connect at t=0) is still live")
+        #expect(
+            result.violations.last?.message
+                == "ws.connect of generation \(n - 1) while generation 0 (its ws.connect at t=0) is still live"
+        )
     }
 
     /// The same gen connected again and again: one match waits for it, not one per ws.connect.
     @Test func oneLiveGenerationConnectedAgainAndAgainCostsOneMatch() throws {
         let n = 20_000
-        let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.connect","gen":5}"# }
+        let log =
+            Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.connect","gen":5}"# }
             + #"{"t":\#(n),"src":"d","ev":"ws.connect","gen":6}"# + "\n"
-        let (result, elapsed) = try Self.runBuiltin("ws.single-live-connection", log, path: "again.jsonl")
-        #expect(result.violations.map(\.message) == ["ws.connect of generation 6 while generation 5 (its ws.connect at t=0) is still live"])
+        let (result, elapsed) = try Self.runBuiltin(
+            "ws.single-live-connection", log, path: "again.jsonl")
+        #expect(
+            result.violations.map(\.message) == [
+                "ws.connect of generation 6 while generation 5 (its ws.connect at t=0) is still live"
+            ])
         #expect(elapsed < .seconds(30), "took \(elapsed)")
     }
 
@@ -63,11 +74,17 @@ struct LinearTimeOnHostileLogsTests {
     /// every live one.
     @Test func closesOfOtherGenerationsAreNotComparedWithEveryLiveOne() throws {
         let n = 10_000
-        let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.connect","gen":\#($0)}"# }
-            + Self.lines(n) { #"{"t":\#(n + $0),"src":"d","ev":"ws.close","gen":\#(n + $0),"reason":"x"}"# }
-            + Self.lines(n) { #"{"t":\#(2 * n + $0),"src":"d","ev":"ws.close","gen":\#($0),"reason":"x"}"# }
+        let log =
+            Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.connect","gen":\#($0)}"# }
+            + Self.lines(n) {
+                #"{"t":\#(n + $0),"src":"d","ev":"ws.close","gen":\#(n + $0),"reason":"x"}"#
+            }
+            + Self.lines(n) {
+                #"{"t":\#(2 * n + $0),"src":"d","ev":"ws.close","gen":\#($0),"reason":"x"}"#
+            }
             + #"{"t":\#(3 * n),"src":"d","ev":"ws.connect","gen":\#(3 * n)}"# + "\n"
-        let (result, elapsed) = try Self.runBuiltin("ws.single-live-connection", log, path: "closes.jsonl")
+        let (result, elapsed) = try Self.runBuiltin(
+            "ws.single-live-connection", log, path: "closes.jsonl")
         // Every live generation ended before the last ws.connect.
         #expect(result.violations.count == n - 1)
         #expect(elapsed < .seconds(30), "took \(elapsed)")
@@ -94,7 +111,9 @@ struct LinearTimeOnHostileLogsTests {
             {"t":\(n),"src":"d","ev":"sse.commit","id":"x"}
 
             """
-        log += Self.lines(n) { #"{"t":\#(n + 1 + $0),"src":"d","ev":"sse.processed","id":"other\#($0)","ok":true}"# }
+        log += Self.lines(n) {
+            #"{"t":\#(n + 1 + $0),"src":"d","ev":"sse.processed","id":"other\#($0)","ok":true}"#
+        }
         let (result, elapsed) = try Self.runBuiltin("sse.no-lost-events", log, path: "lost.jsonl")
         #expect(result.violations.count == n)
         #expect(result.inconclusive.isEmpty)
@@ -112,7 +131,8 @@ struct LinearTimeOnHostileLogsTests {
 
             """
         log += Self.lines(2 * n) { #"{"t":\#(n + 1 + $0),"src":"d","ev":"sse.commit","id":"x"}"# }
-        let (result, elapsed) = try Self.runBuiltin("sse.no-lost-events", log, path: "commits.jsonl")
+        let (result, elapsed) = try Self.runBuiltin(
+            "sse.no-lost-events", log, path: "commits.jsonl")
         #expect(result.violations.count == n)
         #expect(result.inconclusive.isEmpty)
         #expect(elapsed < .seconds(30), "took \(elapsed)")
@@ -122,12 +142,18 @@ struct LinearTimeOnHostileLogsTests {
     /// found without comparing it with every open generation.
     @Test func reconnectsWhileManyGenerationsAreOpenStayLinear() throws {
         let n = 10_000
-        let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.open","gen":\#($0)}"# }
+        let log =
+            Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.open","gen":\#($0)}"# }
             + Self.lines(n) { #"{"t":\#(n + $0),"src":"d","ev":"ws.open","gen":1}"# }
-            + Self.lines(n) { #"{"t":\#(2 * n + $0),"src":"d","ev":"ws.reconnect","attempt":1,"delay_ms":100}"# }
-        let (result, elapsed) = try Self.runBuiltin("reconnect.not-while-open", log, path: "open.jsonl")
+            + Self.lines(n) {
+                #"{"t":\#(2 * n + $0),"src":"d","ev":"ws.reconnect","attempt":1,"delay_ms":100}"#
+            }
+        let (result, elapsed) = try Self.runBuiltin(
+            "reconnect.not-while-open", log, path: "open.jsonl")
         #expect(result.violations.count == n)
-        #expect(result.violations.first?.message == "ws.reconnect while generation 0 is connected (opened at t=0)")
+        #expect(
+            result.violations.first?.message
+                == "ws.reconnect while generation 0 is connected (opened at t=0)")
         #expect(result.inconclusive.isEmpty)
         #expect(elapsed < .seconds(30), "took \(elapsed)")
     }
@@ -137,14 +163,17 @@ struct LinearTimeOnHostileLogsTests {
     /// A `forbid` whose two steps match every event keeps a match per event, and each event is
     /// compared with all of them: the rule stops at the limit, with one finding saying so, where.
     @Test func aRuleOfOnesOwnThatWouldBeQuadraticStopsAtTheWorkLimit() throws {
-        let rules = try RuleRuns.rules(["""
-            id: my.every-pair
-            title: Every pair of events
-            for: source
-            forbid:
-              - { ev: ws.ping, as: a }
-              - { ev: ws.ping, where: "t < a.t" }
-            """], file: "my.yaml")
+        let rules = try RuleRuns.rules(
+            [
+                """
+                id: my.every-pair
+                title: Every pair of events
+                for: source
+                forbid:
+                  - { ev: ws.ping, as: a }
+                  - { ev: ws.ping, where: "t < a.t" }
+                """
+            ], file: "my.yaml")
         let n = 40_000
         // t never falls: no pair completes, and every ping is tried against every earlier one.
         let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.ping","gen":1}"# }
@@ -166,13 +195,16 @@ struct LinearTimeOnHostileLogsTests {
 
     /// A history call scanning everything before each event is charged per event compared.
     @Test func aScanningHistoryCallStopsAtTheWorkLimit() throws {
-        let rules = try RuleRuns.rules(["""
-            id: my.scan
-            title: Scans the past
-            for: source
-            every: { ev: ws.ping, as: p }
-            expect: "count({ev: ws.ping, where: 't > p.t'}) == 0"
-            """], file: "my.yaml")
+        let rules = try RuleRuns.rules(
+            [
+                """
+                id: my.scan
+                title: Scans the past
+                for: source
+                every: { ev: ws.ping, as: p }
+                expect: "count({ev: ws.ping, where: 't > p.t'}) == 0"
+                """
+            ], file: "my.yaml")
         let log = Self.lines(40_000) { #"{"t":\#($0),"src":"d","ev":"ws.ping","gen":1}"# }
         let (report, elapsed) = Self.timed { RuleRuns.audit(rules, log, path: "scan.jsonl") }
         let result = try Self.result(report, "my.scan")
@@ -186,40 +218,53 @@ struct LinearTimeOnHostileLogsTests {
     /// limit (lowered here: a debug build takes about 0.3 µs a step), at the event that passed it,
     /// and reports nothing it decided with an undecided search.
     @Test func aRegexThatWouldTakeMinutesStopsAtTheRegexStepLimit() throws {
-        let rules = try RuleRuns.rules(["""
-            id: my.regex
-            title: No such reason
-            for: source
-            every: { ev: ws.close }
-            expect: "not matches(reason, '(a|aa|aaa|aaaa){1000}c')"
-            """], file: "my.yaml")
+        let rules = try RuleRuns.rules(
+            [
+                """
+                id: my.regex
+                title: No such reason
+                for: source
+                every: { ev: ws.close }
+                expect: "not matches(reason, '(a|aa|aaa|aaaa){1000}c')"
+                """
+            ], file: "my.yaml")
         let field = String(repeating: "a", count: 100_000) + "c"
-        let log = Self.lines(5) { #"{"t":\#($0),"src":"d","ev":"ws.close","gen":\#($0),"reason":"\#(field)"}"# }
+        let log = Self.lines(5) {
+            #"{"t":\#($0),"src":"d","ev":"ws.close","gen":\#($0),"reason":"\#(field)"}"#
+        }
         let steps = 2_000_000
         let (report, elapsed) = try Self.timed {
-            try RegexStepBudget.$perTimeline.withValue(steps) { RuleRuns.audit(rules, log, path: "regex.jsonl") }
+            try RegexStepBudget.$perTimeline.withValue(steps) {
+                RuleRuns.audit(rules, log, path: "regex.jsonl")
+            }
         }
         let result = try Self.result(report, "my.regex")
         #expect(result.violations.isEmpty)
         let stop = try #require(result.inconclusive.first)
         #expect(result.inconclusive.count == 1)
-        #expect(stop.message.contains("regex step limit") && stop.message.contains("\(steps)"), "\(stop.message)")
+        #expect(
+            stop.message.contains("regex step limit") && stop.message.contains("\(steps)"),
+            "\(stop.message)")
         #expect(stop.line == 1)
         #expect(elapsed < .seconds(60), "took \(elapsed)")
     }
 
     /// Below the limit nothing changes: the same rule on a short log judges every event.
     @Test func aShortLogStaysBelowTheLimit() throws {
-        let rules = try RuleRuns.rules(["""
-            id: my.every-pair
-            title: Every pair of events
-            for: source
-            forbid:
-              - { ev: ws.ping, as: a }
-              - { ev: ws.ping, where: "t < a.t" }
-            """], file: "my.yaml")
+        let rules = try RuleRuns.rules(
+            [
+                """
+                id: my.every-pair
+                title: Every pair of events
+                for: source
+                forbid:
+                  - { ev: ws.ping, as: a }
+                  - { ev: ws.ping, where: "t < a.t" }
+                """
+            ], file: "my.yaml")
         let log = Self.lines(500) { #"{"t":\#(500 - $0),"src":"d","ev":"ws.ping","gen":1}"# }
-        let result = try Self.result(RuleRuns.audit(rules, log, path: "short.jsonl"), "my.every-pair")
+        let result = try Self.result(
+            RuleRuns.audit(rules, log, path: "short.jsonl"), "my.every-pair")
         #expect(result.violations.count == 499)
         #expect(result.inconclusive.isEmpty)
     }

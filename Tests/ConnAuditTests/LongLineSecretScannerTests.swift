@@ -22,7 +22,9 @@ struct LongLineSecretScannerTests {
     }
 
     /// What the scanner reports for `line` fed `chunk` bytes at a time (0: all at once).
-    static func scannerPaths(_ line: [UInt8], chunk: Int = 0, scanner: inout LongLineSecretScanner) -> [String] {
+    static func scannerPaths(_ line: [UInt8], chunk: Int = 0, scanner: inout LongLineSecretScanner)
+        -> [String]
+    {
         scanner.reset()
         line.withUnsafeBufferPointer { all in
             let size = chunk == 0 ? max(all.count, 1) : chunk
@@ -43,13 +45,17 @@ struct LongLineSecretScannerTests {
 
     /// Checks the scanner against the parser on `line`, whole and in chunks of 1 to 7 bytes, with
     /// one scanner reused (as the reader reuses it) and a fresh one.
-    static func expectSame(_ line: [UInt8], _ scanner: inout LongLineSecretScanner, _ note: @autoclosure () -> String,
-                           sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectSame(
+        _ line: [UInt8], _ scanner: inout LongLineSecretScanner, _ note: @autoclosure () -> String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let expected = parserPaths(line)
         for chunk in 0...7 {
             let got = scannerPaths(line, chunk: chunk, scanner: &scanner)
             if got != expected {
-                Issue.record("chunk \(chunk): scanner \(got), parser \(expected) for \(note())", sourceLocation: sourceLocation)
+                Issue.record(
+                    "chunk \(chunk): scanner \(got), parser \(expected) for \(note())",
+                    sourceLocation: sourceLocation)
                 return
             }
         }
@@ -57,8 +63,9 @@ struct LongLineSecretScannerTests {
 
     // MARK: - The same paths as the parser
 
-    @Test("every case of the reader's secret table gives the parser's paths, whatever the chunks",
-          arguments: ReaderTests.secretCases)
+    @Test(
+        "every case of the reader's secret table gives the parser's paths, whatever the chunks",
+        arguments: ReaderTests.secretCases)
     func readerTable(_ c: SecretCase) {
         var scanner = LongLineSecretScanner()
         Self.expectSame(Array(c.line.utf8), &scanner, c.line)
@@ -90,12 +97,16 @@ struct LongLineSecretScannerTests {
         // Numbers and literals of every form around the secrets.
         #"{"n":[0,-0,1.5,-2e10,3E+2,4e-3,12345678901234567890],"b":[true,false,null],"token":{}}"#,
         // Text after the object does not matter; before it, it does.
-        #"{"token":1} trailing"#, #"{"token":1}}"#, #"  {"token":1}"#, #"x{"token":1}"#, #"[{"token":1}]"#,
+        #"{"token":1} trailing"#, #"{"token":1}}"#, #"  {"token":1}"#, #"x{"token":1}"#,
+        #"[{"token":1}]"#,
         // Broken lines: nothing counts.
-        #"{"token":1,}"#, #"{"token":1"#, #"{"token" 1}"#, #"{"token":01}"#, #"{"token":1.}"#, #"{"token":-}"#,
-        #"{"token":tru}"#, #"{"token":"\x"}"#, #"{"token":"\u12g4"}"#, #"{"token":[1,]}"#, #"{,"token":1}"#,
-        #"{"token":1 "a":2}"#, #"{"a":[1 2],"token":1}"#, #"{"token":1e}"#, #"{"token":1e+}"#, #"{"token":nulls}"#,
-        "", "   ", "{", "}", "{}",
+        #"{"token":1,}"#, #"{"token":1"#, #"{"token" 1}"#, #"{"token":01}"#, #"{"token":1.}"#,
+        #"{"token":-}"#,
+        #"{"token":tru}"#, #"{"token":"\x"}"#, #"{"token":"\u12g4"}"#, #"{"token":[1,]}"#,
+        #"{,"token":1}"#,
+        #"{"token":1 "a":2}"#, #"{"a":[1 2],"token":1}"#, #"{"token":1e}"#, #"{"token":1e+}"#,
+        #"{"token":nulls}"#,
+        "", "   ", "{", "}", "{}"
     ]
 
     @Test("handwritten lines give the parser's paths, whatever the chunks")
@@ -104,16 +115,22 @@ struct LongLineSecretScannerTests {
         for line in Self.handwritten { Self.expectSame(Array(line.utf8), &scanner, line) }
     }
 
-    @Test("bytes that are not UTF-8 anywhere in the object leave nothing, after it they do not matter")
+    @Test(
+        "bytes that are not UTF-8 anywhere in the object leave nothing, after it they do not matter"
+    )
     func invalidUTF8() {
         var scanner = LongLineSecretScanner()
-        let bad: [[UInt8]] = [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF0, 0x9F, 0x98], [0xF4, 0x90, 0x80, 0x80],
-                              [0xE0, 0x80, 0x80], [0xC3], [0x80], [0xF5, 0x80, 0x80, 0x80]]
+        let bad: [[UInt8]] = [
+            [0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF0, 0x9F, 0x98], [0xF4, 0x90, 0x80, 0x80],
+            [0xE0, 0x80, 0x80], [0xC3], [0x80], [0xF5, 0x80, 0x80, 0x80]
+        ]
         for b in bad {
-            for line in [Array(#"{"token":""#.utf8) + b + Array(#""}"#.utf8),
-                         Array(#"{""#.utf8) + b + Array(#"":{"token":1}}"#.utf8),
-                         Array(#"{"token":1,"#.utf8) + b + Array("}".utf8),
-                         Array(#"{"token":1}"#.utf8) + b] {
+            for line in [
+                Array(#"{"token":""#.utf8) + b + Array(#""}"#.utf8),
+                Array(#"{""#.utf8) + b + Array(#"":{"token":1}}"#.utf8),
+                Array(#"{"token":1,"#.utf8) + b + Array("}".utf8),
+                Array(#"{"token":1}"#.utf8) + b
+            ] {
                 Self.expectSame(line, &scanner, "\(line)")
             }
         }
@@ -124,8 +141,10 @@ struct LongLineSecretScannerTests {
         var scanner = LongLineSecretScanner()
         for levels in [510, 511, 512, 513, 600] {
             for inner in ["{\"token\":1}", "[\"Bearer abcdefghij\"]"] {
-                // `levels` containers in all: the top object, then `levels - 2` arrays, then `inner`.
-                let line = "{\"a\":" + String(repeating: "[", count: levels - 2) + inner
+                // `levels` containers in all: the top object, then `levels - 2` arrays, then
+                // `inner`.
+                let line =
+                    "{\"a\":" + String(repeating: "[", count: levels - 2) + inner
                     + String(repeating: "]", count: levels - 2) + "}"
                 let expected = Self.parserPaths(Array(line.utf8))
                 #expect(expected.isEmpty == (levels > 512), "\(levels): \(expected.count)")
@@ -147,7 +166,9 @@ struct LongLineSecretScannerTests {
             let expected = Self.parserPaths(line)
             if !expected.isEmpty { flagged += 1 }
             if line.first == UInt8(ascii: "{") { judged += 1 }
-            Self.expectSame(line, &scanner, "batch \(batch) line \(n): \(String(decoding: line, as: UTF8.self))")
+            Self.expectSame(
+                line, &scanner, "batch \(batch) line \(n): \(String(decoding: line, as: UTF8.self))"
+            )
         }
         // The generator makes lines worth comparing: most with findings.
         #expect(flagged > 150, "\(flagged) lines with findings")
@@ -160,7 +181,8 @@ struct LongLineSecretScannerTests {
         let bytes: [UInt8] = Array(#""\{}[],:x0 "#.utf8) + [0xFF, 0x01, 0xC3, 0xE2, 0x80]
         switch random.below(5) {
         case 0: line = Array(line.prefix(random.below(line.count + 1)))
-        case 1 where !line.isEmpty: line[random.below(line.count)] = bytes[random.below(bytes.count)]
+        case 1 where !line.isEmpty:
+            line[random.below(line.count)] = bytes[random.below(bytes.count)]
         case 2: line.insert(bytes[random.below(bytes.count)], at: random.below(line.count + 1))
         case 3: line += random.chance(50) ? Array(" tail".utf8) : [0xFF]
         default: line = Array(" \t\r".utf8) + line
@@ -173,17 +195,25 @@ struct LongLineSecretScannerTests {
     @Test("the streaming token matcher finds what containsToken finds, on random text")
     func tokenMatcher() {
         var random = SplitMix64(state: 42)
-        let pieces: [[UInt8]] = ["b", "B", "e", "E", "a", "r", "R", "bearer", "Bearer", "eyJ", "y", "J", ".", "_", "-", " ",
-                                 "\t", "\n", "x", "0", "~", "+", "/", "=", "!", ":", "abcdefgh", "\u{A0}", "\u{85}", "\u{2003}",
-                                 "\u{3000}", "\u{1680}", "\u{2028}", "\u{205F}", "\u{202F}", "é", "\u{2030}", "日", "😀"]
-            .map { Array($0.utf8) }
+        let pieces: [[UInt8]] = [
+            "b", "B", "e", "E", "a", "r", "R", "bearer", "Bearer", "eyJ", "y", "J", ".", "_", "-",
+            " ",
+            "\t", "\n", "x", "0", "~", "+", "/", "=", "!", ":", "abcdefgh", "\u{A0}", "\u{85}",
+            "\u{2003}",
+            "\u{3000}", "\u{1680}", "\u{2028}", "\u{205F}", "\u{202F}", "é", "\u{2030}", "日", "😀"
+        ]
+        .map { Array($0.utf8) }
         // What starts and ends tokens, more often.
-        let likely: [[UInt8]] = ["Bearer", " ", "abcdefgh", "eyJ", "eyJa.", "a", "."].map { Array($0.utf8) }
+        let likely: [[UInt8]] = ["Bearer", " ", "abcdefgh", "eyJ", "eyJa.", "a", "."].map {
+            Array($0.utf8)
+        }
         var found = 0
         for _ in 0..<50_000 {
             var text: [UInt8] = []
             for _ in 0..<random.below(14) {
-                text += random.chance(40) ? likely[random.below(likely.count)] : pieces[random.below(pieces.count)]
+                text +=
+                    random.chance(40)
+                    ? likely[random.below(likely.count)] : pieces[random.below(pieces.count)]
             }
             let expected = text.withUnsafeBufferPointer { JSONLineParser.containsToken($0) }
             var matcher = TokenMatcher()
@@ -197,26 +227,34 @@ struct LongLineSecretScannerTests {
 
     // MARK: - The bounds
 
-    @Test("a key past the path's bound reads as what was kept and …; one holding a token as the whole key's hash")
+    @Test(
+        "a key past the path's bound reads as what was kept and …; one holding a token as the whole key's hash"
+    )
     func cutKeys() {
         let bound = LongLineSecretScanner.maxPathKeyBytes
         let long = String(repeating: "k", count: bound + 500)
-        #expect(Self.scannerPaths(Array("{\"\(long)\":{\"token\":1}}".utf8))
-            == ["[\"" + String(repeating: "k", count: bound) + "\"…][\"\"…]"])
+        #expect(
+            Self.scannerPaths(Array("{\"\(long)\":{\"token\":1}}".utf8))
+                == ["[\"" + String(repeating: "k", count: bound) + "\"…][\"\"…]"])
         // Kept bytes end at a whole character.
         let wide = String(repeating: "é", count: bound)
-        #expect(Self.scannerPaths(Array("{\"a\":{\"\(wide)\":{\"body\":1}}}".utf8))
-            == ["a[\"" + String(repeating: "é", count: (bound - 1) / 2) + "\"…][\"\"…]"])
+        #expect(
+            Self.scannerPaths(Array("{\"a\":{\"\(wide)\":{\"body\":1}}}".utf8))
+                == ["a[\"" + String(repeating: "é", count: (bound - 1) / 2) + "\"…][\"\"…]"])
         // A key within the bound, then one past it: the first reads as the parser reads it.
         let first = String(repeating: "a", count: bound - 8)
-        #expect(Self.scannerPaths(Array("{\"\(first)\":{\"password\":1,\"xxxxxxxxxx\":{\"token\":1}}}".utf8))
-            == [first + ".password", first + "[\"xxxxxxxx\"…][\"\"…]"])
+        #expect(
+            Self.scannerPaths(
+                Array("{\"\(first)\":{\"password\":1,\"xxxxxxxxxx\":{\"token\":1}}}".utf8))
+                == [first + ".password", first + "[\"xxxxxxxx\"…][\"\"…]"])
         // A long key holding a token (escapes, quotes, U+2028 and controls in it): the hash the
         // parser gives the whole key, which it can still read whole.
         var scanner = LongLineSecretScanner()
         for tail in [#" \"q\" \\ \u2028 \u0001 \n \u007f é"#, ""] {
             let key = "x" + String(repeating: "y", count: bound) + " Bearer abcdefghijkl" + tail
-            for line in ["{\"\(key)\":\"Bearer abcdefghij\"}", "{\"a\":[{\"\(key)\":\"eyJa.eyJb.\"}]}"] {
+            for line in [
+                "{\"\(key)\":\"Bearer abcdefghij\"}", "{\"a\":[{\"\(key)\":\"eyJa.eyJb.\"}]}"
+            ] {
                 let expected = Self.parserPaths(Array(line.utf8))
                 #expect(expected.count == 1 && expected[0].contains("[redacted "), "\(expected)")
                 Self.expectSame(Array(line.utf8), &scanner, "a long key holding a token")
@@ -234,7 +272,7 @@ struct LongLineSecretScannerTests {
             // Outer keys that leave just the room the flagged key needs.
             "{\"a\":{\"" + String(repeating: "b", count: bound - 11) + "\":{\"password\":1}}}",
             // A value holding a token under a key that fills the bound exactly.
-            "{\"" + String(repeating: "k", count: bound) + "\":\"Bearer abcdefghijkl\"}",
+            "{\"" + String(repeating: "k", count: bound) + "\":\"Bearer abcdefghijkl\"}"
         ]
         for line in lines {
             let bytes = Array(line.utf8)
@@ -249,7 +287,10 @@ struct LongLineSecretScannerTests {
         let long = String(repeating: "k", count: bound + 500)
         let cut = "[\"" + String(repeating: "k", count: bound) + "\"…]"
         func paths(_ line: String) -> [String] { Self.parserPaths(Array(line.utf8)) }
-        #expect(paths("{\"\(long)\":{\"token\":1,\"password\":2}}") == [cut + ".token", cut + ".password"])
+        #expect(
+            paths("{\"\(long)\":{\"token\":1,\"password\":2}}") == [
+                cut + ".token", cut + ".password"
+            ])
         // Keys between the cut one and the last read as cut; the last is whole.
         #expect(paths("{\"\(long)\":{\"mid\":{\"cookie\":1}}}") == [cut + #"[""…].cookie"#])
         // A long key holding a token is the last key: its own bound, and its whole text's hash.
@@ -257,15 +298,23 @@ struct LongLineSecretScannerTests {
         let hashed = FileReader.redactedName(.string(tokenKey))
         #expect(paths("{\"a\":{\"\(tokenKey)\":\"Bearer abcdefghij\"}}") == ["a" + hashed])
         // Two keys alike in what is kept are still two paths, told apart by the whole key.
-        #expect(paths("{\"\(long)a\":{\"token\":1},\"\(long)b\":{\"token\":1}}") == [cut + ".token", cut + ".token"])
+        #expect(
+            paths("{\"\(long)a\":{\"token\":1},\"\(long)b\":{\"token\":1}}") == [
+                cut + ".token", cut + ".token"
+            ])
         // The same key twice is one path.
         #expect(paths("{\"\(long)\":{\"token\":1},\"\(long)\":{\"token\":2}}") == [cut + ".token"])
         // A flagged key longer than the bound itself (a value holding a token under it).
         let longFlag = String(repeating: "z", count: bound + 10)
-        #expect(paths("{\"\(longFlag)\":[\"eyJa.eyJb.\"]}") == ["[\"" + String(repeating: "z", count: bound) + "\"…][0]"])
+        #expect(
+            paths("{\"\(longFlag)\":[\"eyJa.eyJb.\"]}") == [
+                "[\"" + String(repeating: "z", count: bound) + "\"…][0]"
+            ])
     }
 
-    @Test("a short line of many findings under one long key, or deep in arrays, keeps little per finding")
+    @Test(
+        "a short line of many findings under one long key, or deep in arrays, keeps little per finding"
+    )
     func parserManyFindingsStayBounded() {
         // 90,000 findings under a 50 KB key ran a release build out of 6 GB (a copy of the key
         // per finding, in its path and its text).
@@ -275,11 +324,16 @@ struct LongLineSecretScannerTests {
         #expect(line.count < LineReader.maxLineBytes)
         let paths = Self.parserPaths(line)
         #expect(paths.count == 90_000)
-        let cut = "[\"" + String(repeating: "k", count: LongLineSecretScanner.maxPathKeyBytes) + "\"…]"
-        #expect(paths.first == cut + "[0].body" && paths.last == cut + "[89999].body", "\(paths.first ?? "")")
+        let cut =
+            "[\"" + String(repeating: "k", count: LongLineSecretScanner.maxPathKeyBytes) + "\"…]"
+        #expect(
+            paths.first == cut + "[0].body" && paths.last == cut + "[89999].body",
+            "\(paths.first ?? "")")
         #expect(paths.allSatisfy { $0.utf8.count < 1_100 })
         // Deep in arrays: one finding per element, each its own path.
-        let deep = "{\"a\":" + String(repeating: "[", count: 400) + Array(repeating: #"{"token":0}"#, count: 20_000)
+        let deep =
+            "{\"a\":" + String(repeating: "[", count: 400)
+            + Array(repeating: #"{"token":0}"#, count: 20_000)
             .joined(separator: ",") + String(repeating: "]", count: 400) + "}"
         let deepPaths = Self.parserPaths(Array(deep.utf8))
         #expect(deepPaths.count == 20_000 && Set(deepPaths).count == 20_000)
@@ -290,9 +344,12 @@ struct LongLineSecretScannerTests {
     func findingsBound() {
         let limit = LongLineSecretScanner.maxFindings
         let items = (0..<(limit + 50)).map { _ in #"{"body":0}"# }.joined(separator: ",")
-        let paths = Self.scannerPaths(Array(("{\"token\":1,\"l\":[" + items + "],\"token\":2}").utf8))
+        let paths = Self.scannerPaths(
+            Array(("{\"token\":1,\"l\":[" + items + "],\"token\":2}").utf8))
         #expect(paths.count == limit)
-        #expect(paths.first == "token" && paths[1] == "l[0].body" && paths.last == "l[\(limit - 2)].body")
+        #expect(
+            paths.first == "token" && paths[1] == "l[0].body"
+                && paths.last == "l[\(limit - 2)].body")
     }
 
     // MARK: - Through the reader
@@ -304,19 +361,24 @@ struct LongLineSecretScannerTests {
 
     static func longLine(_ head: String, _ tail: [UInt8], size: Int = 2 << 20) -> [UInt8] {
         let head = Array(head.utf8)
-        return head + [UInt8](repeating: UInt8(ascii: "a"), count: size - head.count - tail.count) + tail
+        return head + [UInt8](repeating: UInt8(ascii: "a"), count: size - head.count - tail.count)
+            + tail
     }
 
-    @Test("a line over 1 MiB is malformed and its secrets are found, whatever the read sizes", arguments: [
-        [Int](), [1_048_576, 1], [7], [1_000_003], [65_536],
-    ])
+    @Test(
+        "a line over 1 MiB is malformed and its secrets are found, whatever the read sizes",
+        arguments: [
+            [Int](), [1_048_576, 1], [7], [1_000_003], [65_536]
+        ])
     func throughTheReader(plan: [Int]) throws {
-        let secret = Self.longLine(#"{"t":1,"ev":"x.y","h":{"Password":"hunter2"},"pad":""#,
-                                   #"","note":"x Bearer abcdefghijkl","list":[1,"eyJa.eyJb.c"]}"#)
+        let secret = Self.longLine(
+            #"{"t":1,"ev":"x.y","h":{"Password":"hunter2"},"pad":""#,
+            #"","note":"x Bearer abcdefghijkl","list":[1,"eyJa.eyJb.c"]}"#)
         let notObject = Self.longLine(#"[{"password":"hunter2","pad":""#, #""}]"#)
         let badUTF8 = Self.longLine(#"{"password":"hunter2","pad":""#, [0xFF] + Array(#""}"#.utf8))
         let cut = Self.longLine(#"{"password":"hunter2","pad":""#, #"""#)
-        let bytes = secret + [0x0D, 0x0A] + notObject + [0x0A] + badUTF8 + [0x0A]
+        let bytes =
+            secret + [0x0D, 0x0A] + notObject + [0x0A] + badUTF8 + [0x0A]
             + Array(#"{"t":2,"ev":"x.after","token":"t"}"#.utf8) + [0x0A] + cut
         let source = ReaderTests.ChunkedSource(bytes, plan: plan, rest: plan.last ?? 1 << 20)
         let (lines, stats) = ReaderTests.read(source: source)
@@ -343,7 +405,8 @@ struct LongLineSecretScannerTests {
         for plan in [[Int](), [(1 << 20) + 20]] {
             for (first, second) in [(short, long), (long, short)] {
                 let bytes = ReaderTests.bom + first + [0x0A] + second + [0x0A]
-                let (lines, _) = ReaderTests.read(source: ReaderTests.ChunkedSource(bytes, plan: plan, rest: 1 << 20))
+                let (lines, _) = ReaderTests.read(
+                    source: ReaderTests.ChunkedSource(bytes, plan: plan, rest: 1 << 20))
                 try #require(lines.count == 2)
                 #expect(lines[0].reason == "line is longer than 1 MiB (\(first.count) bytes)")
                 #expect(lines[0].secretPaths == ["token"], "\(plan) \(first.count)")
@@ -362,17 +425,24 @@ struct LineGenerator {
     var random: SplitMix64
 
     private static let keys: [String] = [
-        "token", "TOKEN", "Token", "access_token", "Refresh_Token", "AUTHORIZATION", "password", "Secret", "cookie",
-        "body", "PAYLOAD", #"p\u0061ssword"#, #"\u0074oken"#, #"\u0042ODY"#, #"to\u006Ben"#, "token_type", "tokens", "bodyguard",
-        "a", "b", "x-y_Z9", "a.b", "X Auth", "", "clé", #"q\"\\"#, #"\u0001"#, "Bearer abcdefghijkl", "eyJa.eyJb.c",
-        #"Bearer\u0020abcdefgh"#, "日本", #"\ud83d\ude00"#, "t", "ev", "src", "session", "gen",
+        "token", "TOKEN", "Token", "access_token", "Refresh_Token", "AUTHORIZATION", "password",
+        "Secret", "cookie",
+        "body", "PAYLOAD", #"p\u0061ssword"#, #"\u0074oken"#, #"\u0042ODY"#, #"to\u006Ben"#,
+        "token_type", "tokens", "bodyguard",
+        "a", "b", "x-y_Z9", "a.b", "X Auth", "", "clé", #"q\"\\"#, #"\u0001"#,
+        "Bearer abcdefghijkl", "eyJa.eyJb.c",
+        #"Bearer\u0020abcdefgh"#, "日本", #"\ud83d\ude00"#, "t", "ev", "src", "session", "gen"
     ]
 
     private static let pieces: [String] = [
-        "Bearer ", "bearer", "BEARER", "beaRer", " ", "\\t", "\\n", "\\u0020", "\\u00a0", "\u{A0}", "\u{2003}", "\u{3000}",
-        "\\u2028", "\u{2028}", "\u{1680}", "\\u1680", "abcdefgh", "abc", "1234", "._~+/=-", "\\/", "!", ":", "eyJ", "eyJhbGc",
-        ".", "..", "eyJa.eyJb.", "eyJa.eyJb", "_-", "\\\"", "\\\\", "\\u0041", "\\ud83d\\ude00", "\\ud800", "\\udc00",
-        "\\ud800\\ud800\\udc00", "é", "日本語", "😀", "x", "\\u0042earer", "\\u0065yJ", "e", "y", "J", "b", "B",
+        "Bearer ", "bearer", "BEARER", "beaRer", " ", "\\t", "\\n", "\\u0020", "\\u00a0", "\u{A0}",
+        "\u{2003}", "\u{3000}",
+        "\\u2028", "\u{2028}", "\u{1680}", "\\u1680", "abcdefgh", "abc", "1234", "._~+/=-", "\\/",
+        "!", ":", "eyJ", "eyJhbGc",
+        ".", "..", "eyJa.eyJb.", "eyJa.eyJb", "_-", "\\\"", "\\\\", "\\u0041", "\\ud83d\\ude00",
+        "\\ud800", "\\udc00",
+        "\\ud800\\ud800\\udc00", "é", "日本語", "😀", "x", "\\u0042earer", "\\u0065yJ", "e", "y", "J",
+        "b", "B"
     ]
 
     init(random: SplitMix64) { self.random = random }
@@ -395,14 +465,18 @@ struct LineGenerator {
     private mutating func value(depth: Int) -> String {
         let kind = depth < 5 ? random.below(10) : random.below(5)
         switch kind {
-        case 0: return ["0", "-1", "12.5", "-0.0e+3", "7E2", "123456789012345678901234"][random.below(6)]
+        case 0:
+            return ["0", "-1", "12.5", "-0.0e+3", "7E2", "123456789012345678901234"][
+                random.below(6)]
         case 1: return ["true", "false", "null"][random.below(3)]
         case 2, 3, 4: return string()
         case 5, 6, 7:
             var text = "{"
             for k in 0..<random.below(4) {
                 if k > 0 { text += "," }
-                text += "\"" + Self.keys[random.below(Self.keys.count)] + "\":" + value(depth: depth + 1)
+                text +=
+                    "\"" + Self.keys[random.below(Self.keys.count)] + "\":"
+                    + value(depth: depth + 1)
             }
             return text + "}"
         default:

@@ -14,7 +14,8 @@ struct ManPageTests {
 
     @Test func itHoldsEveryOptionOfEveryCommand() {
         let page = Help.manPage
-        for option in CommandLineTool.checkOptions + CommandLineTool.timelineOptions + CommandLineTool.rulesOptions
+        for option in CommandLineTool.checkOptions + CommandLineTool.timelineOptions
+            + CommandLineTool.rulesOptions
         where option.name != "--help" {
             #expect(page.contains(Help.roff(option.name)), "\(option.name)")
         }

@@ -35,8 +35,10 @@ extension CheckKindTests {
         }
 
         @Test func whatTheAnswerReadsStillMakesMatchesDifferent() throws {
-            // followed_by reads x: each a is its own obligation (as app.inactive-releases' generations are).
-            let v = try verdict("""
+            // followed_by reads x: each a is its own obligation (as app.inactive-releases'
+            // generations are).
+            let v = try verdict(
+                """
                 id: t.abc
                 title: a then b is followed by a c naming the a
                 for: source

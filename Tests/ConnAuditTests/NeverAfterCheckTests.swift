@@ -6,12 +6,14 @@ import ConnAuditTestSupport
 extension CheckKindTests {
     @Suite struct NeverAfter {
         @Test func absenceAfterEachTriggerToTheEnd() throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.no-send-after-close
                 title: Nothing is sent after a close
                 each: { ev: ws.close }
                 never_after: { ev: ws.send }
-                """, """
+                """,
+                """
                 {"t":0,"ev":"ws.send","gen":1}
                 {"t":1,"ev":"ws.close","gen":1,"reason":"user"}
                 {"t":2,"ev":"ws.send","gen":1}
@@ -24,12 +26,14 @@ extension CheckKindTests {
 
         @Test func oneViolationPerForbiddenEventHoweverManyTriggersArmedIt() throws {
             // The trigger matches the forbidden selector too: it never forbids itself.
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.single-close
                 title: No close after a close
                 each: { ev: ws.close }
                 never_after: { ev: ws.close }
-                """, """
+                """,
+                """
                 {"t":0,"ev":"ws.close","gen":1}
                 {"t":1,"ev":"ws.close","gen":1}
                 {"t":2,"ev":"ws.close","gen":1}
@@ -38,12 +42,14 @@ extension CheckKindTests {
         }
 
         @Test func triggerCapturesAreVisibleInNeverAfter() throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.no-send-after-close
                 title: Nothing is sent on a closed connection
                 each: { ev: ws.close, as: c }
                 never_after: { ev: ws.send, where: "conn == c.conn" }
-                """, """
+                """,
+                """
                 {"t":0,"ev":"ws.close","gen":1,"conn":"a"}
                 {"t":1,"ev":"ws.send","gen":1,"conn":"b"}
                 {"t":2,"ev":"ws.send","gen":1,"conn":"a"}
@@ -54,7 +60,8 @@ extension CheckKindTests {
         }
 
         @Test func corpusNeverAfterKeepsEveryArmedCapture() throws {
-            let rule = try loadRule("""
+            let rule = try loadRule(
+                """
                 id: t.use-after-free
                 title: nothing is used after it is freed
                 for: corpus

@@ -27,10 +27,11 @@ extension CheckKindTests {
             // closed intervals only: the interval the log ends inside (from line 6) is not judged
             ("between: [{ ev: ws.pause }, { ev: ws.resume }]", [3]),
             // open: judged as events come, the last interval too
-            ("after: { ev: ws.pause }\nuntil: { ev: ws.resume }", [3, 7, 8]),
+            ("after: { ev: ws.pause }\nuntil: { ev: ws.resume }", [3, 7, 8])
         ])
         func scopes(_ scope: String, _ expected: [Int]) throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.quiet
                 title: No pings here
                 never: { ev: ws.ping }
@@ -39,12 +40,14 @@ extension CheckKindTests {
         }
 
         @Test func betweenJudgesEveryClosedInterval() throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.quiet
                 title: No pings while paused
                 never: { ev: ws.ping }
                 between: [{ ev: ws.pause }, { ev: ws.resume }]
-                """, """
+                """,
+                """
                 {"t":1,"ev":"ws.pause","gen":1}
                 {"t":2,"ev":"ws.ping","gen":1}
                 {"t":3,"ev":"ws.ping","gen":1}
@@ -65,19 +68,23 @@ extension CheckKindTests {
                 {"t":1,"ev":"ws.pause","gen":1}
                 {"t":2,"ev":"ws.ping","gen":1}
                 """
-            #expect(try verdict("""
-                id: t.quiet
-                title: T
-                never: { ev: ws.ping }
-                after: { ev: ws.pause }
-                until: { ev: ws.resume }
-                """, log) == CheckKindVerdict(.fail, [2]))
-            #expect(try verdict("""
-                id: t.quiet
-                title: T
-                never: { ev: ws.ping }
-                between: [{ ev: ws.pause }, { ev: ws.resume }]
-                """, log) == CheckKindVerdict(.pass, []))
+            #expect(
+                try verdict(
+                    """
+                    id: t.quiet
+                    title: T
+                    never: { ev: ws.ping }
+                    after: { ev: ws.pause }
+                    until: { ev: ws.resume }
+                    """, log) == CheckKindVerdict(.fail, [2]))
+            #expect(
+                try verdict(
+                    """
+                    id: t.quiet
+                    title: T
+                    never: { ev: ws.ping }
+                    between: [{ ev: ws.pause }, { ev: ws.resume }]
+                    """, log) == CheckKindVerdict(.pass, []))
         }
     }
 }

@@ -8,8 +8,8 @@ import ConnAuditTestSupport
 /// must give identical results.
 extension CheckKindTests {
     @Suite struct OptimisationEquivalence {
-        /// ~500 ws events over several generations and two sources, with ties in `t`, events without
-        /// `gen`, and connects that sometimes carry `timeout_ms`.
+        /// ~500 ws events over several generations and two sources, with ties in `t`, events
+        /// without `gen`, and connects that sometimes carry `timeout_ms`.
         static func wsLog(seed: UInt64, events: Int = 500) -> String {
             var rng = SplitMix64(state: seed)
             var t = 0
@@ -24,9 +24,12 @@ extension CheckKindTests {
                 case 0..<10:
                     let timeout = rng.chance(50) ? #","timeout_ms":\#(10 + rng.below(60))"# : ""
                     line = #"{"t":\#(t),\#(src)"ev":"ws.connect","gen":\#(gen)\#(timeout)}"#
-                case 10..<45: line = #"{"t":\#(t),\#(src)"ev":"ws.ping","gen":\#(gen),"id":\#(rng.below(5))}"#
-                case 45..<80: line = #"{"t":\#(t),\#(src)"ev":"ws.pong","gen":\#(gen),"id":\#(rng.below(5))}"#
-                case 80..<88: line = #"{"t":\#(t),\#(src)"ev":"ws.close","gen":\#(gen),"reason":"user"}"#
+                case 10..<45:
+                    line = #"{"t":\#(t),\#(src)"ev":"ws.ping","gen":\#(gen),"id":\#(rng.below(5))}"#
+                case 45..<80:
+                    line = #"{"t":\#(t),\#(src)"ev":"ws.pong","gen":\#(gen),"id":\#(rng.below(5))}"#
+                case 80..<88:
+                    line = #"{"t":\#(t),\#(src)"ev":"ws.close","gen":\#(gen),"reason":"user"}"#
                 case 88..<94: line = #"{"t":\#(t),\#(src)"ev":"app.tick"}"#
                 default: line = #"{"t":\#(t),\#(src)"ev":"ws.ping"}"#
                 }
@@ -53,7 +56,8 @@ extension CheckKindTests {
                 let line: String
                 switch rng.below(100) {
                 case 0..<40: line = #"{"t":\#(t),\#(src)"ev":"sse.event"\#(id)}"#
-                case 40..<80: line = #"{"t":\#(t),\#(src)"ev":"sse.processed"\#(id),"ok":\#(rng.chance(80))}"#
+                case 40..<80:
+                    line = #"{"t":\#(t),\#(src)"ev":"sse.processed"\#(id),"ok":\#(rng.chance(80))}"#
                 default: line = #"{"t":\#(t),\#(src)"ev":"sse.commit"\#(id)}"#
                 }
                 lines.append(line)
@@ -78,7 +82,8 @@ extension CheckKindTests {
                 "every: { ev: ws.close, as: c }\nexpect: \"count({ev: 'ws.p*', where: 'c.t >= 0'}) < 25\""
             ),
             (
-                // nested: the inner call static (aggregate) or correlated; the outer one correlated in both
+                // nested: the inner call static (aggregate) or correlated; the outer one correlated
+                // in both
                 "every: { ev: ws.close, as: c }\nexpect: >\n  count({ev: ws.ping, where: \"c.t - t < 300 and count({ev: ws.pong}) > 3\"}) < 2",
                 "every: { ev: ws.close, as: c }\nexpect: >\n  count({ev: ws.ping, where: \"c.t - t < 300 and count({ev: ws.pong, where: 'c.t >= 0'}) > 3\"}) < 2"
             ),
@@ -113,7 +118,7 @@ extension CheckKindTests {
             (
                 "forbid:\n  - { ev: ws.ping, as: c }\n  - { ev: ws.ping, where: \"count({ev: ws.pong}, since: {ev: ws.ping}) == 0 and t - c.t < 20\" }",
                 "forbid:\n  - { ev: ws.ping, as: c }\n  - { ev: ws.ping, where: \"count({ev: ws.pong, where: 'c.t >= 0'}, since: {ev: ws.ping}) == 0 and t - c.t < 20\" }"
-            ),
+            )
         ]
 
         /// (indexable variant, unindexable variant, the trigger's ev).
@@ -156,16 +161,19 @@ extension CheckKindTests {
                 "for: source\neach: { ev: sse.event, as: e }\nfollowed_by: { ev: sse.processed, ok: true, where: \"text(id) == text(e.id) and count({ev: sse.commit, where: 'text(id) == text(e.id)'}) == 0\" }\nwithin_ms: 200",
                 "for: source\neach: { ev: sse.event, as: e }\nfollowed_by: { ev: sse.processed, ok: true, where: \"text(id) == text(e.id) and count({ev: sse.commit, where: 'text(e.id) == text(id) or false'}) == 0\" }\nwithin_ms: 200",
                 "sse.event"
-            ),
+            )
         ]
 
         /// Loads both variants and checks that they really take the two paths.
         private func pair(_ a: String, _ b: String) throws -> (Rule, Rule) {
-            let rules = try RuleRuns.rules(["id: t.a\ntitle: T\n" + a, "id: t.b\ntitle: T\n" + b], file: "rules/checks.yaml")
+            let rules = try RuleRuns.rules(
+                ["id: t.a\ntitle: T\n" + a, "id: t.b\ntitle: T\n" + b], file: "rules/checks.yaml")
             return (rules[0], rules[1])
         }
 
-        private func compare(_ a: Rule, _ b: Rule, _ log: String, jobs: Int = 1) -> (RuleResult, RuleResult) {
+        private func compare(_ a: Rule, _ b: Rule, _ log: String, jobs: Int = 1) -> (
+            RuleResult, RuleResult
+        ) {
             // Each alone, and both in one run (sharing timelines and dispatch).
             let aloneA = RuleRuns.audit([a], files: [("r.jsonl", log)], jobs: jobs).results[0]
             let aloneB = RuleRuns.audit([b], files: [("r.jsonl", log)], jobs: jobs).results[0]
@@ -178,7 +186,8 @@ extension CheckKindTests {
         @Test(arguments: 0..<OptimisationEquivalence.wsPairs.count)
         func staticAndCorrelatedHistoryAgree(_ index: Int) throws {
             let (a, b) = try pair(Self.wsPairs[index].0, Self.wsPairs[index].1)
-            // The first variant's calls are answered from aggregates, the second's (at least one) from lists.
+            // The first variant's calls are answered from aggregates, the second's (at least one)
+            // from lists.
             let staticCompiled = CompiledRule(rule: a, index: 0, overrides: [:])
             let correlatedCompiled = CompiledRule(rule: b, index: 0, overrides: [:])
             #expect(staticCompiled.staticCalls.count > correlatedCompiled.staticCalls.count)
@@ -190,7 +199,8 @@ extension CheckKindTests {
                 let (ra, rb) = compare(a, b, log)
                 #expect(ra.status == rb.status, "seed \(seed)")
                 #expect(fingerprint(ra.violations) == fingerprint(rb.violations), "seed \(seed)")
-                #expect(fingerprint(ra.inconclusive) == fingerprint(rb.inconclusive), "seed \(seed)")
+                #expect(
+                    fingerprint(ra.inconclusive) == fingerprint(rb.inconclusive), "seed \(seed)")
                 if !ra.violations.isEmpty { interesting += 1 }
             }
             // The logs are not trivially passing (the comparison would prove nothing).
@@ -208,10 +218,13 @@ extension CheckKindTests {
                 let (ra, rb) = compare(a, b, log)
                 #expect(ra.status == rb.status, "seed \(seed)")
                 #expect(fingerprint(ra.violations) == fingerprint(rb.violations), "seed \(seed)")
-                #expect(fingerprint(ra.inconclusive) == fingerprint(rb.inconclusive), "seed \(seed)")
+                #expect(
+                    fingerprint(ra.inconclusive) == fingerprint(rb.inconclusive), "seed \(seed)")
                 if !ra.violations.isEmpty { interesting += 1 }
                 // Triggers that were satisfied: the rule does not fail everywhere either.
-                let triggers = log.split(separator: "\n").filter { $0.contains("\"ev\":\"\(trigger)\"") }.count
+                let triggers = log.split(separator: "\n").filter {
+                    $0.contains("\"ev\":\"\(trigger)\"")
+                }.count
                 satisfied += triggers - ra.violations.count - ra.inconclusive.count
             }
             #expect(interesting >= 3)
@@ -226,7 +239,9 @@ extension CheckKindTests {
                     return Selector(terms: [])
                 }
                 var found: Selector?
-                NameWalker.walk(e) { if case .history(let call) = $0, found == nil { found = call.selector } }
+                NameWalker.walk(e) {
+                    if case .history(let call) = $0, found == nil { found = call.selector }
+                }
                 return try #require(found)
             }
             #expect(KeyedIndex.split(try historySelector(a), outer: ["c"]) != nil)
@@ -238,16 +253,19 @@ extension CheckKindTests {
         @Test func anIndexFindsLargeIntegersEqualToADoubleAsTheWhereDoes() throws {
             let (a, b) = try pair(
                 "for: source\nevery: { ev: q, as: c }\nexpect: \"count({ev: k, where: 'id == c.id'}) == 0\"",
-                "for: source\nevery: { ev: q, as: c }\nexpect: \"count({ev: k, where: 'c.id == id or false'}) == 0\"")
+                "for: source\nevery: { ev: q, as: c }\nexpect: \"count({ev: k, where: 'c.id == id or false'}) == 0\""
+            )
             #expect(KeyedIndex.normalized(.int(5)) == KeyedIndex.normalized(.double(5)))
             #expect(KeyedIndex.rounding(.int(9_007_199_254_740_993)) == .double(0x1p53))
             #expect(KeyedIndex.rounding(.int(Int64.max)) == .double(0x1p63))
             #expect(KeyedIndex.rounding(.bigInt("18446744073709551615")) == .double(0x1p64))
             #expect(KeyedIndex.rounding(.int(9_007_199_254_740_991)) == nil)
             let ids: [(String, String)] = [
-                ("9007199254740993", "9007199254740992.0"), ("9223372036854775807", "9.223372036854775808e18"),
-                ("9007199254740992.0", "9007199254740993"), ("18446744073709551615", "1.8446744073709552e19"),
-                ("12", "12.0"), ("12", "13"), ("9007199254740993", "9007199254740995"),
+                ("9007199254740993", "9007199254740992.0"),
+                ("9223372036854775807", "9.223372036854775808e18"),
+                ("9007199254740992.0", "9007199254740993"),
+                ("18446744073709551615", "1.8446744073709552e19"),
+                ("12", "12.0"), ("12", "13"), ("9007199254740993", "9007199254740995")
             ]
             let log = ids.enumerated().map { n, pair in
                 "{\"t\":\(2 * n),\"ev\":\"k\",\"id\":\(pair.0)}\n{\"t\":\(2 * n + 1),\"ev\":\"q\",\"id\":\(pair.1)}\n"
@@ -265,7 +283,8 @@ extension CheckKindTests {
         @Test func integersThatRoundAlikeKeepBucketsOfTheirOwn() throws {
             let key = try ExpressionParser.parse("gen", compileSelector: FileLoader.compileSelector)
             let index = KeyedIndex(list: 0, key: key)
-            let shared = EvalShared(environment: EvalEnvironment(params: [:], files: []), history: nil)
+            let shared = EvalShared(
+                environment: EvalEnvironment(params: [:], files: []), history: nil)
             let base: UInt64 = 1 << 62
             var events: [Event] = []
             for k in 0..<2_000 {
@@ -283,16 +302,20 @@ extension CheckKindTests {
             // A double key finds every integer `==` calls equal to it, in order.
             let rounded = index.candidates(for: .double(Double(base)))
             #expect(!rounded.isEmpty)
-            #expect(rounded.allSatisfy { Value.integer($0.gen!).looselyEquals(.double(Double(base))) })
-            #expect(rounded.count == events.count { Value.integer($0.gen!).looselyEquals(.double(Double(base))) })
+            #expect(
+                rounded.allSatisfy { Value.integer($0.gen!).looselyEquals(.double(Double(base))) })
+            #expect(
+                rounded.count
+                    == events.count { Value.integer($0.gen!).looselyEquals(.double(Double(base))) })
             #expect(rounded.map(\.seq) == rounded.map(\.seq).sorted())
             #expect(index.candidates(for: .double(0x1p64)).map(\.seq) == [2_000])
         }
 
         @Test func onlyTheSameKeyExpressionSharesAnIndex() throws {
             func same(_ a: String, _ b: String) throws -> Bool {
-                KeyedIndex.sameKey(try ExpressionParser.parse(a, compileSelector: FileLoader.compileSelector),
-                                   try ExpressionParser.parse(b, compileSelector: FileLoader.compileSelector))
+                KeyedIndex.sameKey(
+                    try ExpressionParser.parse(a, compileSelector: FileLoader.compileSelector),
+                    try ExpressionParser.parse(b, compileSelector: FileLoader.compileSelector))
             }
             #expect(try same("text(id)", "text(id)"))
             #expect(try same("a.b + 1", "a.b + 1"))
@@ -304,7 +327,9 @@ extension CheckKindTests {
             // Literals the same bit for bit (a folded param can be -0.0, which `==` calls 0.0).
             #expect(!KeyedIndex.sameKey(.literal(.double(0.0)), .literal(.double(-0.0))))
             #expect(KeyedIndex.sameKey(.literal(.double(-0.0)), .literal(.double(-0.0))))
-            #expect(!KeyedIndex.sameKey(.literal(.array([.double(0.0)])), .literal(.array([.double(-0.0)]))))
+            #expect(
+                !KeyedIndex.sameKey(
+                    .literal(.array([.double(0.0)])), .literal(.array([.double(-0.0)]))))
         }
 
         @Test(arguments: [1, 2])
@@ -312,8 +337,10 @@ extension CheckKindTests {
             // Split one log over two files (alternate lines): sources are merged in pass 2.
             let (a, b) = try pair(Self.ssePairs[0].0, Self.ssePairs[0].1)
             let lines = Self.sseLog(seed: 5).split(separator: "\n")
-            let even = lines.enumerated().filter { $0.offset % 2 == 0 }.map { String($0.element) }.joined(separator: "\n")
-            let odd = lines.enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }.joined(separator: "\n")
+            let even = lines.enumerated().filter { $0.offset % 2 == 0 }.map { String($0.element) }
+                .joined(separator: "\n")
+            let odd = lines.enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+                .joined(separator: "\n")
             let files = [("x/1.jsonl", even), ("x/2.jsonl", odd)]
             let ra = RuleRuns.audit([a], files: files, jobs: jobs).results[0]
             let rb = RuleRuns.audit([b], files: files, jobs: jobs).results[0]
@@ -354,7 +381,7 @@ extension CheckKindTests {
             // null == null is true: the commit without id has exactly one processed without id.
             #expect(CheckKindVerdict(judge(b, log)) == CheckKindVerdict(.pass, []))
             #expect(CheckKindVerdict(judge(a, log)) == CheckKindVerdict(.pass, []))
-            
+
         }
 
         @Test func plainEqualityOfAFractionalOuterValue() throws {
@@ -366,28 +393,29 @@ extension CheckKindTests {
             // 1 == 1.0 is true.
             #expect(CheckKindVerdict(judge(b, log)) == CheckKindVerdict(.pass, []))
             #expect(CheckKindVerdict(judge(a, log)) == CheckKindVerdict(.pass, []))
-            
+
         }
 
         @Test func aNestedCaptureIsNotStatic() throws {
-            // Static vs correlated where the only outer name is a capture bound by an enclosing history
-            // selector (`q`): both should be correlated.
-            let rules = try RuleRuns.rules([
-                """
-                id: t.a
-                title: Pings are answered before the close
-                every: { ev: ws.close, as: c }
-                expect: >
-                  count({ev: ws.ping, as: q, where: "count({ev: ws.pong, where: 't > q.t'}) == 0"}) == 0
-                """,
-                """
-                id: t.b
-                title: Pings are answered before the close
-                every: { ev: ws.close, as: c }
-                expect: >
-                  count({ev: ws.ping, as: q, where: "count({ev: ws.pong, where: 't > q.t and c.t >= 0'}) == 0"}) == 0
-                """,
-            ], file: "rules/checks.yaml")
+            // Static vs correlated where the only outer name is a capture bound by an enclosing
+            // history selector (`q`): both should be correlated.
+            let rules = try RuleRuns.rules(
+                [
+                    """
+                    id: t.a
+                    title: Pings are answered before the close
+                    every: { ev: ws.close, as: c }
+                    expect: >
+                      count({ev: ws.ping, as: q, where: "count({ev: ws.pong, where: 't > q.t'}) == 0"}) == 0
+                    """,
+                    """
+                    id: t.b
+                    title: Pings are answered before the close
+                    every: { ev: ws.close, as: c }
+                    expect: >
+                      count({ev: ws.ping, as: q, where: "count({ev: ws.pong, where: 't > q.t and c.t >= 0'}) == 0"}) == 0
+                    """
+                ], file: "rules/checks.yaml")
             let log = """
                 {"t":0,"ev":"ws.ping","gen":1}
                 {"t":1,"ev":"ws.pong","gen":1}
@@ -398,7 +426,7 @@ extension CheckKindTests {
                 """
             #expect(CheckKindVerdict(judge(rules[1], log)) == CheckKindVerdict(.fail, [6]))
             #expect(CheckKindVerdict(judge(rules[0], log)) == CheckKindVerdict(.fail, [6]))
-            
+
         }
     }
 }

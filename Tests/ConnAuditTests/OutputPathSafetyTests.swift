@@ -5,7 +5,7 @@ import Testing
 import ConnAuditTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // The files a run writes never replace a file it reads, however that file is reached, and are
@@ -13,7 +13,8 @@ import Glibc
 
 /// Runs `body` with a fresh directory under the temporary directory, removed afterwards.
 private func withScratch(_ body: (String) throws -> Void) throws {
-    let dir = FileManager.default.temporaryDirectory.path + "/conn-audit-outputs-\(UUID().uuidString)"
+    let dir =
+        FileManager.default.temporaryDirectory.path + "/conn-audit-outputs-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try body(dir)
@@ -26,7 +27,9 @@ private let log = """
 
     """
 
-private func contents(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+private func contents(_ path: String) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: path))
+}
 
 private func inode(_ path: String) -> UInt64 {
     var info = stat()
@@ -42,18 +45,20 @@ private func hidden(_ dir: String) throws -> [String] {
     /// A hard link to an input log has another name and no symbolic link to follow: only its
     /// device and inode say it is the log. Every option that writes refuses it, whichever way the
     /// log was found (named, inside a directory, gzip), and the log stays as it was.
-    @Test(arguments: [
-        (["LOG", "--format", "json", "--output", "OUT"], "--output OUT"),
-        (["LOG", "--format", "json", "--report", "junit=OUT"], "--report junit=OUT"),
-        (["LOG", "--write-exact-baseline", "OUT"], "--write-exact-baseline OUT"),
-        (["timeline", "LOG", "--output", "OUT"], "--output OUT"),
-        (["DIR", "--output", "OUT"], "--output OUT"),
-        (["GZ", "--format", "sarif", "--output", "OUT"], "--output OUT"),
-        (["timeline", "DIR", "--format", "html", "--output", "OUT"], "--output OUT"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["LOG", "--format", "json", "--output", "OUT"], "--output OUT"),
+            (["LOG", "--format", "json", "--report", "junit=OUT"], "--report junit=OUT"),
+            (["LOG", "--write-exact-baseline", "OUT"], "--write-exact-baseline OUT"),
+            (["timeline", "LOG", "--output", "OUT"], "--output OUT"),
+            (["DIR", "--output", "OUT"], "--output OUT"),
+            (["GZ", "--format", "sarif", "--output", "OUT"], "--output OUT"),
+            (["timeline", "DIR", "--format", "html", "--output", "OUT"], "--output OUT")
+        ] as [([String], String)])
     func aHardLinkToAnInputIsRefused(_ arguments: [String], _ named: String) throws {
         try withScratch { dir in
-            try FileManager.default.createDirectory(atPath: dir + "/logs", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: dir + "/logs", withIntermediateDirectories: true)
             let input: String
             if arguments.contains("GZ") {
                 input = dir + "/a.jsonl.gz"
@@ -66,13 +71,17 @@ private func hidden(_ dir: String) throws -> [String] {
             try #require(link(input, out) == 0)
             let before = try contents(input)
             let args = arguments.map { a in
-                a.replacingOccurrences(of: "LOG", with: input).replacingOccurrences(of: "GZ", with: input)
-                    .replacingOccurrences(of: "DIR", with: dir + "/logs").replacingOccurrences(of: "OUT", with: out)
+                a.replacingOccurrences(of: "LOG", with: input).replacingOccurrences(
+                    of: "GZ", with: input
+                )
+                .replacingOccurrences(of: "DIR", with: dir + "/logs").replacingOccurrences(
+                    of: "OUT", with: out)
             }
             let run = CommandLineRun(args)
             #expect(run.code == 2)
             let shownInput = arguments.contains("DIR") ? dir + "/logs/a.jsonl" : input
-            let message = named.replacingOccurrences(of: "OUT", with: out)
+            let message =
+                named.replacingOccurrences(of: "OUT", with: out)
                 + " is one of the input logs, \(shownInput): the report would overwrite it"
             #expect(run.err.contains("conn-audit: error: " + message), "\(run.err)")
             #expect(run.out.isEmpty)
@@ -85,13 +94,20 @@ private func hidden(_ dir: String) throws -> [String] {
         try withScratch { dir in
             let input = dir + "/a.jsonl"
             try log.write(toFile: input, atomically: false, encoding: .utf8)
-            try FileManager.default.createSymbolicLink(atPath: dir + "/link.txt", withDestinationPath: "a.jsonl")
+            try FileManager.default.createSymbolicLink(
+                atPath: dir + "/link.txt", withDestinationPath: "a.jsonl")
             let spelled = CommandLineRun([input, "--output", dir + "/./a.jsonl"])
             #expect(spelled.code == 2)
-            #expect(spelled.err.contains("--output \(dir)/./a.jsonl is one of the input logs, \(input):"), "\(spelled.err)")
+            #expect(
+                spelled.err.contains(
+                    "--output \(dir)/./a.jsonl is one of the input logs, \(input):"),
+                "\(spelled.err)")
             let linked = CommandLineRun([input, "--write-exact-baseline", dir + "/link.txt"])
             #expect(linked.code == 2)
-            #expect(linked.err.contains("--write-exact-baseline \(dir)/link.txt is one of the input logs, \(input):"), "\(linked.err)")
+            #expect(
+                linked.err.contains(
+                    "--write-exact-baseline \(dir)/link.txt is one of the input logs, \(input):"),
+                "\(linked.err)")
             #expect(try String(contentsOfFile: input, encoding: .utf8) == log)
         }
     }
@@ -102,10 +118,14 @@ private func hidden(_ dir: String) throws -> [String] {
             let input = dir + "/a.jsonl"
             try log.write(toFile: input, atomically: false, encoding: .utf8)
             try #require(link(input, dir + "/r.json") == 0)
-            let run = try Subprocess.run(["-", "--format", "json", "--output", dir + "/r.json"], scratch: dir,
-                                         input: .file(input))
+            let run = try Subprocess.run(
+                ["-", "--format", "json", "--output", dir + "/r.json"], scratch: dir,
+                input: .file(input))
             #expect(run.code == 2)
-            #expect(run.err.contains("--output \(dir)/r.json is one of the input logs, standard input:"), "\(run.err)")
+            #expect(
+                run.err.contains(
+                    "--output \(dir)/r.json is one of the input logs, standard input:"),
+                "\(run.err)")
             #expect(try String(contentsOfFile: input, encoding: .utf8) == log)
         }
     }
@@ -126,7 +146,9 @@ private func hidden(_ dir: String) throws -> [String] {
             let written = try String(contentsOfFile: out, encoding: .utf8)
             #expect(written.hasPrefix("{") && written.contains("\"verdict\": \"fail\""))
             #expect(inode(out) != oldInode, "written in place, not renamed into place")
-            #expect(try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int == 0o640)
+            #expect(
+                try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int
+                    == 0o640)
             #expect(try hidden(dir).isEmpty)
 
             // A new file gets what the umask allows (the test's umask is 022 or stricter).
@@ -134,15 +156,22 @@ private func hidden(_ dir: String) throws -> [String] {
             #expect(CommandLineRun([input, "--write-exact-baseline", fresh, "--quiet"]).code == 1)
             let mask = umask(0)
             umask(mask)
-            #expect(try FileManager.default.attributesOfItem(atPath: fresh)[.posixPermissions] as? Int
+            #expect(
+                try FileManager.default.attributesOfItem(atPath: fresh)[.posixPermissions] as? Int
                     == 0o666 & ~Int(mask))
 
-            try FileManager.default.createDirectory(atPath: dir + "/sub", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: dir + "/sub", withIntermediateDirectories: true)
             try "old\n".write(toFile: dir + "/sub/target.txt", atomically: false, encoding: .utf8)
-            try FileManager.default.createSymbolicLink(atPath: dir + "/link.txt", withDestinationPath: "sub/target.txt")
+            try FileManager.default.createSymbolicLink(
+                atPath: dir + "/link.txt", withDestinationPath: "sub/target.txt")
             #expect(CommandLineRun([input, "--output", dir + "/link.txt"]).code == 1)
-            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir + "/link.txt") == "sub/target.txt")
-            #expect(try String(contentsOfFile: dir + "/sub/target.txt", encoding: .utf8).contains("verdict: FAIL"))
+            #expect(
+                try FileManager.default.destinationOfSymbolicLink(atPath: dir + "/link.txt")
+                    == "sub/target.txt")
+            #expect(
+                try String(contentsOfFile: dir + "/sub/target.txt", encoding: .utf8).contains(
+                    "verdict: FAIL"))
             #expect(try hidden(dir).isEmpty && hidden(dir + "/sub").isEmpty)
         }
     }
@@ -156,10 +185,13 @@ private func hidden(_ dir: String) throws -> [String] {
             let out = dir + "/report.json"
             try "old report\n".write(toFile: out, atomically: false, encoding: .utf8)
             // The JSON report is several KB; one block (512 or 1,024 bytes) is too few.
-            let run = try Subprocess.run([input, "--format", "json", "--output", out], scratch: dir,
-                                         shell: #"ulimit -f 1; trap '' XFSZ; exec "$@""#)
+            let run = try Subprocess.run(
+                [input, "--format", "json", "--output", out], scratch: dir,
+                shell: #"ulimit -f 1; trap '' XFSZ; exec "$@""#)
             #expect(run.code == 2)
-            #expect(run.err.contains("conn-audit: error: cannot write \(out): file too large"), "\(run.err)")
+            #expect(
+                run.err.contains("conn-audit: error: cannot write \(out): file too large"),
+                "\(run.err)")
             #expect(try String(contentsOfFile: out, encoding: .utf8) == "old report\n")
             #expect(try hidden(dir).isEmpty)
         }
@@ -173,8 +205,9 @@ private func hidden(_ dir: String) throws -> [String] {
             try log.write(toFile: input, atomically: false, encoding: .utf8)
             let out = dir + "/report.json"
             try "old report\n".write(toFile: out, atomically: false, encoding: .utf8)
-            let run = try Subprocess.run([input, "--format", "json", "--output", out], scratch: dir,
-                                         shell: #"ulimit -f 1; exec "$@""#)
+            let run = try Subprocess.run(
+                [input, "--format", "json", "--output", out], scratch: dir,
+                shell: #"ulimit -f 1; exec "$@""#)
             #expect(run.code == 128 + SIGXFSZ)
             #expect(try String(contentsOfFile: out, encoding: .utf8) == "old report\n")
             #expect(try hidden(dir).isEmpty)

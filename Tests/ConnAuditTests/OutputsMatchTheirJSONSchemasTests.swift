@@ -5,25 +5,29 @@ import Testing
 import ConnAuditTestSupport
 
 /// docs/schema/report.schema.json and timeline.schema.json describe the JSON report and the JSON
-/// timeline: real ones validate against them with an independent validator (Python's `jsonschema`, which script/test installs from PyPI), and a report
-/// missing a field does not.
+/// timeline: real ones validate against them with an independent validator (Python's `jsonschema`,
+/// which script/test installs from PyPI), and a report missing a field does not.
 @Suite("JSON report and timeline schemas")
 struct OutputsMatchTheirJSONSchemasTests {
     static let root = Repository.root
 
     /// The validator's errors for `report` (empty: valid).
-    static func errors(_ report: String, in dir: String, schema: String = "report") throws -> String {
+    static func errors(_ report: String, in dir: String, schema: String = "report") throws -> String
+    {
         let file = dir + "/report.json"
         try report.write(toFile: file, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        process.arguments = [
+            "python3", "-c",
+            """
             import json, sys, jsonschema
             schema = json.load(open(sys.argv[1]))
             jsonschema.Draft202012Validator.check_schema(schema)
             for e in jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))):
                 print(e.json_path, e.message[:200])
-            """, root + "/docs/schema/\(schema).schema.json", file]
+            """, root + "/docs/schema/\(schema).schema.json", file
+        ]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -31,7 +35,9 @@ struct OutputsMatchTheirJSONSchemasTests {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
-        try #require(process.terminationStatus == 0, "the validator did not run (script/test installs jsonschema): \(text)")
+        try #require(
+            process.terminationStatus == 0,
+            "the validator did not run (script/test installs jsonschema): \(text)")
         return text
     }
 
@@ -42,19 +48,19 @@ struct OutputsMatchTheirJSONSchemasTests {
         _ = CommandLineRun([samples, "-q", "--write-exact-baseline", dir + "/baseline.json"])
         // A per-upload gate with suppressions: one that accepts, one expired, one unused.
         try """
-            use: gate
-            suppressions:
-              - {rule: ws.close-has-reason, src: "ipad-*", reason: known, expires: 2999-01-01}
-              - {rule: "ws.*", reason: old, expires: 2000-01-01}
-              - {rule: ws.single-close, fields: {app_build: "4.*"}, reason: unused, expires: 2999-01-01}
-            """.write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
+        use: gate
+        suppressions:
+          - {rule: ws.close-has-reason, src: "ipad-*", reason: known, expires: 2999-01-01}
+          - {rule: "ws.*", reason: old, expires: 2000-01-01}
+          - {rule: ws.single-close, fields: {app_build: "4.*"}, reason: unused, expires: 2999-01-01}
+        """.write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
         let runs: [[String]] = [
             [samples], [samples, "--fail-on", "never"], [samples + "/healthy"],
             // A baseline, and an input that cannot be read.
             [samples, dir + "/missing.jsonl", "--exact-baseline", dir + "/baseline.json"],
             [samples, "--config", dir + "/config.yaml"],
             // Custom rules without a classify rule: outcomes is null.
-            [samples, "--rules", Self.root + "/rules/10-log.yaml"],
+            [samples, "--rules", Self.root + "/rules/10-log.yaml"]
         ]
         for arguments in runs {
             let run = CommandLineRun(arguments + ["-f", "json"])
@@ -71,7 +77,7 @@ struct OutputsMatchTheirJSONSchemasTests {
         let runs: [[String]] = [
             [samples], [samples, "--src", "ipad-b"], [samples + "/malformed"],
             [samples, "--around", samples + "/violations/ipad-b.jsonl:7", "--radius", "2"],
-            [samples, dir + "/missing.jsonl"], [samples, "--show", "findings"],
+            [samples, dir + "/missing.jsonl"], [samples, "--show", "findings"]
         ]
         for arguments in runs {
             let run = CommandLineRun(["timeline"] + arguments + ["-f", "json"])
@@ -85,10 +91,12 @@ struct OutputsMatchTheirJSONSchemasTests {
         let dir = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(dir) }
         let report = CommandLineRun([Self.root + "/samples", "-f", "json"]).out
-        var object = try #require(try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any])
+        var object = try #require(
+            try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any])
         object["verdict"] = nil
         object["surprise"] = 1
-        let broken = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        let broken = String(
+            decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
         let errors = try Self.errors(broken, in: dir)
         #expect(errors.contains("verdict") && errors.contains("surprise"), "\(errors)")
     }

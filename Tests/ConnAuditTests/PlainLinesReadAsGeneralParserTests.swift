@@ -12,7 +12,7 @@ struct PlainLinesReadAsGeneralParserTests {
     static let keys: [String] = [
         "t", "t", "ev", "ev", "gen", "src", "session", "state", "reason", "code", "id", "x", "ms",
         "token", "Authorization", "Cookie", "payload", "a b", "a\\u0074", "caf\u{E9}", "",
-        "Bearer abcdefghijklmn", "interval_ms", "last_event_id", "averyveryverylongkeyname_beyond16",
+        "Bearer abcdefghijklmn", "interval_ms", "last_event_id", "averyveryverylongkeyname_beyond16"
     ]
 
     /// Values: integers small and past 64 bits, negative, leading zeros, fractions, exponents,
@@ -21,11 +21,12 @@ struct PlainLinesReadAsGeneralParserTests {
     static let values: [String] = [
         "0", "7", "17", "123456789012345678", "1234567890123456789", "99999999999999999999",
         "-1", "-0", "01", "1.5", "2.25e3", "1e400", "-3.5", "1.", "- 1",
-        "\"ws.close\"", "\"ws.connect\"", "\"pixel-000001\"", "\"s1\"", "\"\"", "\"going away now\"",
+        "\"ws.close\"", "\"ws.connect\"", "\"pixel-000001\"", "\"s1\"", "\"\"",
+        "\"going away now\"",
         "\"Bearer abcdefghijklmnop\"", "\"bearer  0123456789\"", "\"eyJhbGciOi.eyJzdWIiOi.sig\"",
         "\"JJJJJJJJJJJJ\"", "\"a\\\"b\"", "\"caf\u{E9}\"", "\"\\u00e9t\u{E9}\"", "\"tab\\there\"",
         "true", "false", "null", "tru", "[1,2]", "{\"a\":1}", "{\"token\":\"x\"}", "[]", "{}",
-        "\"unterminated",
+        "\"unterminated"
     ]
 
     /// A line: mostly a flat object of the keys and values above, sometimes broken.
@@ -33,7 +34,10 @@ struct PlainLinesReadAsGeneralParserTests {
         var entries: [String] = []
         let n = rng.below(7)
         if rng.chance(70) { entries.append("\"t\":" + ["1", "25", "3.5", "0"][rng.below(4)]) }
-        if rng.chance(80) { entries.append("\"ev\":" + ["\"ws.ping\"", "\"ws.pong\"", "\"sse.event\""][rng.below(3)]) }
+        if rng.chance(80) {
+            entries.append(
+                "\"ev\":" + ["\"ws.ping\"", "\"ws.pong\"", "\"sse.event\""][rng.below(3)])
+        }
         for _ in 0..<n {
             let key = keys[rng.below(keys.count)]
             let value = values[rng.below(values.count)]
@@ -41,7 +45,9 @@ struct PlainLinesReadAsGeneralParserTests {
             entries.append("\"" + key + "\"" + space + ":" + space + value)
         }
         // `gen`, `t` or `src` last with a one-byte value: the key's bytes end near the line's.
-        if rng.chance(15) { entries.append(["\"gen\":1", "\"t\":2", "\"src\":\"d\"", "\"ev\":\"e\""][rng.below(4)]) }
+        if rng.chance(15) {
+            entries.append(["\"gen\":1", "\"t\":2", "\"src\":\"d\"", "\"ev\":\"e\""][rng.below(4)])
+        }
         if rng.chance(20) { entries.shuffle(using: &rng) }
         var text = "{" + entries.joined(separator: rng.chance(10) ? ", " : ",") + "}"
         switch rng.below(40) {
@@ -56,23 +62,34 @@ struct PlainLinesReadAsGeneralParserTests {
 
     /// Whether `a`, read by `p`, is `b`, read by `q` (`src` and `session` as values, however
     /// each parser handed them on).
-    static func same(_ a: ParsedLine, _ p: JSONLineParser, _ b: ParsedLine, _ q: JSONLineParser) -> Bool {
+    static func same(_ a: ParsedLine, _ p: JSONLineParser, _ b: ParsedLine, _ q: JSONLineParser)
+        -> Bool
+    {
         let (aSrc, aSession) = p.sourceValues(of: a), (bSrc, bSession) = q.sourceValues(of: b)
-        return a.isObject == b.isObject && a.secretPaths == b.secretPaths && a.redactedKeys == b.redactedKeys
+        return a.isObject == b.isObject && a.secretPaths == b.secretPaths
+            && a.redactedKeys == b.redactedKeys
             && a.unhashableKeys == b.unhashableKeys && a.malformedReason == b.malformedReason
-            && a.t.bitPattern == b.t.bitPattern && a.tExact == b.tExact && Array(a.ev.utf8) == Array(b.ev.utf8)
+            && a.t.bitPattern == b.t.bitPattern && a.tExact == b.tExact
+            && Array(a.ev.utf8) == Array(b.ev.utf8)
             && a.evID == b.evID && a.gen == b.gen && aSrc == bSrc && aSession == bSession
             && sameFields(a.fields, b.fields) && sameFields(a.redactedValues, b.redactedValues)
     }
 
     static func sameFields(_ a: [Event.Field], _ b: [Event.Field]) -> Bool {
-        a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value && $0.id == $1.id }
+        a.count == b.count
+            && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value && $0.id == $1.id }
     }
 
-    @Test("every line, plain or not, parses to what the general parser makes of it", arguments: [
-        nil, Set(["state", "reason", "code", "id", "src", "interval_ms", "averyveryverylongkeyname_beyond16"]),
-        Set<String>(),
-    ] as [Set<String>?])
+    @Test(
+        "every line, plain or not, parses to what the general parser makes of it",
+        arguments: [
+            nil,
+            Set([
+                "state", "reason", "code", "id", "src", "interval_ms",
+                "averyveryverylongkeyname_beyond16"
+            ]),
+            Set<String>()
+        ] as [Set<String>?])
     func everyLineParsesAlike(wanted: Set<String>?) {
         let evIDs = ["ws.ping": Int32(3), "ws.pong": 4]
         var both = JSONLineParser(wantedFields: wanted, evIDs: evIDs)
@@ -100,7 +117,8 @@ struct PlainLinesReadAsGeneralParserTests {
     func plainValuesExactly() {
         var parser = JSONLineParser(wantedFields: ["code", "ok"], evIDs: ["ws.close": 9])
         var out = ParsedLine()
-        let text = #"{"t":123456789012345678,"src":"d","session":"s","ev":"ws.close","gen":42,"code":1000,"ok":true,"n":1.5}"#
+        let text =
+            #"{"t":123456789012345678,"src":"d","session":"s","ev":"ws.close","gen":42,"code":1000,"ok":true,"n":1.5}"#
         let handled = Array(text.utf8).withUnsafeBufferPointer { parser.parsePlain($0, into: &out) }
         #expect(handled)
         #expect(out.malformedReason == nil)
@@ -118,9 +136,11 @@ struct PlainLinesReadAsGeneralParserTests {
         for text in [
             #"{"t":1,"ev":"a","token":"x"}"#, #"{"t":1,"ev":"a","m":"Bearer abcdefghijkl"}"#,
             #"{"t":1,"ev":"a","m":{"b":1}}"#, #"{"t":1,"ev":"a\n"}"#, #"{"t":-1,"ev":"a"}"#,
-            #"{"t":1,"ev":""}"#, #"{"t":1}"#, #"{"t":1,"ev":"a","gen":1.0}"#, #"{"t":1,"ev":"é"}"#,
+            #"{"t":1,"ev":""}"#, #"{"t":1}"#, #"{"t":1,"ev":"a","gen":1.0}"#, #"{"t":1,"ev":"é"}"#
         ] {
-            let handled = Array(text.utf8).withUnsafeBufferPointer { parser.parsePlain($0, into: &out) }
+            let handled = Array(text.utf8).withUnsafeBufferPointer {
+                parser.parsePlain($0, into: &out)
+            }
             #expect(!handled, "\(text)")
         }
     }

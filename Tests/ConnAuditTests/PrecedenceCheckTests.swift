@@ -12,19 +12,24 @@ extension CheckKindTests {
                 each: { ev: ws.send }
                 preceded_by: { ev: ws.open }
                 """
-            let v = try verdict(rule, """
+            let v = try verdict(
+                rule,
+                """
                 {"t":0,"ev":"ws.send","gen":1}
                 {"t":1,"ev":"ws.open","gen":1}
                 {"t":2,"ev":"ws.send","gen":1}
                 {"t":3,"ev":"ws.send","gen":2}
                 """)
             #expect(v == CheckKindVerdict(.fail, [1, 4]))
-            
+
             // Without any enabling event, every trigger fails (this holds either way).
-            #expect(try verdict(rule, """
-                {"t":0,"ev":"ws.send","gen":1}
-                {"t":1,"ev":"ws.send","gen":1}
-                """) == CheckKindVerdict(.fail, [1, 2]))
+            #expect(
+                try verdict(
+                    rule,
+                    """
+                    {"t":0,"ev":"ws.send","gen":1}
+                    {"t":1,"ev":"ws.send","gen":1}
+                    """) == CheckKindVerdict(.fail, [1, 2]))
         }
 
         @Test func triggerCapturesAreVisibleInPrecededBy() throws {
@@ -34,7 +39,9 @@ extension CheckKindTests {
                 each: { ev: ws.send, as: s }
                 preceded_by: { ev: ws.open, where: "conn == s.conn" }
                 """
-            let v = try verdict(rule, """
+            let v = try verdict(
+                rule,
+                """
                 {"t":0,"ev":"ws.open","gen":1,"conn":"a"}
                 {"t":1,"ev":"ws.send","gen":1,"conn":"a"}
                 {"t":2,"ev":"ws.send","gen":1,"conn":"b"}
@@ -42,7 +49,7 @@ extension CheckKindTests {
                 {"t":4,"ev":"ws.send","gen":1,"conn":"b"}
                 """)
             #expect(v == CheckKindVerdict(.fail, [3]))
-            
+
         }
     }
 }

@@ -12,14 +12,21 @@ struct ProgressLineTests {
 
     @Test func theLineSaysBytesFilesEventsRateAndTimeLeft() {
         let s = RunProgress.Snapshot(bytes: 312_400_000, events: 4_100_000, filesRead: 3)
-        #expect(ProgressLine.text(s, total: 500_000_000, files: 10, seconds: 10)
-            == "conn-audit: 312.4 MB of 500.0 MB (62%), 3 of 10 files, 4,100,000 events (410,000/s), about 7 s left")
+        #expect(
+            ProgressLine.text(s, total: 500_000_000, files: 10, seconds: 10)
+                == "conn-audit: 312.4 MB of 500.0 MB (62%), 3 of 10 files, 4,100,000 events (410,000/s), about 7 s left"
+        )
         // Standard input: no total, so no share and no time left.
-        #expect(ProgressLine.text(s, total: nil, files: 1, seconds: 10)
-            == "conn-audit: 312.4 MB, 3 of 1 file, 4,100,000 events (410,000/s)")
+        #expect(
+            ProgressLine.text(s, total: nil, files: 1, seconds: 10)
+                == "conn-audit: 312.4 MB, 3 of 1 file, 4,100,000 events (410,000/s)")
         let all = RunProgress.Snapshot(bytes: 500_000_000, events: 6_000_000, filesRead: 9)
-        #expect(ProgressLine.text(all, total: 500_000_000, files: 10, seconds: 12).hasSuffix(", finishing"))
-        #expect(ProgressLine.summary(all, files: 10, seconds: 14.23) == "conn-audit: read 500.0 MB, 10 files, 6,000,000 events in 14.2 s")
+        #expect(
+            ProgressLine.text(all, total: 500_000_000, files: 10, seconds: 12).hasSuffix(
+                ", finishing"))
+        #expect(
+            ProgressLine.summary(all, files: 10, seconds: 14.23)
+                == "conn-audit: read 500.0 MB, 10 files, 6,000,000 events in 14.2 s")
     }
 
     @Test func durationsAndNumbersReadAsPeopleWriteThem() {
@@ -28,8 +35,11 @@ struct ProgressLineTests {
         #expect(ProgressLine.duration(185) == "3:05")
         #expect(ProgressLine.duration(3725) == "1:02:05")
         #expect(ProgressLine.grouped(0) == "0" && ProgressLine.grouped(999) == "999")
-        #expect(ProgressLine.grouped(1000) == "1,000" && ProgressLine.grouped(-1_234_567) == "-1,234,567")
-        #expect(ProgressLine.megabytes(0) == "0.0 MB" && ProgressLine.megabytes(1_950_000) == "2.0 MB")
+        #expect(
+            ProgressLine.grouped(1000) == "1,000"
+                && ProgressLine.grouped(-1_234_567) == "-1,234,567")
+        #expect(
+            ProgressLine.megabytes(0) == "0.0 MB" && ProgressLine.megabytes(1_950_000) == "2.0 MB")
     }
 
     /// Captures what the line writes, from its own thread.
@@ -48,8 +58,9 @@ struct ProgressLineTests {
     @Test func onATerminalTheLineIsDrawnOverItselfAndErased() throws {
         let progress = RunProgress(totalBytes: 1_000_000, files: 1)
         let written = Written()
-        let line = ProgressLine(progress: progress, terminal: true, erases: true, write: written.add, delay: 0,
-                                interval: 0.005)
+        let line = ProgressLine(
+            progress: progress, terminal: true, erases: true, write: written.add, delay: 0,
+            interval: 0.005)
         progress.add(bytes: 250_000)
         progress.add(events: 3_000)
         line.start()
@@ -58,9 +69,13 @@ struct ProgressLineTests {
         let parts = written.all
         #expect(parts.count >= 2, "\(parts)")
         for drawn in parts.dropLast() {
-            #expect(drawn.hasPrefix("\rconn-audit: ") && drawn.hasSuffix("\u{1B}[K") && !drawn.contains("\n"), "\(drawn)")
+            #expect(
+                drawn.hasPrefix("\rconn-audit: ") && drawn.hasSuffix("\u{1B}[K")
+                    && !drawn.contains("\n"), "\(drawn)")
         }
-        #expect(parts.dropLast().last?.contains("0.3 MB of 1.0 MB (25%), 0 of 1 file, 3,000 events") == true, "\(parts)")
+        #expect(
+            parts.dropLast().last?.contains("0.3 MB of 1.0 MB (25%), 0 of 1 file, 3,000 events")
+                == true, "\(parts)")
         #expect(parts.last == "\r\u{1B}[K")
     }
 
@@ -71,8 +86,9 @@ struct ProgressLineTests {
         progress.add(bytes: 312_400_000)
         progress.add(events: 4_100_000)
         let written = Written()
-        let line = ProgressLine(progress: progress, terminal: true, erases: true, write: written.add, width: 40,
-                                delay: 0, interval: 0.005)
+        let line = ProgressLine(
+            progress: progress, terminal: true, erases: true, write: written.add, width: 40,
+            delay: 0, interval: 0.005)
         line.start()
         written.wait(for: 2)
         line.stop()
@@ -87,17 +103,26 @@ struct ProgressLineTests {
     @Test func quietLeavesItOffUnlessAskedFor() throws {
         let console = Console(out: { _ in }, err: { _ in }, isTerminal: true, errIsTerminal: true)
         let files = [InputFile(path: Repository.samples + "/healthy/iphone-a.jsonl")]
-        #expect(CommandLineTool.progressLine("auto", quiet: false, files: files, console: console) != nil)
-        #expect(CommandLineTool.progressLine("auto", quiet: true, files: files, console: console) == nil)
-        #expect(CommandLineTool.progressLine("always", quiet: true, files: files, console: console) != nil)
-        #expect(CommandLineTool.progressLine("never", quiet: false, files: files, console: console) == nil)
+        #expect(
+            CommandLineTool.progressLine("auto", quiet: false, files: files, console: console)
+                != nil)
+        #expect(
+            CommandLineTool.progressLine("auto", quiet: true, files: files, console: console) == nil
+        )
+        #expect(
+            CommandLineTool.progressLine("always", quiet: true, files: files, console: console)
+                != nil)
+        #expect(
+            CommandLineTool.progressLine("never", quiet: false, files: files, console: console)
+                == nil)
     }
 
     @Test func aDumbTerminalIsErasedWithSpaces() throws {
         let progress = RunProgress(totalBytes: nil, files: 2)
         let written = Written()
-        let line = ProgressLine(progress: progress, terminal: true, erases: false, write: written.add, delay: 0,
-                                interval: 0.005)
+        let line = ProgressLine(
+            progress: progress, terminal: true, erases: false, write: written.add, delay: 0,
+            interval: 0.005)
         line.start()
         written.wait(for: 2)
         line.stop()
@@ -109,7 +134,9 @@ struct ProgressLineTests {
     }
 
     @Test func aQuickRunOnATerminalWritesNothing() throws {
-        let dir = try makeTemporaryDirectory(["a.jsonl": "{\"t\":1,\"ev\":\"app.scene\",\"phase\":\"active\"}\n"])
+        let dir = try makeTemporaryDirectory([
+            "a.jsonl": "{\"t\":1,\"ev\":\"app.scene\",\"phase\":\"active\"}\n"
+        ])
         defer { removeTemporaryDirectory(dir) }
         let started = Date()
         let run = CommandLineRun([dir + "/a.jsonl", "--no-config", "-q"], errTerminal: true)
@@ -118,12 +145,15 @@ struct ProgressLineTests {
             #expect(run.err.isEmpty, "\(run.err)")
         } else {
             // A machine so loaded that one line took a second: the line was drawn, then erased.
-            #expect(run.err.hasPrefix("\rconn-audit: ") && run.err.hasSuffix("\r\u{1B}[K"), "\(run.err)")
+            #expect(
+                run.err.hasPrefix("\rconn-audit: ") && run.err.hasSuffix("\r\u{1B}[K"), "\(run.err)"
+            )
         }
     }
 
     @Test func askedForInALogItEndsWithWhatWasRead() throws {
-        let log = (1...3).map { "{\"t\":\($0),\"ev\":\"app.scene\",\"phase\":\"active\"}\n" }.joined()
+        let log = (1...3).map { "{\"t\":\($0),\"ev\":\"app.scene\",\"phase\":\"active\"}\n" }
+            .joined()
         let dir = try makeTemporaryDirectory(["a.jsonl": log, "b.jsonl": log])
         defer { removeTemporaryDirectory(dir) }
         let run = CommandLineRun([dir, "--no-config", "-q", "--progress", "always"])
@@ -132,28 +162,36 @@ struct ProgressLineTests {
         #expect(run.err.hasSuffix(" s\n") && !run.err.contains("\r"))
         // Not asked for, and standard error no terminal: nothing.
         #expect(CommandLineRun([dir, "--no-config", "-q"]).err.isEmpty)
-        #expect(CommandLineRun([dir, "--no-config", "-q", "--progress", "never"], errTerminal: true).err.isEmpty)
+        #expect(
+            CommandLineRun([dir, "--no-config", "-q", "--progress", "never"], errTerminal: true).err
+                .isEmpty)
     }
 
     @Test func anUnknownModeIsAUsageError() {
         let run = CommandLineRun([Repository.samples, "--no-config", "--progress", "sometimes"])
-        #expect(run.code == 2 && run.err.contains("--progress must be auto, always or never"), "\(run.err)")
+        #expect(
+            run.code == 2 && run.err.contains("--progress must be auto, always or never"),
+            "\(run.err)")
     }
 
     /// A file with more sources than one pass keeps open is read again from its start: what the
     /// abandoned reading counted is taken back, so the counts are the input's, once.
     @Test func aFileReadAgainIsCountedOnce() throws {
         let sources = Auditor.maxOpenSources + 10
-        let log = (0..<sources).map { "{\"t\":1,\"src\":\"d\($0)\",\"ev\":\"app.scene\",\"phase\":\"active\"}\n" }.joined()
+        let log = (0..<sources).map {
+            "{\"t\":1,\"src\":\"d\($0)\",\"ev\":\"app.scene\",\"phase\":\"active\"}\n"
+        }.joined()
         let dir = try makeTemporaryDirectory(["a.jsonl": log])
         defer { removeTemporaryDirectory(dir) }
         let input = InputFile(path: dir + "/a.jsonl")
         let total = try #require(Auditor.progressTotal(of: [input]))
         #expect(total == log.utf8.count)
         let progress = RunProgress(totalBytes: total, files: 1)
-        let auditor = Auditor(rules: RuleLoader.builtin(), jobs: 1, readAheadFrom: Int.max, progress: progress)
+        let auditor = Auditor(
+            rules: RuleLoader.builtin(), jobs: 1, readAheadFrom: Int.max, progress: progress)
         let report = auditor.run([input])
         #expect(report.inputs.events == sources)
-        #expect(progress.snapshot == RunProgress.Snapshot(bytes: total, events: sources, filesRead: 1))
+        #expect(
+            progress.snapshot == RunProgress.Snapshot(bytes: total, events: sources, filesRead: 1))
     }
 }

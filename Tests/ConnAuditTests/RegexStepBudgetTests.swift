@@ -41,7 +41,9 @@ struct RegexStepBudgetTests {
         #expect(!regex.matches(Self.text(1 << 20)))
         #expect(clock.now - start < .seconds(1))
         // Each branch of an alternation holds `:`; a repetition of at least one holds `x`.
-        for (pattern, text) in [("(a:|:b|c*:)\\d", "abc 12"), ("^(?:x[0-9]){2,}$", "01234"), ("é+\\.", "e.")] {
+        for (pattern, text) in [
+            ("(a:|:b|c*:)\\d", "abc 12"), ("^(?:x[0-9]){2,}$", "01234"), ("é+\\.", "e.")
+        ] {
             let regex = try BoundedRegex(pattern)
             budget = 0
             #expect(regex.matches(text, budget: &budget) == .noMatch, "/\(pattern)/")
@@ -60,19 +62,27 @@ struct RegexStepBudgetTests {
             for _ in 0..<8 {
                 let text = RandomRegex.text(&random)
                 var unlimited = Int.max
-                let vm = text.utf8.withContiguousStorageIfAvailable { regex.runVM($0, budget: &unlimited) }!
+                let vm = text.utf8.withContiguousStorageIfAvailable {
+                    regex.runVM($0, budget: &unlimited)
+                }!
                 #expect(vm != .exhausted)
                 var budget = 1 << 40
                 let outcome = regex.matches(text, budget: &budget)
                 let steps = (1 << 40) - budget
                 #expect(outcome == vm, "/\(pattern)/ on \(text.debugDescription)")
-                #expect(regex.matches(text) == (vm == .match), "/\(pattern)/ on \(text.debugDescription)")
+                #expect(
+                    regex.matches(text) == (vm == .match),
+                    "/\(pattern)/ on \(text.debugDescription)")
                 var exact = steps
-                #expect(regex.matches(text, budget: &exact) == vm, "/\(pattern)/ on \(text.debugDescription)")
+                #expect(
+                    regex.matches(text, budget: &exact) == vm,
+                    "/\(pattern)/ on \(text.debugDescription)")
                 #expect(exact == 0)
                 if steps > 0 {
                     var short = steps - 1
-                    #expect(regex.matches(text, budget: &short) == .exhausted, "/\(pattern)/ on \(text.debugDescription)")
+                    #expect(
+                        regex.matches(text, budget: &short) == .exhausted,
+                        "/\(pattern)/ on \(text.debugDescription)")
                     #expect(short == 0)
                     exhaustedAtOneLess += 1
                 }
@@ -94,8 +104,10 @@ enum RandomRegex {
     }
 
     private static func alternation(_ random: inout SplitMix64, depth: Int) -> String {
-        (0..<(random.chance(30) ? 2 + random.below(2) : 1)).map { _ in concatenation(&random, depth: depth) }
-            .joined(separator: "|")
+        (0..<(random.chance(30) ? 2 + random.below(2) : 1)).map { _ in
+            concatenation(&random, depth: depth)
+        }
+        .joined(separator: "|")
     }
 
     private static func concatenation(_ random: inout SplitMix64, depth: Int) -> String {
@@ -105,11 +117,17 @@ enum RandomRegex {
             case 0: out += "^"
             case 1: out += "$"
             default:
-                let atoms = ["a", "b", "c", ":", "é", ".", "[ab]", "[^a]", "\\d", "\\w", "a", "b", "c"]
-                let atom = depth < 3 && random.chance(25)
-                    ? (random.chance(50) ? "(" : "(?:") + alternation(&random, depth: depth + 1) + ")"
+                let atoms = [
+                    "a", "b", "c", ":", "é", ".", "[ab]", "[^a]", "\\d", "\\w", "a", "b", "c"
+                ]
+                let atom =
+                    depth < 3 && random.chance(25)
+                    ? (random.chance(50) ? "(" : "(?:") + alternation(&random, depth: depth + 1)
+                        + ")"
                     : atoms[random.below(atoms.count)]
-                let quantifiers = ["", "", "", "*", "+", "?", "{2}", "{0,2}", "{1,}", "{2,3}", "*?", "{3}"]
+                let quantifiers = [
+                    "", "", "", "*", "+", "?", "{2}", "{0,2}", "{1,}", "{2,3}", "*?", "{3}"
+                ]
                 out += atom + quantifiers[random.below(quantifiers.count)]
             }
         }
@@ -126,8 +144,9 @@ enum RandomRegex {
 
 extension RegexStepBudgetTests {
     private static func probe(_ message: String, line: Int = 7) -> Event {
-        Event(t: 1, ev: "probe.hit", line: line, fields: [Event.Field("msg", .string(message))],
-              evID: EvNames.id("probe.hit"))
+        Event(
+            t: 1, ev: "probe.hit", line: line, fields: [Event.Field("msg", .string(message))],
+            evID: EvNames.id("probe.hit"))
     }
 
     private static func context(_ event: Event, budget: RegexStepBudget?) -> EvalContext {
@@ -137,7 +156,8 @@ extension RegexStepBudgetTests {
     }
 
     private static func call(_ pattern: String) throws -> Expr {
-        try ExpressionParser.parse("matches(msg, '\(pattern)')", compileSelector: FileLoader.compileSelector)
+        try ExpressionParser.parse(
+            "matches(msg, '\(pattern)')", compileSelector: FileLoader.compileSelector)
     }
 
     @Test func aCallThatRunsOutIsUndecidedAndRecorded() throws {
@@ -154,7 +174,8 @@ extension RegexStepBudgetTests {
         #expect(Evaluator.evaluate(heavy, Self.context(event, budget: nil)).truth == false)
 
         // A field's `matches:` in a selector: undecided is no match; the event is recorded.
-        let selector = try FileLoader.compileSelector("{ev: probe.hit, msg: {matches: '\(Self.heavy)'}}", 0)
+        let selector = try FileLoader.compileSelector(
+            "{ev: probe.hit, msg: {matches: '\(Self.heavy)'}}", 0)
         let other = Self.probe(Self.text(500, then: "c"), line: 9)
         let fresh = RegexStepBudget(steps: 10_000)
         #expect(Evaluator.matches(selector, other, Self.context(other, budget: fresh)) == nil)
@@ -175,9 +196,13 @@ extension RegexStepBudgetTests {
                 let event = Self.probe(RandomRegex.text(&random))
                 let plain = Self.context(event, budget: nil)
                 let budgeted = Self.context(event, budget: budget)
-                #expect(Evaluator.evaluate(call, budgeted).truth == Evaluator.evaluate(call, plain).truth, "/\(pattern)/")
-                #expect((Evaluator.matches(selector, event, budgeted) != nil) == (Evaluator.matches(selector, event, plain) != nil),
-                        "/\(pattern)/")
+                #expect(
+                    Evaluator.evaluate(call, budgeted).truth
+                        == Evaluator.evaluate(call, plain).truth, "/\(pattern)/")
+                #expect(
+                    (Evaluator.matches(selector, event, budgeted) != nil)
+                        == (Evaluator.matches(selector, event, plain) != nil),
+                    "/\(pattern)/")
             }
         }
         #expect(!budget.isExhausted)

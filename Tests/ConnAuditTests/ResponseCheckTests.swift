@@ -14,7 +14,9 @@ extension CheckKindTests {
             """
 
         @Test func satisfiedWhenEveryTriggerIsAnsweredInTime() throws {
-            let v = try verdict(Self.pingAnswered, """
+            let v = try verdict(
+                Self.pingAnswered,
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":10,"ev":"ws.ping","gen":1}
                 {"t":20,"ev":"ws.pong","gen":1}
@@ -25,7 +27,9 @@ extension CheckKindTests {
         }
 
         @Test func violatedAtTheTriggersLine() throws {
-            let result = judge(try loadRule(Self.pingAnswered), """
+            let result = judge(
+                try loadRule(Self.pingAnswered),
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":10,"ev":"ws.ping","gen":1}
                 {"t":20,"ev":"ws.pong","gen":1}
@@ -35,13 +39,15 @@ extension CheckKindTests {
                 """)
             #expect(CheckKindVerdict(result) == CheckKindVerdict(.fail, [4]))
             #expect(result.violations.first?.t == 100)
-            #expect(result.violations.first?.message == "Every ping is answered (no answer by t=200)")
+            #expect(
+                result.violations.first?.message == "Every ping is answered (no answer by t=200)")
         }
 
         /// One event settles some open obligations and passes others' deadlines: each is decided
         /// once, in the order the triggers came, and the ones still open stay open.
         @Test func oneEventDecidesSeveralObligationsInOrder() throws {
-            let rule = try loadRule("""
+            let rule = try loadRule(
+                """
                 id: t.correlated
                 title: Every request gets its own response
                 for: source
@@ -49,7 +55,9 @@ extension CheckKindTests {
                 followed_by: { ev: resp, where: "id == r.id" }
                 within_ms: 100
                 """)
-            let result = judge(rule, """
+            let result = judge(
+                rule,
+                """
                 {"t":0,"ev":"req","id":1}
                 {"t":10,"ev":"req","id":2}
                 {"t":20,"ev":"req","id":3}
@@ -59,9 +67,12 @@ extension CheckKindTests {
                 {"t":170,"ev":"resp","id":4}
                 {"t":400,"ev":"tick"}
                 """)
-            // Requests 1-3 pass their deadlines at the first event after t=120; 4 and 5 are answered.
+            // Requests 1-3 pass their deadlines at the first event after t=120; 4 and 5 are
+            // answered.
             #expect(CheckKindVerdict(result) == CheckKindVerdict(.fail, [1, 2, 3]))
-            let late = judge(rule, """
+            let late = judge(
+                rule,
+                """
                 {"t":0,"ev":"req","id":1}
                 {"t":10,"ev":"req","id":2}
                 {"t":20,"ev":"req","id":3}
@@ -72,7 +83,9 @@ extension CheckKindTests {
                 {"t":300,"ev":"tick"}
                 """)
             #expect(CheckKindVerdict(late) == CheckKindVerdict(.pass, []))
-            let mixed = judge(rule, """
+            let mixed = judge(
+                rule,
+                """
                 {"t":0,"ev":"req","id":1}
                 {"t":50,"ev":"req","id":2}
                 {"t":60,"ev":"req","id":3}
@@ -85,16 +98,22 @@ extension CheckKindTests {
             #expect(CheckKindVerdict(mixed) == CheckKindVerdict(.fail, [1, 3]))
         }
 
-        /// `within_ms` is inclusive: an answer exactly at trigger.t + within is in time, 1 ms later is not.
-        @Test(arguments: [(150, CheckKindVerdict(.pass, [])), (151, CheckKindVerdict(.fail, [2])), (149, CheckKindVerdict(.pass, []))])
+        /// `within_ms` is inclusive: an answer exactly at trigger.t + within is in time, 1 ms later
+        /// is not.
+        @Test(arguments: [
+            (150, CheckKindVerdict(.pass, [])), (151, CheckKindVerdict(.fail, [2])),
+            (149, CheckKindVerdict(.pass, []))
+        ])
         func withinIsInclusive(_ answerT: Int, _ expected: CheckKindVerdict) throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.fast
                 title: Pong within 50 ms
                 each: { ev: ws.ping }
                 followed_by: { ev: ws.pong }
                 within_ms: 50
-                """, """
+                """,
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":100,"ev":"ws.ping","gen":1}
                 {"t":\(answerT),"ev":"ws.pong","gen":1}
@@ -102,8 +121,9 @@ extension CheckKindTests {
             #expect(v == expected)
         }
 
-        /// rules.md "The clock": a generation's deadline is decided by any event of its source — another
-        /// generation's, another stream's, one without `gen` — but not by another source's events.
+        /// rules.md "The clock": a generation's deadline is decided by any event of its source —
+        /// another generation's, another stream's, one without `gen` — but not by another source's
+        /// events.
         @Test(arguments: [
             // another generation of the same stream: its own ping is left open at the end
             (#"{"t":151,"ev":"ws.ping","gen":2}"#, CheckKindVerdict(.fail, [2], [3])),
@@ -115,18 +135,28 @@ extension CheckKindTests {
             // exactly at the deadline, and the log ends there: the deadline was reached
             (#"{"t":150,"ev":"app.scene","phase":"active"}"#, CheckKindVerdict(.fail, [2])),
             // before the deadline: the log ends before it, undecided
-            (#"{"t":149,"ev":"app.scene","phase":"active"}"#, CheckKindVerdict(.inconclusive, [], [2])),
+            (
+                #"{"t":149,"ev":"app.scene","phase":"active"}"#,
+                CheckKindVerdict(.inconclusive, [], [2])
+            ),
             // another source: its clock is its own
-            (#"{"t":151,"src":"other","ev":"app.scene","phase":"active"}"#, CheckKindVerdict(.inconclusive, [], [2])),
+            (
+                #"{"t":151,"src":"other","ev":"app.scene","phase":"active"}"#,
+                CheckKindVerdict(.inconclusive, [], [2])
+            )
         ])
-        func theDeadlineIsDecidedByAnyEventOfTheSource(_ decider: String, _ expected: CheckKindVerdict) throws {
-            let v = try verdict("""
+        func theDeadlineIsDecidedByAnyEventOfTheSource(
+            _ decider: String, _ expected: CheckKindVerdict
+        ) throws {
+            let v = try verdict(
+                """
                 id: t.fast
                 title: Pong within 50 ms
                 each: { ev: ws.ping }
                 followed_by: { ev: ws.pong }
                 within_ms: 50
-                """, """
+                """,
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":100,"ev":"ws.ping","gen":1}
                 \(decider)
@@ -135,14 +165,18 @@ extension CheckKindTests {
         }
 
         @Test func anEventOfAnotherGenerationDecidesBeforeTheLateAnswerArrives() throws {
-            // The gen-2 event at t=151 decides gen 1's deadline: the late pong after it changes nothing.
-            let result = judge(try loadRule("""
-                id: t.fast
-                title: Pong within 50 ms
-                each: { ev: ws.ping }
-                followed_by: { ev: ws.pong }
-                within_ms: 50
-                """), """
+            // The gen-2 event at t=151 decides gen 1's deadline: the late pong after it changes
+            // nothing.
+            let result = judge(
+                try loadRule(
+                    """
+                    id: t.fast
+                    title: Pong within 50 ms
+                    each: { ev: ws.ping }
+                    followed_by: { ev: ws.pong }
+                    within_ms: 50
+                    """),
+                """
                 {"t":100,"ev":"ws.ping","gen":1}
                 {"t":151,"ev":"ws.connect","gen":2}
                 {"t":152,"ev":"ws.pong","gen":1}
@@ -153,13 +187,16 @@ extension CheckKindTests {
         }
 
         @Test func aLogEndingBeforeTheDeadlineIsInconclusive() throws {
-            let result = judge(try loadRule("""
-                id: t.fast
-                title: Pong within 50 ms
-                each: { ev: ws.ping }
-                followed_by: { ev: ws.pong }
-                within_ms: 50
-                """), """
+            let result = judge(
+                try loadRule(
+                    """
+                    id: t.fast
+                    title: Pong within 50 ms
+                    each: { ev: ws.ping }
+                    followed_by: { ev: ws.pong }
+                    within_ms: 50
+                    """),
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":100,"ev":"ws.ping","gen":1}
                 {"t":120,"ev":"ws.message","gen":1}
@@ -167,18 +204,22 @@ extension CheckKindTests {
             #expect(result.status == .inconclusive)
             #expect(result.violations.isEmpty)
             #expect(result.inconclusive.compactMap(\.line) == [2])
-            #expect(result.inconclusive.first?.message == "Pong within 50 ms (the log ends before t=150 without an answer)")
+            #expect(
+                result.inconclusive.first?.message
+                    == "Pong within 50 ms (the log ends before t=150 without an answer)")
         }
 
         @Test func aLogWhoseLastEventIsExactlyAtTheDeadlineIsAViolation() throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.fast
                 title: Pong within 50 ms
                 each: { ev: ws.ping }
                 followed_by: { ev: ws.pong }
                 within_ms: 50
                 at_end: pass
-                """, """
+                """,
+                """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":100,"ev":"ws.ping","gen":1}
                 {"t":150,"ev":"ws.message","gen":1}
@@ -188,19 +229,22 @@ extension CheckKindTests {
         }
 
         /// `at_end:` decides an obligation without a deadline still open at the end.
-        @Test(arguments: [
-            (nil, CheckKindVerdict(.inconclusive, [], [3])),
-            ("inconclusive", CheckKindVerdict(.inconclusive, [], [3])),
-            ("fail", CheckKindVerdict(.fail, [3])),
-            ("pass", CheckKindVerdict(.pass, [])),
-        ] as [(String?, CheckKindVerdict)])
+        @Test(
+            arguments: [
+                (nil, CheckKindVerdict(.inconclusive, [], [3])),
+                ("inconclusive", CheckKindVerdict(.inconclusive, [], [3])),
+                ("fail", CheckKindVerdict(.fail, [3])),
+                ("pass", CheckKindVerdict(.pass, []))
+            ] as [(String?, CheckKindVerdict)])
         func atEnd(_ atEnd: String?, _ expected: CheckKindVerdict) throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.answered
                 title: Every ping is answered
                 each: { ev: ws.ping }
                 followed_by: { ev: ws.pong }
-                """ + (atEnd.map { "\nat_end: \($0)" } ?? ""), """
+                """ + (atEnd.map { "\nat_end: \($0)" } ?? ""),
+                """
                 {"t":0,"ev":"ws.ping","gen":1}
                 {"t":1,"ev":"ws.pong","gen":1}
                 {"t":2,"ev":"ws.ping","gen":1}
@@ -210,31 +254,38 @@ extension CheckKindTests {
         }
 
         @Test func atEndFailSaysWhy() throws {
-            let result = judge(try loadRule("""
-                id: t.answered
-                title: Every ping is answered
-                each: { ev: ws.ping }
-                followed_by: { ev: ws.pong }
-                at_end: fail
-                """), #"{"t":0,"ev":"ws.ping","gen":1}"#)
-            #expect(result.violations.map(\.message) == ["Every ping is answered (the log ends without an answer)"])
+            let result = judge(
+                try loadRule(
+                    """
+                    id: t.answered
+                    title: Every ping is answered
+                    each: { ev: ws.ping }
+                    followed_by: { ev: ws.pong }
+                    at_end: fail
+                    """), #"{"t":0,"ev":"ws.ping","gen":1}"#)
+            #expect(
+                result.violations.map(\.message) == [
+                    "Every ping is answered (the log ends without an answer)"
+                ])
         }
 
         /// `unless` releases the obligation, but only before the deadline.
         @Test(arguments: [
             (50, CheckKindVerdict(.pass, [])),
             (100, CheckKindVerdict(.pass, [])),
-            (101, CheckKindVerdict(.fail, [1])),
+            (101, CheckKindVerdict(.fail, [1]))
         ])
         func unlessReleasesBeforeTheDeadline(_ closedT: Int, _ expected: CheckKindVerdict) throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.answered
                 title: Every ping is answered
                 each: { ev: ws.ping }
                 followed_by: { ev: ws.pong }
                 within_ms: 100
                 unless: { ev: ws.closed }
-                """, """
+                """,
+                """
                 {"t":0,"ev":"ws.ping","gen":1}
                 {"t":\(closedT),"ev":"ws.closed","gen":1}
                 """)
@@ -250,23 +301,30 @@ extension CheckKindTests {
                 followed_by: { ev: ws.ping }
                 at_end: fail
                 """
-            #expect(try verdict(rule, #"{"t":0,"ev":"ws.ping","gen":1}"#) == CheckKindVerdict(.fail, [1]))
-            #expect(try verdict(rule, """
-                {"t":0,"ev":"ws.ping","gen":1}
-                {"t":1,"ev":"ws.ping","gen":1}
-                {"t":2,"ev":"ws.ping","gen":1}
-                """) == CheckKindVerdict(.fail, [3]))
+            #expect(
+                try verdict(rule, #"{"t":0,"ev":"ws.ping","gen":1}"#)
+                    == CheckKindVerdict(.fail, [1]))
+            #expect(
+                try verdict(
+                    rule,
+                    """
+                    {"t":0,"ev":"ws.ping","gen":1}
+                    {"t":1,"ev":"ws.ping","gen":1}
+                    {"t":2,"ev":"ws.ping","gen":1}
+                    """) == CheckKindVerdict(.fail, [3]))
         }
 
         @Test func triggerCapturesAreVisibleInFollowedByAndUnless() throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.matched
                 title: Every request gets its own response
                 each: { ev: rpc.request, as: q }
                 followed_by: { ev: rpc.response, where: "id == q.id" }
                 unless: { ev: rpc.cancel, where: "id == q.id" }
                 at_end: fail
-                """, """
+                """,
+                """
                 {"t":0,"ev":"rpc.request","gen":1,"id":1}
                 {"t":1,"ev":"rpc.request","gen":1,"id":2}
                 {"t":2,"ev":"rpc.response","gen":1,"id":2}
@@ -278,9 +336,11 @@ extension CheckKindTests {
             #expect(v == CheckKindVerdict(.fail, [5]))
         }
 
-        /// `within_ms` is an expression over the trigger: a let (from the generation's connect) and params.
+        /// `within_ms` is an expression over the trigger: a let (from the generation's connect) and
+        /// params.
         @Test func withinAsAnExpressionOfALetAndParams() throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.deadline
                 title: Pong before the deadline
                 params: { slack: 5, default_ms: 100 }
@@ -288,7 +348,8 @@ extension CheckKindTests {
                 each: { ev: ws.ping }
                 followed_by: { ev: ws.pong }
                 within_ms: "T + params.slack"
-                """, """
+                """,
+                """
                 {"t":0,"ev":"ws.connect","gen":1,"timeout_ms":50}
                 {"t":100,"ev":"ws.ping","gen":1}
                 {"t":155,"ev":"ws.pong","gen":1}
@@ -302,19 +363,22 @@ extension CheckKindTests {
                 {"t":3000,"ev":"ws.ping","gen":4}
                 {"t":3056,"ev":"ws.pong","gen":4}
                 """)
-            // gen 1: 50 + 5, pong at +55 is in time; gen 2: 100 + 5 at +105 in time; gen 3: +106 late;
-            // gen 4: 50 + 5, +56 late.
+            // gen 1: 50 + 5, pong at +55 is in time; gen 2: 100 + 5 at +105 in time; gen 3: +106
+            // late; gen 4: 50 + 5, +56 late.
             #expect(v == CheckKindVerdict(.fail, [8, 11]))
         }
 
         @Test func anUndecidedWithinIsInconclusive() throws {
-            let result = judge(try loadRule("""
-                id: t.deadline
-                title: Pong before the deadline
-                each: { ev: ws.ping }
-                followed_by: { ev: ws.pong }
-                within_ms: "first({ev: ws.connect}).timeout_ms"
-                """), """
+            let result = judge(
+                try loadRule(
+                    """
+                    id: t.deadline
+                    title: Pong before the deadline
+                    each: { ev: ws.ping }
+                    followed_by: { ev: ws.pong }
+                    within_ms: "first({ev: ws.connect}).timeout_ms"
+                    """),
+                """
                 {"t":0,"ev":"ws.ping","gen":1}
                 {"t":1,"ev":"ws.pong","gen":1}
                 """)
@@ -328,18 +392,23 @@ extension CheckKindTests {
             {"t":2,"ev":"job.step","gen":1}
             """
 
-        /// A sequence trigger makes one obligation per match of the whole sequence: two starts before
-        /// one step are two matches, both anchored at the step (the last step) without `report_at`.
-        @Test(arguments: [
-            (nil, "", CheckKindVerdict(.fail, [3, 3])),
-            (nil, #"{"t":3,"ev":"job.done","gen":1,"id":1}"#, CheckKindVerdict(.fail, [3])),
-            (nil, #"{"t":3,"ev":"job.done","gen":1,"id":2}"#, CheckKindVerdict(.fail, [3])),
-            ("s", "", CheckKindVerdict(.fail, [1, 2])),
-            ("s", #"{"t":3,"ev":"job.done","gen":1,"id":1}"#, CheckKindVerdict(.fail, [2])),
-            ("s", #"{"t":3,"ev":"job.done","gen":1,"id":2}"#, CheckKindVerdict(.fail, [1])),
-        ] as [(String?, String, CheckKindVerdict)])
-        func sequenceTriggersMakeOneObligationPerMatch(_ reportAt: String?, _ extra: String, _ expected: CheckKindVerdict) throws {
-            let v = try verdict("""
+        /// A sequence trigger makes one obligation per match of the whole sequence: two starts
+        /// before one step are two matches, both anchored at the step (the last step) without
+        /// `report_at`.
+        @Test(
+            arguments: [
+                (nil, "", CheckKindVerdict(.fail, [3, 3])),
+                (nil, #"{"t":3,"ev":"job.done","gen":1,"id":1}"#, CheckKindVerdict(.fail, [3])),
+                (nil, #"{"t":3,"ev":"job.done","gen":1,"id":2}"#, CheckKindVerdict(.fail, [3])),
+                ("s", "", CheckKindVerdict(.fail, [1, 2])),
+                ("s", #"{"t":3,"ev":"job.done","gen":1,"id":1}"#, CheckKindVerdict(.fail, [2])),
+                ("s", #"{"t":3,"ev":"job.done","gen":1,"id":2}"#, CheckKindVerdict(.fail, [1]))
+            ] as [(String?, String, CheckKindVerdict)])
+        func sequenceTriggersMakeOneObligationPerMatch(
+            _ reportAt: String?, _ extra: String, _ expected: CheckKindVerdict
+        ) throws {
+            let v = try verdict(
+                """
                 id: t.jobs
                 title: Every started job that stepped is done
                 each:
@@ -347,22 +416,30 @@ extension CheckKindTests {
                   - { ev: job.step }
                 followed_by: { ev: job.done, where: "id == s.id" }
                 at_end: fail
-                """ + (reportAt.map { "\nreport_at: \($0)" } ?? ""), Self.startStepDone + (extra.isEmpty ? "" : "\n" + extra))
+                """ + (reportAt.map { "\nreport_at: \($0)" } ?? ""),
+                Self.startStepDone + (extra.isEmpty ? "" : "\n" + extra))
             #expect(v == expected)
         }
 
         /// With `report_at`, the anchor is one event however many matches share it: one obligation.
-        @Test(arguments: [(nil, CheckKindVerdict(.fail, [2, 3])), ("s", CheckKindVerdict(.fail, [1]))] as [(String?, CheckKindVerdict)])
-        func reportAtMakesOneObligationPerAnchor(_ reportAt: String?, _ expected: CheckKindVerdict) throws {
-            let result = judge(try loadRule("""
-                id: t.jobs
-                title: Every started job that stepped is done
-                each:
-                  - { ev: job.start, as: s }
-                  - { ev: job.step }
-                followed_by: { ev: job.done }
-                at_end: fail
-                """ + (reportAt.map { "\nreport_at: \($0)" } ?? "")), """
+        @Test(
+            arguments: [(nil, CheckKindVerdict(.fail, [2, 3])), ("s", CheckKindVerdict(.fail, [1]))]
+                as [(String?, CheckKindVerdict)])
+        func reportAtMakesOneObligationPerAnchor(_ reportAt: String?, _ expected: CheckKindVerdict)
+            throws
+        {
+            let result = judge(
+                try loadRule(
+                    """
+                    id: t.jobs
+                    title: Every started job that stepped is done
+                    each:
+                      - { ev: job.start, as: s }
+                      - { ev: job.step }
+                    followed_by: { ev: job.done }
+                    at_end: fail
+                    """ + (reportAt.map { "\nreport_at: \($0)" } ?? "")),
+                """
                 {"t":0,"ev":"job.start","gen":1,"id":1}
                 {"t":1,"ev":"job.step","gen":1}
                 {"t":2,"ev":"job.step","gen":1}
@@ -373,54 +450,66 @@ extension CheckKindTests {
         /// docs/rules.md: message holes "are evaluated at the event the violation points at". A
         /// deadline violation is found later than its trigger: a let keeps the trigger's value.
         @Test func messageHolesOfALateViolationThroughALet() throws {
-            let result = judge(try loadRule("""
-                id: t.msg
-                title: T
-                let: { N: "count({ev: ws.ping})" }
-                each: { ev: ws.ping }
-                followed_by: { ev: ws.pong }
-                within_ms: 10
-                message: "ping after {N} earlier pings, t={t}"
-                """), """
+            let result = judge(
+                try loadRule(
+                    """
+                    id: t.msg
+                    title: T
+                    let: { N: "count({ev: ws.ping})" }
+                    each: { ev: ws.ping }
+                    followed_by: { ev: ws.pong }
+                    within_ms: 10
+                    message: "ping after {N} earlier pings, t={t}"
+                    """),
+                """
                 {"t":0,"ev":"ws.ping","gen":1}
                 {"t":1,"ev":"ws.ping","gen":1}
                 {"t":2,"ev":"ws.ping","gen":1}
                 {"t":100,"ev":"ws.message","gen":1}
                 """)
-            #expect(result.violations.map(\.message) == [
-                "ping after 0 earlier pings, t=0", "ping after 1 earlier pings, t=1", "ping after 2 earlier pings, t=2",
-            ])
+            #expect(
+                result.violations.map(\.message) == [
+                    "ping after 0 earlier pings, t=0", "ping after 1 earlier pings, t=1",
+                    "ping after 2 earlier pings, t=2"
+                ])
         }
 
         @Test func messageHolesOfALateViolationWithAHistoryCall() throws {
-            let result = judge(try loadRule("""
-                id: t.msg
-                title: T
-                each: { ev: ws.ping }
-                followed_by: { ev: ws.pong }
-                within_ms: 10
-                message: "ping after {count({ev: ws.ping})} earlier pings, t={t}"
-                """), """
+            let result = judge(
+                try loadRule(
+                    """
+                    id: t.msg
+                    title: T
+                    each: { ev: ws.ping }
+                    followed_by: { ev: ws.pong }
+                    within_ms: 10
+                    message: "ping after {count({ev: ws.ping})} earlier pings, t={t}"
+                    """),
+                """
                 {"t":0,"ev":"ws.ping","gen":1}
                 {"t":1,"ev":"ws.ping","gen":1}
                 {"t":2,"ev":"ws.ping","gen":1}
                 {"t":100,"ev":"ws.message","gen":1}
                 """)
             #expect(result.violations.compactMap(\.line) == [1, 2, 3])
-            #expect(result.violations.map(\.message) == [
-                "ping after 0 earlier pings, t=0", "ping after 1 earlier pings, t=1", "ping after 2 earlier pings, t=2",
-            ])
-            
+            #expect(
+                result.violations.map(\.message) == [
+                    "ping after 0 earlier pings, t=0", "ping after 1 earlier pings, t=1",
+                    "ping after 2 earlier pings, t=2"
+                ])
+
         }
 
         @Test func lateAnswersOfSeveralObligationsAreEachAViolation() throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.fast
                 title: Pong within 10 ms
                 each: { ev: ws.ping }
                 followed_by: { ev: ws.pong }
                 within_ms: 10
-                """, """
+                """,
+                """
                 {"t":0,"ev":"ws.ping","gen":1}
                 {"t":5,"ev":"ws.ping","gen":1}
                 {"t":14,"ev":"ws.ping","gen":1}
@@ -433,7 +522,8 @@ extension CheckKindTests {
         /// A negative `within_ms` (from `--param` or the log) would put the deadline before the
         /// trigger; the trigger is left undecided, as with an undecided one.
         @Test func aNegativeDeadlineIsInconclusive() throws {
-            let rule = try loadRule("""
+            let rule = try loadRule(
+                """
                 id: t.answered
                 title: each ping is answered
                 for: source
@@ -451,7 +541,8 @@ extension CheckKindTests {
                 """
             let result = judge(rule, log)
             #expect(CheckKindVerdict(result) == CheckKindVerdict(.inconclusive, [], [1]))
-            #expect(result.inconclusive.first?.message.contains("within_ms is negative (-5)") == true)
+            #expect(
+                result.inconclusive.first?.message.contains("within_ms is negative (-5)") == true)
         }
     }
 }

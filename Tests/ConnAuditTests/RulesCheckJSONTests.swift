@@ -26,16 +26,16 @@ struct RulesCheckJSONTests {
         defer { removeTemporaryDirectory(dir) }
         let file = dir + "/bad.yaml"
         try """
-            rules:
-              - id: x.a
-                title: t
-                severity: error
-                never: { ev: ws.ping, where: "t >" }
-              - id: x.b
-                title: u
-                severity: error
-                never: { ev: ws.pong, where: "oo.gen ==" }
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        rules:
+          - id: x.a
+            title: t
+            severity: error
+            never: { ev: ws.ping, where: "t >" }
+          - id: x.b
+            title: u
+            severity: error
+            never: { ev: ws.pong, where: "oo.gen ==" }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
         let json = CommandLineRun(["rules", "--rules", file, "--check", "--format", "json"])
         let text = CommandLineRun(["rules", "--rules", file, "--check"])
         #expect(json.code == 2 && text.code == 2)
@@ -46,14 +46,19 @@ struct RulesCheckJSONTests {
         #expect(diagnostics.count == doc["errors"] as? Int)
         #expect(diagnostics.count >= 2)
         for d in diagnostics {
-            let place = "\(d["path"] as? String ?? ""):\(d["line"] as? Int ?? 0):\(d["column"] as? Int ?? 0): "
+            let place =
+                "\(d["path"] as? String ?? ""):\(d["line"] as? Int ?? 0):\(d["column"] as? Int ?? 0): "
                 + "\(d["severity"] as? String ?? ""): \(d["message"] as? String ?? "")"
             #expect(text.err.contains(place), "\(place) not in \(text.err)")
         }
     }
 
     @Test func formatGoesWithCheckOnly() {
-        #expect(CommandLineRun(["rules", "--list", "--format", "json"]).err.contains("goes with --check"))
-        #expect(CommandLineRun(["rules", "--check", "--format", "xml"]).err.contains("must be text or json"))
+        #expect(
+            CommandLineRun(["rules", "--list", "--format", "json"]).err.contains(
+                "goes with --check"))
+        #expect(
+            CommandLineRun(["rules", "--check", "--format", "xml"]).err.contains(
+                "must be text or json"))
     }
 }

@@ -14,11 +14,14 @@ extension CheckKindTests {
             {"t":5,"src":"b","ev":"ws.close","gen":1}
             """
 
-        /// Generation timelines are keyed by (stream, gen) within a source; source timelines hold every
-        /// event of one source; the corpus timeline every event the rule reacts to.
-        @Test(arguments: [("generation", [4]), ("source", [2, 3, 4, 5]), ("corpus", [2, 3, 4, 5, 6])])
+        /// Generation timelines are keyed by (stream, gen) within a source; source timelines hold
+        /// every event of one source; the corpus timeline every event the rule reacts to.
+        @Test(arguments: [
+            ("generation", [4]), ("source", [2, 3, 4, 5]), ("corpus", [2, 3, 4, 5, 6])
+        ])
         func whatIsCountedTogether(_ scope: String, _ expected: [Int]) throws {
-            let v = try verdict("""
+            let v = try verdict(
+                """
                 id: t.one-close
                 title: One close
                 for: \(scope)
@@ -29,7 +32,8 @@ extension CheckKindTests {
         }
 
         @Test func historyLooksOnlyAtTheRulesTimeline() throws {
-            // first() of a generation rule sees its (stream, gen) only; of a source rule, the source.
+            // first() of a generation rule sees its (stream, gen) only; of a source rule, the
+            // source.
             let body = """
                 every: { ev: ws.close }
                 expect: "count({ev: [ws.close, path.close]}) == 0"
@@ -40,8 +44,12 @@ extension CheckKindTests {
                 {"t":2,"ev":"ws.close","gen":2}
                 {"t":3,"src":"b","ev":"ws.close","gen":1}
                 """
-            #expect(try verdict("id: t.g\ntitle: T\nfor: generation\n" + body, log) == CheckKindVerdict(.pass, []))
-            #expect(try verdict("id: t.s\ntitle: T\nfor: source\n" + body, log) == CheckKindVerdict(.fail, [2, 3]))
+            #expect(
+                try verdict("id: t.g\ntitle: T\nfor: generation\n" + body, log)
+                    == CheckKindVerdict(.pass, []))
+            #expect(
+                try verdict("id: t.s\ntitle: T\nfor: source\n" + body, log)
+                    == CheckKindVerdict(.fail, [2, 3]))
         }
 
         @Test func aResponseOfASourceRuleIsAnsweredAcrossGenerations() throws {
@@ -55,19 +63,23 @@ extension CheckKindTests {
                 at_end: fail
                 """
             #expect(try verdict("id: t.g\ntitle: T\n" + body, log) == CheckKindVerdict(.fail, [1]))
-            #expect(try verdict("id: t.s\ntitle: T\nfor: source\n" + body, log) == CheckKindVerdict(.pass, []))
+            #expect(
+                try verdict("id: t.s\ntitle: T\nfor: source\n" + body, log)
+                    == CheckKindVerdict(.pass, []))
         }
 
         /// A reader finding on a line without a valid `t` has no `t`: it reads as null, not NaN.
         @Test func aFindingWithoutTReadsTAsNull() throws {
-            let rule = try loadRule("""
+            let rule = try loadRule(
+                """
                 id: t.no-t
                 title: a malformed line has no t
                 for: corpus
                 every: { ev: $malformed }
                 expect: "t == null and type(t) == 'null'"
                 """)
-            let result = judge(rule, "{\"t\":0,\"ev\":\"x.a\"}\noops\n{\"t\":\"late\",\"ev\":\"x.b\"}\n")
+            let result = judge(
+                rule, "{\"t\":0,\"ev\":\"x.a\"}\noops\n{\"t\":\"late\",\"ev\":\"x.b\"}\n")
             #expect(CheckKindVerdict(result) == CheckKindVerdict(.pass, []))
         }
     }

@@ -16,7 +16,10 @@ import ConnAuditTestSupport
         ("Authorization: Bearer%20abcdEFGH1234", "abcdEFGH1234"),
         ("Authorization: Bearer+abcdEFGH1234", "abcdEFGH1234"),
         ("Proxy-Authorization: Basic cHJveHk6c2VjcmV0", "cHJveHk6c2VjcmV0"),
-        ("Authorization: Digest username=\"u\", response=\"6629fae49393a05397450978507c4ef1\"", "6629fae4"),
+        (
+            "Authorization: Digest username=\"u\", response=\"6629fae49393a05397450978507c4ef1\"",
+            "6629fae4"
+        ),
         ("GET /x?access_token=tokSECRET1&v=2 failed", "tokSECRET1"),
         ("wss://h.example/ws?token=tokSECRET2", "tokSECRET2"),
         ("https://h.example/a?api_key=keySECRET3#f", "keySECRET3"),
@@ -40,17 +43,22 @@ import ConnAuditTestSupport
         ("sk-proj-abcdefghij0123456789ABCDEF", "sk-proj-abcdefghij"),
         ("npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_abcdefghijklmnop"),
         ("https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXX", "T000/B000/XXXX"),
-        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----", "MIIEpAIBAAKCAQEA"),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+            "MIIEpAIBAAKCAQEA"
+        ),
         ("bearer\u{00A0}abcdefgh12", "abcdefgh12"),
-        ("xbearer abcdefgh12", "abcdefgh12"),
+        ("xbearer abcdefgh12", "abcdefgh12")
     ]
 
     /// Texts that hold no secret: shown as they are.
     static let kept = [
         "pong_timeout", "token_type", "token expired", "Basic auth failed", "bearer", "user closed",
-        "https://h.example/ws?v=2&gen=3", "NSURLErrorDomain:-1009", "a.b.c.d", "sk-learn-is-a-library",
-        "session s7", "ws.close", "a:b:c:d:e", "Authorization", "retry in 5 s", "key=value", "token=",
-        "password:", "eyJ", "", "[redacted]", "token=[redacted]",
+        "https://h.example/ws?v=2&gen=3", "NSURLErrorDomain:-1009", "a.b.c.d",
+        "sk-learn-is-a-library",
+        "session s7", "ws.close", "a:b:c:d:e", "Authorization", "retry in 5 s", "key=value",
+        "token=",
+        "password:", "eyJ", "", "[redacted]", "token=[redacted]"
     ]
 
     @Test(arguments: hidden)
@@ -66,16 +74,21 @@ import ConnAuditTestSupport
     }
 
     @Test(arguments: [
-        "token", "access_token", "refresh_token", "authorization", "password", "secret", "cookie", "body",
-        "payload", "TOKEN", "Authorization", "accessToken", "refreshToken", "id_token", "sessionToken",
+        "token", "access_token", "refresh_token", "authorization", "password", "secret", "cookie",
+        "body",
+        "payload", "TOKEN", "Authorization", "accessToken", "refreshToken", "id_token",
+        "sessionToken",
         "x-auth-token", "X-Api-Key", "apiKey", "api_key", "client_secret", "passwd", "Set-Cookie",
-        "Proxy-Authorization", "aws_secret_access_key", "private_key", "credentials",
+        "Proxy-Authorization", "aws_secret_access_key", "private_key", "credentials"
     ])
     func aSecretKeyNameInAnySpelling(_ key: String) {
         #expect(SecretShapes.isSecretKey(key))
     }
 
-    @Test(arguments: ["token_type", "reason", "session", "src", "gen", "url", "tokens", "keyboard", "error", "headers"])
+    @Test(arguments: [
+        "token_type", "reason", "session", "src", "gen", "url", "tokens", "keyboard", "error",
+        "headers"
+    ])
     func anOrdinaryKeyName(_ key: String) {
         #expect(!SecretShapes.isSecretKey(key))
     }
@@ -85,19 +98,24 @@ import ConnAuditTestSupport
     @Test func theDetectorCoversWhatTheRuleFlags() {
         var random = SplitMix64(state: 31)
         let pieces = [
-            "Bearer ", "bearer\t", "BEARER  ", "eyJ", "eyJabc", ".", "eyJx.", "abcdefgh", "12345678", "+/=~-_",
-            " ", "\u{00A0}", "x", "Authorization: ", "é", "\"", "=", "&", "eyJa.eyJb.", "token=",
+            "Bearer ", "bearer\t", "BEARER  ", "eyJ", "eyJabc", ".", "eyJx.", "abcdefgh",
+            "12345678", "+/=~-_",
+            " ", "\u{00A0}", "x", "Authorization: ", "é", "\"", "=", "&", "eyJa.eyJb.", "token="
         ]
         for _ in 0..<3000 {
             var text = ""
-            for _ in 0..<Int(random.next() % 12) { text += pieces[Int(random.next() % UInt64(pieces.count))] }
+            for _ in 0..<Int(random.next() % 12) {
+                text += pieces[Int(random.next() % UInt64(pieces.count))]
+            }
             let bytes = Array(text.utf8)
             let flagged = bytes.withUnsafeBufferPointer { JSONLineParser.tokenRanges($0) }
             let hidden = bytes.withUnsafeBufferPointer { SecretShapes.ranges($0) }
             for r in flagged {
-                // The rule's match (its word and 8 bytes of token, or a JWT's two parts) lies inside
-                // what is hidden.
-                let covered = hidden.contains { $0.lowerBound <= r.lowerBound && $0.upperBound >= r.upperBound }
+                // The rule's match (its word and 8 bytes of token, or a JWT's two parts) lies
+                // inside what is hidden.
+                let covered = hidden.contains {
+                    $0.lowerBound <= r.lowerBound && $0.upperBound >= r.upperBound
+                }
                 #expect(covered, "\(text.debugDescription): flagged \(r), hidden \(hidden)")
             }
         }
@@ -118,14 +136,26 @@ import ConnAuditTestSupport
     @Test func structuredValuesHideByKeyAndByPair() {
         let v: Value = .object([
             .init("Set-Cookie", .string("sid=1")),
-            .init("pairs", .array([.string("Authorization"), .string("Basic Zm9vOmJhcg=="), .string("Accept"), .string("*/*")])),
-            .init("har", .array([.object([.init("name", .string("Cookie")), .init("value", .string("a=1"))])])),
+            .init(
+                "pairs",
+                .array([
+                    .string("Authorization"), .string("Basic Zm9vOmJhcg=="), .string("Accept"),
+                    .string("*/*")
+                ])),
+            .init(
+                "har",
+                .array([.object([.init("name", .string("Cookie")), .init("value", .string("a=1"))])]
+                )),
             .init("url", .string("https://u:pw12345@h/")),
-            .init("n", .int(3)),
+            .init("n", .int(3))
         ])
         let shown = v.shownInside.rendered(bare: false)
-        for secret in ["sid=1", "Zm9vOmJhcg", "a=1", "pw12345"] { #expect(!shown.contains(secret), "\(shown)") }
-        for kept in ["Accept", "*/*", "\"n\":3", "Set-Cookie"] { #expect(shown.contains(kept), "\(shown)") }
+        for secret in ["sid=1", "Zm9vOmJhcg", "a=1", "pw12345"] {
+            #expect(!shown.contains(secret), "\(shown)")
+        }
+        for kept in ["Accept", "*/*", "\"n\":3", "Set-Cookie"] {
+            #expect(shown.contains(kept), "\(shown)")
+        }
         #expect(Value.string("x").shown(under: "apiKey") == nil)
         #expect(Value.bool(true).shown(under: "hasToken") == .bool(true))
     }
@@ -144,9 +174,11 @@ import ConnAuditTestSupport
         """
 
     static let secrets = [
-        "AKIAIOSFODNN7EXAMPLE", "SESSIONSECRET", "URLSECRET1", "URLSECRET2", "COOKIESECRET", "UFJPWFlTRUNSRVQ",
-        "XAPISECRET", "XAUTHSECRET", "ATSECRET", "RTSECRET", "IDSECRET", "STSECRET", "CSSECRET", "AKSECRET",
-        "PWSECRET", "UEFJUlNFQ1JFVA", "PAIRCOOKIE", "dXNlcjpodW50ZXIy", "BEARERSECRET1", "ERRSECRET",
+        "AKIAIOSFODNN7EXAMPLE", "SESSIONSECRET", "URLSECRET1", "URLSECRET2", "COOKIESECRET",
+        "UFJPWFlTRUNSRVQ",
+        "XAPISECRET", "XAUTHSECRET", "ATSECRET", "RTSECRET", "IDSECRET", "STSECRET", "CSSECRET",
+        "AKSECRET",
+        "PWSECRET", "UEFJUlNFQ1JFVA", "PAIRCOOKIE", "dXNlcjpodW50ZXIy", "BEARERSECRET1", "ERRSECRET"
     ]
 
     /// A rule that reads every field and prints each in its message.
@@ -163,7 +195,8 @@ import ConnAuditTestSupport
         """
 
     @Test func noReportFormatShowsASecret() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conn-audit-secrets-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "conn-audit-secrets-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let logPath = dir.appendingPathComponent("dev.jsonl").path
@@ -173,25 +206,36 @@ import ConnAuditTestSupport
 
         var outputs: [(String, String)] = []
         for extra in [[], ["--rules", rulesPath]] {
-            let reports = ["text", "junit", "sarif", "github"].map { ($0, dir.appendingPathComponent("r-\($0)-\(extra.count)").path) }
-            let run = CommandLineRun(["check", logPath, "--format", "json"] + extra + reports.flatMap { ["--report", "\($0.0)=\($0.1)"] })
+            let reports = ["text", "junit", "sarif", "github"].map {
+                ($0, dir.appendingPathComponent("r-\($0)-\(extra.count)").path)
+            }
+            let run = CommandLineRun(
+                ["check", logPath, "--format", "json"] + extra
+                    + reports.flatMap { ["--report", "\($0.0)=\($0.1)"] })
             #expect(run.code == 1, "\(run.err)")
             outputs.append(("json \(extra)", run.out))
             outputs.append(("stderr \(extra)", run.err))
-            for (format, path) in reports { outputs.append(("\(format) \(extra)", try String(contentsOfFile: path, encoding: .utf8))) }
+            for (format, path) in reports {
+                outputs.append(
+                    ("\(format) \(extra)", try String(contentsOfFile: path, encoding: .utf8)))
+            }
             // The message shows its holes (the rule ran and reported).
             if !extra.isEmpty { #expect(run.out.contains("my.show-all")) }
         }
         for format in ["text", "json", "html"] {
-            let run = CommandLineRun(["timeline", logPath, "--format", format, "--rules", rulesPath])
+            let run = CommandLineRun(["timeline", logPath, "--format", format, "--rules", rulesPath]
+            )
             #expect(run.code == 0, "\(run.err)")
             outputs.append(("timeline \(format)", run.out + run.err))
         }
         for (name, text) in outputs {
-            for secret in Self.secrets { #expect(!text.contains(secret), "\(name) shows \(secret):\n\(text)") }
+            for secret in Self.secrets {
+                #expect(!text.contains(secret), "\(name) shows \(secret):\n\(text)")
+            }
         }
         // What is not secret is still shown.
-        let text = try String(contentsOfFile: dir.appendingPathComponent("r-text-2").path, encoding: .utf8)
+        let text = try String(
+            contentsOfFile: dir.appendingPathComponent("r-text-2").path, encoding: .utf8)
         #expect(text.contains("wss://h.example/ws?token=[redacted]"), "\(text)")
         #expect(text.contains("src=dev [redacted]"), "\(text)")
     }

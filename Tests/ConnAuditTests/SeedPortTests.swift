@@ -3,9 +3,9 @@ import Testing
 @testable import ConnAudit
 import ConnAuditTestSupport
 
-// The seeds' own models (Tests/ConnAuditTests/SeedPorts/), ported to Swift and made to write connlog
-// lines as they run, checked with the default rule pack end to end: the correct model's log passes,
-// and each known bug's log is caught by the rule named for it.
+// The seeds' own models (Tests/ConnAuditTests/SeedPorts/), ported to Swift and made to write
+// connlog lines as they run, checked with the default rule pack end to end: the correct model's log
+// passes, and each known bug's log is caught by the rule named for it.
 
 // MARK: - Helpers
 
@@ -27,7 +27,8 @@ extension AuditReport {
 extension RuleResult {
     /// `line: message` of every violation and inconclusive case, for failure messages.
     fileprivate var findings: String {
-        (violations + inconclusive).map { "\($0.line.map(String.init) ?? "-"): \($0.message)" }.joined(separator: "\n")
+        (violations + inconclusive).map { "\($0.line.map(String.init) ?? "-"): \($0.message)" }
+            .joined(separator: "\n")
     }
 }
 
@@ -62,10 +63,13 @@ enum SeedModel: String, CaseIterable, Sendable {
     func correctModelPassesEveryRule(_ model: SeedModel) throws {
         let log = model.log()
         let report = audit(log)
-        let family = report.results.filter { r in model.families.contains { r.rule.id.hasPrefix($0) } }
+        let family = report.results.filter { r in
+            model.families.contains { r.rule.id.hasPrefix($0) }
+        }
         #expect(!family.isEmpty)
         for r in family {
-            let why = "\(r.rule.id) is \(r.status.rawValue) on the correct \(model) log:\n\(r.findings)"
+            let why =
+                "\(r.rule.id) is \(r.status.rawValue) on the correct \(model) log:\n\(r.findings)"
             #expect(r.status == .pass, "\(why)")
         }
         #expect(report.seedResult("log.malformed")?.status == .pass)
@@ -73,8 +77,10 @@ enum SeedModel: String, CaseIterable, Sendable {
         // The rest of the pack has nothing against it either; only the required outcomes may be not
         // applicable, in a log without ws.connect.
         for r in report.results where !family.contains(where: { $0.rule.id == r.rule.id }) {
-            let allowed: [RuleStatus] = r.rule.id == "ws.required-outcomes" ? [.pass, .notApplicable] : [.pass]
-            let why = "\(r.rule.id) is \(r.status.rawValue) on the correct \(model) log:\n\(r.findings)"
+            let allowed: [RuleStatus] =
+                r.rule.id == "ws.required-outcomes" ? [.pass, .notApplicable] : [.pass]
+            let why =
+                "\(r.rule.id) is \(r.status.rawValue) on the correct \(model) log:\n\(r.findings)"
             #expect(allowed.contains(r.status), "\(why)")
         }
     }
@@ -123,7 +129,9 @@ enum SeedModel: String, CaseIterable, Sendable {
             let base = min(100 << attempt, 10000)
             let delay = policy.backoff()
             #expect(policy.attempts == attempt)
-            #expect(delay >= base / 2 && delay <= base, "attempt \(attempt): \(delay) outside [\(base / 2), \(base)]")
+            #expect(
+                delay >= base / 2 && delay <= base,
+                "attempt \(attempt): \(delay) outside [\(base / 2), \(base)]")
         }
         #expect(!policy.mayRetry)
     }
@@ -137,7 +145,9 @@ enum SeedModel: String, CaseIterable, Sendable {
         for (id, lines) in mutant.caughtBy(log) {
             let result = try #require(report.seedResult(id))
             #expect(result.status == .fail, "\(id) missed \(mutant):\n\(log.text)")
-            let expected = try lines.map { try #require($0, "\(mutant): the scenario did not write the line") }
+            let expected = try lines.map {
+                try #require($0, "\(mutant): the scenario did not write the line")
+            }
             let found = result.violations.prefix(expected.count).map(\.line)
             #expect(found == expected, "\(id) on \(mutant):\n\(result.findings)")
         }
@@ -174,11 +184,14 @@ enum SeedMutant: String, CaseIterable, Sendable {
     func log() -> ConnlogWriter {
         switch self {
         case .heartbeatNoGenerationCheck: return HeartbeatDriver.seedScenario(.noGenerationCheck)
-        case .heartbeatPongAtDeadlineAccepted: return HeartbeatDriver.seedScenario(.pongAtDeadlineAccepted)
+        case .heartbeatPongAtDeadlineAccepted:
+            return HeartbeatDriver.seedScenario(.pongAtDeadlineAccepted)
         case .heartbeatPingWhileWaiting: return HeartbeatDriver.seedScenario(.pingWhileWaiting)
         case .backoffEleventhAttempt: return ReconnectingClient.seedScenario(.eleventhAttempt)
-        case .backoffNoResetAfterHealthy: return ReconnectingClient.seedScenario(.noResetAfterHealthy)
-        case .backoffReconnectOnTransientError: return ReconnectingClient.seedScenario(.reconnectOnTransientError)
+        case .backoffNoResetAfterHealthy:
+            return ReconnectingClient.seedScenario(.noResetAfterHealthy)
+        case .backoffReconnectOnTransientError:
+            return ReconnectingClient.seedScenario(.reconnectOnTransientError)
         case .backoffJitterOutOfRange: return ReconnectingClient.seedScenario(.jitterOutOfRange)
         case .backoffFixedTwoSeconds: return ReconnectingClient.seedScenario(.fixedTwoSeconds)
         case .sseCommitOnIdLine: return SSEReaderModel.seedScenario(.commitOnIdLine)
@@ -194,8 +207,8 @@ enum SeedMutant: String, CaseIterable, Sendable {
         }
     }
 
-    /// The rules named for the bug, each with the lines of its first violations (found in the log by
-    /// what the scenario did, not by re-deriving the rule; nil: the scenario did not write it).
+    /// The rules named for the bug, each with the lines of its first violations (found in the log
+    /// by what the scenario did, not by re-deriving the rule; nil: the scenario did not write it).
     func caughtBy(_ log: ConnlogWriter) -> [(rule: String, lines: [Int?])] {
         switch self {
         case .heartbeatNoGenerationCheck:
@@ -204,26 +217,36 @@ enum SeedMutant: String, CaseIterable, Sendable {
             return [
                 (
                     "ws.stale-event-no-effect",
-                    [log.line(marked: "stale open").map { $0 + 1 }, log.line(marked: "stale close").map { $0 + 1 }]
+                    [
+                        log.line(marked: "stale open").map { $0 + 1 },
+                        log.line(marked: "stale close").map { $0 + 1 }
+                    ]
                 )
             ]
         case .heartbeatPongAtDeadlineAccepted:
-            // The pong at exactly 1100 is taken as on time: the next tick (1200) pings again, and the
-            // ping at 100 never gets its pong_timeout close.
+            // The pong at exactly 1100 is taken as on time: the next tick (1200) pings again, and
+            // the ping at 100 never gets its pong_timeout close.
             return [
                 ("ws.late-pong-ignored", [log.line(marked: "tick 1200")]),
-                ("ws.timeout-closes", [log.line(marked: "ping 100")]),
+                ("ws.timeout-closes", [log.line(marked: "ping 100")])
             ]
         case .heartbeatPingWhileWaiting:
             return [("ws.single-outstanding-ping", [log.line(marked: "tick 1099")])]
         case .backoffEleventhAttempt:
-            return [("reconnect.attempt-limit", [log.firstLine("ws.reconnect") { $0["attempt"] == 11 }])]
+            return [
+                ("reconnect.attempt-limit", [log.firstLine("ws.reconnect") { $0["attempt"] == 11 }])
+            ]
         case .backoffNoResetAfterHealthy:
             let firstPong = log.firstLine("ws.pong") ?? 0
-            return [("reconnect.resets-after-open", [log.firstLine("ws.reconnect", after: firstPong)])]
+            return [
+                ("reconnect.resets-after-open", [log.firstLine("ws.reconnect", after: firstPong)])
+            ]
         case .backoffReconnectOnTransientError:
-            let transient = log.firstLine("ws.ping_error") { $0["error"] == "NSURLErrorDomain:-1001" } ?? 0
-            return [("reconnect.fatal-errors-only", [log.firstLine("ws.reconnect", after: transient)])]
+            let transient =
+                log.firstLine("ws.ping_error") { $0["error"] == "NSURLErrorDomain:-1001" } ?? 0
+            return [
+                ("reconnect.fatal-errors-only", [log.firstLine("ws.reconnect", after: transient)])
+            ]
         case .backoffJitterOutOfRange, .backoffFixedTwoSeconds:
             return [("reconnect.backoff-range", [Self.firstDelayOutOfRange(log)])]
         case .sseCommitOnIdLine:
@@ -240,14 +263,26 @@ enum SeedMutant: String, CaseIterable, Sendable {
             return [("sse.cancel-stops-reconnect", [log.firstLine("sse.connect", after: cancel)])]
         case .pathStaleUpdateApplied:
             let secondStart = log.lines("path.start").dropFirst().first ?? 0
-            return [("path.stale-update-ignored", [log.firstLine("path.state", after: secondStart) { $0["gen"] == 1 }])]
+            return [
+                (
+                    "path.stale-update-ignored",
+                    [log.firstLine("path.state", after: secondStart) { $0["gen"] == 1 }]
+                )
+            ]
         case .pathRequestOverridesHint:
             let failed = log.firstLine("http.request") { $0["ok"] == false } ?? 0
-            return [("path.request-does-not-override", [log.firstLine("path.state", after: failed)])]
+            return [
+                ("path.request-does-not-override", [log.firstLine("path.state", after: failed)])
+            ]
         case .pathBlocksWhileUnknown:
             return [("path.no-block-when-unknown", [log.firstLine("http.blocked")])]
         case .pathBlocksUserRequest:
-            return [("path.no-block-when-unknown", [log.firstLine("http.blocked") { $0["user"] == true }])]
+            return [
+                (
+                    "path.no-block-when-unknown",
+                    [log.firstLine("http.blocked") { $0["user"] == true }]
+                )
+            ]
         case .pathStartsAvailable:
             let start = log.firstLine("path.start") ?? 0
             return [("path.starts-unknown", [log.firstLine("path.state", after: start)])]
@@ -259,9 +294,9 @@ enum SeedMutant: String, CaseIterable, Sendable {
     var firing: [String] {
         switch self {
         case .heartbeatNoGenerationCheck:
-            // The stale open makes the model think generation 2 is open from t=1200: it pings at 2100,
-            // takes generation 1's pong at 2150 as the answer and pings again at 3100 instead of
-            // closing (single-outstanding-ping at 3100; timeout-closes for the ping at 2100).
+            // The stale open makes the model think generation 2 is open from t=1200: it pings at
+            // 2100, takes generation 1's pong at 2150 as the answer and pings again at 3100 instead
+            // of closing (single-outstanding-ping at 3100; timeout-closes for the ping at 2100).
             return ["ws.stale-event-no-effect", "ws.single-outstanding-ping", "ws.timeout-closes"]
         case .heartbeatPongAtDeadlineAccepted:
             return ["ws.late-pong-ignored", "ws.timeout-closes"]
@@ -304,10 +339,13 @@ enum SeedMutant: String, CaseIterable, Sendable {
         }
     }
 
-    /// The first `ws.reconnect` whose delay is outside [base / 2, base], base = min(2^attempt × 100, 10000).
+    /// The first `ws.reconnect` whose delay is outside [base / 2, base], base = min(2^attempt ×
+    /// 100, 10000).
     static func firstDelayOutOfRange(_ log: ConnlogWriter) -> Int? {
         log.firstLine("ws.reconnect") { r in
-            guard let attempt = r["attempt"]?.intValue, let delay = r["delay_ms"]?.intValue else { return true }
+            guard let attempt = r["attempt"]?.intValue, let delay = r["delay_ms"]?.intValue else {
+                return true
+            }
             let base = min(100 << min(attempt, 20), 10000)
             return 2 * delay < base || delay > base
         }

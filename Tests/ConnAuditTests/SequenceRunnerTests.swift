@@ -18,17 +18,22 @@ import ConnAuditTestSupport
     /// after the `after` events it was fed (lines and `$seq` go on from there: partial matches
     /// and anchors are told apart by `$seq`).
     private static func feed(
-        _ compiled: CompiledRule, _ events: [(String, Double)], into runner: SequenceRunner? = nil, after: Int = 0
+        _ compiled: CompiledRule, _ events: [(String, Double)], into runner: SequenceRunner? = nil,
+        after: Int = 0
     ) -> (SequenceRunner, FindingSink) {
         let runner = runner ?? SequenceRunner(compiled, files: ["a.jsonl"])
         let made = events.enumerated().map { n, event in
-            Event(t: event.1, ev: event.0, gen: 1, file: 0, line: after + n + 1, fields: [], evID: EvNames.id(event.0))
+            Event(
+                t: event.1, ev: event.0, gen: 1, file: 0, line: after + n + 1, fields: [],
+                evID: EvNames.id(event.0))
         }
         return (runner, observe(made, by: runner, after: after))
     }
 
     /// `runner` observes `events` (of generation 1), which take `$seq` from `after` on.
-    private static func observe(_ events: [Event], by runner: SequenceRunner, after: Int = 0) -> FindingSink {
+    private static func observe(_ events: [Event], by runner: SequenceRunner, after: Int = 0)
+        -> FindingSink
+    {
         let sink = FindingSink(files: ["a.jsonl"])
         let scope = ContextScope(context: TimelineContext(source: nil), stream: nil, gen: 1)
         for (n, e) in events.enumerated() {
@@ -40,7 +45,8 @@ import ConnAuditTestSupport
 
     @Test func unansweredPingsAreNotLookedAtByTheNextPing() throws {
         // ws.late-pong-ignored's shape: every ping opens a partial waiting for a pong.
-        let compiled = try Self.rule("""
+        let compiled = try Self.rule(
+            """
             id: t.late
             title: late pong
             forbid:
@@ -54,14 +60,17 @@ import ConnAuditTestSupport
         #expect(runner.visits == 0)
         #expect(sink.violations.isEmpty)
         // One late pong looks at each waiting partial once, and the next ping completes one match.
-        let (_, after) = Self.feed(compiled, [("ws.pong", 200_050), ("ws.ping", 200_100)], into: runner, after: pings.count)
+        let (_, after) = Self.feed(
+            compiled, [("ws.pong", 200_050), ("ws.ping", 200_100)], into: runner, after: pings.count
+        )
         #expect(runner.visits == 2_000 + 1)
         #expect(after.violations[0]?.count == 1)
     }
 
     @Test func obligationsWithoutADueDeadlineAreNotLookedAt() throws {
         // ws.timeout-closes' shape, with every ping at the same t: no deadline ever passes.
-        let compiled = try Self.rule("""
+        let compiled = try Self.rule(
+            """
             id: t.timeout
             title: timeout
             each: { ev: ws.ping, as: p }
@@ -80,12 +89,19 @@ import ConnAuditTestSupport
 
     @Test func aSequenceOfSixtyFourStepsMatchesAtItsLastStep() throws {
         // The longest sequence the loader takes: its last partial waits at stage 63 (the top bit).
-        let steps = (0..<FileLoader.maxSteps).map { _ in "  - { ev: ws.ping, without: { ev: ws.pong } }" }
-        let compiled = try Self.rule("id: t.long\ntitle: long\nforbid:\n" + steps.joined(separator: "\n"))
-        let (runner, sink) = Self.feed(compiled, (1..<FileLoader.maxSteps).map { ("ws.ping", Double($0)) })
+        let steps = (0..<FileLoader.maxSteps).map { _ in
+            "  - { ev: ws.ping, without: { ev: ws.pong } }"
+        }
+        let compiled = try Self.rule(
+            "id: t.long\ntitle: long\nforbid:\n" + steps.joined(separator: "\n"))
+        let (runner, sink) = Self.feed(
+            compiled, (1..<FileLoader.maxSteps).map { ("ws.ping", Double($0)) })
         #expect(sink.violations.isEmpty)
         // A pong kills every partial; 64 more pings then complete one match, at the last ping.
-        let (_, after) = Self.feed(compiled, [("ws.pong", 100)] + (1...FileLoader.maxSteps).map { ("ws.ping", 100 + Double($0)) }, into: runner, after: FileLoader.maxSteps - 1)
+        let (_, after) = Self.feed(
+            compiled,
+            [("ws.pong", 100)] + (1...FileLoader.maxSteps).map { ("ws.ping", 100 + Double($0)) },
+            into: runner, after: FileLoader.maxSteps - 1)
         #expect(after.violations[0]?.count == 1)
         // The 63 pings, the pong, then the 64th ping after it.
         #expect(after.violations[0]?.first?.line == 2 * FileLoader.maxSteps)
@@ -93,7 +109,8 @@ import ConnAuditTestSupport
 
     @Test func onlyThePartialsAnEventKillsDieTheOthersKeepTheirOrder() throws {
         // Three requests wait at one stage; the cancel kills only the one it is near.
-        let compiled = try Self.rule("""
+        let compiled = try Self.rule(
+            """
             id: t.kill
             title: kill
             forbid:
@@ -101,9 +118,12 @@ import ConnAuditTestSupport
               - { ev: app.resp, without: { ev: app.cancel, where: "t < r.t + 10" } }
             report_at: r
             """)
-        let (runner, sink) = Self.feed(compiled, [
-            ("app.req", 1), ("app.req", 100), ("app.req", 200), ("app.cancel", 205), ("app.resp", 300),
-        ])
+        let (runner, sink) = Self.feed(
+            compiled,
+            [
+                ("app.req", 1), ("app.req", 100), ("app.req", 200), ("app.cancel", 205),
+                ("app.resp", 300)
+            ])
         #expect(sink.violations[0]?.map(\.line) == [1, 2])
         // Every partial waiting died or matched, and the two that matched were reported at their
         // request: nothing they could match later would be kept, so they are gone and a later
@@ -117,22 +137,29 @@ import ConnAuditTestSupport
     }
 
     /// Feeds `(ev, k)` events (t = their place) of generation 1 to a runner of `compiled`.
-    private static func feed(_ compiled: CompiledRule, keyed events: [(String, Int)], skipping: Bool) -> (SequenceRunner, FindingSink) {
+    private static func feed(
+        _ compiled: CompiledRule, keyed events: [(String, Int)], skipping: Bool
+    ) -> (SequenceRunner, FindingSink) {
         let runner = SequenceRunner(compiled, files: ["a.jsonl"])
         runner.skipsKnownStarts = skipping
         // `o` holds `k` too: a let that reads a capture `o` reads the candidate's own `o` where no
         // `o` is bound (rules.md), and the bound one's elsewhere.
         let made = events.enumerated().map { i, event in
-            Event(t: Double(i), ev: event.0, gen: 1, file: 0, line: i + 1,
-                  fields: [.init("k", .int(Int64(event.1))), .init("o", .object([.init("k", .int(Int64(event.1)))]))],
-                  evID: EvNames.id(event.0))
+            Event(
+                t: Double(i), ev: event.0, gen: 1, file: 0, line: i + 1,
+                fields: [
+                    .init("k", .int(Int64(event.1))),
+                    .init("o", .object([.init("k", .int(Int64(event.1)))]))
+                ],
+                evID: EvNames.id(event.0))
         }
         return (runner, observe(made, by: runner))
     }
 
     @Test func aFirstStepWhoseMatchWouldMergeIsNotTried() throws {
         // reconnect.resets-after-open's shape: every pong would open the same partial.
-        let compiled = try Self.rule("""
+        let compiled = try Self.rule(
+            """
             id: t.resets
             title: resets
             forbid:
@@ -141,8 +168,10 @@ import ConnAuditTestSupport
             message: "reconnect {k} after the pong at {q.t}"
             """)
         let pongs = Array(repeating: ("x.pong", 1), count: 1_000)
-        let (runner, sink) = Self.feed(compiled, keyed: [("x.pong", 0)] + pongs + [("x.reconnect", 2), ("x.pong", 1), ("x.pong", 1)],
-                                       skipping: true)
+        let (runner, sink) = Self.feed(
+            compiled,
+            keyed: [("x.pong", 0)] + pongs + [("x.reconnect", 2), ("x.pong", 1), ("x.pong", 1)],
+            skipping: true)
         // The first pong (k = 0) and the second are tried; the reconnect ends the partial, and the
         // next pong is tried again.
         #expect(runner.startsTried == 3)
@@ -198,16 +227,20 @@ import ConnAuditTestSupport
               - { ev: x.pong, where: "k == 1 or L > 1" }
               - { ev: x.other, as: o, without: { ev: x.reconnect } }
             message: "L={L} at {o.k}"
-            """,
+            """
         ]
         var random = SplitMix64(state: UInt64(seed) &+ 0x5EED)
         let names = ["x.pong", "x.pong", "x.reconnect", "x.other"]
-        let log = (0..<(20 + random.below(200))).map { _ in (names[random.below(names.count)], random.below(4)) }
+        let log = (0..<(20 + random.below(200))).map { _ in
+            (names[random.below(names.count)], random.below(4))
+        }
         for (n, shape) in shapes.enumerated() {
             let compiled = try Self.rule("id: t.s\(n)\ntitle: s\(n)\n" + shape)
             let (spared, a) = Self.feed(compiled, keyed: log, skipping: true)
             let (all, b) = Self.feed(compiled, keyed: log, skipping: false)
-            let found = { (s: FindingSink) in (s.violations[0] ?? []).map { "\($0.line ?? 0) \($0.message)" } }
+            let found = { (s: FindingSink) in
+                (s.violations[0] ?? []).map { "\($0.line ?? 0) \($0.message)" }
+            }
             #expect(found(a) == found(b), "shape \(n), seed \(seed)")
             #expect(spared.startsTried <= all.startsTried)
         }

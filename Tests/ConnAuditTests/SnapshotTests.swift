@@ -8,9 +8,11 @@ import Testing
 /// change: `CONN_AUDIT_UPDATE_SNAPSHOTS=1 swift test --filter SnapshotTests`, then read the diff
 /// of Tests/ConnAuditTests/Snapshots/ before committing it.
 @Suite struct SnapshotTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let snapshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
+        .deletingLastPathComponent()
+    static let snapshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Snapshots")
 
     /// Runs the command line with paths under the repository written relative to it.
     static func run(_ args: [String]) -> (code: Int32, out: String) {
@@ -37,8 +39,11 @@ import Testing
         if folded(expected) != folded(actual) {
             let a = folded(expected)
             let b = folded(actual)
-            let first = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
-            Issue.record("""
+            let first =
+                zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                ?? min(a.count, b.count)
+            Issue.record(
+                """
                 \(name) differs from its snapshot at line \(first + 1):
                   snapshot: \(first < a.count ? String(a[first]) : "<end>")
                   actual:   \(first < b.count ? String(b[first]) : "<end>")
@@ -48,20 +53,27 @@ import Testing
     }
 
     @Test func theTextReportOnTheSamples() throws {
-        let run = Self.run([Self.root.appendingPathComponent("samples").path, "--color", "never", "--jobs", "1"])
+        let run = Self.run([
+            Self.root.appendingPathComponent("samples").path, "--color", "never", "--jobs", "1"
+        ])
         #expect(run.code == 1)
         try Self.check("samples-text.txt", run.out)
     }
 
     @Test func theWellBehavedSamplesPass() throws {
-        let dirs = ["healthy", "rotated", "uploads"].map { Self.root.appendingPathComponent("samples/\($0)").path }
+        let dirs = ["healthy", "rotated", "uploads"].map {
+            Self.root.appendingPathComponent("samples/\($0)").path
+        }
         let run = Self.run(dirs + ["--color", "never"])
         #expect(run.code == 0)
         try Self.check("samples-healthy-text.txt", run.out)
     }
 
     @Test func theTimelineOfAFailingGeneration() throws {
-        let run = Self.run(["timeline", Self.root.appendingPathComponent("samples").path, "--src", "ipad-b", "--gen", "1", "--color", "never"])
+        let run = Self.run([
+            "timeline", Self.root.appendingPathComponent("samples").path, "--src", "ipad-b",
+            "--gen", "1", "--color", "never"
+        ])
         #expect(run.code == 0)
         try Self.check("timeline-ipad-b-gen1.txt", run.out)
     }

@@ -10,7 +10,9 @@ import ConnAuditTestSupport
 @Suite struct SourceEndScanTests {
     /// The full reader's answer: the line of each source's last event.
     private func fullEnds(_ bytes: [UInt8]) -> [SourceKey: Int] {
-        let reader = FileReader(index: 0, path: "log.jsonl", source: ByteSources.memory(bytes, path: "log.jsonl"), wantedFields: [])
+        let reader = FileReader(
+            index: 0, path: "log.jsonl", source: ByteSources.memory(bytes, path: "log.jsonl"),
+            wantedFields: [])
         var ends: [SourceKey: Int] = [:]
         while let item = reader.next() {
             if case .event(let e, let id, _) = item { ends[reader.key(of: id)] = e.line }
@@ -19,7 +21,9 @@ import ConnAuditTestSupport
     }
 
     private func lightEnds(_ bytes: [UInt8]) -> [SourceKey: Int]? {
-        SourceEndScan.ends(of: LineReader(ByteSources.memory(bytes, path: "log.jsonl"), chunkSize: 64), path: "log.jsonl")
+        SourceEndScan.ends(
+            of: LineReader(ByteSources.memory(bytes, path: "log.jsonl"), chunkSize: 64),
+            path: "log.jsonl")
     }
 
     @Test func aGeneratedLogsEndsAreExact() {
@@ -27,7 +31,9 @@ import ConnAuditTestSupport
         for i in 0..<300 {
             let device = ["ios-a", "ios-b", "ipad-ü", "cafe\u{301}", "café"][i / 60]
             let session = i % 7 == 0 ? "" : #","session":"s\#(i / 100)""#
-            lines.append(#"{"t":\#(i * 10),"src":"\#(device)"\#(session),"ev":"ws.ping","gen":\#(i / 30),"note":{"x":["}",{"y":"\""}]}}"#)
+            lines.append(
+                #"{"t":\#(i * 10),"src":"\#(device)"\#(session),"ev":"ws.ping","gen":\#(i / 30),"note":{"x":["}",{"y":"\""}]}}"#
+            )
             if i % 50 == 0 { lines.append(#"{"t":\#(i * 10),"ev":"app.tick"}"#) }
         }
         let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
@@ -75,7 +81,7 @@ import ConnAuditTestSupport
         #"{"t":25,"src":"d","ev":"ws.ping","x":"\ud800"}"#,
         #"{"t":26,"src":"d","ev":"ws.ping","password":"hunter2"}"#,
         #"{"t":27,"src":"e","ev":"ws.ping","x":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXRleHQ"}"#,
-        #"{"t":30,"src":"[redacted b17f217f]","ev":"ws.ping"}"#,
+        #"{"t":30,"src":"[redacted b17f217f]","ev":"ws.ping"}"#
     ]
 
     /// Lines that send a file to the full reader (so they are drawn rarely): a repeated `src` —
@@ -88,7 +94,7 @@ import ConnAuditTestSupport
         #"{"t":29,"src":"Bearer abcdefghijklmnop","src":"plain","ev":"ws.ping"}"#,
         #"{"t":31,"src":"a","session":"Bearer abcdefghijklmnop","session":"s","ev":"ws.ping"}"#,
         // a null session is keyed by its JSON text, as any session that is not a string
-        #"{"t":4,"src":null,"session":null,"ev":"x.y"}"#,
+        #"{"t":4,"src":null,"session":null,"ev":"x.y"}"#
     ]
 
     @Test func noSourceEndsBeforeItsLastEvent() {
@@ -96,41 +102,50 @@ import ConnAuditTestSupport
         var exact = 0, read = 0
         for round in 0..<600 {
             var lines: [[UInt8]] = (0..<rng.below(40)).map { _ in
-                rng.chance(2) ? Array(Self.rarePieces[rng.below(Self.rarePieces.count)].utf8)
+                rng.chance(2)
+                    ? Array(Self.rarePieces[rng.below(Self.rarePieces.count)].utf8)
                     : Array(Self.pieces[rng.below(Self.pieces.count)].utf8)
             }
             // Bytes the JSON text above cannot hold: invalid UTF-8, control bytes, a lone CR.
             for k in lines.indices where rng.chance(5) && !lines[k].isEmpty {
-                lines[k].insert([0xFF, 0x00, 0x0D, 0xC3][rng.below(4)], at: rng.below(lines[k].count))
+                lines[k].insert(
+                    [0xFF, 0x00, 0x0D, 0xC3][rng.below(4)], at: rng.below(lines[k].count))
             }
-            var bytes = lines.joined(separator: Array((rng.chance(20) ? "\r\n" : "\n").utf8)).map { $0 }
+            var bytes = lines.joined(separator: Array((rng.chance(20) ? "\r\n" : "\n").utf8)).map {
+                $0
+            }
             if rng.chance(10) { bytes = [0xEF, 0xBB, 0xBF] + bytes }
             let full = fullEnds(bytes)
             guard let light = lightEnds(bytes) else { continue }
             read += 1
             for (key, line) in full {
-                #expect((light[key] ?? -1) >= line, "round \(round): \(key) ends at \(line), the light read says \(light[key] ?? -1)")
+                #expect(
+                    (light[key] ?? -1) >= line,
+                    "round \(round): \(key) ends at \(line), the light read says \(light[key] ?? -1)"
+                )
             }
             if light == full { exact += 1 }
         }
         // Most mixes are read exactly (a line malformed for a reason the light read does not
         // look at only keeps its source open longer).
-        #expect(read > 250 && exact > read / 4, "\(read) of 600 read lightly, \(exact) of them exactly")
+        #expect(
+            read > 250 && exact > read / 4, "\(read) of 600 read lightly, \(exact) of them exactly")
     }
 
-    @Test("lines only the full reader keys exactly send the file to it",
-          arguments: [
-              #"{"t":1,"sr\u0063":"a","ev":"x.y"}"#,
-              #"{"t":1,"src":42,"ev":"x.y"}"#,
-              #"{"t":1,"src":"a","session":{"id":1},"ev":"x.y"}"#,
-              #"{"t":1,"src":"a","session":null,"ev":"x.y"}"#,
-              #"{"t":1,"src":"a\u0062","ev":"x.y"}"#,
-              #"{"t":1,"src":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXRleHQ","ev":"x.y"}"#,
-              #"{"t":1,"src":"a","session":"Bearer abcdefghijklmnop","ev":"x.y"}"#,
-              #"{"t":1,"src":"Bearer abcdefghijklmnop","src":"plain","ev":"x.y"}"#,
-              #"{"t":1,"src":"a","session":"Bearer abcdefghijklmnop","session":null,"ev":"x.y"}"#,
-              #"{"t":1,"src":"a","src":"a","ev":"x.y"}"#,
-          ])
+    @Test(
+        "lines only the full reader keys exactly send the file to it",
+        arguments: [
+            #"{"t":1,"sr\u0063":"a","ev":"x.y"}"#,
+            #"{"t":1,"src":42,"ev":"x.y"}"#,
+            #"{"t":1,"src":"a","session":{"id":1},"ev":"x.y"}"#,
+            #"{"t":1,"src":"a","session":null,"ev":"x.y"}"#,
+            #"{"t":1,"src":"a\u0062","ev":"x.y"}"#,
+            #"{"t":1,"src":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXRleHQ","ev":"x.y"}"#,
+            #"{"t":1,"src":"a","session":"Bearer abcdefghijklmnop","ev":"x.y"}"#,
+            #"{"t":1,"src":"Bearer abcdefghijklmnop","src":"plain","ev":"x.y"}"#,
+            #"{"t":1,"src":"a","session":"Bearer abcdefghijklmnop","session":null,"ev":"x.y"}"#,
+            #"{"t":1,"src":"a","src":"a","ev":"x.y"}"#
+        ])
     func unusualLines(line: String) {
         let bytes = Array((#"{"t":0,"src":"a","ev":"x.y"}"# + "\n" + line + "\n").utf8)
         #expect(lightEnds(bytes) == nil)

@@ -5,7 +5,7 @@ import Testing
 import ConnAuditTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Inside a log directory, a name like a log that is not a regular file (a FIFO, a link to
@@ -13,8 +13,10 @@ import Glibc
 // would wait forever for a writer, /dev/zero never end. Named on the command line, a FIFO is read.
 
 private func withScratch(_ body: (String) throws -> Void) throws {
-    let dir = FileManager.default.temporaryDirectory.path + "/conn-audit-special-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: dir + "/logs", withIntermediateDirectories: true)
+    let dir =
+        FileManager.default.temporaryDirectory.path + "/conn-audit-special-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(
+        atPath: dir + "/logs", withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try body(dir)
 }
@@ -35,36 +37,52 @@ private func makeSocket(_ path: String) throws {
         for (i, b) in bytes.enumerated() { raw[i] = b }
     }
     let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
     }
     try #require(bound == 0, "bind: errno \(errno)")
 }
 
 @Suite struct SpecialFileInputTests {
     /// Each special file is named with what it is, exit 2, in bounded time; the regular log beside
-    /// them is still checked. A FIFO named like a log but not like one (`other.txt`) is not looked at.
+    /// them is still checked. A FIFO named like a log but not like one (`other.txt`) is not looked
+    /// at.
     @Test(arguments: [[], ["timeline"]])
     func aSpecialFileInADirectoryIsNamedNotRead(_ command: [String]) throws {
         try withScratch { dir in
             let logs = dir + "/logs"
-            try closeWithoutReason.write(toFile: logs + "/a.jsonl", atomically: false, encoding: .utf8)
+            try closeWithoutReason.write(
+                toFile: logs + "/a.jsonl", atomically: false, encoding: .utf8)
             try #require(mkfifo(logs + "/f.jsonl", 0o644) == 0)
             try #require(mkfifo(logs + "/other.txt", 0o644) == 0)
-            try FileManager.default.createSymbolicLink(atPath: logs + "/z.log", withDestinationPath: "/dev/zero")
+            try FileManager.default.createSymbolicLink(
+                atPath: logs + "/z.log", withDestinationPath: "/dev/zero")
             try makeSocket(logs + "/s.ndjson.gz")
-            let run = try Subprocess.run(command + [logs, "--format", "json"], scratch: dir, timeout: 30)
+            let run = try Subprocess.run(
+                command + [logs, "--format", "json"], scratch: dir, timeout: 30)
             #expect(run.code == 2)
-            #expect(run.err.contains("could not read \(logs)/f.jsonl: not a regular file (a FIFO)\n"), "\(run.err)")
-            #expect(run.err.contains("could not read \(logs)/z.log: not a regular file (a character device)\n"))
-            #expect(run.err.contains("could not read \(logs)/s.ndjson.gz: not a regular file (a socket)\n"))
+            #expect(
+                run.err.contains("could not read \(logs)/f.jsonl: not a regular file (a FIFO)\n"),
+                "\(run.err)")
+            #expect(
+                run.err.contains(
+                    "could not read \(logs)/z.log: not a regular file (a character device)\n"))
+            #expect(
+                run.err.contains(
+                    "could not read \(logs)/s.ndjson.gz: not a regular file (a socket)\n"))
             #expect(!run.err.contains("other.txt"))
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
             if command.isEmpty {
                 // Named in the report too, and the regular log was checked.
-                let errors = try #require(report["input_errors"] as? [[String: Any]], "\(report.keys)")
-                #expect(errors.compactMap { $0["reason"] as? String }.sorted() == [
-                    "not a regular file (a FIFO)", "not a regular file (a character device)", "not a regular file (a socket)",
-                ])
+                let errors = try #require(
+                    report["input_errors"] as? [[String: Any]], "\(report.keys)")
+                #expect(
+                    errors.compactMap { $0["reason"] as? String }.sorted() == [
+                        "not a regular file (a FIFO)", "not a regular file (a character device)",
+                        "not a regular file (a socket)"
+                    ])
                 #expect(run.out.contains("\(logs)/a.jsonl"))
                 #expect(run.out.contains("ws.close-has-reason"))
             } else {
@@ -87,8 +105,9 @@ private func makeSocket(_ path: String) throws {
                 close(fd)
             }
             writer.start()
-            let run = try Subprocess.run([fifo, "--format", "json", "--only", "ws.close-has-reason"], scratch: dir,
-                                         timeout: 30)
+            let run = try Subprocess.run(
+                [fifo, "--format", "json", "--only", "ws.close-has-reason"], scratch: dir,
+                timeout: 30)
             #expect(run.code == 1, "\(run.err)")
             #expect(run.out.contains("\"events\": 1"), "\(run.out.prefix(600))")
         }

@@ -5,7 +5,7 @@ import Testing
 import ConnAuditTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Standard input read beside files is copied so it can be read again. The copy holds every
@@ -15,7 +15,8 @@ import Glibc
 /// Runs `body` with two fresh directories: one for the logs and the child's output, and an empty
 /// one to be the child's `TMPDIR`. Both are removed afterwards.
 private func withScratch(_ body: (_ dir: String, _ tmpdir: String) throws -> Void) throws {
-    let dir = FileManager.default.temporaryDirectory.path + "/conn-audit-copy-tests-\(UUID().uuidString)"
+    let dir =
+        FileManager.default.temporaryDirectory.path + "/conn-audit-copy-tests-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: dir + "/tmp", withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try body(dir, dir + "/tmp")
@@ -36,13 +37,16 @@ private let fileLog = """
 /// The child's descriptor that holds the copy, once it has one (at most 20 s): its number and the
 /// path `/proc` gives for it. A copy made by the library in `tmpdir`, or one named like the
 /// copies a run used to make anywhere (`conn-audit-stdin-…`, `conn-audit-timeline-…`), counts.
-private func copyDescriptor(of child: Subprocess, tmpdir: String) throws -> (fd: Int32, target: String) {
+private func copyDescriptor(of child: Subprocess, tmpdir: String) throws -> (
+    fd: Int32, target: String
+) {
     let deadline = Date().addingTimeInterval(20)
     while Date() < deadline {
         if let found = child.openFiles().first(where: { file in
             let name = file.target.split(separator: "/").last ?? ""
-            return file.fd > 2 && (file.target.hasPrefix(tmpdir + "/") || name.hasPrefix("conn-audit-stdin-")
-                || name.hasPrefix("conn-audit-timeline-"))
+            return file.fd > 2
+                && (file.target.hasPrefix(tmpdir + "/") || name.hasPrefix("conn-audit-stdin-")
+                    || name.hasPrefix("conn-audit-timeline-"))
         }) {
             return found
         }
@@ -70,18 +74,22 @@ private func contents(_ dir: String) -> [String] {
     /// Stopped by SIGTERM or SIGINT while it waits on standard input, with part of it already
     /// copied, a check or a timeline leaves nothing: not in `TMPDIR` (where the copy is made),
     /// and no file of any name where the copy was.
-    @Test(arguments: [
-        (["-", "FILE", "--quiet"], SIGTERM),
-        (["-", "FILE", "--quiet"], SIGINT),
-        (["timeline", "-", "FILE"], SIGTERM),
-        (["timeline", "-", "FILE"], SIGINT),
-    ] as [([String], Int32)])
-    func aRunStoppedWhileReadingStandardInputLeavesNothing(_ arguments: [String], _ signal: Int32) throws {
+    @Test(
+        arguments: [
+            (["-", "FILE", "--quiet"], SIGTERM),
+            (["-", "FILE", "--quiet"], SIGINT),
+            (["timeline", "-", "FILE"], SIGTERM),
+            (["timeline", "-", "FILE"], SIGINT)
+        ] as [([String], Int32)])
+    func aRunStoppedWhileReadingStandardInputLeavesNothing(_ arguments: [String], _ signal: Int32)
+        throws
+    {
         try withScratch { dir, tmpdir in
             let file = dir + "/b.jsonl"
             try fileLog.write(toFile: file, atomically: false, encoding: .utf8)
-            var child = try Subprocess(arguments.map { $0 == "FILE" ? file : $0 }, scratch: dir, input: .pipe,
-                                       environment: ["TMPDIR": tmpdir])
+            var child = try Subprocess(
+                arguments.map { $0 == "FILE" ? file : $0 }, scratch: dir, input: .pipe,
+                environment: ["TMPDIR": tmpdir])
             defer {
                 if kill(child.pid, 0) == 0 { kill(child.pid, SIGKILL) }
                 _ = try? child.wait(timeout: 10)
@@ -89,30 +97,41 @@ private func contents(_ dir: String) -> [String] {
             let copy = try copyDescriptor(of: child, tmpdir: tmpdir)
             try child.writeInput(stdinLog)
             let deadline = Date().addingTimeInterval(20)
-            while size(of: child, fd: copy.fd) < stdinLog.utf8.count, Date() < deadline { usleep(10_000) }
-            #expect(size(of: child, fd: copy.fd) == stdinLog.utf8.count, "the copy never got the input")
+            while size(of: child, fd: copy.fd) < stdinLog.utf8.count, Date() < deadline {
+                usleep(10_000)
+            }
+            #expect(
+                size(of: child, fd: copy.fd) == stdinLog.utf8.count, "the copy never got the input")
             kill(child.pid, signal)
             let code = try child.wait(timeout: 20)
             #expect(code == 128 + signal, "\(child.errors)")
-            #expect(copy.target.hasPrefix(tmpdir + "/"), "the copy was made outside TMPDIR: \(copy.target)")
+            #expect(
+                copy.target.hasPrefix(tmpdir + "/"),
+                "the copy was made outside TMPDIR: \(copy.target)")
             #expect(contents(tmpdir).isEmpty, "left in TMPDIR: \(contents(tmpdir))")
             let left = named(copy.target)
-            #expect(!FileManager.default.fileExists(atPath: left), "the copy is still there: \(left)")
+            #expect(
+                !FileManager.default.fileExists(atPath: left), "the copy is still there: \(left)")
             if !left.hasPrefix(tmpdir + "/") { unlink(left) }
         }
     }
 
     /// A run to its end makes its copy in `TMPDIR` and leaves nothing there; the report is the one
     /// the same lines give from a file.
-    @Test(arguments: [["-", "FILE", "--format", "json"], ["timeline", "-", "FILE", "--format", "json"]])
+    @Test(arguments: [
+        ["-", "FILE", "--format", "json"], ["timeline", "-", "FILE", "--format", "json"]
+    ])
     func aRunToItsEndLeavesNothing(_ arguments: [String]) throws {
         try withScratch { dir, tmpdir in
             let file = dir + "/b.jsonl"
             try fileLog.write(toFile: file, atomically: false, encoding: .utf8)
-            var child = try Subprocess(arguments.map { $0 == "FILE" ? file : $0 }, scratch: dir, input: .pipe,
-                                       environment: ["TMPDIR": tmpdir])
+            var child = try Subprocess(
+                arguments.map { $0 == "FILE" ? file : $0 }, scratch: dir, input: .pipe,
+                environment: ["TMPDIR": tmpdir])
             let copy = try copyDescriptor(of: child, tmpdir: tmpdir)
-            #expect(copy.target.hasPrefix(tmpdir + "/"), "the copy was made outside TMPDIR: \(copy.target)")
+            #expect(
+                copy.target.hasPrefix(tmpdir + "/"),
+                "the copy was made outside TMPDIR: \(copy.target)")
             try child.writeInput(stdinLog)
             child.closeInput()
             let code = try child.wait(timeout: 60)
@@ -122,8 +141,9 @@ private func contents(_ dir: String) -> [String] {
             // The same run with standard input's lines in a file: the same merged source.
             let saved = dir + "/a.jsonl"
             try stdinLog.write(toFile: saved, atomically: false, encoding: .utf8)
-            let fromFile = try Subprocess.run(arguments.map { $0 == "FILE" ? file : $0 == "-" ? saved : $0 },
-                                              scratch: dir)
+            let fromFile = try Subprocess.run(
+                arguments.map { $0 == "FILE" ? file : $0 == "-" ? saved : $0 },
+                scratch: dir)
             #expect(child.output.replacingOccurrences(of: "<stdin>", with: saved) == fromFile.out)
         }
     }
@@ -138,7 +158,9 @@ private func contents(_ dir: String) -> [String] {
             #expect(copy.isInFile == inFile)
             var written: [UInt8] = []
             for i in 0..<300 {
-                let chunk = Array("{\"t\":\(i),\"ev\":\"x.y\",\"pad\":\"\(String(repeating: "p", count: i * 7))\"}\n".utf8)
+                let chunk = Array(
+                    "{\"t\":\(i),\"ev\":\"x.y\",\"pad\":\"\(String(repeating: "p", count: i * 7))\"}\n"
+                        .utf8)
                 chunk.withUnsafeBytes { copy.append($0) }
                 written += chunk
             }
@@ -155,7 +177,8 @@ private func contents(_ dir: String) -> [String] {
                     open.0 = n > 0
                 }
                 if open.1 {
-                    let n = try second.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<1_000]))
+                    let n = try second.read(
+                        into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<1_000]))
                     b += buffer[..<n]
                     open.1 = n > 0
                 }

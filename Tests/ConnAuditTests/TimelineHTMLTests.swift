@@ -10,8 +10,11 @@ struct TimelineHTMLTests {
 
     typealias LogFile = TimelineViewTests.LogFile
 
-    /// Builds the view of `files` (in this argument order) served from memory, as the view's tests do.
-    static func build(_ files: [LogFile], _ query: TimelineQuery = TimelineQuery()) throws -> TimelineDocument {
+    /// Builds the view of `files` (in this argument order) served from memory, as the view's tests
+    /// do.
+    static func build(_ files: [LogFile], _ query: TimelineQuery = TimelineQuery()) throws
+        -> TimelineDocument
+    {
         try TimelineViewTests.build(files, query)
     }
 
@@ -37,8 +40,10 @@ struct TimelineHTMLTests {
             if scalars[i] == "<" {
                 var name = ""
                 var j = i + 1
-                while j < scalars.count, scalars[j] == "/" || scalars[j] == "!" || scalars[j].properties.isAlphabetic
-                    || ("0"..."9").contains(scalars[j]) {
+                while j < scalars.count,
+                    scalars[j] == "/" || scalars[j] == "!" || scalars[j].properties.isAlphabetic
+                        || ("0"..."9").contains(scalars[j])
+                {
                     name.unicodeScalars.append(scalars[j])
                     j += 1
                 }
@@ -51,7 +56,9 @@ struct TimelineHTMLTests {
         return out
     }
 
-    static let violations: LogFile = ("v.jsonl", """
+    static let violations: LogFile = (
+        "v.jsonl",
+        """
         {"t":0,"src":"v","ev":"ws.connect","gen":1,"interval_ms":100,"timeout_ms":1000}
         {"t":0,"src":"v","ev":"ws.open","gen":1}
         {"t":100,"src":"v","ev":"ws.ping","gen":1}
@@ -62,24 +69,32 @@ struct TimelineHTMLTests {
         {"t":700,"src":"v","ev":"ws.ping","gen":2}
         {"t":3000,"src":"v","ev":"app.scene","phase":"background"}
 
-        """)
+        """
+    )
 
-    static let hostile: LogFile = ("logs/<evil>&'.jsonl", #"""
+    static let hostile: LogFile = (
+        "logs/<evil>&'.jsonl",
+        #"""
         {"t":0,"src":"x\"'&<i>","ev":"<script>alert(1)</script>","gen":1,"note":"</td></tr><script>x</script>"}
         {"t":1,"src":"x\"'&<i>","ev":"ws.close","gen":1,"reason":"\u001b[31m<b>bold</b>","k'\"":"a&amp;b"}
 
-        """#)
+        """#
+    )
 
     // MARK: - Violations
 
-    @Test("a violation's row is marked and highlighted, followed by its rule id, severity and message")
+    @Test(
+        "a violation's row is marked and highlighted, followed by its rule id, severity and message"
+    )
     func violationRow() throws {
         let doc = try Self.build([Self.violations], TimelineQuery(src: "v"))
         let html = TimelineReport.html(doc)
         let lines = Self.lines(html)
 
         let at = try #require(Self.row(lines, "v.jsonl:5"))
-        #expect(lines[at].hasPrefix("<tr id=\"t1-e5\" class=\"fail\"><td class=\"mark\">!!</td>"), "\(lines[at])")
+        #expect(
+            lines[at].hasPrefix("<tr id=\"t1-e5\" class=\"fail\"><td class=\"mark\">!!</td>"),
+            "\(lines[at])")
         #expect(lines[at].contains("<td class=\"ev\">ws.close</td>"))
         #expect(lines[at].contains("<td class=\"fields\">reason=&quot;user&quot;</td>"))
         #expect(lines[at].contains("<td class=\"num\">510</td>"))
@@ -87,7 +102,9 @@ struct TimelineHTMLTests {
         #expect(finding.hasPrefix("<tr class=\"finding fail\">"), "\(finding)")
         #expect(finding.contains("<code class=\"rule\">ws.single-close</code>"), "\(finding)")
         #expect(finding.contains("<span class=\"severity sev-error\">error</span>"), "\(finding)")
-        #expect(finding.contains("second ws.close in generation 1 (the first was at v.jsonl:4)"), "\(finding)")
+        #expect(
+            finding.contains("second ws.close in generation 1 (the first was at v.jsonl:4)"),
+            "\(finding)")
 
         // The first close carries nothing: no highlight, no finding row after it.
         let first = try #require(Self.row(lines, "v.jsonl:4"))
@@ -98,19 +115,31 @@ struct TimelineHTMLTests {
         let ping = try #require(Self.row(lines, "v.jsonl:8"))
         #expect(lines[ping].contains("class=\"fail\""))
         #expect(lines[ping + 1].contains("ws.timeout-closes"))
-        #expect(html.contains("<a href=\"#t1-e5\"><code>v.jsonl:5</code></a> <code class=\"rule\">ws.single-close"))
-        #expect(html.contains("ws gen 1</a> · 5 events · <span class=\"count-fail\">1 violation</span>"), "\(html)")
+        #expect(
+            html.contains(
+                "<a href=\"#t1-e5\"><code>v.jsonl:5</code></a> <code class=\"rule\">ws.single-close"
+            ))
+        #expect(
+            html.contains(
+                "ws gen 1</a> · 5 events · <span class=\"count-fail\">1 violation</span>"),
+            "\(html)")
         // Rows with findings are exactly those the document marks.
-        let marked = doc.sections.flatMap(\.entries).filter { $0.findings.contains { $0.status == .fail } }.count
-        #expect(Self.count("<tr class=\"finding ", in: html) == doc.sections.flatMap(\.entries).reduce(0) {
-            $0 + $1.findings.count
-        })
+        let marked = doc.sections.flatMap(\.entries).filter {
+            $0.findings.contains { $0.status == .fail }
+        }.count
+        #expect(
+            Self.count("<tr class=\"finding ", in: html)
+                == doc.sections.flatMap(\.entries).reduce(0) {
+                    $0 + $1.findings.count
+                })
         #expect(Self.count(" class=\"fail\"><td class=\"mark\">!!</td>", in: html) == marked)
     }
 
     @Test("an inconclusive finding is marked ?? and findings outside the view are mentioned")
     func inconclusiveRow() throws {
-        let f: LogFile = ("i.jsonl", """
+        let f: LogFile = (
+            "i.jsonl",
+            """
             {"t":0,"src":"i","ev":"ws.connect","gen":1}
             {"t":10,"src":"i","ev":"ws.close","gen":1,"reason":"user"}
             {"t":11,"src":"i","ev":"ws.close","gen":1,"reason":"user"}
@@ -119,11 +148,14 @@ struct TimelineHTMLTests {
             {"t":120,"src":"i","ev":"ws.ping","gen":2}
             {"t":1200,"src":"i","ev":"ws.message","gen":2}
 
-            """)
+            """
+        )
         let html = TimelineReport.html(try Self.build([f], TimelineQuery(src: "i", gen: 2)))
         let lines = Self.lines(html)
         let at = try #require(Self.row(lines, "i.jsonl:6"))
-        #expect(lines[at].contains(" class=\"inconclusive\"><td class=\"mark\">??</td>"), "\(lines[at])")
+        #expect(
+            lines[at].contains(" class=\"inconclusive\"><td class=\"mark\">??</td>"), "\(lines[at])"
+        )
         #expect(lines[at + 1].hasPrefix("<tr class=\"finding inconclusive\">"))
         #expect(lines[at + 1].contains("ws.timeout-closes</code>"))
         #expect(lines[at + 1].contains("<span class=\"status\">inconclusive</span>"))
@@ -133,13 +165,15 @@ struct TimelineHTMLTests {
 
     // MARK: - Escaping
 
-    @Test("the escape function replaces & < > \" ' and nothing else", arguments: [
-        ("plain text · Δ", "plain text · Δ"),
-        ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
-        (#"say "hi" & 'bye'"#, "say &quot;hi&quot; &amp; &#39;bye&#39;"),
-        ("&amp;", "&amp;amp;"),
-        ("", ""),
-    ])
+    @Test(
+        "the escape function replaces & < > \" ' and nothing else",
+        arguments: [
+            ("plain text · Δ", "plain text · Δ"),
+            ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+            (#"say "hi" & 'bye'"#, "say &quot;hi&quot; &amp; &#39;bye&#39;"),
+            ("&amp;", "&amp;amp;"),
+            ("", "")
+        ])
     func escape(input: String, expected: String) {
         #expect(TimelineReport.htmlEscape(input) == expected)
     }
@@ -155,26 +189,37 @@ struct TimelineHTMLTests {
         let html = TimelineReport.html(doc)
 
         #expect(!html.lowercased().contains("<script"))
-        #expect(!html.contains("<img") && !html.contains("<b>") && !html.contains("<i>") && !html.contains("<evil>"))
+        #expect(
+            !html.contains("<img") && !html.contains("<b>") && !html.contains("<i>")
+                && !html.contains("<evil>"))
         // Only the page's own tags are there.
         let allowed: Set<String> = [
-            "!DOCTYPE", "html", "/html", "head", "/head", "meta", "title", "/title", "style", "/style", "body",
-            "/body", "h1", "/h1", "h2", "/h2", "h3", "/h3", "section", "/section", "p", "/p", "ul", "/ul", "li",
-            "/li", "a", "/a", "code", "/code", "span", "/span", "table", "/table", "thead", "/thead", "tbody",
-            "/tbody", "tr", "/tr", "th", "/th", "td", "/td", "details", "/details", "summary", "/summary", "svg",
-            "/svg", "path",
+            "!DOCTYPE", "html", "/html", "head", "/head", "meta", "title", "/title", "style",
+            "/style", "body",
+            "/body", "h1", "/h1", "h2", "/h2", "h3", "/h3", "section", "/section", "p", "/p", "ul",
+            "/ul", "li",
+            "/li", "a", "/a", "code", "/code", "span", "/span", "table", "/table", "thead",
+            "/thead", "tbody",
+            "/tbody", "tr", "/tr", "th", "/th", "td", "/td", "details", "/details", "summary",
+            "/summary", "svg",
+            "/svg", "path"
         ]
         let unexpected = Self.tags(html).subtracting(allowed)
         #expect(unexpected.isEmpty, "\(unexpected)")
         // The values are shown, escaped.
-        #expect(html.contains("<td class=\"ev\">&lt;script&gt;alert(1)&lt;/script&gt;</td>"), "\(html)")
-        #expect(html.contains("note=&quot;&lt;/td&gt;&lt;/tr&gt;&lt;script&gt;x&lt;/script&gt;&quot;"), "\(html)")
+        #expect(
+            html.contains("<td class=\"ev\">&lt;script&gt;alert(1)&lt;/script&gt;</td>"), "\(html)")
+        #expect(
+            html.contains("note=&quot;&lt;/td&gt;&lt;/tr&gt;&lt;script&gt;x&lt;/script&gt;&quot;"),
+            "\(html)")
         #expect(html.contains("x&quot;&#39;&amp;&lt;i&gt;"))  // the src, in headings and the title
         #expect(html.contains("logs/&lt;evil&gt;&amp;&#39;.jsonl:1"))
         #expect(html.contains("k&#39;&quot;=&quot;a&amp;amp;b&quot;"), "\(html)")
         #expect(html.contains("<code class=\"rule\">r&lt;ule&gt;</code>"))
-        #expect(html.contains(
-            "he said &quot;&lt;b&gt;x&lt;/b&gt;&quot; &amp; it&#39;s &lt;img src=x onerror=alert(1)&gt;"))
+        #expect(
+            html.contains(
+                "he said &quot;&lt;b&gt;x&lt;/b&gt;&quot; &amp; it&#39;s &lt;img src=x onerror=alert(1)&gt;"
+            ))
         #expect(html.contains("&lt;/li&gt;&lt;script&gt;u&lt;/script&gt;"))
         #expect(html.contains("<code>&lt;c&gt;</code> (1)"))
         #expect(html.contains("<code>&lt;p&gt;.jsonl</code>: bad &quot;&lt;/ul&gt;&quot;"))
@@ -185,22 +230,31 @@ struct TimelineHTMLTests {
 
     @Test("secrets: only what the document holds, a redacted field as [redacted]")
     func secrets() throws {
-        let f: LogFile = ("s.jsonl", """
+        let f: LogFile = (
+            "s.jsonl",
+            """
             {"t":0,"src":"s","ev":"ws.connect","gen":1,"token":"hunter2-VALUE","note":"plain"}
             {"t":5,"src":"s","ev":"ws.open","gen":1,"headers":{"authorization":"Bearer abcdefgh12345678"}}
 
-            """)
+            """
+        )
         let html = TimelineReport.html(try Self.build([f]))
         for secret in ["hunter2", "abcdefgh12345678"] { #expect(!html.contains(secret)) }
-        #expect(html.contains("<td class=\"fields\">note=&quot;plain&quot; token=[redacted]</td>"), "\(html)")
+        #expect(
+            html.contains("<td class=\"fields\">note=&quot;plain&quot; token=[redacted]</td>"),
+            "\(html)")
         #expect(html.contains("log.no-secrets"))
     }
 
     // MARK: - Page
 
-    @Test("a self-contained, well-formed page: doctype, balanced tables, rows and sections, no script")
+    @Test(
+        "a self-contained, well-formed page: doctype, balanced tables, rows and sections, no script"
+    )
     func wellFormed() throws {
-        let heartbeat: LogFile = ("hb.jsonl", """
+        let heartbeat: LogFile = (
+            "hb.jsonl",
+            """
             {"t":100,"src":"p","ev":"ws.connect","gen":1,"interval_ms":100,"timeout_ms":1000}
             {"t":150,"src":"p","ev":"ws.open","gen":1}
             {"t":200,"src":"p","ev":"ws.ping","gen":1}
@@ -208,10 +262,13 @@ struct TimelineHTMLTests {
             {"t":1320,"src":"p","ev":"ws.closed","gen":1,"code":1006}
             {"t":1330,"src":"p","ev":"app.scene","phase":"active"}
 
-            """)
+            """
+        )
         let doc = try Self.build([heartbeat, Self.violations])
         let html = TimelineReport.html(doc)
-        #expect(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"))
+        #expect(
+            html.hasPrefix(
+                "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"))
         #expect(html.hasSuffix("</body>\n</html>\n"))
         #expect(doc.sections.count >= 4)
         #expect(Self.count("<table>", in: html) == doc.sections.count)
@@ -233,33 +290,45 @@ struct TimelineHTMLTests {
         var from = html.startIndex
         for (s, section) in doc.sections.enumerated() {
             let anchor = "<details class=\"timeline\" id=\"t\(s + 1)\""
-            let found = try #require(html.range(of: anchor, range: from..<html.endIndex), "\(anchor)")
+            let found = try #require(
+                html.range(of: anchor, range: from..<html.endIndex), "\(anchor)")
             from = found.upperBound
             let head = section.gen.map { "gen \($0)" } ?? "events without gen"
             // Open when it has a violation.
             let open = section.violations > 0 ? " open" : ""
-            #expect(html[found.upperBound...].hasPrefix("\(open)>\n<summary><h2>\(TimelineBuilder.displayName(section.source))"))
+            #expect(
+                html[found.upperBound...].hasPrefix(
+                    "\(open)>\n<summary><h2>\(TimelineBuilder.displayName(section.source))"))
             #expect(html[found.upperBound...].prefix(200).contains(head))
         }
         // The times and the phases as the text shows them.
         let lines = Self.lines(html)
         let closed = try #require(Self.row(lines, "hb.jsonl:5"))
-        #expect(lines[closed].contains("<td class=\"num\">1320</td><td class=\"num\">+1220</td>"
-            + "<td class=\"num\">Δ1120</td><td class=\"phase stale\">stale</td>"), "\(lines[closed])")
-        #expect(lines[closed].contains("<td class=\"num\">1</td><td class=\"fields\">code=1006</td>"))
+        #expect(
+            lines[closed].contains(
+                "<td class=\"num\">1320</td><td class=\"num\">+1220</td>"
+                    + "<td class=\"num\">Δ1120</td><td class=\"phase stale\">stale</td>"),
+            "\(lines[closed])")
+        #expect(
+            lines[closed].contains("<td class=\"num\">1</td><td class=\"fields\">code=1006</td>"))
         let ping = try #require(Self.row(lines, "hb.jsonl:3"))
         #expect(lines[ping].contains("<td class=\"phase\"></td>"))  // unchanged: not repeated
     }
 
     @Test("the --around event is marked, with the window's counts")
     func around() throws {
-        let doc = try Self.build([Self.violations], TimelineQuery(around: ("v.jsonl", 5), radius: 1))
+        let doc = try Self.build(
+            [Self.violations], TimelineQuery(around: ("v.jsonl", 5), radius: 1))
         let html = TimelineReport.html(doc)
         let lines = Self.lines(html)
-        #expect(html.contains(
-            "<p class=\"focus-note\">Around <code>v.jsonl:5</code> (up to 1 events before and after).</p>"))
+        #expect(
+            html.contains(
+                "<p class=\"focus-note\">Around <code>v.jsonl:5</code> (up to 1 events before and after).</p>"
+            ))
         let at = try #require(Self.row(lines, "v.jsonl:5"))
-        #expect(lines[at].contains(" class=\"fail focus\"><td class=\"mark\">&gt;&gt; !!</td>"), "\(lines[at])")
+        #expect(
+            lines[at].contains(" class=\"fail focus\"><td class=\"mark\">&gt;&gt; !!</td>"),
+            "\(lines[at])")
         #expect(html.contains("2 of 5 events"))
     }
 
@@ -268,8 +337,11 @@ struct TimelineHTMLTests {
         let doc = try Self.build([Self.violations], TimelineQuery(src: "v", gen: 1))
         let html = TimelineReport.html(doc)
         #expect(!doc.corpus.isEmpty)
-        #expect(html.contains("Corpus-wide findings: <code>ws.required-outcomes</code> ("), "\(html)")
-        #expect(!html.contains("no &#39;connect_failure&#39; outcome") && !html.contains("no 'connect_failure'"))
+        #expect(
+            html.contains("Corpus-wide findings: <code>ws.required-outcomes</code> ("), "\(html)")
+        #expect(
+            !html.contains("no &#39;connect_failure&#39; outcome")
+                && !html.contains("no 'connect_failure'"))
     }
 
     @Test("an empty selection renders a page saying nothing matched")
@@ -301,9 +373,13 @@ struct TimelineHTMLTests {
     /// them out so, never whole) are, joined, the views made whole: a view of 8,000 events that
     /// each carry findings, over two generations, with text that is not ASCII.
     @Test func viewsWrittenInPiecesAreTheViewsMadeWhole() throws {
-        var lines = [#"{"t":0,"src":"d","ev":"ws.connect","gen":1}"#, #"{"t":0,"src":"d","ev":"ws.connect","gen":2}"#]
+        var lines = [
+            #"{"t":0,"src":"d","ev":"ws.connect","gen":1}"#,
+            #"{"t":0,"src":"d","ev":"ws.connect","gen":2}"#
+        ]
         for i in 1...4_000 {
-            lines.append(#"{"t":\#(i * 10),"src":"d","ev":"ws.ping","gen":\#(i % 2 + 1),"note":"é \#(i)"}"#)
+            lines.append(
+                #"{"t":\#(i * 10),"src":"d","ev":"ws.ping","gen":\#(i % 2 + 1),"note":"é \#(i)"}"#)
         }
         let doc = try Self.build([("logs/d.jsonl", lines.joined(separator: "\n") + "\n")])
         final class Pieces { var texts: [String] = []; var bytes: [[UInt8]] = [] }
@@ -313,13 +389,16 @@ struct TimelineHTMLTests {
         #expect(pieces.texts.joined() == TimelineReport.html(doc))
         pieces.texts = []
         for color in [false, true] {
-            #expect(TimelineReport.text(doc, color: color, flush: { pieces.texts.append($0) }).isEmpty)
+            #expect(
+                TimelineReport.text(doc, color: color, flush: { pieces.texts.append($0) }).isEmpty)
             #expect(pieces.texts.count >= 2)
             #expect(pieces.texts.joined() == TimelineReport.text(doc, color: color))
             pieces.texts = []
         }
         #expect(TimelineReport.json(doc, flush: { pieces.bytes.append($0) }).isEmpty)
         #expect(pieces.bytes.count >= 3)
-        #expect(String(decoding: Array(pieces.bytes.joined()), as: UTF8.self) == TimelineReport.json(doc))
+        #expect(
+            String(decoding: Array(pieces.bytes.joined()), as: UTF8.self)
+                == TimelineReport.json(doc))
     }
 }

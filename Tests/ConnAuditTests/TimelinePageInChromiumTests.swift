@@ -11,12 +11,18 @@ import ConnAuditTestSupport
 struct TimelinePageInChromiumTests {
     /// Runs headless Chromium on `page` with `arguments`; its standard output.
     static func chromium(_ arguments: [String], page: String) throws -> String {
-        let path = ["/usr/bin/chromium", "/usr/local/bin/chromium"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let path = ["/usr/bin/chromium", "/usr/local/bin/chromium"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
         let binary = try #require(path, "no chromium (script/test installs Debian's)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["120", binary, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                             "--user-data-dir=" + (page as NSString).deletingLastPathComponent + "/chromium-profile"]
+        process.arguments =
+            [
+                "120", binary, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                "--user-data-dir=" + (page as NSString).deletingLastPathComponent
+                    + "/chromium-profile"
+            ]
             + arguments + ["file://" + page]
         let out = Pipe()
         process.standardOutput = out
@@ -24,29 +30,39 @@ struct TimelinePageInChromiumTests {
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "chromium exited with \(process.terminationStatus)")
+        try #require(
+            process.terminationStatus == 0, "chromium exited with \(process.terminationStatus)")
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func count(_ needle: String, in s: String) -> Int { s.components(separatedBy: needle).count - 1 }
+    static func count(_ needle: String, in s: String) -> Int {
+        s.components(separatedBy: needle).count - 1
+    }
 
     @Test func theSamplesPageParsesAsWrittenAndDraws() throws {
         let dir = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(dir) }
         let page = dir + "/samples.html"
-        let run = CommandLineRun(["timeline", Repository.samples, "--no-config", "-f", "html", "-o", page])
+        let run = CommandLineRun([
+            "timeline", Repository.samples, "--no-config", "-f", "html", "-o", page
+        ])
         try #require(run.code == 0, "\(run.err)")
         let html = try String(contentsOfFile: page, encoding: .utf8)
         let dom = try Self.chromium(["--dump-dom"], page: page)
         // The browser's DOM holds what the page wrote, nothing moved out of place.
-        for needle in ["<details class=\"timeline\"", "<summary>", "<svg class=\"lane\"", "<table>", "<tr", "<td class=\"loc\">",
-                       "<path", "<tr class=\"finding"] {
+        for needle in [
+            "<details class=\"timeline\"", "<summary>", "<svg class=\"lane\"", "<table>", "<tr",
+            "<td class=\"loc\">",
+            "<path", "<tr class=\"finding"
+        ] {
             let written = Self.count(needle, in: html)
             #expect(written > 0, "\(needle)")
             #expect(Self.count(needle, in: dom) == written, "\(needle)")
         }
         // Opened as written: the parts with a violation.
-        #expect(Self.count("<details class=\"timeline\" id=", in: dom) == Self.count("<details", in: html))
+        #expect(
+            Self.count("<details class=\"timeline\" id=", in: dom)
+                == Self.count("<details", in: html))
         #expect(Self.count(" open=\"\"", in: dom) == Self.count(" open>", in: html))
         #expect(!dom.contains("<script"))
         let shot = dir + "/page.png"

@@ -21,7 +21,7 @@ struct TimelinePageShowsFindingsTests {
             #"{"t":120,"src":"d","ev":"ws.pong","gen":1}"#,
             #"{"t":130,"src":"d","ev":"ws.close","gen":1,"code":1000,"reason":"user"}"#,
             #"{"t":200,"src":"d","ev":"ws.connect","gen":2,"interval_ms":100,"timeout_ms":1000}"#,
-            #"{"t":210,"src":"d","ev":"ws.open","gen":2}"#,
+            #"{"t":210,"src":"d","ev":"ws.open","gen":2}"#
         ]
         // Each ping one interval after the pong before it (or the open).
         var t = 200
@@ -42,12 +42,16 @@ struct TimelinePageShowsFindingsTests {
         #expect(doc.sections.map(\.gen) == [2])
         #expect(doc.hidden == TimelineDocument.Hidden(timelines: 1, events: 5))
         let html = TimelineReport.html(doc)
-        #expect(html.contains("1 timeline without findings (5 events) not shown; <code>--show all</code> shows them."))
+        #expect(
+            html.contains(
+                "1 timeline without findings (5 events) not shown; <code>--show all</code> shows them."
+            ))
         #expect(!html.contains("ws gen 1"))
     }
 
     @Test func theFocusTimelineIsKeptWithoutAFinding() throws {
-        var doc = try TimelineViewTests.build([Self.device(pings: 3)], TimelineQuery(around: ("d.jsonl", 3), radius: 2))
+        var doc = try TimelineViewTests.build(
+            [Self.device(pings: 3)], TimelineQuery(around: ("d.jsonl", 3), radius: 2))
         doc.keepTimelinesWithFindings()
         #expect(doc.sections.map(\.gen) == [1])
     }
@@ -63,8 +67,11 @@ struct TimelinePageShowsFindingsTests {
         #expect(rows == [0, 1, 2] + Array((802 - context)...802))
         #expect(TimelineReport.shownRows(section, eliding: false).count == 803)
         let html = TimelineReport.html(doc)
-        #expect(html.contains("<tr class=\"elided\"><td class=\"mark\">⋯</td><td colspan=\"8\">\(803 - rows.count) events "
-            + "without findings (<code>--show all</code> shows them)</td></tr>"), "\(html.prefix(3000))")
+        #expect(
+            html.contains(
+                "<tr class=\"elided\"><td class=\"mark\">⋯</td><td colspan=\"8\">\(803 - rows.count) events "
+                    + "without findings (<code>--show all</code> shows them)</td></tr>"),
+            "\(html.prefix(3000))")
         #expect(Self.count("<td class=\"loc\">", in: html) == rows.count)
         // Shown whole: every row.
         var whole = try TimelineViewTests.build([Self.device(pings: 400)])
@@ -76,7 +83,9 @@ struct TimelinePageShowsFindingsTests {
         let doc = try TimelineViewTests.build([Self.device(pings: 3)])
         let gen2 = try #require(doc.sections.first { $0.gen == 2 })
         let marks = TimelineReport.laneMarks(gen2)
-        func times(_ m: TimelineReport.LaneMark) -> [Double] { marks.filter { $0.mark == m }.map(\.t) }
+        func times(_ m: TimelineReport.LaneMark) -> [Double] {
+            marks.filter { $0.mark == m }.map(\.t)
+        }
         #expect(times(.ping) == [310, 420, 530])
         #expect(times(.pong) == [315, 425, 535])
         #expect(times(.deadline) == [1310, 1420, 1530])
@@ -84,8 +93,12 @@ struct TimelinePageShowsFindingsTests {
         #expect(times(.connect) == [200, 210])
         #expect(times(.violation) == [580])
         let lane = TimelineReport.lane(gen2)
-        #expect(lane.hasPrefix("<svg class=\"lane\" viewBox=\"0 0 \(TimelineReport.laneWidth) 36\""))
-        #expect(lane.contains("<title>time lane, 1330 ms: 2 connect or opens, 3 pings, 3 pongs, 3 ping deadlines, 1 close, 1 violation</title>"), "\(lane)")
+        #expect(
+            lane.hasPrefix("<svg class=\"lane\" viewBox=\"0 0 \(TimelineReport.laneWidth) 36\""))
+        #expect(
+            lane.contains(
+                "<title>time lane, 1330 ms: 2 connect or opens, 3 pings, 3 pongs, 3 ping deadlines, 1 close, 1 violation</title>"
+            ), "\(lane)")
     }
 
     @Test func aLaneDrawsAtMostOneMarkOfAKindPerColumn() throws {
@@ -94,7 +107,8 @@ struct TimelinePageShowsFindingsTests {
         let lane = TimelineReport.lane(gen2)
         // 5,000 pings and 5,000 pongs, one segment per column at most, one path per kind.
         #expect(Self.count("stroke=\"#2f6fd0\"", in: lane) == 1)
-        let pings = try #require(lane.components(separatedBy: "<path d=\"").first { $0.contains("#2f6fd0") })
+        let pings = try #require(
+            lane.components(separatedBy: "<path d=\"").first { $0.contains("#2f6fd0") })
         #expect(Self.count("v12", in: pings) <= TimelineReport.laneWidth)
         #expect(lane.contains("5000 pings, 5000 pongs"))
     }
@@ -105,7 +119,9 @@ struct TimelinePageShowsFindingsTests {
         var lines: [String] = []
         var t = 0
         for g in 1...1_000 {
-            lines.append(#"{"t":\#(t),"src":"d","ev":"ws.connect","gen":\#(g),"interval_ms":100,"timeout_ms":1000}"#)
+            lines.append(
+                #"{"t":\#(t),"src":"d","ev":"ws.connect","gen":\#(g),"interval_ms":100,"timeout_ms":1000}"#
+            )
             lines.append(#"{"t":\#(t + 10),"src":"d","ev":"ws.open","gen":\#(g)}"#)
             for _ in 0..<20 {
                 t += 110
@@ -113,20 +129,25 @@ struct TimelinePageShowsFindingsTests {
                 lines.append(#"{"t":\#(t + 5),"src":"d","ev":"ws.pong","gen":\#(g)}"#)
             }
             let reason = g % 300 == 0 ? "" : #","reason":"user""#
-            lines.append(#"{"t":\#(t + 50),"src":"d","ev":"ws.close","gen":\#(g),"code":1000\#(reason)}"#)
+            lines.append(
+                #"{"t":\#(t + 50),"src":"d","ev":"ws.close","gen":\#(g),"code":1000\#(reason)}"#)
             t += 100
         }
         let dir = try makeTemporaryDirectory(["d.jsonl": lines.joined(separator: "\n") + "\n"])
         defer { removeTemporaryDirectory(dir) }
         func page(_ extra: [String]) throws -> String {
-            let run = CommandLineRun(["timeline", dir + "/d.jsonl", "--no-config", "-f", "html", "-o", dir + "/p.html"] + extra)
+            let run = CommandLineRun(
+                ["timeline", dir + "/d.jsonl", "--no-config", "-f", "html", "-o", dir + "/p.html"]
+                    + extra)
             try #require(run.code == 0, "\(run.err)")
             return try String(contentsOfFile: dir + "/p.html", encoding: .utf8)
         }
         let small = try page([])
         #expect(small.utf8.count < 100_000, "\(small.utf8.count) bytes")
         #expect(Self.count("<details class=\"timeline\"", in: small) == 3)
-        #expect(small.contains("997 timelines without findings (42871 events) not shown"), "\(small.prefix(2000))")
+        #expect(
+            small.contains("997 timelines without findings (42871 events) not shown"),
+            "\(small.prefix(2000))")
         let whole = try page(["--show", "all"])
         #expect(whole.utf8.count > 5_000_000, "\(whole.utf8.count) bytes")
         #expect(Self.count("<details class=\"timeline\"", in: whole) == 1_000)
@@ -139,20 +160,32 @@ struct TimelinePageShowsFindingsTests {
         #expect(text.out.contains("ws gen 1") && !text.out.contains("not shown"))
         let only = CommandLineRun(["timeline", dir, "--no-config", "--show", "findings"])
         #expect(!only.out.contains("ws gen 1"))
-        #expect(only.out.contains("1 timeline without findings (5 events) not shown (--show all shows them)"), "\(only.out)")
-        let json = try jsonObject(CommandLineRun(["timeline", dir, "--no-config", "-f", "json", "--show", "findings"]).out)
+        #expect(
+            only.out.contains(
+                "1 timeline without findings (5 events) not shown (--show all shows them)"),
+            "\(only.out)")
+        let json = try jsonObject(
+            CommandLineRun(["timeline", dir, "--no-config", "-f", "json", "--show", "findings"]).out
+        )
         #expect(json["hidden"] as? [String: Int] == ["timelines": 1, "events": 5])
-        #expect(try jsonObject(CommandLineRun(["timeline", dir, "--no-config", "-f", "json"]).out)["hidden"] == nil)
+        #expect(
+            try jsonObject(CommandLineRun(["timeline", dir, "--no-config", "-f", "json"]).out)[
+                "hidden"] == nil)
         let html = CommandLineRun(["timeline", dir, "--no-config", "-f", "html", "--show", "all"])
         #expect(html.out.contains("ws gen 1") && !html.out.contains("not shown"))
         // Nothing shown: the note is the first line.
-        let clean = try makeTemporaryDirectory(["c.jsonl": #"{"t":0,"src":"c","ev":"app.scene","phase":"active"}"# + "\n"])
+        let clean = try makeTemporaryDirectory([
+            "c.jsonl": #"{"t":0,"src":"c","ev":"app.scene","phase":"active"}"# + "\n"
+        ])
         defer { removeTemporaryDirectory(clean) }
         let none = CommandLineRun(["timeline", clean, "--no-config", "--show", "findings"])
-        #expect(none.out.hasPrefix("1 timeline without findings (1 event) not shown"), "\(none.out)")
+        #expect(
+            none.out.hasPrefix("1 timeline without findings (1 event) not shown"), "\(none.out)")
         let bad = CommandLineRun(["timeline", dir, "--no-config", "--show", "some"])
         #expect(bad.code == 2 && bad.err.contains("--show must be findings or all, not 'some'"))
     }
 
-    static func count(_ needle: String, in s: String) -> Int { s.components(separatedBy: needle).count - 1 }
+    static func count(_ needle: String, in s: String) -> Int {
+        s.components(separatedBy: needle).count - 1
+    }
 }

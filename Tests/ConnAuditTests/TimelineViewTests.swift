@@ -51,12 +51,16 @@ struct TimelineViewTests {
         try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
     }
 
-    static func entry(_ doc: TimelineDocument, _ file: String, _ line: Int) -> TimelineDocument.Entry? {
+    static func entry(_ doc: TimelineDocument, _ file: String, _ line: Int) -> TimelineDocument
+        .Entry?
+    {
         doc.sections.lazy.flatMap(\.entries).first { $0.file == file && $0.line == line }
     }
 
     /// Two devices, two sessions of one, ws and app events.
-    static let fleet: LogFile = ("logs/fleet.jsonl", """
+    static let fleet: LogFile = (
+        "logs/fleet.jsonl",
+        """
         {"t":0,"src":"a","session":"s1","ev":"app.scene","phase":"active"}
         {"t":0,"src":"a","session":"s1","ev":"ws.connect","gen":1}
         {"t":5,"src":"a","session":"s1","ev":"ws.open","gen":1}
@@ -67,11 +71,14 @@ struct TimelineViewTests {
         {"t":0,"src":"a","session":"s2","ev":"ws.connect","gen":1}
         {"t":40,"src":"b","ev":"ws.close","gen":1,"reason":"user"}
 
-        """)
+        """
+    )
 
     // MARK: - Selection
 
-    @Test("--src selects one device, all its sessions; each generation is a section, the events without gen another")
+    @Test(
+        "--src selects one device, all its sessions; each generation is a section, the events without gen another"
+    )
     func selectBySrc() throws {
         let doc = try Self.build([Self.fleet], TimelineQuery(src: "a"))
         #expect(doc.sections.allSatisfy { $0.source.src == "a" })
@@ -82,18 +89,26 @@ struct TimelineViewTests {
         #expect(Array(Self.places(doc).prefix(4)) == [1, 2, 3, 5].map { "logs/fleet.jsonl:\($0)" })
     }
 
-    @Test("--session, --stream and --gen narrow the selection", arguments: [
-        (TimelineQuery(src: "a", session: "s2"), ["logs/fleet.jsonl:8"]),
-        (TimelineQuery(src: "a", session: "s1", stream: "app"), ["logs/fleet.jsonl:1"]),
-        (TimelineQuery(src: "a", session: "s1", stream: "ws", gen: 2), ["logs/fleet.jsonl:6", "logs/fleet.jsonl:7"]),
-        (TimelineQuery(gen: 1), []),
-        (TimelineQuery(src: "b"), ["logs/fleet.jsonl:4", "logs/fleet.jsonl:9"]),
-    ])
+    @Test(
+        "--session, --stream and --gen narrow the selection",
+        arguments: [
+            (TimelineQuery(src: "a", session: "s2"), ["logs/fleet.jsonl:8"]),
+            (TimelineQuery(src: "a", session: "s1", stream: "app"), ["logs/fleet.jsonl:1"]),
+            (
+                TimelineQuery(src: "a", session: "s1", stream: "ws", gen: 2),
+                ["logs/fleet.jsonl:6", "logs/fleet.jsonl:7"]
+            ),
+            (TimelineQuery(gen: 1), []),
+            (TimelineQuery(src: "b"), ["logs/fleet.jsonl:4", "logs/fleet.jsonl:9"])
+        ])
     func narrow(query: TimelineQuery, expected: [String]) throws {
         let doc = try Self.build([Self.fleet], query)
         if expected.isEmpty {
             // gen 1 of every source: a s1, b, a s2, in order of first appearance.
-            #expect(doc.sections.map { "\($0.source.src) \($0.source.session ?? "-")" } == ["a s1", "b -", "a s2"])
+            #expect(
+                doc.sections.map { "\($0.source.src) \($0.source.session ?? "-")" } == [
+                    "a s1", "b -", "a s2"
+                ])
             #expect(doc.sections.allSatisfy { $0.gen == 1 && $0.stream == "ws" })
         } else {
             #expect(Self.places(doc) == expected)
@@ -102,20 +117,27 @@ struct TimelineViewTests {
 
     @Test("a source without src is named by its file path")
     func fileSource() throws {
-        let f: LogFile = ("logs/plain.jsonl", """
+        let f: LogFile = (
+            "logs/plain.jsonl",
+            """
             {"t":0,"ev":"ws.connect","gen":1}
             {"t":3,"ev":"ws.open","gen":1}
 
-            """)
+            """
+        )
         let doc = try Self.build([Self.fleet, f], TimelineQuery(src: "logs/plain.jsonl"))
         #expect(doc.sections.count == 1)
         #expect(doc.sections[0].source.srcIsFile)
-        #expect(TimelineReport.text(doc, color: false).hasPrefix("logs/plain.jsonl (no src) · ws gen 1 · 2 events"))
+        #expect(
+            TimelineReport.text(doc, color: false).hasPrefix(
+                "logs/plain.jsonl (no src) · ws gen 1 · 2 events"))
     }
 
     @Test("nothing matching lists the sources with their event counts")
     func noMatchListsSources() {
-        let message = Self.usageError { _ = try Self.build([Self.fleet], TimelineQuery(src: "zzz")) }
+        let message = Self.usageError {
+            _ = try Self.build([Self.fleet], TimelineQuery(src: "zzz"))
+        }
         #expect(message?.contains("no events match --src zzz") == true, "\(message ?? "")")
         #expect(message?.contains("a session s1  (6 events)") == true, "\(message ?? "")")
         #expect(message?.contains("b  (2 events)") == true, "\(message ?? "")")
@@ -127,14 +149,18 @@ struct TimelineViewTests {
         let query = TimelineQuery(src: "a", session: "s1", gen: 7)
         let message = Self.usageError { _ = try Self.build([Self.fleet], query) }
         #expect(message?.contains("--src a --session s1 --gen 7") == true, "\(message ?? "")")
-        let listed = "a session s1: app without gen (1 event), ws gen 1 (3 events), ws gen 2 (2 events)"
+        let listed =
+            "a session s1: app without gen (1 event), ws gen 1 (3 events), ws gen 2 (2 events)"
         #expect(message?.contains(listed) == true, "\(message ?? "")")
     }
 
     @Test("more than 20 sources: 20 are listed")
     func noMatchLimit() {
-        let text = (0..<25).map { #"{"t":0,"src":"d\#($0)","ev":"ws.connect","gen":1}"# }.joined(separator: "\n")
-        let message = Self.usageError { _ = try Self.build([("many.jsonl", text)], TimelineQuery(src: "x")) } ?? ""
+        let text = (0..<25).map { #"{"t":0,"src":"d\#($0)","ev":"ws.connect","gen":1}"# }.joined(
+            separator: "\n")
+        let message =
+            Self.usageError { _ = try Self.build([("many.jsonl", text)], TimelineQuery(src: "x")) }
+            ?? ""
         #expect(message.contains("d19  (1 event)"))
         #expect(!message.contains("d20  (1 event)"))
         #expect(message.contains("… and 5 more"))
@@ -143,22 +169,29 @@ struct TimelineViewTests {
     // MARK: - Around
 
     /// One generation of 12 events (lines 1–12), another source's lines in between.
-    static let long: LogFile = ("logs/long.jsonl", {
-        var lines = [#"{"t":0,"src":"a","ev":"ws.connect","gen":1,"interval_ms":100,"timeout_ms":1000}"#]
-        for i in 1...11 {
-            lines.append(#"{"t":\#(i * 10),"src":"a","ev":"ws.message","gen":1}"#)
-            if i == 5 { lines.append(#"{"t":51,"src":"other","ev":"ws.connect","gen":1}"#) }
-        }
-        lines.insert(#"{"t":1,"src":"a","ev":"app.scene","phase":"active"}"#, at: 1)
-        lines.append("not json")
-        lines.append("")
-        return lines.joined(separator: "\n") + "\n"
-    }())
+    static let long: LogFile = (
+        "logs/long.jsonl",
+        {
+            var lines = [
+                #"{"t":0,"src":"a","ev":"ws.connect","gen":1,"interval_ms":100,"timeout_ms":1000}"#
+            ]
+            for i in 1...11 {
+                lines.append(#"{"t":\#(i * 10),"src":"a","ev":"ws.message","gen":1}"#)
+                if i == 5 { lines.append(#"{"t":51,"src":"other","ev":"ws.connect","gen":1}"#) }
+            }
+            lines.insert(#"{"t":1,"src":"a","ev":"app.scene","phase":"active"}"#, at: 1)
+            lines.append("not json")
+            lines.append("")
+            return lines.joined(separator: "\n") + "\n"
+        }()
+    )
 
     @Test("--around centres on the event in its generation, radius events either side")
     func aroundCentred() throws {
-        // Line 2 is app.scene, line 8 the other source; gen 1 is lines 1, 3–7, 9–14; 15 is malformed, 16 blank.
-        let doc = try Self.build([Self.long], TimelineQuery(around: ("logs/long.jsonl", 9), radius: 2))
+        // Line 2 is app.scene, line 8 the other source; gen 1 is lines 1, 3–7, 9–14; 15 is
+        // malformed, 16 blank.
+        let doc = try Self.build(
+            [Self.long], TimelineQuery(around: ("logs/long.jsonl", 9), radius: 2))
         #expect(doc.sections.count == 1)
         let section = doc.sections[0]
         #expect(section.gen == 1 && section.source.src == "a")
@@ -176,7 +209,8 @@ struct TimelineViewTests {
 
     @Test("--around near the start keeps what there is; the default radius is 15")
     func aroundEdges() throws {
-        let doc = try Self.build([Self.long], TimelineQuery(around: ("logs/long.jsonl", 1), radius: 3))
+        let doc = try Self.build(
+            [Self.long], TimelineQuery(around: ("logs/long.jsonl", 1), radius: 3))
         #expect(doc.sections[0].entries.map(\.line) == [1, 3, 4, 5])
         let wide = try Self.build([Self.long], TimelineQuery(around: ("logs/long.jsonl", 1)))
         #expect(wide.sections[0].entries.count == 12)
@@ -185,15 +219,20 @@ struct TimelineViewTests {
     @Test("--around an event without gen shows its source's timeline around it")
     func aroundWithoutGen() throws {
         let doc = try Self.build([Self.long], TimelineQuery(around: ("long.jsonl", 2), radius: 1))
-        #expect(Self.places(doc).sorted() == ["logs/long.jsonl:1", "logs/long.jsonl:2", "logs/long.jsonl:3"])
+        #expect(
+            Self.places(doc).sorted() == [
+                "logs/long.jsonl:1", "logs/long.jsonl:2", "logs/long.jsonl:3"
+            ])
         #expect(doc.sections.map { $0.gen } == [1, nil])
     }
 
-    @Test("--around a line that is no event says why", arguments: [
-        (15, "no event at logs/long.jsonl:15 (line 15 is malformed: not valid JSON"),
-        (16, "no event at logs/long.jsonl:16 (line 16 is blank)"),
-        (99, "no event at logs/long.jsonl:99 (the file has 16 lines)"),
-    ])
+    @Test(
+        "--around a line that is no event says why",
+        arguments: [
+            (15, "no event at logs/long.jsonl:15 (line 15 is malformed: not valid JSON"),
+            (16, "no event at logs/long.jsonl:16 (line 16 is blank)"),
+            (99, "no event at logs/long.jsonl:99 (the file has 16 lines)")
+        ])
     func aroundNoEvent(line: Int, expected: String) {
         let query = TimelineQuery(around: ("logs/long.jsonl", line))
         let message = Self.usageError { _ = try Self.build([Self.long], query) }
@@ -202,9 +241,12 @@ struct TimelineViewTests {
 
     @Test("--around a file that is not an input, or against --gen")
     func aroundBadFile() {
-        let message = Self.usageError { _ = try Self.build([Self.long], TimelineQuery(around: ("logs/nope.jsonl", 3))) }
-        #expect(message?.contains("logs/nope.jsonl is not one of the inputs: logs/long.jsonl") == true,
-                "\(message ?? "")")
+        let message = Self.usageError {
+            _ = try Self.build([Self.long], TimelineQuery(around: ("logs/nope.jsonl", 3)))
+        }
+        #expect(
+            message?.contains("logs/nope.jsonl is not one of the inputs: logs/long.jsonl") == true,
+            "\(message ?? "")")
         let query = TimelineQuery(gen: 2, around: ("logs/long.jsonl", 3))
         let conflict = Self.usageError { _ = try Self.build([Self.long], query) }
         #expect(conflict?.contains("has gen 1, not --gen 2") == true, "\(conflict ?? "")")
@@ -220,27 +262,36 @@ struct TimelineViewTests {
 
     // MARK: - Merged order
 
-    @Test("two rotated files merge by t, ties by path, each file in its own order", arguments: [1, 2])
+    @Test(
+        "two rotated files merge by t, ties by path, each file in its own order", arguments: [1, 2])
     func mergedOrder(jobs: Int) throws {
-        let one: LogFile = ("logs/dev.1.jsonl", """
+        let one: LogFile = (
+            "logs/dev.1.jsonl",
+            """
             {"t":0,"src":"d","ev":"ws.connect","gen":1}
             {"t":20,"src":"d","ev":"ws.ping","gen":1}
             {"t":40,"src":"d","ev":"ws.message","gen":1}
             {"t":30,"src":"d","ev":"ws.message","gen":1,"n":"regressed"}
 
-            """)
-        let two: LogFile = ("logs/dev.0.jsonl", """
+            """
+        )
+        let two: LogFile = (
+            "logs/dev.0.jsonl",
+            """
             {"t":10,"src":"d","ev":"ws.open","gen":1}
             {"t":20,"src":"d","ev":"ws.pong","gen":1}
             {"t":35,"src":"d","ev":"ws.message","gen":1}
 
-            """)
+            """
+        )
         let doc = try Self.build([one, two], TimelineQuery(src: "d"), jobs: jobs)
-        #expect(Self.places(doc) == [
-            "logs/dev.1.jsonl:1", "logs/dev.0.jsonl:1",
-            "logs/dev.0.jsonl:2", "logs/dev.1.jsonl:2",  // t=20: dev.0 sorts first
-            "logs/dev.0.jsonl:3", "logs/dev.1.jsonl:3", "logs/dev.1.jsonl:4",  // the file keeps its order
-        ])
+        #expect(
+            Self.places(doc) == [
+                "logs/dev.1.jsonl:1", "logs/dev.0.jsonl:1",
+                "logs/dev.0.jsonl:2", "logs/dev.1.jsonl:2",  // t=20: dev.0 sorts first
+                // the file keeps its order
+                "logs/dev.0.jsonl:3", "logs/dev.1.jsonl:3", "logs/dev.1.jsonl:4"
+            ])
         // The time regression is marked on the real event of its line.
         let regressed = try #require(Self.entry(doc, "logs/dev.1.jsonl", 4))
         #expect(regressed.findings.map(\.rule) == ["log.time-monotonic"])
@@ -248,7 +299,9 @@ struct TimelineViewTests {
 
     // MARK: - Times and phases
 
-    static let heartbeat: LogFile = ("hb.jsonl", """
+    static let heartbeat: LogFile = (
+        "hb.jsonl",
+        """
         {"t":100,"src":"p","ev":"ws.connect","gen":1,"interval_ms":100,"timeout_ms":1000}
         {"t":150,"src":"p","ev":"ws.open","gen":1}
         {"t":200,"src":"p","ev":"ws.ping","gen":1}
@@ -262,7 +315,8 @@ struct TimelineViewTests {
         {"t":1410,"src":"p","ev":"ws.closed","gen":2}
         {"t":1420,"src":"p","ev":"ws.message","gen":1}
 
-        """)
+        """
+    )
 
     @Test("times are relative to the generation's connect and to the last ping before the event")
     func times() throws {
@@ -270,7 +324,8 @@ struct TimelineViewTests {
         let e = doc.sections[0].entries
         #expect(e.map(\.sinceConnect) == [0, 50, 100, 130, 200, 1200, 1220, 1320])
         #expect(e.map(\.sincePing) == [nil, nil, nil, 30, 100, 1000, 1020, 1120])
-        let gen2 = try Self.build([Self.heartbeat], TimelineQuery(src: "p", gen: 2)).sections[0].entries
+        let gen2 = try Self.build([Self.heartbeat], TimelineQuery(src: "p", gen: 2)).sections[0]
+            .entries
         #expect(gen2.map(\.sinceConnect) == [0, 20, 90, 100])
         #expect(gen2.allSatisfy { $0.sincePing == nil })
     }
@@ -279,29 +334,36 @@ struct TimelineViewTests {
     func phases() throws {
         let doc = try Self.build([Self.heartbeat], TimelineQuery(src: "p"))
         let gen1 = try #require(doc.sections.first { $0.gen == 1 }).entries
-        #expect(gen1.map { $0.phase ?? "-" }
-            == ["connecting", "open", "open", "open", "open", "closing", "stale", "stale"])
+        #expect(
+            gen1.map { $0.phase ?? "-" }
+                == ["connecting", "open", "open", "open", "open", "closing", "stale", "stale"])
         #expect(gen1.map(\.phaseChanged) == [true, true, false, false, false, true, true, false])
         let gen2 = try #require(doc.sections.first { $0.gen == 2 }).entries
         #expect(gen2.map { $0.phase ?? "-" } == ["connecting", "open", "closing", "closed"])
         let text = TimelineReport.text(doc, color: false)
         #expect(text.contains("stale"))
         // The phase column shows changes only.
-        #expect(text.split(separator: "\n").filter { $0.contains("hb.jsonl:4 ") }.first?.contains("open") == false)
+        #expect(
+            text.split(separator: "\n").filter { $0.contains("hb.jsonl:4 ") }.first?.contains(
+                "open") == false)
     }
 
     @Test("other streams have no phase")
     func noPhaseElsewhere() throws {
         let f: LogFile = ("p.jsonl", #"{"t":0,"src":"x","ev":"path.start","gen":1}"# + "\n")
         let doc = try Self.build([f])
-        #expect(doc.sections[0].entries[0].phase == nil && doc.sections[0].entries[0].phaseChanged == false)
+        #expect(
+            doc.sections[0].entries[0].phase == nil
+                && doc.sections[0].entries[0].phaseChanged == false)
     }
 
     // MARK: - Violations
 
     @Test("ws.single-close is marked on the second close, ws.timeout-closes on the ping")
     func violationsMarked() throws {
-        let f: LogFile = ("v.jsonl", """
+        let f: LogFile = (
+            "v.jsonl",
+            """
             {"t":0,"src":"v","ev":"ws.connect","gen":1,"interval_ms":100,"timeout_ms":1000}
             {"t":0,"src":"v","ev":"ws.open","gen":1}
             {"t":100,"src":"v","ev":"ws.ping","gen":1}
@@ -312,7 +374,8 @@ struct TimelineViewTests {
             {"t":700,"src":"v","ev":"ws.ping","gen":2}
             {"t":3000,"src":"v","ev":"app.scene","phase":"background"}
 
-            """)
+            """
+        )
         let doc = try Self.build([f], TimelineQuery(src: "v"))
         #expect(Self.entry(doc, "v.jsonl", 4)?.findings.isEmpty == true)
         let second = try #require(Self.entry(doc, "v.jsonl", 5))
@@ -328,7 +391,8 @@ struct TimelineViewTests {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let at = try #require(lines.firstIndex { $0.contains("v.jsonl:5 ") })
         #expect(lines[at].hasPrefix("   !! v.jsonl:5"), "\(text)")
-        let finding = "         ws.single-close: second ws.close in generation 1 (the first was at v.jsonl:4)"
+        let finding =
+            "         ws.single-close: second ws.close in generation 1 (the first was at v.jsonl:4)"
         #expect(lines[at + 1].hasPrefix(finding), "\(text)")
         #expect(text.contains("ws gen 1 · 5 events · 1 violation\n"), "\(text)")
         // Colour paints the marker red.
@@ -337,7 +401,9 @@ struct TimelineViewTests {
 
     @Test("an inconclusive finding is marked ?? and findings outside the view are counted")
     func inconclusiveAndElsewhere() throws {
-        let f: LogFile = ("i.jsonl", """
+        let f: LogFile = (
+            "i.jsonl",
+            """
             {"t":0,"src":"i","ev":"ws.connect","gen":1}
             {"t":10,"src":"i","ev":"ws.close","gen":1,"reason":"user"}
             {"t":11,"src":"i","ev":"ws.close","gen":1,"reason":"user"}
@@ -346,7 +412,8 @@ struct TimelineViewTests {
             {"t":120,"src":"i","ev":"ws.ping","gen":2}
             {"t":1200,"src":"i","ev":"ws.message","gen":2}
 
-            """)
+            """
+        )
         let doc = try Self.build([f], TimelineQuery(src: "i", gen: 2))
         let ping = try #require(Self.entry(doc, "i.jsonl", 6))
         #expect(ping.findings.map(\.rule) == ["ws.timeout-closes"])
@@ -362,12 +429,15 @@ struct TimelineViewTests {
 
     // MARK: - Secrets
 
-    static let secretive: LogFile = ("s.jsonl", """
+    static let secretive: LogFile = (
+        "s.jsonl",
+        """
         {"t":0,"src":"s","ev":"ws.connect","gen":1,"token":"hunter2-VALUE","note":"plain"}
         {"t":5,"src":"s","ev":"ws.open","gen":1,"headers":{"authorization":"Bearer abcdefgh12345678"},"misc":[1,"x"]}
         {"t":6,"src":"s","ev":"ws.message","gen":1,"hint":"Bearer qwertyuiop123456"}
 
-        """)
+        """
+    )
 
     @Test("a secret value never reaches the text or the JSON, though every field is decoded")
     func secretsNeverShown() throws {
@@ -384,12 +454,16 @@ struct TimelineViewTests {
         #expect(first.findings.contains { $0.rule == "log.no-secrets" })
         // Other fields are all there, compound ones as JSON.
         #expect(Self.entry(doc, "s.jsonl", 2)?.text.contains(#"misc=[1,"x"]"#) == true)
-        #expect(Self.entry(doc, "s.jsonl", 2)?.findings.contains { $0.rule == "log.no-secrets" } == true)
+        #expect(
+            Self.entry(doc, "s.jsonl", 2)?.findings.contains { $0.rule == "log.no-secrets" } == true
+        )
     }
 
     @Test("control characters from the log are escaped in the text")
     func controlCharacters() throws {
-        let f: LogFile = ("c.jsonl", #"{"t":0,"src":"c","ev":"ws.close","gen":1,"reason":"\u001b[31mred"}"# + "\n")
+        let f: LogFile = (
+            "c.jsonl", #"{"t":0,"src":"c","ev":"ws.close","gen":1,"reason":"\u001b[31mred"}"# + "\n"
+        )
         let text = TimelineReport.text(try Self.build([f]), color: false)
         #expect(!text.contains("\u{1B}"))
         #expect(text.contains(#"reason="\u001b[31mred""#), "\(text)")
@@ -399,12 +473,15 @@ struct TimelineViewTests {
 
     @Test("the JSON document: schema, version, sections and entries with every field")
     func jsonShape() throws {
-        let doc = try Self.build([Self.heartbeat, Self.secretive], TimelineQuery(around: ("hb.jsonl", 8), radius: 1))
+        let doc = try Self.build(
+            [Self.heartbeat, Self.secretive], TimelineQuery(around: ("hb.jsonl", 8), radius: 1))
         let object = try #require(try Self.parse(TimelineReport.json(doc)))
         #expect(object["schema"] as? String == "conn-audit/timeline")
         #expect(object["version"] as? Int == 1)
         let focus = try #require(object["focus"] as? [String: Any])
-        #expect(focus["file"] as? String == "hb.jsonl" && focus["line"] as? Int == 8 && focus["radius"] as? Int == 1)
+        #expect(
+            focus["file"] as? String == "hb.jsonl" && focus["line"] as? Int == 8
+                && focus["radius"] as? Int == 1)
         #expect(object["findings_elsewhere"] is Int)
         #expect(object["unplaced"] is [Any])
         #expect(object["corpus"] is [Any])
@@ -412,28 +489,40 @@ struct TimelineViewTests {
         let sections = try #require(object["sections"] as? [[String: Any]])
         #expect(sections.count == 1)
         let s = sections[0]
-        #expect(s["src"] as? String == "p" && s["src_is_file"] as? Bool == false && s["session"] is NSNull)
+        #expect(
+            s["src"] as? String == "p" && s["src_is_file"] as? Bool == false
+                && s["session"] is NSNull)
         #expect(s["stream"] as? String == "ws" && s["gen"] as? Int == 1)
         #expect(s["events"] as? Int == 8 && s["shown"] as? Int == 3)
         let entries = try #require(s["entries"] as? [[String: Any]])
         #expect(entries.map { $0["line"] as? Int } == [6, 8, 12])
         let e = entries[1]
-        #expect(Set(e.keys) == ["file", "line", "t", "ev", "gen", "text", "fields", "redacted", "since_connect",
-                                "since_ping", "phase", "phase_changed", "focus", "findings"])
-        #expect(e["file"] as? String == "hb.jsonl" && e["t"] as? Int == 1320 && e["ev"] as? String == "ws.closed")
+        #expect(
+            Set(e.keys) == [
+                "file", "line", "t", "ev", "gen", "text", "fields", "redacted", "since_connect",
+                "since_ping", "phase", "phase_changed", "focus", "findings"
+            ])
+        #expect(
+            e["file"] as? String == "hb.jsonl" && e["t"] as? Int == 1320
+                && e["ev"] as? String == "ws.closed")
         #expect(e["since_connect"] as? Int == 1220 && e["since_ping"] as? Int == 1020)
-        #expect(e["phase"] as? String == "stale" && e["phase_changed"] as? Bool == true && e["focus"] as? Bool == true)
+        #expect(
+            e["phase"] as? String == "stale" && e["phase_changed"] as? Bool == true
+                && e["focus"] as? Bool == true)
         #expect((e["fields"] as? [String: Any])?["code"] as? Int == 1006)
         #expect(e["findings"] is [Any])
 
         // A violation as the JSON carries it, and a redacted field.
         let v = try Self.build([Self.secretive])
         let vo = try #require(try Self.parse(TimelineReport.json(v)))
-        let first = try #require(((vo["sections"] as? [[String: Any]])?[0]["entries"] as? [[String: Any]])?[0])
+        let first = try #require(
+            ((vo["sections"] as? [[String: Any]])?[0]["entries"] as? [[String: Any]])?[0])
         #expect((first["fields"] as? [String: Any])?["token"] as? String == "[redacted]")
         #expect(first["redacted"] as? [String] == ["token"])
         let finding = try #require((first["findings"] as? [[String: Any]])?.first)
-        #expect(finding["rule"] as? String == "log.no-secrets" && finding["severity"] as? String == "error")
+        #expect(
+            finding["rule"] as? String == "log.no-secrets"
+                && finding["severity"] as? String == "error")
         #expect(finding["status"] as? String == "fail" && finding["message"] is String)
     }
 
@@ -446,8 +535,12 @@ struct TimelineViewTests {
         let (doc, report) = try TimelineBuilder.build(
             inputs: [.stdin], rules: Self.rules, query: TimelineQuery(src: "p", gen: 2)
         ) { file throws(InputError) in
-            guard file.isStdin else { throw InputError(path: file.path, reason: "no such file or directory") }
-            if opened.add(1, ordering: .relaxed).oldValue > 0 { throw InputError(path: "-", reason: "already read") }
+            guard file.isStdin else {
+                throw InputError(path: file.path, reason: "no such file or directory")
+            }
+            if opened.add(1, ordering: .relaxed).oldValue > 0 {
+                throw InputError(path: "-", reason: "already read")
+            }
             return ByteSources.memory(bytes, path: "-")
         }
         #expect(report.inputErrors.isEmpty)
@@ -458,7 +551,8 @@ struct TimelineViewTests {
 
     @Test("coverage findings (no line) are listed apart, not on an event")
     func coverage() throws {
-        let (doc, report) = try Self.buildWithReport([Self.heartbeat], TimelineQuery(src: "p", gen: 1))
+        let (doc, report) = try Self.buildWithReport(
+            [Self.heartbeat], TimelineQuery(src: "p", gen: 1))
         let lineless = report.results.flatMap { r in
             (r.violations + r.inconclusive).filter { $0.line == nil }.map { _ in r.rule.id }
         }
@@ -466,7 +560,9 @@ struct TimelineViewTests {
         #expect(doc.corpus.map(\.rule) == lineless)
         #expect(doc.unplaced.isEmpty)
         let text = TimelineReport.text(doc, color: false)
-        #expect(text.contains("corpus-wide findings: ws.required-outcomes (\(lineless.count))"), "\(text)")
+        #expect(
+            text.contains("corpus-wide findings: ws.required-outcomes (\(lineless.count))"),
+            "\(text)")
         #expect(!text.contains("no 'connect_failure' outcome"))
         #expect(TimelineReport.json(doc).contains("no 'connect_failure' outcome"))
     }

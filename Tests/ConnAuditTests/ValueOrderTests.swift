@@ -2,8 +2,8 @@ import Testing
 
 @testable import ConnAudit
 
-/// `Value.numericOrder`: JSON integers of any size order exactly (a `gen` past Int64 is a `.bigInt`);
-/// a pair with any other number orders by value as doubles.
+/// `Value.numericOrder`: JSON integers of any size order exactly (a `gen` past Int64 is a
+/// `.bigInt`); a pair with any other number orders by value as doubles.
 @Suite struct ValueOrderTests {
     private static let twoTo63 = Value.bigInt("9223372036854775808")
     private static let twoTo63Plus1 = Value.bigInt("9223372036854775809")
@@ -41,7 +41,7 @@ import Testing
         (belowInt64, .int(0), -1),
         // Two ints, as before.
         (.int(Int64.max), .int(Int64.max - 1), 1),
-        (.int(-1), .int(-1), 0),
+        (.int(-1), .int(-1), 0)
     ]
 
     @Test(arguments: integerPairs)
@@ -61,7 +61,7 @@ import Testing
         (belowInt64, .double(-1.5), -1),
         (twoTo63, .double(.nan), nil),
         (twoTo63, .string("9223372036854775808"), nil),
-        (.null, twoTo63, nil),
+        (.null, twoTo63, nil)
     ]
 
     @Test(arguments: mixedPairs)

@@ -23,7 +23,9 @@ private func failure(_ text: String, limits: YamlLimits = .default) -> Diagnosti
 /// Removes the `1️⃣` marker from `marked` and returns the text with the marker's 1-based position.
 private func marked(_ marked: String) -> (text: String, line: Int, column: Int) {
     let marker: Character = "1️⃣"
-    guard let index = marked.firstIndex(of: marker) else { preconditionFailure("no marker in \(marked)") }
+    guard let index = marked.firstIndex(of: marker) else {
+        preconditionFailure("no marker in \(marked)")
+    }
     let lines = marked[..<index].split(separator: "\n", omittingEmptySubsequences: false)
     var text = marked
     text.remove(at: index)
@@ -104,7 +106,7 @@ private func position(_ node: YamlNode?) -> [Int]? {
     ("x: \"tab\\there\"", "tab\there", .doubleQuoted),
     ("x: |\n  one\n  two\n", "one\ntwo\n", .literal),
     ("x: >\n  one\n  two\n", "one two\n", .folded),
-    ("x: |-\n  kept\n", "kept", .literal),
+    ("x: |-\n  kept\n", "kept", .literal)
 ])
 func scalarStyles(text: String, value: String, style: YamlNode.ScalarStyle) throws {
     let node = try #require(try loadOne(text)["x"])
@@ -125,7 +127,7 @@ func plainScalarsStayStrings(word: String) throws {
 @Test(arguments: [
     ("x:", true), ("x: ~", true), ("x: null", true), ("x: Null", true), ("x: NULL", true),
     ("x: !!null ''", false), ("x: !!null", true), ("x: 'null'", false), ("x: \"\"", false),
-    ("x: !!str null", false), ("x: nil", false), ("x: nULL", false),
+    ("x: !!str null", false), ("x: nil", false), ("x: nULL", false)
 ])
 func nullScalars(text: String, isNull: Bool) throws {
     let node = try #require(try loadOne(text)["x"])
@@ -214,11 +216,23 @@ func inputWithoutDocumentsGivesNone(text: String) throws {
 @Test(arguments: [
     ("a: 1\nb: c1️⃣: d\n", "mapping values are not allowed in this context"),
     ("ü: a1️⃣: b\n", "mapping values are not allowed in this context"),
-    ("key:\n1️⃣@x\n", "found character that cannot start any token (while scanning for the next token)"),
-    ("- a\n1️⃣b: c\n", "did not find expected '-' indicator (while parsing a block collection at line 1, column 1)"),
-    ("a: [1, 2\n1️⃣", "did not find expected ',' or ']' (while parsing a flow sequence at line 1, column 4)"),
-    ("a: \"open\n1️⃣", "found unexpected end of stream (while scanning a quoted scalar at line 1, column 4)"),
-    ("a: 1\n1️⃣]\n", "did not find expected key (while parsing a block mapping at line 1, column 1)"),
+    (
+        "key:\n1️⃣@x\n",
+        "found character that cannot start any token (while scanning for the next token)"
+    ),
+    (
+        "- a\n1️⃣b: c\n",
+        "did not find expected '-' indicator (while parsing a block collection at line 1, column 1)"
+    ),
+    (
+        "a: [1, 2\n1️⃣",
+        "did not find expected ',' or ']' (while parsing a flow sequence at line 1, column 4)"
+    ),
+    (
+        "a: \"open\n1️⃣",
+        "found unexpected end of stream (while scanning a quoted scalar at line 1, column 4)"
+    ),
+    ("a: 1\n1️⃣]\n", "did not find expected key (while parsing a block mapping at line 1, column 1)")
 ])
 func syntaxErrorsAtTheProblemMark(input: String, message: String) throws {
     let (text, line, column) = marked(input)
@@ -248,9 +262,11 @@ func nulByteIsAnErrorNotATruncation(text: String) throws {
 
 /// Odd inputs must give nodes or a diagnostic with a sane position, never a crash.
 @Test(arguments: [
-    "]", "}", "&", "*", "!<", "? [a]: b", "%YAML 2.0\n--- x", "%FOO bar\n---\n", "- - - -", "a:\n\t\tb",
-    "{a: 1, a}", "[a: b]", "\u{85}x", "a: |\n  \u{2028}\n", "&a &b x", "!!str &a", "--- |\n", "'", "\"\\q\"",
-    "? a\n? a\n", "a: @b", "`x`", "a: b\n  c: d\n", String(repeating: "- ", count: 200) + "x",
+    "]", "}", "&", "*", "!<", "? [a]: b", "%YAML 2.0\n--- x", "%FOO bar\n---\n", "- - - -",
+    "a:\n\t\tb",
+    "{a: 1, a}", "[a: b]", "\u{85}x", "a: |\n  \u{2028}\n", "&a &b x", "!!str &a", "--- |\n", "'",
+    "\"\\q\"",
+    "? a\n? a\n", "a: @b", "`x`", "a: b\n  c: d\n", String(repeating: "- ", count: 200) + "x"
 ])
 func oddInputNeverCrashes(text: String) {
     do {
@@ -279,7 +295,7 @@ func oddInputNeverCrashes(text: String) {
 @Test(arguments: [
     ("when: {ev: a, 1️⃣ev: b}", "duplicate key 'ev' (first at line 1)"),
     ("id: a\n1️⃣'id': b\n", "duplicate key 'id' (first at line 1)"),
-    ("k: &k id\nid: 1\n1️⃣*k : 2\n", "duplicate key 'id' (first at line 2)"),
+    ("k: &k id\nid: 1\n1️⃣*k : 2\n", "duplicate key 'id' (first at line 2)")
 ])
 func duplicateKeysInAnyStyle(input: String, message: String) throws {
     let (text, line, column) = marked(input)
@@ -377,7 +393,9 @@ func duplicateKeysInAnyStyle(input: String, message: String) throws {
 }
 
 @Test func deepBlockNestingFails() throws {
-    let text = (0..<100).map { String(repeating: "  ", count: $0) + "k\($0):" }.joined(separator: "\n") + " x\n"
+    let text =
+        (0..<100).map { String(repeating: "  ", count: $0) + "k\($0):" }.joined(separator: "\n")
+        + " x\n"
     let diagnostic = try #require(failure(text))
     #expect(diagnostic.message == "nesting deeper than 64 levels")
     #expect([diagnostic.line, diagnostic.column] == [65, 129])

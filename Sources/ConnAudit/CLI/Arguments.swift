@@ -10,7 +10,9 @@ struct ArgumentParser {
 
     let options: [String: Option]
     /// The short forms, each taken by a command only when it has the long option.
-    static let shortOptions = ["-o": "--output", "-f": "--format", "-j": "--jobs", "-q": "--quiet", "-h": "--help"]
+    static let shortOptions = [
+        "-o": "--output", "-f": "--format", "-j": "--jobs", "-q": "--quiet", "-h": "--help"
+    ]
     private(set) var values: [String: [String]] = [:]
     private(set) var positionals: [String] = []
     /// ``positionals`` as the bytes they were given as (a file name need not be UTF-8).
@@ -41,13 +43,17 @@ struct ArgumentParser {
             }
             var name = arg
             var inline: String?
-            if !arg.hasPrefix("--"), arg.count >= 2, let long = Self.shortOptions[String(arg.prefix(2))],
-               let option = options[long] {
+            if !arg.hasPrefix("--"), arg.count >= 2,
+                let long = Self.shortOptions[String(arg.prefix(2))],
+                let option = options[long]
+            {
                 // A short option: `-j 2`, `-j2`, `-q`.
                 name = long
                 let rest = String(arg.dropFirst(2))
                 if !rest.isEmpty {
-                    guard option.kind == .value else { throw UsageError("option '\(arg.prefix(2))' takes no value") }
+                    guard option.kind == .value else {
+                        throw UsageError("option '\(arg.prefix(2))' takes no value")
+                    }
                     inline = rest
                 }
             } else if let eq = arg.firstIndex(of: "=") {
@@ -82,11 +88,14 @@ struct ArgumentParser {
     /// Settings of a config file beneath the command line's: an option the command line did not
     /// give takes the file's values, except `--param`, whose file values come first (a later
     /// value of one name wins, so the command line's do); the file's PATHs when none was given.
-    mutating func fill(from file: [String: [String]], paths: [String], only keys: Set<String>? = nil) {
-        for (name, items) in file where !items.isEmpty && options[name] != nil && keys?.contains(name) != false {
+    mutating func fill(
+        from file: [String: [String]], paths: [String], only keys: Set<String>? = nil
+    ) {
+        for (name, items) in file
+        where !items.isEmpty && options[name] != nil && keys?.contains(name) != false {
             if name == "--param" {
-                // A param the command line sets, bare or for one rule, drops the file's values of it
-                // (a file's `RULE_ID.NAME` would otherwise beat the command line's `NAME`).
+                // A param the command line sets, bare or for one rule, drops the file's values of
+                // it (a file's `RULE_ID.NAME` would otherwise beat the command line's `NAME`).
                 let given = Set(all(name).map(Self.paramName))
                 let kept = items.filter { !given.contains(Self.paramName($0)) }
                 fileParams = Set(kept)
@@ -119,7 +128,9 @@ struct ArgumentParser {
     /// Reads an option given under its former name as `name` (both given: a usage error).
     mutating func alias(_ former: String, as name: String) throws(UsageError) {
         guard let items = values.removeValue(forKey: former) else { return }
-        if values[name] != nil { throw UsageError("\(former) and \(name) are the same option: give one") }
+        if values[name] != nil {
+            throw UsageError("\(former) and \(name) are the same option: give one")
+        }
         values[name] = items
     }
 

@@ -11,37 +11,53 @@ extension CommandLineTool {
     /// `--no-config`) and fills `p` with what the command line did not give (its `paths` too
     /// when `takesPaths`; only the options in `keys` when given: a timeline takes the file's rules
     /// and params, not the check's report format or output).
-    static func applyConfig(_ p: inout ArgumentParser, takesPaths: Bool = true, only keys: Set<String>? = nil) throws -> Settings {
+    static func applyConfig(
+        _ p: inout ArgumentParser, takesPaths: Bool = true, only keys: Set<String>? = nil
+    ) throws -> Settings {
         for (former, name) in formerNames { try p.alias(former, as: name) }
-        if p.has("--config"), p.has("--no-config") { throw UsageError("--config and --no-config: give one") }
+        if p.has("--config"), p.has("--no-config") {
+            throw UsageError("--config and --no-config: give one")
+        }
         let config: RunConfig?
         if let named = p.value("--config") {
             let slash = named.lastIndex(of: "/")
             config = try RunConfig.load(named, base: slash.map { String(named[...$0]) } ?? "")
-        } else if !p.has("--no-config"), let cwd = RunConfig.workingDirectory(), let found = RunConfig.find(from: cwd) {
+        } else if !p.has("--no-config"), let cwd = RunConfig.workingDirectory(),
+            let found = RunConfig.find(from: cwd)
+        {
             config = try RunConfig.load(found.path, base: found.base)
         } else {
             config = nil
         }
         guard let config else { return Settings() }
         let rulesGiven = p.has("--rules")
-        p.fill(from: config.options, paths: takesPaths ? config.paths.map(config.resolved) : [], only: keys)
-        return Settings(config: config, extendsBuiltin: !rulesGiven && !config.rules.isEmpty && config.builtinRules)
+        p.fill(
+            from: config.options, paths: takesPaths ? config.paths.map(config.resolved) : [],
+            only: keys)
+        return Settings(
+            config: config,
+            extendsBuiltin: !rulesGiven && !config.rules.isEmpty && config.builtinRules)
     }
 
     /// The rules a command runs: `--rules` (or the config's, on top of the built-in pack when it
     /// says so) plus the reader rules, or the built-in pack.
-    static func loadRules(for p: ArgumentParser, _ settings: Settings) throws(DiagnosticList) -> RuleSet {
+    static func loadRules(for p: ArgumentParser, _ settings: Settings) throws(DiagnosticList)
+        -> RuleSet
+    {
         guard settings.extendsBuiltin else { return try loadRulesForRun(p.all("--rules")) }
         var set = try loadRules(p.all("--rules"))
         let builtin = RuleLoader.builtin()
         // A rule of the config's that takes a built-in id would judge twice under one name.
         let clashes = set.rules.filter { r in builtin.rules.contains { $0.id == r.id } }
         if !clashes.isEmpty {
-            throw DiagnosticList(clashes.map { r in
-                Diagnostic(path: r.file, line: r.line, column: 1,
-                           message: "rule id '\(r.id)' is a built-in rule's: rename it, or say builtin-rules: false in the config")
-            })
+            throw DiagnosticList(
+                clashes.map { r in
+                    Diagnostic(
+                        path: r.file, line: r.line, column: 1,
+                        message:
+                            "rule id '\(r.id)' is a built-in rule's: rename it, or say builtin-rules: false in the config"
+                    )
+                })
         }
         set.rules = builtin.rules + set.rules
         set.warnings = builtin.warnings + set.warnings
@@ -57,16 +73,25 @@ extension CommandLineTool {
                 _ = try parseParams([item], rules: rules)
             } catch {
                 let place = config.paramPlaces[item] ?? (1, 1)
-                let message = error.message.hasPrefix("--param ") ? String(error.message.dropFirst(8)) : error.message
-                throw ConfigError(path: config.path, diagnostics: [Diagnostic(
-                    path: config.path, line: place.line, column: place.column, message: "param " + message, in: config.text)])
+                let message =
+                    error.message.hasPrefix("--param ")
+                    ? String(error.message.dropFirst(8)) : error.message
+                throw ConfigError(
+                    path: config.path,
+                    diagnostics: [
+                        Diagnostic(
+                            path: config.path, line: place.line, column: place.column,
+                            message: "param " + message, in: config.text)
+                    ])
             }
         }
     }
 
     /// The rules `rules --list/--check/--test/--explain` speak of: `--rules` alone (without the
     /// reader rules a run adds), or the config's on top of the built-in pack.
-    static func loadRulesOfCommand(_ p: ArgumentParser, _ settings: Settings) throws(DiagnosticList) -> RuleSet {
+    static func loadRulesOfCommand(_ p: ArgumentParser, _ settings: Settings) throws(DiagnosticList)
+        -> RuleSet
+    {
         settings.extendsBuiltin ? try loadRules(for: p, settings) : try loadRules(p.all("--rules"))
     }
 
@@ -78,7 +103,9 @@ extension CommandLineTool {
         func q(_ s: String) -> String { Value.jsonString(SecretRedaction.text(s)) }
         func list(_ items: [String]) -> String { "[" + items.map(q).joined(separator: ", ") + "]" }
         var out = "# in force: "
-        out += settings.config.map { "\(q($0.path)) beneath the command line" } ?? "the command line (no config file)"
+        out +=
+            settings.config.map { "\(q($0.path)) beneath the command line" }
+            ?? "the command line (no config file)"
         out += "\n"
         out += "paths: \(list(p.positionals))\n"
         let rules = p.all("--rules")
@@ -90,7 +117,11 @@ extension CommandLineTool {
         for item in p.all("--param") {
             guard let eq = item.firstIndex(of: "=") else { continue }
             let name = String(item[..<eq]), value = String(item[item.index(after: eq)...])
-            if let i = params.firstIndex(where: { $0.0 == name }) { params[i].1 = value } else { params.append((name, value)) }
+            if let i = params.firstIndex(where: { $0.0 == name }) {
+                params[i].1 = value
+            } else {
+                params.append((name, value))
+            }
         }
         out += "params: {" + params.map { "\(q($0.0)): \(q($0.1))" }.joined(separator: ", ") + "}\n"
         out += "fail-on: \(p.value("--fail-on") ?? "error")\n"
@@ -112,11 +143,16 @@ extension CommandLineTool {
             for s in suppressions {
                 out += "  # \(s.origin)\n"
                 out += "  - rule: \(q(s.rule))\n"
-                for (key, value) in [("src", s.src), ("session", s.session), ("file", s.file), ("message", s.message)] {
+                for (key, value) in [
+                    ("src", s.src), ("session", s.session), ("file", s.file), ("message", s.message)
+                ] {
                     if let value { out += "    \(key): \(q(value))\n" }
                 }
                 if !s.fields.isEmpty {
-                    out += "    fields: {" + s.fields.map { "\(q($0.name)): \(q($0.pattern))" }.joined(separator: ", ") + "}\n"
+                    out +=
+                        "    fields: {"
+                        + s.fields.map { "\(q($0.name)): \(q($0.pattern))" }.joined(separator: ", ")
+                        + "}\n"
                 }
                 out += "    reason: \(q(s.reason))\n"
                 out += "    expires: \(s.expires)\n"
@@ -126,11 +162,14 @@ extension CommandLineTool {
     }
 
     /// The config's suppressions, each of whose rule patterns must name a loaded rule.
-    static func checkedSuppressions(_ settings: Settings, rules: [Rule]) throws(UsageError) -> [Suppression] {
+    static func checkedSuppressions(_ settings: Settings, rules: [Rule]) throws(UsageError)
+        -> [Suppression]
+    {
         let entries = settings.config?.suppressions ?? []
         for s in entries where !rules.contains(where: { s.covers(rule: $0.id) }) {
-            throw UsageError("the suppression at \(s.origin) names no loaded rule: '\(s.rule)'"
-                + Suggestions.hint(for: s.rule, among: rules.map(\.id)))
+            throw UsageError(
+                "the suppression at \(s.origin) names no loaded rule: '\(s.rule)'"
+                    + Suggestions.hint(for: s.rule, among: rules.map(\.id)))
         }
         return entries
     }

@@ -1,13 +1,13 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // The files a run writes: reports (`--output`, `--report FMT=FILE`, `timeline --output`) and
-// baselines (`--write-exact-baseline`). None may be a file the run reads, and none is changed until its
-// new text is complete: it is written to a temporary file in the same directory, then renamed over
-// the old one, so a failed or interrupted write leaves the old file as it was.
+// baselines (`--write-exact-baseline`). None may be a file the run reads, and none is changed until
+// its new text is complete: it is written to a temporary file in the same directory, then renamed
+// over the old one, so a failed or interrupted write leaves the old file as it was.
 
 /// A file the run cannot write (a report, a baseline): exit 2 with this message. Not a usage
 /// error: a full disk or a missing directory is no misuse of the command line.
@@ -40,11 +40,12 @@ extension CommandLineTool {
     }
 
     /// Files the run writes may not be one of its input logs, nor each other, nor — for a report —
-    /// the `--exact-baseline` it reads: the report would replace the log it judged, one report another,
-    /// or the reviewed baseline, silently. `--write-exact-baseline` may be the `--exact-baseline` file: it is
-    /// read before it is rewritten, and the entries it keeps keep their reasons. Files compare by
-    /// device and inode (``FileKey``): another spelling of the path, a symbolic link or a hard
-    /// link is the same file, and so is standard input redirected from it.
+    /// the `--exact-baseline` it reads: the report would replace the log it judged, one report
+    /// another, or the reviewed baseline, silently. `--write-exact-baseline` may be the
+    /// `--exact-baseline` file: it is read before it is rewritten, and the entries it keeps keep
+    /// their reasons. Files compare by device and inode (``FileKey``): another spelling of the
+    /// path, a symbolic link or a hard link is the same file, and so is standard input redirected
+    /// from it.
     static func checkOutputs(
         _ outputs: [(option: String, path: String)], inputs: [InputFile], baseline: String? = nil
     ) throws {
@@ -66,7 +67,9 @@ extension CommandLineTool {
             // a report file: several outputs may share one.
             var info = stat()
             let exists = stat(path, &info) == 0
-            if exists, info.st_mode & S_IFMT == S_IFDIR { throw OutputError("cannot write \(path): is a directory") }
+            if exists, info.st_mode & S_IFMT == S_IFDIR {
+                throw OutputError("cannot write \(path): is a directory")
+            }
             if isDevice(path) { continue }
             // A report that cannot be written is found now, not after the run: a typo in a
             // report's path fails at once, and before any report is written that would say `pass`.
@@ -75,13 +78,18 @@ extension CommandLineTool {
             let named = option.hasSuffix("=") ? option + path : "\(option) \(path)"
             if let input = inputKeys[key] {
                 let spelled = input == path ? "" : ", \(input)"
-                throw UsageError("\(named) is one of the input logs\(spelled): the report would overwrite it")
+                throw UsageError(
+                    "\(named) is one of the input logs\(spelled): the report would overwrite it")
             }
             if let baseline, key == baselineKey, option != "--write-exact-baseline" {
                 let spelled = baseline == path ? "" : " \(baseline)"
-                throw UsageError("\(named) is the --exact-baseline file\(spelled): the report would overwrite it")
+                throw UsageError(
+                    "\(named) is the --exact-baseline file\(spelled): the report would overwrite it"
+                )
             }
-            if let other = seen[key] { throw UsageError("\(named) and \(other) name the same file") }
+            if let other = seen[key] {
+                throw UsageError("\(named) and \(other) name the same file")
+            }
             seen[key] = named
         }
     }
@@ -111,15 +119,17 @@ extension CommandLineTool {
         guard access(directory, W_OK | X_OK) != 0 else { return }
         let reason = describe(errno)
         guard exists else { throw OutputError("cannot write \(path): \(reason)") }
-        throw OutputError("cannot write \(path): its directory \(directory): \(reason) "
-            + "(the new file is made there, then renamed over the old one)")
+        throw OutputError(
+            "cannot write \(path): its directory \(directory): \(reason) "
+                + "(the new file is made there, then renamed over the old one)")
     }
 
     static func canonicalOutput(_ path: [UInt8]) -> [UInt8] {
         if let resolved = InputFile.canonical(path) { return resolved }
         // Not there yet: its directory's canonical path and its name.
         let slash = path.lastIndex(of: UInt8(ascii: "/"))
-        let dir = slash.map { $0 == 0 ? [UInt8(ascii: "/")] : Array(path[..<$0]) } ?? [UInt8(ascii: ".")]
+        let dir =
+            slash.map { $0 == 0 ? [UInt8(ascii: "/")] : Array(path[..<$0]) } ?? [UInt8(ascii: ".")]
         let name = slash.map { Array(path[($0 + 1)...]) } ?? path
         guard let base = InputFile.canonical(dir) else { return path }
         return (base == [UInt8(ascii: "/")] ? [] : base) + [UInt8(ascii: "/")] + name
@@ -138,7 +148,9 @@ extension CommandLineTool {
         var current = path
         for _ in 0..<40 {
             var info = stat()
-            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else {
+                return current
+            }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let n = readlink(current, &buffer, buffer.count - 1)
             guard n > 0 else { throw SystemError(code: n == 0 ? ENOENT : errno) }
@@ -168,14 +180,23 @@ extension CommandLineTool {
     }
 
     /// Hands `write` the pieces for the file at `path`, or for standard output when `path` is nil.
-    static func writing(to path: String?, console: Console, _ write: (Pieces) -> Void) throws(OutputError) {
+    static func writing(to path: String?, console: Console, _ write: (Pieces) -> Void)
+        throws(OutputError)
+    {
         guard let path else {
-            write(Pieces(bytes: { console.out(String(decoding: $0, as: UTF8.self)) }, text: { console.out($0) }))
+            write(
+                Pieces(
+                    bytes: { console.out(String(decoding: $0, as: UTF8.self)) },
+                    text: { console.out($0) }))
             return
         }
         try withFile(path) { put in
-            write(Pieces(bytes: { chunk in chunk.withUnsafeBufferPointer { put($0) } },
-                         text: { var piece = $0; piece.withUTF8 { put($0) } }))
+            write(
+                Pieces(
+                    bytes: { chunk in chunk.withUnsafeBufferPointer { put($0) } },
+                    text: {
+                        var piece = $0; piece.withUTF8 { put($0) }
+                    }))
         }
     }
 
@@ -221,12 +242,16 @@ extension CommandLineTool {
             // A device or pipe (`/dev/stdout`, which may lead to the file standard output was sent
             // to) is appended to, not truncated: what was printed there already stays.
             errno = 0
-            guard let f = fopen(path, "ab") else { throw OutputError("cannot write \(path): \(describe(errno))") }
+            guard let f = fopen(path, "ab") else {
+                throw OutputError("cannot write \(path): \(describe(errno))")
+            }
             if StandardDescriptors.isClosedOutput(fileno(f)) {
                 fclose(f)
                 throw OutputError("cannot write \(path): standard output is closed")
             }
-            if let failure = write(to: f, body) { throw OutputError("cannot write \(path): \(describe(failure))") }
+            if let failure = write(to: f, body) {
+                throw OutputError("cannot write \(path): \(describe(failure))")
+            }
             return
         }
         let target: String
@@ -236,7 +261,8 @@ extension CommandLineTool {
             throw OutputError("cannot write \(path): \(describe(error.code))")
         }
         let directory = directoryOf(target)
-        var template = Array(((directory == "/" ? "" : directory) + "/.conn-audit-XXXXXX").utf8CString)
+        var template = Array(
+            ((directory == "/" ? "" : directory) + "/.conn-audit-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw OutputError("cannot write \(path): \(describe(errno))") }
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -260,15 +286,20 @@ extension CommandLineTool {
             close(fd)
             throw OutputError("cannot write \(path): \(describe(code))")
         }
-        if let failure = write(to: f, body) { throw OutputError("cannot write \(path): \(describe(failure))") }
-        guard rename(temporary, target) == 0 else { throw OutputError("cannot write \(path): \(describe(errno))") }
+        if let failure = write(to: f, body) {
+            throw OutputError("cannot write \(path): \(describe(failure))")
+        }
+        guard rename(temporary, target) == 0 else {
+            throw OutputError("cannot write \(path): \(describe(errno))")
+        }
         placed = true
     }
 
     /// Runs `body` with a function that writes to `f`, then closes `f`: the `errno` of the first
     /// write or of the close that failed (0 when it set none), or nil.
     private static func write(
-        to f: UnsafeMutablePointer<FILE>, _ body: (_ put: @escaping (UnsafeBufferPointer<UInt8>) -> Void) -> Void
+        to f: UnsafeMutablePointer<FILE>,
+        _ body: (_ put: @escaping (UnsafeBufferPointer<UInt8>) -> Void) -> Void
     ) -> Int32? {
         var failure: Int32?
         body { bytes in

@@ -4,7 +4,9 @@ extension CommandLineTool {
     /// in a CI log unless asked for.
     static func progressMode(_ p: ArgumentParser) throws(UsageError) -> String {
         let mode = p.value("--progress") ?? "auto"
-        guard ["auto", "always", "never"].contains(mode) else { throw UsageError("--progress must be auto, always or never") }
+        guard ["auto", "always", "never"].contains(mode) else {
+            throw UsageError("--progress must be auto, always or never")
+        }
         return mode
     }
 
@@ -13,10 +15,13 @@ extension CommandLineTool {
     static func progressLine(_ mode: String, quiet: Bool, files: [InputFile], console: Console)
         -> (progress: RunProgress, line: ProgressLine)?
     {
-        guard mode == "always" || (mode == "auto" && console.errIsTerminal && !quiet) else { return nil }
+        guard mode == "always" || (mode == "auto" && console.errIsTerminal && !quiet) else {
+            return nil
+        }
         let progress = RunProgress(totalBytes: Auditor.progressTotal(of: files), files: files.count)
-        let line = ProgressLine(progress: progress, terminal: console.errIsTerminal, erases: console.erasesLines,
-                                write: console.err, width: console.errColumns ?? 80)
+        let line = ProgressLine(
+            progress: progress, terminal: console.errIsTerminal, erases: console.erasesLines,
+            write: console.err, width: console.errColumns ?? 80)
         return (progress, line)
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The `errno` of the first write to standard output that failed (0: none yet), for the message the
@@ -24,9 +24,11 @@ public struct Console {
     /// That terminal's width in columns, when it tells (nil: unknown).
     public var errColumns: Int?
 
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, isTerminal: Bool,
-                colorAllowed: Bool = true, errIsTerminal: Bool = false, erasesLines: Bool = true,
-                errColumns: Int? = nil) {
+    public init(
+        out: @escaping (String) -> Void, err: @escaping (String) -> Void, isTerminal: Bool,
+        colorAllowed: Bool = true, errIsTerminal: Bool = false, erasesLines: Bool = true,
+        errColumns: Int? = nil
+    ) {
         self.out = out
         self.err = err
         self.isTerminal = isTerminal
@@ -44,12 +46,15 @@ public struct Console {
     public static var standard: Console {
         Console(
             out: { s in
-                if fputs(s, stdout) < 0, standardOutputError == 0 { standardOutputError = errno == 0 ? EIO : errno }
+                if fputs(s, stdout) < 0, standardOutputError == 0 {
+                    standardOutputError = errno == 0 ? EIO : errno
+                }
             },
             err: { s in fputs(s, stderr) },
             isTerminal: isatty(1) != 0,
-            colorAllowed: colorAllowed(noColor: getenv("NO_COLOR").map { String(cString: $0) },
-                                       term: getenv("TERM").map { String(cString: $0) }),
+            colorAllowed: colorAllowed(
+                noColor: getenv("NO_COLOR").map { String(cString: $0) },
+                term: getenv("TERM").map { String(cString: $0) }),
             errIsTerminal: isatty(2) != 0,
             erasesLines: getenv("TERM").map { String(cString: $0) } != "dumb",
             errColumns: terminalColumns(2))
@@ -91,7 +96,9 @@ public enum CommandLineTool {
         }
         if args.first == "--version" {
             if args.count > 1 {
-                console.err("conn-audit: error: --version takes no argument: \(args[1])\nRun 'conn-audit --help' for usage.\n")
+                console.err(
+                    "conn-audit: error: --version takes no argument: \(args[1])\nRun 'conn-audit --help' for usage.\n"
+                )
                 return 2
             }
             console.out("conn-audit \(ConnAuditVersion.string)\n")
@@ -105,7 +112,8 @@ public enum CommandLineTool {
                 return 0
             case "completions":
                 guard args.count == 2, let script = Completions.script(for: args[1]) else {
-                    throw UsageError("completions takes one of \(Completions.shells.joined(separator: ", "))")
+                    throw UsageError(
+                        "completions takes one of \(Completions.shells.joined(separator: ", "))")
                 }
                 console.out(script)
                 return 0
@@ -121,9 +129,11 @@ public enum CommandLineTool {
             default:
                 if let first = args.first, !first.hasPrefix("-"), access(first, F_OK) != 0 {
                     // A mistyped command reads as a PATH that does not exist: say which was meant.
-                    let hint = Suggestions.hint(for: first, among: Self.commands + ["help", "completions"])
+                    let hint = Suggestions.hint(
+                        for: first, among: Self.commands + ["help", "completions"])
                     if !hint.isEmpty {
-                        throw UsageError("unknown command '\(first)'\(hint); a log of that name does not exist")
+                        throw UsageError(
+                            "unknown command '\(first)'\(hint); a log of that name does not exist")
                     }
                 }
                 return try checkCommand(args, bytes, console)
@@ -136,11 +146,15 @@ public enum CommandLineTool {
             return 2
         } catch let e as ConfigError {
             console.err(e.diagnostics.map(\.description).joined(separator: "\n") + "\n")
-            console.err("conn-audit: \(e.diagnostics.count) error(s) in the config file \(e.path); no verdict\n")
+            console.err(
+                "conn-audit: \(e.diagnostics.count) error(s) in the config file \(e.path); no verdict\n"
+            )
             return 2
         } catch let e as DiagnosticList {
             console.err(e.description + "\n")
-            console.err("conn-audit: \(e.diagnostics.filter { $0.severity == .error }.count) error(s) in the rules; no verdict\n")
+            console.err(
+                "conn-audit: \(e.diagnostics.filter { $0.severity == .error }.count) error(s) in the rules; no verdict\n"
+            )
             return 2
         } catch {
             console.err("conn-audit: error: \(error)\n")
@@ -150,7 +164,9 @@ public enum CommandLineTool {
 
     // MARK: - check
 
-    private static func checkCommand(_ args: [String], _ bytes: [[UInt8]], _ console: Console) throws -> Int32 {
+    private static func checkCommand(_ args: [String], _ bytes: [[UInt8]], _ console: Console)
+        throws -> Int32
+    {
         var p = ArgumentParser(Self.checkOptions + Self.formerOptions)
         try p.parse(args, bytes: bytes)
         if p.has("--help") {
@@ -159,21 +175,29 @@ public enum CommandLineTool {
         }
         let settings = try Self.applyConfig(&p)
         guard let use = RunUse(rawValue: p.value("--use") ?? RunUse.corpus.rawValue) else {
-            throw UsageError("--use must be corpus (a soak or fleet corpus) or gate (one upload), not '\(p.value("--use")!)'")
+            throw UsageError(
+                "--use must be corpus (a soak or fleet corpus) or gate (one upload), not '\(p.value("--use")!)'"
+            )
         }
         let format = p.value("--format") ?? "text"
         guard Self.formats.contains(format) else {
-            throw UsageError("--format must be one of \(Self.formats.joined(separator: ", ")), not '\(format)'")
+            throw UsageError(
+                "--format must be one of \(Self.formats.joined(separator: ", ")), not '\(format)'")
         }
         // Extra reports from the same run: --report junit=out.xml --report sarif=out.sarif
         var extraReports: [(format: String, path: String)] = []
         for item in p.all("--report") {
-            guard let eq = item.firstIndex(of: "="), eq != item.startIndex, item.index(after: eq) != item.endIndex else {
-                throw UsageError("--report takes FORMAT=FILE, such as junit=report.xml, not '\(item)'")
+            guard let eq = item.firstIndex(of: "="), eq != item.startIndex,
+                item.index(after: eq) != item.endIndex
+            else {
+                throw UsageError(
+                    "--report takes FORMAT=FILE, such as junit=report.xml, not '\(item)'")
             }
             let f = String(item[..<eq])
             guard Self.formats.contains(f) else {
-                throw UsageError("--report \(f): the format must be one of \(Self.formats.joined(separator: ", "))")
+                throw UsageError(
+                    "--report \(f): the format must be one of \(Self.formats.joined(separator: ", "))"
+                )
             }
             extraReports.append((f, String(item[item.index(after: eq)...])))
         }
@@ -189,8 +213,12 @@ public enum CommandLineTool {
             console.out(Self.shownConfig(p, settings))
             return 0
         }
-        guard !p.positionals.isEmpty else { throw UsageError("no PATH given: name log files, directories, or - for standard input") }
-        if p.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' (standard input) given more than once") }
+        guard !p.positionals.isEmpty else {
+            throw UsageError("no PATH given: name log files, directories, or - for standard input")
+        }
+        if p.positionals.filter({ $0 == "-" }).count > 1 {
+            throw UsageError("'-' (standard input) given more than once")
+        }
 
         var ruleSet = try loadRules(for: p, settings)
         if !p.has("--quiet") {
@@ -209,11 +237,15 @@ public enum CommandLineTool {
         ruleSet.rules = try select(ruleSet.rules, only: p.all("--only"), skip: p.all("--skip"))
         // Nothing to judge is no verdict: a gate whose --skip matches every rule must not pass.
         if ruleSet.rules.isEmpty {
-            throw UsageError("no rule selected: --only/--skip leave none of the \(loaded.count) loaded rules (see 'conn-audit rules --list')")
+            throw UsageError(
+                "no rule selected: --only/--skip leave none of the \(loaded.count) loaded rules (see 'conn-audit rules --list')"
+            )
         }
         // A param of the config file that no selected rule has is left out (the file serves
         // runs with any --only); one given on the command line is an error.
-        p.dropFileParams { item in !Self.someRule(ruleSet.rules, hasParam: String(item.prefix { $0 != "=" })) }
+        p.dropFileParams { item in
+            !Self.someRule(ruleSet.rules, hasParam: String(item.prefix { $0 != "=" }))
+        }
         try Self.checkFileParams(p, settings, rules: ruleSet.rules)
         let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
         // The outcome counts are a fact of the corpus, reported whatever rules are selected: a
@@ -227,32 +259,43 @@ public enum CommandLineTool {
 
         let found = InputDiscovery.discover(bytes: p.positionalBytes)
         if found.files.isEmpty && found.errors.isEmpty {
-            throw UsageError("no log files found under \(p.shownPositionals.joined(separator: ", ")) (*.jsonl, *.ndjson, *.log, and .gz)")
+            throw UsageError(
+                "no log files found under \(p.shownPositionals.joined(separator: ", ")) (*.jsonl, *.ndjson, *.log, and .gz)"
+            )
         }
         var outputs: [(option: String, path: String)] = []
         if let path = p.value("--output") { outputs.append(("--output", path)) }
         outputs += extraReports.map { ("--report \($0.format)=", $0.path) }
-        if let path = p.value("--write-exact-baseline") { outputs.append(("--write-exact-baseline", path)) }
+        if let path = p.value("--write-exact-baseline") {
+            outputs.append(("--write-exact-baseline", path))
+        }
         try Self.checkOutputs(outputs, inputs: found.files, baseline: p.value("--exact-baseline"))
         // The text and GitHub reports show the first findings of each rule and count the rest:
         // when they are all the run writes, only those are kept (memory then does not grow with
         // the findings). The others and baselines take every finding. Suppressions then apply as
         // violations are found, counting what they accept; else to the report, afterwards.
-        let listsAll = ([format] + extraReports.map(\.format)).contains { !["text", "github"].contains($0) }
+        let listsAll =
+            ([format] + extraReports.map(\.format)).contains { !["text", "github"].contains($0) }
             || p.has("--exact-baseline") || p.has("--write-exact-baseline")
         let keep = listsAll ? nil : max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
         let today = Baseline.today()
-        let divert = keep == nil || suppressions.entries.isEmpty ? nil
-            : suppressions.filter(rules: ruleSet.rules.map(\.id), paths: Auditor.filePaths(of: found.files),
-                                  today: today)
-        let progress = Self.progressLine(progressMode, quiet: p.has("--quiet"), files: found.files, console: console)
-        let auditor = Auditor(rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep, divert: divert,
-                              progress: progress?.progress, opener: opener)
+        let divert =
+            keep == nil || suppressions.entries.isEmpty
+            ? nil
+            : suppressions.filter(
+                rules: ruleSet.rules.map(\.id), paths: Auditor.filePaths(of: found.files),
+                today: today)
+        let progress = Self.progressLine(
+            progressMode, quiet: p.has("--quiet"), files: found.files, console: console)
+        let auditor = Auditor(
+            rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep, divert: divert,
+            progress: progress?.progress, opener: opener)
         progress?.line.start()
         var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
         progress?.line.stop()
         if !background.isEmpty {
-            report.backgroundLabels = report.results.filter { background.contains($0.rule.id) }.compactMap(\.labels)
+            report.backgroundLabels = report.results.filter { background.contains($0.rule.id) }
+                .compactMap(\.labels)
             report.results.removeAll { background.contains($0.rule.id) }
         }
         if use == .gate { report.judgeAsGate() }
@@ -261,48 +304,65 @@ public enum CommandLineTool {
             report.suppressions = summary
             for i in summary.expired {
                 let e = summary.entries[i]
-                console.err("conn-audit: the suppression at \(e.origin) for \(e.rule) expired on \(e.expires); its violations count again\n")
+                console.err(
+                    "conn-audit: the suppression at \(e.origin) for \(e.rule) expired on \(e.expires); its violations count again\n"
+                )
             }
         }
-        let applied = try p.value("--exact-baseline").map { path throws(UsageError) in try Baseline.load(path) }
+        let applied = try p.value("--exact-baseline").map { path throws(UsageError) in
+            try Baseline.load(path)
+        }
         if let path = p.value("--write-exact-baseline") {
-            // A baseline --exact-baseline could not read back is not written (nor does it replace one).
+            // A baseline --exact-baseline could not read back is not written (nor does it replace
+            // one).
             let baseline = Baseline.from(report, reviewed: applied)
             guard let text = baseline.json(limit: Baseline.maxBytes) else {
                 let n = baseline.entries.count
-                throw UsageError("--write-exact-baseline \(path): \(n) violations make a baseline larger than the 64 MiB "
-                    + "--exact-baseline reads; nothing was written. Fix or --skip the rules that fail throughout, then record the rest")
+                throw UsageError(
+                    "--write-exact-baseline \(path): \(n) violations make a baseline larger than the 64 MiB "
+                        + "--exact-baseline reads; nothing was written. Fix or --skip the rules that fail throughout, then record the rest"
+                )
             }
             try writeFile(path, text)
             if !p.has("--quiet") {
                 let n = report.results.reduce(0) { $0 + $1.violations.count }
-                console.err("conn-audit: wrote \(n) violation\(n == 1 ? "" : "s") to the baseline \(path)\n")
+                console.err(
+                    "conn-audit: wrote \(n) violation\(n == 1 ? "" : "s") to the baseline \(path)\n"
+                )
             }
         }
         if let path = p.value("--exact-baseline"), let baseline = applied {
             report.baseline = baseline.apply(to: &report, path: path, today: today)
             for e in report.baseline!.expired {
-                console.err("conn-audit: baseline entry for \(e.rule) at \(e.file ?? "?"):\(e.line.map(String.init) ?? "?") expired on \(e.expires ?? "?"); its violations count again\n")
+                console.err(
+                    "conn-audit: baseline entry for \(e.rule) at \(e.file ?? "?"):\(e.line.map(String.init) ?? "?") expired on \(e.expires ?? "?"); its violations count again\n"
+                )
             }
         }
         // A run that read no event judged nothing: never a pass (an empty upload, an empty stdin).
         // Malformed lines still fail it through log.malformed, as any other run.
         if report.inputs.events == 0, report.verdictName == "pass" {
             let n = report.inputs.lines
-            report.inputErrors.append(InputError(
-                path: p.shownPositionals.joined(separator: ", "),
-                reason: "no event in \(n == 0 ? "it (no line at all)" : "its \(n) line\(n == 1 ? "" : "s")"): "
-                    + "nothing was judged",
-                heldNoEvent: true))
+            report.inputErrors.append(
+                InputError(
+                    path: p.shownPositionals.joined(separator: ", "),
+                    reason:
+                        "no event in \(n == 0 ? "it (no line at all)" : "its \(n) line\(n == 1 ? "" : "s")"): "
+                        + "nothing was judged",
+                    heldNoEvent: true))
         }
 
         if !p.has("--quiet") || p.has("--output") {
-            let toTerminal = p.value("--output") == nil && console.isTerminal && console.colorAllowed
+            let toTerminal =
+                p.value("--output") == nil && console.isTerminal && console.colorAllowed
             let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
-            try Self.emit(report, format: format, color: color, to: p.value("--output"), console: console)
+            try Self.emit(
+                report, format: format, color: color, to: p.value("--output"), console: console)
         }
         for extra in extraReports {
-            try Self.emit(report, format: extra.format, color: colorMode == "always", to: extra.path, console: console)
+            try Self.emit(
+                report, format: extra.format, color: colorMode == "always", to: extra.path,
+                console: console)
         }
         // Unreadable inputs are named on standard error whatever the format, for CI logs.
         for e in report.inputErrors { console.err("conn-audit: error: \(e.headline())\n") }
@@ -316,7 +376,9 @@ public enum CommandLineTool {
     /// `--jobs N` (1…256), default: the number of cores.
     static func jobs(_ p: ArgumentParser) throws(UsageError) -> Int {
         guard let j = p.value("--jobs") else { return Auditor.defaultJobs }
-        guard let n = Int(j), n >= 1, n <= 256 else { throw UsageError("--jobs takes a whole number from 1 to 256") }
+        guard let n = Int(j), n >= 1, n <= 256 else {
+            throw UsageError("--jobs takes a whole number from 1 to 256")
+        }
         return n
     }
 
@@ -327,7 +389,8 @@ public enum CommandLineTool {
             return { f throws(InputError) in try ByteSources.open(f) }
         }
         guard let ratio = Int(text), ratio >= 0, ratio <= 1_000_000 else {
-            throw UsageError("--max-expansion takes a whole number from 0 (no cap) to 1000000, not '\(text)'")
+            throw UsageError(
+                "--max-expansion takes a whole number from 0 (no cap) to 1000000, not '\(text)'")
         }
         return { f throws(InputError) in try ByteSources.open(f, maxExpansion: ratio) }
     }
@@ -335,7 +398,9 @@ public enum CommandLineTool {
     /// `--color auto|always|never`, default auto.
     static func colorMode(_ p: ArgumentParser) throws(UsageError) -> String {
         let mode = p.value("--color") ?? "auto"
-        guard ["auto", "always", "never"].contains(mode) else { throw UsageError("--color must be auto, always or never") }
+        guard ["auto", "always", "never"].contains(mode) else {
+            throw UsageError("--color must be auto, always or never")
+        }
         return mode
     }
 
@@ -362,13 +427,17 @@ public enum CommandLineTool {
         var set = try loadRules(paths)
         guard !paths.isEmpty else { return set }
         let defined = Set(set.rules.map(\.id))
-        set.rules += RuleLoader.builtin(only: RuleLoader.readerRulesFile).rules.filter { !defined.contains($0.id) }
+        set.rules += RuleLoader.builtin(only: RuleLoader.readerRulesFile).rules.filter {
+            !defined.contains($0.id)
+        }
         return set
     }
 
     /// `--only`/`--skip`: ids or globs; a pattern that matches no rule is a usage error.
-    static func select(_ rules: [Rule], only: [String], skip: [String]) throws(UsageError) -> [Rule] {
-        for pattern in only + skip where !rules.contains(where: { GlobPattern(pattern).matches($0.id) }) {
+    static func select(_ rules: [Rule], only: [String], skip: [String]) throws(UsageError) -> [Rule]
+    {
+        for pattern in only + skip
+        where !rules.contains(where: { GlobPattern(pattern).matches($0.id) }) {
             let hint = Suggestions.hint(for: pattern, among: rules.map(\.id))
             throw UsageError("no rule matches '\(pattern)'\(hint) (see 'conn-audit rules --list')")
         }
@@ -379,7 +448,8 @@ public enum CommandLineTool {
     }
 
     /// `--param NAME=VALUE` or `RULE_ID.NAME=VALUE`; the name must be a param of a selected rule.
-    static func parseParams(_ items: [String], rules: [Rule]) throws(UsageError) -> [String: Value] {
+    static func parseParams(_ items: [String], rules: [Rule]) throws(UsageError) -> [String: Value]
+    {
         var out: [String: Value] = [:]
         for item in items {
             guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
@@ -389,42 +459,64 @@ public enum CommandLineTool {
             let raw = String(item[item.index(after: eq)...])
             // The defaults this overrides: its value must be of their kind.
             let defaults: [(rule: String, value: Value)]
-            if let dot = name.lastIndex(of: "."), let rule = rules.first(where: { $0.id == name[..<dot] }) {
-                defaults = rule.params[String(name[name.index(after: dot)...])].map { [(rule.id, $0)] } ?? []
+            if let dot = name.lastIndex(of: "."),
+                let rule = rules.first(where: { $0.id == name[..<dot] })
+            {
+                defaults =
+                    rule.params[String(name[name.index(after: dot)...])].map { [(rule.id, $0)] }
+                    ?? []
             } else {
                 defaults = rules.compactMap { r in r.params[name].map { (r.id, $0) } }
             }
-            guard !defaults.isEmpty else { throw UsageError("--param \(name): no selected rule has a param of that name") }
+            guard !defaults.isEmpty else {
+                throw UsageError("--param \(name): no selected rule has a param of that name")
+            }
             let value = typedParam(raw)
             for d in defaults {
                 switch d.value {
                 case .int, .double:
                     guard value.number != nil else {
-                        throw UsageError("--param \(name)=\(raw): \(d.rule) needs a number here (default \(d.value.rendered()))")
+                        throw UsageError(
+                            "--param \(name)=\(raw): \(d.rule) needs a number here (default \(d.value.rendered()))"
+                        )
                     }
                 case .bool:
                     guard case .bool = value else {
-                        throw UsageError("--param \(name)=\(raw): \(d.rule) needs true or false here (default \(d.value.rendered()))")
+                        throw UsageError(
+                            "--param \(name)=\(raw): \(d.rule) needs true or false here (default \(d.value.rendered()))"
+                        )
                     }
                 default:
                     break
                 }
             }
             // A param a count bound names (`max: params.n`) must stay a whole number >= 0.
-            let paramName = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? name
-            for r in rules where r.boundParams.values.contains(paramName) && defaults.contains(where: { $0.rule == r.id }) {
+            let paramName =
+                name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? name
+            for r in rules
+            where r.boundParams.values.contains(paramName)
+                && defaults.contains(where: { $0.rule == r.id })
+            {
                 guard FileLoader.wholeCount(value) != nil else {
-                    throw UsageError("--param \(name)=\(raw): \(r.id) counts with it: it needs a whole number >= 0")
+                    throw UsageError(
+                        "--param \(name)=\(raw): \(r.id) counts with it: it needs a whole number >= 0"
+                    )
                 }
             }
-            // A param whose defaults are all strings takes the text as written (`--param x=42` is "42").
-            let allText = defaults.allSatisfy { if case .string = $0.value { return true } else { return false } }
+            // A param whose defaults are all strings takes the text as written (`--param x=42` is
+            // "42").
+            let allText = defaults.allSatisfy {
+                if case .string = $0.value { return true } else { return false }
+            }
             out[name] = allText ? .string(raw) : value
         }
         // Bounds moved by params must still leave room: min <= max, as the loader checks in a file.
         for r in rules where !r.boundParams.isEmpty {
-            if case .count(_, let lo?, let hi?, _) = CompiledRule(rule: r, index: 0, overrides: out).rule.check, lo > hi {
-                throw UsageError("--param: \(r.id) would count at least \(lo) and at most \(hi) (min > max)")
+            if case .count(_, let lo?, let hi?, _) = CompiledRule(rule: r, index: 0, overrides: out)
+                .rule.check, lo > hi
+            {
+                throw UsageError(
+                    "--param: \(r.id) would count at least \(lo) and at most \(hi) (min > max)")
             }
         }
         return out
@@ -432,7 +524,9 @@ public enum CommandLineTool {
 
     /// Whether `name` (`NAME` or `RULE_ID.NAME`) is a param of one of `rules`.
     static func someRule(_ rules: [Rule], hasParam name: String) -> Bool {
-        if let dot = name.lastIndex(of: "."), let rule = rules.first(where: { $0.id == name[..<dot] }) {
+        if let dot = name.lastIndex(of: "."),
+            let rule = rules.first(where: { $0.id == name[..<dot] })
+        {
             return rule.params[String(name[name.index(after: dot)...])] != nil
         }
         return rules.contains { $0.params[name] != nil }
@@ -459,7 +553,9 @@ public enum CommandLineTool {
             return 0
         }
         let settings = try Self.applyConfig(&p, takesPaths: false, only: ["--rules"])
-        if let extra = p.positionals.first { throw UsageError("unexpected argument '\(extra)' (rule paths go after --rules)") }
+        if let extra = p.positionals.first {
+            throw UsageError("unexpected argument '\(extra)' (rule paths go after --rules)")
+        }
         let modes = ["--check", "--list", "--explain", "--test"].filter { p.has($0) }
         if modes.count > 1 { throw UsageError("choose one of --check, --list, --explain, --test") }
         if let format = p.value("--format") {
@@ -488,7 +584,9 @@ public enum CommandLineTool {
         case "--explain":
             let id = p.value("--explain")!
             guard let rule = set.rules.first(where: { $0.id == id }) else {
-                throw UsageError("no rule '\(id)'\(Suggestions.hint(for: id, among: set.rules.map(\.id))) (see 'conn-audit rules --list')")
+                throw UsageError(
+                    "no rule '\(id)'\(Suggestions.hint(for: id, among: set.rules.map(\.id))) (see 'conn-audit rules --list')"
+                )
             }
             console.out(explain(rule))
             return 0
@@ -497,28 +595,44 @@ public enum CommandLineTool {
             var failed = 0
             var perRule: [(String, Int)] = []
             for o in outcomes {
-                if perRule.last?.0 == o.rule.id { perRule[perRule.count - 1].1 += 1 } else { perRule.append((o.rule.id, 1)) }
+                if perRule.last?.0 == o.rule.id {
+                    perRule[perRule.count - 1].1 += 1
+                } else {
+                    perRule.append((o.rule.id, 1))
+                }
                 guard !o.passed else { continue }
                 failed += 1
-                // The fixture's name is rule text, and messages may quote it (it names the fixture's log
-                // as a file): a token in it is redacted. Messages hold no flagged value of the log.
-                let head = "FAIL \(o.rule.id) fixture '\(o.fixture.name)' (\(o.rule.file):\(o.fixture.line))\n"
+                // The fixture's name is rule text, and messages may quote it (it names the
+                // fixture's log as a file): a token in it is redacted. Messages hold no flagged
+                // value of the log.
+                let head =
+                    "FAIL \(o.rule.id) fixture '\(o.fixture.name)' (\(o.rule.file):\(o.fixture.line))\n"
                 if !o.badLines.isEmpty {
-                    // A bad line is shown by its reason only, never its text (it may hold a secret).
-                    console.out(SecretRedaction.text(head
-                        + "  its log has lines the rule never sees (fix them, or the fixture tests nothing there):\n"
-                        + o.badLines.prefix(5).map { "    \($0)\n" }.joined()
-                        + (o.badLines.count > 5 ? "    … and \(o.badLines.count - 5) more\n" : "")))
+                    // A bad line is shown by its reason only, never its text (it may hold a
+                    // secret).
+                    console.out(
+                        SecretRedaction.text(
+                            head
+                                + "  its log has lines the rule never sees (fix them, or the fixture tests nothing there):\n"
+                                + o.badLines.prefix(5).map { "    \($0)\n" }.joined()
+                                + (o.badLines.count > 5
+                                    ? "    … and \(o.badLines.count - 5) more\n" : "")))
                     continue
                 }
-                let want = o.fixture.expect.rawValue + (o.fixture.violations.map { " with \($0) violation(s)" } ?? "")
-                console.out(SecretRedaction.text(head
-                    + "  expected: \(want)\n  actual:   \(o.status.rawValue) with \(o.violations) violation(s)\n"
-                    + o.messages.prefix(5).map { "    \($0)\n" }.joined()))
+                let want =
+                    o.fixture.expect.rawValue
+                    + (o.fixture.violations.map { " with \($0) violation(s)" } ?? "")
+                console.out(
+                    SecretRedaction.text(
+                        head
+                            + "  expected: \(want)\n  actual:   \(o.status.rawValue) with \(o.violations) violation(s)\n"
+                            + o.messages.prefix(5).map { "    \($0)\n" }.joined()))
             }
             for (id, n) in perRule { console.out("  \(id): \(n) fixture\(n == 1 ? "" : "s")\n") }
             let untested = set.rules.filter { $0.tests.isEmpty }.map(\.id)
-            if !untested.isEmpty { console.out("rules without fixtures: \(untested.joined(separator: ", "))\n") }
+            if !untested.isEmpty {
+                console.out("rules without fixtures: \(untested.joined(separator: ", "))\n")
+            }
             console.out("fixtures: \(outcomes.count - failed) passed, \(failed) failed\n")
             return failed == 0 ? 0 : 1
         default:
@@ -526,8 +640,9 @@ public enum CommandLineTool {
             for r in set.rules {
                 let pad = String(repeating: " ", count: width - r.id.count)
                 // Ids hold no token (letters, digits, '.', '_' and '-' only); a title may.
-                console.out("\(r.id)\(pad)  \(r.severity.rawValue.padding(7))  \(r.scope.rawValue.padding(10))  "
-                    + "\(SecretRedaction.text(r.title))\n")
+                console.out(
+                    "\(r.id)\(pad)  \(r.severity.rawValue.padding(7))  \(r.scope.rawValue.padding(10))  "
+                        + "\(SecretRedaction.text(r.title))\n")
             }
             return 0
         }
@@ -535,12 +650,15 @@ public enum CommandLineTool {
 
     static func explain(_ rule: Rule) -> String {
         var out = "\(rule.id) — \(SecretRedaction.text(rule.title))\n"
-        out += "severity: \(rule.severity.rawValue)   scope: \(rule.scope.rawValue)   check: \(rule.check.kindName)\n"
+        out +=
+            "severity: \(rule.severity.rawValue)   scope: \(rule.scope.rawValue)   check: \(rule.check.kindName)\n"
         out += "defined at: \(rule.file):\(rule.line)\n"
         if let d = rule.description { out += "\n" + d.trimmedTrailingNewlines + "\n" }
         if !rule.params.isEmpty {
             out += "\nparams:\n"
-            for k in rule.params.keys.sorted() { out += "  \(k) = \(rule.params[k]!.rendered(bare: false))\n" }
+            for k in rule.params.keys.sorted() {
+                out += "  \(k) = \(rule.params[k]!.rendered(bare: false))\n"
+            }
         }
         if !rule.letTexts.isEmpty {
             out += "\nlet (file-level first):\n"
@@ -552,7 +670,9 @@ public enum CommandLineTool {
 }
 
 extension String {
-    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+    func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
     var trimmedTrailingNewlines: String {
         var s = self
         while s.hasSuffix("\n") { s.removeLast() }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A config file's problems, each at its `file:line:column`: exit 2, no verdict.
@@ -45,15 +45,21 @@ struct RunConfig {
 
     static let fileName = ".conn-audit.yaml"
     /// The keys a config file may hold.
-    static let keys = ["version", "paths", "builtin-rules", "rules", "only", "skip", "params", "fail-on", "use",
-                       "format", "output", "reports", "exact-baseline", "jobs", "suppressions"]
-    static let suppressionKeys = ["rule", "src", "session", "file", "message", "fields", "reason", "expires"]
+    static let keys = [
+        "version", "paths", "builtin-rules", "rules", "only", "skip", "params", "fail-on", "use",
+        "format", "output", "reports", "exact-baseline", "jobs", "suppressions"
+    ]
+    static let suppressionKeys = [
+        "rule", "src", "session", "file", "message", "fields", "reason", "expires"
+    ]
 
     /// The config file for a run from `directory`: the nearest `.conn-audit.yaml` at or above it,
     /// not above a repository's root nor above the home directory; with the prefix that leads from
     /// `directory` to it. A file someone else owns is not read (a shared `/tmp` could otherwise
     /// give any run its suppressions and outputs): the search ends there.
-    static func find(from directory: String, home: String? = getenv("HOME").map { String(cString: $0) }) -> (path: String, base: String)? {
+    static func find(
+        from directory: String, home: String? = getenv("HOME").map { String(cString: $0) }
+    ) -> (path: String, base: String)? {
         var dir = directory
         var base = ""
         for _ in 0..<256 {
@@ -74,19 +80,32 @@ struct RunConfig {
     static func workingDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(
+            decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `path` (named or found) with `base`, the prefix its relative paths take.
     static func load(_ path: String, base: String) throws(ConfigError) -> RunConfig {
         var st = stat()
         if stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-            throw ConfigError(path: path, diagnostics: [Diagnostic(path: path, line: 1, column: 1,
-                message: "the config file is a directory")])
+            throw ConfigError(
+                path: path,
+                diagnostics: [
+                    Diagnostic(
+                        path: path, line: 1, column: 1,
+                        message: "the config file is a directory")
+                ])
         }
         guard let f = fopen(path, "rb") else {
-            throw ConfigError(path: path, diagnostics: [Diagnostic(path: path, line: 1, column: 1,
-                message: "cannot read the config file: \(String(cString: strerror(errno)).lowercased())")])
+            throw ConfigError(
+                path: path,
+                diagnostics: [
+                    Diagnostic(
+                        path: path, line: 1, column: 1,
+                        message:
+                            "cannot read the config file: \(String(cString: strerror(errno)).lowercased())"
+                    )
+                ])
         }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -97,8 +116,13 @@ struct RunConfig {
         }
         fclose(f)
         guard bytes.count <= 1 << 20 else {
-            throw ConfigError(path: path, diagnostics: [Diagnostic(path: path, line: 1, column: 1,
-                message: "the config file is larger than 1 MiB")])
+            throw ConfigError(
+                path: path,
+                diagnostics: [
+                    Diagnostic(
+                        path: path, line: 1, column: 1,
+                        message: "the config file is larger than 1 MiB")
+                ])
         }
         let text = String(decoding: bytes, as: UTF8.self)
         let documents: [YamlNode]
@@ -111,7 +135,11 @@ struct RunConfig {
         var config = RunConfig(path: path, base: base)
         config.text = text
         guard documents.count <= 1 else {
-            throw ConfigError(path: path, diagnostics: [reader.diagnostic(documents[1], "a config file holds one YAML document")])
+            throw ConfigError(
+                path: path,
+                diagnostics: [
+                    reader.diagnostic(documents[1], "a config file holds one YAML document")
+                ])
         }
         if let root = documents.first, !root.isNull {
             reader.read(root, into: &config)
@@ -132,7 +160,8 @@ struct RunConfig {
         p.hasPrefix("/") || base.isEmpty ? p : base + p
     }
 
-    /// The file's settings as command-line options (paths resolved), for ``ArgumentParser/fill(from:paths:)``.
+    /// The file's settings as command-line options (paths resolved), for
+    /// ``ArgumentParser/fill(from:paths:)``.
     var options: [String: [String]] {
         var out: [String: [String]] = [:]
         if !rules.isEmpty { out["--rules"] = rules.map(resolved) }

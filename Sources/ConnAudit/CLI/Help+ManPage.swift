@@ -2,11 +2,13 @@
 /// it; a test checks that the file in the repository is what this makes).
 extension Help {
     static var manPage: String {
-        var out = ".TH CONN-AUDIT 1 \"\" \"conn-audit \(ConnAuditVersion.string)\" \"User Commands\"\n"
+        var out =
+            ".TH CONN-AUDIT 1 \"\" \"conn-audit \(ConnAuditVersion.string)\" \"User Commands\"\n"
         out += ".SH NAME\nconn-audit \\- "
         out += roff(String(intro.drop { $0 != "—" }.dropFirst().drop { $0 == " " })) + "\n"
         out += section("SYNOPSIS", body(usage))
-        out += ".SH DESCRIPTION\n" + roff(paths.split(separator: "\n").joined(separator: " ")) + "\n"
+        out +=
+            ".SH DESCRIPTION\n" + roff(paths.split(separator: "\n").joined(separator: " ")) + "\n"
         for text in [checkOptions, timelineOptions, rulesOptions, exitStatus, examples] {
             let title = String(text.prefix { $0 != "\n" })
             out += section(title, body(text))
@@ -17,12 +19,15 @@ extension Help {
 
     /// A section's text without its title line.
     private static func body(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+        text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(
+            separator: "\n")
     }
 
     /// A section kept as laid out (`.nf`): the help text is aligned in columns.
     private static func section(_ title: String, _ text: String) -> String {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { roff(String($0)) }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            roff(String($0))
+        }
         return ".SH \"\(title)\"\n.nf\n" + lines.joined(separator: "\n") + "\n.fi\n"
     }
 

@@ -1,9 +1,9 @@
 import Dispatch
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The progress line `check` writes on standard error while it reads: bytes, files, events,
@@ -37,8 +37,10 @@ final class ProgressLine: @unchecked Sendable {
     /// The length of the line on the screen (0: none is).
     private var shown = 0
 
-    init(progress: RunProgress, terminal: Bool, erases: Bool, write: @escaping (String) -> Void,
-         width: Int = 80, delay: Double? = nil, interval: Double? = nil) {
+    init(
+        progress: RunProgress, terminal: Bool, erases: Bool, write: @escaping (String) -> Void,
+        width: Int = 80, delay: Double? = nil, interval: Double? = nil
+    ) {
         self.progress = progress
         self.width = max(20, width)
         self.write = write
@@ -53,11 +55,13 @@ final class ProgressLine: @unchecked Sendable {
         running = true
         let context = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
-        let made = pthread_create(&thread, nil, { context in
-            let line = Unmanaged<ProgressLine>.fromOpaque(context!).takeRetainedValue()
-            line.run()
-            return nil
-        }, context)
+        let made = pthread_create(
+            &thread, nil,
+            { context in
+                let line = Unmanaged<ProgressLine>.fromOpaque(context!).takeRetainedValue()
+                line.run()
+                return nil
+            }, context)
         if made == 0 {
             pthread_detach(thread)
         } else {
@@ -83,10 +87,16 @@ final class ProgressLine: @unchecked Sendable {
         defer { done.signal() }
         guard stopSignal.wait(timeout: .now() + delay) == .timedOut else { return }
         repeat {
-            var text = Self.text(progress.snapshot, total: progress.totalBytes, files: progress.files, seconds: elapsed)
+            var text = Self.text(
+                progress.snapshot, total: progress.totalBytes, files: progress.files,
+                seconds: elapsed)
             if redraw {
                 text = Self.fitted(text, width: width - 1)
-                write("\r" + text + (erases ? "\u{1B}[K" : String(repeating: " ", count: max(0, shown - text.utf8.count))))
+                write(
+                    "\r" + text
+                        + (erases
+                            ? "\u{1B}[K"
+                            : String(repeating: " ", count: max(0, shown - text.utf8.count))))
                 shown = text.utf8.count
             } else {
                 write(text + "\n")
@@ -99,19 +109,23 @@ final class ProgressLine: @unchecked Sendable {
         erases ? "\u{1B}[K" : String(repeating: " ", count: n) + "\r"
     }
 
-    private var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 }
+    private var elapsed: Double {
+        Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+    }
 
     // MARK: - Text
 
     /// `conn-audit: 312.4 MB of 500.0 MB (62%), 3 of 10 files, 4,100,000 events (350,000/s), about
     /// 12 s left`; without a total (standard input), no share and no time left.
-    static func text(_ s: RunProgress.Snapshot, total: Int?, files: Int, seconds: Double) -> String {
+    static func text(_ s: RunProgress.Snapshot, total: Int?, files: Int, seconds: Double) -> String
+    {
         var out = "conn-audit: " + megabytes(s.bytes)
         if let total, total > 0 {
             let share = min(100, s.bytes * 100 / total)
             out += " of \(megabytes(total)) (\(share)%)"
         }
-        out += ", \(s.filesRead) of \(files) file\(files == 1 ? "" : "s"), \(grouped(s.events)) events"
+        out +=
+            ", \(s.filesRead) of \(files) file\(files == 1 ? "" : "s"), \(grouped(s.events)) events"
         if seconds > 0 { out += " (\(grouped(Int(Double(s.events) / seconds)))/s)" }
         if let total, total > 0, s.bytes > 0, seconds > 0 {
             if s.bytes >= total {

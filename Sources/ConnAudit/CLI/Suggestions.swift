@@ -30,7 +30,8 @@ enum Suggestions {
     static func hint(for typed: String, among candidates: [String]) -> String {
         let close = closest(to: typed, among: candidates).prefix(3).map { "'\($0)'" }
         guard let last = close.last else { return "" }
-        let list = close.count == 1 ? last : close.dropLast().joined(separator: ", ") + " or " + last
+        let list =
+            close.count == 1 ? last : close.dropLast().joined(separator: ", ") + " or " + last
         return " (did you mean \(list)?)"
     }
 
@@ -48,7 +49,9 @@ enum Suggestions {
             for j in 1...b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 var d = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d = min(d, before[j - 2] + 1) }
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    d = min(d, before[j - 2] + 1)
+                }
                 current[j] = d
                 rowBest = min(rowBest, d)
             }

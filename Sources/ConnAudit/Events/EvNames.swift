@@ -54,8 +54,11 @@ public enum FieldNames {
 
     /// Names the event answers itself (``Event/value(of:)``), with the codes their reads use
     /// instead of an id: below -1, so they never meet a field's id (-1 is "by name").
-    static let builtIn: [String: Int32] = ["t": t, "ev": ev, "gen": gen, "$line": line, "$seq": seq, "$file": file]
-    public static let t: Int32 = -2, ev: Int32 = -3, gen: Int32 = -4, line: Int32 = -5, seq: Int32 = -6, file: Int32 = -7
+    static let builtIn: [String: Int32] = [
+        "t": t, "ev": ev, "gen": gen, "$line": line, "$seq": seq, "$file": file
+    ]
+    public static let t: Int32 = -2, ev: Int32 = -3, gen: Int32 = -4, line: Int32 = -5,
+        seq: Int32 = -6, file: Int32 = -7
 
     /// The id a read of field `name` uses: a code below -1 for the built-in names.
     public static func id(_ name: String) -> Int32 { builtIn[name] ?? registry.id(name) }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Who wrote a line: connlog's `(src, session)`.
@@ -34,7 +34,8 @@ public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible
     // make "café" (é) and "café" (e + U+0301) — two devices, or two files — one source.
 
     public static func == (a: SourceKey, b: SourceKey) -> Bool {
-        a.srcIsFile == b.srcIsFile && a.srcIsJSON == b.srcIsJSON && a.sessionIsJSON == b.sessionIsJSON
+        a.srcIsFile == b.srcIsFile && a.srcIsJSON == b.srcIsJSON
+            && a.sessionIsJSON == b.sessionIsJSON
             && a.src.hasSameBytes(as: b.src) && sameBytes(a.session, b.session)
     }
 
@@ -49,7 +50,9 @@ public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible
         if !a.src.hasSameBytes(as: b.src) { return bytesPrecede(a.src, b.src) }
         if a.srcIsFile != b.srcIsFile { return !a.srcIsFile }
         if a.srcIsJSON != b.srcIsJSON { return !a.srcIsJSON }
-        if !sameBytes(a.session, b.session) { return bytesPrecede(a.session ?? "", b.session ?? "") }
+        if !sameBytes(a.session, b.session) {
+            return bytesPrecede(a.session ?? "", b.session ?? "")
+        }
         return !a.sessionIsJSON && b.sessionIsJSON
     }
 
@@ -58,25 +61,34 @@ public struct SourceKey: Sendable, Hashable, Comparable, CustomStringConvertible
         return x.hasSameBytes(as: y)
     }
 
-    static func bytesPrecede(_ x: String, _ y: String) -> Bool { x.utf8.lexicographicallyPrecedes(y.utf8) }
+    static func bytesPrecede(_ x: String, _ y: String) -> Bool {
+        x.utf8.lexicographicallyPrecedes(y.utf8)
+    }
 }
 
 extension String {
-    /// Whether two texts hold the same bytes (not merely canonically equivalent ones, as `==` has it).
+    /// Whether two texts hold the same bytes (not merely canonically equivalent ones, as `==` has
+    /// it).
     @inline(__always) func hasSameBytes(as other: String) -> Bool {
         // The same two words: the same small text held inline, or the same storage (the reader
         // hands out one interned string per `src`, `session` and `ev` text). Different words
         // may still hold the same bytes, which the comparisons below find. (A String is two
         // words on the 64-bit targets conn-audit builds for; anywhere else the check is skipped.)
         if MemoryLayout<String>.size == 16,
-           unsafeBitCast(self, to: (UInt64, UInt64).self) == unsafeBitCast(other, to: (UInt64, UInt64).self) { return true }
+            unsafeBitCast(self, to: (UInt64, UInt64).self)
+                == unsafeBitCast(other, to: (UInt64, UInt64).self)
+        {
+            return true
+        }
         // String's == first: it answers most pairs at once (the same storage, or different ASCII),
         // and bytes are compared only for texts it calls equal.
         guard self == other else { return false }
         let n = utf8.count
         guard n == other.utf8.count else { return false }
         let same = utf8.withContiguousStorageIfAvailable { a in
-            other.utf8.withContiguousStorageIfAvailable { b in n == 0 || memcmp(a.baseAddress!, b.baseAddress!, n) == 0 }
+            other.utf8.withContiguousStorageIfAvailable { b in
+                n == 0 || memcmp(a.baseAddress!, b.baseAddress!, n) == 0
+            }
         }
         return (same ?? nil) ?? utf8.elementsEqual(other.utf8)
     }
@@ -104,7 +116,8 @@ public final class Event: @unchecked Sendable {
     public let line: Int
     /// Ordinal in its source timeline (`$seq`); assigned when the source is evaluated.
     public var seq: Int = 0
-    /// Top-level fields other than `t`, `ev` and `gen`, in line order (the last duplicate wins on lookup).
+    /// Top-level fields other than `t`, `ev` and `gen`, in line order (the last duplicate wins on
+    /// lookup).
     public let fields: [Field]
     /// Top-level keys whose value must never be shown (flagged by the secret scan).
     public let redactedKeys: [String]
@@ -152,8 +165,10 @@ public final class Event: @unchecked Sendable {
     /// A separate event with the same contents and no ``seq`` yet (for a second timeline, which
     /// numbers its events itself). Reads nothing an evaluator may be writing.
     public func copy() -> Event {
-        Event(t: t, ev: ev, gen: gen, file: file, line: line, fields: fields, redactedKeys: redactedKeys, evID: evID,
-              pseudo: isPseudo)
+        Event(
+            t: t, ev: ev, gen: gen, file: file, line: line, fields: fields,
+            redactedKeys: redactedKeys, evID: evID,
+            pseudo: isPseudo)
     }
 
     /// The stream: the part of `ev` before its first `.` byte (a dot followed by a combining mark
@@ -185,7 +200,9 @@ public final class Event: @unchecked Sendable {
             var i = fields.count
             while i > 0 {
                 i -= 1
-                if fields[i].id == id || (fields[i].id < 0 && fields[i].key == key) { return fields[i].value }
+                if fields[i].id == id || (fields[i].id < 0 && fields[i].key == key) {
+                    return fields[i].value
+                }
             }
             return nil
         }

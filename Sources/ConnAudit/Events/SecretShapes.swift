@@ -27,24 +27,27 @@ enum SecretShapes {
         "token", "accesstoken", "refreshtoken", "idtoken", "authtoken", "sessiontoken", "csrftoken",
         "xsrftoken", "apitoken", "bearertoken", "oauthtoken", "authorization", "proxyauthorization",
         "auth", "xauth", "password", "passwd", "passphrase", "secret", "clientsecret", "apisecret",
-        "secretkey", "privatekey", "apikey", "xapikey", "accesskey", "secretaccesskey", "accountkey",
+        "secretkey", "privatekey", "apikey", "xapikey", "accesskey", "secretaccesskey",
+        "accountkey",
         "cookie", "cookies", "setcookie", "credential", "credentials", "body", "payload",
-        "signature", "sig", "sharedaccesssignature",
+        "signature", "sig", "sharedaccesssignature"
     ].map { Array($0.utf8) }
 
     /// Secret words a key may end with (`sessionToken`, `x-auth-token`, `aws_secret_access_key`).
     private static let keySuffixes: [[UInt8]] = [
         "token", "secret", "password", "passwd", "passphrase", "apikey", "authorization", "cookie",
-        "credentials", "privatekey", "secretkey", "accesskey",
+        "credentials", "privatekey", "secretkey", "accesskey"
     ].map { Array($0.utf8) }
 
     /// Keys whose value in text runs to the line's end (a header's value holds spaces and `;`).
     private static let headerKeys: [[UInt8]] = [
-        "authorization", "proxyauthorization", "cookie", "setcookie",
+        "authorization", "proxyauthorization", "cookie", "setcookie"
     ].map { Array($0.utf8) }
 
     /// The last byte of every secret word: most keys end otherwise and are answered at once.
-    private static let lastBytes: UInt32 = (exactKeys + keySuffixes).reduce(0) { $0 | 1 << UInt32($1.last! - 0x61) }
+    private static let lastBytes: UInt32 = (exactKeys + keySuffixes).reduce(0) {
+        $0 | 1 << UInt32($1.last! - 0x61)
+    }
 
     /// Whether a key names a secret: the value under it is hidden wherever it is shown.
     static func isSecretKey(_ key: String) -> Bool {
@@ -64,7 +67,8 @@ enum SecretShapes {
         let last = word[word.count - 1] &- 0x61
         guard last < 26, lastBytes & (1 << UInt32(last)) != 0 else { return false }
         for k in exactKeys where k.count == word.count && k.elementsEqual(word) { return true }
-        for suffix in keySuffixes where word.count >= suffix.count && word.suffix(suffix.count).elementsEqual(suffix) {
+        for suffix in keySuffixes
+        where word.count >= suffix.count && word.suffix(suffix.count).elementsEqual(suffix) {
             return true
         }
         return false
@@ -84,10 +88,15 @@ enum SecretShapes {
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer -> R? in
             var count = 0
             for b in key {
-                if b >= 0x41 && b <= 0x5A { buffer[count] = b + 32 }
-                else if (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) { buffer[count] = b }
-                else if b == 0x5F || b == 0x2D || b == 0x2E || b == 0x20 { continue }
-                else { return nil }
+                if b >= 0x41 && b <= 0x5A {
+                    buffer[count] = b + 32
+                } else if (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) {
+                    buffer[count] = b
+                } else if b == 0x5F || b == 0x2D || b == 0x2E || b == 0x20 {
+                    continue
+                } else {
+                    return nil
+                }
                 count += 1
             }
             return count == 0 ? nil : body(UnsafeBufferPointer(rebasing: buffer[..<count]))
@@ -151,21 +160,31 @@ enum SecretShapes {
         for i in 0..<n {
             let b = s[i]
             // `bearer` and `eyJ` may start anywhere, as log.no-secrets has them.
-            if b == 0x65, i >= jwtUntil, let end = jwt(s, i, failsBefore: &jwtUntil) { add(i..<end, &jwtUntil) }
+            if b == 0x65, i >= jwtUntil, let end = jwt(s, i, failsBefore: &jwtUntil) {
+                add(i..<end, &jwtUntil)
+            }
             // A scheme's name can end its last match's credentials (`Bearer abcdefgh.Bearer xyz…`):
             // its own credentials then come after them.
             if (b | 0x20) == 0x62, i >= bearerUntil || i == bearerUntil - 6,
-               let end = authScheme(s, i, wordEnd: i) { add(i..<end, &bearerUntil) }
-            if b == 0x2D, i >= blockUntil, let end = privateKeyBlock(s, i) { add(i..<end, &blockUntil) }
+                let end = authScheme(s, i, wordEnd: i)
+            {
+                add(i..<end, &bearerUntil)
+            }
+            if b == 0x2D, i >= blockUntil, let end = privateKeyBlock(s, i) {
+                add(i..<end, &blockUntil)
+            }
             if b == 0x3A, i >= urlUntil, let r = urlPassword(s, i) { add(r, &urlUntil) }
             guard isWordByte(b), i == 0 || !isWordByte(s[i - 1]) else { continue }
             if i >= prefixUntil, let end = prefixedToken(s, i) { add(i..<end, &prefixUntil) }
             let wordEnd = i + run(s, i, isWordByte)
-            if i >= schemeUntil || wordEnd == schemeUntil, let end = authScheme(s, i, wordEnd: wordEnd) {
+            if i >= schemeUntil || wordEnd == schemeUntil,
+                let end = authScheme(s, i, wordEnd: wordEnd)
+            {
                 add(i..<end, &schemeUntil)
             }
             if i >= keyUntil || i >= headerUntil,
-               let (value, header) = keyValue(s, key: i..<wordEnd, headersOnly: i < keyUntil) {
+                let (value, header) = keyValue(s, key: i..<wordEnd, headersOnly: i < keyUntil)
+            {
                 add(value, &keyUntil)
                 if header { headerUntil = value.upperBound }
             }
@@ -190,7 +209,9 @@ enum SecretShapes {
 
     /// `eyJ…` `.` `…` (`.` `…`): a JWT (or JWE) from its header to the end of its last part.
     /// log.no-secrets' pattern (`eyJ…\.eyJ…\.`) is one of these.
-    private static func jwt(_ s: UnsafeBufferPointer<UInt8>, _ start: Int, failsBefore: inout Int) -> Int? {
+    private static func jwt(_ s: UnsafeBufferPointer<UInt8>, _ start: Int, failsBefore: inout Int)
+        -> Int?
+    {
         let n = s.count
         guard start + 2 < n, s[start + 1] == 0x79, s[start + 2] == 0x4A else { return nil }
         var j = start + 3
@@ -247,7 +268,8 @@ enum SecretShapes {
     }
 
     @inline(__always) private static func isUserInfoByte(_ b: UInt8) -> Bool {
-        b > 0x20 && b < 0x7F && b != 0x2F && b != 0x40 && b != 0x3F && b != 0x23 && b != 0x22 && b != 0x27
+        b > 0x20 && b < 0x7F && b != 0x2F && b != 0x40 && b != 0x3F && b != 0x23 && b != 0x22
+            && b != 0x27
             && b != 0x3C && b != 0x3E && b != 0x5C
     }
 
@@ -262,22 +284,30 @@ enum SecretShapes {
 
     /// Token shapes known by their prefix, with the bytes and length of what follows it.
     private static let prefixes: [Prefix] = [
-        ("AKIA", isUpperAlnum, 16, 16), ("ASIA", isUpperAlnum, 16, 16), ("ABIA", isUpperAlnum, 16, 16),
+        ("AKIA", isUpperAlnum, 16, 16), ("ASIA", isUpperAlnum, 16, 16),
+        ("ABIA", isUpperAlnum, 16, 16),
         ("ACCA", isUpperAlnum, 16, 16),
         ("ghp_", isAlnum, 30, .max), ("gho_", isAlnum, 30, .max), ("ghu_", isAlnum, 30, .max),
-        ("ghs_", isAlnum, 30, .max), ("ghr_", isAlnum, 30, .max), ("github_pat_", isWordByte, 22, .max),
+        ("ghs_", isAlnum, 30, .max), ("ghr_", isAlnum, 30, .max),
+        ("github_pat_", isWordByte, 22, .max),
         ("glpat-", isB64URL, 20, .max),
-        ("xoxb-", isWordByte, 10, .max), ("xoxp-", isWordByte, 10, .max), ("xoxa-", isWordByte, 10, .max),
-        ("xoxr-", isWordByte, 10, .max), ("xoxs-", isWordByte, 10, .max), ("xoxe-", isWordByte, 10, .max),
-        ("sk_live_", isAlnum, 10, .max), ("sk_test_", isAlnum, 10, .max), ("rk_live_", isAlnum, 10, .max),
+        ("xoxb-", isWordByte, 10, .max), ("xoxp-", isWordByte, 10, .max),
+        ("xoxa-", isWordByte, 10, .max),
+        ("xoxr-", isWordByte, 10, .max), ("xoxs-", isWordByte, 10, .max),
+        ("xoxe-", isWordByte, 10, .max),
+        ("sk_live_", isAlnum, 10, .max), ("sk_test_", isAlnum, 10, .max),
+        ("rk_live_", isAlnum, 10, .max),
         ("rk_test_", isAlnum, 10, .max),
         ("AIza", isB64URL, 30, .max), ("ya29.", isB64URL, 20, .max), ("SG.", isSendGrid, 60, .max),
         ("npm_", isAlnum, 30, .max), ("pypi-", isB64URL, 50, .max), ("sk-", isB64URL, 20, .max),
         ("hf_", isAlnum, 30, .max),
-        ("shpat_", isHex, 32, 32), ("shpca_", isHex, 32, 32), ("shppa_", isHex, 32, 32), ("shpss_", isHex, 32, 32),
+        ("shpat_", isHex, 32, 32), ("shpca_", isHex, 32, 32), ("shppa_", isHex, 32, 32),
+        ("shpss_", isHex, 32, 32),
         ("dop_v1_", isHex, 64, 64), ("doo_v1_", isHex, 64, 64), ("dor_v1_", isHex, 64, 64),
-        ("hooks.slack.com/services/", isSlackPath, 20, .max),
-    ].map { Prefix(text: Array($0.0.utf8), body: $0.1, min: $0.2, max: $0.3, needsDigit: $0.0 == "sk-") }
+        ("hooks.slack.com/services/", isSlackPath, 20, .max)
+    ].map {
+        Prefix(text: Array($0.0.utf8), body: $0.1, min: $0.2, max: $0.3, needsDigit: $0.0 == "sk-")
+    }
 
     /// Prefixes by first byte, so most words are looked at once.
     private static let prefixesByFirst: [[Int]] = {
@@ -294,7 +324,11 @@ enum SecretShapes {
             let from = start + p.text.count
             let length = run(s, from, p.body)
             guard length >= p.min, length <= p.max else { continue }
-            if p.needsDigit, !s[from..<(from + length)].contains(where: { $0 >= 0x30 && $0 <= 0x39 }) { continue }
+            if p.needsDigit,
+                !s[from..<(from + length)].contains(where: { $0 >= 0x30 && $0 <= 0x39 })
+            {
+                continue
+            }
             return from + length
         }
         return nil
@@ -305,7 +339,9 @@ enum SecretShapes {
     /// more for `Bearer`, as log.no-secrets has it; 6 for the others). Where the credentials end.
     /// `bearer` is looked for anywhere (log.no-secrets has no word boundary); the others are the
     /// word `start..<wordEnd`.
-    private static func authScheme(_ s: UnsafeBufferPointer<UInt8>, _ start: Int, wordEnd: Int) -> Int? {
+    private static func authScheme(_ s: UnsafeBufferPointer<UInt8>, _ start: Int, wordEnd: Int)
+        -> Int?
+    {
         let n = s.count
         var schemeEnd: Int
         var minimum = 6
@@ -316,18 +352,27 @@ enum SecretShapes {
         } else {
             let word = wordEnd - start
             guard word >= 4, word <= 16 else { return nil }
-            if word == 5, matches(s, start, "basic", caseless: true) { schemeEnd = wordEnd }
-            else if word == 4, matches(s, start, "ntlm", caseless: true) { schemeEnd = wordEnd }
-            else if word == 9, matches(s, start, "negotiate", caseless: true) { schemeEnd = wordEnd }
-            else if word == 6, matches(s, start, "digest", caseless: true) { schemeEnd = wordEnd; toLineEnd = true }
-            else if word == 16, matches(s, start, "aws4-hmac-sha256", caseless: true) { schemeEnd = wordEnd; toLineEnd = true }
-            else { return nil }
+            if word == 5, matches(s, start, "basic", caseless: true) {
+                schemeEnd = wordEnd
+            } else if word == 4, matches(s, start, "ntlm", caseless: true) {
+                schemeEnd = wordEnd
+            } else if word == 9, matches(s, start, "negotiate", caseless: true) {
+                schemeEnd = wordEnd
+            } else if word == 6, matches(s, start, "digest", caseless: true) {
+                schemeEnd = wordEnd; toLineEnd = true
+            } else if word == 16, matches(s, start, "aws4-hmac-sha256", caseless: true) {
+                schemeEnd = wordEnd; toLineEnd = true
+            } else {
+                return nil
+            }
         }
         // White space first, as log.no-secrets reads it (`+` may then start the credentials);
         // else `+` and `%20` too, as a URL or a form encodes the space.
         var j = schemeEnd
         while j < n, case let width = spaceWidth(s, j), width > 0 { j += width }
-        if j > schemeEnd, !toLineEnd, run(s, j, isCredentialByte) >= minimum { return j + run(s, j, isCredentialByte) }
+        if j > schemeEnd, !toLineEnd, run(s, j, isCredentialByte) >= minimum {
+            return j + run(s, j, isCredentialByte)
+        }
         j = schemeEnd
         while j < n {
             let width = spaceWidth(s, j)
@@ -345,14 +390,16 @@ enum SecretShapes {
         return length >= minimum ? j + length : nil
     }
 
-    /// After a secret key name (`key`; with `headersOnly`, a header's name only): a closing quote, `=` or `:` (or, after a quoted name, the
-    /// `,` of a pair), an opening quote, and the value, which is hidden — to its closing quote;
-    /// unquoted, to the line's end after a header's name, else to the next delimiter (white
-    /// space, `&`, `,`, `;`, a quote or bracket).
+    /// After a secret key name (`key`; with `headersOnly`, a header's name only): a closing quote,
+    /// `=` or `:` (or, after a quoted name, the `,` of a pair), an opening quote, and the value,
+    /// which is hidden — to its closing quote; unquoted, to the line's end after a header's name,
+    /// else to the next delimiter (white space, `&`, `,`, `;`, a quote or bracket).
     private static func keyValue(
         _ s: UnsafeBufferPointer<UInt8>, key: Range<Int>, headersOnly: Bool
     ) -> (value: Range<Int>, header: Bool)? {
-        guard let (secret, header) = normalized(s[key], { (isSecretWord($0), isHeaderWord($0)) }), secret else { return nil }
+        guard let (secret, header) = normalized(s[key], { (isSecretWord($0), isHeaderWord($0)) }),
+            secret
+        else { return nil }
         guard header || !headersOnly else { return nil }
         let n = s.count
         var j = key.upperBound
@@ -400,7 +447,9 @@ enum SecretShapes {
         var j = from
         while j < s.count {
             switch s[j] {
-            case 0x00...0x20, 0x22, 0x26, 0x27, 0x2C, 0x3B, 0x3C, 0x3E, 0x29, 0x5D, 0x7D, 0x7C, 0x5C: return j
+            case 0x00...0x20, 0x22, 0x26, 0x27, 0x2C, 0x3B, 0x3C, 0x3E, 0x29, 0x5D, 0x7D, 0x7C,
+                0x5C:
+                return j
             default: j += 1
             }
         }
@@ -416,19 +465,24 @@ enum SecretShapes {
 
     // MARK: - Bytes
 
-    @inline(__always) private static func run(_ s: UnsafeBufferPointer<UInt8>, _ from: Int, _ body: (UInt8) -> Bool) -> Int {
+    @inline(__always) private static func run(
+        _ s: UnsafeBufferPointer<UInt8>, _ from: Int, _ body: (UInt8) -> Bool
+    ) -> Int {
         var j = from
         while j < s.count, body(s[j]) { j += 1 }
         return j - from
     }
 
-    private static func matches(_ s: UnsafeBufferPointer<UInt8>, _ at: Int, _ text: [UInt8]) -> Bool {
+    private static func matches(_ s: UnsafeBufferPointer<UInt8>, _ at: Int, _ text: [UInt8]) -> Bool
+    {
         guard at + text.count <= s.count else { return false }
         for k in text.indices where s[at + k] != text[k] { return false }
         return true
     }
 
-    private static func matches(_ s: UnsafeBufferPointer<UInt8>, _ at: Int, _ text: StaticString, caseless: Bool) -> Bool {
+    private static func matches(
+        _ s: UnsafeBufferPointer<UInt8>, _ at: Int, _ text: StaticString, caseless: Bool
+    ) -> Bool {
         let count = text.utf8CodeUnitCount
         guard at + count <= s.count else { return false }
         let p = text.utf8Start
@@ -439,27 +493,43 @@ enum SecretShapes {
         return true
     }
 
-    private static func matches(_ s: UnsafeBufferPointer<UInt8>, _ at: Int, _ text: String) -> Bool {
+    private static func matches(_ s: UnsafeBufferPointer<UInt8>, _ at: Int, _ text: String) -> Bool
+    {
         matches(s, at, Array(text.utf8))
     }
 
     @inline(__always) static func isAlnum(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
     }
-    @inline(__always) private static func isUpperAlnum(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) }
-    @inline(__always) private static func isHex(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46) }
-    @inline(__always) private static func isWordByte(_ b: UInt8) -> Bool { isAlnum(b) || b == 0x5F || b == 0x2D }
-    @inline(__always) private static func isB64URL(_ b: UInt8) -> Bool { isAlnum(b) || b == 0x5F || b == 0x2D }
-    @inline(__always) private static func isSendGrid(_ b: UInt8) -> Bool { isB64URL(b) || b == 0x2E }
-    @inline(__always) private static func isSlackPath(_ b: UInt8) -> Bool { isAlnum(b) || b == 0x2F || b == 0x5F }
+    @inline(__always) private static func isUpperAlnum(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A)
+    }
+    @inline(__always) private static func isHex(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46)
+    }
+    @inline(__always) private static func isWordByte(_ b: UInt8) -> Bool {
+        isAlnum(b) || b == 0x5F || b == 0x2D
+    }
+    @inline(__always) private static func isB64URL(_ b: UInt8) -> Bool {
+        isAlnum(b) || b == 0x5F || b == 0x2D
+    }
+    @inline(__always) private static func isSendGrid(_ b: UInt8) -> Bool {
+        isB64URL(b) || b == 0x2E
+    }
+    @inline(__always) private static func isSlackPath(_ b: UInt8) -> Bool {
+        isAlnum(b) || b == 0x2F || b == 0x5F
+    }
     /// log.no-secrets' token bytes (`A-Za-z0-9._~+/=-`), and `%` for URL-encoded ones.
     @inline(__always) private static func isCredentialByte(_ b: UInt8) -> Bool {
-        isAlnum(b) || b == 0x2E || b == 0x5F || b == 0x7E || b == 0x2B || b == 0x2F || b == 0x3D || b == 0x2D || b == 0x25
+        isAlnum(b) || b == 0x2E || b == 0x5F || b == 0x7E || b == 0x2B || b == 0x2F || b == 0x3D
+            || b == 0x2D || b == 0x25
     }
 
     /// The bytes of the white space character at `j` (0: none), ASCII and Unicode's, as
     /// log.no-secrets reads the space after `bearer`.
-    @inline(__always) private static func spaceWidth(_ s: UnsafeBufferPointer<UInt8>, _ j: Int) -> Int {
+    @inline(__always) private static func spaceWidth(_ s: UnsafeBufferPointer<UInt8>, _ j: Int)
+        -> Int
+    {
         let b = s[j]
         if b < 0x80 { return b == 0x20 || (b >= 0x09 && b <= 0x0D) ? 1 : 0 }
         let n = s.count
@@ -469,7 +539,9 @@ enum SecretShapes {
         switch b {
         case 0xE1: return b1 == 0x9A && b2 == 0x80 ? 3 : 0
         case 0xE2:
-            if b1 == 0x80 { return (b2 >= 0x80 && b2 <= 0x8A) || b2 == 0xA8 || b2 == 0xA9 || b2 == 0xAF ? 3 : 0 }
+            if b1 == 0x80 {
+                return (b2 >= 0x80 && b2 <= 0x8A) || b2 == 0xA8 || b2 == 0xA9 || b2 == 0xAF ? 3 : 0
+            }
             return b1 == 0x81 && b2 == 0x9F ? 3 : 0
         case 0xE3: return b1 == 0x80 && b2 == 0x80 ? 3 : 0
         default: return 0

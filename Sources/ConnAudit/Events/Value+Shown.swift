@@ -35,13 +35,17 @@ extension Value {
             return .array(out)
         case .object(let entries):
             let pairName = entries.first { e in
-                ["name", "key", "header"].contains(e.key.lowercased()) && e.value.string.map(SecretShapes.isSecretKey) == true
+                ["name", "key", "header"].contains(e.key.lowercased())
+                    && e.value.string.map(SecretShapes.isSecretKey) == true
             }
-            return .object(entries.map { e in
-                let key = SecretShapes.text(e.key)
-                if pairName != nil, e.key.lowercased() == "value" { return .init(key, .string(SecretShapes.marker)) }
-                return .init(key, e.value.shown(under: e.key) ?? .string(SecretShapes.marker))
-            })
+            return .object(
+                entries.map { e in
+                    let key = SecretShapes.text(e.key)
+                    if pairName != nil, e.key.lowercased() == "value" {
+                        return .init(key, .string(SecretShapes.marker))
+                    }
+                    return .init(key, e.value.shown(under: e.key) ?? .string(SecretShapes.marker))
+                })
         default: return self
         }
     }

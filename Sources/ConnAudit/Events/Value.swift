@@ -147,7 +147,9 @@ public enum Value: Sendable, Equatable, Hashable {
     /// as ``numericOrder(_:)``, two strings by their text; nil for any other pair, or NaN.
     @inline(__always) public func order(_ other: Value) -> Int? {
         if let o = numericOrder(other) { return o }
-        if case .string(let s) = self, case .string(let t) = other { return s < t ? -1 : (s > t ? 1 : 0) }
+        if case .string(let s) = self, case .string(let t) = other {
+            return s < t ? -1 : (s > t ? 1 : 0)
+        }
         return nil
     }
 
@@ -165,9 +167,12 @@ public enum Value: Sendable, Equatable, Hashable {
             if bare, d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
             return bare || d.isFinite ? String(d) : "null"
         case .string(let s): return bare ? s : Self.jsonString(s)
-        case .array(let items): return "[" + items.map { $0.rendered(bare: false) }.joined(separator: ",") + "]"
+        case .array(let items):
+            return "[" + items.map { $0.rendered(bare: false) }.joined(separator: ",") + "]"
         case .object(let entries):
-            return "{" + entries.map { Self.jsonString($0.key) + ":" + $0.value.rendered(bare: false) }.joined(separator: ",") + "}"
+            return "{"
+                + entries.map { Self.jsonString($0.key) + ":" + $0.value.rendered(bare: false) }
+                .joined(separator: ",") + "}"
         }
     }
 

@@ -3,10 +3,11 @@ import Glibc
 
 /// A stream of bytes from one input, read in chunks the caller chooses.
 public protocol ByteSource: AnyObject {
-    /// Reads up to `buffer.count` bytes; returns 0 only at the end of the stream (or for an empty buffer).
+    /// Reads up to `buffer.count` bytes; returns 0 only at the end of the stream (or for an empty
+    /// buffer).
     ///
-    /// Bytes decoded before a failure are returned first; the error is thrown by the following call, and
-    /// by every call after it.
+    /// Bytes decoded before a failure are returned first; the error is thrown by the following
+    /// call, and by every call after it.
     ///
     /// - Throws: ``InputError`` with the input's path.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int
@@ -22,26 +23,31 @@ extension ByteSource {
 
 /// Opens inputs as ``ByteSource``s.
 public enum ByteSources {
-    /// The fixed size of the buffer a source reads its input through; memory does not grow with the input.
+    /// The fixed size of the buffer a source reads its input through; memory does not grow with the
+    /// input.
     static let inputBufferSize = 256 * 1024
 
     /// Opens a file (or stdin) for streaming.
     ///
-    /// Gzip is recognised by its magic bytes (1f 8b) at the start of the stream, whatever the name, and
-    /// decompressed transparently; concatenated members decode as one stream. Nothing is read until the
-    /// first call to `read(into:)`, so opening stdin does not wait for input.
+    /// Gzip is recognised by its magic bytes (1f 8b) at the start of the stream, whatever the name,
+    /// and decompressed transparently; concatenated members decode as one stream. Nothing is read
+    /// until the first call to `read(into:)`, so opening stdin does not wait for input.
     ///
     /// A gzip input may expand to `maxExpansion` times the compressed bytes read so far, plus
     /// ``expansionAllowance``; past that it fails as a possible gzip bomb (0: no cap).
     ///
     /// - Throws: ``InputError`` when the file cannot be opened (`no such file or directory`, ...).
-    public static func open(_ file: InputFile, maxExpansion: Int = defaultMaxExpansion) throws(InputError)
+    public static func open(_ file: InputFile, maxExpansion: Int = defaultMaxExpansion)
+        throws(InputError)
         -> any ByteSource
     {
         if file.isStdin {
-            guard !StandardDescriptors.inputClosed else { throw InputError(path: file.path, reason: "standard input is closed") }
+            guard !StandardDescriptors.inputClosed else {
+                throw InputError(path: file.path, reason: "standard input is closed")
+            }
             return DecodingSource(
-                FileSource(descriptor: 0, path: file.path, closes: false), path: file.path, maxExpansion: maxExpansion)
+                FileSource(descriptor: 0, path: file.path, closes: false), path: file.path,
+                maxExpansion: maxExpansion)
         }
         var descriptor: Int32
         repeat {
@@ -49,11 +55,14 @@ public enum ByteSources {
         } while descriptor < 0 && errno == EINTR
         guard descriptor >= 0 else { throw InputError(path: file.path, errno: errno) }
         return DecodingSource(
-            FileSource(descriptor: descriptor, path: file.path, closes: true), path: file.path, maxExpansion: maxExpansion)
+            FileSource(descriptor: descriptor, path: file.path, closes: true), path: file.path,
+            maxExpansion: maxExpansion)
     }
 
     /// Wraps an in-memory buffer (for tests and fixtures), also sniffing gzip.
-    public static func memory(_ bytes: [UInt8], path: String, maxExpansion: Int = defaultMaxExpansion)
+    public static func memory(
+        _ bytes: [UInt8], path: String, maxExpansion: Int = defaultMaxExpansion
+    )
         -> any ByteSource
     {
         DecodingSource(MemorySource(bytes), path: path, maxExpansion: maxExpansion)
@@ -61,7 +70,9 @@ public enum ByteSources {
 
     /// Decodes any raw source as a file's would be (tests: one that gives a few bytes per read, as
     /// a pipe may).
-    static func decoding(_ base: any ByteSource, path: String, maxExpansion: Int = defaultMaxExpansion)
+    static func decoding(
+        _ base: any ByteSource, path: String, maxExpansion: Int = defaultMaxExpansion
+    )
         -> any ByteSource
     {
         DecodingSource(base, path: path, maxExpansion: maxExpansion)
@@ -90,8 +101,9 @@ private final class FileSource: ByteSource {
     private let descriptor: Int32
     private let path: String
     private let closes: Bool
-    /// For a regular file, the bytes between the position when opened and the end then: reaching the end
-    /// before reading that many means the file shrank under us (log rotation by copy and truncate).
+    /// For a regular file, the bytes between the position when opened and the end then: reaching
+    /// the end before reading that many means the file shrank under us (log rotation by copy and
+    /// truncate).
     private let expected: Int?
     private var offset = 0
     private var ended = false
@@ -103,7 +115,9 @@ private final class FileSource: ByteSource {
         var info = stat()
         // stdin redirected from a file may start part-way in.
         let start = lseek(descriptor, 0, SEEK_CUR)
-        if fstat(descriptor, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG), start >= 0 {
+        if fstat(descriptor, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG),
+            start >= 0
+        {
             expected = max(0, Int(info.st_size) - Int(start))
         } else {
             expected = nil
@@ -152,7 +166,8 @@ private final class MemorySource: ByteSource {
         let count = min(buffer.count, bytes.count - offset)
         guard count > 0 else { return 0 }
         bytes.withUnsafeBytes { source in
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<offset + count]))
+            buffer.copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: source[offset..<offset + count]))
         }
         offset += count
         return count
@@ -163,8 +178,8 @@ private final class MemorySource: ByteSource {
 
 /// Reads a raw source, deciding from its first bytes whether it is gzip.
 ///
-/// Plain input is passed through (after the few bytes read to decide); gzip input is inflated through a
-/// fixed input buffer of ``ByteSources/inputBufferSize`` bytes, member after member.
+/// Plain input is passed through (after the few bytes read to decide); gzip input is inflated
+/// through a fixed input buffer of ``ByteSources/inputBufferSize`` bytes, member after member.
 private final class DecodingSource: ByteSource {
     private enum Mode {
         case undecided
@@ -225,7 +240,8 @@ private final class DecodingSource: ByteSource {
                     if pendingCount > 0 {
                         let count = min(buffer.count, pendingCount)
                         buffer.copyMemory(
-                            from: UnsafeRawBufferPointer(rebasing: input[pendingStart..<pendingStart + count]))
+                            from: UnsafeRawBufferPointer(
+                                rebasing: input[pendingStart..<pendingStart + count]))
                         pendingStart += count
                         return count
                     }
@@ -264,11 +280,16 @@ private final class DecodingSource: ByteSource {
                 let head = UnsafeBufferPointer(
                     start: input.baseAddress!.assumingMemoryBound(to: UInt8.self) + pendingStart,
                     count: min(pendingCount, Self.sniffLength))
-                if !Self.looksLikeText(head, complete: baseEnded && pendingCount <= Self.sniffLength) {
+                if !Self.looksLikeText(
+                    head, complete: baseEnded && pendingCount <= Self.sniffLength)
+                {
                     let shown = head.prefix(2).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
                         .joined(separator: " ")
                     throw InputError(
-                        path: path, reason: "not gzip data, nor text: it starts with \(shown) (gzip starts with 1f 8b)")
+                        path: path,
+                        reason:
+                            "not gzip data, nor text: it starts with \(shown) (gzip starts with 1f 8b)"
+                    )
                 }
             }
             mode = .plain
@@ -277,11 +298,14 @@ private final class DecodingSource: ByteSource {
         isCompressed = true
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        let status = inflateInit2_(stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        let status = inflateInit2_(
+            stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
             stream.deinitialize(count: 1)
             stream.deallocate()
-            throw InputError(path: path, reason: status == Z_MEM_ERROR ? "out of memory" : "cannot start gzip decoder")
+            throw InputError(
+                path: path,
+                reason: status == Z_MEM_ERROR ? "out of memory" : "cannot start gzip decoder")
         }
         mode = .gzip(stream)
     }
@@ -295,23 +319,30 @@ private final class DecodingSource: ByteSource {
     /// control bytes within a few dozen). When `head` is not the whole input, a UTF-8 sequence cut
     /// at its end is not held against it.
     static func looksLikeText(_ head: UnsafeBufferPointer<UInt8>, complete: Bool) -> Bool {
-        for b in head where (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F { return false }
+        for b in head where (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F {
+            return false
+        }
         let first = head.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
         if first == UInt8(ascii: "{") { return true }
-        if let bad = JSONLineParser.firstInvalidUTF8(head), complete || bad < head.count - 3 { return false }
+        if let bad = JSONLineParser.firstInvalidUTF8(head), complete || bad < head.count - 3 {
+            return false
+        }
         return true
     }
 
-    /// Reads more of `base` after the pending bytes, moving them to the front first. Sets `baseEnded` at the end.
+    /// Reads more of `base` after the pending bytes, moving them to the front first. Sets
+    /// `baseEnded` at the end.
     private func fill() throws(InputError) {
         if pendingStart > 0 {
             if pendingCount > 0 {
-                input.baseAddress!.copyMemory(from: input.baseAddress! + pendingStart, byteCount: pendingCount)
+                input.baseAddress!.copyMemory(
+                    from: input.baseAddress! + pendingStart, byteCount: pendingCount)
             }
             pendingEnd = pendingCount
             pendingStart = 0
         }
-        let count = try base.read(into: UnsafeMutableRawBufferPointer(rebasing: input[pendingEnd...]))
+        let count = try base.read(
+            into: UnsafeMutableRawBufferPointer(rebasing: input[pendingEnd...]))
         if count == 0 {
             baseEnded = true
         } else {
@@ -341,14 +372,17 @@ private final class DecodingSource: ByteSource {
         return "\(bytes) bytes"
     }
 
-    /// Inflates into `buffer` until it is full, the input ends, or more input would have to be waited for
-    /// while some output is ready (so a pipe's lines are not held back).
-    private func inflate(_ stream: UnsafeMutablePointer<z_stream>, into buffer: UnsafeMutableRawBufferPointer)
+    /// Inflates into `buffer` until it is full, the input ends, or more input would have to be
+    /// waited for while some output is ready (so a pipe's lines are not held back).
+    private func inflate(
+        _ stream: UnsafeMutablePointer<z_stream>, into buffer: UnsafeMutableRawBufferPointer
+    )
         throws(InputError) -> Int
     {
         var produced = 0
 
-        /// Returns the bytes decoded so far and keeps the error for the next call; throws it if there are none.
+        /// Returns the bytes decoded so far and keeps the error for the next call; throws it if
+        /// there are none.
         func fail(_ reason: String) throws(InputError) -> Int {
             let error = InputError(path: path, reason: reason)
             guard produced > 0 else { throw error }
@@ -365,8 +399,8 @@ private final class DecodingSource: ByteSource {
                     continue
                 }
                 if pendingCount > 0, input[pendingStart] == 0 || inZeroPadding {
-                    // Zeros after the last member (block-aligned writers pad with them): ignored, as
-                    // GNU gzip does; anything after them is garbage.
+                    // Zeros after the last member (block-aligned writers pad with them): ignored,
+                    // as GNU gzip does; anything after them is garbage.
                     inZeroPadding = true
                     while pendingCount > 0, input[pendingStart] == 0 { pendingStart += 1 }
                     if pendingCount > 0 { return try fail("trailing garbage after gzip data") }
@@ -384,7 +418,9 @@ private final class DecodingSource: ByteSource {
                     mode = .finished
                     return produced
                 }
-                guard pendingCount >= 2, input[pendingStart] == 0x1f, input[pendingStart + 1] == 0x8b else {
+                guard pendingCount >= 2, input[pendingStart] == 0x1f,
+                    input[pendingStart + 1] == 0x8b
+                else {
                     return try fail("trailing garbage after gzip data")
                 }
                 inflateReset(stream)
@@ -393,9 +429,11 @@ private final class DecodingSource: ByteSource {
 
             let room = UInt32(clamping: buffer.count - produced)
             let available = UInt32(pendingCount)
-            stream.pointee.next_in = (input.baseAddress! + pendingStart).assumingMemoryBound(to: Bytef.self)
+            stream.pointee.next_in = (input.baseAddress! + pendingStart).assumingMemoryBound(
+                to: Bytef.self)
             stream.pointee.avail_in = available
-            stream.pointee.next_out = (buffer.baseAddress! + produced).assumingMemoryBound(to: Bytef.self)
+            stream.pointee.next_out = (buffer.baseAddress! + produced).assumingMemoryBound(
+                to: Bytef.self)
             stream.pointee.avail_out = room
             let status = CZlib.inflate(stream, Z_NO_FLUSH)
             let consumed = Int(available - stream.pointee.avail_in)
@@ -429,9 +467,11 @@ private final class DecodingSource: ByteSource {
             case Z_MEM_ERROR:
                 return try fail("out of memory")
             default:
-                // Z_DATA_ERROR, and Z_NEED_DICT / Z_STREAM_ERROR, which a gzip stream cannot rightly cause.
+                // Z_DATA_ERROR, and Z_NEED_DICT / Z_STREAM_ERROR, which a gzip stream cannot
+                // rightly cause.
                 let message = stream.pointee.msg.map { String(cString: $0).lowercased() } ?? ""
-                return try fail(message.isEmpty ? "corrupt gzip data" : "corrupt gzip data: \(message)")
+                return try fail(
+                    message.isEmpty ? "corrupt gzip data" : "corrupt gzip data: \(message)")
             }
         }
     }
@@ -443,7 +483,8 @@ private final class DecodingSource: ByteSource {
 enum Gzip {
     /// One gzip member holding `bytes`, repeated `times` times.
     ///
-    /// Repeating lets a test build a large decompressed stream (a gzip bomb) without holding it in memory.
+    /// Repeating lets a test build a large decompressed stream (a gzip bomb) without holding it in
+    /// memory.
     static func compress(_ bytes: [UInt8], repeated times: Int = 1, level: Int = 6) -> [UInt8] {
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())

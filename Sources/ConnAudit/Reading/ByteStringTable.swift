@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Strings a reader meets on line after line (`ev` names, `src`, `session`), found again by
@@ -84,7 +84,10 @@ struct ByteStringTable {
         let (slot, found) = probe(key, w0, w1, h)
         guard found == nil else { return }
         slots[slot] = Int32(entries.count)
-        entries.append(Entry(hash: h, w0: w0, w1: w1, offset: bytes.count, length: key.count, string: string, tag: tag))
+        entries.append(
+            Entry(
+                hash: h, w0: w0, w1: w1, offset: bytes.count, length: key.count, string: string,
+                tag: tag))
         if key.count > 16 { bytes.append(contentsOf: key) }
     }
 
@@ -99,7 +102,8 @@ struct ByteStringTable {
             while true {
                 let e = Int(slots[s])
                 if e < 0 { return (s, nil) }
-                if entries[e].hash == h, entries[e].length == key.count, entries[e].w0 == w0, entries[e].w1 == w1,
+                if entries[e].hash == h, entries[e].length == key.count, entries[e].w0 == w0,
+                    entries[e].w1 == w1,
                     key.count <= 16 || longMatches(entries[e].offset, key)
                 {
                     return (s, e)
@@ -110,7 +114,9 @@ struct ByteStringTable {
     }
 
     private func longMatches(_ offset: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + offset, key.baseAddress!, key.count) == 0 }
+        bytes.withUnsafeBufferPointer {
+            memcmp($0.baseAddress! + offset, key.baseAddress!, key.count) == 0
+        }
     }
 
     /// The first sixteen bytes of `key` as two little-endian words, zero-padded; read with at most
@@ -119,7 +125,9 @@ struct ByteStringTable {
         let n = key.count
         guard let p = key.baseAddress, n > 0 else { return (0, 0) }
         let raw = UnsafeRawPointer(p)
-        @inline(__always) func load64(_ at: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        @inline(__always) func load64(_ at: Int) -> UInt64 {
+            UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+        }
         @inline(__always) func load32(_ at: Int) -> UInt64 {
             UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
         }
@@ -136,7 +144,9 @@ struct ByteStringTable {
     /// A multiplicative hash of the length, the first sixteen bytes and (for a longer key) the
     /// rest eight at a time. Not built against chosen collisions: the table is bounded, so a
     /// probe passes at most ``capacity`` entries.
-    @inline(__always) static func hash(_ key: UnsafeBufferPointer<UInt8>, _ w0: UInt64, _ w1: UInt64) -> UInt64 {
+    @inline(__always) static func hash(
+        _ key: UnsafeBufferPointer<UInt8>, _ w0: UInt64, _ w1: UInt64
+    ) -> UInt64 {
         let k: UInt64 = 0x9E37_79B9_7F4A_7C15
         var h = (UInt64(key.count) ^ w0) &* k
         h = (h ^ (h >> 29) ^ w1) &* k
@@ -145,7 +155,8 @@ struct ByteStringTable {
             while i < key.count {
                 let w: UInt64
                 if i + 8 <= key.count {
-                    w = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                    w = UInt64(
+                        littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
                 } else {
                     w = UInt64(base[i])
                 }

@@ -7,7 +7,9 @@ extension Diagnostic: CustomStringConvertible {
     /// `path:line:column: severity: message`, then the source line and a caret under the column.
     public var description: String {
         let message = SecretRedaction.text(message)
-        guard !sourceLine.isEmpty else { return laidOut(message: message, line: "", caretColumn: column) }
+        guard !sourceLine.isEmpty else {
+            return laidOut(message: message, line: "", caretColumn: column)
+        }
         let (shownLine, caretColumn) = SecretRedaction.positioned(sourceLine, column: column)
         return laidOut(message: message, line: shownLine, caretColumn: caretColumn)
     }

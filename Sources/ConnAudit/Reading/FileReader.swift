@@ -92,8 +92,10 @@ final class FileReader {
             stats.malformed += 1
             // Its secrets were found as it was skipped: the line is never held.
             for p in lines.longLineSecretPaths {
-                secrets.append(Event(t: .nan, ev: "$secret", file: index, line: raw.number,
-                                     fields: located(.init("path", .string(p)), raw.number), evID: secretID))
+                secrets.append(
+                    Event(
+                        t: .nan, ev: "$secret", file: index, line: raw.number,
+                        fields: located(.init("path", .string(p)), raw.number), evID: secretID))
             }
             return .malformed(malformed(raw.number, "line is longer than 1 MiB (\(length) bytes)"))
         }
@@ -104,24 +106,34 @@ final class FileReader {
         parser.parse(raw.bytes, into: &parsed)
         if parsed.isObject {
             for p in parsed.secretPaths {
-                secrets.append(Event(t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret", file: index,
-                                     line: raw.number, fields: located(.init("path", .string(p)), raw.number), evID: secretID))
+                secrets.append(
+                    Event(
+                        t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret",
+                        file: index,
+                        line: raw.number, fields: located(.init("path", .string(p)), raw.number),
+                        evID: secretID))
             }
         }
         if let reason = parsed.malformedReason {
             stats.malformed += 1
             // connlog: a last line without a newline that does not parse was cut off.
-            let text = raw.unterminated && !parsed.isObject ? "last line is cut off (no newline at the end): \(reason)" : reason
+            let text =
+                raw.unterminated && !parsed.isObject
+                ? "last line is cut off (no newline at the end): \(reason)" : reason
             return .malformed(malformed(raw.number, text))
         }
         stats.events += 1
         // A secret in `ev`, `src` or `session` is never shown either: those are printed everywhere.
         if !parsed.redactedKeys.isEmpty {
             if parsed.redactedKeys.contains("ev") {
-                // The stream stays when the secret is wholly after it: the event keeps its timeline.
+                // The stream stays when the secret is wholly after it: the event keeps its
+                // timeline.
                 let utf8 = parsed.ev.utf8
-                if let dot = utf8.firstIndex(of: UInt8(ascii: ".")), case let stream = Substring(utf8[..<dot]),
-                   Self.streamKeepable(stream), JSONLineParser.holdsToken(String(Substring(utf8[utf8.index(after: dot)...]))) {
+                if let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
+                    case let stream = Substring(utf8[..<dot]),
+                    Self.streamKeepable(stream),
+                    JSONLineParser.holdsToken(String(Substring(utf8[utf8.index(after: dot)...])))
+                {
                     parsed.ev = stream + ".[redacted]"
                 } else {
                     parsed.ev = "[redacted]"
@@ -130,18 +142,27 @@ final class FileReader {
             }
             // Distinct secret values stay distinct sources, shown only by a hash.
             if parsed.redactedKeys.contains("src") {
-                parsed.src = parsed.unhashableKeys.contains("src") ? Self.redactedInside(parsed.src) : .string(Self.redactedName(parsed.src))
+                parsed.src =
+                    parsed.unhashableKeys.contains("src")
+                    ? Self.redactedInside(parsed.src) : .string(Self.redactedName(parsed.src))
             }
             if parsed.redactedKeys.contains("session") {
-                parsed.session = parsed.unhashableKeys.contains("session") ? Self.redactedInside(parsed.session) : .string(Self.redactedName(parsed.session))
+                parsed.session =
+                    parsed.unhashableKeys.contains("session")
+                    ? Self.redactedInside(parsed.session)
+                    : .string(Self.redactedName(parsed.session))
             }
         }
-        let id = parsed.sourceTexts.map(sourceID(texts:)) ?? sourceID(src: parsed.src, session: parsed.session)
+        let id =
+            parsed.sourceTexts.map(sourceID(texts:))
+            ?? sourceID(src: parsed.src, session: parsed.session)
         var fields = parsed.fields
         if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
-        let event = Event(t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
-                          fields: fields, redactedKeys: parsed.redactedKeys, evID: parsed.evID ?? evIDs[parsed.ev] ?? -1,
-                          pseudo: false)
+        let event = Event(
+            t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
+            fields: fields, redactedKeys: parsed.redactedKeys,
+            evID: parsed.evID ?? evIDs[parsed.ev] ?? -1,
+            pseudo: false)
         var regression: Event?
         let earlier = lastT[Int(id)]
         let now = Stamp(t: parsed.t, exact: parsed.tExact)
@@ -149,9 +170,12 @@ final class FileReader {
             // `t_exact` only where the finding's own `t` does not read as the integer logged (from
             // 9e15 on, `Event.tValue` is a double, rounded from 2^53 on).
             var fields: [Event.Field] = [.init("previous_t", earlier.value)]
-            if now.exact >= 0, Double(now.exact) >= 9e15 { fields.append(.init("t_exact", .int(now.exact))) }
-            regression = Event(t: parsed.t, ev: "$time_regression", file: index, line: raw.number,
-                               fields: located(fields, raw.number), evID: regressionID)
+            if now.exact >= 0, Double(now.exact) >= 9e15 {
+                fields.append(.init("t_exact", .int(now.exact)))
+            }
+            regression = Event(
+                t: parsed.t, ev: "$time_regression", file: index, line: raw.number,
+                fields: located(fields, raw.number), evID: regressionID)
         }
         lastT[Int(id)] = now
         return .event(event, source: id, regression: regression)
@@ -163,7 +187,9 @@ final class FileReader {
     /// The number of the source of `src` and `session`, the previous line's when they are its very
     /// texts, else through the file's table (a new source gets the next number).
     private func sourceID(src: Value?, session: Value?) -> Int32 {
-        if previousID >= 0, Self.same(src, previousSrc), Self.same(session, previousSession) { return previousID }
+        if previousID >= 0, Self.same(src, previousSrc), Self.same(session, previousSession) {
+            return previousID
+        }
         let key = sourceKey(src: src, session: session)
         let id: Int32
         if let known = ids[key] {
@@ -191,8 +217,9 @@ final class FileReader {
             id = known
         } else {
             let strings = parser.sourceTexts
-            id = sourceID(src: texts.src >= 0 ? .string(strings[Int(texts.src)]) : nil,
-                          session: texts.session >= 0 ? .string(strings[Int(texts.session)]) : nil)
+            id = sourceID(
+                src: texts.src >= 0 ? .string(strings[Int(texts.src)]) : nil,
+                session: texts.session >= 0 ? .string(strings[Int(texts.session)]) : nil)
             idsByTexts[packed] = id
         }
         previousTexts = packed
@@ -208,7 +235,8 @@ final class FileReader {
         case (nil, nil): return true
         case (.string(let x)?, .string(let y)?):
             return MemoryLayout<String>.size == 16
-                && unsafeBitCast(x, to: (UInt64, UInt64).self) == unsafeBitCast(y, to: (UInt64, UInt64).self)
+                && unsafeBitCast(x, to: (UInt64, UInt64).self)
+                    == unsafeBitCast(y, to: (UInt64, UInt64).self)
         default: return false
         }
     }
@@ -237,7 +265,8 @@ final class FileReader {
     /// flagged keys). Out of line: lines without secrets never come here.
     @inline(never)
     private func appendRedacted(to fields: inout [Event.Field]) {
-        let hashed = parsed.redactedValues.count > KeyLookup.searchLimit
+        let hashed =
+            parsed.redactedValues.count > KeyLookup.searchLimit
             ? Dictionary(parsed.redactedValues.map { ($0.key, $0) }, uniquingKeysWith: { $1 }) : nil
         for k in parsed.redactedKeys where k != "t" && k != "ev" && k != "gen" {
             let value = hashed.map { $0[k] } ?? parsed.redactedValues.last { $0.key == k }
@@ -248,7 +277,8 @@ final class FileReader {
     /// A `src`/`session` object or list with a secret key name (or a key holding a token)
     /// inside: its JSON with each value under such a key, and each such key, `[redacted]`, and
     /// each token a hash — so two devices stay two sources, shown without their secrets (a hash of
-    /// a value under a secret key name would help guess a weak password). Any other value: `[redacted]`.
+    /// a value under a secret key name would help guess a weak password). Any other value:
+    /// `[redacted]`.
     static func redactedInside(_ v: Value?) -> Value {
         switch v {
         case .object?, .array?: return redactingSecrets(v!) { .string(redactedName($0)) }
@@ -263,12 +293,15 @@ final class FileReader {
         func walk(_ v: Value) -> Value {
             switch v {
             case .object(let entries):
-                return .object(entries.map { e in
-                    let keyHoldsToken = JSONLineParser.holdsToken(e.key)
-                    let key = keyHoldsToken ? "[redacted]" : e.key
-                    if keyHoldsToken || JSONLineParser.isSecretKeyName(e.key) { return .init(key, .string("[redacted]")) }
-                    return .init(key, walk(e.value))
-                })
+                return .object(
+                    entries.map { e in
+                        let keyHoldsToken = JSONLineParser.holdsToken(e.key)
+                        let key = keyHoldsToken ? "[redacted]" : e.key
+                        if keyHoldsToken || JSONLineParser.isSecretKeyName(e.key) {
+                            return .init(key, .string("[redacted]"))
+                        }
+                        return .init(key, walk(e.value))
+                    })
             case .array(let items): return .array(items.map(walk))
             case .string(let s): return JSONLineParser.holdsToken(s) ? token(v) : v
             default: return v
@@ -283,8 +316,12 @@ final class FileReader {
     /// of one (`Bearer SEVNCHR.rest` is one token across the dot, and is redacted whole).
     static func streamKeepable(_ stream: Substring) -> Bool {
         let bytes = Array(stream.utf8)
-        guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { return false }
-        return !bytes.indices.dropLast(2).contains { bytes[$0] == 0x65 && bytes[$0 + 1] == 0x79 && bytes[$0 + 2] == 0x4A }
+        guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
+            return false
+        }
+        return !bytes.indices.dropLast(2).contains {
+            bytes[$0] == 0x65 && bytes[$0 + 1] == 0x79 && bytes[$0 + 2] == 0x4A
+        }
     }
 
     /// `[redacted 1a2b3c4d]`: an FNV-1a hash of the value's text, never the value.
@@ -301,14 +338,18 @@ final class FileReader {
     }
 
     private func malformed(_ line: Int, _ reason: String) -> Event {
-        Self.malformed(file: index, shownPath: shownPath, line: line, reason: reason, evID: malformedID)
+        Self.malformed(
+            file: index, shownPath: shownPath, line: line, reason: reason, evID: malformedID)
     }
 
     /// The `$malformed` event the reader makes for a line: its `reason`, and where it is. The
     /// corpus feed makes it again, the same, from a line and a reason it held (``CorpusItems``).
-    static func malformed(file: Int32, shownPath: String, line: Int, reason: String, evID: Int32) -> Event {
-        Event(t: .nan, ev: "$malformed", file: file, line: line,
-              fields: located(.init("reason", .string(reason)), shownPath, line), evID: evID)
+    static func malformed(file: Int32, shownPath: String, line: Int, reason: String, evID: Int32)
+        -> Event
+    {
+        Event(
+            t: .nan, ev: "$malformed", file: file, line: line,
+            fields: located(.init("reason", .string(reason)), shownPath, line), evID: evID)
     }
 
     /// The path as the reader's findings name it (`file`).
@@ -322,11 +363,17 @@ final class FileReader {
         return all
     }
 
-    private func located(_ field: Event.Field, _ line: Int) -> [Event.Field] { Self.located(field, shownPath, line) }
+    private func located(_ field: Event.Field, _ line: Int) -> [Event.Field] {
+        Self.located(field, shownPath, line)
+    }
 
-    /// One array made at its size (`[field] + [file, line]` made three: every malformed line makes one).
-    private static func located(_ field: Event.Field?, _ shownPath: String, _ line: Int) -> [Event.Field] {
-        let file = Event.Field("file", .string(shownPath)), number = Event.Field("line", .int(Int64(line)))
+    /// One array made at its size (`[field] + [file, line]` made three: every malformed line makes
+    /// one).
+    private static func located(_ field: Event.Field?, _ shownPath: String, _ line: Int) -> [Event
+        .Field]
+    {
+        let file = Event.Field("file", .string(shownPath)),
+            number = Event.Field("line", .int(Int64(line)))
         guard let field else { return [file, number] }
         return [field, file, number]
     }
@@ -381,7 +428,8 @@ struct Stamp {
     @inline(__always) func isBefore(_ other: Stamp) -> Bool {
         if exact >= 0, other.exact >= 0 { return exact < other.exact }
         if exact < 0, other.exact < 0 { return t < other.t }
-        return exact >= 0 ? Self.integer(exact, isBelow: other.t) : Self.number(t, isBelow: other.exact)
+        return exact >= 0
+            ? Self.integer(exact, isBelow: other.t) : Self.number(t, isBelow: other.exact)
     }
 
     /// `t` as messages show it: an integer with all its digits (`previous_t`), else as

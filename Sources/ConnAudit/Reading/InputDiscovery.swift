@@ -4,9 +4,9 @@ import Glibc
 public struct InputFile: Sendable, Hashable {
     /// The path as found and as reports show it: the PATH given joined with the path below it.
     ///
-    /// `logs` + `a/b.jsonl` gives `logs/a/b.jsonl`; `logs/` + `a.jsonl` gives `logs/a.jsonl` (no double
-    /// slash). `-` for standard input. A byte that is not part of valid UTF-8 shows as `\x{FF}`
-    /// (``shown(_:)``); the file is opened by ``bytes``.
+    /// `logs` + `a/b.jsonl` gives `logs/a/b.jsonl`; `logs/` + `a.jsonl` gives `logs/a.jsonl` (no
+    /// double slash). `-` for standard input. A byte that is not part of valid UTF-8 shows as
+    /// `\x{FF}` (``shown(_:)``); the file is opened by ``bytes``.
     public var path: String
     /// The path as the file system has it, byte for byte (Linux names are bytes, not text): what
     /// the file is opened and stat'ed by.
@@ -88,8 +88,8 @@ public struct InputFile: Sendable, Hashable {
 
 /// An input that could not be found or read.
 ///
-/// The reason is the OS or zlib reason in lowercase: `no such file or directory`, `permission denied`,
-/// `truncated gzip data`, `corrupt gzip data: invalid block type`.
+/// The reason is the OS or zlib reason in lowercase: `no such file or directory`, `permission
+/// denied`, `truncated gzip data`, `corrupt gzip data: invalid block type`.
 public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     public var path: String
     public var reason: String
@@ -126,17 +126,18 @@ public enum InputDiscovery {
     ///
     /// - `-` is standard input, listed once however often it is given.
     /// - A path naming a file (or anything that is not a directory) is read whatever its extension.
-    /// - A directory is searched recursively for ``extensions`` and their `.gz` forms; entries are sorted
-    ///   by name in byte order at each level and hidden names (starting with `.`) are skipped below the
-    ///   PATH given. Only regular files are listed from inside a directory: anything else there
-    ///   with a log's name (a FIFO, a link to a device, a socket) is an error, "not a regular file
-    ///   (a FIFO)", and is never opened. A FIFO named as a PATH is read (`<(zcat …)`).
-    /// - Symbolic links are followed, but a directory already visited (same device and inode) is never
-    ///   entered again, so link loops end and report nothing.
-    /// - A regular file reachable twice (given twice, or through a link) is listed once, at its first
-    ///   occurrence.
-    /// - Names are bytes: a name that is not valid UTF-8 is found and read like any other, and shown
-    ///   as ``InputFile/shown(_:)`` has it.
+    /// - A directory is searched recursively for ``extensions`` and their `.gz` forms; entries are
+    ///   sorted by name in byte order at each level and hidden names (starting with `.`) are
+    ///   skipped below the PATH given. Only regular files are listed from inside a directory:
+    ///   anything else there with a log's name (a FIFO, a link to a device, a socket) is an error,
+    ///   "not a regular file (a FIFO)", and is never opened. A FIFO named as a PATH is read
+    ///   (`<(zcat …)`).
+    /// - Symbolic links are followed, but a directory already visited (same device and inode) is
+    ///   never entered again, so link loops end and report nothing.
+    /// - A regular file reachable twice (given twice, or through a link) is listed once, at its
+    ///   first occurrence.
+    /// - Names are bytes: a name that is not valid UTF-8 is found and read like any other, and
+    ///   shown as ``InputFile/shown(_:)`` has it.
     ///
     /// Problems are returned, not thrown, so the other files are still checked: a missing PATH, an
     /// unreadable directory, or an entry with a log extension that cannot be stat'ed (a dangling
@@ -149,7 +150,9 @@ public enum InputDiscovery {
 
     /// ``discover(_:)`` for PATH arguments as the bytes the command line gave (`argv`, which
     /// `CommandLine.arguments` decodes with repair: a byte 0xFF there is U+FFFD, another name).
-    public static func discover(bytes paths: [[UInt8]]) -> (files: [InputFile], errors: [InputError]) {
+    public static func discover(bytes paths: [[UInt8]]) -> (
+        files: [InputFile], errors: [InputError]
+    ) {
         var walk = Walk()
         for path in paths {
             walk.add(path)
@@ -164,7 +167,8 @@ public enum InputDiscovery {
         if stem.count > 3, stem.suffix(3).elementsEqual(".gz".utf8) {
             stem = stem.dropLast(3)
         }
-        // An extension alone (a name like `.log`) is a hidden name, never reached here; still require a stem.
+        // An extension alone (a name like `.log`) is a hidden name, never reached here; still
+        // require a stem.
         return extensions.contains { ext in
             stem.count > ext.utf8.count && stem.suffix(ext.utf8.count).elementsEqual(ext.utf8)
         }
@@ -237,9 +241,12 @@ private struct Walk {
             var info = Glibc.stat()
             let code = Self.status(path, &info)
             guard code == 0 else {
-                // A dangling link or a loop of links is only a problem where a log was expected; any other
-                // failure (such as a directory that cannot be searched) hides what the entry is, so say so.
-                if InputDiscovery.isLogName(name) || (code != ENOENT && code != ELOOP && code != ENOTDIR) {
+                // A dangling link or a loop of links is only a problem where a log was expected;
+                // any other failure (such as a directory that cannot be searched) hides what the
+                // entry is, so say so.
+                if InputDiscovery.isLogName(name)
+                    || (code != ENOENT && code != ELOOP && code != ENOTDIR)
+                {
                     errors.append(InputError(path: InputFile.shown(path), errno: code))
                 }
                 continue
@@ -251,7 +258,10 @@ private struct Walk {
                     addFile(path, info)
                 } else {
                     // Never opened: a FIFO may wait forever for a writer, a device never end.
-                    errors.append(InputError(path: InputFile.shown(path), reason: "not a regular file (\(Self.kind(info)))"))
+                    errors.append(
+                        InputError(
+                            path: InputFile.shown(path),
+                            reason: "not a regular file (\(Self.kind(info)))"))
                 }
             }
         }
@@ -268,8 +278,8 @@ private struct Walk {
         }
     }
 
-    /// The visible names in a directory, sorted by byte order. The directory is closed before returning,
-    /// so a deep tree does not hold one descriptor per level.
+    /// The visible names in a directory, sorted by byte order. The directory is closed before
+    /// returning, so a deep tree does not hold one descriptor per level.
     private static func listNames(_ directory: [UInt8]) -> Result<[[UInt8]], InputError> {
         var openError: Int32 = 0
         let opened = InputFile.withCString(directory) { path in
@@ -291,7 +301,9 @@ private struct Walk {
                 }
                 break
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.prefix { $0 != 0 })
+            }
             // Hidden names, and `.` and `..`.
             if name.first == UInt8(ascii: ".") { continue }
             names.append(name)

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The reader's fast path: a line that is a flat JSON object of plain keys and plain values.
@@ -16,7 +16,8 @@ import Darwin
 extension JSONLineParser {
     /// Reads `line` into `out` when it is a plain line (see above) and returns true; returns
     /// false, having changed nothing the general parser relies on, for any other line.
-    mutating func parsePlain(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) -> Bool {
+    mutating func parsePlain(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) -> Bool
+    {
         guard let base = line.baseAddress else { return false }
         var c = Cursor(base: base, count: line.count)
         c.skipWhitespace()
@@ -76,7 +77,8 @@ extension JSONLineParser {
                     break
                 }
                 guard first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39),
-                      case let number? = try? parseNumber(&c, decode: true) else { return false }
+                    case let number? = try? parseNumber(&c, decode: true)
+                else { return false }
                 switch number {
                 case .int(let i) where i >= 0: t = Double(i); tExact = i
                 case .double(let d) where d.isFinite && d >= 0: t = d; tExact = -1
@@ -87,19 +89,23 @@ extension JSONLineParser {
                     gen = UInt64(g)
                     break
                 }
-                guard first >= 0x30 && first <= 0x39, case .int(let g)? = try? parseNumber(&c, decode: true) else {
+                guard first >= 0x30 && first <= 0x39,
+                    case .int(let g)? = try? parseNumber(&c, decode: true)
+                else {
                     return false
                 }
                 gen = UInt64(g)
             case .ev:
                 guard first == UInt8(ascii: "\""), let (vs, ve) = Self.plainString(&c),
-                      let (found, id) = evText(UnsafeBufferPointer(start: base + vs, count: ve - vs)) else { return false }
+                    let (found, id) = evText(UnsafeBufferPointer(start: base + vs, count: ve - vs))
+                else { return false }
                 ev = found
                 evID = id
             case .src, .session:
                 let isSession = kind == .session
                 guard first == UInt8(ascii: "\""), let (vs, ve) = Self.plainString(&c),
-                      let found = sourceText(UnsafeBufferPointer(start: base + vs, count: ve - vs), session: isSession)
+                    let found = sourceText(
+                        UnsafeBufferPointer(start: base + vs, count: ve - vs), session: isSession)
                 else { return false }
                 // -2: a text the table does not keep, held as itself.
                 var id: Int32 = -2
@@ -115,8 +121,10 @@ extension JSONLineParser {
                 }
                 if isSession ? keepsSession : keepsSrc {
                     let text = new ?? sourceTexts[Int(id)]
-                    fields.append(isSession ? Event.Field("session", .string(text), id: sessionID)
-                                            : Event.Field("src", .string(text), id: srcID))
+                    fields.append(
+                        isSession
+                            ? Event.Field("session", .string(text), id: sessionID)
+                            : Event.Field("src", .string(text), id: srcID))
                 }
             case .field, .skip:
                 let decode = kind == .field
@@ -150,8 +158,12 @@ extension JSONLineParser {
                     return false
                 }
                 if decode, let value {
-                    let name = wantedIndex >= 0 ? wantedNames[Int(wantedIndex)] : String(decoding: key, as: UTF8.self)
-                    fields.append(Event.Field(name, value, id: wantedIndex >= 0 ? wantedIDs[Int(wantedIndex)] : -1))
+                    let name =
+                        wantedIndex >= 0
+                        ? wantedNames[Int(wantedIndex)] : String(decoding: key, as: UTF8.self)
+                    fields.append(
+                        Event.Field(
+                            name, value, id: wantedIndex >= 0 ? wantedIDs[Int(wantedIndex)] : -1))
                 }
             }
             c.skipWhitespace()
@@ -184,7 +196,8 @@ extension JSONLineParser {
         } else {
             out.sourceTexts = nil
             out.src = src >= 0 ? .string(sourceTexts[Int(src)]) : srcText.map(Value.string)
-            out.session = session >= 0 ? .string(sourceTexts[Int(session)]) : sessionText.map(Value.string)
+            out.session =
+                session >= 0 ? .string(sourceTexts[Int(session)]) : sessionText.map(Value.string)
         }
         out.fields = fields
         return true
@@ -212,8 +225,12 @@ extension JSONLineParser {
     }
 
     @inline(__always)
-    private mutating func sourceText(_ bytes: UnsafeBufferPointer<UInt8>, session: Bool) -> SourceText? {
-        if let memo = session ? lastSession : lastSource, memo.length == bytes.count, bytes.count <= 16 {
+    private mutating func sourceText(_ bytes: UnsafeBufferPointer<UInt8>, session: Bool)
+        -> SourceText?
+    {
+        if let memo = session ? lastSession : lastSource, memo.length == bytes.count,
+            bytes.count <= 16
+        {
             let (w0, w1) = ByteStringTable.words(bytes)
             if w0 == memo.w0, w1 == memo.w1 { return .kept(memo.id) }
         }
@@ -231,7 +248,8 @@ extension JSONLineParser {
     /// Keeps a short `src` or `session` text's number as the one the next line's `src` or
     /// `session` is compared with first: a source's lines usually come together.
     @inline(__always)
-    private mutating func remember(_ bytes: UnsafeBufferPointer<UInt8>, _ id: Int32, session: Bool) {
+    private mutating func remember(_ bytes: UnsafeBufferPointer<UInt8>, _ id: Int32, session: Bool)
+    {
         guard bytes.count <= 16 else { return }
         let (w0, w1) = ByteStringTable.words(bytes)
         if session {
@@ -262,7 +280,11 @@ extension JSONLineParser {
         }
         if i < c.count {
             let b = c.base[i]
-            if b &- 0x30 <= 9 || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") { return nil }
+            if b &- 0x30 <= 9 || b == UInt8(ascii: ".") || b == UInt8(ascii: "e")
+                || b == UInt8(ascii: "E")
+            {
+                return nil
+            }
         }
         c.i = i
         return value
@@ -273,7 +295,9 @@ extension JSONLineParser {
     /// A key of at most seven bytes as a little-endian word of its bytes (zero above them): one
     /// load when eight bytes from its start lie in the line, else byte by byte.
     @inline(__always)
-    static func shortKeyWord(_ key: UnsafeBufferPointer<UInt8>, lineEnd: UnsafePointer<UInt8>) -> UInt64 {
+    static func shortKeyWord(_ key: UnsafeBufferPointer<UInt8>, lineEnd: UnsafePointer<UInt8>)
+        -> UInt64
+    {
         let p = key.baseAddress!
         if p + 8 <= lineEnd {
             let w = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
@@ -299,7 +323,8 @@ extension JSONLineParser {
         c.i += 1
         let start = c.i
         while c.i + 8 <= c.count {
-            let mask = Cursor.specialBytes(UInt64(littleEndian: UnsafeRawPointer(c.base + c.i).loadUnaligned(as: UInt64.self)))
+            let mask = Cursor.specialBytes(
+                UInt64(littleEndian: UnsafeRawPointer(c.base + c.i).loadUnaligned(as: UInt64.self)))
             if mask == 0 {
                 c.i += 8
                 continue

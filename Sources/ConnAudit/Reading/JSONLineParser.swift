@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Why a line could not be read as JSON.
@@ -64,8 +64,8 @@ struct ParsedLine {
 /// A strict JSON parser for one connlog line, working on the line's bytes.
 ///
 /// It validates the whole line (RFC 8259, UTF-8), scans every key and string for secrets, and
-/// decodes only the top-level fields the loaded rules read, plus `t`, `ev`, `gen`, `src`, `session`.
-/// Nesting is bounded by ``maxDepth`` so a hostile line cannot exhaust the stack.
+/// decodes only the top-level fields the loaded rules read, plus `t`, `ev`, `gen`, `src`,
+/// `session`. Nesting is bounded by ``maxDepth`` so a hostile line cannot exhaust the stack.
 struct JSONLineParser {
     static let maxDepth = 512
 
@@ -95,10 +95,11 @@ struct JSONLineParser {
     /// Whether rules read `src` / `session` as fields too (they always make the source key).
     let keepsSrc: Bool
     let keepsSession: Bool
-    /// The key names `log.no-secrets` flags, lower case (the long-line scanner packs the same list).
+    /// The key names `log.no-secrets` flags, lower case (the long-line scanner packs the same
+    /// list).
     static let secretKeyNames: [[UInt8]] = [
         "token", "access_token", "refresh_token", "authorization", "password", "secret", "cookie",
-        "body", "payload",
+        "body", "payload"
     ].map { Array($0.utf8) }
 
     /// The last reason ``reasonText(_:)`` made, and the error it was made for.
@@ -134,7 +135,9 @@ struct JSONLineParser {
             b = b &+ (b >> 29)
         }
 
-        mutating func add(_ n: UInt64) { for k in 0..<8 { add(UInt8(truncatingIfNeeded: n >> UInt64(8 * k))) } }
+        mutating func add(_ n: UInt64) {
+            for k in 0..<8 { add(UInt8(truncatingIfNeeded: n >> UInt64(8 * k))) }
+        }
 
         mutating func add(_ part: LongLineSecretScanner.Part) {
             switch part {
@@ -157,7 +160,9 @@ struct JSONLineParser {
             add(UInt64(bitPattern: Int64(n)))
         }
 
-        mutating func addCutKey(kept: ArraySlice<UInt8>, length: Int, hash: UInt64, tokenHash: UInt32?) {
+        mutating func addCutKey(
+            kept: ArraySlice<UInt8>, length: Int, hash: UInt64, tokenHash: UInt32?
+        ) {
             add(3 as UInt8)
             add(UInt64(length))
             add(hash)
@@ -177,7 +182,8 @@ struct JSONLineParser {
     private var keyTokenInside = false
 
     private enum PathComponent {
-        /// A key's raw bytes in the line (still escaped when `escaped`): decoded only for a finding.
+        /// A key's raw bytes in the line (still escaped when `escaped`): decoded only for a
+        /// finding.
         case key(start: Int, end: Int, escaped: Bool)
         case index(Int)
     }
@@ -215,7 +221,9 @@ struct JSONLineParser {
         var parser = JSONLineParser(wantedFields: nil)
         var out = ParsedLine()
         return try bytes.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) -> Value in
-            guard let base = buffer.baseAddress, buffer.count > 0 else { throw JSONSyntaxError(reason: "empty", offset: 0) }
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                throw JSONSyntaxError(reason: "empty", offset: 0)
+            }
             parser.lineBase = base
             var c = Cursor(base: base, count: buffer.count)
             c.skipWhitespace()
@@ -237,7 +245,9 @@ struct JSONLineParser {
         parser.lineBase = base
         var c = Cursor(base: base, count: bytes.count)
         c.skipWhitespace()
-        guard c.i < c.count, let v = try? parser.parseValue(&c, depth: 0, decode: true, flagged: true, out: &out) else {
+        guard c.i < c.count,
+            let v = try? parser.parseValue(&c, depth: 0, decode: true, flagged: true, out: &out)
+        else {
             return nil
         }
         return (v, c.i)
@@ -282,7 +292,9 @@ struct JSONLineParser {
             guard c.peek == UInt8(ascii: "{") else {
                 // A BOM here is not the file's first bytes (the line reader skips those): connlog
                 // allows none elsewhere, and "unexpected character" would not say what it is.
-                if c.i + 2 < c.count, c.peek == 0xEF, c.base[c.i + 1] == 0xBB, c.base[c.i + 2] == 0xBF {
+                if c.i + 2 < c.count, c.peek == 0xEF, c.base[c.i + 1] == 0xBB,
+                    c.base[c.i + 2] == 0xBF
+                {
                     throw JSONSyntaxError(reason: Self.misplacedBOM, offset: c.i)
                 }
                 // Validate anyway so the reason says whether it is JSON at all.
@@ -296,8 +308,10 @@ struct JSONLineParser {
             c.skipWhitespace()
             if c.i < c.count {
                 // The object itself parsed: its secrets count, though the line is malformed.
-                out.malformedReason = reasonText(Self.firstInvalidUTF8(line).map { .notUTF8(at: $0) }
-                    ?? JSONSyntaxError(reason: "text after the JSON object", offset: c.i, kind: .textAfter))
+                out.malformedReason = reasonText(
+                    Self.firstInvalidUTF8(line).map { .notUTF8(at: $0) }
+                        ?? JSONSyntaxError(
+                            reason: "text after the JSON object", offset: c.i, kind: .textAfter))
                 out.isObject = true
                 return
             }
@@ -329,17 +343,20 @@ struct JSONLineParser {
     /// runs and the rule's messages then see the same string, which they answer at once).
     private mutating func reasonText(_ error: JSONSyntaxError) -> String {
         if let last = lastReason, last.offset == error.offset, last.kind == error.kind,
-           last.reason.hasSameBytes(as: error.reason) {
+            last.reason.hasSameBytes(as: error.reason)
+        {
             return last.text
         }
-        let text = error.kind == .json
+        let text =
+            error.kind == .json
             ? "not valid JSON: \(error.reason) (byte \(error.offset + 1))"
             : "\(error.reason) (byte \(error.offset + 1))"
         lastReason = (error.reason, error.offset, error.kind, text)
         return text
     }
 
-    /// Offset of the first byte that is not part of valid UTF-8, if any (used on the error path only).
+    /// Offset of the first byte that is not part of valid UTF-8, if any (used on the error path
+    /// only).
     static func firstInvalidUTF8(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
         let c = Cursor(base: line.baseAddress!, count: line.count)
         var i = 0
@@ -354,7 +371,9 @@ struct JSONLineParser {
 
     // MARK: - Top level: the connlog fields
 
-    private mutating func parseTopObject(_ c: inout Cursor, out: inout ParsedLine) throws(JSONSyntaxError) {
+    private mutating func parseTopObject(_ c: inout Cursor, out: inout ParsedLine)
+        throws(JSONSyntaxError)
+    {
         c.i += 1  // {
         var tValue: Value?
         var evValue: Value?
@@ -367,10 +386,14 @@ struct JSONLineParser {
         } else {
             while true {
                 c.skipWhitespace()
-                guard c.i < c.count, c.peek == UInt8(ascii: "\"") else { throw JSONSyntaxError(reason: "expected a key", offset: c.i) }
+                guard c.i < c.count, c.peek == UInt8(ascii: "\"") else {
+                    throw JSONSyntaxError(reason: "expected a key", offset: c.i)
+                }
                 let (component, keyFlagged, kind, keyString, keyID) = try parseTopKey(&c)
                 c.skipWhitespace()
-                guard c.i < c.count, c.peek == UInt8(ascii: ":") else { throw JSONSyntaxError(reason: "expected ':'", offset: c.i) }
+                guard c.i < c.count, c.peek == UInt8(ascii: ":") else {
+                    throw JSONSyntaxError(reason: "expected ':'", offset: c.i)
+                }
                 c.i += 1
                 c.skipWhitespace()
                 topKey = component
@@ -381,22 +404,30 @@ struct JSONLineParser {
                 let decoded: Value?
                 // The last `ev` wins: an earlier one's id does not outlive it.
                 if kind == .ev { out.evID = nil }
-                if kind == .ev || kind == .src || kind == .session, c.i < c.count, c.peek == UInt8(ascii: "\"") {
-                    decoded = try parseTableString(&c, ev: kind == .ev, flagged: keyFlagged, out: &out)
+                if kind == .ev || kind == .src || kind == .session, c.i < c.count,
+                    c.peek == UInt8(ascii: "\"")
+                {
+                    decoded = try parseTableString(
+                        &c, ev: kind == .ev, flagged: keyFlagged, out: &out)
                 } else {
-                    decoded = try parseValue(&c, depth: 1, decode: kind != .skip, flagged: keyFlagged, out: &out)
+                    decoded = try parseValue(
+                        &c, depth: 1, decode: kind != .skip, flagged: keyFlagged, out: &out)
                 }
                 topKey = nil
                 // A key holding a token (or one inside the value) hides the whole entry.
                 let hidden = topKeyHoldsToken || keyTokenInside
                 if hidden || out.secretPaths.count > findingsBefore {
-                    let name = topKeyHoldsToken ? "[redacted]" : kind == .field ? keyString : topKeyName(component)
+                    let name =
+                        topKeyHoldsToken
+                        ? "[redacted]" : kind == .field ? keyString : topKeyName(component)
                     addRedactedKey(name, &out)
                     // Tokens (bearer, JWT) are long random text: a hash of the value tells
                     // different ones apart without showing them. A value under a secret key name
                     // may be a weak password, which a hash would help guess: no hash for those.
                     if kind == .field, !keyFlagged, !secretKeyInside, !hidden, let decoded {
-                        out.redactedValues.append(Event.Field(keyString, .string(FileReader.redactedName(decoded)), id: keyID))
+                        out.redactedValues.append(
+                            Event.Field(
+                                keyString, .string(FileReader.redactedName(decoded)), id: keyID))
                     }
                     // `src`/`session` stay apart by a hash of their value — not when a secret key
                     // name (or a token key) inside it may hold a weak password.
@@ -410,16 +441,24 @@ struct JSONLineParser {
                 case .gen: genValue = decoded; sawGen = true
                 case .src:
                     out.src = decoded
-                    if keepsSrc, let decoded { fields.append(Event.Field("src", decoded, id: srcID)) }
+                    if keepsSrc, let decoded {
+                        fields.append(Event.Field("src", decoded, id: srcID))
+                    }
                 case .session:
                     out.session = decoded
-                    if keepsSession, let decoded { fields.append(Event.Field("session", decoded, id: sessionID)) }
+                    if keepsSession, let decoded {
+                        fields.append(Event.Field("session", decoded, id: sessionID))
+                    }
                 case .field:
-                    if !hidden, let decoded { fields.append(Event.Field(keyString, decoded, id: keyID)) }
+                    if !hidden, let decoded {
+                        fields.append(Event.Field(keyString, decoded, id: keyID))
+                    }
                 case .skip: break
                 }
                 c.skipWhitespace()
-                guard c.i < c.count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i) }
+                guard c.i < c.count else {
+                    throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i)
+                }
                 let b = c.peek
                 c.i += 1
                 if b == UInt8(ascii: ",") { continue }
@@ -431,7 +470,8 @@ struct JSONLineParser {
         if !out.redactedKeys.isEmpty { removeRedacted(from: &fields, &out) }
         out.fields = fields
         out.malformedReason = Self.connlogProblem(
-            t: sawT ? tValue : nil, ev: sawEv ? evValue : nil, gen: sawGen ? genValue : nil, sawGen: sawGen,
+            t: sawT ? tValue : nil, ev: sawEv ? evValue : nil, gen: sawGen ? genValue : nil,
+            sawGen: sawGen,
             out: &out)
     }
 
@@ -444,7 +484,9 @@ struct JSONLineParser {
         if redactedKeySet == nil {
             if out.redactedKeys.contains(name) { return }
             out.redactedKeys.append(name)
-            if out.redactedKeys.count > KeyLookup.searchLimit { redactedKeySet = Set(out.redactedKeys) }
+            if out.redactedKeys.count > KeyLookup.searchLimit {
+                redactedKeySet = Set(out.redactedKeys)
+            }
         } else if redactedKeySet!.insert(name).inserted {
             out.redactedKeys.append(name)
         }
@@ -454,7 +496,8 @@ struct JSONLineParser {
     /// line (among the hashed values or the fields kept, by String's `==`): a key given twice —
     /// which value "wins" is not something a hash should speak for. With more than
     /// ``KeyLookup/searchLimit`` hashed values they are counted in a table, and the fields looked
-    /// up in ``redactedKeySet`` (a count over, or a search in, a list of them all costs the square).
+    /// up in ``redactedKeySet`` (a count over, or a search in, a list of them all costs the
+    /// square).
     @inline(never)
     private func removeRedacted(from fields: inout [Event.Field], _ out: inout ParsedLine) {
         let hashed = out.redactedValues
@@ -467,7 +510,9 @@ struct JSONLineParser {
             counts.reserveCapacity(hashed.count)
             for v in hashed { counts[v.key, default: (0, 0)].hashed += 1 }
             for f in fields where counts[f.key] != nil { counts[f.key]!.fields += 1 }
-            out.redactedValues = hashed.filter { v in counts[v.key].map { $0.hashed == 1 && $0.fields == 1 } ?? false }
+            out.redactedValues = hashed.filter { v in
+                counts[v.key].map { $0.hashed == 1 && $0.fields == 1 } ?? false
+            }
         }
         if let set = redactedKeySet {
             fields.removeAll { set.contains($0.key) }
@@ -508,11 +553,15 @@ struct JSONLineParser {
             case .int(let g) where g >= 0: out.gen = UInt64(g)
             case .int: return "\"gen\" is negative"
             case .bigInt(let digits)?:
-                // Past Int64: 2^63 to 2^64 − 1 is a generation too (a UInt64 a client drew or hashed).
+                // Past Int64: 2^63 to 2^64 − 1 is a generation too (a UInt64 a client drew or
+                // hashed).
                 if digits.hasPrefix("-") { return "\"gen\" is negative" }
-                guard let g = UInt64(digits) else { return "\"gen\" is too large (at most 18446744073709551615)" }
+                guard let g = UInt64(digits) else {
+                    return "\"gen\" is too large (at most 18446744073709551615)"
+                }
                 out.gen = g
-            case .some(let other): return "\"gen\" is not a non-negative integer (\(other.typeName))"
+            case .some(let other):
+                return "\"gen\" is not a non-negative integer (\(other.typeName))"
             case .none: return "\"gen\" is not a non-negative integer"
             }
         }
@@ -523,38 +572,58 @@ struct JSONLineParser {
 
     /// Which connlog field `key` is; for a wanted field also its index in ``wanted`` (-1 when
     /// every key is decoded).
-    private static func topKind(_ key: UnsafeBufferPointer<UInt8>, _ wanted: [[UInt8]]?) -> (TopKind, Int) {
+    private static func topKind(_ key: UnsafeBufferPointer<UInt8>, _ wanted: [[UInt8]]?) -> (
+        TopKind, Int
+    ) {
         switch key.count {
         case 1 where key[0] == UInt8(ascii: "t"): return (.t, -1)
         case 2 where key[0] == UInt8(ascii: "e") && key[1] == UInt8(ascii: "v"): return (.ev, -1)
-        // Compared byte by byte: a static table of the names costs a lazy-initialisation check per key.
-        case 3 where key[0] == UInt8(ascii: "g") && key[1] == UInt8(ascii: "e") && key[2] == UInt8(ascii: "n"): return (.gen, -1)
-        case 3 where key[0] == UInt8(ascii: "s") && key[1] == UInt8(ascii: "r") && key[2] == UInt8(ascii: "c"): return (.src, -1)
+        // Compared byte by byte: a static table of the names costs a lazy-initialisation check per
+        // key.
+        case 3
+        where key[0] == UInt8(ascii: "g") && key[1] == UInt8(ascii: "e")
+            && key[2] == UInt8(ascii: "n"):
+            return (.gen, -1)
+        case 3
+        where key[0] == UInt8(ascii: "s") && key[1] == UInt8(ascii: "r")
+            && key[2] == UInt8(ascii: "c"):
+            return (.src, -1)
         case 7 where memcmp(key.baseAddress!, "session", 7) == 0: return (.session, -1)
         default: break
         }
         guard let wanted else { return (.field, -1) }
-        for i in wanted.indices where wanted[i].count == key.count && same(key, wanted[i]) { return (.field, i) }
+        for i in wanted.indices where wanted[i].count == key.count && same(key, wanted[i]) {
+            return (.field, i)
+        }
         return (.skip, -1)
     }
 
-    @inline(__always) private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: [UInt8]) -> Bool {
+    @inline(__always) private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: [UInt8])
+        -> Bool
+    {
         guard a.count == b.count else { return false }
-        return b.withUnsafeBufferPointer { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+        return b.withUnsafeBufferPointer { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+        }
     }
 
     /// A top-level key, classified where it lies in the line (an escaped key is decoded first):
     /// whether its name flags a secret, which connlog field it is, and its text when rules read it.
     @inline(__always)
-    private mutating func parseTopKey(_ c: inout Cursor) throws(JSONSyntaxError) -> (PathComponent, Bool, TopKind, String, Int32) {
+    private mutating func parseTopKey(_ c: inout Cursor) throws(JSONSyntaxError) -> (
+        PathComponent, Bool, TopKind, String, Int32
+    ) {
         let (start, end, escaped) = try c.scanString()
         let component = PathComponent.key(start: start, end: end, escaped: escaped)
         if !escaped {
             let key = UnsafeBufferPointer(start: c.base + start, count: end - start)
             let (kind, w) = Self.topKind(key, wanted)
             // A key a rule names (or t, ev, gen, src, session) is known text, not a token.
-            topKeyHoldsToken = w < 0 && kind != .t && kind != .ev && kind != .gen && Self.keyHoldsToken(key)
-            return (component, Self.isSecretKey(key), kind, Self.keyName(kind, w, key, wantedNames), w >= 0 ? wantedIDs[w] : -1)
+            topKeyHoldsToken =
+                w < 0 && kind != .t && kind != .ev && kind != .gen && Self.keyHoldsToken(key)
+            return (
+                component, Self.isSecretKey(key), kind, Self.keyName(kind, w, key, wantedNames),
+                w >= 0 ? wantedIDs[w] : -1
+            )
         }
         keyBytes.removeAll(keepingCapacity: true)
         try Cursor.unescape(c.base, start, end, into: &keyBytes)
@@ -562,14 +631,18 @@ struct JSONLineParser {
         topKeyHoldsToken = keyBytes.withUnsafeBufferPointer { Self.keyHoldsToken($0) }
         let (flagged, kind, name, id) = keyBytes.withUnsafeBufferPointer {
             let (kind, w) = Self.topKind($0, wanted)
-            return (Self.isSecretKey($0), kind, Self.keyName(kind, w, $0, wantedNames), w >= 0 ? wantedIDs[w] : -1)
+            return (
+                Self.isSecretKey($0), kind, Self.keyName(kind, w, $0, wantedNames),
+                w >= 0 ? wantedIDs[w] : -1
+            )
         }
         return (component, flagged, kind, name, id)
     }
 
     /// A field's key as the event keeps it: a wanted key's name made once, else decoded.
     @inline(__always) private static func keyName(
-        _ kind: TopKind, _ wantedIndex: Int, _ key: UnsafeBufferPointer<UInt8>, _ wantedNames: [String]
+        _ kind: TopKind, _ wantedIndex: Int, _ key: UnsafeBufferPointer<UInt8>,
+        _ wantedNames: [String]
     ) -> String {
         guard kind == .field else { return "" }
         return wantedIndex >= 0 ? wantedNames[wantedIndex] : String(decoding: key, as: UTF8.self)
@@ -596,9 +669,11 @@ struct JSONLineParser {
 
     // MARK: - Secrets
 
-    /// Lengths of the secret key names (bit n set: a name of n bytes): 4, 5, 6, 7, 8, 12, 13, written
-    /// out so that no lazy initialisation is checked per key (a test compares it with the names).
-    static let secretLengths: UInt64 = 1 << 4 | 1 << 5 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 12 | 1 << 13
+    /// Lengths of the secret key names (bit n set: a name of n bytes): 4, 5, 6, 7, 8, 12, 13,
+    /// written out so that no lazy initialisation is checked per key (a test compares it with the
+    /// names).
+    static let secretLengths: UInt64 =
+        1 << 4 | 1 << 5 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 12 | 1 << 13
 
     /// Per length below 16: the first letters (bit `letter - 'a'`) of the secret names that long.
     private static let secretStarts: [UInt32] = {
@@ -608,15 +683,21 @@ struct JSONLineParser {
     }()
 
     /// ``isSecretKey(_:)`` and ``containsToken(_:)`` for decoded text (redacting a decoded value).
-    static func isSecretKeyName(_ s: String) -> Bool { Array(s.utf8).withUnsafeBufferPointer { isSecretKey($0) } }
-    static func holdsToken(_ s: String) -> Bool { Array(s.utf8).withUnsafeBufferPointer { containsToken($0) } }
+    static func isSecretKeyName(_ s: String) -> Bool {
+        Array(s.utf8).withUnsafeBufferPointer { isSecretKey($0) }
+    }
+    static func holdsToken(_ s: String) -> Bool {
+        Array(s.utf8).withUnsafeBufferPointer { containsToken($0) }
+    }
 
     static func isSecretKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
         // Most keys have a length no secret name has, or another first letter.
         guard key.count < 64, secretLengths & (1 << UInt64(key.count)) != 0 else { return false }
         if key.count < 16 {
             let first = lower(key[0]) &- 0x61
-            guard first < 26, secretStarts[key.count] & (1 << UInt32(first)) != 0 else { return false }
+            guard first < 26, secretStarts[key.count] & (1 << UInt32(first)) != 0 else {
+                return false
+            }
         }
         candidates: for s in secretKeyNames where s.count == key.count {
             for j in 0..<s.count {
@@ -631,7 +712,9 @@ struct JSONLineParser {
 
     private mutating func recordSecret(_ out: inout ParsedLine) {
         let components = topKey.map { [$0] + path } ?? path
-        let lastKey = components.lastIndex { if case .key = $0 { return true } else { return false } }
+        let lastKey = components.lastIndex {
+            if case .key = $0 { return true } else { return false }
+        }
         var parts: [LongLineSecretScanner.Part] = []
         parts.reserveCapacity(components.count)
         var kept = 0
@@ -649,7 +732,8 @@ struct JSONLineParser {
                     if let known = longKeyParts[slot] {
                         made = known
                     } else {
-                        made = LongLineSecretScanner.part(forKey: decodedKey(start, end, escaped), keeping: &budget)
+                        made = LongLineSecretScanner.part(
+                            forKey: decodedKey(start, end, escaped), keeping: &budget)
                         longKeyParts[slot] = made
                     }
                     parts.append(made)
@@ -666,7 +750,9 @@ struct JSONLineParser {
         // (A set beside the list: a linear search takes seconds on a line of 60,000 flagged keys.)
         var digest = PathDigest()
         for part in parts { digest.add(part) }
-        if seenSecretPaths.insert(digest).inserted { out.secretPaths.append(LongLineSecretScanner.renderedPath(parts)) }
+        if seenSecretPaths.insert(digest).inserted {
+            out.secretPaths.append(LongLineSecretScanner.renderedPath(parts))
+        }
     }
 
     /// A whole key of a secret's key path as reports print it (docs/default-rules.md,
@@ -683,12 +769,15 @@ struct JSONLineParser {
             text += String(decoding: bytes, as: UTF8.self)
         } else {
             let key = String(decoding: bytes, as: UTF8.self)
-            text += bytes.withUnsafeBufferPointer { containsToken($0) }
+            text +=
+                bytes.withUnsafeBufferPointer { containsToken($0) }
                 ? FileReader.redactedName(.string(key)) : "[" + Value.jsonString(key) + "]"
         }
     }
 
-    @inline(__always) private static func isPlainKeyByte(_ b: UInt8) -> Bool { isAlnum(b) || b == 0x5F || b == 0x2D }
+    @inline(__always) private static func isPlainKeyByte(_ b: UInt8) -> Bool {
+        isAlnum(b) || b == 0x5F || b == 0x2D
+    }
 
     /// ``containsToken(_:)`` for a key, with a quick look first: most keys are short, and a token
     /// needs white space (bearer; Unicode's is not ASCII) or a `J` (JWT).
@@ -700,7 +789,9 @@ struct JSONLineParser {
     }
 
     /// True when the bytes hold a bearer token or a JWT (default-pack.md, `log.no-secrets`).
-    static func containsToken(_ s: UnsafeBufferPointer<UInt8>) -> Bool { firstToken(s, from: 0) != nil }
+    static func containsToken(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+        firstToken(s, from: 0) != nil
+    }
 
     /// Where each bearer token and JWT in the bytes lies, in order (text that is not a log line,
     /// redacted with the reader's own detection: ``SecretRedaction``): a bearer token from its
@@ -721,13 +812,16 @@ struct JSONLineParser {
     /// The first bearer token or JWT that starts at or after `from`: where its `bearer` or `eyJ`
     /// is, and where the pattern's match ends (a bearer token's run; a JWT's second dot, included).
     @inline(__always)
-    private static func firstToken(_ s: UnsafeBufferPointer<UInt8>, from: Int) -> (start: Int, end: Int)? {
+    private static func firstToken(_ s: UnsafeBufferPointer<UInt8>, from: Int) -> (
+        start: Int, end: Int
+    )? {
         let n = s.count
         if n - from < 10 { return nil }
         var i = from
         // A failed JWT look-ahead from `eyJ` at i read the base64url run to its end: every `eyJ`
         // inside that run ends its first part at the same place and fails the same way, so it is
-        // not read again (`eyJ` repeated without a dot would otherwise cost the square of the length).
+        // not read again (`eyJ` repeated without a dot would otherwise cost the square of the
+        // length).
         var jwtFailsBefore = 0
         while i < n {
             let b = s[i]
@@ -749,7 +843,10 @@ struct JSONLineParser {
                         if run >= 8 { return (i, j) }
                     }
                 }
-            } else if b == 0x65 && i >= jwtFailsBefore && i + 2 < n && s[i + 1] == 0x79 && s[i + 2] == 0x4A {  // eyJ
+                // eyJ
+            } else if b == 0x65 && i >= jwtFailsBefore && i + 2 < n && s[i + 1] == 0x79
+                && s[i + 2] == 0x4A
+            {
                 let (found, firstPartEnd, matchEnd) = jwtAt(s, i)
                 if found { return (i, matchEnd) }
                 jwtFailsBefore = firstPartEnd
@@ -769,20 +866,28 @@ struct JSONLineParser {
         let firstPartEnd = j
         guard run > 0, j < s.count, s[j] == 0x2E else { return (false, firstPartEnd, j) }
         j += 1
-        guard j + 2 < s.count, s[j] == 0x65, s[j + 1] == 0x79, s[j + 2] == 0x4A else { return (false, firstPartEnd, j) }
+        guard j + 2 < s.count, s[j] == 0x65, s[j + 1] == 0x79, s[j + 2] == 0x4A else {
+            return (false, firstPartEnd, j)
+        }
         j += 3
         run = 0
         while j < s.count, isB64URL(s[j]) { j += 1; run += 1 }
         return (run > 0 && j < s.count && s[j] == 0x2E, firstPartEnd, j + 1)
     }
 
-    @inline(__always) private static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b + 32 : b }
-    @inline(__always) private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+    @inline(__always) private static func lower(_ b: UInt8) -> UInt8 {
+        b >= 65 && b <= 90 ? b + 32 : b
+    }
+    @inline(__always) private static func isSpace(_ b: UInt8) -> Bool {
+        b == 0x20 || (b >= 0x09 && b <= 0x0D)
+    }
 
     /// The bytes of the white space character at `j` (0: none): ASCII white space, and Unicode's
     /// (what `\s` matches in Unicode regex engines) — U+0085, U+00A0, U+1680, U+2000–U+200A,
     /// U+2028, U+2029, U+202F, U+205F, U+3000 — so `Bearer` + a no-break space is a token too.
-    @inline(__always) static func spaceWidth(_ s: UnsafeBufferPointer<UInt8>, _ j: Int, _ n: Int) -> Int {
+    @inline(__always) static func spaceWidth(_ s: UnsafeBufferPointer<UInt8>, _ j: Int, _ n: Int)
+        -> Int
+    {
         let b = s[j]
         if b < 0x80 { return isSpace(b) ? 1 : 0 }
         if b == 0xC2, j + 1 < n { return s[j + 1] == 0x85 || s[j + 1] == 0xA0 ? 2 : 0 }
@@ -791,7 +896,9 @@ struct JSONLineParser {
         switch b {
         case 0xE1: return b1 == 0x9A && b2 == 0x80 ? 3 : 0  // U+1680
         case 0xE2:
-            if b1 == 0x80 { return (b2 >= 0x80 && b2 <= 0x8A) || b2 == 0xA8 || b2 == 0xA9 || b2 == 0xAF ? 3 : 0 }
+            if b1 == 0x80 {
+                return (b2 >= 0x80 && b2 <= 0x8A) || b2 == 0xA8 || b2 == 0xA9 || b2 == 0xAF ? 3 : 0
+            }
             return b1 == 0x81 && b2 == 0x9F ? 3 : 0  // U+205F
         case 0xE3: return b1 == 0x80 && b2 == 0x80 ? 3 : 0  // U+3000
         default: return 0
@@ -802,10 +909,13 @@ struct JSONLineParser {
     }
     /// A byte of a bearer token after its white space (`A-Za-z0-9._~+/=-`).
     @inline(__always) static func isTokenChar(_ b: UInt8) -> Bool {
-        isAlnum(b) || b == 0x2E || b == 0x5F || b == 0x7E || b == 0x2B || b == 0x2F || b == 0x3D || b == 0x2D
+        isAlnum(b) || b == 0x2E || b == 0x5F || b == 0x7E || b == 0x2B || b == 0x2F || b == 0x3D
+            || b == 0x2D
     }
     /// A byte of a JWT part (base64url: `A-Za-z0-9_-`).
-    @inline(__always) static func isB64URL(_ b: UInt8) -> Bool { isAlnum(b) || b == 0x5F || b == 0x2D }
+    @inline(__always) static func isB64URL(_ b: UInt8) -> Bool {
+        isAlnum(b) || b == 0x5F || b == 0x2D
+    }
 
     // MARK: - Values
 
@@ -813,7 +923,9 @@ struct JSONLineParser {
     fileprivate mutating func parseValue(
         _ c: inout Cursor, depth: Int, decode: Bool, flagged: Bool, out: inout ParsedLine
     ) throws(JSONSyntaxError) -> Value? {
-        guard c.i < c.count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i) }
+        guard c.i < c.count else {
+            throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i)
+        }
         switch c.peek {
         case UInt8(ascii: "\""):
             return try parseStringValue(&c, decode: decode, flagged: flagged, out: &out)
@@ -821,7 +933,8 @@ struct JSONLineParser {
             guard depth < Self.maxDepth else {
                 throw JSONSyntaxError(reason: "nested deeper than \(Self.maxDepth)", offset: c.i)
             }
-            return try parseObject(&c, depth: depth + 1, decode: decode, flagged: flagged, out: &out)
+            return try parseObject(
+                &c, depth: depth + 1, decode: decode, flagged: flagged, out: &out)
         case UInt8(ascii: "["):
             guard depth < Self.maxDepth else {
                 throw JSONSyntaxError(reason: "nested deeper than \(Self.maxDepth)", offset: c.i)
@@ -869,18 +982,23 @@ struct JSONLineParser {
             c.i += 1
             c.skipWhitespace()
             let keyFlagged = keyBytes.withUnsafeBufferPointer { Self.isSecretKey($0) }
-            if keyBytes.withUnsafeBufferPointer({ Self.keyHoldsToken($0) }) { keyTokenInside = true }
+            if keyBytes.withUnsafeBufferPointer({ Self.keyHoldsToken($0) }) {
+                keyTokenInside = true
+            }
             let keyString = decode ? String(decoding: keyBytes, as: UTF8.self) : ""
             path.append(component)
             if keyFlagged {
                 recordSecret(&out)
                 secretKeyInside = true
             }
-            let v = try parseValue(&c, depth: depth, decode: decode, flagged: flagged || keyFlagged, out: &out)
+            let v = try parseValue(
+                &c, depth: depth, decode: decode, flagged: flagged || keyFlagged, out: &out)
             path.removeLast()
             if decode, let v { entries.append(.init(keyString, v)) }
             c.skipWhitespace()
-            guard c.i < c.count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i) }
+            guard c.i < c.count else {
+                throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i)
+            }
             let b = c.peek
             c.i += 1
             if b == UInt8(ascii: ",") { continue }
@@ -909,7 +1027,9 @@ struct JSONLineParser {
             if decode, let v { items.append(v) }
             index += 1
             c.skipWhitespace()
-            guard c.i < c.count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i) }
+            guard c.i < c.count else {
+                throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i)
+            }
             let b = c.peek
             c.i += 1
             if b == UInt8(ascii: ",") { continue }
@@ -926,7 +1046,8 @@ struct JSONLineParser {
         if escaped {
             try Cursor.unescape(c.base, start, end, into: &keyBytes)
         } else {
-            keyBytes.append(contentsOf: UnsafeBufferPointer(start: c.base + start, count: end - start))
+            keyBytes.append(
+                contentsOf: UnsafeBufferPointer(start: c.base + start, count: end - start))
         }
         return .key(start: start, end: end, escaped: escaped)
     }
@@ -983,14 +1104,18 @@ struct JSONLineParser {
     /// (``ParsedLine/sourceTexts``) or as values.
     func sourceValues(of line: ParsedLine) -> (src: Value?, session: Value?) {
         guard let texts = line.sourceTexts else { return (line.src, line.session) }
-        return (texts.src >= 0 ? .string(sourceTexts[Int(texts.src)]) : nil,
-                texts.session >= 0 ? .string(sourceTexts[Int(texts.session)]) : nil)
+        return (
+            texts.src >= 0 ? .string(sourceTexts[Int(texts.src)]) : nil,
+            texts.session >= 0 ? .string(sourceTexts[Int(texts.session)]) : nil
+        )
     }
 
     /// Keeps a `src` or `session` text (free of tokens) in ``sourceTable`` and ``sourceTexts``;
     /// its number there, or nil when the table keeps no more or the text is too long for it.
     mutating func addSourceText(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) -> Int32? {
-        guard bytes.count <= sourceTable.maxLength, sourceTable.count < sourceTable.capacity else { return nil }
+        guard bytes.count <= sourceTable.maxLength, sourceTable.count < sourceTable.capacity else {
+            return nil
+        }
         let id = Int32(sourceTexts.count)
         sourceTable.add(bytes, string: text, tag: id)
         sourceTexts.append(text)
@@ -998,7 +1123,9 @@ struct JSONLineParser {
     }
 
     /// 10^0 … 10^15, each exact in a double.
-    private static let powersOfTen: [Double] = (0...15).map { k in (0..<k).reduce(1.0) { acc, _ in acc * 10 } }
+    private static let powersOfTen: [Double] = (0...15).map { k in
+        (0..<k).reduce(1.0) { acc, _ in acc * 10 }
+    }
 
     func parseNumber(_ c: inout Cursor, decode: Bool) throws(JSONSyntaxError) -> Value? {
         let start = c.i
@@ -1017,7 +1144,10 @@ struct JSONLineParser {
                 guard digit <= 9 else { break }
                 if !overflow {
                     let (m, o1) = value.multipliedReportingOverflow(by: 10)
-                    let (a, o2) = negative ? m.subtractingReportingOverflow(Int64(digit)) : m.addingReportingOverflow(Int64(digit))
+                    let (a, o2) =
+                        negative
+                        ? m.subtractingReportingOverflow(Int64(digit))
+                        : m.addingReportingOverflow(Int64(digit))
                     if o1 || o2 { overflow = true } else { value = a }
                 }
                 c.i += 1
@@ -1039,7 +1169,9 @@ struct JSONLineParser {
             isInteger = false
             hasExponent = true
             c.i += 1
-            if c.i < c.count, c.peek == UInt8(ascii: "+") || c.peek == UInt8(ascii: "-") { c.i += 1 }
+            if c.i < c.count, c.peek == UInt8(ascii: "+") || c.peek == UInt8(ascii: "-") {
+                c.i += 1
+            }
             let digits = c.i
             while c.i < c.count, c.peek >= 0x30, c.peek <= 0x39 { c.i += 1 }
             if c.i == digits { throw JSONSyntaxError(reason: "bad number", offset: start) }
@@ -1049,13 +1181,19 @@ struct JSONLineParser {
         // Exact 64-bit integers; on overflow the number is kept as a double.
         if isInteger, !overflow { return .int(value) }
         // A JSON integer beyond 64 bits keeps its digits: it compares as its decimal text.
-        if isInteger { return .bigInt(String(decoding: UnsafeBufferPointer(start: c.base + start, count: len), as: UTF8.self)) }
+        if isInteger {
+            return .bigInt(
+                String(
+                    decoding: UnsafeBufferPointer(start: c.base + start, count: len), as: UTF8.self)
+            )
+        }
         // A decimal of at most 15 digits without an exponent: its digits as an integer are exact
         // in a double, and so is the power of ten, so one division rounds correctly (as strtod).
         let digitCount = len - (negative ? 1 : 0) - (fractionDigits > 0 ? 1 : 0)
         if !hasExponent, fractionDigits > 0, digitCount <= 15 {
             var mantissa: UInt64 = 0
-            for k in start..<c.i where c.base[k] != UInt8(ascii: "-") && c.base[k] != UInt8(ascii: ".") {
+            for k in start..<c.i
+            where c.base[k] != UInt8(ascii: "-") && c.base[k] != UInt8(ascii: ".") {
                 mantissa = mantissa * 10 + UInt64(c.base[k] &- 0x30)
             }
             let d = Double(mantissa) / Self.powersOfTen[fractionDigits]
@@ -1089,7 +1227,9 @@ struct Cursor {
 
     mutating func expectLiteral(_ word: StaticString) throws(JSONSyntaxError) {
         let n = word.utf8CodeUnitCount
-        guard i + n <= count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: i) }
+        guard i + n <= count else {
+            throw JSONSyntaxError(reason: "unexpected end of line", offset: i)
+        }
         let w = word.utf8Start
         for k in 0..<n where base[i + k] != w[k] {
             throw JSONSyntaxError(reason: "unexpected character", offset: i + k)
@@ -1097,7 +1237,8 @@ struct Cursor {
         i += n
     }
 
-    /// Scans a string starting at the opening quote; returns the content range and whether it has escapes.
+    /// Scans a string starting at the opening quote; returns the content range and whether it has
+    /// escapes.
     mutating func scanString() throws(JSONSyntaxError) -> (Int, Int, Bool) {
         i += 1
         let start = i
@@ -1105,7 +1246,8 @@ struct Cursor {
         while i < count {
             // Eight bytes at a time: jump to the first quote, backslash, control or non-ASCII byte.
             if i + 8 <= count {
-                let mask = Cursor.specialBytes(UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)))
+                let mask = Cursor.specialBytes(
+                    UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)))
                 if mask == 0 {
                     i += 8
                     continue
@@ -1121,7 +1263,9 @@ struct Cursor {
                 switch e {
                 case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: i += 2
                 case 0x75:
-                    guard i + 5 < count else { throw JSONSyntaxError(reason: "bad \\u escape", offset: i) }
+                    guard i + 5 < count else {
+                        throw JSONSyntaxError(reason: "bad \\u escape", offset: i)
+                    }
                     for k in 2...5 where Cursor.hexValue(base[i + k]) == nil {
                         throw JSONSyntaxError(reason: "bad \\u escape", offset: i)
                     }
@@ -1199,7 +1343,8 @@ struct Cursor {
     ) throws(JSONSyntaxError) {
         var i = start
         func hex4(_ p: Int) -> UInt32 {
-            (hexValue(base[p])! << 12) | (hexValue(base[p + 1])! << 8) | (hexValue(base[p + 2])! << 4)
+            (hexValue(base[p])! << 12) | (hexValue(base[p + 1])! << 8)
+                | (hexValue(base[p + 2])! << 4)
                 | hexValue(base[p + 3])!
         }
         while i < end {
@@ -1215,7 +1360,9 @@ struct Cursor {
             case 0x75:
                 var scalar = hex4(i + 2)
                 i += 6
-                if scalar >= 0xD800 && scalar < 0xDC00, i + 5 < end, base[i] == 0x5C, base[i + 1] == 0x75 {
+                if scalar >= 0xD800 && scalar < 0xDC00, i + 5 < end, base[i] == 0x5C,
+                    base[i + 1] == 0x75
+                {
                     let low = hex4(i + 2)
                     if low >= 0xDC00 && low < 0xE000 {
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One physical line handed out by ``LineReader``.
@@ -72,7 +72,8 @@ final class LineReader {
                 return makeLine(endingAt: nl, terminated: true)
             }
             scanned = end - start
-            // A line may hold maxLineBytes plus a `\r` (and a BOM on the first line) before its `\n`.
+            // A line may hold maxLineBytes plus a `\r` (and a BOM on the first line) before its
+            // `\n`.
             if scanned > Self.maxLineBytes + 1 + (atFileStart ? 3 : 0) {
                 return try skipLongLine()
             }
@@ -133,11 +134,14 @@ final class LineReader {
                 longLineScanner!.feed(UnsafeBufferPointer(start: buffer + lineStart, count: length))
                 longLineSecretPaths = longLineScanner!.finish()
             }
-            return RawLine(number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
-                           unterminated: !terminated, tooLong: length)
+            return RawLine(
+                number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
+                unterminated: !terminated, tooLong: length)
         }
-        return RawLine(number: lineNumber, bytes: UnsafeBufferPointer(start: buffer + lineStart, count: length),
-                       unterminated: !terminated, tooLong: nil)
+        return RawLine(
+            number: lineNumber,
+            bytes: UnsafeBufferPointer(start: buffer + lineStart, count: length),
+            unterminated: !terminated, tooLong: nil)
     }
 
     /// Consumes a line that is too long, counting its bytes (a BOM on the first line not
@@ -146,7 +150,9 @@ final class LineReader {
         lineNumber += 1
         if atFileStart {
             atFileStart = false
-            if buffer[start] == 0xEF, buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF { start += 3 }
+            if buffer[start] == 0xEF, buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF {
+                start += 3
+            }
         }
         var length = end - start
         if longLineScanner != nil {
@@ -160,8 +166,9 @@ final class LineReader {
             if start == end {
                 if eof {
                     finishLongLine()
-                    return RawLine(number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
-                                   unterminated: true, tooLong: length)
+                    return RawLine(
+                        number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
+                        unterminated: true, tooLong: length)
                 }
                 start = 0
                 end = 0
@@ -176,8 +183,9 @@ final class LineReader {
                 scanLong(from: start, to: nl)
                 finishLongLine()
                 start = nl + 1
-                return RawLine(number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
-                               unterminated: false, tooLong: length)
+                return RawLine(
+                    number: lineNumber, bytes: UnsafeBufferPointer(start: buffer, count: 0),
+                    unterminated: false, tooLong: length)
             }
             length += end - start
             lastByte = buffer[end - 1]
@@ -204,7 +212,8 @@ final class LineReader {
             start = 0
         }
         let room = min(chunk, capacity - end)
-        let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: room))
+        let n = try source.read(
+            into: UnsafeMutableRawBufferPointer(start: buffer + end, count: room))
         if n == 0 { eof = true }
         end += n
         bytesRead += n

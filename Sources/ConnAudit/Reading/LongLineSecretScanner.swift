@@ -40,7 +40,8 @@ struct LongLineSecretScanner {
     }
 
     private enum Mode {
-        case start, keyOrClose, key, colon, valueOrClose, value, afterValue, string, escape, unicode, number,
+        case start, keyOrClose, key, colon, valueOrClose, value, afterValue, string, escape,
+            unicode, number,
             literal, done, failed
     }
 
@@ -50,7 +51,8 @@ struct LongLineSecretScanner {
         /// Under a key with a secret name: tokens in its strings are no findings of their own.
         var flagged: Bool
         var index = 0
-        /// The current key (objects): its kept bytes in ``keyBytes``, and what was learnt of it whole.
+        /// The current key (objects): its kept bytes in ``keyBytes``, and what was learnt of it
+        /// whole.
         var keyStart: Int
         var keyEnd: Int
         var keyLength = 0
@@ -231,7 +233,10 @@ struct LongLineSecretScanner {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             guard levels.count < JSONLineParser.maxDepth else { return fail() }
             let end = keyBytes.count
-            levels.append(Level(isArray: b == UInt8(ascii: "["), flagged: valueFlagged, keyStart: end, keyEnd: end))
+            levels.append(
+                Level(
+                    isArray: b == UInt8(ascii: "["), flagged: valueFlagged, keyStart: end,
+                    keyEnd: end))
             mode = b == UInt8(ascii: "[") ? .valueOrClose : .keyOrClose
         case UInt8(ascii: "]") where mode == .valueOrClose:
             close()
@@ -297,7 +302,13 @@ struct LongLineSecretScanner {
             if digit { numberState = 5 } else { fail() }
             return
         case 6:
-            if b == UInt8(ascii: "+") || b == UInt8(ascii: "-") { numberState = 7 } else if digit { numberState = 8 } else { fail() }
+            if b == UInt8(ascii: "+") || b == UInt8(ascii: "-") {
+                numberState = 7
+            } else if digit {
+                numberState = 8
+            } else {
+                fail()
+            }
             return
         case 7:
             if digit { numberState = 8 } else { fail() }
@@ -428,7 +439,11 @@ struct LongLineSecretScanner {
     private mutating func keyByte(_ b: UInt8) {
         if keyLength < 16 {
             let lowered = UInt64(b >= 65 && b <= 90 ? b + 32 : b)
-            if keyLength < 8 { nameLow |= lowered << UInt64(8 * keyLength) } else { nameHigh |= lowered << UInt64(8 * (keyLength - 8)) }
+            if keyLength < 8 {
+                nameLow |= lowered << UInt64(8 * keyLength)
+            } else {
+                nameHigh |= lowered << UInt64(8 * (keyLength - 8))
+            }
         }
         keyLength += 1
         keyHash = (keyHash ^ UInt64(b)) &* 0x100_0000_01B3
@@ -450,16 +465,23 @@ struct LongLineSecretScanner {
 
     /// The parser's secret key names (``JSONLineParser/secretKeyNames``, at most 16 bytes each),
     /// packed as ``nameLow`` and ``nameHigh`` pack a key.
-    private static let secretNames: [(length: Int, low: UInt64, high: UInt64)] = JSONLineParser.secretKeyNames.map { name in
-        precondition(name.count <= 16, "a secret key name the scanner cannot pack")
-        var low: UInt64 = 0, high: UInt64 = 0
-        for (k, b) in name.enumerated() {
-            if k < 8 { low |= UInt64(b) << UInt64(8 * k) } else { high |= UInt64(b) << UInt64(8 * (k - 8)) }
+    private static let secretNames: [(length: Int, low: UInt64, high: UInt64)] = JSONLineParser
+        .secretKeyNames.map { name in
+            precondition(name.count <= 16, "a secret key name the scanner cannot pack")
+            var low: UInt64 = 0, high: UInt64 = 0
+            for (k, b) in name.enumerated() {
+                if k < 8 {
+                    low |= UInt64(b) << UInt64(8 * k)
+                } else {
+                    high |= UInt64(b) << UInt64(8 * (k - 8))
+                }
+            }
+            return (name.count, low, high)
         }
-        return (name.count, low, high)
-    }
     /// A bit per length of a secret name: most keys have none of them.
-    private static let secretLengths: UInt64 = secretNames.reduce(0) { $0 | (1 << UInt64($1.length)) }
+    private static let secretLengths: UInt64 = secretNames.reduce(0) {
+        $0 | (1 << UInt64($1.length))
+    }
 
     private static func isSecretName(length: Int, _ low: UInt64, _ high: UInt64) -> Bool {
         guard length < 64, (1 << UInt64(length)) & secretLengths != 0 else { return false }
@@ -475,8 +497,10 @@ struct LongLineSecretScanner {
             if level.isArray {
                 digest.addIndex(level.index)
             } else if level.keyLength > level.keyEnd - level.keyStart {
-                digest.addCutKey(kept: keyBytes[level.keyStart..<level.keyEnd], length: level.keyLength, hash: level.keyHash,
-                                 tokenHash: level.keyHoldsToken ? level.keyTokenHash : nil)
+                digest.addCutKey(
+                    kept: keyBytes[level.keyStart..<level.keyEnd], length: level.keyLength,
+                    hash: level.keyHash,
+                    tokenHash: level.keyHoldsToken ? level.keyTokenHash : nil)
             } else {
                 digest.addKey(keyBytes[level.keyStart..<level.keyEnd])
             }
@@ -488,8 +512,12 @@ struct LongLineSecretScanner {
             if level.isArray {
                 parts.append(.index(level.index))
             } else if level.keyLength > level.keyEnd - level.keyStart {
-                parts.append(.cutKey(kept: Array(keyBytes[level.keyStart..<level.keyEnd]), length: level.keyLength,
-                                     hash: level.keyHash, tokenHash: level.keyHoldsToken ? level.keyTokenHash : nil))
+                parts.append(
+                    .cutKey(
+                        kept: Array(keyBytes[level.keyStart..<level.keyEnd]),
+                        length: level.keyLength,
+                        hash: level.keyHash,
+                        tokenHash: level.keyHoldsToken ? level.keyTokenHash : nil))
             } else {
                 parts.append(.key(Array(keyBytes[level.keyStart..<level.keyEnd])))
             }
@@ -514,12 +542,13 @@ struct LongLineSecretScanner {
             for b in key { hasher.add(b) }
             tokenHash = hasher.finish()
         }
-        return .cutKey(kept: Array(key[..<room]), length: key.count, hash: hash, tokenHash: tokenHash)
+        return .cutKey(
+            kept: Array(key[..<room]), length: key.count, hash: hash, tokenHash: tokenHash)
     }
 
     /// A secret's key path as reports print it: keys as ``JSONLineParser/appendRenderedKey(_:to:)``
-    /// writes them, indexes as `[N]` (`list[0].token`), a cut key as a JSON string of the bytes kept
-    /// (whole characters) and `…`, or by the hash of its whole text when it holds a token.
+    /// writes them, indexes as `[N]` (`list[0].token`), a cut key as a JSON string of the bytes
+    /// kept (whole characters) and `…`, or by the hash of its whole text when it holds a token.
     static func renderedPath(_ parts: [Part]) -> String {
         var text = ""
         for part in parts {
@@ -528,7 +557,9 @@ struct LongLineSecretScanner {
             case .index(let n): text += "[\(n)]"
             case .cutKey(_, _, _, let tokenHash?): text += FileReader.redactedName(hash: tokenHash)
             case .cutKey(let kept, _, _, nil):
-                text += "[" + Value.jsonString(String(decoding: wholeCharacters(kept), as: UTF8.self)) + "…]"
+                text +=
+                    "[" + Value.jsonString(String(decoding: wholeCharacters(kept), as: UTF8.self))
+                    + "…]"
             }
         }
         return text

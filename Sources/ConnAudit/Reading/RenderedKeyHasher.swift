@@ -9,7 +9,9 @@ struct RenderedKeyHasher {
     init() { mix(0x22) }
 
     private mutating func mix(_ b: UInt8) { hash = (hash ^ UInt32(b)) &* 16_777_619 }
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+    }
     private mutating func mix(_ s: StaticString) {
         for k in 0..<s.utf8CodeUnitCount { mix(s.utf8Start[k]) }
     }

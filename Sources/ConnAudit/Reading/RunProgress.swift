@@ -38,8 +38,9 @@ public final class RunProgress: Sendable {
     }
 
     public var snapshot: Snapshot {
-        Snapshot(bytes: bytes.load(ordering: .relaxed), events: events.load(ordering: .relaxed),
-                 filesRead: filesRead.load(ordering: .relaxed))
+        Snapshot(
+            bytes: bytes.load(ordering: .relaxed), events: events.load(ordering: .relaxed),
+            filesRead: filesRead.load(ordering: .relaxed))
     }
 
     func add(bytes n: Int) { bytes.add(n, ordering: .relaxed) }

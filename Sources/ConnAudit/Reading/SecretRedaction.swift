@@ -2,15 +2,16 @@
 /// (`rules --explain`, `rules --test`), its title (`rules --list`), a rules file's lines and text
 /// quoted by a diagnostic — with what `log.no-secrets` flags replaced by `[redacted]`.
 ///
-/// The detection is every output's: what the reader flags (``FileReader/redactingSecrets(_:token:)``)
-/// and what ``SecretShapes`` finds.
+/// The detection is every output's: what the reader flags
+/// (``FileReader/redactingSecrets(_:token:)``) and what ``SecretShapes`` finds.
 enum SecretRedaction {
     /// What stands for a secret here (as in a report's context lines: `token=[redacted]`).
     static let marker = "[redacted]"
 
     /// Every line of `text` as ``line(_:)`` shows it.
     static func text(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { line($0) }.joined(separator: "\n")
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line($0) }.joined(
+            separator: "\n")
     }
 
     /// One line with its secrets replaced; a line with none is returned as it is.
@@ -34,10 +35,11 @@ enum SecretRedaction {
     /// `[redacted]`, written again compactly).
     private static func redactedJSON(at bytes: [UInt8]) -> (range: Range<Int>, shown: String)? {
         let start = bytes.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? bytes.count
-        guard start < bytes.count, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "["),
-              let (value, length) = bytes.withUnsafeBufferPointer({
-                  JSONLineParser.parsePrefix(UnsafeBufferPointer(rebasing: $0[start...]))
-              })
+        guard start < bytes.count,
+            bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "["),
+            let (value, length) = bytes.withUnsafeBufferPointer({
+                JSONLineParser.parsePrefix(UnsafeBufferPointer(rebasing: $0[start...]))
+            })
         else { return nil }
         let redacted = FileReader.redactingSecrets(value) { _ in .string(marker) }.shownInside
         return redacted == value ? nil : (start..<(start + length), redacted.rendered(bare: false))
@@ -66,8 +68,12 @@ enum SecretRedaction {
         let tokens = bytes.withUnsafeBufferPointer {
             SecretShapes.ranges(UnsafeBufferPointer(rebasing: $0[from..<(keyAt ?? bytes.count)]))
         }
-        spans += tokens.map { ((from + $0.lowerBound)..<(from + $0.upperBound), Array(marker.utf8)) }
-        if let keyAt, keyAt < bytes.count { spans.append((keyAt..<bytes.count, Array(marker.utf8))) }
+        spans += tokens.map {
+            ((from + $0.lowerBound)..<(from + $0.upperBound), Array(marker.utf8))
+        }
+        if let keyAt, keyAt < bytes.count {
+            spans.append((keyAt..<bytes.count, Array(marker.utf8)))
+        }
         guard !spans.isEmpty else { return (line, column) }
 
         // The column's byte offset (past the line's end: the bytes it lacks). Spans start at ASCII
@@ -75,7 +81,9 @@ enum SecretRedaction {
         // stay on scalars.
         let scalars = Array(line.unicodeScalars)
         let before = max(0, column - 1)
-        let at = scalars.prefix(before).reduce(0) { $0 + UTF8.width($1) } + max(0, before - scalars.count)
+        let at =
+            scalars.prefix(before).reduce(0) { $0 + UTF8.width($1) }
+            + max(0, before - scalars.count)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var copied = 0
@@ -122,7 +130,10 @@ enum SecretRedaction {
         let backslash = UInt8(ascii: "\\")
         func decoded(_ text: [UInt8]) -> Bool {
             let quoted = [UInt8(ascii: "\"")] + text + [UInt8(ascii: "\"")]
-            guard case (.string(let key), _)? = quoted.withUnsafeBufferPointer({ JSONLineParser.parsePrefix($0) })
+            guard
+                case (.string(let key), _)? = quoted.withUnsafeBufferPointer({
+                    JSONLineParser.parsePrefix($0)
+                })
             else { return false }
             return SecretShapes.isSecretKey(key)
         }

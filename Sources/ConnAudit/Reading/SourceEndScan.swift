@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The first, light read of a large file: the line where each source's last event is, so that
@@ -54,7 +54,10 @@ enum SourceEndScan {
             if let src, JSONLineParser.containsToken(src) { return nil }
             if let session, JSONLineParser.containsToken(session) { return nil }
             let sessionText = session.map { String(decoding: $0, as: UTF8.self) }
-            let key = src.map { SourceKey(src: String(decoding: $0, as: UTF8.self), session: sessionText) }
+            let key =
+                src.map {
+                    SourceKey(src: String(decoding: $0, as: UTF8.self), session: sessionText)
+                }
                 ?? SourceKey(src: path, srcIsFile: true, session: sessionText)
             if let c = current { ends[c.key] = c.line }
             current = (key, raw.number)
@@ -66,10 +69,14 @@ enum SourceEndScan {
     }
 
     /// Whether a line's text (nil: absent) is the one kept from an earlier line.
-    @inline(__always) private static func same(_ text: UnsafeBufferPointer<UInt8>?, _ kept: [UInt8]?) -> Bool {
+    @inline(__always) private static func same(
+        _ text: UnsafeBufferPointer<UInt8>?, _ kept: [UInt8]?
+    ) -> Bool {
         guard let text, let kept else { return text == nil && kept == nil }
         guard text.count == kept.count else { return false }
-        return kept.withUnsafeBufferPointer { k in text.count == 0 || memcmp(text.baseAddress!, k.baseAddress!, text.count) == 0 }
+        return kept.withUnsafeBufferPointer { k in
+            text.count == 0 || memcmp(text.baseAddress!, k.baseAddress!, text.count) == 0
+        }
     }
 
     /// Where a line's `src` and `session` texts are (nil: absent, or a null `src`).
@@ -132,9 +139,13 @@ enum SourceEndScan {
             case .src, .session:
                 let text: Range<Int>?
                 if b[valueStart] == quote {
-                    for k in valueStart + 1..<valueEnd - 1 where b[k] == backslash { return .unusual }
+                    for k in valueStart + 1..<valueEnd - 1 where b[k] == backslash {
+                        return .unusual
+                    }
                     text = valueStart + 1..<valueEnd - 1
-                } else if key == .src, valueEnd - valueStart == 4, b[valueStart] == UInt8(ascii: "n") {
+                } else if key == .src, valueEnd - valueStart == 4,
+                    b[valueStart] == UInt8(ascii: "n")
+                {
                     // A null src (or not JSON at all, which makes the line malformed). A null
                     // session is keyed by its JSON text: unusual, for the full reader.
                     text = nil
@@ -162,7 +173,9 @@ enum SourceEndScan {
             break
         }
         // connlog: `t` a number, `ev` a non-empty string — or the line is malformed.
-        guard let t = tFirst, t == UInt8(ascii: "-") || (t >= UInt8(ascii: "0") && t <= UInt8(ascii: "9")) else { return .notAnEvent }
+        guard let t = tFirst,
+            t == UInt8(ascii: "-") || (t >= UInt8(ascii: "0") && t <= UInt8(ascii: "9"))
+        else { return .notAnEvent }
         guard sawEv, evIsString, !evEmpty else { return .notAnEvent }
         return .event(out)
     }
@@ -174,11 +187,17 @@ enum SourceEndScan {
         @inline(__always) init(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
             switch end - start {
             case 1 where b[start] == UInt8(ascii: "t"): self = .t
-            case 2 where b[start] == UInt8(ascii: "e") && b[start + 1] == UInt8(ascii: "v"): self = .ev
-            case 3 where b[start] == UInt8(ascii: "s") && b[start + 1] == UInt8(ascii: "r") && b[start + 2] == UInt8(ascii: "c"):
+            case 2 where b[start] == UInt8(ascii: "e") && b[start + 1] == UInt8(ascii: "v"):
+                self = .ev
+            case 3
+            where b[start] == UInt8(ascii: "s") && b[start + 1] == UInt8(ascii: "r")
+                && b[start + 2] == UInt8(ascii: "c"):
                 self = .src
-            case 7 where b[start] == UInt8(ascii: "s") && b[start + 1] == UInt8(ascii: "e") && b[start + 2] == UInt8(ascii: "s")
-                && b[start + 3] == UInt8(ascii: "s") && b[start + 4] == UInt8(ascii: "i") && b[start + 5] == UInt8(ascii: "o")
+            case 7
+            where b[start] == UInt8(ascii: "s") && b[start + 1] == UInt8(ascii: "e")
+                && b[start + 2] == UInt8(ascii: "s")
+                && b[start + 3] == UInt8(ascii: "s") && b[start + 4] == UInt8(ascii: "i")
+                && b[start + 5] == UInt8(ascii: "o")
                 && b[start + 6] == UInt8(ascii: "n"):
                 self = .session
             default: self = .other
@@ -188,7 +207,9 @@ enum SourceEndScan {
 
     /// Past spaces and control bytes (JSON's white space and more: reading more as space only
     /// makes more lines look like events).
-    @inline(__always) private static func skipSpace(_ b: UnsafeBufferPointer<UInt8>, _ from: Int) -> Int {
+    @inline(__always) private static func skipSpace(_ b: UnsafeBufferPointer<UInt8>, _ from: Int)
+        -> Int
+    {
         var i = from
         while i < b.count, b[i] <= 0x20 { i += 1 }
         return i
@@ -197,7 +218,9 @@ enum SourceEndScan {
     /// The index of the closing quote of a string whose text starts at `from`; nil if it has none.
     /// A quote is found with `memchr`; it closes the string unless an odd run of backslashes
     /// stands before it.
-    @inline(__always) private static func stringEnd(_ b: UnsafeBufferPointer<UInt8>, _ from: Int) -> Int? {
+    @inline(__always) private static func stringEnd(_ b: UnsafeBufferPointer<UInt8>, _ from: Int)
+        -> Int?
+    {
         let base = b.baseAddress!
         var i = from
         while i < b.count {

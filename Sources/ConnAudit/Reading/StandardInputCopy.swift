@@ -45,12 +45,14 @@ final class StandardInputCopy: @unchecked Sendable {
     /// -1 when none can be made there.
     static func makeFile(in directory: String) -> Int32 {
         #if os(Linux) && (arch(x86_64) || arch(arm64))
-        // O_TMPFILE (Linux's `__O_TMPFILE | O_DIRECTORY`; Swift does not import the macro): the
-        // file never has a name. Not every file system has it; then mkstemp below.
-        let fd = open(directory, O_RDWR | O_CLOEXEC | 0o20000000 | O_DIRECTORY, 0o600)
-        if fd >= 0 { return fd }
+            // O_TMPFILE (Linux's `__O_TMPFILE | O_DIRECTORY`; Swift does not import the macro): the
+            // file never has a name. Not every file system has it; then mkstemp below.
+            let fd = open(directory, O_RDWR | O_CLOEXEC | 0o20000000 | O_DIRECTORY, 0o600)
+            if fd >= 0 { return fd }
         #endif
-        var template = Array(((directory.hasSuffix("/") ? directory : directory + "/") + "conn-audit-stdin-XXXXXX").utf8CString)
+        var template = Array(
+            ((directory.hasSuffix("/") ? directory : directory + "/") + "conn-audit-stdin-XXXXXX")
+                .utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard made >= 0 else { return -1 }
         // Its name goes before a byte is written to it.
@@ -68,7 +70,8 @@ final class StandardInputCopy: @unchecked Sendable {
         }
         var done = 0
         while done < bytes.count {
-            let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(length))
+            let written = pwrite(
+                descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(length))
             if written < 0, errno == EINTR { continue }
             if written <= 0 { break }
             done += written
@@ -104,12 +107,15 @@ final class StandardInputCopy: @unchecked Sendable {
     }
 
     /// Reads up to `buffer.count` bytes from `offset`: how many (0 at the end).
-    fileprivate func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(InputError) -> Int {
+    fileprivate func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer, path: String)
+        throws(InputError) -> Int
+    {
         guard descriptor >= 0 else {
             let count = min(buffer.count, memory.count - offset)
             guard count > 0 else { return 0 }
             memory.withUnsafeBytes { source in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<offset + count]))
+                buffer.copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: source[offset..<offset + count]))
             }
             return count
         }

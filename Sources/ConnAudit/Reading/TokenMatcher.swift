@@ -24,12 +24,16 @@ struct TokenMatcher {
     private static let bearerBytes: UInt64 = 0x7265_7261_6562
     private static let eyJBytes: UInt32 = 0x4A_7965
 
-    @inline(__always) private static func eyJ(_ k: Int) -> UInt8 { UInt8(truncatingIfNeeded: eyJBytes >> UInt32(8 * k)) }
+    @inline(__always) private static func eyJ(_ k: Int) -> UInt8 {
+        UInt8(truncatingIfNeeded: eyJBytes >> UInt32(8 * k))
+    }
 
     /// Reads one byte; true once a token has been read.
     @inline(__always) mutating func add(_ b: UInt8) -> Bool {
         // Nothing under way, and the byte starts nothing: the common case.
-        if bearer == 0 && space == 0 && run == 0 && jwtStart == 0 && jwt == 0 && b != 0x62 && b != 0x42 && b != 0x65 {
+        if bearer == 0 && space == 0 && run == 0 && jwtStart == 0 && jwt == 0 && b != 0x62
+            && b != 0x42 && b != 0x65
+        {
             return false
         }
         return addSlow(b)
@@ -74,7 +78,13 @@ struct TokenMatcher {
         // JWT.
         switch jwt {
         case 1, 2:
-            if JSONLineParser.isB64URL(b) { jwt = 2 } else if b == 0x2E && jwt == 2 { jwt = 3; jwtDot = 0 } else { jwt = 0 }
+            if JSONLineParser.isB64URL(b) {
+                jwt = 2
+            } else if b == 0x2E && jwt == 2 {
+                jwt = 3; jwtDot = 0
+            } else {
+                jwt = 0
+            }
         case 3:
             if b == Self.eyJ(jwtDot) {
                 jwtDot += 1
@@ -106,8 +116,8 @@ struct TokenMatcher {
         return false
     }
 
-    /// The next byte of a white space character beyond ASCII (``JSONLineParser/spaceWidth(_:_:_:)``):
-    /// the state that follows.
+    /// The next byte of a white space character beyond ASCII
+    /// (``JSONLineParser/spaceWidth(_:_:_:)``): the state that follows.
     private mutating func unicodeSpace(_ b: UInt8) -> Int {
         spaceSeen += 1
         switch (spaceLead, spaceSeen) {
@@ -118,7 +128,9 @@ struct TokenMatcher {
             spaceSecond = b
             return b == 0x80 || b == 0x81 ? 3 : 0
         case (0xE2, 3):
-            if spaceSecond == 0x80 { return (b >= 0x80 && b <= 0x8A) || b == 0xA8 || b == 0xA9 || b == 0xAF ? 2 : 0 }
+            if spaceSecond == 0x80 {
+                return (b >= 0x80 && b <= 0x8A) || b == 0xA8 || b == 0xA9 || b == 0xAF ? 2 : 0
+            }
             return b == 0x9F ? 2 : 0
         case (0xE3, 2): return b == 0x80 ? 3 : 0
         case (0xE3, 3): return b == 0x80 ? 2 : 0

@@ -7,12 +7,15 @@ extension AuditReport {
         var summary = "conn-audit: "
         if !inputErrors.isEmpty { summary += inputErrorsPhrase + "; " }
         let failed = count(.fail)
-        summary += "\(failed) rule\(failed == 1 ? "" : "s") failed, \(count(.pass)) passed, "
+        summary +=
+            "\(failed) rule\(failed == 1 ? "" : "s") failed, \(count(.pass)) passed, "
             + "\(count(.inconclusive)) inconclusive"
         let notApplicable = count(.notApplicable)
         if notApplicable > 0 { summary += ", \(notApplicable) not applicable" }
         let suppressed = results.reduce(0) { $0 + $1.suppressedCount }
-        if suppressed > 0 { summary += "; \(suppressed) violation\(suppressed == 1 ? "" : "s") suppressed" }
+        if suppressed > 0 {
+            summary += "; \(suppressed) violation\(suppressed == 1 ? "" : "s") suppressed"
+        }
         return summary + " — verdict \(verdictName.uppercased())"
     }
 

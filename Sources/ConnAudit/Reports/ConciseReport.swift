@@ -12,7 +12,8 @@ public enum ConciseReport: PiecewiseTextReport {
     public static func render(_ report: AuditReport) -> String { whole(report) }
 
     static func write(_ report: AuditReport, to out: inout ReportText) {
-        precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
+        precondition(
+            report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
         let paths = report.filePaths
         for e in report.inputErrors {
             let what = e.heldNoEvent ? "" : "could not read: "
@@ -25,7 +26,9 @@ public enum ConciseReport: PiecewiseTextReport {
         out += report.summaryLine + "\n"
     }
 
-    private static func line(_ f: Finding, _ rule: String, _ kind: String, _ paths: [String]) -> String {
+    private static func line(_ f: Finding, _ rule: String, _ kind: String, _ paths: [String])
+        -> String
+    {
         var place = ""
         if let i = f.file, Int(i) < paths.count {
             place = paths[Int(i)].visibleControls + (f.line.map { ":\($0)" } ?? "") + ": "

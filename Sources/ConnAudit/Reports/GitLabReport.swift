@@ -3,8 +3,8 @@
 ///
 /// One issue per violation, in report order:
 /// `{"description": "RULE_ID: MESSAGE", "check_name": "RULE_ID", "fingerprint": "…",
-/// "severity": "…", "location": {"path": "PATH", "lines": {"begin": LINE}}}`. The fingerprint is the
-/// one SARIF and baselines use (``Fingerprint``), so an issue keeps its identity between
+/// "severity": "…", "location": {"path": "PATH", "lines": {"begin": LINE}}}`. The fingerprint is
+/// the one SARIF and baselines use (``Fingerprint``), so an issue keeps its identity between
 /// pipelines while lines move. Severity: error → `critical`, warning → `minor`, info → `info`. A
 /// finding without a file or line (a coverage rule) is placed at `.` line 1; an input that could
 /// not be read is a `blocker` at its path. Baselined violations and inconclusive cases are left
@@ -15,21 +15,25 @@ public enum GitLabReport {
 
     @discardableResult
     static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
-        precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
+        precondition(
+            report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
         let paths = report.filePaths
         var w = JSONWriter(flush: flush)
         w.beginArray()
         for e in report.inputErrors {
-            issue(&w, check: "conn-audit", message: e.headline(),
-                  fingerprint: Fingerprint.hex(Fingerprint.fnv1a64("conn-audit\u{1F}input\u{1F}" + e.path)),
-                  severity: "blocker", path: e.path, line: 1)
+            issue(
+                &w, check: "conn-audit", message: e.headline(),
+                fingerprint: Fingerprint.hex(
+                    Fingerprint.fnv1a64("conn-audit\u{1F}input\u{1F}" + e.path)),
+                severity: "blocker", path: e.path, line: 1)
         }
         for r in report.results {
             let fingerprints = Fingerprint.of(r, paths: paths).violations
             for (f, fp) in zip(r.violations, fingerprints) {
                 let path = f.file.flatMap { Int($0) < paths.count ? paths[Int($0)] : nil } ?? "."
-                issue(&w, check: r.rule.id, message: r.rule.id + ": " + f.message, fingerprint: fp,
-                      severity: severity(r.rule.severity), path: path, line: f.line ?? 1)
+                issue(
+                    &w, check: r.rule.id, message: r.rule.id + ": " + f.message, fingerprint: fp,
+                    severity: severity(r.rule.severity), path: path, line: f.line ?? 1)
             }
         }
         w.endArray()
@@ -45,7 +49,8 @@ public enum GitLabReport {
     }
 
     private static func issue(
-        _ w: inout JSONWriter, check: String, message: String, fingerprint: String, severity: String,
+        _ w: inout JSONWriter, check: String, message: String, fingerprint: String,
+        severity: String,
         path: String, line: Int
     ) {
         w.beginObject()

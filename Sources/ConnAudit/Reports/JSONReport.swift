@@ -1,4 +1,5 @@
-/// `--format json`: the report for machines, schema `conn-audit/report` version 1 (docs/json-report.md).
+/// `--format json`: the report for machines, schema `conn-audit/report` version 1
+/// (docs/json-report.md).
 public enum JSONReport {
     public static let schema = "conn-audit/report"
     public static let version = 1
@@ -10,7 +11,8 @@ public enum JSONReport {
     /// The report handed to `flush` in chunks as it is written (each a whole number of UTF-8
     /// characters); nil: returned whole.
     static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
-        precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
+        precondition(
+            report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
         let paths = report.filePaths
         var w = JSONWriter(flush: flush)
         w.beginObject()
@@ -77,7 +79,9 @@ public enum JSONReport {
             }
             if !r.suppressed.isEmpty {
                 w.beginArray("suppressed")
-                for (f, i) in zip(r.suppressed, r.suppressedBy) { finding(&w, f, paths, suppression: i) }
+                for (f, i) in zip(r.suppressed, r.suppressedBy) {
+                    finding(&w, f, paths, suppression: i)
+                }
                 w.endArray()
             }
             if let note = r.note { w.key("note", note) }
@@ -135,7 +139,9 @@ public enum JSONReport {
         return w.finish()
     }
 
-    private static func finding(_ w: inout JSONWriter, _ f: Finding, _ paths: [String], suppression: Int? = nil) {
+    private static func finding(
+        _ w: inout JSONWriter, _ f: Finding, _ paths: [String], suppression: Int? = nil
+    ) {
         w.beginObject()
         if let suppression { w.key("suppression", suppression) }
         w.key("file", f.file.map { paths[Int($0)] })

@@ -75,11 +75,17 @@ struct JSONWriter {
     mutating func key(_ key: String, _ value: String?) {
         separator()
         writeKey(key)
-        if let value { JSONEscape.appendQuoted(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        if let value {
+            JSONEscape.appendQuoted(value, to: &bytes)
+        } else {
+            bytes.append(contentsOf: "null".utf8)
+        }
     }
     mutating func key(_ key: String, _ value: Int) { raw(key, String(value)) }
     mutating func key(_ key: String, _ value: Bool) { raw(key, value ? "true" : "false") }
-    mutating func key(_ key: String, number: Double?) { raw(key, number.map(NumberText.json) ?? "null") }
+    mutating func key(_ key: String, number: Double?) {
+        raw(key, number.map(NumberText.json) ?? "null")
+    }
     mutating func value(_ s: String) {
         separator()
         JSONEscape.appendQuoted(s, to: &bytes)

@@ -1,20 +1,20 @@
-/// `--format junit`: JUnit XML, as GitLab (`artifacts:reports:junit`), Jenkins (`junit` step) and the
-/// GitHub JUnit report actions read it.
+/// `--format junit`: JUnit XML, as GitLab (`artifacts:reports:junit`), Jenkins (`junit` step) and
+/// the GitHub JUnit report actions read it.
 ///
-/// Shape: one `<testsuites>` with the totals, holding one `<testsuite name="conn-audit">` (one suite,
-/// not one per family: the family is already the `classname`, which Jenkins and GitLab group by, and
-/// one suite keeps the totals in one place). Each rule is one
+/// Shape: one `<testsuites>` with the totals, holding one `<testsuite name="conn-audit">` (one
+/// suite, not one per family: the family is already the `classname`, which Jenkins and GitLab group
+/// by, and one suite keeps the totals in one place). Each rule is one
 /// `<testcase classname="FAMILY" name="RULE_ID" time="0">`, in the order the rules were loaded:
 ///
-/// - `fail` at or above `--fail-on`: a `<failure message="N violations (SEVERITY)" type="SEVERITY">`
-///   whose text lists each violation as `file:line t=… src=… gen=… message` (what a finding lacks is
-///   left out), then the rule's inconclusive cases, if any.
+/// - `fail` at or above `--fail-on`: a `<failure message="N violations (SEVERITY)"
+///   type="SEVERITY">` whose text lists each violation as `file:line t=… src=… gen=… message` (what
+///   a finding lacks is left out), then the rule's inconclusive cases, if any.
 /// - `fail` below `--fail-on`: not a failure, since it does not fail the gate (`failures` counts
 ///   only what does, so `--fail-on never` writes `failures="0"`): a passing testcase whose
 ///   `<system-out>` begins `N violations (SEVERITY, below --fail-on …: does not fail the run)`
 ///   and lists them as a failure would.
-/// - `inconclusive`: `<skipped message="inconclusive: …">` whose text lists each undecided case with
-///   its `file:line` and reason.
+/// - `inconclusive`: `<skipped message="inconclusive: …">` whose text lists each undecided case
+///   with its `file:line` and reason.
 /// - `not_applicable`: `<skipped message="not applicable: …"/>`.
 /// - `pass`: an empty testcase. Violations a baseline accepted are named in `<system-out>`.
 ///
@@ -35,11 +35,14 @@ public enum JUnitReport: PiecewiseTextReport {
     public static func render(_ report: AuditReport) -> String { whole(report) }
 
     static func write(_ report: AuditReport, to out: inout ReportText) {
-        precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
+        precondition(
+            report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
         let paths = report.filePaths
         let hasInputCase = !report.inputErrors.isEmpty
         let tests = report.results.count + (hasInputCase ? 1 : 0)
-        let failures = report.results.count { $0.status == .fail && report.failOn.fails($0.rule.severity) }
+        let failures = report.results.count {
+            $0.status == .fail && report.failOn.fails($0.rule.severity)
+        }
         let skipped = report.count(.inconclusive) + report.count(.notApplicable)
         let errors = hasInputCase ? 1 : 0
         let totals =
@@ -60,7 +63,8 @@ public enum JUnitReport: PiecewiseTextReport {
         out += "    </properties>\n"
 
         for r in report.results {
-            out += "    <testcase classname=\"\(attr(r.rule.family))\" name=\"\(attr(r.rule.id))\" time=\"0\""
+            out +=
+                "    <testcase classname=\"\(attr(r.rule.family))\" name=\"\(attr(r.rule.id))\" time=\"0\""
             switch r.status {
             case .pass:
                 if hasAccepted(r) {
@@ -72,10 +76,12 @@ public enum JUnitReport: PiecewiseTextReport {
             case .fail where !report.failOn.fails(r.rule.severity):
                 let severity = r.rule.severity.rawValue
                 out += ">\n      <system-out>"
-                out += text("\(count(r.violations.count, "violation")) (\(severity), below --fail-on "
-                            + "\(report.failOn.rawValue): does not fail the run):\n")
+                out += text(
+                    "\(count(r.violations.count, "violation")) (\(severity), below --fail-on "
+                        + "\(report.failOn.rawValue): does not fail the run):\n")
                 failedFindings(r, paths, &out)
-                // One `<system-out>` per testcase: the note on accepted violations goes in the same one.
+                // One `<system-out>` per testcase: the note on accepted violations goes in the same
+                // one.
                 if hasAccepted(r) {
                     out += text("\n\n")
                     acceptedLines(r, paths, &out)
@@ -99,16 +105,19 @@ public enum JUnitReport: PiecewiseTextReport {
                 out += "</skipped>\n"
                 endTestcase(r, paths, &out)
             case .notApplicable:
-                let message = "not applicable: " + (r.note ?? "the logs hold nothing this rule judges")
+                let message =
+                    "not applicable: " + (r.note ?? "the logs hold nothing this rule judges")
                 out += ">\n      <skipped message=\"\(attr(message))\"/>\n    </testcase>\n"
             }
         }
 
         if hasInputCase {
             let message = report.inputErrorsPhrase + ": the verdict is incomplete"
-            let body = report.inputErrors.map { $0.headline(shownPath: $0.path.visibleControls) }.joined(separator: "\n")
+            let body = report.inputErrors.map { $0.headline(shownPath: $0.path.visibleControls) }
+                .joined(separator: "\n")
             out += "    <testcase classname=\"conn-audit\" name=\"inputs\" time=\"0\">\n"
-            out += "      <error message=\"\(attr(message))\" type=\"input\">\(text(body))</error>\n"
+            out +=
+                "      <error message=\"\(attr(message))\" type=\"input\">\(text(body))</error>\n"
             out += "    </testcase>\n"
         }
         out += "  </testsuite>\n"
@@ -117,7 +126,8 @@ public enum JUnitReport: PiecewiseTextReport {
 
     /// Each finding's ``line(_:_:)``, escaped, one per line (element text).
     /// A failed rule's violations, then its inconclusive cases, if any.
-    private static func failedFindings(_ r: RuleResult, _ paths: [String], _ out: inout ReportText) {
+    private static func failedFindings(_ r: RuleResult, _ paths: [String], _ out: inout ReportText)
+    {
         lines(r.violations, paths, &out)
         if !r.inconclusive.isEmpty {
             out += text("\n\ninconclusive (\(r.inconclusive.count)):\n")
@@ -142,7 +152,9 @@ public enum JUnitReport: PiecewiseTextReport {
         }
         if let t = f.t { parts.append("t=" + NumberText.json(t)) }
         if let s = f.source, !s.srcIsFile { parts.append("src=" + s.shownSrc.visibleControls) }
-        if let session = f.source?.shownSession { parts.append("session=" + session.visibleControls) }
+        if let session = f.source?.shownSession {
+            parts.append("session=" + session.visibleControls)
+        }
         if let g = f.gen { parts.append("gen=\(g)") }
         parts.append(f.message)
         return parts.joined(separator: " ")
@@ -167,7 +179,8 @@ public enum JUnitReport: PiecewiseTextReport {
     /// The violations a baseline accepted, then those suppressions accepted.
     private static func acceptedLines(_ r: RuleResult, _ paths: [String], _ out: inout ReportText) {
         if !r.baselined.isEmpty {
-            out += text("\(count(r.baselined.count, "known violation")) accepted by the baseline:\n")
+            out += text(
+                "\(count(r.baselined.count, "known violation")) accepted by the baseline:\n")
             lines(r.baselined, paths, &out)
         }
         if !r.suppressed.isEmpty {
@@ -181,7 +194,9 @@ public enum JUnitReport: PiecewiseTextReport {
         out += "      <property name=\"\(attr(name))\" value=\"\(attr(value))\"/>\n"
     }
 
-    private static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+    private static func count(_ n: Int, _ noun: String) -> String {
+        "\(n) \(noun)\(n == 1 ? "" : "s")"
+    }
 
     // MARK: - XML escaping
 

@@ -19,7 +19,9 @@ struct ReportText {
 
     /// What `write` makes: the whole text without a `flush`; with one, handed over in pieces as
     /// it is made, and the result is empty.
-    static func made(flush: ((String) -> Void)? = nil, _ write: (inout ReportText) -> Void) -> String {
+    static func made(flush: ((String) -> Void)? = nil, _ write: (inout ReportText) -> Void)
+        -> String
+    {
         var out = ReportText(flush: flush)
         write(&out)
         return out.finish()

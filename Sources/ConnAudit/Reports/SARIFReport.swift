@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `--format sarif`: SARIF 2.1.0 (OASIS), for GitHub code scanning and other SARIF viewers.
@@ -18,15 +18,15 @@ import Darwin
 /// - each violation a baseline accepted: like a violation, with
 ///   `suppressions: [{kind: "external", status: "accepted"}]`, so viewers show it as suppressed.
 ///
-/// Every result of a run with an input file has `locations[0].physicalLocation` (GitHub code scanning
-/// refuses a SARIF file with a result that has none): `artifactLocation.uri` is the log file's
-/// path as the other reports write it (the PATH joined with the path below it) — relative to the
-/// directory conn-audit ran in, which in CI is the repository's root, so code scanning finds the
-/// file — and `region.startLine` its line. The path loses its `.` and `..` segments (lexically); an
-/// absolute path under the working directory is made relative to it; any other absolute path, and
-/// a relative one whose `..` climbs out of the working directory, is a `file://` URI of the
-/// absolute path; standard input is `stdin`. URIs are percent-encoded per RFC 3986 (everything but
-/// unreserved characters and `/`). A finding that points at no line (a
+/// Every result of a run with an input file has `locations[0].physicalLocation` (GitHub code
+/// scanning refuses a SARIF file with a result that has none): `artifactLocation.uri` is the log
+/// file's path as the other reports write it (the PATH joined with the path below it) — relative to
+/// the directory conn-audit ran in, which in CI is the repository's root, so code scanning finds
+/// the file — and `region.startLine` its line. The path loses its `.` and `..` segments
+/// (lexically); an absolute path under the working directory is made relative to it; any other
+/// absolute path, and a relative one whose `..` climbs out of the working directory, is a `file://`
+/// URI of the absolute path; standard input is `stdin`. URIs are percent-encoded per RFC 3986
+/// (everything but unreserved characters and `/`). A finding that points at no line (a
 /// coverage rule such as `ws.required-outcomes`, which judges the whole corpus) is placed at line 1
 /// of the first input that was read to its end without error, preferring one that was not gzip
 /// (``corpusFile(_:)``), with `properties.corpusWide: true`; when no input was read without an
@@ -48,7 +48,8 @@ import Darwin
 /// upstream) are written — no raw log text, no context lines.
 public enum SARIFReport {
     public static let schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
-    /// The key of conn-audit's fingerprints in `partialFingerprints` (versioned, per SARIF §3.27.17).
+    /// The key of conn-audit's fingerprints in `partialFingerprints` (versioned, per SARIF
+    /// §3.27.17).
     public static let fingerprintKey = "connAudit/v1"
     /// The key GitHub code scanning matches results on, given the same value as ``fingerprintKey``.
     public static let githubFingerprintKey = "primaryLocationLineHash"
@@ -60,7 +61,8 @@ public enum SARIFReport {
     /// The report handed to `flush` in chunks as it is written (each a whole number of UTF-8
     /// characters); nil: returned whole.
     static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
-        precondition(report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
+        precondition(
+            report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
         let paths = report.filePaths
         let cwd = Self.workingDirectory()
         let corpus = corpusFile(report)
@@ -108,23 +110,32 @@ public enum SARIFReport {
         for (index, r) in report.results.enumerated() {
             let fps = Fingerprint.of(r, paths: paths)
             for (f, fp) in zip(r.violations, fps.violations) {
-                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, cwd: cwd,
-                       corpus: corpus)
+                result(
+                    &w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths,
+                    cwd: cwd,
+                    corpus: corpus)
             }
             for (f, fp) in zip(r.baselined, fps.baselined) {
-                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, cwd: cwd,
-                       corpus: corpus,
-                       justification: "accepted by the baseline" + (report.baseline.map { " " + $0.path } ?? ""))
+                result(
+                    &w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths,
+                    cwd: cwd,
+                    corpus: corpus,
+                    justification: "accepted by the baseline"
+                        + (report.baseline.map { " " + $0.path } ?? ""))
             }
             for (k, (f, fp)) in zip(r.suppressed, fps.suppressed).enumerated() {
                 let entry = report.suppressions?.entries[r.suppressedBy[k]]
-                result(&w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths, cwd: cwd,
-                       corpus: corpus, justification: entry.map(\.justification) ?? "suppressed")
+                result(
+                    &w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths,
+                    cwd: cwd,
+                    corpus: corpus, justification: entry.map(\.justification) ?? "suppressed")
             }
             let inconclusive = Fingerprint.of(r.inconclusive, rule: r.rule.id, paths: paths)
             for (f, fp) in zip(r.inconclusive, inconclusive) {
-                result(&w, f, rule: r.rule, index: index, kind: "review", fingerprint: fp, paths: paths, cwd: cwd,
-                       corpus: corpus)
+                result(
+                    &w, f, rule: r.rule, index: index, kind: "review", fingerprint: fp,
+                    paths: paths, cwd: cwd,
+                    corpus: corpus)
             }
         }
         w.endArray()
@@ -161,7 +172,8 @@ public enum SARIFReport {
         w.key("level", level(rule.severity))
         w.endObject()
         w.beginObject("help")
-        var help = "Run `conn-audit rules --explain \(rule.id)` for the rule as written, its parameters and examples."
+        var help =
+            "Run `conn-audit rules --explain \(rule.id)` for the rule as written, its parameters and examples."
         if let description { help += "\n\n" + description }
         w.key("text", help)
         w.endObject()
@@ -184,7 +196,8 @@ public enum SARIFReport {
     // MARK: - Results
 
     private static func result(
-        _ w: inout JSONWriter, _ f: Finding, rule: Rule, index: Int, kind: String, fingerprint: String,
+        _ w: inout JSONWriter, _ f: Finding, rule: Rule, index: Int, kind: String,
+        fingerprint: String,
         paths: [String], cwd: String?, corpus: Int?, justification: String? = nil
     ) {
         w.beginObject()
@@ -195,7 +208,8 @@ public enum SARIFReport {
         w.beginObject("message")
         w.key("text", f.message)
         w.endObject()
-        // A corpus-wide finding (no file) is placed at the first line of the input ``corpusFile`` picked.
+        // A corpus-wide finding (no file) is placed at the first line of the input ``corpusFile``
+        // picked.
         let file = f.file.map(Int.init) ?? corpus
         if let file, file < paths.count {
             w.beginArray("locations")
@@ -249,7 +263,8 @@ public enum SARIFReport {
         }
         // None read cleanly: the first input still, since code scanning refuses a whole SARIF file
         // that has a result without a location (and the run's other results with it).
-        return readable.first { !report.files[$0].compressed } ?? readable.first ?? (report.files.isEmpty ? nil : 0)
+        return readable.first { !report.files[$0].compressed } ?? readable.first
+            ?? (report.files.isEmpty ? nil : 0)
     }
 
     /// The uri of a log file for `artifactLocation`: its path as the reports write it, without
@@ -321,8 +336,9 @@ public enum SARIFReport {
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                 UInt8(ascii: "~"), UInt8(ascii: "/"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "/"):
                 out.append(b)
             default:
                 out.append(UInt8(ascii: "%"))

@@ -43,7 +43,8 @@ extension TimelineReport {
             case .pong: return "stroke=\"#1f8a3b\" stroke-width=\"1.5\""
             case .deadline: return "stroke=\"#d04a2f\" stroke-width=\"1\" stroke-dasharray=\"3 2\""
             case .close: return "stroke=\"#222\" stroke-width=\"3\""
-            case .inconclusive: return "stroke=\"#e0a100\" stroke-width=\"9\" stroke-linecap=\"round\""
+            case .inconclusive:
+                return "stroke=\"#e0a100\" stroke-width=\"9\" stroke-linecap=\"round\""
             case .violation: return "stroke=\"#b3161b\" stroke-width=\"9\" stroke-linecap=\"round\""
             }
         }
@@ -62,12 +63,15 @@ extension TimelineReport {
         var marks: [(mark: LaneMark, t: Double)] = []
         var timeout: Double?
         for entry in section.entries {
-            let kind = entry.ev.split(separator: ".", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+            let kind =
+                entry.ev.split(separator: ".", maxSplits: 1).dropFirst().first.map(String.init)
+                ?? ""
             switch kind {
             case "connect":
                 marks.append((.connect, entry.t))
                 if let value = entry.fields.last(where: { $0.key == "timeout_ms" })?.value.number,
-                   value.isFinite, value > 0, !entry.redacted.contains("timeout_ms") {
+                    value.isFinite, value > 0, !entry.redacted.contains("timeout_ms")
+                {
                     timeout = value
                 }
             case "open": marks.append((.connect, entry.t))
@@ -97,15 +101,19 @@ extension TimelineReport {
         var columns = [Set<Int>](repeating: [], count: LaneMark.allCases.count)
         var counts = [Int](repeating: 0, count: LaneMark.allCases.count)
         for (mark, t) in marks where t.isFinite {
-            let x = span > 0 && span.isFinite ? Int(((t - start) / span * Double(laneWidth - 10)).rounded()) + 5 : 5
+            let x =
+                span > 0 && span.isFinite
+                ? Int(((t - start) / span * Double(laneWidth - 10)).rounded()) + 5 : 5
             columns[mark.rawValue].insert(x)
             counts[mark.rawValue] += 1
         }
         let counted = LaneMark.allCases.filter { counts[$0.rawValue] > 0 }
             .map { "\(counts[$0.rawValue]) \($0.name)\(counts[$0.rawValue] == 1 ? "" : "s")" }
-        let title = "time lane, " + NumberText.json(span.isFinite ? span : 0) + " ms"
+        let title =
+            "time lane, " + NumberText.json(span.isFinite ? span : 0) + " ms"
             + (counted.isEmpty ? "" : ": " + counted.joined(separator: ", "))
-        var out = "<svg class=\"lane\" viewBox=\"0 0 \(laneWidth) 36\" preserveAspectRatio=\"none\" role=\"img\">"
+        var out =
+            "<svg class=\"lane\" viewBox=\"0 0 \(laneWidth) 36\" preserveAspectRatio=\"none\" role=\"img\">"
         out += "<title>" + htmlEscape(title) + "</title>"
         out += "<path d=\"M0 18H\(laneWidth)\" stroke=\"#bbb\" stroke-width=\"1\"/>"
         for mark in LaneMark.allCases where !columns[mark.rawValue].isEmpty {

@@ -38,11 +38,14 @@ extension TimelineReport {
 
         // Source names in document order, once each.
         var sources: [SourceKey] = []
-        for section in doc.sections where !sources.contains(section.source) { sources.append(section.source) }
+        for section in doc.sections where !sources.contains(section.source) {
+            sources.append(section.source)
+        }
         let names = sources.map(TimelineBuilder.displayName)
         var title = "conn-audit timeline"
         if !names.isEmpty {
-            title += " · " + names.prefix(3).joined(separator: ", ")
+            title +=
+                " · " + names.prefix(3).joined(separator: ", ")
                 + (names.count > 3 ? ", and \(names.count - 3) more" : "")
         }
 
@@ -55,12 +58,16 @@ extension TimelineReport {
         // Summary.
         out += "<section class=\"summary\">\n<h2>Selection</h2>\n"
         if let focus = doc.focus {
-            out += "<p class=\"focus-note\">Around <code>" + h(focus.file) + ":\(focus.line)</code>"
+            out +=
+                "<p class=\"focus-note\">Around <code>" + h(focus.file) + ":\(focus.line)</code>"
                 + (doc.radius.map { " (up to \($0) events before and after)" } ?? "") + ".</p>\n"
         }
         if doc.sections.isEmpty, let hidden = doc.hidden, hidden.timelines > 0 {
-            out += "<p class=\"empty\">No timeline of the selection has a finding: " + plural(hidden.timelines, "timeline")
-                + " (" + plural(hidden.events, "event") + ") not shown; <code>--show all</code> shows them.</p>\n"
+            out +=
+                "<p class=\"empty\">No timeline of the selection has a finding: "
+                + plural(hidden.timelines, "timeline")
+                + " (" + plural(hidden.events, "event")
+                + ") not shown; <code>--show all</code> shows them.</p>\n"
         } else if doc.sections.isEmpty {
             out += "<p class=\"empty\">No events matched the selection: nothing to show.</p>\n"
         } else {
@@ -68,16 +75,22 @@ extension TimelineReport {
             let v = doc.sections.reduce(0) { $0 + $1.violations }
             let i = doc.sections.reduce(0) { $0 + $1.inconclusive }
             let n = doc.sections.count
-            out += "<p>" + plural(n, "timeline") + " of " + plural(sources.count, "source") + " · "
+            out +=
+                "<p>" + plural(n, "timeline") + " of " + plural(sources.count, "source") + " · "
                 + plural(shown, "event") + " shown · " + verdict(v, i) + ".</p>\n"
             if let hidden = doc.hidden, hidden.timelines > 0 {
-                out += "<p class=\"hidden-note\">Timelines with findings only: " + plural(hidden.timelines, "timeline")
-                    + " without findings (" + plural(hidden.events, "event") + ") not shown; <code>--show all</code> shows them.</p>\n"
+                out +=
+                    "<p class=\"hidden-note\">Timelines with findings only: "
+                    + plural(hidden.timelines, "timeline")
+                    + " without findings (" + plural(hidden.events, "event")
+                    + ") not shown; <code>--show all</code> shows them.</p>\n"
             }
             out += laneLegend
             out += "<ul class=\"toc\">\n"
             for (s, section) in doc.sections.enumerated() {
-                out += "<li><a href=\"#t\(s + 1)\">" + heading(section) + "</a> · " + counts(section) + "</li>\n"
+                out +=
+                    "<li><a href=\"#t\(s + 1)\">" + heading(section) + "</a> · " + counts(section)
+                    + "</li>\n"
             }
             out += "</ul>\n"
             // Written as they are listed, not gathered first (a view of a million findings).
@@ -86,8 +99,10 @@ extension TimelineReport {
                 for (s, section) in doc.sections.enumerated() {
                     for (e, entry) in section.entries.enumerated() {
                         for f in entry.findings {
-                            out += "<li class=\"\(statusClass(f.status))\"><a href=\"#t\(s + 1)-e\(e + 1)\"><code>"
-                                + h(entry.file) + ":\(entry.line)</code></a> " + markText(f, h) + "</li>\n"
+                            out +=
+                                "<li class=\"\(statusClass(f.status))\"><a href=\"#t\(s + 1)-e\(e + 1)\"><code>"
+                                + h(entry.file) + ":\(entry.line)</code></a> " + markText(f, h)
+                                + "</li>\n"
                         }
                     }
                 }
@@ -101,16 +116,22 @@ extension TimelineReport {
         for (s, section) in doc.sections.enumerated() {
             let open = section.violations > 0 || section.entries.contains { $0.isFocus }
             out += "<details class=\"timeline\" id=\"t\(s + 1)\"" + (open ? " open" : "") + ">\n"
-            out += "<summary><h2>" + heading(section) + "</h2> <span class=\"counts\">" + counts(section)
+            out +=
+                "<summary><h2>" + heading(section) + "</h2> <span class=\"counts\">"
+                + counts(section)
                 + "</span></summary>\n"
             out += lane(section)
-            out += "<table>\n<thead><tr><th class=\"mark\"></th><th>file:line</th><th class=\"num\">t</th>"
+            out +=
+                "<table>\n<thead><tr><th class=\"mark\"></th><th>file:line</th><th class=\"num\">t</th>"
                 + "<th class=\"num\">+connect</th><th class=\"num\">Δping</th><th>phase</th><th>ev</th>"
                 + "<th class=\"num\">gen</th><th>fields</th></tr></thead>\n<tbody>\n"
             // Rows left out are counted where they were, between the rows shown and after the last.
             func elided(_ n: Int) -> String {
-                n == 0 ? "" : "<tr class=\"elided\"><td class=\"mark\">⋯</td><td colspan=\"8\">" + plural(n, "event")
-                    + " without findings (<code>--show all</code> shows them)</td></tr>\n"
+                n == 0
+                    ? ""
+                    : "<tr class=\"elided\"><td class=\"mark\">⋯</td><td colspan=\"8\">"
+                        + plural(n, "event")
+                        + " without findings (<code>--show all</code> shows them)</td></tr>\n"
             }
             var previous = -1
             for e in shownRows(section, eliding: doc.hidden != nil) {
@@ -127,37 +148,49 @@ extension TimelineReport {
         if doc.findingsElsewhere > 0 {
             let n = doc.findingsElsewhere
             let whose = doc.sections.count == 1 ? "this source" : "these sources"
-            notes += "<p class=\"elsewhere\">" + plural(n, "more finding") + " of \(whose) outside this view "
+            notes +=
+                "<p class=\"elsewhere\">" + plural(n, "more finding")
+                + " of \(whose) outside this view "
                 + "(<code>conn-audit check</code> lists them all).</p>\n"
         }
         if !doc.unplaced.isEmpty {
             notes += "<h3>Findings without a line</h3>\n<ul class=\"findings\">\n"
-            for f in doc.unplaced { notes += "<li class=\"\(statusClass(f.status))\">" + markText(f, h) + "</li>\n" }
+            for f in doc.unplaced {
+                notes += "<li class=\"\(statusClass(f.status))\">" + markText(f, h) + "</li>\n"
+            }
             notes += "</ul>\n"
         }
         if !doc.corpus.isEmpty {
             // About the whole corpus, not these events: named, not spelled out (as in the text).
-            let named = corpusRules(doc).map { "<code>" + h($0.id) + "</code> (\($0.count))" }.joined(separator: ", ")
-            notes += "<p class=\"corpus\">Corpus-wide findings: " + named
+            let named = corpusRules(doc).map { "<code>" + h($0.id) + "</code> (\($0.count))" }
+                .joined(separator: ", ")
+            notes +=
+                "<p class=\"corpus\">Corpus-wide findings: " + named
                 + " (<code>conn-audit check</code> explains them).</p>\n"
         }
         if !doc.inputErrors.isEmpty {
             notes += "<h3>Inputs that could not be read</h3>\n<ul class=\"errors\">\n"
             for e in doc.inputErrors {
-                notes += "<li><span class=\"error\">error:</span> <code>" + h(e.path) + "</code>: " + h(e.reason)
+                notes +=
+                    "<li><span class=\"error\">error:</span> <code>" + h(e.path) + "</code>: "
+                    + h(e.reason)
                     + "</li>\n"
             }
             notes += "</ul>\n"
         }
-        if !notes.isEmpty { out += "<section class=\"notes\">\n<h2>Also</h2>\n" + notes + "</section>\n" }
+        if !notes.isEmpty {
+            out += "<section class=\"notes\">\n<h2>Also</h2>\n" + notes + "</section>\n"
+        }
 
         out += "</body>\n</html>\n"
         return out.finish()
     }
 
     /// One event's row, and a row for each finding on it.
-    private static func row(_ entry: TimelineDocument.Entry, section s: Int, index e: Int,
-                            _ h: (String) -> String) -> String {
+    private static func row(
+        _ entry: TimelineDocument.Entry, section s: Int, index e: Int,
+        _ h: (String) -> String
+    ) -> String {
         let violated = entry.findings.contains { $0.status == .fail }
         var classes: [String] = []
         if violated {
@@ -166,25 +199,30 @@ extension TimelineReport {
             classes.append("inconclusive")
         }
         if entry.isFocus { classes.append("focus") }
-        let mark = [entry.isFocus ? "&gt;&gt;" : "", violated ? "!!" : entry.findings.isEmpty ? "" : "??"]
-            .filter { !$0.isEmpty }.joined(separator: " ")
+        let mark = [
+            entry.isFocus ? "&gt;&gt;" : "", violated ? "!!" : entry.findings.isEmpty ? "" : "??"
+        ]
+        .filter { !$0.isEmpty }.joined(separator: " ")
         let phase = entry.phaseChanged || e == 0 ? (entry.phase ?? "") : ""
         let connect = entry.sinceConnect.map { ($0 < 0 ? "" : "+") + NumberText.json($0) } ?? ""
         let ping = entry.sincePing.map { "Δ" + NumberText.json($0) } ?? ""
-        var out = "<tr id=\"t\(s + 1)-e\(e + 1)\""
+        var out =
+            "<tr id=\"t\(s + 1)-e\(e + 1)\""
             + (classes.isEmpty ? "" : " class=\"" + classes.joined(separator: " ") + "\"") + ">"
         out += "<td class=\"mark\">" + mark + "</td>"
         out += "<td class=\"loc\">" + h(entry.file) + ":\(entry.line)</td>"
         out += "<td class=\"num\">" + NumberText.json(entry.t) + "</td>"
         out += "<td class=\"num\">" + connect + "</td>"
         out += "<td class=\"num\">" + ping + "</td>"
-        out += "<td class=\"phase" + (entry.phase == "stale" && !phase.isEmpty ? " stale" : "") + "\">"
+        out +=
+            "<td class=\"phase" + (entry.phase == "stale" && !phase.isEmpty ? " stale" : "") + "\">"
             + h(phase) + "</td>"
         out += "<td class=\"ev\">" + h(entry.ev) + "</td>"
         out += "<td class=\"num\">" + (entry.gen.map { String($0) } ?? "") + "</td>"
         out += "<td class=\"fields\">" + h(fieldsText(entry)) + "</td></tr>\n"
         for f in entry.findings {
-            out += "<tr class=\"finding \(statusClass(f.status))\"><td class=\"mark\"></td>"
+            out +=
+                "<tr class=\"finding \(statusClass(f.status))\"><td class=\"mark\"></td>"
                 + "<td colspan=\"8\">" + markText(f, h) + "</td></tr>\n"
         }
         return out
@@ -198,7 +236,8 @@ extension TimelineReport {
         guard eliding, n > elideFrom else { return Array(0..<n) }
         var keep = [Bool](repeating: false, count: n)
         for i in 0..<min(3, n) { keep[i] = true; keep[n - 1 - i] = true }
-        for (i, entry) in section.entries.enumerated() where !entry.findings.isEmpty || entry.isFocus {
+        for (i, entry) in section.entries.enumerated()
+        where !entry.findings.isEmpty || entry.isFocus {
             for k in max(0, i - elisionContext)...min(n - 1, i + elisionContext) { keep[k] = true }
         }
         return keep.indices.filter { keep[$0] }
@@ -222,7 +261,9 @@ extension TimelineReport {
         if let g = section.gen {
             head += " · \(safe(section.stream ?? "?")) gen \(g)"
         } else {
-            head += " · " + (section.stream.map { "\(safe($0)) events without gen" } ?? "events without gen")
+            head +=
+                " · "
+                + (section.stream.map { "\(safe($0)) events without gen" } ?? "events without gen")
         }
         return htmlEscape(head)
     }
@@ -236,16 +277,20 @@ extension TimelineReport {
 
     private static func verdict(_ v: Int, _ i: Int) -> String {
         var parts: [String] = []
-        if v > 0 { parts.append("<span class=\"count-fail\">" + plural(v, "violation") + "</span>") }
+        if v > 0 {
+            parts.append("<span class=\"count-fail\">" + plural(v, "violation") + "</span>")
+        }
         if i > 0 { parts.append("<span class=\"count-inconclusive\">\(i) inconclusive</span>") }
         return parts.isEmpty ? "no findings" : parts.joined(separator: " · ")
     }
 
     /// `<code>rule</code> error violation: message`, escaped.
     private static func markText(_ f: TimelineDocument.Mark, _ h: (String) -> String) -> String {
-        "<code class=\"rule\">" + h(f.rule) + "</code> <span class=\"severity " + severityClass(f.severity) + "\">"
+        "<code class=\"rule\">" + h(f.rule) + "</code> <span class=\"severity "
+            + severityClass(f.severity) + "\">"
             + h(f.severity.rawValue) + "</span> <span class=\"status\">"
-            + (f.status == .fail ? "violation" : f.status == .inconclusive ? "inconclusive" : h(f.status.rawValue))
+            + (f.status == .fail
+                ? "violation" : f.status == .inconclusive ? "inconclusive" : h(f.status.rawValue))
             + "</span>: <span class=\"message\">" + h(f.message) + "</span>"
     }
 
@@ -270,7 +315,9 @@ extension TimelineReport {
         return String(rest)
     }
 
-    private static func plural(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+    private static func plural(_ n: Int, _ noun: String) -> String {
+        "\(n) \(noun)\(n == 1 ? "" : "s")"
+    }
 
     private static let css = """
         body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em; color: #1b1b1b; }

@@ -9,8 +9,8 @@
 /// ```
 /// `>>` marks the `--around` event, `!!` an event with violations (red with colour), `??` one with
 /// inconclusive findings only; each finding follows on its own indented line. The columns:
-/// file:line, `t`, `+` ms since the generation's connect, `Δ` ms since the last ping, the phase when
-/// it changes (and on a section's first event), then `ev` and the fields (a secret shows as
+/// file:line, `t`, `+` ms since the generation's connect, `Δ` ms since the last ping, the phase
+/// when it changes (and on a section's first event), then `ev` and the fields (a secret shows as
 /// `[redacted]`). Under the sections: how many findings of these sources are elsewhere, their
 /// findings without a line, the rules with corpus-wide findings (coverage, named only), and inputs
 /// that could not be re-read.
@@ -41,19 +41,25 @@ public enum TimelineReport {
     // MARK: - Text
 
     /// The text view; with a `flush`, handed over in pieces as it is written (and "" returned).
-    public static func text(_ doc: TimelineDocument, color: Bool) -> String { text(doc, color: color, flush: nil) }
+    public static func text(_ doc: TimelineDocument, color: Bool) -> String {
+        text(doc, color: color, flush: nil)
+    }
 
     static func text(_ doc: TimelineDocument, color: Bool, flush: ((String) -> Void)?) -> String {
-        func paint(_ s: String, _ code: String) -> String { color && !s.isEmpty ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+        func paint(_ s: String, _ code: String) -> String {
+            color && !s.isEmpty ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s
+        }
         let safe = TimelineBuilder.safe
 
         // Column widths over the whole document.
         struct Row {
             var loc, t, connect, ping, phase: String
         }
-        // The phase when it changes, and where a section starts (an `--around` window may begin mid-phase).
+        // The phase when it changes, and where a section starts (an `--around` window may begin
+        // mid-phase).
         func row(_ e: TimelineDocument.Entry, _ i: Int) -> Row {
-            Row(loc: safe(e.file) + ":\(e.line)", t: NumberText.json(e.t),
+            Row(
+                loc: safe(e.file) + ":\(e.line)", t: NumberText.json(e.t),
                 connect: e.sinceConnect.map { ($0 < 0 ? "" : "+") + NumberText.json($0) } ?? "",
                 ping: e.sincePing.map { "Δ" + NumberText.json($0) } ?? "",
                 phase: e.phaseChanged || i == 0 ? (e.phase ?? "") : "")
@@ -71,12 +77,17 @@ public enum TimelineReport {
                 w.phase = max(w.phase, row.phase.count)
             }
         }
-        func left(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(0, n - s.count)) }
-        func right(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
+        func left(_ s: String, _ n: Int) -> String {
+            s + String(repeating: " ", count: max(0, n - s.count))
+        }
+        func right(_ s: String, _ n: Int) -> String {
+            String(repeating: " ", count: max(0, n - s.count)) + s
+        }
 
         var out = ReportText(flush: flush)
         if let focus = doc.focus {
-            out += paint("around \(safe(focus.file)):\(focus.line)", "1")
+            out +=
+                paint("around \(safe(focus.file)):\(focus.line)", "1")
                 + (doc.radius.map { " (up to \($0) events before and after)" } ?? "") + "\n\n"
         }
         for (s, section) in doc.sections.enumerated() {
@@ -85,10 +96,14 @@ public enum TimelineReport {
             if let g = section.gen {
                 head += " · \(safe(section.stream ?? "?")) gen \(g)"
             } else {
-                head += " · " + (section.stream.map { "\(safe($0)) events without gen" } ?? "events without gen")
+                head +=
+                    " · "
+                    + (section.stream.map { "\(safe($0)) events without gen" }
+                        ?? "events without gen")
             }
             let n = section.entries.count
-            head += n == section.total
+            head +=
+                n == section.total
                 ? " · \(n) event\(n == 1 ? "" : "s")"
                 : " · \(n) of \(section.total) events"
             let v = section.violations, i = section.inconclusive
@@ -96,25 +111,32 @@ public enum TimelineReport {
             if v > 0 { tail += " · " + paint("\(v) violation\(v == 1 ? "" : "s")", "1;31") }
             if i > 0 { tail += " · " + paint("\(i) inconclusive", "33") }
             out += paint(head, "1") + tail + "\n"
-            let columns = "      " + left("file:line", w.loc) + "  " + right("t", w.t) + "  "
+            let columns =
+                "      " + left("file:line", w.loc) + "  " + right("t", w.t) + "  "
                 + right("+connect", w.connect) + "  " + right("Δping", w.ping) + "  "
                 + left("phase", w.phase) + "  event"
             out += paint(columns, "2") + "\n"
             for (e, entry) in section.entries.enumerated() {
                 let row = row(entry, e)
                 let violated = entry.findings.contains { $0.status == .fail }
-                let mark = violated ? paint("!!", "1;31") : entry.findings.isEmpty ? "  " : paint("??", "33")
+                let mark =
+                    violated
+                    ? paint("!!", "1;31") : entry.findings.isEmpty ? "  " : paint("??", "33")
                 let focus = entry.isFocus ? paint(">>", "1") : "  "
                 var phase = left(row.phase, w.phase)
                 if !row.phase.isEmpty { phase = paint(phase, entry.phase == "stale" ? "33" : "36") }
-                var line = focus + " " + mark + " " + paint(left(row.loc, w.loc), "2") + "  " + right(row.t, w.t) + "  "
-                    + right(row.connect, w.connect) + "  " + right(row.ping, w.ping) + "  " + phase + "  "
+                var line =
+                    focus + " " + mark + " " + paint(left(row.loc, w.loc), "2") + "  "
+                    + right(row.t, w.t) + "  "
+                    + right(row.connect, w.connect) + "  " + right(row.ping, w.ping) + "  " + phase
+                    + "  "
                     + (entry.isFocus ? paint(entry.text, "1") : entry.text)
                 while line.hasSuffix(" ") { line.removeLast() }
                 out += line + "\n"
                 for f in entry.findings {
                     let label = f.rule + (f.status == .inconclusive ? " (inconclusive)" : "") + ": "
-                    out += String(repeating: " ", count: 9)
+                    out +=
+                        String(repeating: " ", count: 9)
                         + paint(label + safe(f.message), f.status == .fail ? "31" : "33") + "\n"
                 }
             }
@@ -122,14 +144,20 @@ public enum TimelineReport {
         if let hidden = doc.hidden, hidden.timelines > 0 {
             let n = hidden.timelines, m = hidden.events
             // A blank line after the timelines shown, none when none is.
-            out += (doc.sections.isEmpty ? "" : "\n") + paint("\(n) timeline\(n == 1 ? "" : "s") without findings (\(m) event\(m == 1 ? "" : "s")) "
-                + "not shown (--show all shows them)", "2") + "\n"
+            out +=
+                (doc.sections.isEmpty ? "" : "\n")
+                + paint(
+                    "\(n) timeline\(n == 1 ? "" : "s") without findings (\(m) event\(m == 1 ? "" : "s")) "
+                        + "not shown (--show all shows them)", "2") + "\n"
         }
         if doc.findingsElsewhere > 0 {
             let n = doc.findingsElsewhere
             let whose = doc.sections.count == 1 ? "this source" : "these sources"
-            out += "\n" + paint("\(n) more finding\(n == 1 ? "" : "s") of \(whose) outside this view "
-                + "(conn-audit check lists them all)", "2") + "\n"
+            out +=
+                "\n"
+                + paint(
+                    "\(n) more finding\(n == 1 ? "" : "s") of \(whose) outside this view "
+                        + "(conn-audit check lists them all)", "2") + "\n"
         }
         if !doc.unplaced.isEmpty {
             out += "\nfindings without a line:\n"
@@ -141,8 +169,10 @@ public enum TimelineReport {
         if !doc.corpus.isEmpty {
             // About the whole corpus, not these events: named, not spelled out.
             let named = corpusRules(doc).map { "\($0.id) (\($0.count))" }.joined(separator: ", ")
-            out += (doc.unplaced.isEmpty ? "\n" : "")
-                + paint("corpus-wide findings: \(named) (conn-audit check explains them)", "2") + "\n"
+            out +=
+                (doc.unplaced.isEmpty ? "\n" : "")
+                + paint("corpus-wide findings: \(named) (conn-audit check explains them)", "2")
+                + "\n"
         }
         for e in doc.inputErrors {
             out += paint("error: ", "1;31") + safe(e.path) + ": " + safe(e.reason) + "\n"
@@ -207,7 +237,9 @@ public enum TimelineReport {
                 let hidden = KeyLookup(e.redacted)
                 for f in e.fields {
                     let redacted = hidden.contains(f.key)
-                    w.raw(f.key, redacted ? JSONWriter.quote("[redacted]") : TimelineBuilder.json(f.value))
+                    w.raw(
+                        f.key,
+                        redacted ? JSONWriter.quote("[redacted]") : TimelineBuilder.json(f.value))
                 }
                 w.endObject()
                 w.beginArray("redacted")
@@ -239,7 +271,8 @@ public enum TimelineReport {
         return w.finish()
     }
 
-    private static func marks(_ key: String, _ list: [TimelineDocument.Mark], _ w: inout JSONWriter) {
+    private static func marks(_ key: String, _ list: [TimelineDocument.Mark], _ w: inout JSONWriter)
+    {
         w.beginArray(key)
         for f in list {
             w.beginObject()

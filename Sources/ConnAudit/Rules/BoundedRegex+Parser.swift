@@ -15,7 +15,8 @@ extension BoundedRegex {
         case concatenation([Node])
         case alternation([Node])
         case group(Node)
-        /// `max` nil means unbounded; `offset` is the quantifier's byte offset (for "pattern too large").
+        /// `max` nil means unbounded; `offset` is the quantifier's byte offset (for "pattern too
+        /// large").
         case repetition(Node, min: Int, max: Int?, offset: Int)
 
         var isRepeatable: Bool {
@@ -25,14 +26,18 @@ extension BoundedRegex {
             }
         }
 
-        /// Scalars every match consumes: a literal of a concatenation, of every branch of an alternation, or of a
-        /// repetition that must happen at least once. (A letter under `(?i)` is a set, not a literal.)
+        /// Scalars every match consumes: a literal of a concatenation, of every branch of an
+        /// alternation, or of a repetition that must happen at least once. (A letter under `(?i)`
+        /// is a set, not a literal.)
         var requiredScalars: Set<UInt32> {
             switch self {
             case .scalar(let value): [value]
-            case .concatenation(let items): items.reduce(into: Set()) { $0.formUnion($1.requiredScalars) }
+            case .concatenation(let items):
+                items.reduce(into: Set()) { $0.formUnion($1.requiredScalars) }
             case .alternation(let branches):
-                branches.dropFirst().reduce(branches[0].requiredScalars) { $0.intersection($1.requiredScalars) }
+                branches.dropFirst().reduce(branches[0].requiredScalars) {
+                    $0.intersection($1.requiredScalars)
+                }
             case .group(let inner): inner.requiredScalars
             case .repetition(let inner, let min, _, _): min > 0 ? inner.requiredScalars : []
             case .empty, .any, .set, .begin, .end: []
@@ -54,10 +59,12 @@ extension BoundedRegex {
 
     // MARK: - Parser
 
-    /// Recursive descent over the pattern's scalars; recursion depth is bounded by ``BoundedRegex/maxNestingDepth``.
+    /// Recursive descent over the pattern's scalars; recursion depth is bounded by
+    /// ``BoundedRegex/maxNestingDepth``.
     struct Parser {
         private let scalars: [Unicode.Scalar]
-        /// `offsets[i]` is the UTF-8 byte offset of `scalars[i]`; one extra entry for the end of the pattern.
+        /// `offsets[i]` is the UTF-8 byte offset of `scalars[i]`; one extra entry for the end of
+        /// the pattern.
         private let offsets: [Int]
         private var index = 0
         private var depth = 0
@@ -116,7 +123,9 @@ extension BoundedRegex {
                 let written = text(start..<index)
                 if let previous = previousQuantifier {
                     if c == "+" {
-                        throw failure("possessive quantifiers like '\(text(previous))+' are not supported", at: start)
+                        throw failure(
+                            "possessive quantifiers like '\(text(previous))+' are not supported",
+                            at: start)
                     }
                     throw failure("quantifier '\(written)' follows another quantifier", at: start)
                 }
@@ -127,7 +136,8 @@ extension BoundedRegex {
                 guard last.isRepeatable else {
                     throw failure("quantifier '\(written)' cannot repeat an anchor", at: start)
                 }
-                items[items.count - 1] = .repetition(last, min: min, max: max, offset: offsets[start])
+                items[items.count - 1] = .repetition(
+                    last, min: min, max: max, offset: offsets[start])
                 previousQuantifier = start..<index
             }
             switch items.count {
@@ -137,7 +147,8 @@ extension BoundedRegex {
             }
         }
 
-        /// Parses `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}` and an optional lazy `?`; nil if not at a quantifier.
+        /// Parses `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}` and an optional lazy `?`; nil if not at a
+        /// quantifier.
         private mutating func parseQuantifier() throws(RegexSyntaxError) -> (min: Int, max: Int?)? {
             let bounds: (min: Int, max: Int?)
             switch peek() {
@@ -152,8 +163,11 @@ extension BoundedRegex {
             return bounds
         }
 
-        /// Parses `{n}`, `{n,}` or `{n,m}` (and a lazy `?`) at `index`, leaving `index` just past them.
-        private mutating func parseCountedRepetition() throws(RegexSyntaxError) -> (min: Int, max: Int?) {
+        /// Parses `{n}`, `{n,}` or `{n,m}` (and a lazy `?`) at `index`, leaving `index` just past
+        /// them.
+        private mutating func parseCountedRepetition() throws(RegexSyntaxError) -> (
+            min: Int, max: Int?
+        ) {
             let open = index
             index += 1
             guard let min = try parseCount() else { throw invalidBrace(at: open) }
@@ -166,14 +180,17 @@ extension BoundedRegex {
             index += 1
             if let max, max < min {
                 throw failure(
-                    "invalid counted repetition '\(text(open..<index))': the minimum exceeds the maximum", at: open)
+                    "invalid counted repetition '\(text(open..<index))': the minimum exceeds the maximum",
+                    at: open)
             }
             if peek() == "?" { index += 1 }
             return (min, max)
         }
 
         private func invalidBrace(at open: Int) -> RegexSyntaxError {
-            failure("invalid counted repetition: use {2}, {2,} or {2,5}, or write \\{ for a literal '{'", at: open)
+            failure(
+                "invalid counted repetition: use {2}, {2,} or {2,5}, or write \\{ for a literal '{'",
+                at: open)
         }
 
         /// Parses a decimal count at `index`; nil if there are no digits.
@@ -233,9 +250,11 @@ extension BoundedRegex {
                 case ":":
                     index += 1
                 case "=", "!":
-                    throw failure("lookahead '\(text(open..<index + 1))' is not supported", at: open)
+                    throw failure(
+                        "lookahead '\(text(open..<index + 1))' is not supported", at: open)
                 case "<" where peek(1) == "=" || peek(1) == "!":
-                    throw failure("lookbehind '\(text(open..<index + 2))' is not supported", at: open)
+                    throw failure(
+                        "lookbehind '\(text(open..<index + 2))' is not supported", at: open)
                 case "<", "P", "'":
                     throw failure("named groups are not supported; use (?: … ) or ( … )", at: open)
                 case ">":
@@ -243,7 +262,9 @@ extension BoundedRegex {
                 case "#":
                     throw failure("comment groups '(?#' are not supported", at: open)
                 case "i" where peek(1) == ")":
-                    throw failure("the (?i) flag is only supported at the very start of the pattern", at: open)
+                    throw failure(
+                        "the (?i) flag is only supported at the very start of the pattern", at: open
+                    )
                 case .some(let c) where c == "-" || c.properties.isAlphabetic:
                     throw failure("inline flags are not supported, except a leading (?i)", at: open)
                 case nil:
@@ -254,7 +275,8 @@ extension BoundedRegex {
             }
             depth += 1
             guard depth <= BoundedRegex.maxNestingDepth else {
-                throw failure("groups are nested more than \(BoundedRegex.maxNestingDepth) deep", at: open)
+                throw failure(
+                    "groups are nested more than \(BoundedRegex.maxNestingDepth) deep", at: open)
             }
             let inner = try parseAlternation()
             guard peek() == ")" else {
@@ -288,13 +310,16 @@ extension BoundedRegex {
                 }
                 if c == "]" {
                     if first {
-                        throw failure("empty class '\(text(open..<index + 1))'; write \\] for a literal ']'", at: open)
+                        throw failure(
+                            "empty class '\(text(open..<index + 1))'; write \\] for a literal ']'",
+                            at: open)
                     }
                     index += 1
                     break
                 }
                 if c == "-", !first, let after = peek(1), after != "]" {
-                    throw failure("a '-' in a class must be first, last, or escaped as \\-", at: index)
+                    throw failure(
+                        "a '-' in a class must be first, last, or escaped as \\-", at: index)
                 }
                 let start = index
                 switch try parseClassItem() {
@@ -309,10 +334,13 @@ extension BoundedRegex {
                     let highStart = index
                     guard case .scalar(let high) = try parseClassItem() else {
                         throw failure(
-                            "invalid class range: '\(text(highStart..<index))' cannot end a range", at: highStart)
+                            "invalid class range: '\(text(highStart..<index))' cannot end a range",
+                            at: highStart)
                     }
                     guard low <= high else {
-                        throw failure("invalid class range '\(text(start..<index))': the start is after the end", at: start)
+                        throw failure(
+                            "invalid class range '\(text(start..<index))': the start is after the end",
+                            at: start)
                     }
                     ranges.append(low...high)
                 }
@@ -328,7 +356,9 @@ extension BoundedRegex {
                 return try parseEscape()
             case "[":
                 if let next = peek(1), next == ":" || next == "=" || next == "." {
-                    throw failure("posix classes like [:alpha:] are not supported; use ranges like [a-zA-Z]", at: index)
+                    throw failure(
+                        "posix classes like [:alpha:] are not supported; use ranges like [a-zA-Z]",
+                        at: index)
                 }
                 throw failure("write \\[ for a literal '[' inside a class", at: index)
             default:
@@ -358,20 +388,24 @@ extension BoundedRegex {
             case ".", "\\", "-", "^", "$", "*", "+", "?", "(", ")", "[", "]", "{", "}", "|", "/":
                 return .scalar(c.value)
             case "1"..."9":
-                throw failure("backreferences like '\\\(Character(c))' are not supported", at: start)
+                throw failure(
+                    "backreferences like '\\\(Character(c))' are not supported", at: start)
             case "b", "B":
                 throw failure("word boundaries (\\b, \\B) are not supported", at: start)
             case "A", "z", "Z", "G":
                 throw failure("anchor '\\\(Character(c))' is not supported; use ^ and $", at: start)
             case "p", "P":
-                throw failure("unicode property classes (\\p{…}, \\P{…}) are not supported", at: start)
+                throw failure(
+                    "unicode property classes (\\p{…}, \\P{…}) are not supported", at: start)
             case "x", "u", "U", "0", "o":
                 throw failure(
-                    "code point escape '\\\(Character(c))' is not supported; write the character itself", at: start)
+                    "code point escape '\\\(Character(c))' is not supported; write the character itself",
+                    at: start)
             case "k", "g":
                 throw failure("named backreferences are not supported", at: start)
             case "Q", "E":
-                throw failure("quoting with \\Q…\\E is not supported; escape each character", at: start)
+                throw failure(
+                    "quoting with \\Q…\\E is not supported; escape each character", at: start)
             default:
                 throw failure("unknown escape '\\\(Character(c))'", at: start)
             }

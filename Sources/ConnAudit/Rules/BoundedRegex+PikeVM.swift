@@ -3,7 +3,8 @@
 extension BoundedRegex {
     // MARK: - Pike VM
 
-    /// A set of program counters with O(1) insert, membership and clear (Briggs–Torczon sparse set).
+    /// A set of program counters with O(1) insert, membership and clear (Briggs–Torczon sparse
+    /// set).
     struct ThreadList {
         let dense: UnsafeMutablePointer<Int32>
         let sparse: UnsafeMutablePointer<Int32>
@@ -23,20 +24,24 @@ extension BoundedRegex {
         }
     }
 
-    /// Simulates the NFA on all threads in lock step; each program counter is in a list at most once per position.
+    /// Simulates the NFA on all threads in lock step; each program counter is in a list at most
+    /// once per position.
     struct PikeVM {
         let program: UnsafeBufferPointer<Instruction>
         let sets: UnsafeBufferPointer<ScalarSet>
         let anchoredAtStart: Bool
         var current: ThreadList
         var next: ThreadList
-        /// Work stack for the epsilon closure; each pc is pushed at most once per closure, so it needs `program.count`.
+        /// Work stack for the epsilon closure; each pc is pushed at most once per closure, so it
+        /// needs `program.count`.
         let stack: UnsafeMutablePointer<Int32>
 
-        /// Searches `text`, taking from `budget` one step for the start and, at each position, one per thread in
-        /// the list plus one (``BoundedRegex/matches(_:budget:)-(String,_)``).
+        /// Searches `text`, taking from `budget` one step for the start and, at each position, one
+        /// per thread in the list plus one (``BoundedRegex/matches(_:budget:)-(String,_)``).
         @inline(__always)
-        mutating func run(_ text: UnsafeBufferPointer<UInt8>, budget: inout Int) -> BoundedRegex.Outcome {
+        mutating func run(_ text: UnsafeBufferPointer<UInt8>, budget: inout Int)
+            -> BoundedRegex.Outcome
+        {
             let end = text.count
             // A local copy stays in a register; `budget` is written once, on the way out.
             var left = budget
@@ -46,7 +51,11 @@ extension BoundedRegex {
                 return .exhausted
             }
             left &-= 1
-            if Self.addThread(0, to: &current, at: 0, atEnd: end == 0, program: program, stack: stack) { return .match }
+            if Self.addThread(
+                0, to: &current, at: 0, atEnd: end == 0, program: program, stack: stack)
+            {
+                return .match
+            }
             var position = 0
             while position < end {
                 if current.count == 0 && anchoredAtStart { return .noMatch }
@@ -73,14 +82,16 @@ extension BoundedRegex {
                     }
                     guard consumed else { continue }
                     if Self.addThread(
-                        Int32(pc + 1), to: &next, at: following, atEnd: atEnd, program: program, stack: stack)
+                        Int32(pc + 1), to: &next, at: following, atEnd: atEnd, program: program,
+                        stack: stack)
                     {
                         return .match
                     }
                 }
                 // Search semantics: a new thread starts at every position.
                 if !anchoredAtStart,
-                    Self.addThread(0, to: &next, at: following, atEnd: atEnd, program: program, stack: stack)
+                    Self.addThread(
+                        0, to: &next, at: following, atEnd: atEnd, program: program, stack: stack)
                 {
                     return .match
                 }
@@ -90,7 +101,8 @@ extension BoundedRegex {
             return .noMatch
         }
 
-        /// Adds `pc` and everything reachable from it without consuming text; true if that reaches `match`.
+        /// Adds `pc` and everything reachable from it without consuming text; true if that reaches
+        /// `match`.
         @inline(__always)
         private static func addThread(
             _ start: Int32, to list: inout ThreadList, at position: Int, atEnd: Bool,
@@ -114,7 +126,8 @@ extension BoundedRegex {
                 case .assertEnd: if atEnd { first = pc + 1 }
                 case .scalar, .any, .set: break  // waits in the list for the next scalar
                 }
-                // Priority is irrelevant without captures: any thread reaching `match` answers the question.
+                // Priority is irrelevant without captures: any thread reaching `match` answers the
+                // question.
                 if first >= 0 && !list.contains(first) {
                     list.insert(first)
                     stack[top] = first
@@ -129,7 +142,8 @@ extension BoundedRegex {
             return false
         }
 
-        /// Decodes one scalar at `index`; an invalid or truncated sequence yields U+FFFD for one byte.
+        /// Decodes one scalar at `index`; an invalid or truncated sequence yields U+FFFD for one
+        /// byte.
         @inline(__always)
         static func decode(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (UInt32, Int) {
             let b0 = bytes[index]
@@ -144,15 +158,23 @@ extension BoundedRegex {
                 if let c1 = continuation(1) { return (UInt32(b0 & 0x1F) << 6 | c1, 2) }
             case 0xE0...0xEF where remaining >= 3:
                 let b1 = bytes[index + 1]
-                let valid = b0 == 0xE0 ? (0xA0...0xBF).contains(b1) : b0 == 0xED ? (0x80...0x9F).contains(b1)
-                    : (0x80...0xBF).contains(b1)
+                let valid =
+                    b0 == 0xE0
+                    ? (0xA0...0xBF).contains(b1)
+                    : b0 == 0xED
+                        ? (0x80...0x9F).contains(b1)
+                        : (0x80...0xBF).contains(b1)
                 if valid, let c2 = continuation(2) {
                     return (UInt32(b0 & 0x0F) << 12 | UInt32(b1 & 0x3F) << 6 | c2, 3)
                 }
             case 0xF0...0xF4 where remaining >= 4:
                 let b1 = bytes[index + 1]
-                let valid = b0 == 0xF0 ? (0x90...0xBF).contains(b1) : b0 == 0xF4 ? (0x80...0x8F).contains(b1)
-                    : (0x80...0xBF).contains(b1)
+                let valid =
+                    b0 == 0xF0
+                    ? (0x90...0xBF).contains(b1)
+                    : b0 == 0xF4
+                        ? (0x80...0x8F).contains(b1)
+                        : (0x80...0xBF).contains(b1)
                 if valid, let c2 = continuation(2), let c3 = continuation(3) {
                     return (UInt32(b0 & 0x07) << 18 | UInt32(b1 & 0x3F) << 12 | c2 << 6 | c3, 4)
                 }

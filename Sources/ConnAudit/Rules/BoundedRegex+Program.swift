@@ -11,7 +11,9 @@ extension BoundedRegex {
 
         static let maxScalar: UInt32 = 0x10FFFF
         static let digits: [ClosedRange<UInt32>] = [0x30...0x39]
-        static let word: [ClosedRange<UInt32>] = [0x30...0x39, 0x41...0x5A, 0x5F...0x5F, 0x61...0x7A]
+        static let word: [ClosedRange<UInt32>] = [
+            0x30...0x39, 0x41...0x5A, 0x5F...0x5F, 0x61...0x7A
+        ]
         static let space: [ClosedRange<UInt32>] = [0x09...0x0D, 0x20...0x20]
 
         /// Case folding (ASCII) happens before negation, so `(?i)[^a]` excludes both `a` and `A`.
@@ -23,7 +25,11 @@ extension BoundedRegex {
             for range in all {
                 if range.lowerBound < 128 {
                     for value in range.lowerBound...Swift.min(range.upperBound, 127) {
-                        if value < 64 { low |= 1 << UInt64(value) } else { high |= 1 << UInt64(value - 64) }
+                        if value < 64 {
+                            low |= 1 << UInt64(value)
+                        } else {
+                            high |= 1 << UInt64(value - 64)
+                        }
                     }
                 }
                 if range.upperBound >= 128 {
@@ -79,7 +85,8 @@ extension BoundedRegex {
             var out: [ClosedRange<UInt32>] = []
             for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
                 if let last = out.last, range.lowerBound <= last.upperBound + 1 {
-                    out[out.count - 1] = last.lowerBound...Swift.max(last.upperBound, range.upperBound)
+                    out[out.count - 1] =
+                        last.lowerBound...Swift.max(last.upperBound, range.upperBound)
                 } else {
                     out.append(range)
                 }
@@ -135,13 +142,15 @@ extension BoundedRegex {
     /// Compiles the tree to Thompson-NFA instructions (Cox's scheme), counted repetition expanded.
     struct Compiler {
         var program: [Instruction] = []
-        /// The offset of the outermost repetition being compiled: the best place to blame for "too large".
+        /// The offset of the outermost repetition being compiled: the best place to blame for "too
+        /// large".
         private var blamedOffset: Int?
 
         mutating func emit(_ instruction: Instruction) throws(RegexSyntaxError) -> Int {
             guard program.count < BoundedRegex.maxProgramSize else {
                 throw RegexSyntaxError(
-                    message: "pattern too large: it compiles to more than \(BoundedRegex.maxProgramSize) instructions",
+                    message:
+                        "pattern too large: it compiles to more than \(BoundedRegex.maxProgramSize) instructions",
                     offset: blamedOffset ?? 0)
             }
             program.append(instruction)
@@ -188,7 +197,9 @@ extension BoundedRegex {
             }
         }
 
-        private mutating func compileRepetition(_ inner: Node, min: Int, max: Int?) throws(RegexSyntaxError) {
+        private mutating func compileRepetition(_ inner: Node, min: Int, max: Int?)
+            throws(RegexSyntaxError)
+        {
             guard let max else {
                 if min == 0 {
                     // L: split L+1, out; e; jump L; out:

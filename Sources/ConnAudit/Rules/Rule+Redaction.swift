@@ -10,12 +10,14 @@ extension Rule {
     var redactedYAML: String {
         var lines = yaml.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if !fixturesRedactInPlace(lines) {
-            let note = "# tests: written again as read, secrets redacted (a log that holds one is not a 'log: |' block)"
+            let note =
+                "# tests: written again as read, secrets redacted (a log that holds one is not a 'log: |' block)"
             if let cut = testsLines, cut.upperBound <= lines.count {
                 let indent = String(lines[cut.lowerBound].prefix { $0 == " " })
                 lines.replaceSubrange(cut, with: [indent + note] + renderedTests(indent: indent))
             } else {
-                lines = ["# (the rule's YAML is left out: its tests: cannot be cut from it)", note]
+                lines =
+                    ["# (the rule's YAML is left out: its tests: cannot be cut from it)", note]
                     + renderedTests(indent: "")
             }
         }
@@ -26,14 +28,16 @@ extension Rule {
     /// `lines` (the rule's YAML) where the block puts it, after its indentation.
     private func fixturesRedactInPlace(_ lines: [String]) -> Bool {
         for fixture in tests {
-            for (i, text) in fixture.log.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            for (i, text) in fixture.log.split(separator: "\n", omittingEmptySubsequences: false)
+                .enumerated()
             where SecretRedaction.line(text) != text {
                 // A literal block's content starts on the line after `log: |`.
                 let at = fixture.logStartLine - line + 1 + i
                 guard fixture.logIsLiteralBlock, lines.indices.contains(at) else { return false }
                 let written = Array(lines[at].utf8), wanted = Array(text.utf8)
-                guard written.count >= wanted.count, written.suffix(wanted.count).elementsEqual(wanted),
-                      written.dropLast(wanted.count).allSatisfy({ $0 == 0x20 || $0 == 0x09 })
+                guard written.count >= wanted.count,
+                    written.suffix(wanted.count).elementsEqual(wanted),
+                    written.dropLast(wanted.count).allSatisfy({ $0 == 0x20 || $0 == 0x09 })
                 else { return false }
             }
         }
@@ -46,15 +50,20 @@ extension Rule {
         for f in tests {
             out.append(indent + "  - name: " + Value.jsonString(f.name))
             if !f.params.isEmpty {
-                let pairs = f.params.sorted { $0.key < $1.key }.map { Value.jsonString($0.key) + ": " + $0.value.rendered(bare: false) }
+                let pairs = f.params.sorted { $0.key < $1.key }.map {
+                    Value.jsonString($0.key) + ": " + $0.value.rendered(bare: false)
+                }
                 out.append(indent + "    params: {" + pairs.joined(separator: ", ") + "}")
             }
-            let redacted = f.log.split(separator: "\n", omittingEmptySubsequences: false).map(SecretRedaction.line)
+            let redacted = f.log.split(separator: "\n", omittingEmptySubsequences: false).map(
+                SecretRedaction.line)
             let log = redacted.joined(separator: "\n")
             // A literal block holds printable text only; anything else is written as a JSON string.
             let printable = !log.unicodeScalars.contains {
-                ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || $0.value == 0x7F || $0.value == 0xFEFF
-                    || ($0.value >= 0x80 && $0.value < 0xA0) || $0.value == 0x2028 || $0.value == 0x2029
+                ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || $0.value == 0x7F
+                    || $0.value == 0xFEFF
+                    || ($0.value >= 0x80 && $0.value < 0xA0) || $0.value == 0x2028
+                    || $0.value == 0x2029
             }
             if log.isEmpty || !printable {
                 out.append(indent + "    log: " + Value.jsonString(log))

@@ -73,7 +73,8 @@ public enum Check: Sendable {
     /// Absence: no matching event within the scope.
     case never(Selector, scope: AbsenceScope)
     /// Bounded existence: the number of matching events (per `by` key, if given) is within
-    /// `[min, max]`; each event past `max` is a violation, and a timeline with fewer than `min` is one.
+    /// `[min, max]`; each event past `max` is a violation, and a timeline with fewer than `min` is
+    /// one.
     case count(Selector, min: Int?, max: Int?, by: Expr?)
     /// Response: each trigger is answered by a `followed_by` event (within `within_ms` of the
     /// trigger, inclusive), unless an `unless` event releases it first.
@@ -208,7 +209,8 @@ public struct Fixture: Sendable {
     public var params: [String: Value] = [:]
     public var line: Int
     /// Where `log:`'s value starts in the rules file (its line), and whether it is a literal block
-    /// (`log: |`), whose lines are the log's lines as written: `rules --explain` redacts those in place.
+    /// (`log: |`), whose lines are the log's lines as written: `rules --explain` redacts those in
+    /// place.
     public var logStartLine: Int = 0
     public var logIsLiteralBlock = false
 }

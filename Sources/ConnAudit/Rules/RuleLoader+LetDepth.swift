@@ -5,9 +5,9 @@
 extension FileLoader {
     /// The deepest evaluation a rule may need, counting the lets read in place. The evaluator
     /// of a release build takes about 0.6 KB of stack a level (a thread's 8 MiB overflows at
-    /// about 15,000): 3,000 levels take a fifth of it. A chain of 1,000 lets each reading the one before
-    /// in `L + 1` is 2,000 levels. (A debug build takes 5 to 8 KB a level, and overflows from
-    /// about 1,000.)
+    /// about 15,000): 3,000 levels take a fifth of it. A chain of 1,000 lets each reading the one
+    /// before in `L + 1` is 2,000 levels. (A debug build takes 5 to 8 KB a level, and overflows
+    /// from about 1,000.)
     static let maxEvaluationDepth = 3_000
 
     /// The first place where evaluating `rule` would go deeper than ``maxEvaluationDepth``: the
@@ -35,7 +35,9 @@ extension FileLoader {
             for case .expr(let e) in message.parts { roots.append(e) }
         }
         var deepest = 0
-        for root in roots { deepest = max(deepest, depth(root, from: 1, lets: slots, depths: depths)) }
+        for root in roots {
+            deepest = max(deepest, depth(root, from: 1, lets: slots, depths: depths))
+        }
         for s in rule.check.selectors {
             for (w, level) in whereExpressions(s, from: 1) {
                 deepest = max(deepest, depth(w, from: level, lets: slots, depths: depths))
@@ -47,11 +49,15 @@ extension FileLoader {
     /// The levels an expression's evaluation takes, its root at `level`: each sub-expression is
     /// a level below its parent, a `where:` inside a history call's selector one below the call
     /// (and one more per `not:`), and a let read at level L takes L + its own depth.
-    private static func depth(_ root: Expr, from level: Int, lets: [String: Int], depths: [Int]) -> Int {
+    private static func depth(_ root: Expr, from level: Int, lets: [String: Int], depths: [Int])
+        -> Int
+    {
         var deepest = 0
         walk(root, from: level) { e, l in
             deepest = max(deepest, l)
-            if case .name(let n, _, _) = e, let slot = lets[n] { deepest = max(deepest, l + depths[slot]) }
+            if case .name(let n, _, _) = e, let slot = lets[n] {
+                deepest = max(deepest, l + depths[slot])
+            }
         }
         return deepest
     }
@@ -151,7 +157,8 @@ extension FileLoader {
             case .map(let entries): for (_, v) in entries { stack.append((v, l + 1)) }
             case .unary(_, let a): stack.append((a, l + 1))
             case .binary(_, let a, let b, _): stack.append((a, l + 1)); stack.append((b, l + 1))
-            case .conditional(let a, let b, let c): stack.append((a, l + 1)); stack.append((b, l + 1)); stack.append((c, l + 1))
+            case .conditional(let a, let b, let c):
+                stack.append((a, l + 1)); stack.append((b, l + 1)); stack.append((c, l + 1))
             case .call(_, let args, _): for a in args { stack.append((a, l + 1)) }
             case .regex(let a, _): stack.append((a, l + 1))
             case .history(let call):

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The rules of one run, loaded and validated.
@@ -14,7 +14,8 @@ public struct RuleSet: Sendable {
         self.warnings = warnings
     }
 
-    /// Top-level event fields any rule can read (the reader decodes only these, plus the fixed ones).
+    /// Top-level event fields any rule can read (the reader decodes only these, plus the fixed
+    /// ones).
     public var fieldsRead: Set<String> {
         var names = Set<String>()
         for rule in rules { FieldCollector.collect(rule, into: &names) }
@@ -29,7 +30,8 @@ public enum RuleLoader {
     public static func load(paths: [String]) throws(DiagnosticList) -> RuleSet {
         var files: [(path: String, text: String)] = []
         var errors: [Diagnostic] = []
-        // The same file named twice (`--rules a --rules a`, or a file and its directory) is read once.
+        // The same file named twice (`--rules a --rules a`, or a file and its directory) is read
+        // once.
         var seenFiles = Set<String>()
         for path in paths {
             let found = RuleFiles.find(path)
@@ -41,7 +43,10 @@ public enum RuleLoader {
                 }
             }
             if found.files.isEmpty && found.errors.isEmpty {
-                errors.append(Diagnostic(path: path, line: 1, column: 1, message: "no rule files (*.yaml, *.yml) found here"))
+                errors.append(
+                    Diagnostic(
+                        path: path, line: 1, column: 1,
+                        message: "no rule files (*.yaml, *.yml) found here"))
             }
         }
         if !errors.isEmpty { throw DiagnosticList(errors) }
@@ -57,7 +62,8 @@ public enum RuleLoader {
     }
 
     /// Loads rules from texts already read (the built-in pack, fixtures, tests).
-    public static func load(files: [(path: String, text: String)]) throws(DiagnosticList) -> RuleSet {
+    public static func load(files: [(path: String, text: String)]) throws(DiagnosticList) -> RuleSet
+    {
         var rules: [Rule] = []
         var errors: [Diagnostic] = []
         var warnings: [Diagnostic] = []
@@ -69,8 +75,11 @@ public enum RuleLoader {
             warnings += loader.warnings
             for (rule, idNode) in loaded {
                 if let first = seen[rule.id] {
-                    errors.append(loader.diagnostic(
-                        idNode, "duplicate rule id '\(rule.id)' (first defined at \(first.0):\(first.1))"))
+                    errors.append(
+                        loader.diagnostic(
+                            idNode,
+                            "duplicate rule id '\(rule.id)' (first defined at \(first.0):\(first.1))"
+                        ))
                     continue
                 }
                 seen[rule.id] = (rule.file, rule.line)
@@ -103,7 +112,14 @@ enum RuleFiles {
     static func find(_ path: String) -> (files: [String], errors: [Diagnostic]) {
         var st = stat()
         guard stat(path, &st) == 0 else {
-            return ([], [Diagnostic(path: path, line: 1, column: 1, message: "cannot read rules: \(errnoText())")])
+            return (
+                [],
+                [
+                    Diagnostic(
+                        path: path, line: 1, column: 1, message: "cannot read rules: \(errnoText())"
+                    )
+                ]
+            )
         }
         guard (st.st_mode & S_IFMT) == S_IFDIR else { return ([path], []) }
         var out: [String] = []
@@ -113,12 +129,18 @@ enum RuleFiles {
         return (out, errors)
     }
 
-    private static func walk(_ dir: String, _ out: inout [String], _ errors: inout [Diagnostic], _ visited: inout Set<[UInt64]>) {
+    private static func walk(
+        _ dir: String, _ out: inout [String], _ errors: inout [Diagnostic],
+        _ visited: inout Set<[UInt64]>
+    ) {
         var st = stat()
         guard stat(dir, &st) == 0 else { return }
         guard visited.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted else { return }
         guard let handle = opendir(dir) else {
-            errors.append(Diagnostic(path: dir, line: 1, column: 1, message: "cannot read rules directory: \(errnoText())"))
+            errors.append(
+                Diagnostic(
+                    path: dir, line: 1, column: 1,
+                    message: "cannot read rules directory: \(errnoText())"))
             return
         }
         var names: [String] = []
@@ -137,7 +159,12 @@ enum RuleFiles {
             guard stat(full, &child) == 0 else {
                 // A rule file that cannot be reached (a dangling link) is an error, not a rule
                 // silently left out of the pack.
-                if isRuleFile { errors.append(Diagnostic(path: full, line: 1, column: 1, message: "cannot read rules: \(errnoText())")) }
+                if isRuleFile {
+                    errors.append(
+                        Diagnostic(
+                            path: full, line: 1, column: 1,
+                            message: "cannot read rules: \(errnoText())"))
+                }
                 continue
             }
             if (child.st_mode & S_IFMT) == S_IFDIR {
@@ -145,7 +172,10 @@ enum RuleFiles {
             } else if isRuleFile {
                 // Only regular files: opening a FIFO named like a rule file would wait forever.
                 guard (child.st_mode & S_IFMT) == S_IFREG else {
-                    errors.append(Diagnostic(path: full, line: 1, column: 1, message: "cannot read rules: not a regular file"))
+                    errors.append(
+                        Diagnostic(
+                            path: full, line: 1, column: 1,
+                            message: "cannot read rules: not a regular file"))
                     continue
                 }
                 out.append(full)
@@ -155,7 +185,9 @@ enum RuleFiles {
 
     static func read(_ path: String) -> Result<String, Diagnostic> {
         guard let f = fopen(path, "rb") else {
-            return .failure(Diagnostic(path: path, line: 1, column: 1, message: "cannot read rules: \(errnoText())"))
+            return .failure(
+                Diagnostic(
+                    path: path, line: 1, column: 1, message: "cannot read rules: \(errnoText())"))
         }
         defer { fclose(f) }
         var bytes: [UInt8] = []
@@ -165,17 +197,24 @@ enum RuleFiles {
             let n = fread(&chunk, 1, chunk.count, f)
             if n > 0 { bytes += chunk[0..<n] }
             if bytes.count > limit {
-                return .failure(Diagnostic(path: path, line: 1, column: 1, message: "rules file larger than 16 MiB"))
+                return .failure(
+                    Diagnostic(
+                        path: path, line: 1, column: 1, message: "rules file larger than 16 MiB"))
             }
             if n < chunk.count {
                 if ferror(f) != 0 {
-                    return .failure(Diagnostic(path: path, line: 1, column: 1, message: "cannot read rules: \(errnoText())"))
+                    return .failure(
+                        Diagnostic(
+                            path: path, line: 1, column: 1,
+                            message: "cannot read rules: \(errnoText())"))
                 }
                 break
             }
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            return .failure(Diagnostic(path: path, line: 1, column: 1, message: "rules file is not valid UTF-8"))
+            return .failure(
+                Diagnostic(path: path, line: 1, column: 1, message: "rules file is not valid UTF-8")
+            )
         }
         return .success(text)
     }
@@ -210,29 +249,44 @@ struct FileLoader {
         return lines[n - 1]
     }
 
-    func diagnostic(_ node: YamlNode, _ message: String, _ severity: Diagnostic.Severity = .error) -> Diagnostic {
-        Diagnostic(severity, path: path, line: node.line, column: node.column, message: message,
-                   sourceLine: sourceLine(node.line))
+    func diagnostic(_ node: YamlNode, _ message: String, _ severity: Diagnostic.Severity = .error)
+        -> Diagnostic
+    {
+        Diagnostic(
+            severity, path: path, line: node.line, column: node.column, message: message,
+            sourceLine: sourceLine(node.line))
     }
 
-    mutating func error(_ node: YamlNode, _ message: String) { errors.append(diagnostic(node, message)) }
-    mutating func warn(_ node: YamlNode, _ message: String) { warnings.append(diagnostic(node, message, .warning)) }
+    mutating func error(_ node: YamlNode, _ message: String) {
+        errors.append(diagnostic(node, message))
+    }
+    mutating func warn(_ node: YamlNode, _ message: String) {
+        warnings.append(diagnostic(node, message, .warning))
+    }
 
     static let fileKeys: Set<String> = ["rules", "params", "let"]
     static let ruleKeys: Set<String> = [
         "id", "title", "severity", "description", "for", "params", "let", "message", "tests",
-        "every", "expect", "undecided", "never", "after", "before", "between", "until", "count", "min", "max",
-        "by", "each", "followed_by", "within_ms", "unless", "at_end", "preceded_by", "never_after", "forbid",
-        "without", "report_at", "report_gen", "classify", "require", "applies_if",
+        "every", "expect", "undecided", "never", "after", "before", "between", "until", "count",
+        "min", "max",
+        "by", "each", "followed_by", "within_ms", "unless", "at_end", "preceded_by", "never_after",
+        "forbid",
+        "without", "report_at", "report_gen", "classify", "require", "applies_if"
     ]
     /// The keys that choose a check kind, and the keys that go with each.
     static let checkKinds: [(kind: String, keys: Set<String>)] = [
         ("every", ["expect", "undecided"]),
         ("never", ["after", "before", "between", "until"]),
         ("count", ["min", "max", "by"]),
-        ("each", ["followed_by", "within_ms", "unless", "at_end", "preceded_by", "never_after", "report_at", "report_gen"]),
+        (
+            "each",
+            [
+                "followed_by", "within_ms", "unless", "at_end", "preceded_by", "never_after",
+                "report_at", "report_gen"
+            ]
+        ),
         ("forbid", ["without", "report_at"]),
-        ("classify", ["require", "min", "applies_if"]),
+        ("classify", ["require", "min", "applies_if"])
     ]
 
     /// Returns each rule with the node of its id (for duplicate-id errors).
@@ -245,12 +299,18 @@ struct FileLoader {
             return []
         }
         guard let root = documents.first else {
-            errors.append(Diagnostic(path: path, line: 1, column: 1, message: "empty rules file: expected a mapping with 'rules:'"))
+            errors.append(
+                Diagnostic(
+                    path: path, line: 1, column: 1,
+                    message: "empty rules file: expected a mapping with 'rules:'"))
             return []
         }
         // Rules after a `---` would never run: an error, not a warning a CI log hides.
         for extra in documents.dropFirst() where !extra.isNull {
-            error(extra, "a second YAML document ('---'): a rules file holds one mapping with 'rules:'; put these rules in another file")
+            error(
+                extra,
+                "a second YAML document ('---'): a rules file holds one mapping with 'rules:'; put these rules in another file"
+            )
         }
         guard let pairs = root.mappingPairs else {
             error(root, "expected a mapping with 'rules:' at the top, found a \(root.kindName)")
@@ -259,7 +319,9 @@ struct FileLoader {
         for pair in pairs {
             let key = pair.key.scalar ?? ""
             if !Self.fileKeys.contains(key) {
-                error(pair.key, "unknown key '\(key)' at the top of a rules file (expected rules, params, let)")
+                error(
+                    pair.key,
+                    "unknown key '\(key)' at the top of a rules file (expected rules, params, let)")
             }
         }
         let fileParams = root["params"].map { params($0) } ?? [:]
@@ -286,7 +348,9 @@ struct FileLoader {
 
     // MARK: Rule
 
-    private mutating func rule(_ node: YamlNode, fileParams: [String: Value], fileLets: [(name: String, expr: Expr)]) -> (Rule, YamlNode)? {
+    private mutating func rule(
+        _ node: YamlNode, fileParams: [String: Value], fileLets: [(name: String, expr: Expr)]
+    ) -> (Rule, YamlNode)? {
         guard let pairs = node.mappingPairs else {
             error(node, "a rule must be a mapping, found a \(node.kindName)")
             return nil
@@ -295,8 +359,13 @@ struct FileLoader {
         for pair in pairs {
             let key = pair.key.scalar ?? ""
             if !Self.ruleKeys.contains(key) {
-                let near = Self.ruleKeys.filter { Self.editDistance($0, key) <= max(1, key.count / 3) }.sorted()
-                error(pair.key, "unknown key '\(key)' in a rule" + (near.isEmpty ? "" : " (did you mean \(near.joined(separator: ", "))?)"))
+                let near = Self.ruleKeys.filter {
+                    Self.editDistance($0, key) <= max(1, key.count / 3)
+                }.sorted()
+                error(
+                    pair.key,
+                    "unknown key '\(key)' in a rule"
+                        + (near.isEmpty ? "" : " (did you mean \(near.joined(separator: ", "))?)"))
             }
         }
         guard let idNode = node["id"] else {
@@ -304,26 +373,37 @@ struct FileLoader {
             return nil
         }
         let id = idNode.isNull ? "" : idNode.scalar ?? ""
-        if id.isEmpty || !id.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }) {
+        if id.isEmpty
+            || !id.utf8.allSatisfy({
+                ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x5F
+                    || $0 == 0x2D
+            })
+        {
             error(idNode, "rule id '\(id)' must match [a-z0-9._-]+")
         }
-        let title = node["title"].flatMap { scalarString($0, "title") } ?? {
-            error(node, "rule '\(id)': missing required key 'title'")
-            return ""
-        }()
+        let title =
+            node["title"].flatMap { scalarString($0, "title") }
+            ?? {
+                error(node, "rule '\(id)': missing required key 'title'")
+                return ""
+            }()
         // A title is what a report says of the rule: null or blank is as good as missing.
         if let t = node["title"], t.scalar != nil, t.isNull || title.allSatisfy(\.isWhitespace) {
             error(t, "rule '\(id)': 'title' must not be empty")
         }
         var severity = Severity.error
         if let s = node["severity"] {
-            if let v = s.scalar, let parsed = Severity(rawValue: v) { severity = parsed } else {
+            if let v = s.scalar, let parsed = Severity(rawValue: v) {
+                severity = parsed
+            } else {
                 error(s, "severity must be error, warning or info")
             }
         }
         var scope = Scope.generation
         if let s = node["for"] {
-            if let v = s.scalar, let parsed = Scope(rawValue: v) { scope = parsed } else {
+            if let v = s.scalar, let parsed = Scope(rawValue: v) {
+                scope = parsed
+            } else {
                 error(s, "'for' must be generation, source or corpus")
             }
         }
@@ -331,7 +411,9 @@ struct FileLoader {
         if let p = node["params"] { ruleParams.merge(params(p)) { _, new in new } }
         // Params read by the rule's own lets count as read by the rule.
         let paramsRead = ParamsRead()
-        let ruleLets = fileLets + (node["let"].map { lets($0, params: ruleParams, paramsRead: paramsRead) } ?? [])
+        let ruleLets =
+            fileLets
+            + (node["let"].map { lets($0, params: ruleParams, paramsRead: paramsRead) } ?? [])
         let description = node["description"].flatMap { scalarString($0, "description") }
 
         var context = NameContext(params: ruleParams, lets: Set(ruleLets.map(\.name)))
@@ -345,10 +427,15 @@ struct FileLoader {
         var boundBy: [String: YamlNode] = [:]
         for pair in node.mappingPairs ?? [] where pair.key.scalar != "tests" {
             var names: [String: YamlNode] = [:]
-            for c in Self.captureNodes(in: pair.value) where names[c.name] == nil { names[c.name] = c.node }
+            for c in Self.captureNodes(in: pair.value) where names[c.name] == nil {
+                names[c.name] = c.node
+            }
             for (name, at) in names.sorted(by: { $0.value.line < $1.value.line }) {
                 if let earlier = boundBy[name] {
-                    error(at, "capture '\(name)' is already bound at line \(earlier.line): give each its own name")
+                    error(
+                        at,
+                        "capture '\(name)' is already bound at line \(earlier.line): give each its own name"
+                    )
                 } else {
                     boundBy[name] = at
                 }
@@ -364,7 +451,9 @@ struct FileLoader {
         // Params a rule defines but never reads are probably a typo somewhere.
         if let p = node["params"]?.mappingPairs {
             for pair in p {
-                guard let name = pair.key.scalar, !context.paramsRead.contains(name) else { continue }
+                guard let name = pair.key.scalar, !context.paramsRead.contains(name) else {
+                    continue
+                }
                 warn(pair.key, "param '\(name)' of rule '\(id)' is never read (params.\(name))")
             }
         }
@@ -378,9 +467,11 @@ struct FileLoader {
         rule.boundParams = pendingBoundParams
         rule.testsLines = testsLines(of: node, yamlLines: yamlLines)
         if let (letName, depth) = Self.evaluationTooDeep(rule) {
-            let limit = "deeper than \(Self.maxEvaluationDepth) (\(depth) levels): each let read adds its own depth where it is read; read fewer lets through one another"
+            let limit =
+                "deeper than \(Self.maxEvaluationDepth) (\(depth) levels): each let read adds its own depth where it is read; read fewer lets through one another"
             if let letName {
-                let at = node["let"]?.mappingPairs?.first { $0.key.scalar == letName }?.key ?? idNode
+                let at =
+                    node["let"]?.mappingPairs?.first { $0.key.scalar == letName }?.key ?? idNode
                 error(at, "rule '\(id)': let '\(letName)' with the lets it reads nests \(limit)")
             } else {
                 error(idNode, "rule '\(id)': an expression with the lets it reads nests \(limit)")
@@ -393,7 +484,9 @@ struct FileLoader {
     /// ``Rule/testsLines``: from the `tests` key's line to the line before the next key of the
     /// rule (or to the rule's end), when both keys start their lines.
     private func testsLines(of node: YamlNode, yamlLines: Int) -> Range<Int>? {
-        guard let pairs = node.mappingPairs, let i = pairs.firstIndex(where: { $0.key.scalar == "tests" }) else {
+        guard let pairs = node.mappingPairs,
+            let i = pairs.firstIndex(where: { $0.key.scalar == "tests" })
+        else {
             return nil
         }
         func startsItsLine(_ n: YamlNode) -> Bool {
@@ -401,7 +494,9 @@ struct FileLoader {
         }
         let key = pairs[i].key
         // A flow mapping (`- {id: …, tests: […]}`) has no lines of its own to rewrite.
-        guard sourceLine(node.line).unicodeScalars.dropFirst(node.column - 1).first != "{" else { return nil }
+        guard sourceLine(node.line).unicodeScalars.dropFirst(node.column - 1).first != "{" else {
+            return nil
+        }
         guard key.line > node.line, startsItsLine(key) else { return nil }
         let end: Int
         if i + 1 < pairs.count {
@@ -421,7 +516,8 @@ struct FileLoader {
         switch node.kind {
         case .scalar: return node.line
         case .sequence(let items): return items.reduce(node.line) { max($0, lastLine($1)) }
-        case .mapping(let pairs): return pairs.reduce(node.line) { max($0, lastLine($1.key), lastLine($1.value)) }
+        case .mapping(let pairs):
+            return pairs.reduce(node.line) { max($0, lastLine($1.key), lastLine($1.value)) }
         }
     }
 
@@ -450,19 +546,30 @@ struct FileLoader {
         let body = (start...end).map { sourceLine($0) }
         let trim = min(body.map(indent).min() ?? 0, dashColumn - 1 + 2)
         // Every line has at least `trim` leading spaces: what is dropped is ASCII.
-        return (body.map { String(Substring($0.utf8.dropFirst(trim))) }.joined(separator: "\n"), body.count)
+        return (
+            body.map { String(Substring($0.utf8.dropFirst(trim))) }.joined(separator: "\n"),
+            body.count
+        )
     }
 
     // MARK: Check kinds
 
-    private mutating func check(_ node: YamlNode, id: String, scope: Scope, context: inout NameContext) -> Check? {
+    private mutating func check(
+        _ node: YamlNode, id: String, scope: Scope, context: inout NameContext
+    ) -> Check? {
         let kinds = Self.checkKinds.filter { node[$0.kind] != nil }
         if kinds.count > 1 {
-            error(node[kinds[1].kind]!, "rule '\(id)' has more than one check kind (\(kinds.map(\.kind).joined(separator: ", ")))")
+            error(
+                node[kinds[1].kind]!,
+                "rule '\(id)' has more than one check kind (\(kinds.map(\.kind).joined(separator: ", ")))"
+            )
             return nil
         }
         guard let kind = kinds.first else {
-            error(node, "rule '\(id)' has no check: give one of \(Self.checkKinds.map(\.kind).joined(separator: ", "))")
+            error(
+                node,
+                "rule '\(id)' has no check: give one of \(Self.checkKinds.map(\.kind).joined(separator: ", "))"
+            )
             return nil
         }
         // Keys of other check kinds do not go with this one.
@@ -488,12 +595,17 @@ struct FileLoader {
                 lookAhead.allowsLookAhead = true
                 expectation = expression(expectNode, context: lookAhead).map { .expression($0) }
                 if case .expression(.literal(let v))? = expectation, v.typeName != "bool" {
-                    error(expectNode, "'expect' must be a condition (true or false), not the \(v.typeName) \(v.rendered(bare: false))")
+                    error(
+                        expectNode,
+                        "'expect' must be a condition (true or false), not the \(v.typeName) \(v.rendered(bare: false))"
+                    )
                 }
             }
             var policy = UndecidedPolicy.fail
             if let u = node["undecided"] {
-                if let v = u.scalar, let p = UndecidedPolicy(rawValue: v) { policy = p } else {
+                if let v = u.scalar, let p = UndecidedPolicy(rawValue: v) {
+                    policy = p
+                } else {
                     error(u, "'undecided' must be fail, pass or inconclusive")
                 }
             }
@@ -513,7 +625,8 @@ struct FileLoader {
                     return nil
                 }
                 guard let from = selector(items[0], context: &scopeContext),
-                      let to = selector(items[1], context: &scopeContext) else { return nil }
+                    let to = selector(items[1], context: &scopeContext)
+                else { return nil }
                 absence = .intervals(from: from, to: to, open: false)
             } else if let until = node["until"] {
                 guard let afterNode = node["after"] else {
@@ -522,7 +635,8 @@ struct FileLoader {
                 }
                 if let b = node["before"] { error(b, "'before' does not go with 'until'") }
                 guard let from = selector(afterNode, context: &scopeContext),
-                      let to = selector(until, context: &scopeContext) else { return nil }
+                    let to = selector(until, context: &scopeContext)
+                else { return nil }
                 absence = .intervals(from: from, to: to, open: true)
             } else if node["after"] != nil || node["before"] != nil {
                 let after = node["after"].flatMap { selector($0, context: &scopeContext) }
@@ -541,7 +655,9 @@ struct FileLoader {
             let maximum = node["max"].flatMap { bound($0, "max", context: context) }
             if minimum == nil && maximum == nil {
                 // A bound that was given but refused has its own error already.
-                if node["min"] == nil && node["max"] == nil { error(head, "'count' needs 'min' or 'max'") }
+                if node["min"] == nil && node["max"] == nil {
+                    error(head, "'count' needs 'min' or 'max'")
+                }
                 return nil
             }
             if let minimum, let maximum, minimum > maximum {
@@ -551,65 +667,103 @@ struct FileLoader {
             return .count(sel, min: minimum, max: maximum, by: by)
 
         case "each":
-            guard let trigger = sequence(head, reportAt: node["report_at"], reportGen: node["report_gen"], context: &context, what: "each") else { return nil }
+            guard
+                let trigger = sequence(
+                    head, reportAt: node["report_at"], reportGen: node["report_gen"],
+                    context: &context, what: "each")
+            else { return nil }
             let answers = ["followed_by", "preceded_by", "never_after"].filter { node[$0] != nil }
             guard answers.count == 1 else {
-                error(answers.count > 1 ? node[answers[1]]! : head,
-                      "'each' needs exactly one of followed_by, preceded_by, never_after")
+                error(
+                    answers.count > 1 ? node[answers[1]]! : head,
+                    "'each' needs exactly one of followed_by, preceded_by, never_after")
                 return nil
             }
             switch answers[0] {
             case "followed_by":
                 var within: Expr?
                 if let w = node["within_ms"] {
-                    if scope == .corpus { error(w, "'within_ms' needs a timeline with a clock: for: generation or source") }
+                    if scope == .corpus {
+                        error(
+                            w,
+                            "'within_ms' needs a timeline with a clock: for: generation or source")
+                    }
                     within = expression(w, context: context)
                     if within == nil { return nil }
-                    if case .literal(let v)? = within, v.number.map({ $0 < 0 || !$0.isFinite }) ?? true {
-                        error(w, "'within_ms' must be a number of milliseconds >= 0, not \(v.rendered(bare: false))")
+                    if case .literal(let v)? = within,
+                        v.number.map({ $0 < 0 || !$0.isFinite }) ?? true
+                    {
+                        error(
+                            w,
+                            "'within_ms' must be a number of milliseconds >= 0, not \(v.rendered(bare: false))"
+                        )
                     }
                 }
                 var responseContext = context
                 let unless = node["unless"].flatMap { selector($0, context: &responseContext) }
                 if node["unless"] != nil, unless == nil { return nil }
-                guard let answer = selector(node["followed_by"]!, context: &responseContext) else { return nil }
+                guard let answer = selector(node["followed_by"]!, context: &responseContext) else {
+                    return nil
+                }
                 var atEnd = AtEnd.inconclusive
                 if let a = node["at_end"] {
-                    if let v = a.scalar, let parsed = AtEnd(rawValue: v) { atEnd = parsed } else {
+                    if let v = a.scalar, let parsed = AtEnd(rawValue: v) {
+                        atEnd = parsed
+                    } else {
                         error(a, "'at_end' must be inconclusive, fail or pass")
                     }
                 }
-                return .response(trigger, followedBy: answer, within: within, unless: unless, atEnd: atEnd)
+                return .response(
+                    trigger, followedBy: answer, within: within, unless: unless, atEnd: atEnd)
             case "preceded_by":
                 for key in ["within_ms", "unless", "at_end"] {
-                    if let n = node[key] { error(n, "'\(key)' goes with 'followed_by', not 'preceded_by'") }
+                    if let n = node[key] {
+                        error(n, "'\(key)' goes with 'followed_by', not 'preceded_by'")
+                    }
                 }
                 var inner = context
-                guard let enabling = selector(node["preceded_by"]!, context: &inner) else { return nil }
+                guard let enabling = selector(node["preceded_by"]!, context: &inner) else {
+                    return nil
+                }
                 return .precedence(trigger, precededBy: enabling)
             default:
                 for key in ["within_ms", "unless", "at_end"] {
-                    if let n = node[key] { error(n, "'\(key)' goes with 'followed_by', not 'never_after'") }
+                    if let n = node[key] {
+                        error(n, "'\(key)' goes with 'followed_by', not 'never_after'")
+                    }
                 }
                 var inner = context
-                guard let forbidden = selector(node["never_after"]!, context: &inner) else { return nil }
+                guard let forbidden = selector(node["never_after"]!, context: &inner) else {
+                    return nil
+                }
                 context.captures.formUnion(inner.captures)
                 return .neverAfter(trigger, forbidden)
             }
 
         case "forbid":
             guard let items = head.sequenceItems, !items.isEmpty else {
-                error(head, "'forbid' takes a list of steps, such as [{ ev: ws.ping, as: p }, { ev: ws.ping }]")
+                error(
+                    head,
+                    "'forbid' takes a list of steps, such as [{ ev: ws.ping, as: p }, { ev: ws.ping }]"
+                )
                 return nil
             }
-            guard let steps = sequence(head, reportAt: node["report_at"], reportGen: nil, context: &context, what: "forbid") else { return nil }
+            guard
+                let steps = sequence(
+                    head, reportAt: node["report_at"], reportGen: nil, context: &context,
+                    what: "forbid")
+            else { return nil }
             var inner = context
             let without = node["without"].flatMap { selector($0, context: &inner) }
             if node["without"] != nil, without == nil { return nil }
             return .forbid(steps, without: without)
 
         default:
-            if scope != .corpus { error(node["for"] ?? head, "'classify' labels generations across the corpus: it needs for: corpus") }
+            if scope != .corpus {
+                error(
+                    node["for"] ?? head,
+                    "'classify' labels generations across the corpus: it needs for: corpus")
+            }
             guard let classification = classification(head, context: context) else { return nil }
             var required: [String] = []
             if let r = node["require"] {
@@ -618,8 +772,13 @@ struct FileLoader {
                     return nil
                 }
                 for item in items {
-                    guard let name = item.scalar, classification.labels.contains(where: { $0.name == name }) else {
-                        error(item, "'require' names no label of 'classify' (labels: \(classification.labels.map(\.name).joined(separator: ", ")))")
+                    guard let name = item.scalar,
+                        classification.labels.contains(where: { $0.name == name })
+                    else {
+                        error(
+                            item,
+                            "'require' names no label of 'classify' (labels: \(classification.labels.map(\.name).joined(separator: ", ")))"
+                        )
                         continue
                     }
                     required.append(name)
@@ -639,7 +798,8 @@ struct FileLoader {
     /// A trigger or forbidden sequence: one selector map, or a list of steps (each a selector map
     /// that may carry `without:`). Captures of a step are visible to the steps after it.
     private mutating func sequence(
-        _ node: YamlNode, reportAt: YamlNode?, reportGen: YamlNode?, context: inout NameContext, what: String
+        _ node: YamlNode, reportAt: YamlNode?, reportGen: YamlNode?, context: inout NameContext,
+        what: String
     ) -> Sequence? {
         var steps: [Step] = []
         if let items = node.sequenceItems {
@@ -647,7 +807,9 @@ struct FileLoader {
             // sequence). A one-of trigger is written with a list value: { ev: [a, b] }.
             // The engine keeps a bit per step (SequenceRunner): no one writes a longer sequence.
             if items.count > Self.maxSteps {
-                error(items[Self.maxSteps], "'\(what)' has at most \(Self.maxSteps) steps, found \(items.count)")
+                error(
+                    items[Self.maxSteps],
+                    "'\(what)' has at most \(Self.maxSteps) steps, found \(items.count)")
                 return nil
             }
             var bound: [String: Int] = [:]
@@ -657,9 +819,14 @@ struct FileLoader {
                     return nil
                 }
                 // A name bound by two steps would silently mean the later one in every `where`.
-                if let asNode = pairs.first(where: { $0.key.scalar == "as" })?.value, let name = asNode.scalar {
+                if let asNode = pairs.first(where: { $0.key.scalar == "as" })?.value,
+                    let name = asNode.scalar
+                {
                     if let line = bound[name] {
-                        error(asNode, "capture '\(name)' is already bound by the step at line \(line): give each step its own name")
+                        error(
+                            asNode,
+                            "capture '\(name)' is already bound by the step at line \(line): give each step its own name"
+                        )
                         return nil
                     }
                     bound[name] = item.line
@@ -670,7 +837,9 @@ struct FileLoader {
                     without = selector(w.value, context: &gap)
                     if without == nil { return nil }
                 }
-                let stripped = YamlNode(.mapping(pairs.filter { $0.key.scalar != "without" }), line: item.line, column: item.column)
+                let stripped = YamlNode(
+                    .mapping(pairs.filter { $0.key.scalar != "without" }), line: item.line,
+                    column: item.column)
                 guard let sel = selector(stripped, context: &context) else { return nil }
                 steps.append(Step(selector: sel, without: without))
             }
@@ -688,27 +857,39 @@ struct FileLoader {
             }
             return name
         }
-        guard let at = capture(reportAt, "report_at"), let gen = capture(reportGen, "report_gen") else { return nil }
+        guard let at = capture(reportAt, "report_at"), let gen = capture(reportGen, "report_gen")
+        else { return nil }
         return Sequence(steps: steps, reportAt: at, reportGen: gen)
     }
 
-    private mutating func classification(_ node: YamlNode, context: NameContext) -> Classification? {
+    private mutating func classification(_ node: YamlNode, context: NameContext) -> Classification?
+    {
         guard let pairs = node.mappingPairs else {
-            error(node, "'classify' takes a map: { per: generation, stream: ws, labels: { name: { has: …, lacks: … } } }")
+            error(
+                node,
+                "'classify' takes a map: { per: generation, stream: ws, labels: { name: { has: …, lacks: … } } }"
+            )
             return nil
         }
         for pair in pairs where !["per", "stream", "labels"].contains(pair.key.scalar ?? "") {
-            error(pair.key, "unknown key '\(pair.key.scalar ?? "")' in 'classify' (expected per, stream, labels)")
+            error(
+                pair.key,
+                "unknown key '\(pair.key.scalar ?? "")' in 'classify' (expected per, stream, labels)"
+            )
         }
         if let per = node["per"], per.scalar != "generation" {
             error(per, "'classify' labels generations: per must be generation")
         }
         guard let stream = node["stream"]?.scalar, !stream.isEmpty else {
-            error(node, "'classify' needs 'stream' (the stream whose generations are labelled, e.g. ws)")
+            error(
+                node,
+                "'classify' needs 'stream' (the stream whose generations are labelled, e.g. ws)")
             return nil
         }
         guard let labelPairs = node["labels"]?.mappingPairs, !labelPairs.isEmpty else {
-            error(node["labels"] ?? node, "'classify' needs 'labels': a map of label names to { has: …, lacks: … }")
+            error(
+                node["labels"] ?? node,
+                "'classify' needs 'labels': a map of label names to { has: …, lacks: … }")
             return nil
         }
         var labels: [Classification.Label] = []
@@ -719,7 +900,9 @@ struct FileLoader {
                 continue
             }
             for p in spec where !["has", "lacks"].contains(p.key.scalar ?? "") {
-                error(p.key, "unknown key '\(p.key.scalar ?? "")' in label '\(name)' (expected has, lacks)")
+                error(
+                    p.key,
+                    "unknown key '\(p.key.scalar ?? "")' in label '\(name)' (expected has, lacks)")
             }
             var inner = context
             let has = pair.value["has"].flatMap { selector($0, context: &inner) }
@@ -734,7 +917,9 @@ struct FileLoader {
     }
 
     /// Every name bound with `as:` anywhere in a rule (to tell "used before bound" from a field).
-    static func captureNames(in node: YamlNode) -> Set<String> { Set(captureNodes(in: node).map(\.name)) }
+    static func captureNames(in node: YamlNode) -> Set<String> {
+        Set(captureNodes(in: node).map(\.name))
+    }
 
     /// Every `as:` of a rule (not of its fixtures), with its value's node.
     static func captureNodes(in node: YamlNode) -> [(node: YamlNode, name: String)] {
@@ -745,7 +930,9 @@ struct FileLoader {
             case .sequence(let items): items.forEach(walk)
             case .mapping(let pairs):
                 for p in pairs {
-                    if p.key.scalar == "as", let name = p.value.scalar { out.append((p.value, name)) }
+                    if p.key.scalar == "as", let name = p.value.scalar {
+                        out.append((p.value, name))
+                    }
                     if p.key.scalar != "tests" { walk(p.value) }
                 }
             }
@@ -757,11 +944,16 @@ struct FileLoader {
     /// Fields connlog gives a fixed meaning: a let or capture of the same name hides the event's
     /// field from the rule's expressions (`as: t` makes `t` the captured event), which reads like
     /// the field but is not.
-    static let fixedFieldNames: Set<String> = ["t", "ev", "gen", "src", "session", "reason", "error", "state"]
+    static let fixedFieldNames: Set<String> = [
+        "t", "ev", "gen", "src", "session", "reason", "error", "state"
+    ]
 
     mutating func warnIfHidesField(_ node: YamlNode, _ name: String, _ what: String) {
         guard Self.fixedFieldNames.contains(name) else { return }
-        warn(node, "\(what) '\(name)' hides the event field '\(name)' in this rule's expressions; choose another name")
+        warn(
+            node,
+            "\(what) '\(name)' hides the event field '\(name)' in this rule's expressions; choose another name"
+        )
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
@@ -791,13 +983,21 @@ struct FileLoader {
         guard let s = node.scalar, s.hasPrefix("params.") else { return count(node, key) }
         let name = String(s.dropFirst("params.".count))
         guard let value = context.params?[name] else {
-            let known = context.params.map { $0.isEmpty ? "this rule defines no params" : "this rule defines: \($0.keys.sorted().joined(separator: ", "))" } ?? ""
+            let known =
+                context.params.map {
+                    $0.isEmpty
+                        ? "this rule defines no params"
+                        : "this rule defines: \($0.keys.sorted().joined(separator: ", "))"
+                } ?? ""
             error(node, "'\(key)': unknown param '\(name)' (\(known))")
             return nil
         }
         context.paramsReadBox.names.insert(name)
         guard let n = Self.wholeCount(value) else {
-            error(node, "'\(key)': param '\(name)' must be a whole number >= 0, not \(value.rendered(bare: false))")
+            error(
+                node,
+                "'\(key)': param '\(name)' must be a whole number >= 0, not \(value.rendered(bare: false))"
+            )
             return nil
         }
         pendingBoundParams[key] = name
@@ -808,7 +1008,8 @@ struct FileLoader {
     static func wholeCount(_ v: Value) -> Int? {
         switch v {
         case .int(let i) where i >= 0 && i <= Int64(Int32.max): return Int(i)
-        case .double(let d) where d >= 0 && d <= Double(Int32.max) && d == d.rounded(): return Int(d)
+        case .double(let d) where d >= 0 && d <= Double(Int32.max) && d == d.rounded():
+            return Int(d)
         default: return nil
         }
     }
@@ -843,7 +1044,10 @@ struct FileLoader {
 
     private mutating func term(_ node: YamlNode, context: inout NameContext) -> Selector.Term? {
         guard let pairs = node.mappingPairs else {
-            error(node, "a selector must be a map of field tests such as { ev: ws.close }, found a \(node.kindName)")
+            error(
+                node,
+                "a selector must be a map of field tests such as { ev: ws.close }, found a \(node.kindName)"
+            )
             return nil
         }
         var term = Selector.Term()
@@ -879,8 +1083,12 @@ struct FileLoader {
         if let capture = term.capture { context.captures.insert(capture) }
         if let whereNode {
             term.whereExpr = expression(whereNode, context: context)
-            if case .literal(let v)? = term.whereExpr, case .bool = v {} else if case .literal(let v)? = term.whereExpr {
-                error(whereNode, "'where' must be a condition (true or false), not the \(v.typeName) \(v.rendered(bare: false))")
+            if case .literal(let v)? = term.whereExpr, case .bool = v {
+            } else if case .literal(let v)? = term.whereExpr {
+                error(
+                    whereNode,
+                    "'where' must be a condition (true or false), not the \(v.typeName) \(v.rendered(bare: false))"
+                )
             }
         }
         return errors.count == errorsBefore ? term : nil
@@ -900,7 +1108,9 @@ struct FileLoader {
         }
     }
 
-    private static let operators: Set<String> = ["exists", "in", "not_in", "eq", "ne", "gt", "gte", "lt", "lte", "matches", "glob"]
+    private static let operators: Set<String> = [
+        "exists", "in", "not_in", "eq", "ne", "gt", "gte", "lt", "lte", "matches", "glob"
+    ]
 
     private mutating func predicate(_ node: YamlNode, field: String) -> Selector.Predicate? {
         if let items = node.sequenceItems {
@@ -948,7 +1158,9 @@ struct FileLoader {
                     error(v, "'\(op)' takes a number or a string")
                     continue
                 }
-                let binary: Expr.BinaryOp = op == "gt" ? .greater : op == "gte" ? .greaterEqual : op == "lt" ? .less : .lessEqual
+                let binary: Expr.BinaryOp =
+                    op == "gt"
+                    ? .greater : op == "gte" ? .greaterEqual : op == "lt" ? .less : .lessEqual
                 parts.append(.compare(binary, value))
             case "matches":
                 guard let pattern = v.scalar else {
@@ -958,7 +1170,8 @@ struct FileLoader {
                 do throws(RegexSyntaxError) {
                     parts.append(.matches(try BoundedRegex(pattern)))
                 } catch {
-                    self.error(v, "bad regular expression: \(error.message) (at offset \(error.offset))")
+                    self.error(
+                        v, "bad regular expression: \(error.message) (at offset \(error.offset))")
                 }
             case "glob":
                 guard let pattern = v.scalar else {
@@ -967,7 +1180,10 @@ struct FileLoader {
                 }
                 parts.append(.glob(GlobPattern(pattern)))
             default:
-                error(pair.key, "unknown test '\(op)' for field '\(field)' (expected one of \(Self.operators.sorted().joined(separator: ", ")))")
+                error(
+                    pair.key,
+                    "unknown test '\(op)' for field '\(field)' (expected one of \(Self.operators.sorted().joined(separator: ", ")))"
+                )
             }
         }
         if parts.isEmpty { return nil }
@@ -976,7 +1192,9 @@ struct FileLoader {
 
     private func scalarPredicate(_ node: YamlNode, field: String) -> Selector.Predicate {
         let value = typed(node) ?? .null
-        if field == "ev", case .string(let s) = value, GlobPattern.isGlob(s) { return .glob(GlobPattern(s)) }
+        if field == "ev", case .string(let s) = value, GlobPattern.isGlob(s) {
+            return .glob(GlobPattern(s))
+        }
         return .equals(value)
     }
 
@@ -993,7 +1211,9 @@ struct FileLoader {
         default: break
         }
         if let i = Int64(s) { return .int(i) }
-        if s.first.map({ $0.isNumber || $0 == "-" || $0 == "+" || $0 == "." }) == true, let d = Double(s), d.isFinite {
+        if s.first.map({ $0.isNumber || $0 == "-" || $0 == "+" || $0 == "." }) == true,
+            let d = Double(s), d.isFinite
+        {
             return .double(d)
         }
         return .string(s)
@@ -1028,7 +1248,9 @@ struct FileLoader {
     }
 
     /// `let:` bindings; `params` is nil at file level (a rule may add the params they name).
-    private mutating func lets(_ node: YamlNode, params: [String: Value]?, paramsRead: ParamsRead = ParamsRead()) -> [(name: String, expr: Expr)] {
+    private mutating func lets(
+        _ node: YamlNode, params: [String: Value]?, paramsRead: ParamsRead = ParamsRead()
+    ) -> [(name: String, expr: Expr)] {
         guard let pairs = node.mappingPairs else {
             error(node, "'let' must be a map of names to expressions")
             return []
@@ -1065,8 +1287,13 @@ struct FileLoader {
     }
 
     private func isName(_ s: String) -> Bool {
-        guard let f = s.utf8.first, (f >= 0x41 && f <= 0x5A) || (f >= 0x61 && f <= 0x7A) || f == 0x5F else { return false }
-        return s.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+        guard let f = s.utf8.first,
+            (f >= 0x41 && f <= 0x5A) || (f >= 0x61 && f <= 0x7A) || f == 0x5F
+        else { return false }
+        return s.utf8.allSatisfy {
+            ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39)
+                || $0 == 0x5F
+        }
     }
 
     // MARK: Expressions
@@ -1106,18 +1333,24 @@ struct FileLoader {
         let literal = typed(node)
         if style == .plain, let literal, literal.string == nil { return .literal(literal) }
         var nested: [Diagnostic] = []
-        let selectorCompiler: ExpressionParser.SelectorCompiler = { text, offset, depth throws(ExpressionError) in
+        let selectorCompiler: ExpressionParser.SelectorCompiler = {
+            text, offset, depth throws(ExpressionError) in
             var innerContext = context
             innerContext.allowsLookAhead = false
             innerContext.depth = depth
-            return try FileLoader.compileSelector(text, offset: offset, context: &innerContext, warnings: &nested)
+            return try FileLoader.compileSelector(
+                text, offset: offset, context: &innerContext, warnings: &nested)
         }
         do {
-            let expr = try ExpressionParser.parse(source, depth: context.depth, compileSelector: selectorCompiler)
+            let expr = try ExpressionParser.parse(
+                source, depth: context.depth, compileSelector: selectorCompiler)
             validateNames(expr, at: node, context: context, source: source, style: style)
             return expr
         } catch {
-            errors.append(expressionDiagnostic(node, source: source, style: style, offset: error.offset, message: error.message))
+            errors.append(
+                expressionDiagnostic(
+                    node, source: source, style: style, offset: error.offset, message: error.message
+                ))
             return nil
         }
     }
@@ -1131,9 +1364,13 @@ struct FileLoader {
         var inner = FileLoader(path: "<selector>", text: text)
         let docs: [YamlNode]
         do throws(Diagnostic) { docs = try YamlLoader.load(text, path: "<selector>") } catch {
-            throw ExpressionError(message: "bad selector: \(error.message)", offset: offset + max(0, error.column - 1))
+            throw ExpressionError(
+                message: "bad selector: \(error.message)", offset: offset + max(0, error.column - 1)
+            )
         }
-        guard let root = docs.first else { throw ExpressionError(message: "empty selector", offset: offset) }
+        guard let root = docs.first else {
+            throw ExpressionError(message: "empty selector", offset: offset)
+        }
         let compiled = inner.selector(root, context: &context)
         if let first = inner.errors.first {
             throw ExpressionError(message: first.message, offset: offset + max(0, first.column - 1))
@@ -1145,7 +1382,9 @@ struct FileLoader {
 
     /// Compiles a selector with no params or lets in scope, for callers outside a rule file
     /// (tests, the expression fuzz target); `depth` as in ``ExpressionParser/SelectorCompiler``.
-    static func compileSelector(_ text: String, _ offset: Int, _ depth: Int = 0) throws(ExpressionError) -> Selector {
+    static func compileSelector(_ text: String, _ offset: Int, _ depth: Int = 0)
+        throws(ExpressionError) -> Selector
+    {
         var context = NameContext(params: nil, lets: [])
         context.depth = depth
         var warnings: [Diagnostic] = []
@@ -1153,7 +1392,9 @@ struct FileLoader {
     }
 
     /// Maps a byte offset inside a scalar to the file's line and column.
-    func expressionDiagnostic(_ node: YamlNode, source: String, style: YamlNode.ScalarStyle, offset: Int, message: String) -> Diagnostic {
+    func expressionDiagnostic(
+        _ node: YamlNode, source: String, style: YamlNode.ScalarStyle, offset: Int, message: String
+    ) -> Diagnostic {
         let target = min(max(0, offset), source.utf8.count)
         var line = node.line
         var column = node.column
@@ -1168,7 +1409,9 @@ struct FileLoader {
             while fileLine <= lines.count {
                 let raw = Array(sourceLine(fileLine).unicodeScalars)
                 let blank = raw.allSatisfy { $0 == " " }
-                if blockIndent == nil, !blank { blockIndent = raw.prefix(while: { $0 == " " }).count }
+                if blockIndent == nil, !blank {
+                    blockIndent = raw.prefix(while: { $0 == " " }).count
+                }
                 let indent = blockIndent ?? 0
                 let content = blank ? [] : Array(raw.dropFirst(indent))
                 let length = content.reduce(0) { $0 + String($1).utf8.count }
@@ -1177,8 +1420,10 @@ struct FileLoader {
                     column = indent + 1 + Self.scalars(in: content, forBytes: target - position)
                     break
                 }
-                // A folded break followed by blank lines is dropped (the blank lines are the breaks).
-                let nextBlank = fileLine < lines.count && sourceLine(fileLine + 1).allSatisfy { $0 == " " }
+                // A folded break followed by blank lines is dropped (the blank lines are the
+                // breaks).
+                let nextBlank =
+                    fileLine < lines.count && sourceLine(fileLine + 1).allSatisfy { $0 == " " }
                 position += length + (style == .folded && !blank && nextBlank ? 0 : 1)
                 fileLine += 1
             }
@@ -1204,7 +1449,9 @@ struct FileLoader {
                     // per blank line.
                     var blanks = 0
                     fileLine += 1
-                    while fileLine < lines.count, textEnd(Array(sourceLine(fileLine).unicodeScalars)) == 0 {
+                    while fileLine < lines.count,
+                        textEnd(Array(sourceLine(fileLine).unicodeScalars)) == 0
+                    {
                         blanks += 1
                         fileLine += 1
                     }
@@ -1241,7 +1488,8 @@ struct FileLoader {
             line = fileLine
             column = i + 1
         }
-        return Diagnostic(path: path, line: line, column: column, message: message, sourceLine: sourceLine(line))
+        return Diagnostic(
+            path: path, line: line, column: column, message: message, sourceLine: sourceLine(line))
     }
 
     /// How many scalars of `text` hold its first `bytes` UTF-8 bytes.
@@ -1256,25 +1504,45 @@ struct FileLoader {
     }
 
     /// Checks `params.x` names against the rule's params, and captures used before they are bound.
-    private mutating func validateNames(_ expr: Expr, at node: YamlNode, context: NameContext, source: String? = nil, style: YamlNode.ScalarStyle = .plain) {
+    private mutating func validateNames(
+        _ expr: Expr, at node: YamlNode, context: NameContext, source: String? = nil,
+        style: YamlNode.ScalarStyle = .plain
+    ) {
         var problems: [(String, Int)] = []
         NameWalker.walk(expr, intoSelectors: false) { e in
             switch e {
             case .name(let name, let at, _):
-                if context.allCaptures.contains(name), !context.captures.contains(name), !context.lets.contains(name) {
-                    problems.append(("capture '\(name)' is used before it is bound (as: \(name) comes later)", at))
+                if context.allCaptures.contains(name), !context.captures.contains(name),
+                    !context.lets.contains(name)
+                {
+                    problems.append(
+                        (
+                            "capture '\(name)' is used before it is bound (as: \(name) comes later)",
+                            at
+                        ))
                 }
             case .member(.name("params", _, _), let name, _, let at):
                 context.paramsReadBox.names.insert(name)
-                if let params = context.params, params[name] == nil, !context.lets.contains("params") {
-                    let known = params.isEmpty ? "this rule defines no params" : "this rule defines: \(params.keys.sorted().joined(separator: ", "))"
+                if let params = context.params, params[name] == nil,
+                    !context.lets.contains("params")
+                {
+                    let known =
+                        params.isEmpty
+                        ? "this rule defines no params"
+                        : "this rule defines: \(params.keys.sorted().joined(separator: ", "))"
                     problems.append(("unknown param '\(name)' (\(known))", at))
                 }
             case .history(let call):
                 if call.kind == .next, !context.allowsLookAhead {
-                    problems.append(("next() (look-ahead) can be used only in the expect: of an every check and in its message; elsewhere use each/followed_by", call.at))
+                    problems.append(
+                        (
+                            "next() (look-ahead) can be used only in the expect: of an every check and in its message; elsewhere use each/followed_by",
+                            call.at
+                        ))
                 } else if call.kind == .next, call.since != nil {
-                    problems.append(("next() looks forward from the current event: it takes no since:", call.at))
+                    problems.append(
+                        ("next() looks forward from the current event: it takes no since:", call.at)
+                    )
                 }
                 if case .capture(let name)? = call.since, !context.captures.contains(name) {
                     problems.append(("'since: \(name)' names no capture bound before it", call.at))
@@ -1284,7 +1552,9 @@ struct FileLoader {
         }
         for (message, at) in problems {
             if let source {
-                errors.append(expressionDiagnostic(node, source: source, style: style, offset: at, message: message))
+                errors.append(
+                    expressionDiagnostic(
+                        node, source: source, style: style, offset: at, message: message))
             } else {
                 error(node, message)
             }
@@ -1305,8 +1575,12 @@ struct FileLoader {
         var offset = 0
         while i < chars.count {
             let c = chars[i]
-            if c == "{", i + 1 < chars.count, chars[i + 1] == "{" { literal.append("{"); i += 2; offset += 2; continue }
-            if c == "}", i + 1 < chars.count, chars[i + 1] == "}" { literal.append("}"); i += 2; offset += 2; continue }
+            if c == "{", i + 1 < chars.count, chars[i + 1] == "{" {
+                literal.append("{"); i += 2; offset += 2; continue
+            }
+            if c == "}", i + 1 < chars.count, chars[i + 1] == "}" {
+                literal.append("}"); i += 2; offset += 2; continue
+            }
             if c == "{" {
                 var depth = 1
                 var j = i + 1
@@ -1316,14 +1590,19 @@ struct FileLoader {
                     if depth > 0 { j += 1 }
                 }
                 guard j < chars.count else {
-                    errors.append(expressionDiagnostic(node, source: s, style: style, offset: offset, message: "unclosed '{' in message"))
+                    errors.append(
+                        expressionDiagnostic(
+                            node, source: s, style: style, offset: offset,
+                            message: "unclosed '{' in message"))
                     return nil
                 }
                 let inner = String(chars[(i + 1)..<j])
                 // Where the hole's text starts in the file (after the `{`), in any scalar style:
                 // its errors are placed from there.
-                let start = expressionDiagnostic(node, source: s, style: style, offset: offset + 1, message: "")
-                let fake = YamlNode(.scalar(inner, style: .plain), line: start.line, column: start.column)
+                let start = expressionDiagnostic(
+                    node, source: s, style: style, offset: offset + 1, message: "")
+                let fake = YamlNode(
+                    .scalar(inner, style: .plain), line: start.line, column: start.column)
                 guard let e = expression(fake, context: context) else { return nil }
                 if !literal.isEmpty { parts.append(.text(literal)); literal = "" }
                 parts.append(.expr(e))
@@ -1341,7 +1620,9 @@ struct FileLoader {
     }
 
     /// A rule's `tests:`; `params` are the rule's, which a fixture's `params:` may set.
-    private mutating func fixtures(_ node: YamlNode, params ruleParams: [String: Value]) -> [Fixture] {
+    private mutating func fixtures(_ node: YamlNode, params ruleParams: [String: Value])
+        -> [Fixture]
+    {
         guard let items = node.sequenceItems else {
             error(node, "'tests' must be a list of fixtures")
             return []
@@ -1355,7 +1636,10 @@ struct FileLoader {
             for pair in item.mappingPairs! {
                 let key = pair.key.scalar ?? ""
                 if !["name", "log", "expect", "violations", "params"].contains(key) {
-                    error(pair.key, "unknown key '\(key)' in a fixture (expected name, log, expect, violations, params)")
+                    error(
+                        pair.key,
+                        "unknown key '\(key)' in a fixture (expected name, log, expect, violations, params)"
+                    )
                 }
             }
             let name = item["name"]?.scalar ?? "fixture at line \(item.line)"
@@ -1363,22 +1647,34 @@ struct FileLoader {
                 error(item, "fixture '\(name)': missing 'log'")
                 continue
             }
-            guard let e = item["expect"], let s = e.scalar, let expected = Fixture.Expected(rawValue: s) else {
-                error(item["expect"] ?? item, "fixture '\(name)': 'expect' must be pass, fail, inconclusive or not_applicable")
+            guard let e = item["expect"], let s = e.scalar,
+                let expected = Fixture.Expected(rawValue: s)
+            else {
+                error(
+                    item["expect"] ?? item,
+                    "fixture '\(name)': 'expect' must be pass, fail, inconclusive or not_applicable"
+                )
                 continue
             }
             var violations: Int?
             if let v = item["violations"] {
                 violations = count(v, "violations")
-                // Only a failing fixture has violations: any other expectation with some never holds.
+                // Only a failing fixture has violations: any other expectation with some never
+                // holds.
                 if let n = violations, n > 0, expected != .fail {
-                    error(v, "fixture '\(name)': 'violations: \(n)' with 'expect: \(expected.rawValue)' can never hold (violations make a rule fail)")
+                    error(
+                        v,
+                        "fixture '\(name)': 'violations: \(n)' with 'expect: \(expected.rawValue)' can never hold (violations make a rule fail)"
+                    )
                 }
             }
             let logNode = item["log"]!
-            var fixture = Fixture(name: name, log: log, expect: expected, violations: violations, line: item.line,
-                                  logStartLine: logNode.line, logIsLiteralBlock: logNode.scalarStyle == .literal)
-            if let p = item["params"] { fixture.params = fixtureParams(p, fixture: name, rule: ruleParams) }
+            var fixture = Fixture(
+                name: name, log: log, expect: expected, violations: violations, line: item.line,
+                logStartLine: logNode.line, logIsLiteralBlock: logNode.scalarStyle == .literal)
+            if let p = item["params"] {
+                fixture.params = fixtureParams(p, fixture: name, rule: ruleParams)
+            }
             out.append(fixture)
         }
         return out
@@ -1387,13 +1683,18 @@ struct FileLoader {
     /// A fixture's `params:`: each a param of the rule, of its default's kind (a number for a
     /// number, a boolean for a boolean; a whole number >= 0 for a count's bound), as `--param`
     /// takes them.
-    private mutating func fixtureParams(_ node: YamlNode, fixture: String, rule: [String: Value]) -> [String: Value] {
+    private mutating func fixtureParams(_ node: YamlNode, fixture: String, rule: [String: Value])
+        -> [String: Value]
+    {
         var out = params(node)
         for pair in node.mappingPairs ?? [] {
             guard let name = pair.key.scalar, let value = out[name] else { continue }
             guard let given = rule[name] else {
                 let known = rule.keys.sorted().joined(separator: ", ")
-                error(pair.key, "fixture '\(fixture)': '\(name)' is not a param of the rule (\(known.isEmpty ? "it has none" : "its params: " + known))")
+                error(
+                    pair.key,
+                    "fixture '\(fixture)': '\(name)' is not a param of the rule (\(known.isEmpty ? "it has none" : "its params: " + known))"
+                )
                 out[name] = nil
                 continue
             }
@@ -1404,10 +1705,16 @@ struct FileLoader {
             default: sameKind = true
             }
             if !sameKind {
-                error(pair.value, "fixture '\(fixture)': param '\(name)' must be of its default's kind (default \(given.rendered()))")
+                error(
+                    pair.value,
+                    "fixture '\(fixture)': param '\(name)' must be of its default's kind (default \(given.rendered()))"
+                )
                 out[name] = nil
             } else if pendingBoundParams.values.contains(name), Self.wholeCount(value) == nil {
-                error(pair.value, "fixture '\(fixture)': the rule counts with param '\(name)': it needs a whole number >= 0")
+                error(
+                    pair.value,
+                    "fixture '\(fixture)': the rule counts with param '\(name)': it needs a whole number >= 0"
+                )
                 out[name] = nil
             }
         }
@@ -1430,7 +1737,9 @@ enum NameWalker {
         }
     }
 
-    private static func children(_ e: Expr, intoSelectors: Bool, _ w: (Expr) -> Void, _ visit: (Expr) -> Void) {
+    private static func children(
+        _ e: Expr, intoSelectors: Bool, _ w: (Expr) -> Void, _ visit: (Expr) -> Void
+    ) {
         switch e {
         case .literal, .name, .field: break
         case .member(let b, _, _, _): w(b)
@@ -1495,7 +1804,9 @@ enum FieldCollector {
 extension Check {
     /// Every selector the check names directly (not those inside expressions).
     var selectors: [Selector] {
-        func steps(_ s: Sequence) -> [Selector] { s.steps.flatMap { [$0.selector] + ($0.without.map { [$0] } ?? []) } }
+        func steps(_ s: Sequence) -> [Selector] {
+            s.steps.flatMap { [$0.selector] + ($0.without.map { [$0] } ?? []) }
+        }
         switch self {
         case .every(let s, let expect, _):
             if case .selector(let e) = expect { return [s, e] }
@@ -1511,7 +1822,9 @@ extension Check {
         case .precedence(let t, let p): return steps(t) + [p]
         case .neverAfter(let t, let n): return steps(t) + [n]
         case .forbid(let q, let w): return steps(q) + (w.map { [$0] } ?? [])
-        case .classify(let c, _, _, let a): return c.labels.flatMap { [$0.has, $0.lacks].compactMap { $0 } } + (a.map { [$0] } ?? [])
+        case .classify(let c, _, _, let a):
+            return c.labels.flatMap { [$0.has, $0.lacks].compactMap { $0 } }
+                + (a.map { [$0] } ?? [])
         }
     }
 

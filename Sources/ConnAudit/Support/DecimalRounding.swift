@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Arithmetic on log times as the log wrote them: in decimal.
@@ -14,7 +14,9 @@ import Darwin
 /// fraction are rounded to 15 significant digits. Whole numbers are left alone (they are exact).
 enum DecimalRounding {
     /// 10^0 … 10^22: every one exact in a `Double`.
-    private static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { acc, _ in acc * 10 } }
+    private static let powersOfTen: [Double] = (0...22).map { k in
+        (0..<k).reduce(1.0) { acc, _ in acc * 10 }
+    }
 
     /// `r` rounded to 15 significant decimal digits, as the nearest `Double` to that decimal (for
     /// products and quotients, whose error is relative to the result; times are added and
@@ -39,7 +41,9 @@ enum DecimalRounding {
             if d == 0 { return r }
             let p = powersOfTen[d]
             let sa = a * p, sb = b * p
-            if Swift.abs(sa) < 2.0e15, Swift.abs(sb) < 2.0e15 { return (sa.rounded() + sb.rounded()) / p }
+            if Swift.abs(sa) < 2.0e15, Swift.abs(sb) < 2.0e15 {
+                return (sa.rounded() + sb.rounded()) / p
+            }
         }
         return shifted(a, by: b) ?? shifted(b, by: a) ?? textSum(a, b) ?? r
     }
@@ -47,16 +51,19 @@ enum DecimalRounding {
     /// `long + whole` when binary addition is already the decimal sum: `whole` is a whole number
     /// (so it is its own decimal), a multiple of `long`'s unit in the last place (`|long| < 2^53`),
     /// and the sum keeps `long`'s sign and binary exponent. The sum is then exact, on the same grid
-    /// of doubles as `long`, shifted by a whole number of units: the double nearest the decimal sum,
-    /// as `long` is the one nearest its decimal. (A decimal of at most 17 digits at or above 1 is
-    /// never halfway between two doubles, so there is no tie to break; a sum that is a power of two
-    /// is left to the text path.) This is `p.t + T` for a
+    /// of doubles as `long`, shifted by a whole number of units: the double nearest the decimal
+    /// sum, as `long` is the one nearest its decimal. (A decimal of at most 17 digits at or above 1
+    /// is never halfway between two doubles, so there is no tie to break; a sum that is a power of
+    /// two is left to the text path.) This is `p.t + T` for a
     /// long uptime and a whole number of milliseconds, without going through text.
     @inline(__always) private static func shifted(_ long: Double, by whole: Double) -> Double? {
-        guard whole == whole.rounded(), Swift.abs(long) >= 1, Swift.abs(long) < 9.007199254740992e15 else { return nil }
+        guard whole == whole.rounded(), Swift.abs(long) >= 1, Swift.abs(long) < 9.007199254740992e15
+        else { return nil }
         let r = long + whole
         // (At a power of two the doubles below are twice as dense: the nearest may be one of them.)
-        guard r.sign == long.sign, r.exponent == long.exponent, r.significandBitPattern != 0 else { return nil }
+        guard r.sign == long.sign, r.exponent == long.exponent, r.significandBitPattern != 0 else {
+            return nil
+        }
         return r
     }
 

@@ -34,8 +34,9 @@ public struct Diagnostic: Error, Sendable, Equatable {
         _ severity: Severity = .error, path: String, line: Int, column: Int, message: String,
         in text: String
     ) {
-        self.init(severity, path: path, line: line, column: column, message: message,
-                  sourceLine: Diagnostic.line(line, of: text))
+        self.init(
+            severity, path: path, line: line, column: column, message: message,
+            sourceLine: Diagnostic.line(line, of: text))
     }
 
     /// The diagnostic laid out the way compilers print it, from its message and source line as
@@ -53,13 +54,17 @@ public struct Diagnostic: Error, Sendable, Equatable {
             // At most 200 characters of the line, around the column when it lies further right
             // (cut off on the left: "…"), so the caret is always under the place it names.
             let scalars = Array(shownLine.unicodeScalars)
-            let start = caretColumn - 1 > 160 ? min(caretColumn - 1 - 100, max(0, scalars.count - 200)) : 0
+            let start =
+                caretColumn - 1 > 160 ? min(caretColumn - 1 - 100, max(0, scalars.count - 200)) : 0
             let window = scalars[start..<min(scalars.count, start + 200)]
             // Control characters would break the line or the caret's column: show them as '?'.
-            let shown = window.map { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F ? "?" : Character($0) }
+            let shown = window.map {
+                $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F ? "?" : Character($0)
+            }
             out += "\n" + (start > 0 ? "…" : "") + String(shown) + "\n"
             // The caret sits under the column; tabs are kept so it lines up in a terminal.
-            let lead = shown.prefix(max(0, caretColumn - 1 - start)).map { $0 == "\t" ? "\t" : " " }.joined()
+            let lead = shown.prefix(max(0, caretColumn - 1 - start)).map { $0 == "\t" ? "\t" : " " }
+                .joined()
             out += (start > 0 ? " " : "") + lead + "^"
         }
         return out
@@ -120,9 +125,12 @@ extension String {
             bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
         }
         if printableASCII == true { return self }
-        guard unicodeScalars.contains(where: {
-            $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.value < 0xA0) || $0.value == 0x2028 || $0.value == 0x2029
-        }) else {
+        guard
+            unicodeScalars.contains(where: {
+                $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.value < 0xA0)
+                    || $0.value == 0x2028 || $0.value == 0x2029
+            })
+        else {
             return self
         }
         var out = ""

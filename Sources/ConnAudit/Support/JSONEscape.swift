@@ -19,7 +19,9 @@ enum JSONEscape {
             let escape: Bool
             if b >= 0x20 && b != 0x22 && b != 0x5C && b != 0x7F {
                 // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
-                escape = b == 0xE2 && i + 2 < n && u[i + 1] == 0x80 && (u[i + 2] == 0xA8 || u[i + 2] == 0xA9)
+                escape =
+                    b == 0xE2 && i + 2 < n && u[i + 1] == 0x80
+                    && (u[i + 2] == 0xA8 || u[i + 2] == 0xA9)
             } else {
                 escape = true
             }
@@ -27,7 +29,9 @@ enum JSONEscape {
                 i += 1
                 continue
             }
-            if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<i])) }
+            if runStart < i {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<i]))
+            }
             switch b {
             case 0x22: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\""))
             case 0x5C: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
@@ -35,12 +39,17 @@ enum JSONEscape {
             case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
             case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
             case 0xE2:
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "2"), UInt8(ascii: "0"), UInt8(ascii: "2"),
-                                        u[i + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9")])
+                out.append(contentsOf: [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "2"), UInt8(ascii: "0"),
+                    UInt8(ascii: "2"),
+                    u[i + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9")
+                ])
                 i += 2
             default:
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                        hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                out.append(contentsOf: [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                    hex[Int(b >> 4)], hex[Int(b & 0xF)]
+                ])
             }
             i += 1
             runStart = i

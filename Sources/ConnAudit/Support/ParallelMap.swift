@@ -5,7 +5,9 @@ import Synchronization
 /// results in index order; `worker` is the thread's number (0..<jobs), the same for every item
 /// that thread takes (so each thread can keep objects of its own). Items are handed out one at a
 /// time, so a slow one holds up only its thread. One thread: plainly in order, on the caller's.
-func parallelMap<T>(_ count: Int, jobs: Int, _ body: @escaping (_ index: Int, _ worker: Int) -> T) -> [T] {
+func parallelMap<T>(_ count: Int, jobs: Int, _ body: @escaping (_ index: Int, _ worker: Int) -> T)
+    -> [T]
+{
     guard count > 0 else { return [] }
     let workers = min(max(1, jobs), count)
     if workers == 1 { return (0..<count).map { body($0, 0) } }

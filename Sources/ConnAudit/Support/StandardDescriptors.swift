@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Standard input, output and error as the process was started with them.
@@ -46,6 +46,7 @@ public enum StandardDescriptors {
     static func isClosedOutput(_ descriptor: Int32) -> Bool {
         guard outputClosed else { return false }
         var a = stat(), b = stat()
-        return fstat(descriptor, &a) == 0 && fstat(1, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
+        return fstat(descriptor, &a) == 0 && fstat(1, &b) == 0 && a.st_dev == b.st_dev
+            && a.st_ino == b.st_ino
     }
 }

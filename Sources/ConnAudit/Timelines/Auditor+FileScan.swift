@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Pass 1: each file read once, each of its sources evaluated as if the file held all of it.
@@ -16,8 +16,13 @@ extension Auditor {
         var folded: FindingSink?
 
         /// Keeps `outcome` as `key`'s, its sink first folded into ``folded`` when `fold` says so.
-        mutating func finished(_ key: SourceKey, _ outcome: SourceOutcome, fold: Fold, plan: EvaluationPlan) {
-            if fold == .now { FindingSink.fold(outcome.sink, into: &folded, files: plan.files, keep: plan.keepFindings) }
+        mutating func finished(
+            _ key: SourceKey, _ outcome: SourceOutcome, fold: Fold, plan: EvaluationPlan
+        ) {
+            if fold == .now {
+                FindingSink.fold(
+                    outcome.sink, into: &folded, files: plan.files, keep: plan.keepFindings)
+            }
             sources[key] = outcome
         }
     }
@@ -32,8 +37,10 @@ extension Auditor {
     /// pass that finds each source's last line (then each source is evaluated and freed in turn).
     static let maxOpenSources = 4_096
 
-    func scan(_ input: InputFile, index: Int32, plan: EvaluationPlan, spool: Spool, workers: Int,
-              corpus: CorpusFeed.Share, fold: Fold, readAhead: Bool = false) -> FileScan {
+    func scan(
+        _ input: InputFile, index: Int32, plan: EvaluationPlan, spool: Spool, workers: Int,
+        corpus: CorpusFeed.Share, fold: Fold, readAhead: Bool = false
+    ) -> FileScan {
         var result = FileScan(stats: FileStats(path: input.path))
         let source: any ByteSource
         do {
@@ -42,7 +49,8 @@ extension Auditor {
             result.stats.error = error
             return result
         }
-        let reader = FileReader(index: index, path: input.path, source: source, wantedFields: wanted)
+        let reader = FileReader(
+            index: index, path: input.path, source: source, wantedFields: wanted)
         reader.progress = progress
         // A reading abandoned to start again takes back what it counted.
         func restart() {
@@ -53,17 +61,22 @@ extension Auditor {
         // Without a first pass every source of the file stays open to its end: past a few
         // thousand, the file is read again with one (a file of 100,000 one-line sources held
         // 2.4 KB each), unless it cannot be read again (standard input).
-        let mayRestart = ends == nil && !readAhead && !input.isStdin && (rereadable ?? Self.isRegularFile(input))
+        let mayRestart =
+            ends == nil && !readAhead && !input.isStdin && (rereadable ?? Self.isRegularFile(input))
         // A reading that may be abandoned holds its corpus items until it ends.
         if mayRestart { corpus.holdUntilRead() }
         if workers > 1 {
-            if let scanned = scanPartitioned(reader, plan: plan, workers: workers, ends: ends, mayRestart: mayRestart,
-                                             corpus: corpus, fold: fold) {
+            if let scanned = scanPartitioned(
+                reader, plan: plan, workers: workers, ends: ends, mayRestart: mayRestart,
+                corpus: corpus, fold: fold)
+            {
                 return scanned
             }
             restart()
-            return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus, fold: fold,
-                        readAhead: true)
+            return scan(
+                input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus,
+                fold: fold,
+                readAhead: true)
         }
         // By the reader's number of each source: open (an evaluator), not seen yet (nil past the
         // end), or ended (nil, and ``ended``).
@@ -113,8 +126,10 @@ extension Auditor {
         }
         guard let stats else {
             restart()
-            return scan(input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus, fold: fold,
-                        readAhead: true)
+            return scan(
+                input, index: index, plan: plan, spool: spool, workers: workers, corpus: corpus,
+                fold: fold,
+                readAhead: true)
         }
         result.stats = stats
         // In the order the sources came (their numbers), as ``FileScan/order`` lists them.
@@ -133,7 +148,8 @@ extension Auditor {
     public static func isRegularFile(_ input: InputFile) -> Bool {
         guard !input.isStdin else { return false }
         var info = stat()
-        return InputFile.withCString(input.bytes) { stat($0, &info) } == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        return InputFile.withCString(input.bytes) { stat($0, &info) } == 0
+            && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// How many bytes a file's lines take, as near as can be told before reading it: its size on
@@ -149,8 +165,10 @@ extension Auditor {
         defer { close(fd) }
         var head: (UInt8, UInt8) = (0, 0)
         var tail: UInt32 = 0
-        guard withUnsafeMutableBytes(of: &head, { pread(fd, $0.baseAddress, 2, 0) }) == 2, head == (0x1f, 0x8b),
-              withUnsafeMutableBytes(of: &tail, { pread(fd, $0.baseAddress, 4, off_t(onDisk - 4)) }) == 4
+        guard withUnsafeMutableBytes(of: &head, { pread(fd, $0.baseAddress, 2, 0) }) == 2,
+            head == (0x1f, 0x8b),
+            withUnsafeMutableBytes(of: &tail, { pread(fd, $0.baseAddress, 4, off_t(onDisk - 4)) })
+                == 4
         else { return onDisk }
         return max(onDisk, Int(UInt32(littleEndian: tail)))
     }
@@ -169,17 +187,22 @@ extension Auditor {
     }
 
     /// For a large file that can be read again: the line of each source's last event.
-    private func endLines(of input: InputFile, index: Int32, always: Bool = false) -> [SourceKey: Int]? {
+    private func endLines(of input: InputFile, index: Int32, always: Bool = false) -> [SourceKey:
+        Int]?
+    {
         guard !input.isStdin else { return nil }
         if readAheadFrom > 0, !always {
             var info = stat()
             let code = InputFile.withCString(input.bytes) { stat($0, &info) }
-            guard code == 0, Self.contentSize(of: input, onDisk: Int(info.st_size)) >= readAheadFrom else { return nil }
+            guard code == 0, Self.contentSize(of: input, onDisk: Int(info.st_size)) >= readAheadFrom
+            else { return nil }
         }
         // Most files are read lightly; one with a line only the full reader keys exactly (an
         // escaped key, a `src` that is not a plain string, ...) in full. The light read's source
         // is closed before the full read opens its own.
-        if let ends = (try? opener(input)).flatMap({ SourceEndScan.ends(of: LineReader($0), path: input.path) }) {
+        if let ends = (try? opener(input)).flatMap({
+            SourceEndScan.ends(of: LineReader($0), path: input.path)
+        }) {
             return ends
         }
         guard let source = try? opener(input) else { return nil }
@@ -198,13 +221,16 @@ extension Auditor {
     /// ``scan`` with the file's sources evaluated on `workers` threads (``PartitionedScan``); nil
     /// when `mayRestart` and the file holds too many sources to keep open (read it again with a
     /// first pass).
-    private func scanPartitioned(_ reader: FileReader, plan: EvaluationPlan, workers: Int, ends: [SourceKey: Int]?,
-                                 mayRestart: Bool, corpus: CorpusFeed.Share, fold: Fold) -> FileScan? {
+    private func scanPartitioned(
+        _ reader: FileReader, plan: EvaluationPlan, workers: Int, ends: [SourceKey: Int]?,
+        mayRestart: Bool, corpus: CorpusFeed.Share, fold: Fold
+    ) -> FileScan? {
         var result = FileScan(stats: reader.stats)
         // Each worker compiles its own rules: no objects shared with the reader's thread or
         // with each other.
-        let partitions = PartitionedScan(plans: (0..<workers).map { _ in makePlan(files: plan.files) }, ends: ends,
-                                         folds: fold == .now)
+        let partitions = PartitionedScan(
+            plans: (0..<workers).map { _ in makePlan(files: plan.files) }, ends: ends,
+            folds: fold == .now)
         let stats = readEvents(reader, plan: plan, corpus: corpus) { e, id, regression in
             switch partitions.feed(e, source: id, key: reader.key(of:), regression: regression) {
             case .new:
@@ -256,7 +282,9 @@ extension Auditor {
                 switch take(e, id, regression) {
                 case .fed:
                     // The corpus timeline numbers its events itself: it gets its own copy.
-                    if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) { corpus.add(e.copy()) }
+                    if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) {
+                        corpus.add(e.copy())
+                    }
                 case .ended:
                     if changed == nil { changed = e.line }
                 case .abandoned:

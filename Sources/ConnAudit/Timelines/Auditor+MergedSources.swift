@@ -3,23 +3,34 @@
 extension Auditor {
     /// Re-reads the files holding `key` and feeds its events to one evaluator in merged order.
     /// A file that cannot be opened again (deleted or rotated away since pass 1) is an input error.
-    func mergeEvaluate(_ key: SourceKey, files: [Int], inputs: [InputFile], plan: EvaluationPlan, spool: Spool) -> (SourceOutcome, [InputError]) {
+    func mergeEvaluate(
+        _ key: SourceKey, files: [Int], inputs: [InputFile], plan: EvaluationPlan, spool: Spool
+    ) -> (SourceOutcome, [InputError]) {
         let evaluator = SourceEvaluator(key: key, plan: plan)
         var streams: [SourceStream] = []
         var errors: [InputError] = []
         // Each stream's place in file path order (canonical paths: see ``InputFile/orderKey``).
         var rankOf: [Int: Int] = [:]
-        for (rank, i) in files.sorted(by: { InputFile.pathOrder(inputs[$0], inputs[$1]) }).enumerated() { rankOf[i] = rank }
+        for (rank, i) in files.sorted(by: { InputFile.pathOrder(inputs[$0], inputs[$1]) })
+            .enumerated()
+        { rankOf[i] = rank }
         var ranks: [Int] = []
         for i in files {
             let source: any ByteSource
             do {
                 source = try spool.reopen(inputs[i], opener)
             } catch {
-                errors.append(InputError(path: inputs[i].path, reason: "could not be read again to merge its source: \(error.reason)"))
+                errors.append(
+                    InputError(
+                        path: inputs[i].path,
+                        reason: "could not be read again to merge its source: \(error.reason)"))
                 continue
             }
-            streams.append(SourceStream(FileReader(index: Int32(i), path: inputs[i].path, source: source, wantedFields: wanted), key: key))
+            streams.append(
+                SourceStream(
+                    FileReader(
+                        index: Int32(i), path: inputs[i].path, source: source, wantedFields: wanted),
+                    key: key))
             ranks.append(rankOf[i]!)
         }
         // k-way merge on the head of each file's stream: lowest t first, then file order. The
@@ -55,7 +66,10 @@ extension Auditor {
         }
         for s in streams {
             if let e = s.reader.stats.error {
-                errors.append(InputError(path: inputs[Int(s.reader.index)].path, reason: "failed while merging its source: \(e.reason)"))
+                errors.append(
+                    InputError(
+                        path: inputs[Int(s.reader.index)].path,
+                        reason: "failed while merging its source: \(e.reason)"))
             }
         }
         return (evaluator.finish(), errors)

@@ -2,9 +2,9 @@ import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs the rules over the logs: read → events → timelines → rules → verdicts.
@@ -53,15 +53,17 @@ public final class Auditor: @unchecked Sendable {
     /// Counts what pass 1 reads, for a progress line (nil: nothing is counted).
     let progress: RunProgress?
 
-    public init(rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
-                readAheadFrom: Int = 16 << 20,
-                rereadable: Bool? = nil,
-                retireIdleAfter: Int = 256,
-                keepFindings: Int? = nil,
-                divert: ViolationFilter? = nil,
-                judged: (@Sendable (SourceKey) -> Bool)? = nil,
-                progress: RunProgress? = nil,
-                opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }) {
+    public init(
+        rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
+        readAheadFrom: Int = 16 << 20,
+        rereadable: Bool? = nil,
+        retireIdleAfter: Int = 256,
+        keepFindings: Int? = nil,
+        divert: ViolationFilter? = nil,
+        judged: (@Sendable (SourceKey) -> Bool)? = nil,
+        progress: RunProgress? = nil,
+        opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }
+    ) {
         self.progress = progress
         self.keepFindings = keepFindings.map { max(1, $0) }
         self.divert = divert
@@ -81,7 +83,10 @@ public final class Auditor: @unchecked Sendable {
         return n > 0 ? Int(n) : 1
     }
 
-    public func run(_ inputs: [InputFile], discoveryErrors: [InputError] = [], failOn: AuditReport.FailOn = .error) -> AuditReport {
+    public func run(
+        _ inputs: [InputFile], discoveryErrors: [InputError] = [],
+        failOn: AuditReport.FailOn = .error
+    ) -> AuditReport {
         let files = Self.filePaths(of: inputs)
         let plan = makePlan(files: files)
         let spool = Spool(inputs: inputs)
@@ -94,7 +99,8 @@ public final class Auditor: @unchecked Sendable {
         let plans = PlanPerWorker(first: plan, workers: jobs) { self.makePlan(files: files) }
         // The corpus timeline is fed as files are read (the reader's findings and the events its
         // rules react to): with several workers, from rules compiled for it alone.
-        let corpusFeed = CorpusFeed(plan: jobs == 1 ? plan : makePlan(files: files, judging: false), files: files)
+        let corpusFeed = CorpusFeed(
+            plan: jobs == 1 ? plan : makePlan(files: files, judging: false), files: files)
         let scans = parallelMap(inputs.count, jobs: jobs) { i, worker in
             let share = corpusFeed.share(file: i)
             defer {
@@ -102,8 +108,10 @@ public final class Auditor: @unchecked Sendable {
                 corpusFeed.finish(file: i)
                 self.progress?.fileRead()
             }
-            return self.scan(inputs[i], index: Int32(i), plan: plans[worker], spool: spool, workers: perFile, corpus: share,
-                             fold: inputs.count == 1 ? .now : .atEnd)
+            return self.scan(
+                inputs[i], index: Int32(i), plan: plans[worker], spool: spool, workers: perFile,
+                corpus: share,
+                fold: inputs.count == 1 ? .now : .atEnd)
         }
 
         // Which sources span several files?
@@ -118,8 +126,11 @@ public final class Auditor: @unchecked Sendable {
         let spread = sourceOrder.filter { filesOf[$0]!.count > 1 }
 
         // Pass 2: merged evaluation of sources spread over several files.
-        let merged: [(SourceOutcome, [InputError])] = parallelMap(spread.count, jobs: jobs) { i, worker in
-            self.mergeEvaluate(spread[i], files: filesOf[spread[i]]!, inputs: inputs, plan: plans[worker], spool: spool)
+        let merged: [(SourceOutcome, [InputError])] = parallelMap(spread.count, jobs: jobs) {
+            i, worker in
+            self.mergeEvaluate(
+                spread[i], files: filesOf[spread[i]]!, inputs: inputs, plan: plans[worker],
+                spool: spool)
         }
         spool.close()
 
@@ -144,10 +155,13 @@ public final class Auditor: @unchecked Sendable {
 
         var results: [RuleResult] = []
         for compiled in plan.all {
-            if case .classify(let c, let required, let minimum, let appliesIf) = compiled.rule.check {
-                results.append(Self.coverage(compiled.rule, c, required: required, minimum: minimum,
-                                             applicable: appliesIf == nil || total.applicable.contains(compiled.index),
-                                             counts: total.labels[compiled.index] ?? [:]))
+            if case .classify(let c, let required, let minimum, let appliesIf) = compiled.rule.check
+            {
+                results.append(
+                    Self.coverage(
+                        compiled.rule, c, required: required, minimum: minimum,
+                        applicable: appliesIf == nil || total.applicable.contains(compiled.index),
+                        counts: total.labels[compiled.index] ?? [:]))
                 continue
             }
             // Taken out and sorted in place: a sorted copy held every finding twice.
@@ -155,11 +169,17 @@ public final class Auditor: @unchecked Sendable {
             v.sort(by: Finding.precedes)
             var inc = total.inconclusive.removeValue(forKey: compiled.index) ?? []
             inc.sort(by: Finding.precedes)
-            var omitted = (violations: total.omittedViolations[compiled.index] ?? 0,
-                           inconclusive: total.omittedInconclusive[compiled.index] ?? 0)
+            var omitted = (
+                violations: total.omittedViolations[compiled.index] ?? 0,
+                inconclusive: total.omittedInconclusive[compiled.index] ?? 0
+            )
             if let keep = keepFindings {
-                if v.count > keep { omitted.violations += v.count - keep; v.removeSubrange(keep...) }
-                if inc.count > keep { omitted.inconclusive += inc.count - keep; inc.removeSubrange(keep...) }
+                if v.count > keep {
+                    omitted.violations += v.count - keep; v.removeSubrange(keep...)
+                }
+                if inc.count > keep {
+                    omitted.inconclusive += inc.count - keep; inc.removeSubrange(keep...)
+                }
             }
             var result = RuleResult(rule: compiled.rule, violations: v, inconclusive: inc)
             result.omittedSuppressed = total.diverted[compiled.index] ?? [:]
@@ -180,15 +200,20 @@ public final class Auditor: @unchecked Sendable {
         stats.sources = sourceOrder.count
         var errors = discoveryErrors + fileStats.compactMap(\.error)
         // A file that already failed in pass 1 is named once.
-        for e in mergeErrors where !errors.contains(where: { $0.path == e.path }) { errors.append(e) }
-        return AuditReport(files: fileStats, inputs: stats, inputErrors: errors, results: results, failOn: failOn)
+        for e in mergeErrors where !errors.contains(where: { $0.path == e.path }) {
+            errors.append(e)
+        }
+        return AuditReport(
+            files: fileStats, inputs: stats, inputErrors: errors, results: results, failOn: failOn)
     }
 
     /// The rules compiled for one thread, with this run's settings, for findings in `files`.
     /// `judging` false: without ``judged`` (the corpus timeline's plan, which judges no source).
     func makePlan(files: [String], judging: Bool = true) -> EvaluationPlan {
-        EvaluationPlan(rules: rules.rules, overrides: overrides, files: files, retireIdleAfter: retireIdleAfter,
-                       keepFindings: keepFindings, divert: divert, judged: judging ? judged : nil)
+        EvaluationPlan(
+            rules: rules.rules, overrides: overrides, files: files,
+            retireIdleAfter: retireIdleAfter,
+            keepFindings: keepFindings, divert: divert, judged: judging ? judged : nil)
     }
 
     /// The inputs' paths as findings and reports name them (standard input as `<stdin>`).
@@ -198,8 +223,10 @@ public final class Auditor: @unchecked Sendable {
 
     /// A `classify` rule's result: one violation per required label seen in fewer than `minimum`
     /// generations; not applicable when nothing matched `applies_if`.
-    static func coverage(_ rule: Rule, _ c: Classification, required: [String], minimum: Int, applicable: Bool,
-                         counts: [String: Int]) -> RuleResult {
+    static func coverage(
+        _ rule: Rule, _ c: Classification, required: [String], minimum: Int, applicable: Bool,
+        counts: [String: Int]
+    ) -> RuleResult {
         let ordered = c.labels.map { (name: $0.name, count: counts[$0.name] ?? 0) }
         var violations: [Finding] = []
         if applicable {
@@ -208,18 +235,20 @@ public final class Auditor: @unchecked Sendable {
                 let n = counts[label] ?? 0
                 guard n < minimum else { continue }
                 let lead = n == 0 ? "no '\(label)' outcome" : "too few '\(label)' outcomes"
-                var f = Finding(message:
-                    "\(lead): \(n) \(c.stream) generation\(n == 1 ? "" : "s") labelled '\(label)', at least \(minimum) required (\(summary))")
+                var f = Finding(
+                    message:
+                        "\(lead): \(n) \(c.stream) generation\(n == 1 ? "" : "s") labelled '\(label)', at least \(minimum) required (\(summary))"
+                )
                 f.subject = label
                 violations.append(f)
             }
         }
-        var result = RuleResult(rule: rule, violations: violations, inconclusive: [], applicable: applicable)
+        var result = RuleResult(
+            rule: rule, violations: violations, inconclusive: [], applicable: applicable)
         result.labels = ordered
         return result
     }
 }
-
 
 /// One ``EvaluationPlan`` per worker thread, made when the thread first asks for it.
 private final class PlanPerWorker: @unchecked Sendable {

@@ -35,8 +35,10 @@ final class CorpusFeed: @unchecked Sendable {
         let sink = FindingSink(files: files, keep: plan.keepFindings, divert: plan.divert)
         // The reader's findings are about unrelated lines: no neighbouring events are shown.
         let context = TimelineContext(source: nil, enabled: false)
-        let timeline = Timeline(rules: plan.corpus, dispatch: plan.corpusDispatch, scope: ContextScope(context: context),
-                                files: files, clock: nil)
+        let timeline = Timeline(
+            rules: plan.corpus, dispatch: plan.corpusDispatch,
+            scope: ContextScope(context: context),
+            files: files, clock: nil)
         state = Mutex(State(timeline: timeline, sink: sink))
     }
 
@@ -52,7 +54,8 @@ final class CorpusFeed: @unchecked Sendable {
             self.file = file
         }
 
-        /// The reading that starts may be abandoned for another from the file's start: hold its items.
+        /// The reading that starts may be abandoned for another from the file's start: hold its
+        /// items.
         func holdUntilRead() {
             if pending == nil { pending = CorpusItems() }
         }
@@ -65,7 +68,8 @@ final class CorpusFeed: @unchecked Sendable {
 
         /// The reading is abandoned: the file is read again from its first line.
         func restart() {
-            precondition(pending != nil, "a reading that fed the corpus timeline cannot be abandoned")
+            precondition(
+                pending != nil, "a reading that fed the corpus timeline cannot be abandoned")
             pending = nil
         }
 
@@ -81,7 +85,8 @@ final class CorpusFeed: @unchecked Sendable {
 
     private func add(_ e: Event?, file: Int) {
         state.withLock { s in
-            precondition(!s.closed && !s.finished.contains(file), "corpus item after its file was finished")
+            precondition(
+                !s.closed && !s.finished.contains(file), "corpus item after its file was finished")
             if file == s.live {
                 Self.observe(e, &s)
             } else {
@@ -92,7 +97,9 @@ final class CorpusFeed: @unchecked Sendable {
 
     private func add(_ items: CorpusItems, file: Int) {
         state.withLock { s in
-            precondition(!s.closed && !s.finished.contains(file), "corpus items after their file was finished")
+            precondition(
+                !s.closed && !s.finished.contains(file),
+                "corpus items after their file was finished")
             if file == s.live {
                 items.replay(file: Int32(file)) { Self.observe($0, &s) }
             } else {
@@ -116,7 +123,8 @@ final class CorpusFeed: @unchecked Sendable {
     /// Every file finished: the corpus timeline ends, and its findings are handed over.
     func close() -> FindingSink {
         state.withLock { s in
-            precondition(s.held.isEmpty, "corpus items held for a file that never became the one fed")
+            precondition(
+                s.held.isEmpty, "corpus items held for a file that never became the one fed")
             s.closed = true
             s.timeline.finish(lastT: nil, sink: s.sink)
             return s.sink
@@ -154,7 +162,11 @@ struct CorpusItems {
 
     mutating func append(_ e: Event?) {
         guard let e else {
-            if case .unfed(let n)? = items.last { items[items.count - 1] = .unfed(n + 1) } else { items.append(.unfed(1)) }
+            if case .unfed(let n)? = items.last {
+                items[items.count - 1] = .unfed(n + 1)
+            } else {
+                items.append(.unfed(1))
+            }
             return
         }
         guard let (reason, path) = Self.malformedParts(e) else {
@@ -176,7 +188,9 @@ struct CorpusItems {
             self = other
             return
         }
-        if !other.path.isEmpty || other.malformedID >= 0 { (path, malformedID) = (other.path, other.malformedID) }
+        if !other.path.isEmpty || other.malformedID >= 0 {
+            (path, malformedID) = (other.path, other.malformedID)
+        }
         var index: [Int32] = []
         for reason in other.reasons { index.append(place(of: reason)) }
         for item in other.items {
@@ -215,20 +229,23 @@ struct CorpusItems {
             case .unfed(let n): for _ in 0..<n { body(nil) }
             case .malformed(let line, let count, let reason):
                 for l in line..<(line + count) {
-                    body(FileReader.malformed(file: file, shownPath: path, line: l, reason: reasons[Int(reason)],
-                                              evID: malformedID))
+                    body(
+                        FileReader.malformed(
+                            file: file, shownPath: path, line: l, reason: reasons[Int(reason)],
+                            evID: malformedID))
                 }
             }
         }
     }
 
-    /// The reason and the shown path of an event ``FileReader/malformed(file:shownPath:line:reason:evID:)``
-    /// made; nil for any other event.
+    /// The reason and the shown path of an event
+    /// ``FileReader/malformed(file:shownPath:line:reason:evID:)`` made; nil for any other event.
     private static func malformedParts(_ e: Event) -> (reason: String, path: String)? {
         guard e.isPseudo, e.ev == "$malformed", e.fields.count == 3, e.redactedKeys.isEmpty,
-              e.fields[0].key == "reason", case .string(let reason) = e.fields[0].value,
-              e.fields[1].key == "file", case .string(let path) = e.fields[1].value,
-              e.fields[2].key == "line", case .int(let line) = e.fields[2].value, line == Int64(e.line)
+            e.fields[0].key == "reason", case .string(let reason) = e.fields[0].value,
+            e.fields[1].key == "file", case .string(let path) = e.fields[1].value,
+            e.fields[2].key == "line", case .int(let line) = e.fields[2].value,
+            line == Int64(e.line)
         else { return nil }
         return (reason, path)
     }

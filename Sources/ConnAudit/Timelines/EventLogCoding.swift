@@ -75,8 +75,9 @@ struct EncodedEventLog {
     }
 
     private enum Tag {
-        static let null: UInt8 = 0, falseValue: UInt8 = 1, trueValue: UInt8 = 2, int: UInt8 = 3, double: UInt8 = 4,
-                   bigInt: UInt8 = 5, string: UInt8 = 6, array: UInt8 = 7, object: UInt8 = 8
+        static let null: UInt8 = 0, falseValue: UInt8 = 1, trueValue: UInt8 = 2, int: UInt8 = 3,
+            double: UInt8 = 4,
+            bigInt: UInt8 = 5, string: UInt8 = 6, array: UInt8 = 7, object: UInt8 = 8
     }
 
     /// `d` as an integer when it is one exactly (sign of zero included) and below 2^53.
@@ -106,7 +107,9 @@ struct EncodedEventLog {
         }
 
         /// Zigzag: small negative numbers stay short.
-        @inline(__always) mutating func signed(_ v: Int64) { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+        @inline(__always) mutating func signed(_ v: Int64) {
+            varint(UInt64(bitPattern: (v << 1) ^ (v >> 63)))
+        }
 
         mutating func double(_ d: Double) {
             var bits = d.bitPattern
@@ -309,8 +312,10 @@ struct EncodedEventLog {
                 redacted.reserveCapacity(n)
                 for _ in 0..<n { redacted.append(text()) }
             }
-            let e = Event(t: t, ev: ev, gen: gen, file: file, line: lastLine, fields: fields, redactedKeys: redacted,
-                          evID: evID, pseudo: flags & Flag.pseudo != 0)
+            let e = Event(
+                t: t, ev: ev, gen: gen, file: file, line: lastLine, fields: fields,
+                redactedKeys: redacted,
+                evID: evID, pseudo: flags & Flag.pseudo != 0)
             e.seq = lastSeq
             return (e, clock)
         }
@@ -368,13 +373,21 @@ final class EventLogNames {
         guard id >= 0 else { return index(of: name) }
         let slot = Int(id)
         let cached = isEv ? byEvID : byFieldID
-        if slot < cached.count, let known = cached[slot], known.name.hasSameBytes(as: name) { return known.index }
+        if slot < cached.count, let known = cached[slot], known.name.hasSameBytes(as: name) {
+            return known.index
+        }
         let i = index(of: name)
-        if isEv { Self.remember(i, name, at: slot, in: &byEvID) } else { Self.remember(i, name, at: slot, in: &byFieldID) }
+        if isEv {
+            Self.remember(i, name, at: slot, in: &byEvID)
+        } else {
+            Self.remember(i, name, at: slot, in: &byFieldID)
+        }
         return i
     }
 
-    private static func remember(_ index: Int, _ name: String, at slot: Int, in cache: inout [(index: Int, name: String)?]) {
+    private static func remember(
+        _ index: Int, _ name: String, at slot: Int, in cache: inout [(index: Int, name: String)?]
+    ) {
         if slot >= cache.count { cache += Array(repeating: nil, count: slot + 1 - cache.count) }
         cache[slot] = (index, name)
     }

@@ -9,9 +9,10 @@ public enum FixtureRunner {
         public var status: RuleStatus
         public var violations: Int
         public var messages: [String]
-        /// Lines of the fixture's log that are not connlog events (`line N: reason`), unless the rule
-        /// sees them (``seesBadLines(_:)``): they would take no part, so the fixture would test less
-        /// than it says (a typo makes an `expect: pass` fixture pass on nothing). Such a fixture fails.
+        /// Lines of the fixture's log that are not connlog events (`line N: reason`), unless the
+        /// rule sees them (``seesBadLines(_:)``): they would take no part, so the fixture would
+        /// test less than it says (a typo makes an `expect: pass` fixture pass on nothing). Such a
+        /// fixture fails.
         public var badLines: [String] = []
 
         public var passed: Bool {
@@ -40,19 +41,21 @@ public enum FixtureRunner {
 
     public static func run(_ rule: Rule, _ fixture: Fixture) -> Outcome {
         let bytes = Array(fixture.log.utf8)
-        let auditor = Auditor(rules: RuleSet(rules: [rule]), overrides: fixture.params, jobs: 1) { file throws(InputError) in
+        let auditor = Auditor(rules: RuleSet(rules: [rule]), overrides: fixture.params, jobs: 1) {
+            file throws(InputError) in
             ByteSources.memory(bytes, path: file.path)
         }
         let name = "\(rule.id) fixture '\(fixture.name)'"
         let report = auditor.run([InputFile(path: name, isStdin: false)])
         let result = report.results[0]
-        var outcome = Outcome(rule: rule, fixture: fixture, status: result.status, violations: result.violationCount,
-                              messages: (result.violations + result.inconclusive).map { f in
-                                  (f.line.map { "line \($0): " } ?? "") + f.message
-                              })
-        // Only a corpus rule that can match the reader's findings on bad lines ($malformed; $secret,
-        // which a line that is a JSON object but no event still has) sees them; generation and
-        // source timelines never hold them.
+        var outcome = Outcome(
+            rule: rule, fixture: fixture, status: result.status, violations: result.violationCount,
+            messages: (result.violations + result.inconclusive).map { f in
+                (f.line.map { "line \($0): " } ?? "") + f.message
+            })
+        // Only a corpus rule that can match the reader's findings on bad lines ($malformed;
+        // $secret, which a line that is a JSON object but no event still has) sees them; generation
+        // and source timelines never hold them.
         if !seesBadLines(rule) {
             outcome.badLines = malformedLines(bytes, name: name)
         }
@@ -61,17 +64,22 @@ public enum FixtureRunner {
 
     static func seesBadLines(_ rule: Rule) -> Bool {
         guard rule.scope == .corpus else { return false }
-        guard let interest = CompiledRule(rule: rule, index: 0, overrides: [:]).interest else { return true }
+        guard let interest = CompiledRule(rule: rule, index: 0, overrides: [:]).interest else {
+            return true
+        }
         return interest.contains("$malformed") || interest.contains("$secret")
     }
 
     /// `line N: reason` for each line of `bytes` that is not a connlog event.
     static func malformedLines(_ bytes: [UInt8], name: String) -> [String] {
-        let reader = FileReader(index: 0, path: name, source: ByteSources.memory(bytes, path: name), wantedFields: [])
+        let reader = FileReader(
+            index: 0, path: name, source: ByteSources.memory(bytes, path: name), wantedFields: [])
         var out: [String] = []
         while let item = reader.next() {
             if case .malformed(let e) = item {
-                out.append("line \(e.line): not a connlog event: \(e.value(of: "reason")?.string ?? "malformed")")
+                out.append(
+                    "line \(e.line): not a connlog event: \(e.value(of: "reason")?.string ?? "malformed")"
+                )
             }
         }
         return out

@@ -53,7 +53,9 @@ final class PartitionedScan {
     /// Hands one event of the source numbered `id` (whose key `key(id)` gives) to its owner:
     /// `.new` the first time the source is seen, `.ended` (and dropped) when it comes after the
     /// line read ahead as the source's last.
-    func feed(_ event: Event, source id: Int32, key: (Int32) -> SourceKey, regression: Event?) -> Fed {
+    func feed(_ event: Event, source id: Int32, key: (Int32) -> SourceKey, regression: Event?)
+        -> Fed
+    {
         var fed = Fed.known
         let w: Int
         let end: Int?
@@ -75,7 +77,10 @@ final class PartitionedScan {
         }
         if let end, event.line > end { return .ended }
         last = (id, w, end)
-        batches[w].append(Item(id: id, newKey: newKey, event: event, regression: regression, last: event.line == end))
+        batches[w].append(
+            Item(
+                id: id, newKey: newKey, event: event, regression: regression,
+                last: event.line == end))
         if batches[w].count >= Self.batchSize {
             workers[w].queue.push(batches[w])
             batches[w].removeAll(keepingCapacity: true)
@@ -122,7 +127,10 @@ final class PartitionedScan {
         }
 
         private func finished(_ key: SourceKey, _ outcome: SourceOutcome) {
-            if folds { FindingSink.fold(outcome.sink, into: &folded, files: plan.files, keep: plan.keepFindings) }
+            if folds {
+                FindingSink.fold(
+                    outcome.sink, into: &folded, files: plan.files, keep: plan.keepFindings)
+            }
             outcomes[key] = outcome
         }
 

@@ -36,7 +36,8 @@ final class SourceEvaluation {
     private var events = 0
     private var lastT: Double?
     /// The generation of the previous event: most events belong to the same one as the last.
-    private var lastGeneration: (stream: String, streamIndex: Int32?, gen: UInt64, timeline: Timeline)?
+    private var lastGeneration:
+        (stream: String, streamIndex: Int32?, gen: UInt64, timeline: Timeline)?
 
     struct GenerationKey: Hashable {
         var stream: Substring
@@ -47,9 +48,13 @@ final class SourceEvaluation {
         self.plan = plan
         sink = FindingSink(files: plan.files, keep: plan.keepFindings, divert: plan.divert)
         context = TimelineContext(source: key, enabled: plan.showsContext)
-        sourceTimeline = plan.source.isEmpty ? nil
-            : Timeline(rules: plan.source, dispatch: plan.sourceDispatch, scope: ContextScope(context: context),
-                       files: plan.files, clock: clock)
+        sourceTimeline =
+            plan.source.isEmpty
+            ? nil
+            : Timeline(
+                rules: plan.source, dispatch: plan.sourceDispatch,
+                scope: ContextScope(context: context),
+                files: plan.files, clock: clock)
     }
 
     /// Per `ev` id: the index in ``streamNames`` of its stream (-1: not worked out yet), so
@@ -62,7 +67,9 @@ final class SourceEvaluation {
         guard e.evID >= 0 else { return nil }
         let id = Int(e.evID)
         if id < streamOfEvID.count, streamOfEvID[id] >= 0 { return streamOfEvID[id] }
-        if id >= streamOfEvID.count { streamOfEvID += Array(repeating: -1, count: id + 1 - streamOfEvID.count) }
+        if id >= streamOfEvID.count {
+            streamOfEvID += Array(repeating: -1, count: id + 1 - streamOfEvID.count)
+        }
         let stream = String(e.stream)
         let index: Int
         if let known = streamNames.firstIndex(of: stream) {
@@ -106,7 +113,8 @@ final class SourceEvaluation {
             let stream = streamIndex(e)
             // Same stream: by index when a rule names the `ev`, else by text.
             if let last = lastGeneration, last.gen == gen,
-               stream.map({ $0 == last.streamIndex }) ?? (e.stream == last.stream) {
+                stream.map({ $0 == last.streamIndex }) ?? (e.stream == last.stream)
+            {
                 timeline = last.timeline
             } else {
                 let gk = GenerationKey(stream: e.stream, gen: gen)
@@ -130,10 +138,11 @@ final class SourceEvaluation {
 
     private func makeTimeline(_ gk: GenerationKey, idleWindow: Int? = nil) -> Timeline {
         let rules = plan.perStream[String(gk.stream)] ?? (plan.generation, plan.generationDispatch)
-        let timeline = Timeline(rules: rules.rules, dispatch: rules.dispatch,
-                                scope: ContextScope(context: context, stream: gk.stream, gen: gk.gen),
-                                files: plan.files, clock: clock, retirable: true,
-                                idleWindow: idleWindow ?? plan.retireIdleAfter)
+        let timeline = Timeline(
+            rules: rules.rules, dispatch: rules.dispatch,
+            scope: ContextScope(context: context, stream: gk.stream, gen: gk.gen),
+            files: plan.files, clock: clock, retirable: true,
+            idleWindow: idleWindow ?? plan.retireIdleAfter)
         generations[gk] = timeline
         idle.append(IdleEntry(key: gk, timeline: timeline, checkAt: seq + timeline.idleWindow))
         return timeline
@@ -142,9 +151,11 @@ final class SourceEvaluation {
     /// Rebuilds a retired timeline by replaying its events (see ``RetiredTimeline``).
     private func revive(_ r: RetiredTimeline, key gk: GenerationKey) -> Timeline {
         rebuilds += 1
-        let timeline = makeTimeline(gk, idleWindow: min(max(1, Int(r.idleWindow) * 2), Self.maxIdleWindow))
+        let timeline = makeTimeline(
+            gk, idleWindow: min(max(1, Int(r.idleWindow) * 2), Self.maxIdleWindow))
         context.replaying = true
-        timeline.rebuild(from: r, names: retiredNames, clock: clock, discarded: FindingSink(files: plan.files))
+        timeline.rebuild(
+            from: r, names: retiredNames, clock: clock, discarded: FindingSink(files: plan.files))
         context.replaying = false
         return timeline
     }
@@ -156,16 +167,25 @@ final class SourceEvaluation {
             let entry = idle[idleHead]
             idle[idleHead].timeline = nil
             idleHead += 1
-            guard let timeline = entry.timeline, generations[entry.key] === timeline else { continue }
+            guard let timeline = entry.timeline, generations[entry.key] === timeline else {
+                continue
+            }
             if timeline.lastSeen + timeline.idleWindow > seq {
-                idle.append(IdleEntry(key: entry.key, timeline: timeline, checkAt: timeline.lastSeen + timeline.idleWindow))
+                idle.append(
+                    IdleEntry(
+                        key: entry.key, timeline: timeline,
+                        checkAt: timeline.lastSeen + timeline.idleWindow))
                 continue
             }
             switch timeline.retire(names: retiredNames) {
             case .retired(var r):
                 generations[entry.key] = nil
                 retirements += 1
-                if let known = labelLists[r.labels] { r.labels = known } else { labelLists[r.labels] = r.labels }
+                if let known = labelLists[r.labels] {
+                    r.labels = known
+                } else {
+                    labelLists[r.labels] = r.labels
+                }
                 retired[entry.key] = r
                 if lastGeneration?.timeline === timeline { lastGeneration = nil }
             case .later:
@@ -194,7 +214,8 @@ final class SourceEvaluation {
                 sink.count(r.labels)
             }
         }
-        return SourceOutcome(sink: sink, events: events, generations: generationOrder.count,
-                             retirements: retirements, rebuilds: rebuilds)
+        return SourceOutcome(
+            sink: sink, events: events, generations: generationOrder.count,
+            retirements: retirements, rebuilds: rebuilds)
     }
 }

@@ -31,21 +31,30 @@ final class EvaluationPlan: @unchecked Sendable {
     /// makes no findings, and keeps no ring of recent events.
     let showsContext: Bool
 
-    init(rules: [Rule], overrides: [String: Value], files: [String], retireIdleAfter: Int = 256, keepFindings: Int? = nil,
-         divert: ViolationFilter? = nil, judged: (@Sendable (SourceKey) -> Bool)? = nil) {
+    init(
+        rules: [Rule], overrides: [String: Value], files: [String], retireIdleAfter: Int = 256,
+        keepFindings: Int? = nil,
+        divert: ViolationFilter? = nil, judged: (@Sendable (SourceKey) -> Bool)? = nil
+    ) {
         self.retireIdleAfter = retireIdleAfter
         self.keepFindings = keepFindings
         self.divert = divert
         self.judged = judged
         showsContext = true
-        let all = rules.enumerated().map { CompiledRule(rule: $0.element, index: $0.offset, overrides: overrides) }
+        let all = rules.enumerated().map {
+            CompiledRule(rule: $0.element, index: $0.offset, overrides: overrides)
+        }
         for c in all { c.environment = EvalEnvironment(params: c.params, files: files) }
         self.all = all
         generation = all.filter { $0.rule.scope == .generation }
         source = all.filter { $0.rule.scope == .source }
-        let classify = all.filter { if case .classify = $0.rule.check { return true } else { return false } }
+        let classify = all.filter {
+            if case .classify = $0.rule.check { return true } else { return false }
+        }
         self.classify = classify
-        classifyShared = classify.map { EvalShared(environment: $0.environment, statics: nil, runner: nil) }
+        classifyShared = classify.map {
+            EvalShared(environment: $0.environment, statics: nil, runner: nil)
+        }
         corpus = all.filter { r in r.rule.scope == .corpus && !classify.contains { $0 === r } }
         generationDispatch = Dispatch(generation)
         sourceDispatch = Dispatch(source)
@@ -138,8 +147,11 @@ final class Timeline {
 
     /// - Parameter retirable: whether the timeline may be retired (generation timelines): then it
     ///   keeps its log.
-    init(rules: [CompiledRule], dispatch: Dispatch, scope: ContextScope, files: [String], clock: SourceClock?,
-         retirable: Bool = false, idleWindow: Int = 0) {
+    init(
+        rules: [CompiledRule], dispatch: Dispatch, scope: ContextScope, files: [String],
+        clock: SourceClock?,
+        retirable: Bool = false, idleWindow: Int = 0
+    ) {
         log = retirable ? [] : nil
         self.idleWindow = idleWindow
         self.rules = rules
@@ -167,8 +179,8 @@ final class Timeline {
     }
 
     /// Hands `e` to the rules that react to it, and logs it when the timeline is retirable (not
-    /// when it is being rebuilt: see ``rebuild(from:names:clock:discarded:)``). The caller records `e` in the
-    /// context afterwards.
+    /// when it is being rebuilt: see ``rebuild(from:names:clock:discarded:)``). The caller records
+    /// `e` in the context afterwards.
     func observe(_ e: Event, sink: FindingSink, logging: Bool = true) {
         if first == nil, !e.isPseudo { first = e }
         let reacting = dispatch.rules(for: e.evID)
@@ -192,7 +204,10 @@ final class Timeline {
     /// set to each logged time in turn: its runners' deadlines are decided exactly where they were
     /// the first time, and no other timeline's deadline is touched. Then `clock`, the source's,
     /// takes over. The replay's findings go to `discarded`.
-    func rebuild(from r: RetiredTimeline, names: EventLogNames, clock source: SourceClock, discarded: FindingSink) {
+    func rebuild(
+        from r: RetiredTimeline, names: EventLogNames, clock source: SourceClock,
+        discarded: FindingSink
+    ) {
         let replay = SourceClock()
         clock = replay
         let (events, first) = r.log.decode(names: names)
@@ -248,8 +263,10 @@ final class Timeline {
                 if rules[i].needsReplay {
                     anyReplay = true
                 } else {
-                    states.append(RunnerState(rule: i, flags: (runner as? ClassifyRunner)?.flags,
-                                              aggregates: runner.aggregateState))
+                    states.append(
+                        RunnerState(
+                            rule: i, flags: (runner as? ClassifyRunner)?.flags,
+                            aggregates: runner.aggregateState))
                 }
             case .later: return .later
             case .never:
@@ -272,9 +289,11 @@ final class Timeline {
         } else {
             (kept, restored) = (log, logComplete ? [] : states)
         }
-        return .retired(RetiredTimeline(log: EncodedEventLog(log: kept, first: first, names: names), retiredAt: retiredAt,
-                                        labels: labels, states: restored, idleWindow: Int32(clamping: idleWindow),
-                                        logComplete: !statesOnly && logComplete))
+        return .retired(
+            RetiredTimeline(
+                log: EncodedEventLog(log: kept, first: first, names: names), retiredAt: retiredAt,
+                labels: labels, states: restored, idleWindow: Int32(clamping: idleWindow),
+                logComplete: !statesOnly && logComplete))
     }
 
     /// How many times in a row retiring it was tried while something of it waited.
@@ -305,7 +324,8 @@ struct RetiredTimeline {
     /// The events to replay (none when no runner needs a replay: ``CompiledRule/needsReplay``)
     /// and the timeline's first event, encoded (a few bytes per event instead of an object).
     let log: EncodedEventLog
-    /// The highest time the source clock reached after the last logged event: the replay ends there.
+    /// The highest time the source clock reached after the last logged event: the replay ends
+    /// there.
     let retiredAt: Double
     /// The labels its finish would count; the evaluator keeps one copy of each distinct list
     /// (its `labelLists`), as most generations end up with the same.

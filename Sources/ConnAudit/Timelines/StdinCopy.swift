@@ -4,7 +4,8 @@ final class StdinCopy: @unchecked Sendable {
     private var copy: StandardInputCopy?
     private let path: String
     private var openError: InputError?
-    /// A read error met while copying: every later read ends with it, after the bytes read before it.
+    /// A read error met while copying: every later read ends with it, after the bytes read before
+    /// it.
     private var readError: InputError?
 
     init(_ input: InputFile, opener: Auditor.Opener) {

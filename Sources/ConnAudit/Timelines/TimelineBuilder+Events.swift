@@ -9,17 +9,22 @@ extension TimelineBuilder {
     /// The events of `keys` in `input`, in line order; events outside the selected streams and
     /// generations keep only `t`, `ev` and `gen` (they order the merge and drive the phases).
     static func collect(
-        _ input: InputFile, index: Int, open: Auditor.Opener, keys: Set<SourceKey>, wanted: (Substring, UInt64?) -> Bool
+        _ input: InputFile, index: Int, open: Auditor.Opener, keys: Set<SourceKey>,
+        wanted: (Substring, UInt64?) -> Bool
     ) -> FileEvents {
         var out = FileEvents(index: index)
         let error = read(input, index: index, open: open, wantedFields: nil) { reader in
             while let item = reader.next() {
-                guard case .event(let e, let id, _) = item, case let key = reader.key(of: id), keys.contains(key) else {
+                guard case .event(let e, let id, _) = item, case let key = reader.key(of: id),
+                    keys.contains(key)
+                else {
                     continue
                 }
                 // Events outside the wanted generations keep only what ordering needs.
-                let kept = wanted(e.stream, e.gen)
-                    ? e : Event(t: e.t, ev: e.ev, gen: e.gen, file: e.file, line: e.line, evID: e.evID)
+                let kept =
+                    wanted(e.stream, e.gen)
+                    ? e
+                    : Event(t: e.t, ev: e.ev, gen: e.gen, file: e.file, line: e.line, evID: e.evID)
                 out.events[key, default: []].append(kept)
             }
         }

@@ -26,7 +26,8 @@ extension TimelineBuilder {
     }
 
     static func inventory(
-        _ input: InputFile, index: Int, open: Auditor.Opener, query: TimelineQuery, trackGens: Bool, aroundLine: Int?
+        _ input: InputFile, index: Int, open: Auditor.Opener, query: TimelineQuery, trackGens: Bool,
+        aroundLine: Int?
     ) -> Inventory {
         var out = Inventory()
         var line = 0
@@ -37,12 +38,16 @@ extension TimelineBuilder {
                 case .blank:
                     if line == aroundLine { out.around = .blank }
                 case .malformed(let e):
-                    if line == aroundLine { out.around = .malformed(e.value(of: "reason")?.string ?? "malformed") }
+                    if line == aroundLine {
+                        out.around = .malformed(e.value(of: "reason")?.string ?? "malformed")
+                    }
                 case .event(let e, let id, _):
                     let key = reader.key(of: id)
                     if out.counts[key] == nil { out.order.append(key) }
                     out.counts[key, default: 0] += 1
-                    if line == aroundLine { out.around = .event(key, stream: String(e.stream), gen: e.gen) }
+                    if line == aroundLine {
+                        out.around = .event(key, stream: String(e.stream), gen: e.gen)
+                    }
                     if trackGens, query.selects(key) {
                         let g = GenKey(stream: String(e.stream), gen: e.gen)
                         if out.gens[key]?[g] == nil { out.genOrder[key, default: []].append(g) }
@@ -59,7 +64,8 @@ extension TimelineBuilder {
     /// Opens `input` and hands its reader to `body`: the error that ended the reading, or that
     /// kept it from starting.
     static func read(
-        _ input: InputFile, index: Int, open: Auditor.Opener, wantedFields: Set<String>?, _ body: (FileReader) -> Void
+        _ input: InputFile, index: Int, open: Auditor.Opener, wantedFields: Set<String>?,
+        _ body: (FileReader) -> Void
     ) -> InputError? {
         let source: any ByteSource
         do {
@@ -67,7 +73,8 @@ extension TimelineBuilder {
         } catch {
             return error
         }
-        let reader = FileReader(index: Int32(index), path: input.path, source: source, wantedFields: wantedFields)
+        let reader = FileReader(
+            index: Int32(index), path: input.path, source: source, wantedFields: wantedFields)
         body(reader)
         return reader.stats.error
     }

@@ -40,7 +40,8 @@ extension TimelineBuilder {
     /// A value as JSON text (strings quoted and escaped).
     static func json(_ v: Value) -> String { v.rendered(bare: false) }
 
-    /// Log text made safe for a terminal: control characters (C0, DEL, C1, line separators) escaped.
+    /// Log text made safe for a terminal: control characters (C0, DEL, C1, line separators)
+    /// escaped.
     static func safe(_ s: String) -> String {
         guard s.unicodeScalars.contains(where: isControl) else { return s }
         var out = ""
@@ -56,7 +57,8 @@ extension TimelineBuilder {
     }
 
     private static func isControl(_ u: Unicode.Scalar) -> Bool {
-        u.value < 0x20 || (u.value >= 0x7F && u.value <= 0x9F) || u.value == 0x2028 || u.value == 0x2029
+        u.value < 0x20 || (u.value >= 0x7F && u.value <= 0x9F) || u.value == 0x2028
+            || u.value == 0x2029
     }
 
     /// `iphone-a session s1`, or `logs/a.jsonl (no src)` for a file standing for its source.

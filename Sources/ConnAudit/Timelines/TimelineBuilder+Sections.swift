@@ -17,14 +17,19 @@ extension TimelineBuilder {
                 } else {
                     at = sections.count
                     bySection[p.section] = at
-                    sections.append(TimelineDocument.Section(
-                        source: key, stream: p.section.gen == nil ? selection.stream : p.section.stream,
-                        gen: p.section.gen, entries: [], total: walks[s].totals[p.section] ?? 0))
+                    sections.append(
+                        TimelineDocument.Section(
+                            source: key,
+                            stream: p.section.gen == nil ? selection.stream : p.section.stream,
+                            gen: p.section.gen, entries: [], total: walks[s].totals[p.section] ?? 0)
+                    )
                 }
                 let e = p.event
-                // The source is each section's heading: `src` and `session` are not repeated per event.
-                let (fields, redacted) = Self.shown(lastOfEachKey(e.fields.filter { $0.key != "src" && $0.key != "session" }),
-                                               redacted: e.redactedKeys)
+                // The source is each section's heading: `src` and `session` are not repeated per
+                // event.
+                let (fields, redacted) = Self.shown(
+                    lastOfEachKey(e.fields.filter { $0.key != "src" && $0.key != "session" }),
+                    redacted: e.redactedKeys)
                 let ev = SecretShapes.text(e.ev)
                 let entry = TimelineDocument.Entry(
                     file: labels[Int(e.file)], line: e.line, t: e.t, ev: ev, gen: e.gen,
@@ -44,7 +49,8 @@ extension TimelineBuilder {
     /// one of its `positions`, are counted as elsewhere; those without a line are unplaced (of
     /// a selected source) or about the whole corpus.
     static func placeFindings(
-        of report: AuditReport, selected: Set<SourceKey>, on sections: inout [TimelineDocument.Section],
+        of report: AuditReport, selected: Set<SourceKey>,
+        on sections: inout [TimelineDocument.Section],
         shown: [Position: (section: Int, entry: Int)], positions: Set<Position>
     ) -> (elsewhere: Int, unplaced: [TimelineDocument.Mark], corpus: [TimelineDocument.Mark]) {
         var elsewhere = 0
@@ -53,7 +59,9 @@ extension TimelineBuilder {
         for status in [RuleStatus.fail, .inconclusive] {
             for result in report.results {
                 for f in status == .fail ? result.violations : result.inconclusive {
-                    let mark: TimelineDocument.Mark = (result.rule.id, result.rule.severity, status, f.message)
+                    let mark: TimelineDocument.Mark = (
+                        result.rule.id, result.rule.severity, status, f.message
+                    )
                     guard let file = f.file, let line = f.line else {
                         if let source = f.source {
                             if selected.contains(source) { unplaced.append(mark) }

@@ -1,6 +1,7 @@
 /// Walking a source: each event's times since the connect and the last ping, and its phase.
 extension TimelineBuilder {
-    /// A section of a source: a generation of a stream, or (`gen` nil, stream "") the events without gen.
+    /// A section of a source: a generation of a stream, or (`gen` nil, stream "") the events
+    /// without gen.
     struct SectionKey: Hashable {
         var stream: String
         var gen: UInt64?
@@ -61,7 +62,8 @@ extension TimelineBuilder {
                     phase = "connecting"
                     latestConnect = (g, seq)
                 } else if let latest = latestConnect, latest.gen != g,
-                          st.firstConnect.map({ $0 < latest.seq }) ?? (g < latest.gen) {
+                    st.firstConnect.map({ $0 < latest.seq }) ?? (g < latest.gen)
+                {
                     // A newer connection replaced this one, and it is still acting.
                     phase = "stale"
                 } else {
@@ -77,13 +79,19 @@ extension TimelineBuilder {
             st.phase = phase
             states[key] = st
             if wanted(stream, g) {
-                out.append(Pending(event: e, section: key, sincePing: sincePing, phase: phase, phaseChanged: changed))
+                out.append(
+                    Pending(
+                        event: e, section: key, sincePing: sincePing, phase: phase,
+                        phaseChanged: changed))
                 totals[key, default: 0] += 1
             }
         }
-        // Relative to the generation's first connect, wherever it is (an event logged before it is negative).
+        // Relative to the generation's first connect, wherever it is (an event logged before it is
+        // negative).
         for i in out.indices where out[i].event.gen != nil {
-            if let c = states[out[i].section]?.firstConnectT { out[i].sinceConnect = DecimalRounding.sum(out[i].event.t, -c) }
+            if let c = states[out[i].section]?.firstConnectT {
+                out[i].sinceConnect = DecimalRounding.sum(out[i].event.t, -c)
+            }
         }
         return Walk(pending: out, totals: totals)
     }
@@ -95,7 +103,8 @@ extension TimelineBuilder {
     /// - Throws: ``UsageError`` when the `--around` event is not among them (the file changed
     ///   while it was read).
     static func mergeAndWalk(
-        _ selected: [SourceKey], reads: [FileEvents], inputs: [InputFile], selection: Selection, query: TimelineQuery
+        _ selected: [SourceKey], reads: [FileEvents], inputs: [InputFile], selection: Selection,
+        query: TimelineQuery
     ) throws(UsageError) -> (walks: [Walk], positions: Set<Position>) {
         var walks: [Walk] = []
         var positions = Set<Position>()
@@ -109,14 +118,19 @@ extension TimelineBuilder {
             for e in merged { positions.insert(Position(file: e.file, line: e.line)) }
             let w = walk(merged, wanted: selection.eventWanted)
             if let f = selection.focus, f.key == key,
-               let i = w.pending.firstIndex(where: { $0.event.file == f.file && $0.event.line == f.line }) {
+                let i = w.pending.firstIndex(where: {
+                    $0.event.file == f.file && $0.event.line == f.line
+                })
+            {
                 focusAt = (s, i)
             }
             walks.append(w)
         }
         if let around = query.around {
             guard let f = focusAt else {
-                throw UsageError("no event at \(around.file):\(around.line) (the file changed while it was read)")
+                throw UsageError(
+                    "no event at \(around.file):\(around.line) (the file changed while it was read)"
+                )
             }
             let r = max(0, query.radius)
             let all = walks[f.source].pending

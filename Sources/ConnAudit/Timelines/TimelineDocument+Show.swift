@@ -14,7 +14,8 @@ extension TimelineDocument {
     }
 
     /// Keeps the timelines with a finding on a shown event, or the `--around` event; counts the
-    /// others in ``hidden`` (which is then set, even when it counts none). Findings elsewhere, unplaced and corpus-wide ones stay as they are.
+    /// others in ``hidden`` (which is then set, even when it counts none). Findings elsewhere,
+    /// unplaced and corpus-wide ones stay as they are.
     public mutating func keepTimelinesWithFindings() {
         var kept: [Section] = []
         var left = hidden ?? Hidden()

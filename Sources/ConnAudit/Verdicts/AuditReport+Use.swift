@@ -17,7 +17,8 @@ extension Rule {
 
 extension AuditReport {
     /// The note a coverage rule carries in a per-upload gate.
-    static let gateNote = "a per-upload gate judges no corpus coverage; run with --use corpus on a soak or fleet corpus"
+    static let gateNote =
+        "a per-upload gate judges no corpus coverage; run with --use corpus on a soak or fleet corpus"
 
     /// Makes every coverage rule not applicable, with ``gateNote`` saying why: its findings go,
     /// its label counts stay (the outcome counts are still a fact of what was read).

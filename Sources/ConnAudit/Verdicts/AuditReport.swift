@@ -67,7 +67,11 @@ public struct AuditReport: Sendable {
         var out: [(name: String, count: Int)] = []
         for labels in all {
             for l in labels {
-                if let i = out.firstIndex(where: { $0.name == l.name }) { out[i].count += l.count } else { out.append(l) }
+                if let i = out.firstIndex(where: { $0.name == l.name }) {
+                    out[i].count += l.count
+                } else {
+                    out.append(l)
+                }
             }
         }
         return out

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Known violations a gate accepts for now: recorded by fingerprint, each with an optional reason
@@ -50,7 +50,8 @@ public struct Baseline: Sendable {
 
     public static func load(_ path: String) throws(UsageError) -> Baseline {
         guard let f = fopen(path, "rb") else {
-            throw UsageError("cannot read baseline \(path): \(String(cString: strerror(errno)).lowercased())")
+            throw UsageError(
+                "cannot read baseline \(path): \(String(cString: strerror(errno)).lowercased())")
         }
         defer { fclose(f) }
         var bytes: [UInt8] = []
@@ -65,21 +66,26 @@ public struct Baseline: Sendable {
         do {
             root = try JSONLineParser.parseDocument(bytes)
         } catch {
-            throw UsageError("baseline \(path) is not valid JSON: \(error.reason) (byte \(error.offset + 1))")
+            throw UsageError(
+                "baseline \(path) is not valid JSON: \(error.reason) (byte \(error.offset + 1))")
         }
         guard root["schema"] == .string("conn-audit/baseline") else {
             throw UsageError("baseline \(path): expected \"schema\": \"conn-audit/baseline\"")
         }
         guard root["version"] == .int(1) else {
-            throw UsageError("baseline \(path): unsupported version (this conn-audit reads version 1)")
+            throw UsageError(
+                "baseline \(path): unsupported version (this conn-audit reads version 1)")
         }
         guard case .array(let items)? = root["entries"] else {
             throw UsageError("baseline \(path): \"entries\" must be a list")
         }
         var entries: [Entry] = []
         for (i, item) in items.enumerated() {
-            guard case .string(let rule)? = item["rule"], case .string(let fp)? = item["fingerprint"] else {
-                throw UsageError("baseline \(path): entry \(i + 1) needs \"rule\" and \"fingerprint\" strings")
+            guard case .string(let rule)? = item["rule"],
+                case .string(let fp)? = item["fingerprint"]
+            else {
+                throw UsageError(
+                    "baseline \(path): entry \(i + 1) needs \"rule\" and \"fingerprint\" strings")
             }
             var entry = Entry(rule: rule, fingerprint: fp)
             entry.file = item["file"]?.string
@@ -88,7 +94,9 @@ public struct Baseline: Sendable {
             entry.reason = item["reason"]?.string
             if let e = item["expires"], e != .null {
                 guard let s = e.string, Self.isDate(s) else {
-                    throw UsageError("baseline \(path): entry \(i + 1) has \"expires\" that is not a YYYY-MM-DD date")
+                    throw UsageError(
+                        "baseline \(path): entry \(i + 1) has \"expires\" that is not a YYYY-MM-DD date"
+                    )
                 }
                 entry.expires = s
             }
@@ -101,7 +109,8 @@ public struct Baseline: Sendable {
     /// An entry of `reviewed` (the baseline the run applied) for the same rule and fingerprint
     /// keeps its reason and expiry: rewriting a baseline does not lose its reviews.
     public static func from(_ report: AuditReport, reviewed: Baseline? = nil) -> Baseline {
-        precondition(report.keptEveryFinding, "a baseline counts every finding: audit with keepFindings nil")
+        precondition(
+            report.keptEveryFinding, "a baseline counts every finding: audit with keepFindings nil")
         // Of several reviews of one fingerprint, the one that accepts longest (no expiry first,
         // then the latest date) — the one `apply` lets accept the violation.
         var reviews: [String: Entry] = [:]
@@ -176,11 +185,14 @@ public struct Baseline: Sendable {
     /// Moves accepted violations to each result's `baselined` list and recomputes statuses.
     /// - Parameter today: `YYYY-MM-DD`; entries expiring before it accept nothing.
     public func apply(to report: inout AuditReport, path: String, today: String) -> Summary {
-        precondition(report.keptEveryFinding, "a baseline counts every finding: audit with keepFindings nil")
+        precondition(
+            report.keptEveryFinding, "a baseline counts every finding: audit with keepFindings nil")
         var summary = Summary(path: path)
         var used = Set<Int>()
         var byKey: [String: [Int]] = [:]
-        for (i, e) in entries.enumerated() { byKey[e.rule + "\u{1F}" + e.fingerprint, default: []].append(i) }
+        for (i, e) in entries.enumerated() {
+            byKey[e.rule + "\u{1F}" + e.fingerprint, default: []].append(i)
+        }
         let paths = report.filePaths
         for k in report.results.indices {
             let r = report.results[k]
@@ -208,7 +220,11 @@ public struct Baseline: Sendable {
             summary.accepted += accepted.count
         }
         for (i, e) in entries.enumerated() {
-            if let x = e.expires, x < today { summary.expired.append(e) } else if !used.contains(i) { summary.unused.append(e) }
+            if let x = e.expires, x < today {
+                summary.expired.append(e)
+            } else if !used.contains(i) {
+                summary.unused.append(e)
+            }
         }
         return summary
     }
@@ -217,7 +233,8 @@ public struct Baseline: Sendable {
     static func isDate(_ s: String) -> Bool {
         let b = Array(s.utf8)
         guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D,
-              [0, 1, 2, 3, 5, 6, 8, 9].allSatisfy({ b[$0] >= 0x30 && b[$0] <= 0x39 }) else { return false }
+            [0, 1, 2, 3, 5, 6, 8, 9].allSatisfy({ b[$0] >= 0x30 && b[$0] <= 0x39 })
+        else { return false }
         func number(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(b[$1] - 0x30) } }
         let year = number(0..<4), month = number(5..<7), day = number(8..<10)
         guard (1...12).contains(month), day >= 1 else { return false }

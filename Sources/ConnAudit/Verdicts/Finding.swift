@@ -76,7 +76,8 @@ public struct Finding: Sendable {
         }
 
         var isEmpty: Bool {
-            !hasT && source == nil && !hasGen && context.isEmpty && subject == nil && eventFields.isEmpty
+            !hasT && source == nil && !hasGen && context.isEmpty && subject == nil
+                && eventFields.isEmpty
         }
     }
 
@@ -93,16 +94,20 @@ public struct Finding: Sendable {
     }
 
     public init(
-        file: Int32? = nil, line: Int? = nil, t: Double? = nil, source: SourceKey? = nil, gen: UInt64? = nil,
+        file: Int32? = nil, line: Int? = nil, t: Double? = nil, source: SourceKey? = nil,
+        gen: UInt64? = nil,
         message: String, context: [ContextLine] = [], ev: String? = nil
     ) {
-        self.init(file: file, line: line, t: t, shared: source.map(SharedSource.init), gen: gen, message: message,
-                  context: context, ev: ev)
+        self.init(
+            file: file, line: line, t: t, shared: source.map(SharedSource.init), gen: gen,
+            message: message,
+            context: context, ev: ev)
     }
 
     /// A finding naming its source by a reference its source's other findings share.
     init(
-        file: Int32?, line: Int?, t: Double?, shared source: SharedSource?, gen: UInt64?, message: String,
+        file: Int32?, line: Int?, t: Double?, shared source: SharedSource?, gen: UInt64?,
+        message: String,
         context: [ContextLine], ev: String?
     ) {
         fileIndex = file ?? Self.noFile

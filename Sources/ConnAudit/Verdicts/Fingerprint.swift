@@ -18,11 +18,13 @@ public enum Fingerprint {
     }
 
     static func identity(_ f: Finding, rule: String, paths: [String]) -> String {
-        guard let file = f.file else { return [rule, "corpus", f.subject ?? f.message].joined(separator: "\u{1F}") }
+        guard let file = f.file else {
+            return [rule, "corpus", f.subject ?? f.message].joined(separator: "\u{1F}")
+        }
         let path = Int(file) < paths.count ? paths[Int(file)] : ""
         return [
             rule, path, f.source?.src ?? "", f.source?.session ?? "", f.gen.map(String.init) ?? "",
-            f.ev ?? "", f.t.map(NumberText.json) ?? "",
+            f.ev ?? "", f.t.map(NumberText.json) ?? ""
         ].joined(separator: "\u{1F}")
     }
 
@@ -41,7 +43,8 @@ extension Fingerprint {
     /// and so every fingerprint, are the same whether or not a baseline or a suppression moved
     /// some of them aside.
     public static func of(_ r: RuleResult, paths: [String])
-        -> (violations: [String], baselined: [String], suppressed: [String]) {
+        -> (violations: [String], baselined: [String], suppressed: [String])
+    {
         if r.baselined.isEmpty, r.suppressed.isEmpty {
             return (of(r.violations, rule: r.rule.id, paths: paths), [], [])
         }

@@ -17,7 +17,8 @@ public struct RuleResult: Sendable {
     /// Violations a suppression accepts (``Suppressions``), and which entry took each (its index).
     public var suppressed: [Finding] = []
     public var suppressedBy: [Int] = []
-    /// Suppressed violations counted but not kept (``Auditor/divert``), by the entry that took them.
+    /// Suppressed violations counted but not kept (``Auditor/divert``), by the entry that took
+    /// them.
     public var omittedSuppressed: [Int: Int] = [:]
     /// Why the rule is not applicable, when the run says so itself (a per-upload gate and a
     /// corpus-coverage rule); nil: the rule's own `applies_if` found nothing.
@@ -53,7 +54,8 @@ public struct RuleResult: Sendable {
     }
 
     /// default-pack.md: fail if any violation, else inconclusive if any, else pass.
-    public init(rule: Rule, violations: [Finding], inconclusive: [Finding], applicable: Bool = true) {
+    public init(rule: Rule, violations: [Finding], inconclusive: [Finding], applicable: Bool = true)
+    {
         self.rule = rule
         self.violations = violations
         self.inconclusive = inconclusive

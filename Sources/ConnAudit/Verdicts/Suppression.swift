@@ -12,7 +12,8 @@ public struct Suppression: Sendable {
     public var rule: String
     public var src: String?
     public var session: String?
-    /// A glob on the file's path as reports print it (the PATH given joined with the path below it).
+    /// A glob on the file's path as reports print it (the PATH given joined with the path below
+    /// it).
     public var file: String?
     public var message: String?
     /// Top-level fields of the violation's event, each a glob on the value's text (a string as
@@ -25,9 +26,11 @@ public struct Suppression: Sendable {
     /// Where the entry was written (`FILE:LINE`), to name it in messages.
     public var origin: String
 
-    public init(rule: String, src: String? = nil, session: String? = nil, file: String? = nil,
-                message: String? = nil, fields: [(name: String, pattern: String)] = [], reason: String,
-                expires: String, origin: String) {
+    public init(
+        rule: String, src: String? = nil, session: String? = nil, file: String? = nil,
+        message: String? = nil, fields: [(name: String, pattern: String)] = [], reason: String,
+        expires: String, origin: String
+    ) {
         self.rule = rule
         self.src = src
         self.session = session
@@ -46,18 +49,25 @@ public struct Suppression: Sendable {
     /// A condition on something the finding does not have (a source, a file, a field) fails.
     public func matches(_ finding: Finding, paths: [String]) -> Bool {
         if let src {
-            guard let key = finding.source, !key.srcIsFile, GlobPattern(src).matches(key.src) else { return false }
+            guard let key = finding.source, !key.srcIsFile, GlobPattern(src).matches(key.src) else {
+                return false
+            }
         }
         if let session {
-            guard let text = finding.source?.session, GlobPattern(session).matches(text) else { return false }
+            guard let text = finding.source?.session, GlobPattern(session).matches(text) else {
+                return false
+            }
         }
         if let file {
-            guard let i = finding.file, GlobPattern(file).matches(paths[Int(i)]) else { return false }
+            guard let i = finding.file, GlobPattern(file).matches(paths[Int(i)]) else {
+                return false
+            }
         }
         if let message, !GlobPattern(message).matches(finding.message) { return false }
         for condition in fields {
             guard let value = finding.eventFields.last(where: { $0.key == condition.name })?.value,
-                  GlobPattern(condition.pattern).matches(value.text ?? value.rendered(bare: false)) else { return false }
+                GlobPattern(condition.pattern).matches(value.text ?? value.rendered(bare: false))
+            else { return false }
         }
         return true
     }

@@ -47,7 +47,8 @@ struct BackoffPolicy {
         attempts += 1
         if mutant == .fixedTwoSeconds { return 2000 }
         let base = min(Double(UInt64(1) << UInt64(min(attempts, 62))) * 100.0, 10000)
-        let jitter = mutant == .jitterOutOfRange ? random.next(in: 0.0, 1.0) : random.next(in: 0.5, 1.0)
+        let jitter =
+            mutant == .jitterOutOfRange ? random.next(in: 0.0, 1.0) : random.next(in: 0.5, 1.0)
         return Int(base * jitter)
     }
 
@@ -61,7 +62,8 @@ struct BackoffPolicy {
         if mutant == .reconnectOnTransientError { return true }
         switch error {
         case .url(let code):  // URLError: the network is gone
-            return code == PingError.notConnectedToInternet || code == PingError.networkConnectionLost
+            return code == PingError.notConnectedToInternet
+                || code == PingError.networkConnectionLost
         case .posix(let code):  // POSIXError: the socket died
             return code == PingError.EPIPE || code == PingError.ECONNRESET
         case .other:  // the socket is not in a normal state
@@ -191,7 +193,9 @@ struct ReconnectingClient {
     }
 
     private mutating func deliver(upTo t: Int) {
-        while let i = pending.indices.min(by: { (pending[$0].t, pending[$0].seq) < (pending[$1].t, pending[$1].seq) }),
+        while let i = pending.indices.min(by: {
+            (pending[$0].t, pending[$0].seq) < (pending[$1].t, pending[$1].seq)
+        }),
             pending[i].t <= t
         {
             let event = pending.remove(at: i).event
@@ -227,7 +231,8 @@ struct ReconnectingClient {
         handled.insert(gen)
         guard heartbeat.model.phase != .open, policy.mayRetry else { return }
         let delay = policy.backoff()
-        heartbeat.write(t, "ws.reconnect", ["attempt": .int(policy.attempts), "delay_ms": .int(delay)])
+        heartbeat.write(
+            t, "ws.reconnect", ["attempt": .int(policy.attempts), "delay_ms": .int(delay)])
         reconnectAt = t + delay
     }
 
@@ -253,19 +258,19 @@ struct ReconnectingClient {
 // MARK: - The scenario
 
 extension ReconnectingClient {
-    /// Seed 002's situations in one run, which also records the four outcomes seeds 000/001 ask for:
-    /// the network is down at launch (three refused connects: connect failure); a connection that
-    /// answers (normal), then a transient ping error and silence until the deadline (delayed); a
-    /// server that drops the connection at once (immediate close); a connection that answers, then a
-    /// fatal ping error (`networkConnectionLost`); then the network is gone until the attempts are
-    /// used up.
+    /// Seed 002's situations in one run, which also records the four outcomes seeds 000/001 ask
+    /// for: the network is down at launch (three refused connects: connect failure); a connection
+    /// that answers (normal), then a transient ping error and silence until the deadline (delayed);
+    /// a server that drops the connection at once (immediate close); a connection that answers,
+    /// then a fatal ping error (`networkConnectionLost`); then the network is gone until the
+    /// attempts are used up.
     static let seedScript: [Attempt] = [
         .refused("NSURLErrorDomain:-1009"),
         .refused("NSURLErrorDomain:-1009"),
         .refused("NSURLErrorDomain:-1004"),
         .opens([.pong, .pong, .error(.url(PingError.timedOut))]),
         .opensThenDrops(code: 1006),
-        .opens([.pong, .error(.url(PingError.networkConnectionLost))]),
+        .opens([.pong, .error(.url(PingError.networkConnectionLost))])
     ]
 
     static func seedScenario(_ mutant: BackoffPolicy.Mutant? = nil) -> ConnlogWriter {

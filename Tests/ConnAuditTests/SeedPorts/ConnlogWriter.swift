@@ -93,14 +93,17 @@ struct ConnlogWriter: Sendable {
     ///
     /// - Precondition: `t` never decreases (the models run on one monotonic clock).
     @discardableResult
-    mutating func write(_ t: Int, _ ev: String, _ fields: KeyValuePairs<String, ConnlogValue> = [:]) -> Int {
+    mutating func write(_ t: Int, _ ev: String, _ fields: KeyValuePairs<String, ConnlogValue> = [:])
+        -> Int
+    {
         precondition(t >= (records.last?.t ?? 0), "\(ev) at t=\(t) goes back in time")
         let line = records.count + 1
         var json = "{\"t\":\(t),\"src\":\(ConnlogValue.quote(src)),\"ev\":\(ConnlogValue.quote(ev))"
         for (key, value) in fields { json += ",\(ConnlogValue.quote(key)):\(value.json)" }
         json += "}"
         rendered.append(json)
-        records.append(Record(line: line, t: t, ev: ev, fields: fields.map { (key: $0.key, value: $0.value) }))
+        records.append(
+            Record(line: line, t: t, ev: ev, fields: fields.map { (key: $0.key, value: $0.value) }))
         return line
     }
 
@@ -119,12 +122,16 @@ struct ConnlogWriter: Sendable {
     func line(marked name: String) -> Int? { marks[name] }
 
     /// The lines of `ev` after line `after` whose record satisfies `predicate`, in order.
-    func lines(_ ev: String, after: Int = 0, where predicate: (Record) -> Bool = { _ in true }) -> [Int] {
+    func lines(_ ev: String, after: Int = 0, where predicate: (Record) -> Bool = { _ in true })
+        -> [Int]
+    {
         records.filter { $0.line > after && $0.ev == ev && predicate($0) }.map(\.line)
     }
 
     /// The first line of `ev` after line `after` whose record satisfies `predicate`.
-    func firstLine(_ ev: String, after: Int = 0, where predicate: (Record) -> Bool = { _ in true }) -> Int? {
+    func firstLine(_ ev: String, after: Int = 0, where predicate: (Record) -> Bool = { _ in true })
+        -> Int?
+    {
         lines(ev, after: after, where: predicate).first
     }
 

@@ -172,19 +172,26 @@ struct HeartbeatDriver {
     private(set) var log: ConnlogWriter
     private var shown = HeartbeatModel.Phase.idle
 
-    init(mutant: HeartbeatModel.Mutant? = nil, interval: Int = 100, timeout: Int = 1000, src: String = "heartbeat") {
+    init(
+        mutant: HeartbeatModel.Mutant? = nil, interval: Int = 100, timeout: Int = 1000,
+        src: String = "heartbeat"
+    ) {
         model = HeartbeatModel(interval: interval, timeout: timeout, mutant: mutant)
         log = ConnlogWriter(src: src)
     }
 
-    /// The app asks for a connection. A live one is closed first (`replaced`): one socket at a time.
+    /// The app asks for a connection. A live one is closed first (`replaced`): one socket at a
+    /// time.
     @discardableResult
     mutating func connect(at t: Int) -> Int {
         close(reason: "replaced", at: t)
         let gen = model.connect()
-        log.write(t, "ws.connect", [
-            "gen": .int(gen), "interval_ms": .int(model.interval), "timeout_ms": .int(model.timeout),
-        ])
+        log.write(
+            t, "ws.connect",
+            [
+                "gen": .int(gen), "interval_ms": .int(model.interval),
+                "timeout_ms": .int(model.timeout)
+            ])
         showState(gen, at: t)
         return gen
     }
@@ -249,7 +256,8 @@ struct HeartbeatDriver {
     }
 
     /// Writes an event the heartbeat itself knows nothing about (`ws.reconnect`).
-    mutating func write(_ t: Int, _ ev: String, _ fields: KeyValuePairs<String, ConnlogValue> = [:]) {
+    mutating func write(_ t: Int, _ ev: String, _ fields: KeyValuePairs<String, ConnlogValue> = [:])
+    {
         log.write(t, ev, fields)
     }
 
@@ -314,7 +322,8 @@ extension HeartbeatDriver {
         d.opened(third, at: 4360)  // a duplicate open changes nothing
         let fourth = d.connect(at: 4400)  // the app replaces the connection (close: replaced)
         d.markNext("stale close")
-        d.transportClosed(third, code: 1001, at: 4450)  // the replaced connection's late close callback
+        // the replaced connection's late close callback
+        d.transportClosed(third, code: 1001, at: 4450)
         d.opened(fourth, at: 4500)
         d.transportClosed(fourth, code: 1006, at: 4520)  // the server drops it at once
         let fifth = d.connect(at: 4600)

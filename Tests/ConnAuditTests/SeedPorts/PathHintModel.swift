@@ -86,8 +86,8 @@ struct PathHintModel {
 // MARK: - The seed's own checks
 
 extension PathHintModel {
-    /// Runs the seed's precondition sequence (`NetworkStateCheck.swift`) and returns the checks that
-    /// fail; empty for a faithful port.
+    /// Runs the seed's precondition sequence (`NetworkStateCheck.swift`) and returns the checks
+    /// that fail; empty for a faithful port.
     static func seedPreconditionFailures(_ mutant: Mutant? = nil) -> [String] {
         var failures: [String] = []
         func check(_ ok: Bool, _ text: String) { if !ok { failures.append(text) } }
@@ -97,7 +97,9 @@ extension PathHintModel {
 
         let old = hint.restart()
         hint.accept(generation: old, state: .available, expensive: true)
-        check(hint.state == .available && hint.expensive, "hint.state == .available && hint.expensive")
+        check(
+            hint.state == .available && hint.expensive, "hint.state == .available && hint.expensive"
+        )
 
         let current = hint.restart()
         hint.accept(generation: old, state: .unavailable)
@@ -113,7 +115,9 @@ extension PathHintModel {
         check(hint.state == .unavailable, "hint.state == .unavailable")
 
         hint.accept(generation: current, state: .available)
-        check(hint.state == .available && !hint.constrained, "hint.state == .available && !hint.constrained")
+        check(
+            hint.state == .available && !hint.constrained,
+            "hint.state == .available && !hint.constrained")
         return failures
     }
 }
@@ -151,11 +155,15 @@ struct PathHintDriver {
     }
 
     /// A path callback of monitor `gen`.
-    mutating func update(_ gen: Int, _ status: String, expensive: Bool = false, constrained: Bool = false, at t: Int) {
-        log.write(t, "path.update", [
-            "gen": .int(gen), "status": .string(status), "expensive": .bool(expensive),
-            "constrained": .bool(constrained),
-        ])
+    mutating func update(
+        _ gen: Int, _ status: String, expensive: Bool = false, constrained: Bool = false, at t: Int
+    ) {
+        log.write(
+            t, "path.update",
+            [
+                "gen": .int(gen), "status": .string(status), "expensive": .bool(expensive),
+                "constrained": .bool(constrained)
+            ])
         let state = PathHintModel.state(for: status)
         model.accept(generation: gen, state: state, expensive: expensive, constrained: constrained)
         show(gen: gen, at: t)
@@ -171,7 +179,8 @@ struct PathHintDriver {
         case .ok:
             log.write(t, "http.request", ["ok": true, "user": .bool(user)])
         case .failed(let error):
-            log.write(t, "http.request", ["ok": false, "error": .string(error), "user": .bool(user)])
+            log.write(
+                t, "http.request", ["ok": false, "error": .string(error), "user": .bool(user)])
             model.requestFailed()
             show(gen: model.generation, at: t)
         }
@@ -186,10 +195,13 @@ struct PathHintDriver {
         let now = (state: model.state, expensive: model.expensive, constrained: model.constrained)
         if let shown, shown == now { return }
         shown = now
-        log.write(t, "path.state", [
-            "gen": .int(gen), "state": .string(now.state.rawValue), "expensive": .bool(now.expensive),
-            "constrained": .bool(now.constrained),
-        ])
+        log.write(
+            t, "path.state",
+            [
+                "gen": .int(gen), "state": .string(now.state.rawValue),
+                "expensive": .bool(now.expensive),
+                "constrained": .bool(now.constrained)
+            ])
     }
 }
 
@@ -204,17 +216,21 @@ extension PathHintDriver {
         var d = PathHintDriver(mutant: mutant)
         d.launch(at: 0)
         let old = d.restart(at: 10)
-        d.request(user: false, result: .ok, at: 20)  // no callback yet: unknown, and the request goes out
+        // no callback yet: unknown, and the request goes out
+        d.request(user: false, result: .ok, at: 20)
         d.update(old, "satisfied", expensive: true, at: 30)
         let current = d.restart(at: 40)
         d.update(old, "unsatisfied", at: 50)  // the cancelled monitor's queued callback
         d.update(current, "requiresConnection", at: 60)
         d.request(user: false, result: .ok, at: 70)  // needsConnection is not offline
         d.update(current, "satisfied", constrained: true, at: 80)
-        d.request(user: false, result: .failed("NSURLErrorDomain:-1001"), at: 90)  // a slow server, not the path
+        // a slow server, not the path
+        d.request(user: false, result: .failed("NSURLErrorDomain:-1001"), at: 90)
         d.update(current, "unsatisfied", at: 100)
-        d.request(user: false, result: .ok, at: 110)  // a background refresh while unavailable: held back
-        d.request(user: true, result: .failed("NSURLErrorDomain:-1009"), at: 120)  // the user retries: sent
+        // a background refresh while unavailable: held back
+        d.request(user: false, result: .ok, at: 110)
+        // the user retries: sent
+        d.request(user: true, result: .failed("NSURLErrorDomain:-1009"), at: 120)
         d.update(current, "unsatisfied", at: 130)  // the same update again: the hint stays
         d.update(current, "satisfied", at: 140)
         d.stop(at: 150)

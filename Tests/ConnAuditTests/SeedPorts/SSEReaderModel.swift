@@ -32,13 +32,14 @@ struct SSEFixtureServer: Sendable {
 
     /// The seed's three events and two more, so a reader can fail in the middle and go on.
     static let seed = SSEFixtureServer(events: [
-        (1, "queued"), (2, "building"), (3, "testing"), (4, "finished"), (5, "deployed"),
+        (1, "queued"), (2, "building"), (3, "testing"), (4, "finished"), (5, "deployed")
     ])
 
     let events: [(id: Int, data: String)]
 
     /// The response body's lines (without line ends) and how it ends.
-    func respond(lastEventID: String?, _ behaviour: Behaviour) -> (lines: [String], ending: Ending) {
+    func respond(lastEventID: String?, _ behaviour: Behaviour) -> (lines: [String], ending: Ending)
+    {
         let last = lastEventID.map { Int($0) ?? 0 } ?? 0
         var lines: [String] = []
         var sent = 0
@@ -79,8 +80,8 @@ struct SSEReaderModel {
         case skipFailedEvent
         /// No dedupe: a redelivered event is processed again.
         case processRedelivered
-        /// The Last-Event-ID is captured once when reading starts, not taken from the cursor on each
-        /// reconnect.
+        /// The Last-Event-ID is captured once when reading starts, not taken from the cursor on
+        /// each reconnect.
         case staleCursor
         /// `cancel()` stops reading but leaves the reconnect timer running.
         case reconnectAfterCancel
@@ -125,7 +126,9 @@ struct SSEReaderModel {
     /// The reconnect timer fires, if the reader still wants to connect: one request, read to its
     /// end. Returns false when nothing was sent.
     @discardableResult
-    mutating func reconnectTimerFires(_ server: SSEFixtureServer, _ behaviour: SSEFixtureServer.Behaviour) -> Bool {
+    mutating func reconnectTimerFires(
+        _ server: SSEFixtureServer, _ behaviour: SSEFixtureServer.Behaviour
+    ) -> Bool {
         t += 100
         guard wantsToConnect else { return false }
         read(server, behaviour)
@@ -134,7 +137,8 @@ struct SSEReaderModel {
 
     // MARK: Reading
 
-    private mutating func read(_ server: SSEFixtureServer, _ behaviour: SSEFixtureServer.Behaviour) {
+    private mutating func read(_ server: SSEFixtureServer, _ behaviour: SSEFixtureServer.Behaviour)
+    {
         wantsToConnect = false
         let lastID = mutant == .staleCursor ? cursorAtStart : cursor
         t += 1
@@ -198,7 +202,9 @@ struct SSEReaderModel {
     }
 
     private func trimmed(_ s: Substring) -> String {
-        String(s.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        String(
+            s.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }
+                .reversed())
     }
 }
 
@@ -206,16 +212,17 @@ struct SSEReaderModel {
 
 extension SSEReaderModel {
     /// The seed's checks in order: the first response cut after one event (commit 1 only after it
-    /// was processed); a resume from 1 that breaks inside event 3; a handler failure on 3 (the cursor
-    /// stays at 2, the reader resumes from 2); a server that sends the committed event again (it is
-    /// skipped); leaving the screen while a reconnect is due (no request until the app starts
-    /// reading again); coming back.
+    /// was processed); a resume from 1 that breaks inside event 3; a handler failure on 3 (the
+    /// cursor stays at 2, the reader resumes from 2); a server that sends the committed event again
+    /// (it is skipped); leaving the screen while a reconnect is due (no request until the app
+    /// starts reading again); coming back.
     static func seedScenario(_ mutant: Mutant? = nil) -> ConnlogWriter {
         let server = SSEFixtureServer.seed
         var reader = SSEReaderModel(mutant: mutant, handlerFailsOnce: ["3"])
         reader.start()
         reader.reconnectTimerFires(server, .cutAfter(events: 1))  // 1
-        reader.reconnectTimerFires(server, .cutInsideEvent(afterEvents: 1))  // 2, then `id: 3` and a reset
+        // 2, then `id: 3` and a reset
+        reader.reconnectTimerFires(server, .cutInsideEvent(afterEvents: 1))
         reader.reconnectTimerFires(server, .complete)  // 3 fails
         reader.reconnectTimerFires(server, .cutAfter(events: 2))  // 3, 4
         reader.reconnectTimerFires(server, .redeliversLast)  // 4 again, 5

@@ -33,7 +33,9 @@ final class BasicRunner: Runner {
             // Without a capture the trigger's context is the base one (not copied).
             if let name = term.capture(in: selector) {
                 let ctx = self.context(e, captures: [name: e])
-                if !judge(e, ctx, context: context, sink: sink, late: false) { waiting.append((e, ctx)) }
+                if !judge(e, ctx, context: context, sink: sink, late: false) {
+                    waiting.append((e, ctx))
+                }
             } else if !judge(e, base, context: context, sink: sink, late: false) {
                 waiting.append((e, base))
             }
@@ -42,7 +44,9 @@ final class BasicRunner: Runner {
             switch scope {
             case .global:
                 if let term = Evaluator.matches(selector, e, base) {
-                    report(.violation, at: e, bind(term, selector, e, base), context: context, sink: sink)
+                    report(
+                        .violation, at: e, bind(term, selector, e, base), context: context,
+                        sink: sink)
                 }
             case .window(let after, let before):
                 if !afterOpen {
@@ -51,11 +55,17 @@ final class BasicRunner: Runner {
                     if let before, Evaluator.matches(before, e, base) != nil {
                         beforeClosed = true
                         // The scope closed: what happened inside it is judged now.
-                        for (event, ctx) in pending { report(.violation, at: event, ctx, context: context, sink: sink, waitForAfter: false) }
+                        for (event, ctx) in pending {
+                            report(
+                                .violation, at: event, ctx, context: context, sink: sink,
+                                waitForAfter: false)
+                        }
                         pending.removeAll()
                     } else if let term = Evaluator.matches(selector, e, base) {
                         if before == nil {
-                            report(.violation, at: e, bind(term, selector, e, base), context: context, sink: sink)
+                            report(
+                                .violation, at: e, bind(term, selector, e, base), context: context,
+                                sink: sink)
                         } else {
                             // Dwyer's "before R": a trace in which R never comes satisfies it.
                             pending.append((e, bind(term, selector, e, base)))
@@ -67,11 +77,17 @@ final class BasicRunner: Runner {
                     if Evaluator.matches(from, e, base) != nil { inInterval = true }
                 } else if Evaluator.matches(to, e, base) != nil {
                     inInterval = false
-                    for (event, ctx) in pending { report(.violation, at: event, ctx, context: context, sink: sink, waitForAfter: false) }
+                    for (event, ctx) in pending {
+                        report(
+                            .violation, at: event, ctx, context: context, sink: sink,
+                            waitForAfter: false)
+                    }
                     pending.removeAll()
                 } else if let term = Evaluator.matches(selector, e, base) {
                     if open {
-                        report(.violation, at: e, bind(term, selector, e, base), context: context, sink: sink)
+                        report(
+                            .violation, at: e, bind(term, selector, e, base), context: context,
+                            sink: sink)
                     } else {
                         pending.append((e, bind(term, selector, e, base)))
                     }
@@ -101,7 +117,9 @@ final class BasicRunner: Runner {
 
     /// Judges an `every` trigger; false when its expectation looked ahead and the answer has not
     /// come yet (it is judged again as later events arrive, and at the end of the timeline).
-    private func judge(_ e: Event, _ ctx: EvalContext, context: ContextScope, sink: FindingSink, late: Bool) -> Bool {
+    private func judge(
+        _ e: Event, _ ctx: EvalContext, context: ContextScope, sink: FindingSink, late: Bool
+    ) -> Bool {
         guard case .every(_, let expect, let policy) = check else { return true }
         lookAheadPending = false
         if late { judging = e }
@@ -122,8 +140,12 @@ final class BasicRunner: Runner {
         // Judged late, the events after the trigger have already gone by: no waiting for them.
         switch outcome {
         case true?: break
-        case false?: report(.violation, at: e, ctx, context: context, sink: sink, waitForAfter: !late)
-        case nil: report(.inconclusive, at: e, ctx, context: context, sink: sink, note: "undecided: data is missing", waitForAfter: !late)
+        case false?:
+            report(.violation, at: e, ctx, context: context, sink: sink, waitForAfter: !late)
+        case nil:
+            report(
+                .inconclusive, at: e, ctx, context: context, sink: sink,
+                note: "undecided: data is missing", waitForAfter: !late)
         }
         return true
     }
@@ -152,19 +174,29 @@ final class BasicRunner: Runner {
         guard case .count(_, let minimum?, _, let by) = check else { return }
         if by == nil, matched < minimum {
             let anchor = first ?? firstMatch
-            report(.violation, at: anchor, anchor.map { self.context($0) }, context: context, sink: sink,
-                   note: "\(matched) matching event\(matched == 1 ? "" : "s"), at least \(minimum) required", waitForAfter: false)
+            report(
+                .violation, at: anchor, anchor.map { self.context($0) }, context: context,
+                sink: sink,
+                note:
+                    "\(matched) matching event\(matched == 1 ? "" : "s"), at least \(minimum) required",
+                waitForAfter: false)
         } else if by != nil {
-            for (key, n) in perKey.counts.sorted(by: { $0.key.rendered() < $1.key.rendered() }) where n < minimum {
+            for (key, n) in perKey.counts.sorted(by: { $0.key.rendered() < $1.key.rendered() })
+            where n < minimum {
                 let anchor = first ?? firstMatch
-                report(.violation, at: anchor, anchor.map { self.context($0) }, context: context, sink: sink,
-                       note: "\(n) matching event\(n == 1 ? "" : "s") for \(key.renderedClipped().visibleControls), at least \(minimum) required",
-                       waitForAfter: false)
+                report(
+                    .violation, at: anchor, anchor.map { self.context($0) }, context: context,
+                    sink: sink,
+                    note:
+                        "\(n) matching event\(n == 1 ? "" : "s") for \(key.renderedClipped().visibleControls), at least \(minimum) required",
+                    waitForAfter: false)
             }
         }
     }
 
-    private func bind(_ term: SelectorMatch, _ selector: Selector, _ e: Event, _ base: EvalContext) -> EvalContext {
+    private func bind(_ term: SelectorMatch, _ selector: Selector, _ e: Event, _ base: EvalContext)
+        -> EvalContext
+    {
         guard let name = term.capture(in: selector) else { return base }
         return context(e, captures: [name: e])
     }

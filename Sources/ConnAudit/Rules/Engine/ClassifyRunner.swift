@@ -9,7 +9,11 @@ final class ClassifyRunner: Runner {
     private let relevant: EvIDSet
 
     override init(_ compiled: CompiledRule, files: [String]) {
-        if case .classify(let c, _, _, _) = compiled.rule.check { labels = c.labels } else { labels = [] }
+        if case .classify(let c, _, _, _) = compiled.rule.check {
+            labels = c.labels
+        } else {
+            labels = []
+        }
         has = Array(repeating: false, count: labels.count)
         lacks = Array(repeating: false, count: labels.count)
         relevant = EvIDSet(labels.flatMap { [$0.has, $0.lacks].compactMap { $0 } })
@@ -38,8 +42,9 @@ final class ClassifyRunner: Runner {
     /// Which labels hold on what the generation showed so far.
     private var results: [LabelResult] {
         labels.indices.map { i in
-            LabelResult(rule: compiled.index, name: labels[i].name,
-                        holds: (labels[i].has == nil || has[i]) && (labels[i].lacks == nil || !lacks[i]))
+            LabelResult(
+                rule: compiled.index, name: labels[i].name,
+                holds: (labels[i].has == nil || has[i]) && (labels[i].lacks == nil || !lacks[i]))
         }
     }
 

@@ -116,14 +116,17 @@ final class CompiledRule: @unchecked Sendable {
     static func boundsFromParams(_ rule: Rule, _ params: [String: Value]) -> Check {
         guard !rule.boundParams.isEmpty else { return rule.check }
         func value(_ key: String, _ written: Int?) -> Int? {
-            guard let name = rule.boundParams[key], let v = params[name], let n = FileLoader.wholeCount(v) else { return written }
+            guard let name = rule.boundParams[key], let v = params[name],
+                let n = FileLoader.wholeCount(v)
+            else { return written }
             return n
         }
         switch rule.check {
         case .count(let sel, let minimum, let maximum, let by):
             return .count(sel, min: value("min", minimum), max: value("max", maximum), by: by)
         case .classify(let c, let required, let minimum, let applies):
-            return .classify(c, require: required, min: value("min", minimum) ?? minimum, appliesIf: applies)
+            return .classify(
+                c, require: required, min: value("min", minimum) ?? minimum, appliesIf: applies)
         default:
             return rule.check
         }
@@ -153,7 +156,9 @@ final class CompiledRule: @unchecked Sendable {
         var calls: [HistoryCall] = []
         func collect(_ e: Expr) {
             NameWalker.walk(e) { sub in
-                if case .history(let call) = sub, !calls.contains(where: { $0.slot == call.slot }) { calls.append(call) }
+                if case .history(let call) = sub, !calls.contains(where: { $0.slot == call.slot }) {
+                    calls.append(call)
+                }
             }
         }
         for (_, e) in rule.lets { collect(e) }
@@ -188,7 +193,11 @@ final class CompiledRule: @unchecked Sendable {
         var history: Set<String>? = []
         var lists: [Set<String>?] = []
         func note(_ s: Selector) {
-            if let names = s.evNames, history != nil { history!.formUnion(names) } else { history = nil }
+            if let names = s.evNames, history != nil {
+                history!.formUnion(names)
+            } else {
+                history = nil
+            }
         }
         for call in calls {
             note(call.selector)
@@ -204,14 +213,18 @@ final class CompiledRule: @unchecked Sendable {
                 sinceIsStatic = false
             }
             let valueIsStatic = call.value.map { Self.isStaticValue($0, outer: outer) } ?? true
-            // A rule that looks ahead judges a trigger again later: running aggregates would by then
-            // include events after it.
-            if !lookAhead, sinceIsStatic, valueIsStatic, Self.isStatic(call.selector, outer: outer) {
+            // A rule that looks ahead judges a trigger again later: running aggregates would by
+            // then include events after it.
+            if !lookAhead, sinceIsStatic, valueIsStatic, Self.isStatic(call.selector, outer: outer)
+            {
                 slots[call.slot] = aggregates.count
-                aggregates.append(StaticCall(kind: call.kind, selector: call.selector, since: since, value: call.value))
+                aggregates.append(
+                    StaticCall(
+                        kind: call.kind, selector: call.selector, since: since, value: call.value))
                 continue
             }
-            for s in [call.selector] + (since.map { [$0] } ?? []) where !lists.contains(where: { $0 == s.evNames }) {
+            for s in [call.selector] + (since.map { [$0] } ?? [])
+            where !lists.contains(where: { $0 == s.evNames }) {
                 lists.append(s.evNames)
             }
             listOfSlot[call.slot] = lists.firstIndex { $0 == call.selector.evNames }
@@ -221,7 +234,9 @@ final class CompiledRule: @unchecked Sendable {
         var precedence: Int?
         if case .precedence(_, let enabling) = rule.check {
             note(enabling)
-            if let i = lists.firstIndex(where: { $0 == enabling.evNames }) { precedence = i } else {
+            if let i = lists.firstIndex(where: { $0 == enabling.evNames }) {
+                precedence = i
+            } else {
                 lists.append(enabling.evNames)
                 precedence = lists.count - 1
             }
@@ -230,7 +245,9 @@ final class CompiledRule: @unchecked Sendable {
         usesHistory = !calls.isEmpty || precedence != nil
         bindsHistoryResults = calls.contains { !$0.resultCaptures.isEmpty }
         var resultNames: [String] = []
-        for call in calls { for n in call.resultCaptures where !resultNames.contains(n) { resultNames.append(n) } }
+        for call in calls {
+            for n in call.resultCaptures where !resultNames.contains(n) { resultNames.append(n) }
+        }
         historyResultNames = resultNames
         historyLists = lists
         switch rule.check {
@@ -242,14 +259,18 @@ final class CompiledRule: @unchecked Sendable {
         var anyID: [Int] = []
         for (i, call) in aggregates.enumerated() {
             if let ids = call.selector.ids, call.since.map({ $0.ids != nil }) ?? true {
-                for id in ids + (call.since?.ids ?? []) where byID[id]?.last != i { byID[id, default: []].append(i) }
+                for id in ids + (call.since?.ids ?? []) where byID[id]?.last != i {
+                    byID[id, default: []].append(i)
+                }
             } else {
                 anyID.append(i)
             }
         }
         var table: [[Int]] = []
         for (id, list) in byID where id >= 0 {
-            if table.count <= Int(id) { table += Array(repeating: anyID, count: Int(id) + 1 - table.count) }
+            if table.count <= Int(id) {
+                table += Array(repeating: anyID, count: Int(id) + 1 - table.count)
+            }
             table[Int(id)] = (list + anyID).sorted()
         }
         staticCallsByID = table
@@ -267,7 +288,8 @@ final class CompiledRule: @unchecked Sendable {
         messageReadsHistory = messageHistory
         findingFields = rule.findingFields.map { ($0, FieldNames.id($0)) }
         switch rule.check {
-        case .response(let trigger, _, _, _, _), .precedence(let trigger, _), .neverAfter(let trigger, _):
+        case .response(let trigger, _, _, _, _), .precedence(let trigger, _),
+            .neverAfter(let trigger, _):
             reportGen = trigger.reportGen
         default:
             reportGen = nil
@@ -275,7 +297,9 @@ final class CompiledRule: @unchecked Sendable {
         var messageAhead = false
         if let message = rule.message {
             for case .expr(let e) in message.parts {
-                NameWalker.walk(e) { if case .history(let call) = $0, call.kind == .next { messageAhead = true } }
+                NameWalker.walk(e) {
+                    if case .history(let call) = $0, call.kind == .next { messageAhead = true }
+                }
             }
         }
         messageLooksAhead = messageAhead
@@ -288,11 +312,20 @@ final class CompiledRule: @unchecked Sendable {
             NameWalker.walk(expr, intoSelectors: false) { sub in
                 switch sub {
                 case .history(let call):
-                    // A call that names its result (`as:`) binds it for the evaluation: never cached.
-                    if let i = slots[call.slot], call.resultCaptures.isEmpty { deps.insert(i) } else { ok = false }
+                    // A call that names its result (`as:`) binds it for the evaluation: never
+                    // cached.
+                    if let i = slots[call.slot], call.resultCaptures.isEmpty {
+                        deps.insert(i)
+                    } else {
+                        ok = false
+                    }
                 case .name(let n, _, _):
                     if n == "params" { break }
-                    if staticNames.contains(n) { deps.formUnion(dependsOn[n] ?? []) } else { ok = false }
+                    if staticNames.contains(n) {
+                        deps.formUnion(dependsOn[n] ?? [])
+                    } else {
+                        ok = false
+                    }
                 case .field: ok = false
                 default: break
                 }
@@ -331,14 +364,18 @@ final class CompiledRule: @unchecked Sendable {
         if !lookAhead {
             for call in calls {
                 guard let list = listOfSlot[call.slot],
-                      // A let that names a result is no outer side either (``resultLets``).
-                      let shape = CountedShape.of(call, outer: outer.union(results), lets: letNames,
-                                                  paramLets: paramLets.union(namingLets), results: results) else { continue }
+                    // A let that names a result is no outer side either (``resultLets``).
+                    let shape = CountedShape.of(
+                        call, outer: outer.union(results), lets: letNames,
+                        paramLets: paramLets.union(namingLets), results: results)
+                else { continue }
                 shapes[call.slot] = shape
                 countedLists[list] = true
             }
             for call in calls {
-                if let list = listOfSlot[call.slot], shapes[call.slot] == nil { countedLists[list] = false }
+                if let list = listOfSlot[call.slot], shapes[call.slot] == nil {
+                    countedLists[list] = false
+                }
                 if let list = sinceListOfSlot[call.slot] { countedLists[list] = false }
             }
             if let precedence { countedLists[precedence] = false }
@@ -350,10 +387,18 @@ final class CompiledRule: @unchecked Sendable {
 
         var interest: Set<String>? = []
         for s in selectors {
-            if let names = s.evNames, interest != nil { interest!.formUnion(names) } else { interest = nil }
+            if let names = s.evNames, interest != nil {
+                interest!.formUnion(names)
+            } else {
+                interest = nil
+            }
         }
         if usesHistory {
-            if let h = historyNames, interest != nil { interest!.formUnion(h) } else { interest = nil }
+            if let h = historyNames, interest != nil {
+                interest!.formUnion(h)
+            } else {
+                interest = nil
+            }
         }
         self.interest = interest
         switch rule.check {
@@ -382,7 +427,9 @@ final class CompiledRule: @unchecked Sendable {
         // Names read for the first time, still to be followed into the lets of that name.
         var pending: [String] = []
         func expr(_ e: Expr) {
-            NameWalker.walk(e) { if case .name(let n, _, _) = $0, read.insert(n).inserted { pending.append(n) } }
+            NameWalker.walk(e) {
+                if case .name(let n, _, _) = $0, read.insert(n).inserted { pending.append(n) }
+            }
         }
         rule.check.expressions.forEach(expr)
         for s in rule.check.selectors { NameWalker.walkSelector(s, expr) }
@@ -390,7 +437,11 @@ final class CompiledRule: @unchecked Sendable {
             for case .expr(let e) in message.parts { expr(e) }
         }
         if case .classify(let c, _, _, _) = rule.check {
-            for label in c.labels { [label.has, label.lacks].compactMap { $0 }.forEach { NameWalker.walkSelector($0, expr) } }
+            for label in c.labels {
+                [label.has, label.lacks].compactMap { $0 }.forEach {
+                    NameWalker.walkSelector($0, expr)
+                }
+            }
         }
         // Lets reading lets: a worklist, each let walked once (a pass per let over all of them
         // is quadratic in a chain of lets that read each other).
@@ -426,7 +477,9 @@ final class CompiledRule: @unchecked Sendable {
     private(set) lazy var usesRegex: Bool = Self.readsRegex(rule)
 
     /// For each step index i, the capture names read by anything evaluated after step i matched.
-    static func capturesReadLater(_ rule: Rule, _ sequence: Sequence, without: Selector?, message: Bool = true) -> [Set<String>] {
+    static func capturesReadLater(
+        _ rule: Rule, _ sequence: Sequence, without: Selector?, message: Bool = true
+    ) -> [Set<String>] {
         func names(_ e: Expr) -> Set<String> {
             var out = Set<String>()
             NameWalker.walk(e) { if case .name(let n, _, _) = $0 { out.insert(n) } }
@@ -449,7 +502,9 @@ final class CompiledRule: @unchecked Sendable {
         default: break
         }
         if let without { after.formUnion(names(without)) }
-        if message, let m = rule.message { for case .expr(let e) in m.parts { after.formUnion(names(e)) } }
+        if message, let m = rule.message {
+            for case .expr(let e) in m.parts { after.formUnion(names(e)) }
+        }
         for (_, e) in rule.lets { after.formUnion(names(e)) }
         if let r = sequence.reportAt { after.insert(r) }
         if let r = sequence.reportGen { after.insert(r) }
@@ -464,10 +519,10 @@ final class CompiledRule: @unchecked Sendable {
         return out
     }
 
-
     /// The lets of `rule` with a sub-expression for which `marks` holds, given the lets found so
     /// far: reading a found let marks a let too, so the search runs until no let is added.
-    private static func lets(of rule: Rule, where marks: (Expr, Set<String>) -> Bool) -> Set<String> {
+    private static func lets(of rule: Rule, where marks: (Expr, Set<String>) -> Bool) -> Set<String>
+    {
         var found = Set<String>()
         var grew = true
         while grew {
@@ -494,13 +549,17 @@ final class CompiledRule: @unchecked Sendable {
     /// `where:` or in a `not:` selector's, which the scan evaluates for every candidate it tries.
     func bindsResults(_ selector: Selector) -> Bool {
         var binds = false
-        NameWalker.walkSelector(selector) { if Self.namesResult($0, lets: resultLets) { binds = true } }
+        NameWalker.walkSelector(selector) {
+            if Self.namesResult($0, lets: resultLets) { binds = true }
+        }
         return binds
     }
 
     /// Names bound with `as:` in a selector, nested ones included.
     static func captureNames(_ s: Selector) -> [String] {
-        s.terms.flatMap { term in (term.capture.map { [$0] } ?? []) + (term.negated.map(captureNames) ?? []) }
+        s.terms.flatMap { term in
+            (term.capture.map { [$0] } ?? []) + (term.negated.map(captureNames) ?? [])
+        }
     }
 
     /// Whether an expression reads only the candidate event (and params).
@@ -525,7 +584,8 @@ final class CompiledRule: @unchecked Sendable {
                 NameWalker.walk(w) { sub in
                     switch sub {
                     case .history: ok = false
-                    case .name(let n, _, _): if outer.contains(n) && n != term.capture { ok = false }
+                    case .name(let n, _, _):
+                        if outer.contains(n) && n != term.capture { ok = false }
                     default: break
                     }
                 }
@@ -603,7 +663,9 @@ struct Dispatch {
     /// Indexes (into the scope's rule list) of the rules that react to an event, in rule order.
     @inline(__always) func rules(for id: Int32) -> [Int] {
         let i = Int(id)
-        if i >= 0 && i < byID.count { return byID[i].isEmpty && !everyEvent.isEmpty ? everyEvent : byID[i] }
+        if i >= 0 && i < byID.count {
+            return byID[i].isEmpty && !everyEvent.isEmpty ? everyEvent : byID[i]
+        }
         return everyEvent
     }
 }

@@ -31,7 +31,8 @@ final class CountedIndex {
     /// fields); a log whose every event has such a field keeps them all, as a scan does.
     private(set) var kept: [Event] = []
 
-    /// Adds the captures a call reads (before any event is recorded: the index is made with its calls).
+    /// Adds the captures a call reads (before any event is recorded: the index is made with its
+    /// calls).
     func reads(captures names: [String]) {
         for name in names where !captureNames.contains(name) {
             captureNames.append(name)
@@ -152,19 +153,28 @@ struct CountedShape: @unchecked Sendable {
     /// is never counted: such a name is bound only once its call has been evaluated, and before
     /// that reads the candidate's field.
     static func of(
-        _ call: HistoryCall, outer names: Set<String>, lets: Set<String>, paramLets: Set<String>, results: Set<String>
+        _ call: HistoryCall, outer names: Set<String>, lets: Set<String>, paramLets: Set<String>,
+        results: Set<String>
     ) -> CountedShape? {
-        guard call.kind == .count || (call.existence && call.resultCaptures.isEmpty), call.since == nil,
-              call.selector.terms.count == 1 else { return nil }
+        guard call.kind == .count || (call.existence && call.resultCaptures.isEmpty),
+            call.since == nil,
+            call.selector.terms.count == 1
+        else { return nil }
         let term = call.selector.terms[0]
-        guard term.negated == nil, !term.whereReadsCapture, let whereExpr = term.whereExpr else { return nil }
+        guard term.negated == nil, !term.whereReadsCapture, let whereExpr = term.whereExpr else {
+            return nil
+        }
         var readsResult = false
-        NameWalker.walk(whereExpr) { if case .name(let n, _, _) = $0, results.contains(n) { readsResult = true } }
+        NameWalker.walk(whereExpr) {
+            if case .name(let n, _, _) = $0, results.contains(n) { readsResult = true }
+        }
         if readsResult { return nil }
         let own = term.capture
         var outerNames = names
         if let own { outerNames.remove(own) }
-        func outside(_ x: Expr) -> Bool { KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own) }
+        func outside(_ x: Expr) -> Bool {
+            KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own)
+        }
         func candidate(_ x: Expr) -> Bool {
             guard case .call(.text, _, _) = x else { return false }
             return KeyedIndex.reads(x, candidateOnly: true, outer: outerNames, own: own)
@@ -188,7 +198,10 @@ struct CountedShape: @unchecked Sendable {
             case .binary(let op, let x, .field("$seq", _), _) where orders.contains(op):
                 guard outside(x) else { return nil }
                 // `x < $seq` is `$seq > x`.
-                let flipped: Expr.BinaryOp = op == .less ? .greater : op == .lessEqual ? .greaterEqual : op == .greater ? .less : .lessEqual
+                let flipped: Expr.BinaryOp =
+                    op == .less
+                    ? .greater
+                    : op == .lessEqual ? .greaterEqual : op == .greater ? .less : .lessEqual
                 bounds.append(Bound(op: flipped, value: x))
             default:
                 return nil
@@ -204,12 +217,15 @@ struct CountedShape: @unchecked Sendable {
         for x in [outerSide] + bounds.map(\.value) {
             NameWalker.walk(x) { sub in
                 guard case .name(let n, _, _) = sub else { return }
-                if n == "params" || paramLets.contains(n) || builtInNames.contains(n) { readsEvent = true; return }
+                if n == "params" || paramLets.contains(n) || builtInNames.contains(n) {
+                    readsEvent = true; return
+                }
                 if !lets.contains(n), !captures.contains(n) { captures.append(n) }
             }
         }
         if readsEvent { return nil }
-        return CountedShape(term: term, key: key, outer: outerSide, bounds: bounds, captures: captures)
+        return CountedShape(
+            term: term, key: key, outer: outerSide, bounds: bounds, captures: captures)
     }
 }
 
@@ -235,9 +251,13 @@ final class CountedCall {
     /// each of them gives. The events that have one (``CountedIndex/kept``) are tried one by one
     /// with the call's `where:`, bound or not, exactly as a scan tries them.
     func answer(_ context: EvalContext, existence: Bool) -> Eval {
-        let unbound = shape.captures.contains { !context.captures.binds($0) && context.boundLets?[$0] == nil }
+        let unbound = shape.captures.contains {
+            !context.captures.binds($0) && context.boundLets?[$0] == nil
+        }
         // (Two calls, not one of a conditional: that would copy the context, retaining its parts.)
-        let byKey = unbound ? answer(looking: context.looking(at: Self.noFields), existence: existence)
+        let byKey =
+            unbound
+            ? answer(looking: context.looking(at: Self.noFields), existence: existence)
             : answer(looking: context, existence: existence)
         guard !index.kept.isEmpty else { return byKey }
         if existence, byKey.truth == true { return byKey }

@@ -21,14 +21,16 @@ enum NameResolution {
         let letNames = LetTable.names(of: rule.lets)
         var slots: [String: Int32] = [:]
         for (i, n) in letNames.enumerated() { slots[n] = Int32(i) }
-        let r = Resolver(bound: bound, layout: LetLayouts.id(letNames), letSlots: slots, params: constants)
+        let r = Resolver(
+            bound: bound, layout: LetLayouts.id(letNames), letSlots: slots, params: constants)
         out.lets = rule.lets.map { (name: $0.name, expr: r.expr($0.expr)) }
         out.check = r.check(rule.check)
         if let message = rule.message {
-            out.message = MessageTemplate(parts: message.parts.map { part in
-                if case .expr(let e) = part { return .expr(r.expr(e)) }
-                return part
-            })
+            out.message = MessageTemplate(
+                parts: message.parts.map { part in
+                    if case .expr(let e) = part { return .expr(r.expr(e)) }
+                    return part
+                })
         }
         return out
     }
@@ -74,7 +76,9 @@ enum NameResolution {
                 guard bound.contains(n) else { return .field(n, id: FieldNames.id(n)) }
                 return .name(n, at: at, slot: LetSlot(layout: layout, slot: letSlots[n] ?? -1))
             case .member(let b, let n, _, let at):
-                if let params, case .name("params", _, _) = b { return .literal(params[n] ?? .null) }
+                if let params, case .name("params", _, _) = b {
+                    return .literal(params[n] ?? .null)
+                }
                 return .member(expr(b), n, id: FieldNames.id(n), at: at)
             case .index(let a, let b): return .index(expr(a), expr(b))
             case .list(let items): return .list(items.map(expr))
@@ -94,10 +98,12 @@ enum NameResolution {
             }
         }
 
-        /// `count(S) > 0` asks only whether S has a match: it becomes `first(S) != null`, which stops
-        /// at the first match instead of counting them all (`count(S) == 0`: `first(S) == null`).
+        /// `count(S) > 0` asks only whether S has a match: it becomes `first(S) != null`, which
+        /// stops at the first match instead of counting them all (`count(S) == 0`: `first(S) ==
+        /// null`).
         static func existence(_ op: Expr.BinaryOp, _ l: Expr, _ r: Expr, at: Int) -> Expr? {
-            guard case .history(var call) = l, call.kind == .count, case .literal(.int(let n)) = r else { return nil }
+            guard case .history(var call) = l, call.kind == .count, case .literal(.int(let n)) = r
+            else { return nil }
             let some: Bool
             switch (op, n) {
             case (.greater, 0), (.greaterEqual, 1), (.notEqual, 0): some = true
@@ -127,7 +133,9 @@ enum NameResolution {
 
         func sequence(_ q: Sequence) -> Sequence {
             var out = q
-            out.steps = q.steps.map { Step(selector: selector($0.selector), without: $0.without.map(selector)) }
+            out.steps = q.steps.map {
+                Step(selector: selector($0.selector), without: $0.without.map(selector))
+            }
             return out
         }
 
@@ -144,15 +152,18 @@ enum NameResolution {
                 let resolved: AbsenceScope
                 switch scope {
                 case .global: resolved = .global
-                case .window(let a, let b): resolved = .window(after: a.map(selector), before: b.map(selector))
-                case .intervals(let f, let t, let open): resolved = .intervals(from: selector(f), to: selector(t), open: open)
+                case .window(let a, let b):
+                    resolved = .window(after: a.map(selector), before: b.map(selector))
+                case .intervals(let f, let t, let open):
+                    resolved = .intervals(from: selector(f), to: selector(t), open: open)
                 }
                 return .never(selector(s), scope: resolved)
             case .count(let s, let lo, let hi, let by):
                 return .count(selector(s), min: lo, max: hi, by: by.map(expr))
             case .response(let t, let f, let within, let unless, let atEnd):
-                return .response(sequence(t), followedBy: selector(f), within: within.map(expr),
-                                 unless: unless.map(selector), atEnd: atEnd)
+                return .response(
+                    sequence(t), followedBy: selector(f), within: within.map(expr),
+                    unless: unless.map(selector), atEnd: atEnd)
             case .precedence(let t, let p):
                 return .precedence(sequence(t), precededBy: selector(p))
             case .neverAfter(let t, let n):
@@ -167,7 +178,8 @@ enum NameResolution {
                     l.lacks = label.lacks.map(selector)
                     return l
                 }
-                return .classify(out, require: require, min: minimum, appliesIf: appliesIf.map(selector))
+                return .classify(
+                    out, require: require, min: minimum, appliesIf: appliesIf.map(selector))
             }
         }
     }

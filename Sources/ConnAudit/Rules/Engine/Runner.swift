@@ -43,8 +43,11 @@ class Runner: HistoryProvider {
         self.compiled = compiled
         self.files = files
         check = compiled.rule.check
-        letCache = !compiled.lets.isStatic.contains(true) ? nil
-            : StaticLetCache(slots: compiled.lets.names.count, aggregates: compiled.staticCalls.count)
+        letCache =
+            !compiled.lets.isStatic.contains(true)
+            ? nil
+            : StaticLetCache(
+                slots: compiled.lets.names.count, aggregates: compiled.staticCalls.count)
         if let letCache, !compiled.lets.isStatic.contains(false) {
             statics = StaticLets(table: compiled.lets, cache: letCache)
         } else {
@@ -55,11 +58,13 @@ class Runner: HistoryProvider {
         unindexable = SlotTable(covering: compiled.callSlots)
         counted = SlotTable(covering: compiled.callSlots)
         for slot in compiled.callSlots {
-            guard let shape = compiled.countedShapes[slot], let list = compiled.listOfSlot[slot] else { continue }
+            guard let shape = compiled.countedShapes[slot], let list = compiled.listOfSlot[slot]
+            else { continue }
             let term = shape.term
             let index: CountedIndex
             if let made = countedIndexes.first(where: {
-                $0.list == list && KeyedIndex.sameKey($0.key, shape.key) && CountedIndex.sameTests($0.term, term)
+                $0.list == list && KeyedIndex.sameKey($0.key, shape.key)
+                    && CountedIndex.sameTests($0.term, term)
             }) {
                 index = made
             } else {
@@ -82,12 +87,13 @@ class Runner: HistoryProvider {
     /// What a runner may do on its timeline: ``workBase`` units, and ``workPerEvent`` more for
     /// each event it is given. A unit is one thing looked at for an event: an open partial match
     /// or obligation tried, a past event a history call compares, a trigger waiting for a
-    /// look-ahead judged again; a finding is ``workPerFinding`` units. So time is linear in the timeline's events, whatever the rule:
-    /// a rule whose state would make each event cost more (open matches that every event must
-    /// be compared with) stops, with one inconclusive finding at the event where it passed the
-    /// limit, and judges nothing on that timeline from there — never a hang, never silence.
-    /// The built-in pack stays far below it on device and soak logs (its checks look at a few
-    /// things per event); docs/robustness.md lists the hostile shapes that reach it.
+    /// look-ahead judged again; a finding is ``workPerFinding`` units. So time is linear in the
+    /// timeline's events, whatever the rule: a rule whose state would make each event cost more
+    /// (open matches that every event must be compared with) stops, with one inconclusive finding
+    /// at the event where it passed the limit, and judges nothing on that timeline from there —
+    /// never a hang, never silence. The built-in pack stays far below it on device and soak logs
+    /// (its checks look at a few things per event); docs/robustness.md lists the hostile shapes
+    /// that reach it.
     static let workBase = 1 << 20
     static let workPerEvent = 64
     /// What a finding or an obligation opened costs: a rule whose findings or obligations
@@ -107,7 +113,8 @@ class Runner: HistoryProvider {
     /// The regex steps the rule's searches may take on this timeline, shared by all its
     /// contexts (nil: the rule has no regex). A search that would pass it is undecided, and the
     /// runner stops as it does at the work limit.
-    private(set) lazy var regexBudget: RegexStepBudget? = compiled.usesRegex ? RegexStepBudget() : nil
+    private(set) lazy var regexBudget: RegexStepBudget? =
+        compiled.usesRegex ? RegexStepBudget() : nil
 
     /// Whether a regex search ran out of steps (the budget is only looked at once made).
     @inline(__always) private var regexExhausted: Bool {
@@ -129,13 +136,18 @@ class Runner: HistoryProvider {
         reportingStop = true
         defer { reportingStop = false }
         if let budget = regexBudget, budget.isExhausted {
-            report(.inconclusive, at: budget.exhaustedAt ?? e, nil, context: context, sink: sink, message:
-                "not judged from here: this rule's regex searches took more than \(budget.steps) "
-                + "steps on this timeline (the regex step limit, docs/robustness.md)")
+            report(
+                .inconclusive, at: budget.exhaustedAt ?? e, nil, context: context, sink: sink,
+                message:
+                    "not judged from here: this rule's regex searches took more than \(budget.steps) "
+                    + "steps on this timeline (the regex step limit, docs/robustness.md)")
         } else {
-            report(.inconclusive, at: e, nil, context: context, sink: sink, message:
-                "not judged from here: this rule looked at more than \(Self.workBase) + \(Self.workPerEvent) per event "
-                + "open matches, obligations and past events on this timeline (the work limit, docs/robustness.md)")
+            report(
+                .inconclusive, at: e, nil, context: context, sink: sink,
+                message:
+                    "not judged from here: this rule looked at more than \(Self.workBase) + \(Self.workPerEvent) per event "
+                    + "open matches, obligations and past events on this timeline (the work limit, docs/robustness.md)"
+            )
         }
     }
 
@@ -151,20 +163,25 @@ class Runner: HistoryProvider {
         }
         guard compiled.usesHistory, compiled.historyIDs?.contains(e.evID) ?? true else { return }
         if !aggregates.isEmpty { updateAggregates(e) }
-        for (i, ids) in compiled.historyListIDs.enumerated() where !compiled.countedLists[i] && ids?.contains(e.evID) ?? true {
+        for (i, ids) in compiled.historyListIDs.enumerated()
+        where !compiled.countedLists[i] && ids?.contains(e.evID) ?? true {
             lists[i].append(e)
         }
         if !madeIndexes.isEmpty {
-            for index in madeIndexes where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
+            for index in madeIndexes
+            where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
                 index.add(e, shared: shared(.index))
             }
         }
         if !countedIndexes.isEmpty {
-            for index in countedIndexes where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
+            for index in countedIndexes
+            where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
                 index.add(e, shared: shared(.index))
             }
         }
-        if compiled.usesLookAhead, compiled.lookAheadIDs?.contains(e.evID) ?? true { recorded(e, context: context, sink: sink) }
+        if compiled.usesLookAhead, compiled.lookAheadIDs?.contains(e.evID) ?? true {
+            recorded(e, context: context, sink: sink)
+        }
         if regexExhausted { stopped = true }
         if stopped, !stopReported { reportStop(at: e, context: context, sink: sink) }
     }
@@ -203,7 +220,9 @@ class Runner: HistoryProvider {
         let live = statics != nil && !frozen
         var ctx = EvalContext(event: e, shared: live ? shared(.live) : shared(.plain))
         ctx.captures = captures
-        if compiled.bindsHistoryResults { ctx.historyResults = HistoryResults(declared: compiled.historyResultNames) }
+        if compiled.bindsHistoryResults {
+            ctx.historyResults = HistoryResults(declared: compiled.historyResultNames)
+        }
         if !live, !compiled.lets.names.isEmpty {
             // Frozen static lets: their values depend on the running aggregates only, so
             // obligations opened while no aggregate changed share one evaluated scope.
@@ -239,9 +258,12 @@ class Runner: HistoryProvider {
 
     @inline(__always) func shared(_ kind: SharedKind) -> EvalShared {
         if let made = sharedMade[kind.rawValue] { return made }
-        let environment = kind == .index ? EvalEnvironment(params: compiled.params, files: files) : compiled.environment
-        let made = EvalShared(environment: environment, statics: kind == .live ? statics : nil,
-                              runner: kind == .live || kind == .plain ? self : nil)
+        let environment =
+            kind == .index
+            ? EvalEnvironment(params: compiled.params, files: files) : compiled.environment
+        let made = EvalShared(
+            environment: environment, statics: kind == .live ? statics : nil,
+            runner: kind == .live || kind == .plain ? self : nil)
         made.regexBudget = regexBudget
         sharedMade[kind.rawValue] = made
         return made
@@ -256,7 +278,8 @@ class Runner: HistoryProvider {
 
     /// Records a finding at `anchor`; `ctx` fills the message's holes.
     func report(
-        _ kind: Kind, at anchor: Event?, _ ctx: EvalContext?, context: ContextScope, sink: FindingSink,
+        _ kind: Kind, at anchor: Event?, _ ctx: EvalContext?, context: ContextScope,
+        sink: FindingSink,
         note: String? = nil, waitForAfter: Bool = true, message fixed: String? = nil
     ) {
         // Past the work limit, what the interrupted evaluation would report is not a finding:
@@ -268,7 +291,8 @@ class Runner: HistoryProvider {
         var finding = Finding(
             file: anchor?.file, line: anchor?.line, t: anchor.flatMap { $0.t.isNaN ? nil : $0.t },
             shared: context.context.sharedSource, gen: findingGen(anchor: anchor, ctx),
-            message: compiled.messages.shared(fixed.map { $0 + (note.map { " (\($0))" } ?? "") } ?? message(for: ctx, note: note)),
+            message: compiled.messages.shared(
+                fixed.map { $0 + (note.map { " (\($0))" } ?? "") } ?? message(for: ctx, note: note)),
             context: shown.lines, ev: anchor?.ev)
         if let anchor, !compiled.findingFields.isEmpty {
             finding.eventFields = compiled.findingFields.compactMap { f in
@@ -285,12 +309,16 @@ class Runner: HistoryProvider {
                 return
             }
             sink.violations[index, default: []].append(finding)
-            context.context.awaitAfter(violation: true, rule: index, index: sink.violations[index]!.count - 1, scope: context,
-                                       count: missing, anchorSeq: anchor?.seq ?? .max)
+            context.context.awaitAfter(
+                violation: true, rule: index, index: sink.violations[index]!.count - 1,
+                scope: context,
+                count: missing, anchorSeq: anchor?.seq ?? .max)
         case .inconclusive:
             sink.inconclusive[index, default: []].append(finding)
-            context.context.awaitAfter(violation: false, rule: index, index: sink.inconclusive[index]!.count - 1, scope: context,
-                                       count: missing, anchorSeq: anchor?.seq ?? .max)
+            context.context.awaitAfter(
+                violation: false, rule: index, index: sink.inconclusive[index]!.count - 1,
+                scope: context,
+                count: missing, anchorSeq: anchor?.seq ?? .max)
         }
         // Only the first findings in report order are kept when no report lists them all.
         if sink.overflows(violation: kind == .violation, rule: index) {
@@ -301,7 +329,9 @@ class Runner: HistoryProvider {
     /// The `gen` a finding carries: its anchor's, or with `report_gen:` that capture's (none when
     /// the capture's event has none).
     @inline(__always) private func findingGen(anchor: Event?, _ ctx: EvalContext?) -> UInt64? {
-        guard let name = compiled.reportGen, let captured = ctx?.captures[name] else { return anchor?.gen }
+        guard let name = compiled.reportGen, let captured = ctx?.captures[name] else {
+            return anchor?.gen
+        }
         return captured.gen
     }
 
@@ -332,7 +362,8 @@ class Runner: HistoryProvider {
             if case .expr(let x) = part { holes.append(Evaluator.evaluate(x, ctx)) }
         }
         if let last = lastFilled, last.pseudo == ctx.event.isPseudo, lastHoles.count == holes.count,
-           zip(lastHoles, holes).allSatisfy({ Self.renderAlike($0, $1) }) {
+            zip(lastHoles, holes).allSatisfy({ Self.renderAlike($0, $1) })
+        {
             return last.text
         }
         var text = ""
@@ -348,11 +379,15 @@ class Runner: HistoryProvider {
                 // Secrets are hidden before a value is clipped: a clip could cut one in two.
                 switch holes[hole] {
                 case .value(let v):
-                    let shown = (v.shown(under: template.holeKeys[hole]) ?? .string(SecretShapes.marker)).rendered()
+                    let shown =
+                        (v.shown(under: template.holeKeys[hole]) ?? .string(SecretShapes.marker))
+                        .rendered()
                     text += (ctx.event.isPseudo ? shown : shown.clipped()).visibleControls
                 case .event(let ev):
                     let name = SecretShapes.text(ev.ev).clipped()
-                    text += "\(name) at \(Int(ev.file) < files.count ? files[Int(ev.file)] : "?"):\(ev.line)".visibleControls
+                    text +=
+                        "\(name) at \(Int(ev.file) < files.count ? files[Int(ev.file)] : "?"):\(ev.line)"
+                        .visibleControls
                 case .undecided: text += "?"
                 }
                 hole += 1
@@ -376,7 +411,8 @@ class Runner: HistoryProvider {
             case (.bool(let p), .bool(let q)): return p == q
             case (.int(let p), .int(let q)): return p == q
             case (.double(let p), .double(let q)): return p.bitPattern == q.bitPattern
-            case (.bigInt(let p), .bigInt(let q)), (.string(let p), .string(let q)): return p.hasSameBytes(as: q)
+            case (.bigInt(let p), .bigInt(let q)), (.string(let p), .string(let q)):
+                return p.hasSameBytes(as: q)
             default: return false
             }
         default: return false
@@ -401,14 +437,21 @@ class Runner: HistoryProvider {
                 // A `first` already found stays found until its `since` cut: nothing to match.
                 continue
             } else if selMay, Evaluator.matches(call.selector, e, ctx) != nil {
-                // The answer of the call's kind changed? (`first` changes once, `last` and `count` always.)
+                // The answer of the call's kind changed? (`first` changes once, `last` and `count`
+                // always.)
                 var changed = call.kind != .first || aggregates[slot].first == nil
                 if aggregates[slot].first == nil { aggregates[slot].first = e }
                 aggregates[slot].last = e
                 aggregates[slot].count += 1
-                if let value = call.value, let v = Evaluator.evaluate(value, ctx).value, v.number != nil {
-                    if aggregates[slot].max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true { aggregates[slot].max = v; changed = true }
-                    if aggregates[slot].min.map({ (v.numericOrder($0) ?? 0) < 0 }) ?? true { aggregates[slot].min = v; changed = true }
+                if let value = call.value, let v = Evaluator.evaluate(value, ctx).value,
+                    v.number != nil
+                {
+                    if aggregates[slot].max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true {
+                        aggregates[slot].max = v; changed = true
+                    }
+                    if aggregates[slot].min.map({ (v.numericOrder($0) ?? 0) < 0 }) ?? true {
+                        aggregates[slot].min = v; changed = true
+                    }
                 }
                 if changed { letCache?.versions[slot] += 1 }
             }
@@ -418,9 +461,13 @@ class Runner: HistoryProvider {
     /// The running aggregates, to be set back as they were (``RetiredTimeline``): every cached
     /// let value is then stale. Nil when none has seen anything (a fresh runner's).
     var aggregateState: [Aggregate]? {
-        get { aggregates.contains { $0.count > 0 || $0.first != nil || $0.max != nil } ? aggregates : nil }
+        get {
+            aggregates.contains { $0.count > 0 || $0.first != nil || $0.max != nil }
+                ? aggregates : nil
+        }
         set {
-            aggregates = newValue ?? Array(repeating: Aggregate(), count: compiled.staticCalls.count)
+            aggregates =
+                newValue ?? Array(repeating: Aggregate(), count: compiled.staticCalls.count)
             if let letCache { for i in letCache.versions.indices { letCache.versions[i] += 1 } }
         }
     }
@@ -441,7 +488,6 @@ class Runner: HistoryProvider {
         }
     }
 
-
     // MARK: - Look-ahead
 
     /// The trigger being judged again after later events arrived (`next(SEL)`): history looks back
@@ -460,7 +506,9 @@ class Runner: HistoryProvider {
     /// The events before the current one that `call` may match, after its `since` cut; for
     /// `next`, the events after it seen so far.
     func candidates(for call: HistoryCall, context: EvalContext) -> HistoryCandidates {
-        guard let listIndex = compiled.listOfSlot[call.slot] else { return HistoryCandidates(events: []) }
+        guard let listIndex = compiled.listOfSlot[call.slot] else {
+            return HistoryCandidates(events: [])
+        }
         if call.kind == .next {
             let from = (judging ?? context.event).seq
             let list = lists[listIndex]
@@ -476,7 +524,9 @@ class Runner: HistoryProvider {
         switch call.since {
         case nil: break
         case .capture(let name)?:
-            guard let captured = context.captures[name] else { return HistoryCandidates(events: []) }
+            guard let captured = context.captures[name] else {
+                return HistoryCandidates(events: [])
+            }
             cut = captured.seq
         case .selector(let s)?:
             // Judged late (look-ahead), the latest `since` event is the latest before the trigger.
@@ -528,8 +578,10 @@ class Runner: HistoryProvider {
             found = seqConjunct(call.selector)
             seqBounds[call.slot] = .some(found)
         }
-        guard let found, Self.binds(found.bindings, context), case .value(let v) = Evaluator.evaluate(found.expr, context),
-              let n = v.number, n.isFinite, abs(n) < 9e15 else { return nil }
+        guard let found, Self.binds(found.bindings, context),
+            case .value(let v) = Evaluator.evaluate(found.expr, context),
+            let n = v.number, n.isFinite, abs(n) < 9e15
+        else { return nil }
         let strict = found.strict
         // Candidates need seq > n (strict) or seq >= n: everything at or before the bound is cut.
         let whole = n.rounded(.down)
@@ -541,13 +593,24 @@ class Runner: HistoryProvider {
 
     private func seqConjunct(_ selector: Selector) -> OuterSide? {
         guard !compiled.bindsResults(selector),
-              let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, outer: compiled.declaredNames) else { return nil }
+            let (whereExpr, outerNames, own) = KeyedIndex.whereParts(
+                selector, outer: compiled.declaredNames)
+        else { return nil }
         for conjunct in KeyedIndex.conjuncts(whereExpr) {
             switch conjunct {
-            case .binary(let op, .field("$seq", _), let x, _) where op == .greater || op == .greaterEqual:
-                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own), let side = outerSide(x, strict: op == .greater) { return side }
+            case .binary(let op, .field("$seq", _), let x, _)
+            where op == .greater || op == .greaterEqual:
+                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own),
+                    let side = outerSide(x, strict: op == .greater)
+                {
+                    return side
+                }
             case .binary(let op, let x, .field("$seq", _), _) where op == .less || op == .lessEqual:
-                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own), let side = outerSide(x, strict: op == .less) { return side }
+                if KeyedIndex.reads(x, candidateOnly: false, outer: outerNames, own: own),
+                    let side = outerSide(x, strict: op == .less)
+                {
+                    return side
+                }
             default: continue
             }
         }
@@ -565,7 +628,9 @@ class Runner: HistoryProvider {
         var unkeyable = false
         NameWalker.walk(x) { sub in
             guard case .name(let n, _, _) = sub else { return }
-            if n == "params" || compiled.eventLets.contains(n) || compiled.resultLets.contains(n) { unkeyable = true; return }
+            if n == "params" || compiled.eventLets.contains(n) || compiled.resultLets.contains(n) {
+                unkeyable = true; return
+            }
             if !compiled.letNames.contains(n), !bindings.contains(n) { bindings.append(n) }
         }
         return unkeyable ? nil : OuterSide(expr: x, strict: strict, bindings: bindings)
@@ -593,22 +658,28 @@ class Runner: HistoryProvider {
         guard indexes.covers(call.slot), unindexable[call.slot] == nil else { return nil }
         if let lookup = indexes[call.slot] {
             guard Self.binds(lookup.outer.bindings, context) else { return nil }
-            guard case .value(let key) = Evaluator.evaluate(lookup.outer.expr, context) else { return [] }
+            guard case .value(let key) = Evaluator.evaluate(lookup.outer.expr, context) else {
+                return []
+            }
             return lookup.index.candidates(for: key)
         }
         // A selector whose `where:` (or `not:`) names a history result binds it for each candidate
         // the scan tries: the index, trying only those of the key, would bind it or not by the key
         // (``CompiledRule/bindsResults(_:)``).
         guard let listIndex = compiled.listOfSlot[call.slot], !compiled.bindsResults(call.selector),
-              let (candidateSide, outerExpr) = KeyedIndex.split(call.selector, outer: compiled.declaredNames),
-              let outer = outerSide(outerExpr) else {
+            let (candidateSide, outerExpr) = KeyedIndex.split(
+                call.selector, outer: compiled.declaredNames),
+            let outer = outerSide(outerExpr)
+        else {
             unindexable[call.slot] = true
             return nil
         }
         // Calls that key the same list by the same expression share one index (the selector's other
         // tests are still checked on each event found).
         let index: KeyedIndex
-        if let made = madeIndexes.first(where: { $0.list == listIndex && KeyedIndex.sameKey($0.key, candidateSide) }) {
+        if let made = madeIndexes.first(where: {
+            $0.list == listIndex && KeyedIndex.sameKey($0.key, candidateSide)
+        }) {
             index = made
         } else {
             index = KeyedIndex(list: listIndex, key: candidateSide)
@@ -664,9 +735,11 @@ final class KeyedIndex {
     static func identical(_ x: Value, _ y: Value) -> Bool {
         switch (x, y) {
         case (.double(let a), .double(let b)): return a.bitPattern == b.bitPattern
-        case (.array(let a), .array(let b)): return a.count == b.count && zip(a, b).allSatisfy { identical($0, $1) }
+        case (.array(let a), .array(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { identical($0, $1) }
         case (.object(let a), .object(let b)):
-            return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && identical($0.value, $1.value) }
+            return a.count == b.count
+                && zip(a, b).allSatisfy { $0.key == $1.key && identical($0.value, $1.value) }
         case (.string(let a), .string(let b)): return a.hasSameBytes(as: b)
         default: return x == y
         }
@@ -679,7 +752,8 @@ final class KeyedIndex {
         case (.literal(let x), .literal(let y)): return identical(x, y)
         case (.field(let m, _), .field(let n, _)): return m == n
         case (.name(let m, _, _), .name(let n, _, _)): return m == n
-        case (.member(let x, let m, _, _), .member(let y, let n, _, _)): return m == n && sameKey(x, y)
+        case (.member(let x, let m, _, _), .member(let y, let n, _, _)):
+            return m == n && sameKey(x, y)
         case (.index(let x, let i), .index(let y, let j)): return sameKey(x, y) && sameKey(i, j)
         case (.unary(let o, let x), .unary(let p, let y)): return o == p && sameKey(x, y)
         case (.binary(let o, let x, let y, _), .binary(let p, let u, let v, _)):
@@ -746,7 +820,9 @@ final class KeyedIndex {
     /// below 2^53 as the integer it is; integers that a double cannot hold stay exact (see
     /// ``candidates(for:)``).
     static func normalized(_ v: Value) -> Value {
-        if case .double(let d) = v, d.magnitude < 0x1p53, let i = Int64(exactly: d) { return .int(i) }
+        if case .double(let d) = v, d.magnitude < 0x1p53, let i = Int64(exactly: d) {
+            return .int(i)
+        }
         return v
     }
 
@@ -770,8 +846,12 @@ final class KeyedIndex {
     /// and where it is, and a shape decided from the first of those made verdicts depend on
     /// which came first. A declared name is never a candidate's field here; where it is not bound,
     /// the call scans (``Runner/binds(_:_:)``).
-    static func whereParts(_ selector: Selector, outer: Set<String>) -> (Expr, Set<String>, String?)? {
-        guard selector.terms.count == 1, let whereExpr = selector.terms[0].whereExpr else { return nil }
+    static func whereParts(_ selector: Selector, outer: Set<String>) -> (
+        Expr, Set<String>, String?
+    )? {
+        guard selector.terms.count == 1, let whereExpr = selector.terms[0].whereExpr else {
+            return nil
+        }
         var outerNames = outer
         let own = selector.terms[0].capture
         if let own { outerNames.remove(own) }
@@ -780,11 +860,20 @@ final class KeyedIndex {
 
     /// Splits a selector's `where` into (candidate side, outer side) of an equality conjunct.
     static func split(_ selector: Selector, outer: Set<String>) -> (Expr, Expr)? {
-        guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, outer: outer) else { return nil }
+        guard let (whereExpr, outerNames, own) = KeyedIndex.whereParts(selector, outer: outer)
+        else { return nil }
         for conjunct in conjuncts(whereExpr) {
             guard case .binary(.equal, let a, let b, _) = conjunct else { continue }
-            if reads(a, candidateOnly: true, outer: outerNames, own: own), reads(b, candidateOnly: false, outer: outerNames, own: own) { return (a, b) }
-            if reads(b, candidateOnly: true, outer: outerNames, own: own), reads(a, candidateOnly: false, outer: outerNames, own: own) { return (b, a) }
+            if reads(a, candidateOnly: true, outer: outerNames, own: own),
+                reads(b, candidateOnly: false, outer: outerNames, own: own)
+            {
+                return (a, b)
+            }
+            if reads(b, candidateOnly: true, outer: outerNames, own: own),
+                reads(a, candidateOnly: false, outer: outerNames, own: own)
+            {
+                return (b, a)
+            }
         }
         return nil
     }
@@ -796,7 +885,9 @@ final class KeyedIndex {
 
     /// Whether `e` reads only the candidate's fields (`candidateOnly`), or only outer names and
     /// params (not). Neither side may use history functions.
-    static func reads(_ e: Expr, candidateOnly: Bool, outer: Set<String>, own: String? = nil) -> Bool {
+    static func reads(_ e: Expr, candidateOnly: Bool, outer: Set<String>, own: String? = nil)
+        -> Bool
+    {
         var ok = true
         var sawName = false
         NameWalker.walk(e) { sub in
@@ -895,7 +986,9 @@ final class SourceClock {
     /// Moves every scheduled deadline to `other` (a replay's clock handing over to the source's).
     func move(to other: SourceClock) {
         for (i, deadline) in deadlines.enumerated() {
-            if let owner = owners[Int(slots[i])] { other.schedule(deadline, runner: owner.runner, scope: owner.scope) }
+            if let owner = owners[Int(slots[i])] {
+                other.schedule(deadline, runner: owner.runner, scope: owner.scope)
+            }
         }
         deadlines = []
         slots = []

@@ -38,7 +38,8 @@ struct SelectorPlan {
         var sequenceWithout: Selector?
         switch compiled.rule.check {
         case .forbid(let s, let without): steps = s.steps; sequenceWithout = without
-        case .response(let s, _, _, _, _), .precedence(let s, _), .neverAfter(let s, _): steps = s.steps
+        case .response(let s, _, _, _, _), .precedence(let s, _), .neverAfter(let s, _):
+            steps = s.steps
         default: return []
         }
         let declared = compiled.declaredNames
@@ -48,7 +49,9 @@ struct SelectorPlan {
             plans.append([
                 SelectorPlan(step.selector, declared: declared, bound: bound),
                 step.without.map { SelectorPlan($0, declared: declared, bound: bound) },
-                i == 0 ? nil : sequenceWithout.map { SelectorPlan($0, declared: declared, bound: bound) },
+                i == 0
+                    ? nil
+                    : sequenceWithout.map { SelectorPlan($0, declared: declared, bound: bound) }
             ])
             bound.formUnion(CompiledRule.captureNames(step.selector))
         }
@@ -57,11 +60,15 @@ struct SelectorPlan {
 
     /// An `each … followed_by` check's plans for its obligations: `followed_by`'s and `unless`'s.
     static func obligations(of compiled: CompiledRule) -> [SelectorPlan?] {
-        guard case .response(let s, let followedBy, _, let unless, _) = compiled.rule.check else { return [nil, nil] }
+        guard case .response(let s, let followedBy, _, let unless, _) = compiled.rule.check else {
+            return [nil, nil]
+        }
         let bound = Set(s.steps.flatMap { CompiledRule.captureNames($0.selector) })
         let declared = compiled.declaredNames
-        return [SelectorPlan(followedBy, declared: declared, bound: bound),
-                unless.map { SelectorPlan($0, declared: declared, bound: bound) }]
+        return [
+            SelectorPlan(followedBy, declared: declared, bound: bound),
+            unless.map { SelectorPlan($0, declared: declared, bound: bound) }
+        ]
     }
 
     /// Whether two selectors are written alike (so match alike): the same terms, each with the
@@ -71,9 +78,12 @@ struct SelectorPlan {
         guard a.terms.count == b.terms.count else { return false }
         for (x, y) in zip(a.terms, b.terms) {
             guard x.capture == nil, y.capture == nil, x.negated == nil, y.negated == nil,
-                  x.evNames == y.evNames, x.tests.count == y.tests.count else { return false }
+                x.evNames == y.evNames, x.tests.count == y.tests.count
+            else { return false }
             for (s, t) in zip(x.tests, y.tests) {
-                guard s.field == t.field, samePredicate(s.predicate, t.predicate) else { return false }
+                guard s.field == t.field, samePredicate(s.predicate, t.predicate) else {
+                    return false
+                }
             }
             switch (x.whereExpr, y.whereExpr) {
             case (nil, nil): break
@@ -109,8 +119,10 @@ struct SelectorPlan {
             guard let at = s.reportAt, let last = s.steps.last else { return false }
             return !CompiledRule.captureNames(last.selector).contains(at)
         case .response(let s, let followedBy, _, let unless, _):
-            guard let at = s.reportAt, unless == nil, let last = s.steps.last, let without = last.without,
-                  !CompiledRule.captureNames(last.selector).contains(at) else { return false }
+            guard let at = s.reportAt, unless == nil, let last = s.steps.last,
+                let without = last.without,
+                !CompiledRule.captureNames(last.selector).contains(at)
+            else { return false }
             return same(without, followedBy)
         default:
             return false
@@ -148,8 +160,12 @@ struct SelectorPlan {
     /// The `A == B` conjunct of a one-term selector's `where` whose A reads only fields of the
     /// event and B only captures in `bound` and params: neither side calls history, reads a let,
     /// a result, the term's own capture or a capture not yet bound.
-    private static func key(_ selector: Selector, declared: Set<String>, bound: Set<String>) -> (Expr, Expr)? {
-        guard selector.terms.count == 1, let whereExpr = selector.terms[0].whereExpr else { return nil }
+    private static func key(_ selector: Selector, declared: Set<String>, bound: Set<String>) -> (
+        Expr, Expr
+    )? {
+        guard selector.terms.count == 1, let whereExpr = selector.terms[0].whereExpr else {
+            return nil
+        }
         let own = selector.terms[0].capture
         func eventSide(_ x: Expr) -> Bool {
             var ok = true, field = false
@@ -157,7 +173,11 @@ struct SelectorPlan {
                 switch sub {
                 case .history: ok = false
                 case .name(let n, _, _):
-                    if n == own || n == "params" || declared.contains(n) { ok = false } else { field = true }
+                    if n == own || n == "params" || declared.contains(n) {
+                        ok = false
+                    } else {
+                        field = true
+                    }
                 case .field: field = true
                 default: break
                 }
@@ -169,7 +189,8 @@ struct SelectorPlan {
             NameWalker.walk(x) { sub in
                 switch sub {
                 case .history, .field: ok = false
-                case .name(let n, _, _): if n != "params", n == own || !bound.contains(n) { ok = false }
+                case .name(let n, _, _):
+                    if n != "params", n == own || !bound.contains(n) { ok = false }
                 default: break
                 }
             }
@@ -194,7 +215,8 @@ struct PartialIndex {
     private var exact: [Key: [Int]] = [:]
     private var byRounding: [Key: [Int]] = [:]
 
-    /// A value as a dictionary key: hashed by ``BucketHash`` (equal values alike), compared by `==`.
+    /// A value as a dictionary key: hashed by ``BucketHash`` (equal values alike), compared by
+    /// `==`.
     private struct Key: Hashable {
         let value: Value
         static func == (a: Key, b: Key) -> Bool { a.value == b.value }
@@ -213,7 +235,9 @@ struct PartialIndex {
         var found = Self.take(&exact, k, alive)
         switch k {
         case .int, .bigInt:
-            if let r = KeyedIndex.rounding(k) { found = Self.merged(found, Self.take(&exact, r, alive)) }
+            if let r = KeyedIndex.rounding(k) {
+                found = Self.merged(found, Self.take(&exact, r, alive))
+            }
         case .double(let d) where d.magnitude >= 0x1p53:
             found = Self.merged(found, Self.take(&byRounding, k, alive))
         default: break
@@ -221,7 +245,9 @@ struct PartialIndex {
         return found
     }
 
-    private static func take(_ table: inout [Key: [Int]], _ k: Value, _ alive: (Int) -> Bool) -> [Int] {
+    private static func take(_ table: inout [Key: [Int]], _ k: Value, _ alive: (Int) -> Bool)
+        -> [Int]
+    {
         let key = Key(value: k)
         guard let list = table[key] else { return [] }
         let live = list.filter(alive)
@@ -236,9 +262,13 @@ struct PartialIndex {
         out.reserveCapacity(a.count + b.count)
         var i = 0, j = 0
         while i < a.count, j < b.count {
-            if a[i] == b[j] { out.append(a[i]); i += 1; j += 1 }
-            else if a[i] < b[j] { out.append(a[i]); i += 1 }
-            else { out.append(b[j]); j += 1 }
+            if a[i] == b[j] {
+                out.append(a[i]); i += 1; j += 1
+            } else if a[i] < b[j] {
+                out.append(a[i]); i += 1
+            } else {
+                out.append(b[j]); j += 1
+            }
         }
         out += a[i...]
         out += b[j...]

@@ -40,7 +40,9 @@ struct Obligations {
         return lo < items.count && items[lo].ordinal == ordinal ? lo : nil
     }
 
-    fileprivate func isLive(_ ordinal: Int) -> Bool { position(of: ordinal).map { !items[$0].dead } ?? false }
+    fileprivate func isLive(_ ordinal: Int) -> Bool {
+        position(of: ordinal).map { !items[$0].dead } ?? false
+    }
 
     fileprivate mutating func push(_ deadline: Double, _ ordinal: Int) {
         heap.append((deadline, ordinal))
@@ -68,7 +70,9 @@ struct Obligations {
         }
     }
 
-    private static func precedes(_ a: (deadline: Double, ordinal: Int), _ b: (deadline: Double, ordinal: Int)) -> Bool {
+    private static func precedes(
+        _ a: (deadline: Double, ordinal: Int), _ b: (deadline: Double, ordinal: Int)
+    ) -> Bool {
         a.deadline < b.deadline || (a.deadline == b.deadline && a.ordinal < b.ordinal)
     }
 
@@ -107,27 +111,36 @@ struct Obligations {
 extension SequenceRunner {
     /// Opens the obligation of a complete trigger match (or reports it at once: an undecided or
     /// negative `within_ms`).
-    func open(_ match: Partial, anchor: Event, _ ctx: EvalContext, context: ContextScope, sink: FindingSink) {
+    func open(
+        _ match: Partial, anchor: Event, _ ctx: EvalContext, context: ContextScope,
+        sink: FindingSink
+    ) {
         guard case .response(_, _, let within, _, _) = check else { return }
         let key = match.captures.seqs(of: keyed[sequence.steps.count - 1], after: match.last.seq)
         guard isNewMatch(key) else { return }
         // With `report_at`, the anchor is one event however many matches share it: one
         // obligation at a time for it, and one finding at most.
         if sequence.reportAt != nil,
-           reportedAnchors.contains(anchor.seq) || obligations.openAnchors.contains(anchor.seq) { return }
+            reportedAnchors.contains(anchor.seq) || obligations.openAnchors.contains(anchor.seq)
+        {
+            return
+        }
         // An obligation keeps its trigger's lets: they are evaluated now.
         ctx.letScope?.evaluateAll()
         var deadline: Double?
         if let within {
             guard let ms = Evaluator.evaluate(within, ctx).value?.number else {
-                report(.inconclusive, at: anchor, ctx, context: context, sink: sink, note: "within_ms is undecided")
+                report(
+                    .inconclusive, at: anchor, ctx, context: context, sink: sink,
+                    note: "within_ms is undecided")
                 return
             }
             // A negative bound (from --param or a log field) would put the deadline before the
             // trigger: no answer could be in time. Not judged, as a literal one is refused.
             guard ms >= 0 else {
-                report(.inconclusive, at: anchor, ctx, context: context, sink: sink,
-                       note: "within_ms is negative (\(Value.double(ms).normalizedNumber.rendered()))")
+                report(
+                    .inconclusive, at: anchor, ctx, context: context, sink: sink,
+                    note: "within_ms is negative (\(Value.double(ms).normalizedNumber.rendered()))")
                 return
             }
             deadline = DecimalRounding.sum(match.last.t, ms)
@@ -139,7 +152,9 @@ extension SequenceRunner {
         _ = spend(Self.workPerFinding)
         let ordinal = obligations.nextOrdinal
         obligations.nextOrdinal += 1
-        obligations.items.append(Obligations.Item(anchor: anchor, context: ctx, deadline: deadline, message: text, ordinal: ordinal))
+        obligations.items.append(
+            Obligations.Item(
+                anchor: anchor, context: ctx, deadline: deadline, message: text, ordinal: ordinal))
         obligations.live += 1
         if sequence.reportAt != nil { obligations.openAnchors.insert(anchor.seq) }
         if let deadline { obligations.push(deadline, ordinal) }
@@ -155,37 +170,51 @@ extension SequenceRunner {
     private func addKey(of position: Int, role: Int, to index: inout PartialIndex) {
         guard let key = compiled.obligationPlans[role]?.key else { return }
         let item = obligations.items[position]
-        if case .value(let v) = Evaluator.evaluate(key.partial, item.context) { index.add(item.ordinal, key: v) }
+        if case .value(let v) = Evaluator.evaluate(key.partial, item.context) {
+            index.add(item.ordinal, key: v)
+        }
     }
 
     /// The obligations an event may answer through `role`'s selector: nil when it fails what the
     /// selector tests of it alone; `all` when any open one.
-    private func answerable(_ role: Int, _ e: Event, _ ctx: EvalContext) -> (all: Bool, ordinals: [Int])? {
+    private func answerable(_ role: Int, _ e: Event, _ ctx: EvalContext) -> (
+        all: Bool, ordinals: [Int]
+    )? {
         guard let plan = compiled.obligationPlans[role], plan.admits(e, ctx) else { return nil }
         guard let key = plan.key else { return (true, []) }
-        guard case .value(let value) = Evaluator.evaluate(key.event, ctx, e) else { return (false, []) }
+        guard case .value(let value) = Evaluator.evaluate(key.event, ctx, e) else {
+            return (false, [])
+        }
         if obligations.indexes[role] == nil {
             var index = PartialIndex()
-            for i in obligations.items.indices where !obligations.items[i].dead { addKey(of: i, role: role, to: &index) }
+            for i in obligations.items.indices where !obligations.items[i].dead {
+                addKey(of: i, role: role, to: &index)
+            }
             obligations.indexes[role] = index
         }
         let items = obligations.items
-        return (false, obligations.indexes[role]!.ordinals(for: value) { ordinal in
-            var lo = 0, hi = items.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if items[mid].ordinal < ordinal { lo = mid + 1 } else { hi = mid }
+        return (
+            false,
+            obligations.indexes[role]!.ordinals(for: value) { ordinal in
+                var lo = 0, hi = items.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if items[mid].ordinal < ordinal { lo = mid + 1 } else { hi = mid }
+                }
+                return lo < items.count && items[lo].ordinal == ordinal && !items[lo].dead
             }
-            return lo < items.count && items[lo].ordinal == ordinal && !items[lo].dead
-        })
+        )
     }
 
-    private func fail(_ o: Obligations.Item, _ kind: Kind, note: String, context: ContextScope, sink: FindingSink) {
+    private func fail(
+        _ o: Obligations.Item, _ kind: Kind, note: String, context: ContextScope, sink: FindingSink
+    ) {
         if sequence.reportAt != nil { reportedAnchors.insert(o.anchor.seq) }
         // A rule's own message says what was missing; the note is for rules without one, and
         // for inconclusive cases (why the log could not decide).
-        report(kind, at: o.anchor, o.context, context: context, sink: sink,
-               note: rule.message == nil || kind == .inconclusive ? note : nil, message: o.message)
+        report(
+            kind, at: o.anchor, o.context, context: context, sink: sink,
+            note: rule.message == nil || kind == .inconclusive ? note : nil, message: o.message)
     }
 
     func answer(_ e: Event, context: ContextScope, sink: FindingSink) {
@@ -222,14 +251,17 @@ extension SequenceRunner {
     /// they opened), then those `answered` says the event answers: every open one (`all`), or
     /// the candidates `answering` names.
     private func settle(
-        now: Double, context: ContextScope, sink: FindingSink, all: Bool, answering: [(all: Bool, ordinals: [Int])],
+        now: Double, context: ContextScope, sink: FindingSink, all: Bool,
+        answering: [(all: Bool, ordinals: [Int])],
         answered: (EvalContext) -> Bool
     ) {
         var due: [Int] = []
         if let top = obligations.heap.first, top.deadline < now { obligations.trimHeap() }
         while let top = obligations.heap.first, top.deadline < now {
             obligations.pop()
-            if let i = obligations.position(of: top.ordinal), !obligations.items[i].dead { due.append(i) }
+            if let i = obligations.position(of: top.ordinal), !obligations.items[i].dead {
+                due.append(i)
+            }
             obligations.trimHeap()
         }
         for i in due.sorted() {
@@ -237,7 +269,9 @@ extension SequenceRunner {
             guard spend(1) else { return }
             let o = obligations.items[i]
             obligations.kill(at: i)
-            fail(o, .violation, note: "no answer by t=\(NumberText.json(o.deadline!))", context: context, sink: sink)
+            fail(
+                o, .violation, note: "no answer by t=\(NumberText.json(o.deadline!))",
+                context: context, sink: sink)
         }
         if all {
             // Every open one, in one pass that also drops the decided ones: the list is taken out
@@ -269,7 +303,9 @@ extension SequenceRunner {
             if stopped { return }
         } else if !answering.isEmpty {
             for ordinal in Set(answering.flatMap(\.ordinals)).sorted() {
-                guard let i = obligations.position(of: ordinal), !obligations.items[i].dead else { continue }
+                guard let i = obligations.position(of: ordinal), !obligations.items[i].dead else {
+                    continue
+                }
                 visits += 1
                 guard spend(1) else { return }
                 if answered(obligations.items[i].context) { obligations.kill(at: i) }
@@ -281,21 +317,28 @@ extension SequenceRunner {
         }
     }
 
-    /// The end of the timeline: open obligations are judged (``Runner/finish(context:first:lastT:sink:)``).
+    /// The end of the timeline: open obligations are judged
+    /// (``Runner/finish(context:first:lastT:sink:)``).
     func finishObligations(lastT: Double?, context: ContextScope, sink: FindingSink) {
         guard !stopped, case .response(_, _, _, _, let atEnd) = check else { return }
         for o in obligations.items where !o.dead {
             // A deadline the log reached is decided (a last event exactly at it too).
             if let d = o.deadline, let lastT, lastT >= d {
-                fail(o, .violation, note: "no answer by t=\(NumberText.json(d))", context: context, sink: sink)
+                fail(
+                    o, .violation, note: "no answer by t=\(NumberText.json(d))", context: context,
+                    sink: sink)
                 continue
             }
             switch atEnd {
             case .fail:
-                fail(o, .violation, note: "the log ends without an answer", context: context, sink: sink)
+                fail(
+                    o, .violation, note: "the log ends without an answer", context: context,
+                    sink: sink)
             case .inconclusive:
                 let until = o.deadline.map { " before t=\(NumberText.json($0))" } ?? ""
-                fail(o, .inconclusive, note: "the log ends\(until) without an answer", context: context, sink: sink)
+                fail(
+                    o, .inconclusive, note: "the log ends\(until) without an answer",
+                    context: context, sink: sink)
             case .pass:
                 break
             }

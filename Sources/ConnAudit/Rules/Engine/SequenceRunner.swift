@@ -89,11 +89,14 @@ final class SequenceRunner: Runner {
     /// elsewhere (bound), so a step whose evaluation reaches beyond itself is always evaluated.
     private let startsAlike: Bool
 
-    /// Whether `selector` reads any of `lets` (its `where:`s, and those of the history calls in them).
+    /// Whether `selector` reads any of `lets` (its `where:`s, and those of the history calls in
+    /// them).
     private static func readsLets(_ selector: Selector, _ lets: [String]) -> Bool {
         guard !lets.isEmpty else { return false }
         var reads = false
-        NameWalker.walkSelector(selector) { if case .name(let n, _, _) = $0, lets.contains(n) { reads = true } }
+        NameWalker.walkSelector(selector) {
+            if case .name(let n, _, _) = $0, lets.contains(n) { reads = true }
+        }
         return reads
     }
 
@@ -103,7 +106,8 @@ final class SequenceRunner: Runner {
     /// costliest — is then not evaluated: its match would be dropped (partials that merge show
     /// the first one's captures).
     @inline(__always) private func startIsKnown(died: UInt64) -> Bool {
-        skipsKnownStarts && startsAlike && stages.count > 1 && stages[1].live > 0 && died & (1 << 1) == 0
+        skipsKnownStarts && startsAlike && stages.count > 1 && stages[1].live > 0
+            && died & (1 << 1) == 0
     }
     /// Tests: whether ``startIsKnown(died:)`` may spare the first step's selector (off: every
     /// event it may match is tried), and how many times that selector was tried.
@@ -111,7 +115,9 @@ final class SequenceRunner: Runner {
     private(set) var startsTried = 0
 
     /// What identifies a partial: its stage and the events of its keyed captures.
-    private func key(_ p: Partial) -> [Int] { p.captures.seqs(of: keyed[p.stage - 1], after: p.stage) }
+    private func key(_ p: Partial) -> [Int] {
+        p.captures.seqs(of: keyed[p.stage - 1], after: p.stage)
+    }
 
     struct Partial {
         var stage: Int
@@ -148,13 +154,16 @@ final class SequenceRunner: Runner {
         kept = compiled.keptCaptureNames
         stageConcerns = compiled.stageConcerns
         keyed = compiled.keyCaptureNames
-        startsAlike = sequence.steps.count > 1
+        startsAlike =
+            sequence.steps.count > 1
             && Set(CompiledRule.captureNames(sequence.steps[0].selector)).isDisjoint(with: keyed[0])
             && !Self.readsLets(sequence.steps[0].selector, compiled.lets.names)
         plans = compiled.stagePlans
         var atLast = false
         if case .forbid = compiled.rule.check, let last = sequence.steps.last {
-            atLast = sequence.reportAt.map { CompiledRule.captureNames(last.selector).contains($0) } ?? true
+            atLast =
+                sequence.reportAt.map { CompiledRule.captureNames(last.selector).contains($0) }
+                ?? true
         }
         reportsAtLastStep = atLast
         super.init(compiled, files: files)
@@ -169,10 +178,14 @@ final class SequenceRunner: Runner {
                 visits += 1
                 guard spend(1) else { return }
                 let ctx = self.context(e, captures: captures)
-                if let term = Evaluator.matches(forbidden, e, ctx), reportedAnchors.insert(e.seq).inserted {
+                if let term = Evaluator.matches(forbidden, e, ctx),
+                    reportedAnchors.insert(e.seq).inserted
+                {
                     var c = captures
                     if let name = term.capture(in: forbidden) { c[name] = e }
-                    report(.violation, at: e, self.context(e, captures: c), context: context, sink: sink)
+                    report(
+                        .violation, at: e, self.context(e, captures: c), context: context,
+                        sink: sink)
                     break
                 }
             }
@@ -194,16 +207,23 @@ final class SequenceRunner: Runner {
 
     /// Which partials of `stage` a test of `role` may concern, when it has to be tried at all: nil
     /// when the event fails what the selector tests of it alone; `[]`+`all` when every live one.
-    private func candidates(_ role: Role, stage: Int, _ e: Event, _ ctx: EvalContext) -> (all: Bool, ordinals: [Int])? {
+    private func candidates(_ role: Role, stage: Int, _ e: Event, _ ctx: EvalContext) -> (
+        all: Bool, ordinals: [Int]
+    )? {
         guard let plan = plans[stage][role.rawValue], plan.admits(e, ctx) else { return nil }
         guard let key = plan.key else { return (true, []) }
         // The key of the event: undecided matches nothing (`==` with it is undecided).
-        guard case .value(let value) = Evaluator.evaluate(key.event, ctx, e) else { return (false, []) }
+        guard case .value(let value) = Evaluator.evaluate(key.event, ctx, e) else {
+            return (false, [])
+        }
         if stages[stage].indexes[role.rawValue] == nil { buildIndex(role, stage: stage) }
         let partials = stages[stage].partials
-        return (false, stages[stage].indexes[role.rawValue]!.ordinals(for: value) { ordinal in
-            Self.position(of: ordinal, in: partials).map { !partials[$0].dead } ?? false
-        })
+        return (
+            false,
+            stages[stage].indexes[role.rawValue]!.ordinals(for: value) { ordinal in
+                Self.position(of: ordinal, in: partials).map { !partials[$0].dead } ?? false
+            }
+        )
     }
 
     /// The index of `role`'s key over the live partials of `stage` (made when first asked for,
@@ -217,7 +237,9 @@ final class SequenceRunner: Runner {
     private func addKey(of p: Partial, role: Role, to index: inout PartialIndex) {
         guard let key = plans[p.stage][role.rawValue]?.key else { return }
         // A partial whose side is undecided can never be equal: it is in no bucket.
-        if case .value(let v) = Evaluator.evaluate(key.partial, context(p.last, captures: p.captures)) {
+        if case .value(let v) = Evaluator.evaluate(
+            key.partial, context(p.last, captures: p.captures))
+        {
             index.add(p.ordinal, key: v)
         }
     }
@@ -257,7 +279,9 @@ final class SequenceRunner: Runner {
             startsTried += 1
             if let term = Evaluator.matches(sequence.steps[0].selector, e, self.context(e)) {
                 var captures = Captures()
-                if let name = term.capture(in: sequence.steps[0].selector), kept[0].contains(name) || sequence.steps.count == 1 {
+                if let name = term.capture(in: sequence.steps[0].selector),
+                    kept[0].contains(name) || sequence.steps.count == 1
+                {
                     captures[name] = e
                 }
                 grown.append(Partial(stage: 1, captures: captures, last: e))
@@ -274,7 +298,9 @@ final class SequenceRunner: Runner {
             if q.stage == sequence.steps.count {
                 complete(q, context: context, sink: sink)
             } else {
-                if stages.isEmpty { stages = Array(repeating: Stage(), count: sequence.steps.count) }
+                if stages.isEmpty {
+                    stages = Array(repeating: Stage(), count: sequence.steps.count)
+                }
                 guard !isKnown(q) else { continue }
                 q.ordinal = nextOrdinal
                 nextOrdinal += 1
@@ -297,7 +323,9 @@ final class SequenceRunner: Runner {
     /// Tries `e` against the partials of the `concerned` stages it may grow or kill: the grown
     /// ones go to `grown` in the order they opened, the killed ones are marked dead (their stages
     /// in `died`). False when the work limit stopped the runner.
-    private func visit(_ e: Event, concerned: UInt64, grown: inout [Partial], died: inout UInt64) -> Bool {
+    private func visit(_ e: Event, concerned: UInt64, grown: inout [Partial], died: inout UInt64)
+        -> Bool
+    {
         var planned = false
         var each = concerned
         while each != 0 {
@@ -312,7 +340,10 @@ final class SequenceRunner: Runner {
         if concerned.nonzeroBitCount == 1 {
             let stage = concerned.trailingZeroBitCount
             for i in stages[stage].partials.indices where !stages[stage].partials[i].dead {
-                guard attempt(e, stage: stage, at: i, grows: true, dies: true, completed: &completed, grown: &grown, died: &died)
+                guard
+                    attempt(
+                        e, stage: stage, at: i, grows: true, dies: true, completed: &completed,
+                        grown: &grown, died: &died)
                 else { return false }
             }
             return true
@@ -330,9 +361,13 @@ final class SequenceRunner: Runner {
                 let stage = each.trailingZeroBitCount
                 each &= each - 1
                 var cursor = stages[stage].cursor
-                while cursor < stages[stage].partials.count, stages[stage].partials[cursor].dead { cursor += 1 }
+                while cursor < stages[stage].partials.count, stages[stage].partials[cursor].dead {
+                    cursor += 1
+                }
                 stages[stage].cursor = cursor
-                if cursor < stages[stage].partials.count, stages[stage].partials[cursor].ordinal < ordinal {
+                if cursor < stages[stage].partials.count,
+                    stages[stage].partials[cursor].ordinal < ordinal
+                {
                     ordinal = stages[stage].partials[cursor].ordinal
                     pick = stage
                     at = cursor
@@ -340,7 +375,10 @@ final class SequenceRunner: Runner {
             }
             if pick == 0 { break }
             stages[pick].cursor += 1
-            guard attempt(e, stage: pick, at: at, grows: true, dies: true, completed: &completed, grown: &grown, died: &died)
+            guard
+                attempt(
+                    e, stage: pick, at: at, grows: true, dies: true, completed: &completed,
+                    grown: &grown, died: &died)
             else { return false }
         }
         return true
@@ -348,8 +386,14 @@ final class SequenceRunner: Runner {
 
     /// ``visit(_:concerned:grown:died:)`` where a stage holds ``plannedFrom`` partials or more:
     /// its plans say which partials the event may grow or kill.
-    private func visitPlanned(_ e: Event, concerned: UInt64, grown: inout [Partial], died: inout UInt64) -> Bool {
-        var tried: [(stage: Int, growth: (all: Bool, ordinals: [Int])?, deaths: [(all: Bool, ordinals: [Int])])] = []
+    private func visitPlanned(
+        _ e: Event, concerned: UInt64, grown: inout [Partial], died: inout UInt64
+    ) -> Bool {
+        var tried:
+            [(
+                stage: Int, growth: (all: Bool, ordinals: [Int])?,
+                deaths: [(all: Bool, ordinals: [Int])]
+            )] = []
         var planned: EvalContext?
         var each = concerned
         while each != 0 {
@@ -383,15 +427,23 @@ final class SequenceRunner: Runner {
                     guard !p.dead else { continue }
                     let g = growth != nil && (growsAll || grows.contains(p.ordinal))
                     let d = diesAll || dies.contains(p.ordinal)
-                    guard attempt(e, stage: stage, at: i, grows: g, dies: d, completed: &completed, grown: &grown, died: &died)
+                    guard
+                        attempt(
+                            e, stage: stage, at: i, grows: g, dies: d, completed: &completed,
+                            grown: &grown, died: &died)
                     else { return false }
                     // A match completed at the last stage: only the partials of the `without`'s
                     // key are left to try.
                     if completed, stage == sequence.steps.count - 1, !diesAll {
                         for o in dies.sorted() where o > p.ordinal {
-                            guard let at = Self.position(of: o, in: stages[stage].partials) else { continue }
-                            guard attempt(e, stage: stage, at: at, grows: false, dies: true,
-                                          completed: &completed, grown: &grown, died: &died) else { return false }
+                            guard let at = Self.position(of: o, in: stages[stage].partials) else {
+                                continue
+                            }
+                            guard
+                                attempt(
+                                    e, stage: stage, at: at, grows: false, dies: true,
+                                    completed: &completed, grown: &grown, died: &died)
+                            else { return false }
                         }
                         break
                     }
@@ -413,24 +465,34 @@ final class SequenceRunner: Runner {
                 let grows = growsAll ? [] : Set(growth?.ordinals ?? [])
                 let dies = diesAll ? [] : Set(deaths.flatMap(\.ordinals))
                 for (i, p) in partials.enumerated() where !p.dead {
-                    visits.append(Visit(ordinal: p.ordinal, stage: stage, position: i,
-                                        grows: growth != nil && (growsAll || grows.contains(p.ordinal)),
-                                        dies: diesAll || dies.contains(p.ordinal)))
+                    visits.append(
+                        Visit(
+                            ordinal: p.ordinal, stage: stage, position: i,
+                            grows: growth != nil && (growsAll || grows.contains(p.ordinal)),
+                            dies: diesAll || dies.contains(p.ordinal)))
                 }
             } else {
                 var merged: [Int: (grows: Bool, dies: Bool)] = [:]
                 for o in growth?.ordinals ?? [] { merged[o, default: (false, false)].grows = true }
-                for d in deaths { for o in d.ordinals { merged[o, default: (false, false)].dies = true } }
+                for d in deaths {
+                    for o in d.ordinals { merged[o, default: (false, false)].dies = true }
+                }
                 for (o, tests) in merged.sorted(by: { $0.key < $1.key }) {
                     guard let i = Self.position(of: o, in: partials) else { continue }
-                    visits.append(Visit(ordinal: o, stage: stage, position: i, grows: tests.grows, dies: tests.dies))
+                    visits.append(
+                        Visit(
+                            ordinal: o, stage: stage, position: i, grows: tests.grows,
+                            dies: tests.dies))
                 }
             }
         }
         if tried.count > 1 { visits.sort { $0.ordinal < $1.ordinal } }
         for v in visits {
-            guard attempt(e, stage: v.stage, at: v.position, grows: v.grows, dies: v.dies,
-                          completed: &completed, grown: &grown, died: &died) else { return false }
+            guard
+                attempt(
+                    e, stage: v.stage, at: v.position, grows: v.grows, dies: v.dies,
+                    completed: &completed, grown: &grown, died: &died)
+            else { return false }
         }
         return true
     }
@@ -453,7 +515,9 @@ final class SequenceRunner: Runner {
         if grows, let term = Evaluator.matches(step.selector, e, pctx) {
             var q = p
             q.stage += 1
-            if let name = term.capture(in: step.selector), kept[stage].contains(name) || q.stage == sequence.steps.count {
+            if let name = term.capture(in: step.selector),
+                kept[stage].contains(name) || q.stage == sequence.steps.count
+            {
                 q.captures[name] = e
             }
             q.last = e
@@ -479,7 +543,9 @@ final class SequenceRunner: Runner {
         guard !stages[stage].partials[position].dead else { return }
         stages[stage].partials[position].dead = true
         stages[stage].live -= 1
-        if stages[stage].keys != nil { stages[stage].keys!.remove(key(stages[stage].partials[position])) }
+        if stages[stage].keys != nil {
+            stages[stage].keys!.remove(key(stages[stage].partials[position]))
+        }
     }
 
     /// Drops the dead partials of `stage` once they are more than half of its list (the live ones
@@ -517,7 +583,9 @@ final class SequenceRunner: Runner {
             stages[stage].keys = Set(stages[stage].partials.lazy.filter { !$0.dead }.map(key))
         }
         if let keys = stages[stage].keys { return keys.contains(key(q)) }
-        return stages[stage].partials.contains { !$0.dead && $0.captures.sameEvents(as: q.captures, for: keyed[stage - 1]) }
+        return stages[stage].partials.contains {
+            !$0.dead && $0.captures.sameEvents(as: q.captures, for: keyed[stage - 1])
+        }
     }
 
     func anchor(of match: Partial) -> Event {
@@ -535,7 +603,9 @@ final class SequenceRunner: Runner {
         switch check {
         case .forbid:
             if reportedAnchors.insert(anchor.seq).inserted {
-                report(.violation, at: anchor, ctx, context: context, sink: sink, waitForAfter: anchor.seq == match.last.seq)
+                report(
+                    .violation, at: anchor, ctx, context: context, sink: sink,
+                    waitForAfter: anchor.seq == match.last.seq)
             }
         case .response:
             open(match, anchor: anchor, ctx, context: context, sink: sink)
@@ -555,7 +625,8 @@ final class SequenceRunner: Runner {
             break
         }
         if compiled.completedMatchesRetire,
-           reportedAnchors.contains(anchor.seq) || obligations.openAnchors.contains(anchor.seq) {
+            reportedAnchors.contains(anchor.seq) || obligations.openAnchors.contains(anchor.seq)
+        {
             retire(match)
         }
     }
@@ -565,7 +636,8 @@ final class SequenceRunner: Runner {
     private func retire(_ match: Partial) {
         let stage = sequence.steps.count - 1
         guard match.origin >= 0, stage < stages.count,
-              let at = Self.position(of: match.origin, in: stages[stage].partials) else { return }
+            let at = Self.position(of: match.origin, in: stages[stage].partials)
+        else { return }
         kill(stage: stage, at: at)
         compact(stage)
     }

@@ -39,7 +39,9 @@ final class FindingSink {
         return count > 2 * keep && count > nextCut[Self.cutKey(violation, rule), default: 0]
     }
 
-    private static func cutKey(_ violation: Bool, _ rule: Int) -> Int { violation ? 2 * rule : 2 * rule + 1 }
+    private static func cutKey(_ violation: Bool, _ rule: Int) -> Int {
+        violation ? 2 * rule : 2 * rule + 1
+    }
 
     /// With ``keep``: cuts rule `rule`'s findings of one kind to the `keep` of them that come first
     /// in report order (file, line, message; equal ones in the order they came), and counts the
@@ -50,9 +52,11 @@ final class FindingSink {
     /// when nothing was cut.
     func trim(violation: Bool, rule: Int) -> [Int]? {
         guard let keep else { return nil }
-        let survivors = violation
+        let survivors =
+            violation
             ? Self.cut(&violations[rule], keep: keep, omitted: &omittedViolations[rule, default: 0])
-            : Self.cut(&inconclusive[rule], keep: keep, omitted: &omittedInconclusive[rule, default: 0])
+            : Self.cut(
+                &inconclusive[rule], keep: keep, omitted: &omittedInconclusive[rule, default: 0])
         let left = (violation ? violations[rule]?.count : inconclusive[rule]?.count) ?? 0
         nextCut[Self.cutKey(violation, rule)] = 2 * left
         return survivors
@@ -90,11 +94,17 @@ final class FindingSink {
             for (entry, n) in counts { diverted[k, default: [:]][entry, default: 0] += n }
         }
         other.diverted = [:]
-        let added = (violations: Array(other.violations.keys), inconclusive: Array(other.inconclusive.keys))
+        let added = (
+            violations: Array(other.violations.keys), inconclusive: Array(other.inconclusive.keys)
+        )
         Self.move(&other.violations, into: &violations)
         Self.move(&other.inconclusive, into: &inconclusive)
-        for k in added.violations where overflows(violation: true, rule: k) { _ = trim(violation: true, rule: k) }
-        for k in added.inconclusive where overflows(violation: false, rule: k) { _ = trim(violation: false, rule: k) }
+        for k in added.violations where overflows(violation: true, rule: k) {
+            _ = trim(violation: true, rule: k)
+        }
+        for k in added.inconclusive where overflows(violation: false, rule: k) {
+            _ = trim(violation: false, rule: k)
+        }
         for (k, counts) in other.labels {
             for (label, n) in counts { labels[k, default: [:]][label, default: 0] += n }
         }
@@ -104,7 +114,9 @@ final class FindingSink {
     }
 
     /// Merges `sink` into `folded`, which is made on first use to keep what `keep` says.
-    static func fold(_ sink: FindingSink, into folded: inout FindingSink?, files: [String], keep: Int?) {
+    static func fold(
+        _ sink: FindingSink, into folded: inout FindingSink?, files: [String], keep: Int?
+    ) {
         if folded == nil { folded = FindingSink(files: files, keep: keep) }
         folded!.merge(sink)
     }
@@ -296,17 +308,24 @@ final class TimelineContext {
 
     /// The finding at `index` waits for `count` more events of its timeline after its anchor.
     func awaitAfter(
-        violation: Bool, rule: Int, index: Int, scope: ContextScope, count: Int = TimelineContext.after,
+        violation: Bool, rule: Int, index: Int, scope: ContextScope,
+        count: Int = TimelineContext.after,
         anchorSeq: Int = .max
     ) {
         guard enabled, !replaying, count > 0 else { return }
-        fresh.append(Waiting(violation: violation, rule: rule, index: index, left: count, scope: scope.events,
-                             anchorSeq: anchorSeq))
+        fresh.append(
+            Waiting(
+                violation: violation, rule: rule, index: index, left: count, scope: scope.events,
+                anchorSeq: anchorSeq))
     }
 
     private func enqueue(_ findings: [Waiting]) {
         for w in findings {
-            if let gen = w.scope.gen { waitingByGen[gen, default: []].append(w) } else { waitingAll.append(w) }
+            if let gen = w.scope.gen {
+                waitingByGen[gen, default: []].append(w)
+            } else {
+                waitingAll.append(w)
+            }
         }
     }
 
@@ -331,7 +350,8 @@ final class TimelineContext {
             fresh.removeAll { $0.anchorSeq < e.seq }
         }
         var line: ContextLine?
-        // Adds `e` to the findings of `list` it is a neighbour of; drops those that have all theirs.
+        // Adds `e` to the findings of `list` it is a neighbour of; drops those that have all
+        // theirs.
         func serve(_ list: inout [Waiting]) {
             var kept = 0
             for j in list.indices {
@@ -383,12 +403,14 @@ final class TimelineContext {
         var text = e.t.isNaN ? ev : "t=\(Value.double(e.t).rendered()) \(ev)"
         if let g = e.gen { text += " gen=\(g)" }
         // A reader finding's file and line are the line's own: shown once, as file:line.
-        // The finding names its source, and a reader finding's file and line are shown as file:line.
-        // A set of the redacted keys when there are many: one search of the list per field costs the
-        // square of a line's flagged keys.
+        // The finding names its source, and a reader finding's file and line are shown as
+        // file:line. A set of the redacted keys when there are many: one search of the list per
+        // field costs the square of a line's flagged keys.
         let redacted = KeyLookup(e.redactedKeys)
-        for f in e.fields where !redacted.contains(f.key) && f.key != "src" && f.key != "session"
-            && !(e.isPseudo && (f.key == "file" || f.key == "line")) {
+        for f in e.fields
+        where !redacted.contains(f.key) && f.key != "src" && f.key != "session"
+            && !(e.isPseudo && (f.key == "file" || f.key == "line"))
+        {
             switch f.value {
             case .array, .object: continue
             default:

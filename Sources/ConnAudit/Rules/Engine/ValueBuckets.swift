@@ -13,7 +13,8 @@
 /// make its keys collide (each collision would cost every later lookup of that key a comparison).
 ///
 /// Generic over what a bucket holds: events (``ValueBuckets``, a ``KeyedIndex``'s) or seqs
-/// (``SeqBuckets``, a ``CountedIndex``'s, which keeps no event alive; the index keeps the few it cannot count).
+/// (``SeqBuckets``, a ``CountedIndex``'s, which keeps no event alive; the index keeps the few it
+/// cannot count).
 struct KeyBuckets<Element> {
     /// Per slot: an entry's index + 1, 0 when empty. Its count is a power of two (or 0).
     private var slots: [Int32] = []

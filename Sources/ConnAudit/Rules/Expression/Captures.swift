@@ -64,8 +64,14 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
         while true {
             while i < entries.count, !names.contains(entries[i].name) { i += 1 }
             while j < other.entries.count, !names.contains(other.entries[j].name) { j += 1 }
-            if i == entries.count || j == other.entries.count { return i == entries.count && j == other.entries.count }
-            if entries[i].name != other.entries[j].name || entries[i].event.seq != other.entries[j].event.seq { return false }
+            if i == entries.count || j == other.entries.count {
+                return i == entries.count && j == other.entries.count
+            }
+            if entries[i].name != other.entries[j].name
+                || entries[i].event.seq != other.entries[j].event.seq
+            {
+                return false
+            }
             i += 1
             j += 1
         }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What an expression evaluates to: a value, an event (a capture or a history result), or
@@ -160,9 +160,12 @@ public struct EvalContext {
     /// File paths by index, for `$file`.
     public var files: [String] { shared.environment.files }
 
-    public init(event: Event, params: [String: Value], history: (any HistoryProvider)?, files: [String]) {
+    public init(
+        event: Event, params: [String: Value], history: (any HistoryProvider)?, files: [String]
+    ) {
         self.event = event
-        shared = EvalShared(environment: EvalEnvironment(params: params, files: files), history: history)
+        shared = EvalShared(
+            environment: EvalEnvironment(params: params, files: files), history: history)
     }
 
     public init(event: Event, environment: EvalEnvironment, history: (any HistoryProvider)?) {
@@ -195,7 +198,10 @@ public final class LetTable: @unchecked Sendable {
     /// The ``LetLayouts`` id of `names`: names resolved against it carry their slot.
     let layout: Int32
 
-    init(_ definitions: [(name: String, expr: Expr)], staticNames: Set<String> = [], dependsOn: [String: Set<Int>] = [:]) {
+    init(
+        _ definitions: [(name: String, expr: Expr)], staticNames: Set<String> = [],
+        dependsOn: [String: Set<Int>] = [:]
+    ) {
         var names: [String] = []
         var exprs: [Expr] = []
         for def in definitions {
@@ -378,7 +384,9 @@ public struct SelectorMatch {
 public enum Evaluator {
     // MARK: - Expressions
 
-    public static func evaluate(_ expr: Expr, _ ctx: EvalContext) -> Eval { evaluate(expr, ctx, ctx.event) }
+    public static func evaluate(_ expr: Expr, _ ctx: EvalContext) -> Eval {
+        evaluate(expr, ctx, ctx.event)
+    }
 
     /// Evaluates `expr` with `e` as the current event (the trigger, or a nested selector's
     /// candidate): everything else comes from `ctx`, which is not copied to look at another
@@ -396,14 +404,24 @@ public enum Evaluator {
             return .value(field(name, id: id, of: e, ctx))
         case .name(let name, _, let hint):
             if let bound = ctx.boundLets?[name] { return bound }
-            if let scope = ctx.letScope, let bound = scope.value(of: name, hint: hint) { return bound }
-            if let statics = ctx.statics, let bound = statics.value(of: name, hint: hint, ctx, e) { return bound }
+            if let scope = ctx.letScope, let bound = scope.value(of: name, hint: hint) {
+                return bound
+            }
+            if let statics = ctx.statics, let bound = statics.value(of: name, hint: hint, ctx, e) {
+                return bound
+            }
             if !ctx.captures.isEmpty, let captured = ctx.captures[name] { return .event(captured) }
-            if let results = ctx.historyResults, let bound = results.lookup(name) { return bound.map { .event($0) } ?? .null }
+            if let results = ctx.historyResults, let bound = results.lookup(name) {
+                return bound.map { .event($0) } ?? .null
+            }
             return .value(field(name, of: e, ctx))
         case .member(let base, let name, let id, _):
-            if case .name(let baseName, _, _) = base, baseName.utf8.count == 6, baseName == "params", ctx.boundLets?["params"] == nil, ctx.captures["params"] == nil,
-                ctx.letScope?.defines("params") != true, ctx.statics?.table.slot(of: "params") == nil {
+            if case .name(let baseName, _, _) = base, baseName.utf8.count == 6,
+                baseName == "params", ctx.boundLets?["params"] == nil,
+                ctx.captures["params"] == nil,
+                ctx.letScope?.defines("params") != true,
+                ctx.statics?.table.slot(of: "params") == nil
+            {
                 return .value(ctx.params[name] ?? .null)
             }
             switch evaluate(base, ctx, e) {
@@ -451,7 +469,8 @@ public enum Evaluator {
             case .negate:
                 switch v {
                 case .value(.int(let i)) where i != Int64.min: return .value(.int(-i))
-                case .value(let x): if let d = x.number { return .value(.double(-d)) }
+                case .value(let x):
+                    if let d = x.number { return .value(.double(-d)) }
                     return .undecided
                 default: return .undecided
                 }
@@ -471,7 +490,9 @@ public enum Evaluator {
         case .regex(let subject, let regex):
             switch evaluate(subject, ctx, e) {
             case .value(.string(let text)):
-                guard let budget = ctx.shared.regexBudget else { return .value(.bool(regex.matches(text))) }
+                guard let budget = ctx.shared.regexBudget else {
+                    return .value(.bool(regex.matches(text)))
+                }
                 return budget.matches(regex, text, at: e).map { .value(.bool($0)) } ?? .undecided
             default: return .undecided
             }
@@ -479,7 +500,9 @@ public enum Evaluator {
     }
 
     /// ``field(_:of:_:)`` for a name with its ``FieldNames`` id or built-in code (-1: by name).
-    @inline(__always) static func field(_ name: String, id: Int32, of e: Event, _ ctx: EvalContext) -> Value {
+    @inline(__always) static func field(_ name: String, id: Int32, of e: Event, _ ctx: EvalContext)
+        -> Value
+    {
         if id == -1 { return field(name, of: e, ctx) }
         if id == FieldNames.file { return fileName(of: e, ctx) }
         return e.value(of: name, id: id) ?? .null
@@ -490,7 +513,8 @@ public enum Evaluator {
         return i >= 0 && i < ctx.files.count ? .string(ctx.files[i]) : .null
     }
 
-    /// A field of an event as rules read it: missing is null; `$file`, `$line`, `$seq` are built in.
+    /// A field of an event as rules read it: missing is null; `$file`, `$line`, `$seq` are built
+    /// in.
     static func field(_ name: String, of e: Event, _ ctx: EvalContext) -> Value {
         if name == "$file" {
             let i = Int(e.file)
@@ -499,7 +523,9 @@ public enum Evaluator {
         return e.value(of: name) ?? .null
     }
 
-    private static func binary(_ op: Expr.BinaryOp, _ l: Expr, _ r: Expr, _ ctx: EvalContext, _ e: Event) -> Eval {
+    private static func binary(
+        _ op: Expr.BinaryOp, _ l: Expr, _ r: Expr, _ ctx: EvalContext, _ e: Event
+    ) -> Eval {
         switch op {
         case .and:
             let a = evaluate(l, ctx, e).truth
@@ -531,12 +557,15 @@ public enum Evaluator {
             switch (a, b) {
             case (.undecided, _), (_, .undecided): return .undecided
             case (.value(let x), .value(let y)): same = x.looselyEquals(y)
-            case (.event(let x), .event(let y)): same = x.file == y.file && x.line == y.line && x.seq == y.seq
+            case (.event(let x), .event(let y)):
+                same = x.file == y.file && x.line == y.line && x.seq == y.seq
             default: same = false
             }
             return .value(.bool(op == .equal ? same : !same))
         case .less, .lessEqual, .greater, .greaterEqual:
-            guard case .value(let x) = a, case .value(let y) = b, let order = x.order(y) else { return .undecided }
+            guard case .value(let x) = a, case .value(let y) = b, let order = x.order(y) else {
+                return .undecided
+            }
             switch op {
             case .less: return .value(.bool(order < 0))
             case .lessEqual: return .value(.bool(order <= 0))
@@ -544,12 +573,16 @@ public enum Evaluator {
             default: return .value(.bool(order >= 0))
             }
         case .isIn, .notIn:
-            guard case .value(let x) = a, case .value(.array(let items)) = b else { return .undecided }
+            guard case .value(let x) = a, case .value(.array(let items)) = b else {
+                return .undecided
+            }
             let found = items.contains { $0.looselyEquals(x) }
             return .value(.bool(op == .isIn ? found : !found))
         case .add, .subtract, .multiply, .divide, .remainder:
             guard case .value(let x) = a, case .value(let y) = b else { return .undecided }
-            if op == .add, case .string(let s) = x, case .string(let t) = y { return .value(.string(s + t)) }
+            if op == .add, case .string(let s) = x, case .string(let t) = y {
+                return .value(.string(s + t))
+            }
             return arithmetic(op, x, y)
         default:
             return .undecided
@@ -600,7 +633,9 @@ public enum Evaluator {
     /// A value function. Every argument is evaluated (left to right) before any is judged, as
     /// history calls among them bind their `as:` names; no argument list is built for the
     /// functions of one or two arguments.
-    private static func call(_ function: Expr.Function, _ args: [Expr], _ ctx: EvalContext, _ e: Event) -> Eval {
+    private static func call(
+        _ function: Expr.Function, _ args: [Expr], _ ctx: EvalContext, _ e: Event
+    ) -> Eval {
         switch function {
         case .type:
             switch evaluate(args[0], ctx, e) {
@@ -624,9 +659,9 @@ public enum Evaluator {
             }
         case .text:
             guard let v = decided(evaluate(args[0], ctx, e)) else { return .undecided }
-            // A number with a fraction or exponent: its shortest round-trip decimal (`1.50` is "1.5").
-            // A whole one from 2^53 up may stand for several integers (a 20-digit id read as a
-            // double): undecided, rather than one text for different ids.
+            // A number with a fraction or exponent: its shortest round-trip decimal (`1.50` is
+            // "1.5"). A whole one from 2^53 up may stand for several integers (a 20-digit id read
+            // as a double): undecided, rather than one text for different ids.
             if case .double(let d) = v, d.isFinite {
                 if d == d.rounded(), Swift.abs(d) >= 9.007199254740992e15 { return .undecided }
                 return .value(.string(String(d)))
@@ -647,7 +682,8 @@ public enum Evaluator {
         case .pow:
             let a = evaluate(args[0], ctx, e)
             let b = evaluate(args[1], ctx, e)
-            guard let x = decided(a), let y = decided(b), let base = x.number, let e = y.number else { return .undecided }
+            guard let x = decided(a), let y = decided(b), let base = x.number, let e = y.number
+            else { return .undecided }
             let r = Foundation_pow(base, e)
             guard r.isFinite else { return .undecided }
             if case .int = x, case .int = y, r == r.rounded(), Swift.abs(r) < 9.0e15 {
@@ -659,18 +695,28 @@ public enum Evaluator {
             if args.count == 2 {
                 let a = evaluate(args[0], ctx, e)
                 let b = evaluate(args[1], ctx, e)
-                guard let x = decided(a), let y = decided(b), let order = y.numericOrder(x) else { return .undecided }
+                guard let x = decided(a), let y = decided(b), let order = y.numericOrder(x) else {
+                    return .undecided
+                }
                 return .value((wantsMin ? order < 0 : order > 0) ? y : x)
             }
             var values: [Value] = []
             values.reserveCapacity(args.count)
             var allDecided = true
             for arg in args {
-                if let v = decided(evaluate(arg, ctx, e)) { values.append(v) } else { allDecided = false }
+                if let v = decided(evaluate(arg, ctx, e)) {
+                    values.append(v)
+                } else {
+                    allDecided = false
+                }
             }
             guard allDecided else { return .undecided }
             let items: [Value]
-            if values.count == 1, case .array(let list) = values[0] { items = list } else { items = values }
+            if values.count == 1, case .array(let list) = values[0] {
+                items = list
+            } else {
+                items = values
+            }
             guard !items.isEmpty else { return .undecided }
             var best = items[0]
             for v in items {
@@ -697,15 +743,22 @@ public enum Evaluator {
     private static func history(_ call: HistoryCall, _ ctx: EvalContext, _ e: Event) -> Eval {
         // History providers read the current event from the context: one looking at `e` (a copy
         // only when `e` is a nested selector's candidate).
-        let result = ctx.event === e ? historyAnswer(call, ctx) : historyAnswer(call, ctx.looking(at: e))
+        let result =
+            ctx.event === e ? historyAnswer(call, ctx) : historyAnswer(call, ctx.looking(at: e))
         if let results = ctx.historyResults {
             let names = call.resultCaptures
             if !names.isEmpty {
                 // The name of the term that matched the event found is that event; the others null.
                 var matched: String?
-                if case .event(let found) = result { matched = matches(call.selector, found, ctx)?.capture(in: call.selector) }
+                if case .event(let found) = result {
+                    matched = matches(call.selector, found, ctx)?.capture(in: call.selector)
+                }
                 for name in names {
-                    if case .event(let e) = result, name == matched { results.bind(name, e) } else { results.bind(name, nil) }
+                    if case .event(let e) = result, name == matched {
+                        results.bind(name, e)
+                    } else {
+                        results.bind(name, nil)
+                    }
                 }
             }
         }
@@ -719,7 +772,9 @@ public enum Evaluator {
         return historyAnswer(call, ctx, provider: provider)
     }
 
-    private static func historyAnswer<P: HistoryProvider>(_ call: HistoryCall, _ ctx: EvalContext, provider: P) -> Eval {
+    private static func historyAnswer<P: HistoryProvider>(
+        _ call: HistoryCall, _ ctx: EvalContext, provider: P
+    ) -> Eval {
         if let ready = provider.answer(call, context: ctx) { return ready }
         let found = provider.candidates(for: call, context: ctx)
         // Every candidate compared is work the provider charges, in rounds of ``spendRound``
@@ -760,8 +815,14 @@ public enum Evaluator {
             for e in found.events {
                 guard affordable() else { return .undecided }
                 guard matches(call.selector, e, ctx) != nil else { continue }
-                guard let v = call.value.flatMap({ Evaluator.evaluate($0, ctx, e).value }), v.number != nil else { continue }
-                if let b = best, let order = v.numericOrder(b), call.kind == .maxof ? order <= 0 : order >= 0 { continue }
+                guard let v = call.value.flatMap({ Evaluator.evaluate($0, ctx, e).value }),
+                    v.number != nil
+                else { continue }
+                if let b = best, let order = v.numericOrder(b),
+                    call.kind == .maxof ? order <= 0 : order >= 0
+                {
+                    continue
+                }
                 best = v
             }
             return .value(best ?? .null)
@@ -775,11 +836,15 @@ public enum Evaluator {
 
     /// Whether `candidate` matches; returns the matching term (for its capture), or nil.
     /// Bare names in `where:` read the candidate; captures and lets of `ctx` stay visible.
-    public static func matches(_ selector: Selector, _ candidate: Event, _ ctx: EvalContext) -> SelectorMatch? {
+    public static func matches(_ selector: Selector, _ candidate: Event, _ ctx: EvalContext)
+        -> SelectorMatch?
+    {
         guard selector.mayMatch(candidate.evID) else { return nil }
         // Terms are read in place: a copy of a term retains each of its parts.
         return selector.terms.withUnsafeBufferPointer { terms in
-            for i in terms.indices where termMatches(terms[i], candidate, ctx) { return SelectorMatch(term: i) }
+            for i in terms.indices where termMatches(terms[i], candidate, ctx) {
+                return SelectorMatch(term: i)
+            }
             return nil
         }
     }
@@ -803,33 +868,42 @@ public enum Evaluator {
     /// Whether `candidate` passes a term's `ev` names and field tests (not its `not:` or `where:`),
     /// which read nothing but the candidate (and the file names).
     @inline(__always)
-    static func termTestsHold(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool {
+    static func termTestsHold(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool
+    {
         if let ids = term.evIDs, !ids.contains(candidate.evID) { return false }
-        return !term.checksFields || term.tests.withUnsafeBufferPointer { tests in
-            for i in tests.indices where Selector.Term.leftToCheck(tests[i], evIDs: term.evIDs) {
-                let v: Value
-                let present: Bool
-                if tests[i].fieldID == FieldNames.file {
-                    v = fileName(of: candidate, ctx)
-                    present = true
-                } else if let found = candidate.value(of: tests[i].field, id: tests[i].fieldID) {
-                    v = found
-                    present = true
-                } else {
-                    v = .null
-                    present = false
+        return !term.checksFields
+            || term.tests.withUnsafeBufferPointer { tests in
+                for i in tests.indices where Selector.Term.leftToCheck(tests[i], evIDs: term.evIDs)
+                {
+                    let v: Value
+                    let present: Bool
+                    if tests[i].fieldID == FieldNames.file {
+                        v = fileName(of: candidate, ctx)
+                        present = true
+                    } else if let found = candidate.value(of: tests[i].field, id: tests[i].fieldID)
+                    {
+                        v = found
+                        present = true
+                    } else {
+                        v = .null
+                        present = false
+                    }
+                    guard
+                        predicate(tests[i].predicate, v, present: present, ctx.shared, candidate)
+                            == true
+                    else {
+                        return false
+                    }
                 }
-                guard predicate(tests[i].predicate, v, present: present, ctx.shared, candidate) == true else {
-                    return false
-                }
+                return true
             }
-            return true
-        }
     }
 
     /// A field predicate of `e`; nil is undecided (which a selector treats as no match). A regex
     /// takes its steps from `shared`'s budget, if it has one.
-    static func predicate(_ p: Selector.Predicate, _ v: Value, present: Bool, _ shared: EvalShared, _ e: Event)
+    static func predicate(
+        _ p: Selector.Predicate, _ v: Value, present: Bool, _ shared: EvalShared, _ e: Event
+    )
         -> Bool?
     {
         switch p {
@@ -838,7 +912,9 @@ public enum Evaluator {
             guard case .string(let s) = v else { return false }
             return g.matches(s)
         case .oneOf(let options):
-            for option in options where predicate(option, v, present: present, shared, e) == true { return true }
+            for option in options where predicate(option, v, present: present, shared, e) == true {
+                return true
+            }
             return false
         case .exists(let wanted): return (present && v != .null) == wanted
         case .notIn(let values): return !values.contains { $0.looselyEquals(v) }

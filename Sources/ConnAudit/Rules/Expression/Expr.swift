@@ -13,9 +13,9 @@ public indirect enum Expr: Sendable {
     /// compiled, because the rule binds no let or capture of that name (see `NameResolution`);
     /// `id` is the name's ``FieldNames`` id (a code below -1 for a built-in name).
     case field(String, id: Int32)
-    /// `base.field`: a field of a captured or looked-up event, `params.x`, or a key of an object value.
-    /// `id` is the field name's ``FieldNames`` id once the rule is compiled (-1 before; a code
-    /// below -1 for a built-in name).
+    /// `base.field`: a field of a captured or looked-up event, `params.x`, or a key of an object
+    /// value. `id` is the field name's ``FieldNames`` id once the rule is compiled (-1 before; a
+    /// code below -1 for a built-in name).
     case member(Expr, String, id: Int32, at: Int)
     /// `base[index]`: a key of a map literal or object, an element of a list.
     case index(Expr, Expr)
@@ -37,7 +37,8 @@ public indirect enum Expr: Sendable {
     }
     public enum BinaryOp: String, Sendable {
         case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"
-        case equal = "==", notEqual = "!=", less = "<", lessEqual = "<=", greater = ">", greaterEqual = ">="
+        case equal = "==", notEqual = "!=", less = "<", lessEqual = "<=", greater = ">",
+            greaterEqual = ">="
         case and, or, coalesce = "??", isIn = "in", notIn = "not in"
     }
 }
@@ -78,7 +79,8 @@ public struct HistoryCall: Sendable {
         }
 
         func copy() -> Storage {
-            let c = Storage(kind: kind, selector: selector, value: value, since: since, slot: slot, at: at)
+            let c = Storage(
+                kind: kind, selector: selector, value: value, since: since, slot: slot, at: at)
             c.existence = existence
             return c
         }
@@ -135,12 +137,19 @@ public struct HistoryCall: Sendable {
         }
     }
 
-    public init(kind: Kind, selector: Selector, value: Expr? = nil, since: Since?, slot: Int = -1, at: Int) {
-        storage = Storage(kind: kind, selector: selector, value: value, since: since, slot: slot, at: at)
+    public init(
+        kind: Kind, selector: Selector, value: Expr? = nil, since: Since?, slot: Int = -1, at: Int
+    ) {
+        storage = Storage(
+            kind: kind, selector: selector, value: value, since: since, slot: slot, at: at)
     }
 
     private static let counter = Mutex<Int>(0)
-    static func nextSlot() -> Int { counter.withLock { $0 += 1; return $0 } }
+    static func nextSlot() -> Int {
+        counter.withLock {
+            $0 += 1; return $0
+        }
+    }
 
     public enum Since: Sendable {
         case selector(Selector)

@@ -14,7 +14,8 @@ public struct ExpressionError: Error, Sendable {
 public struct ExpressionParser {
     /// Compiles the selector of a history call from its text; `depth` is the nesting the call
     /// stands at, from which the `where:` expressions inside the selector go on counting.
-    public typealias SelectorCompiler = (_ text: String, _ offset: Int, _ depth: Int) throws(ExpressionError) -> Selector
+    public typealias SelectorCompiler = (_ text: String, _ offset: Int, _ depth: Int)
+        throws(ExpressionError) -> Selector
 
     private let text: [UInt8]
     private var tokens: [Token] = []
@@ -55,7 +56,9 @@ public struct ExpressionParser {
         position = 0
         let e = try parseExpr()
         guard case .end = current.kind else {
-            throw ExpressionError(message: "unexpected \(current.kind.describe) after the expression", offset: current.offset)
+            throw ExpressionError(
+                message: "unexpected \(current.kind.describe) after the expression",
+                offset: current.offset)
         }
         return e.expr
     }
@@ -68,7 +71,8 @@ public struct ExpressionParser {
         var height: Int
     }
 
-    private static let tooDeepMessage = "expression nested deeper than \(maxDepth) (split a long chain of and/or/+ into let: bindings)"
+    private static let tooDeepMessage =
+        "expression nested deeper than \(maxDepth) (split a long chain of and/or/+ into let: bindings)"
 
     /// `expr`, whose tree is `height` high, unless the whole tree is then certain to be deeper
     /// than the limit. Long flat chains (a or b or c …) nest as deep as they are long: each link
@@ -124,7 +128,9 @@ public struct ExpressionParser {
 
     private mutating func expectPunct(_ p: String) throws(ExpressionError) {
         guard isPunct(p) else {
-            throw ExpressionError(message: "expected '\(p)' but found \(current.kind.describe)", offset: current.offset)
+            throw ExpressionError(
+                message: "expected '\(p)' but found \(current.kind.describe)",
+                offset: current.offset)
         }
         _ = advance()
     }
@@ -161,37 +167,46 @@ public struct ExpressionParser {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maxDepth else {
-            throw ExpressionError(message: "expression nested deeper than \(Self.maxDepth)", offset: current.offset)
+            throw ExpressionError(
+                message: "expression nested deeper than \(Self.maxDepth)", offset: current.offset)
         }
         if isWord("if") {
             let at = advance().offset
             enclosing += 1
             let condition = try parseExpr()
             guard isWord("then") else {
-                throw ExpressionError(message: "expected 'then' but found \(current.kind.describe)", offset: current.offset)
+                throw ExpressionError(
+                    message: "expected 'then' but found \(current.kind.describe)",
+                    offset: current.offset)
             }
             _ = advance()
             let a = try parseExpr()
             guard isWord("else") else {
-                throw ExpressionError(message: "expected 'else' but found \(current.kind.describe)", offset: current.offset)
+                throw ExpressionError(
+                    message: "expected 'else' but found \(current.kind.describe)",
+                    offset: current.offset)
             }
             _ = advance()
             let b = try parseExpr()
             enclosing -= 1
-            return try node(.conditional(condition.expr, a.expr, b.expr),
-                            height: 1 + max(condition.height, a.height, b.height), at: at)
+            return try node(
+                .conditional(condition.expr, a.expr, b.expr),
+                height: 1 + max(condition.height, a.height, b.height), at: at)
         }
         return try parseOr()
     }
 
     /// `left OP right` for a right operand read by `operand` (the node encloses it).
     private mutating func binary(
-        _ op: Expr.BinaryOp, _ left: Parsed, at: Int, _ operand: (inout Self) throws(ExpressionError) -> Parsed
+        _ op: Expr.BinaryOp, _ left: Parsed, at: Int,
+        _ operand: (inout Self) throws(ExpressionError) -> Parsed
     ) throws(ExpressionError) -> Parsed {
         enclosing += 1
         let right = try operand(&self)
         enclosing -= 1
-        return try node(.binary(op, left.expr, right.expr, at: at), height: 1 + max(left.height, right.height), at: at)
+        return try node(
+            .binary(op, left.expr, right.expr, at: at), height: 1 + max(left.height, right.height),
+            at: at)
     }
 
     private mutating func parseOr() throws(ExpressionError) -> Parsed {
@@ -218,7 +233,9 @@ public struct ExpressionParser {
             depth += 1
             defer { depth -= 1 }
             guard depth <= Self.maxDepth else {
-                throw ExpressionError(message: "expression nested deeper than \(Self.maxDepth)", offset: current.offset)
+                throw ExpressionError(
+                    message: "expression nested deeper than \(Self.maxDepth)",
+                    offset: current.offset)
             }
             enclosing += 1
             let operand = try parseNot()
@@ -231,20 +248,26 @@ public struct ExpressionParser {
     private mutating func parseComparison() throws(ExpressionError) -> Parsed {
         let left = try parseCoalesce()
         let ops: [String: Expr.BinaryOp] = [
-            "==": .equal, "!=": .notEqual, "<": .less, "<=": .lessEqual, ">": .greater, ">=": .greaterEqual,
+            "==": .equal, "!=": .notEqual, "<": .less, "<=": .lessEqual, ">": .greater,
+            ">=": .greaterEqual
         ]
         if case .punct(let p) = current.kind, let op = ops[p] {
             let at = advance().offset
-            return try binary(op, left, at: at) { p throws(ExpressionError) in try p.parseCoalesce() }
+            return try binary(op, left, at: at) { p throws(ExpressionError) in try p.parseCoalesce()
+            }
         }
         if isWord("in") {
             let at = advance().offset
-            return try binary(.isIn, left, at: at) { p throws(ExpressionError) in try p.parseCoalesce() }
+            return try binary(.isIn, left, at: at) { p throws(ExpressionError) in
+                try p.parseCoalesce()
+            }
         }
         if isWord("not"), position + 1 < tokens.count, tokens[position + 1].kind == .ident("in") {
             let at = advance().offset
             _ = advance()
-            return try binary(.notIn, left, at: at) { p throws(ExpressionError) in try p.parseCoalesce() }
+            return try binary(.notIn, left, at: at) { p throws(ExpressionError) in
+                try p.parseCoalesce()
+            }
         }
         return left
     }
@@ -271,7 +294,9 @@ public struct ExpressionParser {
         while let left = operands.popLast() {
             let at = offsets.removeLast()
             enclosing = base + offsets.count
-            e = try node(.binary(.coalesce, left.expr, e.expr, at: at), height: 1 + max(left.height, e.height), at: at)
+            e = try node(
+                .binary(.coalesce, left.expr, e.expr, at: at),
+                height: 1 + max(left.height, e.height), at: at)
         }
         enclosing = base
         return e
@@ -282,7 +307,9 @@ public struct ExpressionParser {
         while isPunct("+") || isPunct("-") {
             let token = advance()
             let op: Expr.BinaryOp = token.kind == .punct("+") ? .add : .subtract
-            left = try binary(op, left, at: token.offset) { p throws(ExpressionError) in try p.parseMultiplicative() }
+            left = try binary(op, left, at: token.offset) { p throws(ExpressionError) in
+                try p.parseMultiplicative()
+            }
         }
         return left
     }
@@ -291,8 +318,12 @@ public struct ExpressionParser {
         var left = try parseUnary()
         while isPunct("*") || isPunct("/") || isPunct("%") {
             let token = advance()
-            let op: Expr.BinaryOp = token.kind == .punct("*") ? .multiply : token.kind == .punct("/") ? .divide : .remainder
-            left = try binary(op, left, at: token.offset) { p throws(ExpressionError) in try p.parseUnary() }
+            let op: Expr.BinaryOp =
+                token.kind == .punct("*")
+                ? .multiply : token.kind == .punct("/") ? .divide : .remainder
+            left = try binary(op, left, at: token.offset) { p throws(ExpressionError) in
+                try p.parseUnary()
+            }
         }
         return left
     }
@@ -303,7 +334,9 @@ public struct ExpressionParser {
             depth += 1
             defer { depth -= 1 }
             guard depth <= Self.maxDepth else {
-                throw ExpressionError(message: "expression nested deeper than \(Self.maxDepth)", offset: current.offset)
+                throw ExpressionError(
+                    message: "expression nested deeper than \(Self.maxDepth)",
+                    offset: current.offset)
             }
             enclosing += 1
             let operand = try parseUnary()
@@ -319,7 +352,8 @@ public struct ExpressionParser {
             if isPunct(".") {
                 _ = advance()
                 guard case .ident(let name) = current.kind else {
-                    throw ExpressionError(message: "expected a field name after '.'", offset: current.offset)
+                    throw ExpressionError(
+                        message: "expected a field name after '.'", offset: current.offset)
                 }
                 let at = advance().offset
                 e = try node(.member(e.expr, name, id: -1, at: at), height: 1 + e.height, at: at)
@@ -329,7 +363,8 @@ public struct ExpressionParser {
                 let index = try parseExpr()
                 enclosing -= 1
                 try expectPunct("]")
-                e = try node(.index(e.expr, index.expr), height: 1 + max(e.height, index.height), at: at)
+                e = try node(
+                    .index(e.expr, index.expr), height: 1 + max(e.height, index.height), at: at)
             } else {
                 return e
             }
@@ -338,7 +373,7 @@ public struct ExpressionParser {
 
     static let valueFunctions: [String: ClosedRange<Int>] = [
         "min": 1...16, "max": 1...16, "abs": 1...1, "pow": 2...2, "text": 1...1, "is_int": 1...1,
-        "type": 1...1, "matches": 2...2, "len": 1...1, "str": 1...1, "json": 1...1,
+        "type": 1...1, "matches": 2...2, "len": 1...1, "str": 1...1, "json": 1...1
     ]
 
     /// Items up to `closing` (a list's, or a call's arguments), separated by commas.
@@ -374,9 +409,12 @@ public struct ExpressionParser {
             default: break
             }
             if isPunct("(") {
-                if let kind = HistoryCall.Kind(rawValue: word) { return try parseHistory(kind, at: token.offset) }
+                if let kind = HistoryCall.Kind(rawValue: word) {
+                    return try parseHistory(kind, at: token.offset)
+                }
                 guard let arity = Self.valueFunctions[word] else {
-                    throw ExpressionError(message: "unknown function '\(word)'", offset: token.offset)
+                    throw ExpressionError(
+                        message: "unknown function '\(word)'", offset: token.offset)
                 }
                 _ = advance()
                 // The call's node holds its arguments (`matches` keeps its first one, and its
@@ -385,25 +423,38 @@ public struct ExpressionParser {
                 let args = try items(until: ")")
                 enclosing -= 1
                 guard arity.contains(args.count) else {
-                    let want = arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)"
-                    throw ExpressionError(message: "\(word)() takes \(want) argument(s), not \(args.count)", offset: token.offset)
+                    let want =
+                        arity.lowerBound == arity.upperBound
+                        ? "\(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)"
+                    throw ExpressionError(
+                        message: "\(word)() takes \(want) argument(s), not \(args.count)",
+                        offset: token.offset)
                 }
                 if word == "matches" {
                     guard case .literal(.string(let pattern)) = args[1].expr else {
-                        throw ExpressionError(message: "matches() takes a quoted regular expression as its second argument", offset: token.offset)
+                        throw ExpressionError(
+                            message:
+                                "matches() takes a quoted regular expression as its second argument",
+                            offset: token.offset)
                     }
                     let regex: BoundedRegex
                     do throws(RegexSyntaxError) {
                         regex = try BoundedRegex(pattern)
                     } catch {
-                        throw ExpressionError(message: "bad regular expression: \(error.message)", offset: token.offset)
+                        throw ExpressionError(
+                            message: "bad regular expression: \(error.message)",
+                            offset: token.offset)
                     }
-                    return try node(.regex(args[0].expr, regex), height: 1 + args[0].height, at: token.offset)
+                    return try node(
+                        .regex(args[0].expr, regex), height: 1 + args[0].height, at: token.offset)
                 }
                 guard let function = Expr.Function(rawValue: word) else {
-                    throw ExpressionError(message: "unknown function '\(word)'", offset: token.offset)
+                    throw ExpressionError(
+                        message: "unknown function '\(word)'", offset: token.offset)
                 }
-                return try node(.call(function, args.map(\.expr), at: token.offset), height: Self.height(of: args), at: token.offset)
+                return try node(
+                    .call(function, args.map(\.expr), at: token.offset),
+                    height: Self.height(of: args), at: token.offset)
             }
             return Parsed(expr: .name(word, at: token.offset), height: 1)
         case .punct("("):
@@ -427,7 +478,8 @@ public struct ExpressionParser {
                     case .string(let k): key = k
                     case .number(let v): key = v.rendered()
                     default:
-                        throw ExpressionError(message: "expected a key in the map", offset: keyToken.offset)
+                        throw ExpressionError(
+                            message: "expected a key in the map", offset: keyToken.offset)
                     }
                     try expectPunct(":")
                     entries.append((key, try parseExpr()))
@@ -442,12 +494,16 @@ public struct ExpressionParser {
         case .end:
             throw ExpressionError(message: "unexpected end of expression", offset: token.offset)
         default:
-            throw ExpressionError(message: "unexpected \(token.kind.describe)", offset: token.offset)
+            throw ExpressionError(
+                message: "unexpected \(token.kind.describe)", offset: token.offset)
         }
     }
 
-    /// `first(SEL)`, `count(SEL, since: SEL-or-capture)`: SEL is a flow map, compiled by the loader.
-    private mutating func parseHistory(_ kind: HistoryCall.Kind, at: Int) throws(ExpressionError) -> Parsed {
+    /// `first(SEL)`, `count(SEL, since: SEL-or-capture)`: SEL is a flow map, compiled by the
+    /// loader.
+    private mutating func parseHistory(_ kind: HistoryCall.Kind, at: Int) throws(ExpressionError)
+        -> Parsed
+    {
         try expectPunct("(")
         // The call's node encloses its value; the `where:` of its selectors goes on from the
         // nesting the call stands at, so a chain of calls inside selectors is bounded too.
@@ -457,7 +513,10 @@ public struct ExpressionParser {
         var value: Parsed?
         if kind == .maxof || kind == .minof {
             guard isPunct(",") else {
-                throw ExpressionError(message: "\(kind.rawValue)() takes a selector and a value: \(kind.rawValue)({ev: ws.connect}, gen)", offset: current.offset)
+                throw ExpressionError(
+                    message:
+                        "\(kind.rawValue)() takes a selector and a value: \(kind.rawValue)({ev: ws.connect}, gen)",
+                    offset: current.offset)
             }
             _ = advance()
             value = try parseExpr()
@@ -466,7 +525,9 @@ public struct ExpressionParser {
         if isPunct(",") {
             _ = advance()
             guard isWord("since") else {
-                throw ExpressionError(message: "expected 'since:' but found \(current.kind.describe)", offset: current.offset)
+                throw ExpressionError(
+                    message: "expected 'since:' but found \(current.kind.describe)",
+                    offset: current.offset)
             }
             _ = advance()
             try expectPunct(":")
@@ -479,13 +540,19 @@ public struct ExpressionParser {
         }
         try expectPunct(")")
         enclosing -= 1
-        let call = HistoryCall(kind: kind, selector: selector, value: value?.expr, since: since, slot: HistoryCall.nextSlot(), at: at)
+        let call = HistoryCall(
+            kind: kind, selector: selector, value: value?.expr, since: since,
+            slot: HistoryCall.nextSlot(), at: at)
         return try node(.history(call), height: 1 + (value?.height ?? 0), at: at)
     }
 
-    private mutating func parseSelectorArgument(for function: String, depth: Int) throws(ExpressionError) -> Selector {
+    private mutating func parseSelectorArgument(for function: String, depth: Int)
+        throws(ExpressionError) -> Selector
+    {
         guard isPunct("{") || isPunct("[") else {
-            throw ExpressionError(message: "\(function)() takes a selector such as {ev: ws.ping}", offset: current.offset)
+            throw ExpressionError(
+                message: "\(function)() takes a selector such as {ev: ws.ping}",
+                offset: current.offset)
         }
         let open = current
         let closing = open.kind == .punct("{") ? "}" : "]"
@@ -504,7 +571,8 @@ public struct ExpressionParser {
             index += 1
         }
         guard index < tokens.count, tokens[index].kind == .punct(closing) else {
-            throw ExpressionError(message: "unclosed '\(opening)' in the selector", offset: open.offset)
+            throw ExpressionError(
+                message: "unclosed '\(opening)' in the selector", offset: open.offset)
         }
         let endOffset = tokens[index].endOffset
         let slice = String(decoding: text[open.offset..<endOffset], as: UTF8.self)
@@ -525,7 +593,9 @@ private struct Lexer {
     mutating func tokenize() throws(ExpressionError) -> [ExpressionParser.Token] {
         var out: [ExpressionParser.Token] = []
         while true {
-            while i < text.count, text[i] == 0x20 || text[i] == 0x09 || text[i] == 0x0A || text[i] == 0x0D { i += 1 }
+            while i < text.count,
+                text[i] == 0x20 || text[i] == 0x09 || text[i] == 0x0A || text[i] == 0x0D
+            { i += 1 }
             guard i < text.count else {
                 out.append(.init(kind: .end, offset: i, endOffset: i))
                 return out
@@ -535,7 +605,10 @@ private struct Lexer {
             if isIdentStart(b) {
                 i += 1
                 while i < text.count, isIdentPart(text[i]) { i += 1 }
-                out.append(.init(kind: .ident(String(decoding: text[start..<i], as: UTF8.self)), offset: start, endOffset: i))
+                out.append(
+                    .init(
+                        kind: .ident(String(decoding: text[start..<i], as: UTF8.self)),
+                        offset: start, endOffset: i))
             } else if b >= 0x30 && b <= 0x39 {
                 out.append(try number(start))
             } else if b == 0x22 || b == 0x27 {
@@ -547,11 +620,16 @@ private struct Lexer {
                     out.append(.init(kind: .punct(two), offset: start, endOffset: i))
                 } else if "()[]{},.:+-*/%<>".utf8.contains(b) {
                     i += 1
-                    out.append(.init(kind: .punct(String(UnicodeScalar(b))), offset: start, endOffset: i))
+                    out.append(
+                        .init(kind: .punct(String(UnicodeScalar(b))), offset: start, endOffset: i))
                 } else if b == UInt8(ascii: "=") {
-                    throw ExpressionError(message: "'=' is not an operator; use '==' to compare", offset: start)
-                } else if b == UInt8(ascii: "&") || b == UInt8(ascii: "|") || b == UInt8(ascii: "!") {
-                    throw ExpressionError(message: "use 'and', 'or', 'not' instead of '\(UnicodeScalar(b))'", offset: start)
+                    throw ExpressionError(
+                        message: "'=' is not an operator; use '==' to compare", offset: start)
+                } else if b == UInt8(ascii: "&") || b == UInt8(ascii: "|") || b == UInt8(ascii: "!")
+                {
+                    throw ExpressionError(
+                        message: "use 'and', 'or', 'not' instead of '\(UnicodeScalar(b))'",
+                        offset: start)
                 } else {
                     // The whole character, not its first byte (é is two bytes).
                     var end = i + 1
@@ -595,14 +673,18 @@ private struct Lexer {
         return .init(kind: .number(.double(d)), offset: start, endOffset: i)
     }
 
-    private mutating func string(_ start: Int, quote: UInt8) throws(ExpressionError) -> ExpressionParser.Token {
+    private mutating func string(_ start: Int, quote: UInt8) throws(ExpressionError)
+        -> ExpressionParser.Token
+    {
         i += 1
         var bytes: [UInt8] = []
         while i < text.count {
             let b = text[i]
             if b == quote {
                 i += 1
-                return .init(kind: .string(String(decoding: bytes, as: UTF8.self)), offset: start, endOffset: i)
+                return .init(
+                    kind: .string(String(decoding: bytes, as: UTF8.self)), offset: start,
+                    endOffset: i)
             }
             if b == 0x5C, i + 1 < text.count {
                 let e = text[i + 1]

@@ -16,8 +16,8 @@ public final class RegexStepBudget {
     /// The steps it started with.
     public let steps: Int
 
-    /// The steps a rule's searches may take on one timeline: ``BoundedRegex/defaultTimelineStepBudget``
-    /// (a test on the calling thread may set less).
+    /// The steps a rule's searches may take on one timeline:
+    /// ``BoundedRegex/defaultTimelineStepBudget`` (a test on the calling thread may set less).
     @TaskLocal public static var perTimeline = BoundedRegex.defaultTimelineStepBudget
 
     public init(steps: Int = RegexStepBudget.perTimeline) {

@@ -81,7 +81,9 @@ public enum YamlLoader {
                 let data = event.data.scalar
                 let text: String
                 if let value = data.value {
-                    text = String(decoding: UnsafeBufferPointer(start: value, count: data.length), as: UTF8.self)
+                    text = String(
+                        decoding: UnsafeBufferPointer(start: value, count: data.length),
+                        as: UTF8.self)
                 } else {
                     text = ""
                 }
@@ -91,11 +93,13 @@ public enum YamlLoader {
             case YAML_SEQUENCE_START_EVENT:
                 let data = event.data.sequence_start
                 try builder.startCollection(
-                    isMapping: false, tag: tag(data.tag), anchor: string(data.anchor), line: line, column: column)
+                    isMapping: false, tag: tag(data.tag), anchor: string(data.anchor), line: line,
+                    column: column)
             case YAML_MAPPING_START_EVENT:
                 let data = event.data.mapping_start
                 try builder.startCollection(
-                    isMapping: true, tag: tag(data.tag), anchor: string(data.anchor), line: line, column: column)
+                    isMapping: true, tag: tag(data.tag), anchor: string(data.anchor), line: line,
+                    column: column)
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 try builder.endCollection()
             case YAML_ALIAS_EVENT:
@@ -108,7 +112,8 @@ public enum YamlLoader {
 
     /// libyaml's problem (and context, when present) as a diagnostic at the problem's position.
     private static func syntaxError(
-        _ parser: UnsafeMutablePointer<yaml_parser_t>, input: UnsafeBufferPointer<UInt8>, builder: TreeBuilder
+        _ parser: UnsafeMutablePointer<yaml_parser_t>, input: UnsafeBufferPointer<UInt8>,
+        builder: TreeBuilder
     ) -> Diagnostic {
         let state = parser.pointee
         if state.error == YAML_MEMORY_ERROR {
@@ -131,7 +136,9 @@ public enum YamlLoader {
             column = Int(state.problem_mark.column) + 1
             // libyaml says "found character that cannot start any token" (or "a tab character that
             // violates indentation") where a tab indents a line: say what the rule is.
-            if state.error == YAML_SCANNER_ERROR, character(atLine: line, column: column, in: input) == 0x09 {
+            if state.error == YAML_SCANNER_ERROR,
+                character(atLine: line, column: column, in: input) == 0x09
+            {
                 return builder.error(tabMessage, line: line, column: column)
             }
         }
@@ -148,13 +155,17 @@ public enum YamlLoader {
     }
 
     /// The message for a tab where libyaml stopped scanning.
-    static let tabMessage = "a tab character: YAML does not allow tabs for indentation (indent with spaces)"
+    static let tabMessage =
+        "a tab character: YAML does not allow tabs for indentation (indent with spaces)"
 
     /// The first byte of the character at a 1-based line and column (in Unicode scalars, like
     /// libyaml's marks), or nil past the line's end.
-    private static func character(atLine line: Int, column: Int, in input: UnsafeBufferPointer<UInt8>) -> UInt8? {
+    private static func character(
+        atLine line: Int, column: Int, in input: UnsafeBufferPointer<UInt8>
+    ) -> UInt8? {
         // libyaml skips a UTF-8 byte order mark without counting it.
-        var index = input.count >= 3 && input[0] == 0xEF && input[1] == 0xBB && input[2] == 0xBF ? 3 : 0
+        var index =
+            input.count >= 3 && input[0] == 0xEF && input[1] == 0xBB && input[2] == 0xBF ? 3 : 0
         var currentLine = 1
         while currentLine < line, index < input.count {
             if input[index] == UInt8(ascii: "\n") { currentLine += 1 }
@@ -172,7 +183,9 @@ public enum YamlLoader {
     }
 
     /// The 1-based line and column (in Unicode scalars, like libyaml's marks) of a byte offset.
-    private static func position(ofByte offset: Int, in input: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
+    private static func position(ofByte offset: Int, in input: UnsafeBufferPointer<UInt8>) -> (
+        Int, Int
+    ) {
         let end = min(offset, input.count)
         // libyaml skips a UTF-8 byte order mark without counting it.
         let hasBOM = input.count >= 3 && input[0] == 0xEF && input[1] == 0xBB && input[2] == 0xBF
@@ -287,7 +300,8 @@ private struct TreeBuilder {
     }
 
     mutating func scalar(
-        _ text: String, style: YamlNode.ScalarStyle, tag: String?, anchor: String?, line: Int, column: Int
+        _ text: String, style: YamlNode.ScalarStyle, tag: String?, anchor: String?, line: Int,
+        column: Int
     ) throws(Diagnostic) {
         try count(1, line: line, column: column)
         let node = YamlNode(.scalar(text, style: style), line: line, column: column, tag: tag)
@@ -301,7 +315,8 @@ private struct TreeBuilder {
             throw error("nesting deeper than \(limits.maxDepth) levels", line: line, column: column)
         }
         try count(1, line: line, column: column)
-        stack.append(Frame(isMapping: isMapping, line: line, column: column, tag: tag, anchor: anchor))
+        stack.append(
+            Frame(isMapping: isMapping, line: line, column: column, tag: tag, anchor: anchor))
     }
 
     mutating func endCollection() throws(Diagnostic) {
@@ -314,7 +329,8 @@ private struct TreeBuilder {
     /// Expands `*name` to a copy of the anchored node; the copy's root takes the alias's position.
     mutating func alias(_ name: String, line: Int, column: Int) throws(Diagnostic) {
         if stack.contains(where: { $0.anchor == name }) {
-            throw error("alias '*\(name)' refers to a node that contains it", line: line, column: column)
+            throw error(
+                "alias '*\(name)' refers to a node that contains it", line: line, column: column)
         }
         guard let target = anchors[name] else {
             throw error("undefined alias '*\(name)'", line: line, column: column)

@@ -63,7 +63,9 @@ extension YamlNode {
     ///
     /// A quoted `"null"` or a `!!str null` is a string, not null.
     public var isNull: Bool {
-        guard case .scalar(let text, .plain) = kind, tag == nil || tag == "!!null" else { return false }
+        guard case .scalar(let text, .plain) = kind, tag == nil || tag == "!!null" else {
+            return false
+        }
         switch text {
         case "", "~", "null", "Null", "NULL": return true
         default: return false
