@@ -256,16 +256,7 @@ extension TimelineReport {
 
     /// `iphone-a session s1 · ws gen 2`, escaped.
     private static func heading(_ section: TimelineDocument.Section) -> String {
-        let safe = TimelineBuilder.safe
-        var head = TimelineBuilder.displayName(section.source)
-        if let g = section.gen {
-            head += " · \(safe(section.stream ?? "?")) gen \(g)"
-        } else {
-            head +=
-                " · "
-                + (section.stream.map { "\(safe($0)) events without gen" } ?? "events without gen")
-        }
-        return htmlEscape(head)
+        htmlEscape(TimelineReport.sectionName(section))
     }
 
     /// `14 events · 2 violations`, `5 of 12 events · no findings`.

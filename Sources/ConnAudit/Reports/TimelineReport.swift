@@ -92,15 +92,7 @@ public enum TimelineReport {
         }
         for (s, section) in doc.sections.enumerated() {
             if s > 0 { out += "\n" }
-            var head = TimelineBuilder.displayName(section.source)
-            if let g = section.gen {
-                head += " · \(safe(section.stream ?? "?")) gen \(g)"
-            } else {
-                head +=
-                    " · "
-                    + (section.stream.map { "\(safe($0)) events without gen" }
-                        ?? "events without gen")
-            }
+            var head = sectionName(section)
             let n = section.entries.count
             head +=
                 n == section.total
@@ -283,5 +275,17 @@ public enum TimelineReport {
             w.endObject()
         }
         w.endArray()
+    }
+}
+
+extension TimelineReport {
+    /// `iphone-a session s1 · ws gen 2`, `iphone-a · sse events without gen`: a section's source,
+    /// then its stream and generation; control characters shown as escapes.
+    static func sectionName(_ section: TimelineDocument.Section) -> String {
+        let safe = TimelineBuilder.safe
+        let name = TimelineBuilder.displayName(section.source)
+        if let g = section.gen { return name + " · \(safe(section.stream ?? "?")) gen \(g)" }
+        return name + " · "
+            + (section.stream.map { "\(safe($0)) events without gen" } ?? "events without gen")
     }
 }
