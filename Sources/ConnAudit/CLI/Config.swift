@@ -8,6 +8,12 @@
 struct ConfigError: Error {
     var path: String
     var diagnostics: [Diagnostic]
+
+    /// An error about the file as a whole (not a place in it): shown at its line 1, column 1.
+    static func whole(_ path: String, _ message: String) -> ConfigError {
+        ConfigError(
+            path: path, diagnostics: [Diagnostic(path: path, line: 1, column: 1, message: message)])
+    }
 }
 
 /// `.conn-audit.yaml`: the settings a CI job would otherwise repeat as flags, and the suppressions
@@ -88,24 +94,12 @@ struct RunConfig {
     static func load(_ path: String, base: String) throws(ConfigError) -> RunConfig {
         var st = stat()
         if stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-            throw ConfigError(
-                path: path,
-                diagnostics: [
-                    Diagnostic(
-                        path: path, line: 1, column: 1,
-                        message: "the config file is a directory")
-                ])
+            throw ConfigError.whole(path, "the config file is a directory")
         }
         guard let f = fopen(path, "rb") else {
-            throw ConfigError(
-                path: path,
-                diagnostics: [
-                    Diagnostic(
-                        path: path, line: 1, column: 1,
-                        message:
-                            "cannot read the config file: \(String(cString: strerror(errno)).lowercased())"
-                    )
-                ])
+            throw ConfigError.whole(
+                path,
+                "cannot read the config file: \(String(cString: strerror(errno)).lowercased())")
         }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -116,13 +110,7 @@ struct RunConfig {
         }
         fclose(f)
         guard bytes.count <= 1 << 20 else {
-            throw ConfigError(
-                path: path,
-                diagnostics: [
-                    Diagnostic(
-                        path: path, line: 1, column: 1,
-                        message: "the config file is larger than 1 MiB")
-                ])
+            throw ConfigError.whole(path, "the config file is larger than 1 MiB")
         }
         let text = String(decoding: bytes, as: UTF8.self)
         let documents: [YamlNode]
