@@ -202,12 +202,7 @@ extension Device {
                 return
             }
             sseIdLine(t, "sse.skipped\",\"id\":\"", id, ",\"reason\":\"already processed\"")
-            if id > sse.lastCommit {
-                sse.commitId = id
-                sse.commitAt = t + rng.range(0, 3)
-            } else {
-                sse.eventAt = t + rng.gap(mean: 40, min: 1, max: 2_000)
-            }
+            sseCommitOrWait(t, id)
             return
         }
         sse.processingId = id
@@ -222,6 +217,17 @@ extension Device {
         }
     }
 
+    /// An id newer than the saved cursor is committed soon; an older one is not committed again,
+    /// and the reader waits for the next event.
+    private func sseCommitOrWait(_ t: Int, _ id: Int) {
+        if id > sse.lastCommit {
+            sse.commitId = id
+            sse.commitAt = t + rng.range(0, 3)
+        } else {
+            sse.eventAt = t + rng.gap(mean: 40, min: 1, max: 2_000)
+        }
+    }
+
     private func sseProcess(_ t: Int) {
         sse.processAt = never
         let id = sse.processingId
@@ -229,12 +235,7 @@ extension Device {
             sse.processTwice = false
             sseIdLine(t, "sse.processed\",\"id\":\"", id, ",\"ok\":true")
             injected(.processedTwice)
-            if id > sse.lastCommit {
-                sse.commitId = id
-                sse.commitAt = t + rng.range(0, 3)
-            } else {
-                sse.eventAt = t + rng.gap(mean: 40, min: 1, max: 2_000)
-            }
+            sseCommitOrWait(t, id)
             return
         }
         let ok =
