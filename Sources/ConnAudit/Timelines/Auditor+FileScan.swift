@@ -155,8 +155,8 @@ extension Auditor {
     /// How many bytes a file's lines take, as near as can be told before reading it: its size on
     /// disk, or for a gzip file (its first bytes 1f 8b) the larger of that and its trailer's
     /// ISIZE (the last member's uncompressed size modulo 2^32; zeros padded after the last
-    /// member read as 0). A fleet's 200 MB gzipped to 15 MB was read without the read-ahead, so
-    /// every source stayed open to the end (313 MB instead of 25 MB).
+    /// member read as 0). The size on disk alone would judge a fleet's 200 MB gzipped to 15 MB
+    /// too small for the read-ahead, and every source would stay open to the end.
     static func contentSize(of input: InputFile, onDisk: Int) -> Int {
         // A gzip member is at least a 10-byte header and an 8-byte trailer.
         guard onDisk >= 18 else { return onDisk }
