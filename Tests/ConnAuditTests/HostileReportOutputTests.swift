@@ -59,8 +59,8 @@ extension HostileReportOutputTests {
 // MARK: - Secrets
 
 extension HostileReportOutputTests {
-    /// `eyJ` repeated with no dot is no JWT, but each `eyJ` once started a look-ahead to the end of
-    /// the run: a line just under 1 MiB took six minutes. Now each run is read once. A JWT after
+    /// `eyJ` repeated with no dot is no JWT. Were each `eyJ` to start a look-ahead to the end of
+    /// the run, a line just under 1 MiB would take minutes: each run is read once. A JWT after
     /// such a run, and a key made of it, are still found.
     @Test func aLongRunOfJWTStartsIsScannedInLinearTime() throws {
         try Hostile.withScratch { dir in
@@ -156,9 +156,8 @@ extension HostileReportOutputTests {
 extension HostileReportOutputTests {
     /// A line whose top-level keys each hold a secret: every list of a line's hidden keys is looked
     /// up through a set once it is long — in the parser, the reader's `[redacted]` fields, a
-    /// finding's context, the timeline's text and JSON — where each was searched once per key or
-    /// per field: 40,000 such keys took 3 s to check and 27 s to show as a timeline (release
-    /// build). Half the keys hold a JWT (a hash of it is kept: the timeline decodes every field),
+    /// finding's context, the timeline's text and JSON — not searched once per key or per field,
+    /// which would make 40,000 keys cost the square of that. Half the keys hold a JWT (a hash of it is kept: the timeline decodes every field),
     /// half a secret key name inside; the line is just under 1 MiB.
     @Test func aLineOfFortyThousandFlaggedTopLevelKeysIsCheckedAndShownInLinearTime() throws {
         try Hostile.withScratch { dir in
