@@ -8,7 +8,7 @@
 /// circular) and a fixed history, so history functions, `where:` clauses, regexes and arithmetic
 /// all run. An error is rendered as the loader would.
 ///
-/// `Tests/ConnAuditTests/FuzzRegressionTests.swift` feeds the committed corpus and every crash
+/// `Tests/ConnAuditTests/Robustness/FuzzRegressionTests.swift` feeds the committed corpus and every crash
 /// found through the same steps; keep the two in step.
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -9,7 +9,7 @@
 /// 3. ``FileReader`` over ``ByteSources/memory(_:path:)``: line splitting, BOM, CRLF, gzip
 ///    sniffing, malformed reasons, secrets and redaction, as a whole log file.
 ///
-/// `Tests/ConnAuditTests/FuzzRegressionTests.swift` feeds the committed corpus and every crash
+/// `Tests/ConnAuditTests/Robustness/FuzzRegressionTests.swift` feeds the committed corpus and every crash
 /// found through the same steps; keep the two in step.
 
 @_cdecl("LLVMFuzzerTestOneInput")

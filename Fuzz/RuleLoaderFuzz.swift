@@ -7,7 +7,7 @@
 /// diagnostic is rendered (`path:line:column`, snippet and caret) as the CLI prints it, and the
 /// loaded rules are walked the way the reader and `rules --explain` use them.
 ///
-/// `Tests/ConnAuditTests/FuzzRegressionTests.swift` feeds the committed corpus and every crash
+/// `Tests/ConnAuditTests/Robustness/FuzzRegressionTests.swift` feeds the committed corpus and every crash
 /// found through the same steps; keep the two in step.
 
 @_cdecl("LLVMFuzzerTestOneInput")

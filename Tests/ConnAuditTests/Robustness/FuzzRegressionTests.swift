@@ -1,4 +1,5 @@
 import Foundation
+import ConnAuditTestSupport
 import Testing
 
 @testable import ConnAudit
@@ -243,9 +244,7 @@ struct FuzzRegressionTests {
 
 /// The committed seed corpora, `Fuzz/corpus/KIND/`.
 private enum Corpus {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fuzz/corpus")
+    static let root = URL(fileURLWithPath: Repository.path("Fuzz/corpus"))
 
     static func files(_ kind: String) -> [String] {
         let names =

@@ -1,4 +1,5 @@
 import Foundation
+import ConnAuditTestSupport
 import Testing
 
 @testable import ConnAudit
@@ -80,9 +81,8 @@ private func expectDiagnostic(
         sourceLocation: sourceLocation)
 }
 
-/// The repository root, found from this file's path (Tests/ConnAuditTests/RuleLoaderTests.swift).
-private let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+/// The repository root.
+private let repositoryRoot = URL(fileURLWithPath: Repository.root)
 
 /// Runs `body` with a fresh directory under the temporary directory, removed afterwards.
 private func withRulesScratch(_ body: (URL) throws -> Void) throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import ConnAudit
 import ConnAuditTestSupport
 
-// The seeds' own models (Tests/ConnAuditTests/SeedPorts/), ported to Swift and made to write
+// The seeds' own models (Tests/ConnAuditTests/Rules/SeedPorts/), ported to Swift and made to write
 // connlog lines as they run, checked with the default rule pack end to end: the correct model's log
 // passes, and each known bug's log is caught by the rule named for it.
 

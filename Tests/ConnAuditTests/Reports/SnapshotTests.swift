@@ -1,4 +1,5 @@
 import Foundation
+import ConnAuditTestSupport
 import Testing
 @testable import ConnAudit
 
@@ -6,11 +7,9 @@ import Testing
 ///
 /// A change to what a report says shows up here as a diff to review. To accept an intended
 /// change: `CONN_AUDIT_UPDATE_SNAPSHOTS=1 swift test --filter SnapshotTests`, then read the diff
-/// of Tests/ConnAuditTests/Snapshots/ before committing it.
+/// of Tests/ConnAuditTests/Reports/Snapshots/ before committing it.
 @Suite struct SnapshotTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: Repository.root)
     static let snapshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Snapshots")
 
