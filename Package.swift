@@ -30,7 +30,7 @@ let package = Package(
         // Snapshots are read from the source tree (#filePath), not bundled.
         .testTarget(
             name: "ConnAuditTests", dependencies: ["ConnAudit", "ConnAuditTestSupport"],
-            exclude: ["Snapshots"]
+            exclude: ["Reports/Snapshots"]
         )
     ]
 )
