@@ -34,6 +34,11 @@ class Runner: HistoryProvider {
     /// The source's clock, for deadlines; nil on the corpus timeline.
     weak var clock: SourceClock?
 
+    /// The events given so far, when history answers are cross-checked with a scan of them
+    /// (``HistoryCrossCheck``); nil when they are not.
+    let crossCheck =
+        HistoryCrossCheck.enabled && HistoryCrossCheck.isOn ? HistoryCrossCheck() : nil
+
     /// Values of the static lets, valid until an aggregate changes.
     private let letCache: StaticLetCache?
     /// When every let is static: the lets, without a scope per evaluation.
@@ -130,6 +135,18 @@ class Runner: HistoryProvider {
         return !stopped
     }
 
+    /// Runs `body`, then sets the work spent, the regex steps left and a pending look-ahead back
+    /// as they were: what `body` did is not charged to the rule and cannot change its verdicts
+    /// (the cross-check's scan).
+    final func uncharged<T>(_ body: () -> T) -> T {
+        let saved = (work, stopped, lookAheadPending, compiled.usesRegex ? regexBudget?.state : nil)
+        defer {
+            (work, stopped, lookAheadPending) = (saved.0, saved.1, saved.2)
+            if let steps = saved.3 { regexBudget?.state = steps }
+        }
+        return body()
+    }
+
     /// The limit's finding, once, at the event where the work (or the regex steps) passed it.
     private func reportStop(at e: Event, context: ContextScope, sink: FindingSink) {
         stopReported = true
@@ -161,6 +178,7 @@ class Runner: HistoryProvider {
             reportStop(at: e, context: context, sink: sink)
             return
         }
+        crossCheck?.add(e)
         guard compiled.usesHistory, compiled.historyIDs?.contains(e.evID) ?? true else { return }
         if !aggregates.isEmpty { updateAggregates(e) }
         for (i, ids) in compiled.historyListIDs.enumerated()
@@ -466,6 +484,8 @@ class Runner: HistoryProvider {
                 ? aggregates : nil
         }
         set {
+            // Set back, they stand for events this runner was not given: no scan can check them.
+            if newValue != nil { crossCheck?.giveUp() }
             aggregates =
                 newValue ?? Array(repeating: Aggregate(), count: compiled.staticCalls.count)
             if let letCache { for i in letCache.versions.indices { letCache.versions[i] += 1 } }

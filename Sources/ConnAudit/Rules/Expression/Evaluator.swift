@@ -84,6 +84,15 @@ public final class HistoryResults {
         guard let i = names.firstIndex(of: name) else { return nil }
         return .some(events[i])
     }
+
+    /// A separate table with the same bindings (for an evaluation whose bindings must not be
+    /// seen by this one's).
+    func copy() -> HistoryResults {
+        let c = HistoryResults(declared: declared)
+        c.names = names
+        c.events = events
+        return c
+    }
 }
 
 /// What stays the same for every evaluation of one rule: its params and the file paths.
@@ -258,6 +267,17 @@ public final class LetScope {
 
     convenience init(_ definitions: [(name: String, expr: Expr)]) {
         self.init(table: LetTable(definitions))
+    }
+
+    /// A separate scope with the bindings evaluated so far, whose later evaluations bind history
+    /// results in `results` (for an evaluation that must leave this scope as it is).
+    func copy(results: HistoryResults?) -> LetScope {
+        let c = LetScope(table: table)
+        c.states = states
+        c.cache = cache
+        c.context = context
+        c.context?.historyResults = results
+        return c
     }
 
     func defines(_ name: String) -> Bool { table.slot(of: name) != nil }
@@ -767,7 +787,11 @@ public enum Evaluator {
 
     private static func historyAnswer(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
         // The engine's runner is called directly; any other provider through the protocol.
-        if let runner = ctx.shared.runner { return historyAnswer(call, ctx, provider: runner) }
+        if let runner = ctx.shared.runner {
+            let answer = historyAnswer(call, ctx, provider: runner)
+            if let check = runner.crossCheck { runner.crossCheck(call, answer, ctx, check) }
+            return answer
+        }
         guard let provider = ctx.shared.provider else { return .undecided }
         return historyAnswer(call, ctx, provider: provider)
     }
@@ -776,7 +800,13 @@ public enum Evaluator {
         _ call: HistoryCall, _ ctx: EvalContext, provider: P
     ) -> Eval {
         if let ready = provider.answer(call, context: ctx) { return ready }
-        let found = provider.candidates(for: call, context: ctx)
+        return search(call, ctx, provider.candidates(for: call, context: ctx), provider: provider)
+    }
+
+    /// The answer of `call` from the events `found`, tried one by one with its selector.
+    static func search<P: HistoryProvider>(
+        _ call: HistoryCall, _ ctx: EvalContext, _ found: HistoryCandidates, provider: P
+    ) -> Eval {
         // Every candidate compared is work the provider charges, in rounds of ``spendRound``
         // (a call over a long list stops early once the limit is passed: undecided).
         var tried = 0

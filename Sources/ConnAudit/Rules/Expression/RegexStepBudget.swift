@@ -25,6 +25,12 @@ public final class RegexStepBudget {
         remaining = max(0, steps)
     }
 
+    /// What it has left and where it ran out, to be set back (an evaluation that must not count).
+    var state: (remaining: Int, isExhausted: Bool, exhaustedAt: Event?) {
+        get { (remaining, isExhausted, exhaustedAt) }
+        set { (remaining, isExhausted, exhaustedAt) = newValue }
+    }
+
     /// Searches `text` with the steps left; nil (undecided) when they run out, recorded at `event`.
     func matches(_ regex: BoundedRegex, _ text: String, at event: Event) -> Bool? {
         switch regex.matches(text, budget: &remaining) {
