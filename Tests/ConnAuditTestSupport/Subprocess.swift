@@ -5,8 +5,9 @@ import Testing
     import Glibc
 #endif
 
-/// The `conn-audit` executable built beside the test bundle, run as a child process: for what an
-/// in-process run cannot show (signals, closed descriptors, standard input, the environment).
+/// An executable built beside the test bundle (`conn-audit` unless told), run as a child process:
+/// for what an in-process run cannot show (signals, closed descriptors, standard input, the
+/// environment), and for servers such as `conn-peer`.
 public struct Subprocess {
     /// What the child's standard input is.
     public enum Input {
@@ -26,26 +27,28 @@ public struct Subprocess {
     private let outPath: String
     private let errPath: String
     private var status: Int32?
+    private let program: String
 
-    /// The binary's path: `conn-audit` beside the running test bundle.
-    public static func binary() throws -> String {
+    /// The path of `program` (a product of this package) beside the running test bundle.
+    public static func binary(_ program: String = "conn-audit") throws -> String {
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let binary = (exe as NSString).deletingLastPathComponent + "/conn-audit"
+        let binary = (exe as NSString).deletingLastPathComponent + "/" + program
         try #require(
             FileManager.default.isExecutableFile(atPath: binary),
-            "no conn-audit at \(binary): swift build first")
+            "no \(program) at \(binary): swift build first")
         return binary
     }
 
-    /// Starts `conn-audit` with `arguments`, its standard output and error going to files in
+    /// Starts `program` with `arguments`, its standard output and error going to files in
     /// `scratch` (standard output closed when `closedOutput`), and `environment` over the
     /// test's own environment. With `shell`, `/bin/sh -c` runs that command line, in which `"$@"`
     /// is the binary and its arguments (to set a resource limit first).
     public init(
         _ arguments: [String], scratch: String, input: Input = .empty, closedOutput: Bool = false,
-        environment: [String: String] = [:], shell: String? = nil
+        environment: [String: String] = [:], shell: String? = nil, program: String = "conn-audit"
     ) throws {
-        let binary = try Self.binary()
+        let binary = try Self.binary(program)
+        self.program = program
         let id = UUID().uuidString
         outPath = scratch + "/.out-\(id)"
         errPath = scratch + "/.err-\(id)"
@@ -105,17 +108,17 @@ public struct Subprocess {
         if inputFD >= 0 { _ = fcntl(inputFD, F_SETFD, FD_CLOEXEC) }
     }
 
-    /// Runs `conn-audit` to its end (at most `timeout` seconds: then it is killed, and the test
+    /// Runs `program` to its end (at most `timeout` seconds: then it is killed, and the test
     /// fails) and returns its exit status (128 + the signal when a signal ended it), standard
     /// output and standard error.
     public static func run(
         _ arguments: [String], scratch: String, input: Input = .empty, closedOutput: Bool = false,
         environment: [String: String] = [:], shell: String? = nil,
-        timeout: Double = 60
+        timeout: Double = 60, program: String = "conn-audit"
     ) throws -> (code: Int32, out: String, err: String) {
         var child = try Subprocess(
             arguments, scratch: scratch, input: input, closedOutput: closedOutput,
-            environment: environment, shell: shell)
+            environment: environment, shell: shell, program: program)
         let code = try child.wait(timeout: timeout)
         return (code, child.output, child.errors)
     }
@@ -149,7 +152,7 @@ public struct Subprocess {
                 kill(pid, SIGKILL)
                 _ = waitpid(pid, &raw, 0)
                 closeInput()
-                throw SubprocessError(description: "conn-audit ran past \(timeout) s: killed")
+                throw SubprocessError(description: "\(program) ran past \(timeout) s: killed")
             }
             usleep(5_000)
         }
