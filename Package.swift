@@ -20,6 +20,9 @@ let package = Package(
         // A synthetic corpus generator for benchmarks and end-to-end checks: Foundation and zlib
         // only, deliberately independent of the ConnAudit library.
         .executableTarget(name: "connlog-gen", dependencies: ["CZlib"]),
+        // A controllable WebSocket and SSE test peer on loopback sockets: POSIX sockets and the
+        // library's YAML loader, scripted per connection by a scenario file.
+        .target(name: "ConnPeer", dependencies: ["ConnAudit"]),
         // What the test files share: runs of the command line, in memory and as a child process,
         // rules from YAML over logs in memory, JSON reports, the repository's files, a seeded
         // generator. Only the public library, so it builds in any configuration; no product uses
@@ -29,7 +32,7 @@ let package = Package(
             path: "Tests/ConnAuditTestSupport"),
         // Snapshots are read from the source tree (#filePath), not bundled.
         .testTarget(
-            name: "ConnAuditTests", dependencies: ["ConnAudit", "ConnAuditTestSupport"],
+            name: "ConnAuditTests", dependencies: ["ConnAudit", "ConnAuditTestSupport", "ConnPeer"],
             exclude: ["Reports/Snapshots"]
         )
     ]
