@@ -6,7 +6,8 @@ let package = Package(
     products: [
         .executable(name: "conn-audit", targets: ["conn-audit"]),
         .library(name: "ConnAudit", targets: ["ConnAudit"]),
-        .executable(name: "connlog-gen", targets: ["connlog-gen"])
+        .executable(name: "connlog-gen", targets: ["connlog-gen"]),
+        .executable(name: "conn-peer", targets: ["conn-peer"])
     ],
     targets: [
         .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
@@ -23,6 +24,7 @@ let package = Package(
         // A controllable WebSocket and SSE test peer on loopback sockets: POSIX sockets and the
         // library's YAML loader, scripted per connection by a scenario file.
         .target(name: "ConnPeer", dependencies: ["ConnAudit"]),
+        .executableTarget(name: "conn-peer", dependencies: ["ConnPeer"]),
         // What the test files share: runs of the command line, in memory and as a child process,
         // rules from YAML over logs in memory, JSON reports, the repository's files, a seeded
         // generator. Only the public library, so it builds in any configuration; no product uses

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A loopback IPv4 address and port to listen on: `127.0.0.1:8080`, `localhost:0`.
+///
+/// conn-peer misbehaves on purpose, so it never listens beyond this machine: any address outside
+/// 127.0.0.0/8 is refused. Port 0 asks the system for a free port.
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    /// The address in network byte order, as `sin_addr` holds it.
+    public var host: in_addr_t
+    public var port: UInt16
+
+    public var description: String { "\(Self.dotted(host)):\(port)" }
+
+    /// Parses `HOST:PORT`.
+    ///
+    /// - Throws: A message for people when the text is not `HOST:PORT`, the port is out of range,
+    ///   or the host is not an IPv4 loopback address.
+    public static func parse(_ text: String) throws(AddressError) -> ListenAddress {
+        guard let colon = text.lastIndex(of: ":") else {
+            throw AddressError("'\(text)' is not HOST:PORT (for example 127.0.0.1:8080)")
+        }
+        let hostText = String(text[..<colon])
+        let portText = text[text.index(after: colon)...]
+        guard let port = UInt16(portText) else {
+            throw AddressError("'\(portText)' is not a port (0 to 65535; 0 picks a free one)")
+        }
+        if hostText.contains(":") || hostText.hasPrefix("[") {
+            throw AddressError("'\(hostText)': conn-peer listens on IPv4 loopback only (127.0.0.1)")
+        }
+        var addr = in_addr()
+        let name = hostText == "localhost" ? "127.0.0.1" : hostText
+        guard inet_pton(AF_INET, name, &addr) == 1 else {
+            throw AddressError("'\(hostText)' is not an IPv4 address or localhost")
+        }
+        // The first byte in network order is the first octet.
+        guard UInt32(bigEndian: addr.s_addr) >> 24 == 127 else {
+            throw AddressError(
+                "refusing to listen on \(hostText): conn-peer listens on loopback only "
+                    + "(127.0.0.0/8 or localhost)")
+        }
+        return ListenAddress(host: addr.s_addr, port: port)
+    }
+
+    static func dotted(_ host: in_addr_t) -> String {
+        let v = UInt32(bigEndian: host)
+        return "\(v >> 24).\(v >> 16 & 0xFF).\(v >> 8 & 0xFF).\(v & 0xFF)"
+    }
+}
+
+public struct AddressError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

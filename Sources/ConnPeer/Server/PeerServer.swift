@@ -1,0 +1,199 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The accept loop: takes connections, routes each to a WebSocket or SSE session on its own
+/// thread, and stops by itself.
+///
+/// Bounded in count and time: it stops accepting after `maxConnections` connections or when
+/// `durationS` is over; at most `maxConcurrent` connections are served at once (others are closed
+/// and logged); every session ends by the idle timeout, and at the duration's end all are told
+/// to close and given `graceMs` to do so.
+public final class PeerServer: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var scenario: Scenario
+        public var maxConnections: Int
+        public var durationS: Int
+        public var idleTimeoutMs: Int
+        public var maxConcurrent = 64
+        public var graceMs = 2_000
+
+        public init(scenario: Scenario, maxConnections: Int, durationS: Int, idleTimeoutMs: Int) {
+            self.scenario = scenario
+            self.maxConnections = maxConnections
+            self.durationS = durationS
+            self.idleTimeoutMs = idleTimeoutMs
+        }
+    }
+
+    private let listener: Listener
+    private let options: Options
+    private let log: PeerLog
+    private let lock = NSLock()
+    private var active = 0
+    private var websocketCount = 0
+    private var sseCount = 0
+    private var stopping = false
+
+    public init(listener: Listener, options: Options, log: PeerLog) {
+        self.listener = listener
+        self.options = options
+        self.log = log
+    }
+
+    /// Serves until a bound is reached; returns why it stopped (`duration` or `max-connections`).
+    public func run() -> String {
+        let clock = MonotonicClock()
+        let durationMs = options.durationS * 1000
+        var accepted = 0
+        var reason = "duration"
+        while clock.elapsedMs() < durationMs {
+            if accepted >= options.maxConnections {
+                reason = "max-connections"
+                break
+            }
+            guard let socket = listener.accept(timeoutMs: min(50, durationMs - clock.elapsedMs()))
+            else { continue }
+            accepted += 1
+            let gen = accepted
+            log.write("peer.accept", gen: gen)
+            let admitted = locked { () -> Bool in
+                guard active < options.maxConcurrent else { return false }
+                active += 1
+                return true
+            }
+            guard admitted else {
+                log.write("peer.refuse", gen: gen, ["reason": .string("busy")])
+                socket.close()
+                continue
+            }
+            Thread.detachNewThread { [self] in
+                serve(socket, gen: gen)
+                locked { active -= 1 }
+            }
+        }
+        // After the last connection, sessions run to their own end within the duration; at the
+        // duration's end every one is told to close.
+        while locked({ active }) > 0 && clock.elapsedMs() < durationMs { usleep(20_000) }
+        locked { stopping = true }
+        let grace = MonotonicClock()
+        while locked({ active }) > 0 && grace.elapsedMs() < options.graceMs { usleep(20_000) }
+        log.write("peer.stop", ["reason": .string(reason), "connections": .int(accepted)])
+        return reason
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    // MARK: - One connection
+
+    private func serve(_ socket: Socket, gen: Int) {
+        let connection = Connection(
+            socket: socket, gen: gen, log: log,
+            idleTimeoutMs: options.scenario.idleTimeoutMs ?? options.idleTimeoutMs,
+            isStopping: { [self] in locked { stopping } })
+        guard let (request, leftover) = readHead(connection) else { return }
+        let isUpgrade = WebSocketHandshake.isUpgrade(request)
+        let proto = isUpgrade ? "ws" : "sse"
+        let n = locked { () -> Int in
+            if isUpgrade {
+                websocketCount += 1
+                return websocketCount
+            }
+            sseCount += 1
+            return sseCount
+        }
+        let action =
+            isUpgrade
+            ? options.scenario.websocketPlan(n).action.rawValue
+            : options.scenario.ssePlan(n).action.rawValue
+        log.write(
+            "peer.request", gen: gen,
+            [
+                "proto": .string(proto), "path": .string(String(request.path.prefix(200))),
+                "n": .int(n), "action": .string(action)
+            ])
+        if isUpgrade {
+            let plan = options.scenario.websocketPlan(n)
+            if plan.action == .refuse { return refuse(connection) }
+            let key: String
+            do {
+                key = try WebSocketHandshake.validate(request)
+            } catch {
+                return badRequest(connection, error.description)
+            }
+            guard socket.write(WebSocketHandshake.response(key: key)) else {
+                return end(connection, "write failed")
+            }
+            log.write("peer.open", gen: gen, ["proto": .string("ws")])
+            var session = WebSocketSession(connection: connection, plan: plan, leftover: leftover)
+            session.run()
+        } else {
+            guard request.method == "GET" else {
+                return badRequest(connection, "an SSE stream is a GET request")
+            }
+            let plan = options.scenario.ssePlan(n)
+            if plan.action == .refuse { return refuse(connection) }
+            SSESession(connection: connection, plan: plan, request: request).run()
+        }
+    }
+
+    /// The request head and any bytes after it; nil (connection ended) when it never came whole.
+    private func readHead(_ connection: Connection) -> (HTTPRequest, [UInt8])? {
+        let clock = MonotonicClock()
+        var bytes: [UInt8] = []
+        while true {
+            if let end = HTTPRequest.endOfHead(in: bytes) {
+                do {
+                    let request = try HTTPRequest.parse(Array(bytes[..<end]))
+                    return (request, Array(bytes[end...]))
+                } catch {
+                    badRequest(connection, error.description)
+                    return nil
+                }
+            }
+            if bytes.count > HTTPRequest.maxHeadBytes {
+                badRequest(connection, "request head over \(HTTPRequest.maxHeadBytes) bytes")
+                return nil
+            }
+            let left = connection.idleTimeoutMs - clock.elapsedMs()
+            if left <= 0 || connection.isStopping() {
+                end(connection, "no request head in time")
+                return nil
+            }
+            switch connection.socket.read(max: 4096, timeoutMs: min(left, 50)) {
+            case .timeout: continue
+            case .data(let more): bytes += more
+            case .end:
+                end(connection, "client went away before its request")
+                return nil
+            case .failed(let code):
+                end(connection, "read failed: errno \(code)")
+                return nil
+            }
+        }
+    }
+
+    /// Closes the socket without an answer: the client's connection attempt fails.
+    private func refuse(_ connection: Connection) {
+        log.write("peer.refuse", gen: connection.gen, ["reason": .string("scenario")])
+        connection.socket.close()
+    }
+
+    private func badRequest(_ connection: Connection, _ why: String) {
+        log.write("peer.bad_request", gen: connection.gen, ["reason": .string(why)])
+        connection.socket.write(
+            WebSocketHandshake.errorResponse(status: "400 Bad Request", message: why))
+        end(connection, "bad request")
+    }
+
+    private func end(_ connection: Connection, _ reason: String) {
+        log.write("peer.end", gen: connection.gen, ["reason": .string(reason)])
+        connection.socket.close()
+    }
+}

@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A connected TCP socket with reads and writes bounded in time.
+///
+/// Every wait goes through poll with a timeout, so no read or write can block for ever.
+public final class Socket: @unchecked Sendable {
+    public enum ReadResult: Equatable {
+        case data([UInt8])
+        /// The other side closed its half.
+        case end
+        case timeout
+        case failed(errno: Int32)
+    }
+
+    public let fd: Int32
+    private var closed = false
+
+    public init(fd: Int32) { self.fd = fd }
+
+    deinit { close() }
+
+    /// Up to `max` bytes, waiting at most `timeoutMs`.
+    public func read(max: Int = 65_536, timeoutMs: Int) -> ReadResult {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&pfd, 1, Int32(clamping: Swift.max(0, timeoutMs)))
+        if ready == 0 { return .timeout }
+        if ready < 0 { return errno == EINTR ? .timeout : .failed(errno: errno) }
+        var buffer = [UInt8](repeating: 0, count: max)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, max, 0) }
+        if n == 0 { return .end }
+        if n < 0 { return errno == EINTR || errno == EAGAIN ? .timeout : .failed(errno: errno) }
+        return .data(Array(buffer[0..<n]))
+    }
+
+    /// Writes all of `bytes`, waiting at most `timeoutMs` for room; false when the connection
+    /// failed or stayed full.
+    @discardableResult
+    public func write(_ bytes: [UInt8], timeoutMs: Int = 2_000) -> Bool {
+        var offset = 0
+        let clock = MonotonicClock()
+        while offset < bytes.count {
+            let left = timeoutMs - clock.elapsedMs()
+            guard left > 0 else { return false }
+            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&pfd, 1, Int32(clamping: left))
+            if ready < 0 && errno != EINTR { return false }
+            if ready <= 0 { continue }
+            let n = bytes.withUnsafeBytes {
+                send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return false
+            }
+            offset += n
+        }
+        return true
+    }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
+    }
+}
+
+/// A listening TCP socket on a loopback address.
+public final class Listener: @unchecked Sendable {
+    public let fd: Int32
+    /// The port listened on (the one the system picked when asked for port 0).
+    public let port: UInt16
+    public let address: ListenAddress
+
+    public init(_ address: ListenAddress, backlog: Int32 = 64) throws(PeerError) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .cannotListen(address: "\(address)", reason: Self.reason()) }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_port = address.port.bigEndian
+        sin.sin_addr = in_addr(s_addr: address.host)
+        let bound = withUnsafePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, backlog) == 0 else {
+            let reason = Self.reason()
+            Glibc.close(fd)
+            throw .cannotListen(address: "\(address)", reason: reason)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.fd = fd
+        self.port = UInt16(bigEndian: sin.sin_port)
+        self.address = ListenAddress(host: address.host, port: port)
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// The next connection, waiting at most `timeoutMs`; nil when none came.
+    public func accept(timeoutMs: Int) -> Socket? {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, Int32(clamping: timeoutMs)) > 0 else { return nil }
+        let client = Glibc.accept(fd, nil, nil)
+        guard client >= 0 else { return nil }
+        // Children the tests or a shell spawn must not inherit the connection.
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        var on: Int32 = 1
+        setsockopt(
+            client, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        return Socket(fd: client)
+    }
+
+    private static func reason() -> String { String(cString: strerror(errno)) }
+}
