@@ -1,5 +1,7 @@
 import ConnAudit
+import ConnAuditTestSupport
 import ConnPeer
+import Foundation
 import Testing
 
 /// Scenario files read into per-connection plans; every mistake is reported at its place as
@@ -46,6 +48,16 @@ struct ScenarioLoaderTests {
             scenario.sse[2].resume == .reset && scenario.sse[2].end == .hold
                 && scenario.sse[2].retryMs == nil)
         #expect(scenario.sse[3].action == .drop)
+    }
+
+    /// docs/conn-peer.md's example is a scenario that reads, with every action in it.
+    @Test func theDocumentedExampleReads() throws {
+        let doc = try String(contentsOfFile: Repository.path("docs/conn-peer.md"), encoding: .utf8)
+        let block = try #require(doc.components(separatedBy: "```yaml\n").dropFirst().first)
+        let yaml = try #require(block.components(separatedBy: "```").first)
+        let scenario = try ScenarioLoader.load(yaml, path: "docs/conn-peer.md")
+        #expect(Set(scenario.websocket.map(\.action)) == Set(WebSocketPlan.Action.allCases))
+        #expect(Set(scenario.sse.map(\.resume)) == Set(SSEPlan.Resume.allCases))
     }
 
     @Test func theNthConnectionGetsTheNthPlanCycling() throws {
