@@ -1,4 +1,5 @@
 import ConnAuditTestSupport
+import ConnPeer
 import Foundation
 import Testing
 
@@ -41,17 +42,23 @@ struct PeerCommandLineTests {
         #expect(bad.code == 2 && bad.err.contains("unknown argument '--lisen'"))
     }
 
+    /// At the end of its duration the peer closes what is open with 1001 and exits 0.
     @Test func itStopsByItselfWhenItsDurationIsOver() throws {
-        let dir = try makeTemporaryDirectory()
-        defer { removeTemporaryDirectory(dir) }
-        let run = try Subprocess.run(
-            ["--listen", "127.0.0.1:0", "--duration", "1", "--log", dir + "/peer.jsonl"],
-            scratch: dir,
-            timeout: 10, program: "conn-peer")
-        #expect(run.code == 0)
-        #expect(run.out.hasPrefix("listening 127.0.0.1:"))
-        let log = try String(contentsOfFile: dir + "/peer.jsonl", encoding: .utf8)
-        #expect(peerEvents(log) == ["peer.start", "peer.stop"])
+        var peer = try PeerProcess(["--duration", "1"])
+        defer { peer.remove() }
+        let client = try RawClient(port: peer.port)
+        _ = try #require(client.upgrade())
+        let read = try client.next(timeoutMs: 3_000)
+        guard case .frame(let close) = read else {
+            Issue.record("no close frame: \(read)")
+            return
+        }
+        #expect(close.opcode == .close && Array(close.payload.prefix(2)) == [0x03, 0xE9])
+        #expect(String(decoding: close.payload.dropFirst(2), as: UTF8.self) == "peer stopping")
+        client.send(Frame.close(code: 1001))
+        let (status, log) = try peer.finish()
+        #expect(status == 0)
+        #expect(peerEvents(log).suffix(3) == ["peer.closed@1", "peer.end@1", "peer.stop"])
         #expect(log.contains("\"reason\":\"duration\""))
     }
 }
