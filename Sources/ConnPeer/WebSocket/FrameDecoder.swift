@@ -21,9 +21,20 @@ public struct FrameDecoder: Sendable {
     /// Bytes received but not yet part of a whole frame.
     public var pendingBytes: Int { buffer.count - start }
 
+    /// Bytes held, the frames already taken included. At an append the consumed prefix is kept
+    /// only while it is at most ``compactionBytes`` and at most the pending bytes, however the
+    /// reads fall.
+    public var storedBytes: Int { buffer.count }
+
+    /// A consumed prefix larger than this is dropped at the next append.
+    public static let compactionBytes = 65_536
+
+    /// Adds bytes from the connection. The bytes of frames already taken are dropped once they
+    /// are over ``compactionBytes`` or over half the buffer, so a client whose reads always end
+    /// mid-frame cannot make the buffer grow for ever; each byte moves at most once per halving.
     public mutating func append(_ bytes: some Sequence<UInt8>) {
-        if start > 0 && start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+        if start > 0 && (start > Self.compactionBytes || start * 2 > buffer.count) {
+            buffer.removeSubrange(0..<start)
             start = 0
         }
         buffer.append(contentsOf: bytes)

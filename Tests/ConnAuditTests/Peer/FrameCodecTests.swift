@@ -78,3 +78,50 @@ struct FrameCodecTests {
         #expect(try Self.decode(bytes, chunk: bytes.count, requireMask: true) == frames)
     }
 }
+
+/// The decoder's buffer stays bounded when a client's reads never end on a frame boundary.
+@Suite("Frame decoder buffer")
+struct FrameDecoderBufferTests {
+    @Test func readsThatAlwaysEndMidFrameKeepTheBufferSmall() throws {
+        var decoder = FrameDecoder(requireMask: true)
+        let frame = Frame(opcode: .binary, payload: Array(repeating: 7, count: 100))
+            .encoded(maskKey: [1, 2, 3, 4])
+        // Half a frame, then again and again the rest of one and half of the next.
+        decoder.append(frame[..<50])
+        var taken = 0
+        for _ in 0..<5_000 {
+            decoder.append(frame[50...] + frame[..<50])
+            while let next = try decoder.next() {
+                #expect(next.payload.count == 100)
+                taken += 1
+            }
+            #expect(decoder.pendingBytes == 50)
+        }
+        #expect(taken == 5_000)
+        // Without compaction the buffer would hold every byte ever read (over 500 KB).
+        #expect(decoder.storedBytes <= 4 * frame.count)
+    }
+
+    @Test func aLargePrefixIsDroppedEvenBesideALargePendingFrame() throws {
+        var decoder = FrameDecoder(requireMask: false, maxPayload: 1 << 20)
+        let small = Frame(opcode: .binary, payload: Array(repeating: 1, count: 1_000)).encoded()
+        let big = Frame(opcode: .binary, payload: Array(repeating: 2, count: 500_000)).encoded()
+        // Many small frames taken, then a big one that arrives slowly.
+        for _ in 0..<100 { decoder.append(small) }
+        while try decoder.next() != nil {}
+        decoder.append(big[..<200_000])
+        #expect(try decoder.next() == nil)
+        decoder.append(big[200_000..<400_000])
+        #expect(decoder.storedBytes <= FrameDecoder.compactionBytes + 400_000)
+        decoder.append(big[400_000...])
+        #expect(try decoder.next()?.payload.count == 500_000)
+    }
+
+    /// A frame's declared length is checked before its payload is waited for: a header that
+    /// announces 2^40 bytes is refused at once, with nothing buffered for it.
+    @Test func anOversizedLengthIsRefusedBeforeItsPayload() {
+        var decoder = FrameDecoder(requireMask: false, maxPayload: 1 << 20)
+        decoder.append([0x82, 0x7F, 0, 0, 0x01, 0, 0, 0, 0, 0])
+        #expect(throws: ProtocolViolation.self) { try decoder.next() }
+    }
+}
