@@ -18,7 +18,9 @@ public final class PeerServer: @unchecked Sendable {
         public var durationS: Int
         public var idleTimeoutMs: Int
         public var maxConcurrent = 64
-        public var graceMs = 2_000
+        /// Long enough for a session told to stop to finish its close: a write that may wait
+        /// for room, then the wait for the client's close frame.
+        public var graceMs = Socket.writeTimeoutMs + WebSocketSession.closeWaitMs + 500
 
         public init(scenario: Scenario, maxConnections: Int, durationS: Int, idleTimeoutMs: Int) {
             self.scenario = scenario
@@ -27,6 +29,9 @@ public final class PeerServer: @unchecked Sendable {
             self.idleTimeoutMs = idleTimeoutMs
         }
     }
+
+    /// How long a client has to send its whole request head, whatever the idle timeout.
+    public static let headTimeoutMs = 5_000
 
     private let listener: Listener
     private let options: Options
@@ -49,13 +54,23 @@ public final class PeerServer: @unchecked Sendable {
         let durationMs = options.durationS * 1000
         var accepted = 0
         var reason = "duration"
-        while clock.elapsedMs() < durationMs {
+        while true {
+            let left = durationMs - clock.elapsedMs()
+            if left <= 0 { break }
             if accepted >= options.maxConnections {
                 reason = "max-connections"
                 break
             }
-            guard let socket = listener.accept(timeoutMs: min(50, durationMs - clock.elapsedMs()))
-            else { continue }
+            let socket: Socket
+            switch listener.accept(timeoutMs: min(50, left)) {
+            case .none: continue
+            case .noDescriptors:
+                // The connection stays queued and poll reports it at once: pause, or spin.
+                log.write("peer.refuse", ["reason": .string("fds")])
+                usleep(50_000)
+                continue
+            case .connection(let client): socket = client
+            }
             accepted += 1
             let gen = accepted
             log.write("peer.accept", gen: gen)
@@ -74,6 +89,8 @@ public final class PeerServer: @unchecked Sendable {
                 locked { active -= 1 }
             }
         }
+        // Clients that come later are refused at once rather than left waiting in the backlog.
+        listener.close()
         // After the last connection, sessions run to their own end within the duration; at the
         // duration's end every one is told to close.
         while locked({ active }) > 0 && clock.elapsedMs() < durationMs { usleep(20_000) }
@@ -161,7 +178,7 @@ public final class PeerServer: @unchecked Sendable {
                 badRequest(connection, "request head over \(HTTPRequest.maxHeadBytes) bytes")
                 return nil
             }
-            let left = connection.idleTimeoutMs - clock.elapsedMs()
+            let left = Self.headTimeoutMs - clock.elapsedMs()
             if left <= 0 || connection.isStopping() {
                 end(connection, "no request head in time")
                 return nil

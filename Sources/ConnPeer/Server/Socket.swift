@@ -14,6 +14,9 @@ public final class Socket: @unchecked Sendable {
         case failed(errno: Int32)
     }
 
+    /// How long a write waits for room before the connection counts as failed.
+    public static let writeTimeoutMs = 2_000
+
     public let fd: Int32
     private var closed = false
 
@@ -37,7 +40,7 @@ public final class Socket: @unchecked Sendable {
     /// Writes all of `bytes`, waiting at most `timeoutMs` for room; false when the connection
     /// failed or stayed full.
     @discardableResult
-    public func write(_ bytes: [UInt8], timeoutMs: Int = 2_000) -> Bool {
+    public func write(_ bytes: [UInt8], timeoutMs: Int = Socket.writeTimeoutMs) -> Bool {
         var offset = 0
         let clock = MonotonicClock()
         while offset < bytes.count {
@@ -72,6 +75,7 @@ public final class Listener: @unchecked Sendable {
     /// The port listened on (the one the system picked when asked for port 0).
     public let port: UInt16
     public let address: ListenAddress
+    private var closed = false
 
     public init(_ address: ListenAddress, backlog: Int32 = 64) throws(PeerError) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -101,20 +105,41 @@ public final class Listener: @unchecked Sendable {
         self.address = ListenAddress(host: address.host, port: port)
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { close() }
 
-    /// The next connection, waiting at most `timeoutMs`; nil when none came.
-    public func accept(timeoutMs: Int) -> Socket? {
+    /// What one wait for a connection gave.
+    public enum Accepted {
+        case connection(Socket)
+        /// None came in time, or the one that came was gone before it was taken.
+        case none
+        /// One is waiting but the process or the system has no descriptor left for it
+        /// (EMFILE, ENFILE): it stays queued and the listener stays ready, so the caller must
+        /// pause before it asks again.
+        case noDescriptors
+    }
+
+    /// The next connection, waiting at most `timeoutMs` (0 when negative: never for ever).
+    public func accept(timeoutMs: Int) -> Accepted {
+        guard !closed else { return .none }
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&pfd, 1, Int32(clamping: timeoutMs)) > 0 else { return nil }
+        guard poll(&pfd, 1, Int32(clamping: max(0, timeoutMs))) > 0 else { return .none }
         let client = Glibc.accept(fd, nil, nil)
-        guard client >= 0 else { return nil }
+        guard client >= 0 else {
+            return errno == EMFILE || errno == ENFILE ? .noDescriptors : .none
+        }
         // Children the tests or a shell spawn must not inherit the connection.
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         var on: Int32 = 1
         setsockopt(
             client, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        return Socket(fd: client)
+        return .connection(Socket(fd: client))
+    }
+
+    /// Stops listening: later clients are refused at once instead of waiting in the backlog.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }

@@ -17,11 +17,13 @@ struct PeerProcess {
     let dir: String
     var logPath: String { dir + "/peer.jsonl" }
 
-    init(scenario: String? = nil, _ arguments: [String] = []) throws {
+    /// With `shell`, `/bin/sh -c` runs that command line first (`"$@"` is conn-peer and its
+    /// arguments), to set a resource limit.
+    init(scenario: String? = nil, _ arguments: [String] = [], shell: String? = nil) throws {
         dir = try makeTemporaryDirectory(scenario.map { ["scenario.yaml": $0] } ?? [:])
         var all = ["--listen", "127.0.0.1:0", "--log", dir + "/peer.jsonl", "--duration", "20"]
         if scenario != nil { all += ["--scenario", dir + "/scenario.yaml"] }
-        child = try Subprocess(all + arguments, scratch: dir, program: "conn-peer")
+        child = try Subprocess(all + arguments, scratch: dir, shell: shell, program: "conn-peer")
         let clock = MonotonicClock()
         var port: UInt16?
         while port == nil && clock.elapsedMs() < 5_000 {
@@ -67,19 +69,30 @@ final class RawClient {
     static let key = "dGhlIHNhbXBsZSBub25jZQ=="
 
     init(port: UInt16) throws {
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
+        let (fd, error) = Self.connect(port: port)
+        try #require(fd >= 0, "connect: errno \(error)")
         socket = Socket(fd: fd)
+    }
+
+    /// A socket connected to `port` on loopback, or -1 and the errno of the failure.
+    static func connect(port: UInt16) -> (fd: Int32, errno: Int32) {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return (-1, errno) }
         var sin = sockaddr_in()
         sin.sin_family = sa_family_t(AF_INET)
         sin.sin_port = port.bigEndian
         sin.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
         let connected = withUnsafePointer(to: &sin) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        try #require(connected == 0, "connect: errno \(errno)")
+        guard connected == 0 else {
+            let error = errno
+            Glibc.close(fd)
+            return (-1, error)
+        }
+        return (fd, 0)
     }
 
     func send(_ text: String) { socket.write(Array(text.utf8)) }
