@@ -34,6 +34,46 @@ struct WebSocketSession {
         let endAt: Int? = plan.action == .close || plan.action == .drop ? plan.afterMs : nil
 
         while true {
+            // Frames first: those that came with the handshake are there before any read.
+            do {
+                while let frame = try decoder.next() {
+                    guard let incoming = try assembler.accept(frame) else { continue }
+                    switch incoming {
+                    case .ping(let payload):
+                        log.write("peer.ping", gen: gen, ["bytes": .int(payload.count)])
+                        // Late pongs wait in a bounded queue: a flood of pings gets no more.
+                        if plan.action == .silent || pongs.count >= Self.maxPendingPongs {
+                            log.write("peer.ping_unanswered", gen: gen)
+                        } else {
+                            pongs.append((clock.elapsedMs() + plan.delayMs, payload))
+                        }
+                    case .pong(let payload):
+                        log.write("peer.pong_received", gen: gen, ["bytes": .int(payload.count)])
+                    case .text(let text):
+                        log.write(
+                            "peer.message", gen: gen,
+                            ["kind": .string("text"), "bytes": .int(text.utf8.count)])
+                    case .binary(let bytes):
+                        log.write(
+                            "peer.message", gen: gen,
+                            ["kind": .string("binary"), "bytes": .int(bytes.count)])
+                    case .close(let code, _):
+                        var fields: KeyValuePairs<String, LogValue> = [:]
+                        if let code { fields = ["code": .int(Int(code))] }
+                        log.write("peer.closed", gen: gen, fields)
+                        // Echo the code (RFC 6455 section 5.5.1), then close the TCP connection.
+                        guard send(Frame.close(code: code)) else { return }
+                        return end("client closed")
+                    }
+                }
+            } catch {
+                // The bad frame stays at the head of the decoder: start afresh for the close.
+                decoder = FrameDecoder()
+                log.write(
+                    "peer.protocol_error", gen: gen,
+                    ["code": .int(Int(error.code)), "reason": .string(error.reason)])
+                return closeFromPeer(code: error.code, reason: error.reason)
+            }
             let now = clock.elapsedMs()
             if connection.isStopping() {
                 return closeFromPeer(code: CloseCode.goingAway, reason: "peer stopping")
@@ -74,45 +114,6 @@ struct WebSocketSession {
             case .data(let bytes):
                 lastHeard = clock.elapsedMs()
                 decoder.append(bytes)
-            }
-            do {
-                while let frame = try decoder.next() {
-                    guard let incoming = try assembler.accept(frame) else { continue }
-                    switch incoming {
-                    case .ping(let payload):
-                        log.write("peer.ping", gen: gen, ["bytes": .int(payload.count)])
-                        // Late pongs wait in a bounded queue: a flood of pings gets no more.
-                        if plan.action == .silent || pongs.count >= Self.maxPendingPongs {
-                            log.write("peer.ping_unanswered", gen: gen)
-                        } else {
-                            pongs.append((clock.elapsedMs() + plan.delayMs, payload))
-                        }
-                    case .pong(let payload):
-                        log.write("peer.pong_received", gen: gen, ["bytes": .int(payload.count)])
-                    case .text(let text):
-                        log.write(
-                            "peer.message", gen: gen,
-                            ["kind": .string("text"), "bytes": .int(text.utf8.count)])
-                    case .binary(let bytes):
-                        log.write(
-                            "peer.message", gen: gen,
-                            ["kind": .string("binary"), "bytes": .int(bytes.count)])
-                    case .close(let code, _):
-                        var fields: KeyValuePairs<String, LogValue> = [:]
-                        if let code { fields = ["code": .int(Int(code))] }
-                        log.write("peer.closed", gen: gen, fields)
-                        // Echo the code (RFC 6455 section 5.5.1), then close the TCP connection.
-                        _ = send(Frame.close(code: code))
-                        return end("client closed")
-                    }
-                }
-            } catch {
-                // The bad frame stays at the head of the decoder: start afresh for the close.
-                decoder = FrameDecoder()
-                log.write(
-                    "peer.protocol_error", gen: gen,
-                    ["code": .int(Int(error.code)), "reason": .string(error.reason)])
-                return closeFromPeer(code: error.code, reason: error.reason)
             }
         }
     }
