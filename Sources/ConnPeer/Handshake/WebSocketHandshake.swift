@@ -23,9 +23,10 @@ public enum WebSocketHandshake {
         guard request.tokens("connection").contains("upgrade") else {
             throw .invalid("no 'Connection: Upgrade'")
         }
-        guard request.header("sec-websocket-version") == "13" else {
-            throw .invalid("Sec-WebSocket-Version is not 13")
+        guard let version = request.header("sec-websocket-version") else {
+            throw .invalid("no Sec-WebSocket-Version")
         }
+        guard version == "13" else { throw .unsupportedVersion }
         guard let key = request.header("sec-websocket-key"), Base64.decode(key)?.count == 16 else {
             throw .invalid("Sec-WebSocket-Key is not 16 bytes in base64")
         }
@@ -40,21 +41,41 @@ public enum WebSocketHandshake {
     }
 
     /// A short plain-text HTTP error answer, after which the peer closes the connection.
-    public static func errorResponse(status: String, message: String) -> [UInt8] {
+    public static func errorResponse(
+        status: String, message: String, headers: [String] = []
+    ) -> [UInt8] {
         let body = message + "\n"
+        let extra = headers.map { $0 + "\r\n" }.joined()
         return Array(
-            ("HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            ("HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\n" + extra
                 + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8)
+    }
+
+    /// The answer to a request that is not a valid opening handshake: 400 Bad Request, or 426
+    /// Upgrade Required with the version the peer speaks when only the version differs (RFC 6455
+    /// section 4.2.2).
+    public static func errorResponse(for error: HandshakeError) -> [UInt8] {
+        switch error {
+        case .invalid(let why):
+            return errorResponse(status: "400 Bad Request", message: why)
+        case .unsupportedVersion:
+            return errorResponse(
+                status: "426 Upgrade Required", message: error.description,
+                headers: ["Sec-WebSocket-Version: 13"])
+        }
     }
 }
 
 /// Why an upgrade request is not a valid opening handshake.
 public enum HandshakeError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalid(String)
+    /// `Sec-WebSocket-Version` is not 13, the one version the peer speaks.
+    case unsupportedVersion
 
     public var description: String {
         switch self {
         case .invalid(let why): return why
+        case .unsupportedVersion: return "Sec-WebSocket-Version is not 13"
         }
     }
 }

@@ -142,7 +142,9 @@ public final class PeerServer: @unchecked Sendable {
             do {
                 key = try WebSocketHandshake.validate(request)
             } catch {
-                return badRequest(connection, error.description)
+                return badRequest(
+                    connection, error.description,
+                    answer: WebSocketHandshake.errorResponse(for: error))
             }
             guard socket.write(WebSocketHandshake.response(key: key)) else {
                 return end(connection, "write failed")
@@ -202,10 +204,11 @@ public final class PeerServer: @unchecked Sendable {
         connection.socket.close()
     }
 
-    private func badRequest(_ connection: Connection, _ why: String) {
+    /// Answers with `answer` (400 Bad Request with `why` when none is given) and ends.
+    private func badRequest(_ connection: Connection, _ why: String, answer: [UInt8]? = nil) {
         log.write("peer.bad_request", gen: connection.gen, ["reason": .string(why)])
         connection.socket.write(
-            WebSocketHandshake.errorResponse(status: "400 Bad Request", message: why))
+            answer ?? WebSocketHandshake.errorResponse(status: "400 Bad Request", message: why))
         end(connection, "bad request")
     }
 

@@ -89,11 +89,13 @@ public enum CloseCode {
     public static let tooBig: UInt16 = 1009
     public static let internalError: UInt16 = 1011
 
-    /// True for a code a close frame may carry: 1000-1003, 1007-1011 and 3000-4999. 1005, 1006
-    /// and 1015 stand for "no code", "no close frame" and "TLS failure" and are never sent.
+    /// True for a code a close frame may carry: 1000-1003, 1007-1014 (the IANA registry adds
+    /// 1012 service restart, 1013 try again later, 1014 bad gateway to RFC 6455's) and
+    /// 3000-4999. 1005, 1006 and 1015 stand for "no code", "no close frame" and "TLS failure" and
+    /// are never sent; 1004 and the rest of 1016-2999 are reserved.
     public static func isValidOnWire(_ code: UInt16) -> Bool {
         switch code {
-        case 1000...1003, 1007...1011, 3000...4999: return true
+        case 1000...1003, 1007...1014, 3000...4999: return true
         default: return false
         }
     }

@@ -60,6 +60,18 @@ struct BadFrameTests {
         #expect(Self.firstViolation(bytes)?.code == code, "\(what)")
     }
 
+    /// The registered codes (RFC 6455 and the IANA registry: 1012-1014 too) and the
+    /// application ranges pass; the reserved ones and those never sent do not.
+    @Test(arguments: [
+        (UInt16(1000), true), (1001, true), (1003, true), (1007, true), (1011, true), (1012, true),
+        (1013, true), (1014, true), (3000, true), (4999, true), (1004, false), (1005, false),
+        (1006, false), (1015, false), (1016, false), (2999, false), (5000, false)
+    ])
+    func aCloseCodeIsCheckedAgainstTheRegistry(code: UInt16, valid: Bool) {
+        #expect(CloseCode.isValidOnWire(code) == valid)
+        #expect((Self.firstViolation(Self.masked(Frame.close(code: code))) == nil) == valid)
+    }
+
     @Test func aServerSideDecoderTakesUnmaskedFrames() {
         #expect(
             Self.firstViolation(Frame(opcode: .text, payload: [0x61]).encoded(), requireMask: false)

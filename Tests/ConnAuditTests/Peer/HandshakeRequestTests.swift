@@ -30,10 +30,7 @@ struct HandshakeRequestTests {
         ("GET /chat?token=abc HTTP/1.1", "POST / HTTP/1.1", "the method is not GET"),
         ("GET /chat?token=abc HTTP/1.1", "GET / HTTP/1.0", "the version is not HTTP/1.1"),
         ("Connection: keep-alive, Upgrade", "Connection: keep-alive", "no 'Connection: Upgrade'"),
-        (
-            "Sec-WebSocket-Version: 13", "Sec-WebSocket-Version: 8",
-            "Sec-WebSocket-Version is not 13"
-        ),
+        ("Sec-WebSocket-Version: 13", "X-Version: 13", "no Sec-WebSocket-Version"),
         (
             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Key: c2hvcnQ=",
             "Sec-WebSocket-Key is not 16 bytes in base64"
@@ -45,6 +42,23 @@ struct HandshakeRequestTests {
         #expect(throws: HandshakeError.invalid(why)) {
             try WebSocketHandshake.validate(try Self.request(lines))
         }
+    }
+
+    /// RFC 6455 section 4.2.2: another version is answered 426 with the version the server
+    /// speaks, so that the client can retry with it.
+    @Test(arguments: ["Sec-WebSocket-Version: 8", "Sec-WebSocket-Version: 14"])
+    func anotherVersionGets426WithVersion13(replacement: String) throws {
+        let lines = Self.valid.map { $0 == "Sec-WebSocket-Version: 13" ? replacement : $0 }
+        #expect(throws: HandshakeError.unsupportedVersion) {
+            try WebSocketHandshake.validate(try Self.request(lines))
+        }
+        let answer = String(
+            decoding: WebSocketHandshake.errorResponse(for: .unsupportedVersion), as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 426 Upgrade Required\r\n"))
+        #expect(answer.contains("\r\nSec-WebSocket-Version: 13\r\n"))
+        let bad = String(
+            decoding: WebSocketHandshake.errorResponse(for: .invalid("x")), as: UTF8.self)
+        #expect(bad.hasPrefix("HTTP/1.1 400 Bad Request\r\n") && !bad.contains("Sec-WebSocket"))
     }
 
     @Test func theHeadEndsAtItsBlankLine() {
