@@ -149,17 +149,33 @@ public struct Subprocess {
                 throw SubprocessError(description: "waitpid: errno \(errno)")
             }
             if Date() > deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &raw, 0)
-                closeInput()
+                terminate()
                 throw SubprocessError(description: "\(program) ran past \(timeout) s: killed")
             }
             usleep(5_000)
         }
         closeInput()
-        let code = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        let code = Self.code(raw)
         status = code
         return code
+    }
+
+    /// Kills the child and reaps it, unless it was reaped already: once reaped, its pid may
+    /// belong to another process (another test's child), which must not get the signal.
+    public mutating func terminate() {
+        defer { closeInput() }
+        guard status == nil else { return }
+        kill(pid, SIGKILL)
+        var raw: Int32 = 0
+        var r = waitpid(pid, &raw, 0)
+        while r < 0 && errno == EINTR { r = waitpid(pid, &raw, 0) }
+        // Reaped here, or (waitpid failing) not this process's child any more: never signal again.
+        status = r == pid ? Self.code(raw) : 128 + SIGKILL
+    }
+
+    /// The exit status, or 128 + the signal, of a raw waitpid status.
+    private static func code(_ raw: Int32) -> Int32 {
+        raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
     }
 
     /// What the child wrote to standard output (so far).

@@ -44,11 +44,11 @@ struct PeerCommandLineTests {
 
     /// At the end of its duration the peer closes what is open with 1001 and exits 0.
     @Test func itStopsByItselfWhenItsDurationIsOver() throws {
-        var peer = try PeerProcess(["--duration", "1"])
+        var peer = try PeerProcess(["--duration", "3"])
         defer { peer.remove() }
         let client = try RawClient(port: peer.port)
         _ = try #require(client.upgrade())
-        let read = try client.next(timeoutMs: 3_000)
+        let read = try client.next(timeoutMs: 6_000)
         guard case .frame(let close) = read else {
             Issue.record("no close frame: \(read)")
             return

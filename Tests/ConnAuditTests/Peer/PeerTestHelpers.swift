@@ -23,7 +23,8 @@ struct PeerProcess {
         dir = try makeTemporaryDirectory(scenario.map { ["scenario.yaml": $0] } ?? [:])
         var all = ["--listen", "127.0.0.1:0", "--log", dir + "/peer.jsonl", "--duration", "20"]
         if scenario != nil { all += ["--scenario", dir + "/scenario.yaml"] }
-        child = try Subprocess(all + arguments, scratch: dir, shell: shell, program: "conn-peer")
+        var child = try Subprocess(
+            all + arguments, scratch: dir, shell: shell, program: "conn-peer")
         let clock = MonotonicClock()
         var port: UInt16?
         while port == nil && clock.elapsedMs() < 5_000 {
@@ -34,10 +35,12 @@ struct PeerProcess {
             if port == nil { usleep(5_000) }
         }
         guard let port else {
-            kill(child.pid, SIGKILL)
-            throw SubprocessError(
-                description: "conn-peer did not say where it listens: \(child.errors)")
+            let errors = child.errors
+            child.terminate()
+            removeTemporaryDirectory(dir)
+            throw SubprocessError(description: "conn-peer did not say where it listens: \(errors)")
         }
+        self.child = child
         self.port = port
     }
 
@@ -48,11 +51,17 @@ struct PeerProcess {
         return (code, (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")
     }
 
-    /// Kills the peer if it still runs and removes its directory.
-    func remove() {
-        kill(child.pid, SIGKILL)
+    /// Kills and reaps the peer if it still runs (never a pid already reaped) and removes its
+    /// directory.
+    mutating func remove() {
+        child.terminate()
         removeTemporaryDirectory(dir)
     }
+
+    /// The peer's exit status once it ended (waiting at most 10 s).
+    mutating func status() throws -> Int32 { try child.wait(timeout: 10) }
+
+    var pid: pid_t { child.pid }
 }
 
 /// A WebSocket or HTTP client on a raw TCP socket, with every read bounded in time: it sends
@@ -76,7 +85,9 @@ final class RawClient {
 
     /// A socket connected to `port` on loopback, or -1 and the errno of the failure.
     static func connect(port: UInt16) -> (fd: Int32, errno: Int32) {
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Children spawned by other tests must not inherit the connection.
+        let fd = Glibc.socket(
+            AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return (-1, errno) }
         var sin = sockaddr_in()
         sin.sin_family = sa_family_t(AF_INET)
