@@ -21,7 +21,8 @@ public struct Scenario: Sendable, Equatable {
     /// The mix served without a scenario file. A client that connects four times in a row sees
     /// the four outcomes a heartbeat client must handle: pongs at once, pongs 2 s late (past the
     /// default 1 s timeout), a close right after the handshake, a connection closed before it.
-    /// SSE clients get three events, then three more after a redelivery of the last one.
+    /// SSE clients get three events (ids 1-3); reconnecting with the last id they saw, they get
+    /// three more, the first of them that id again (`Last-Event-ID: 3` gets ids 3, 4 and 5).
     public static let defaultMix = Scenario(
         websocket: [
             WebSocketPlan(action: .pong),

@@ -208,6 +208,20 @@ private struct Reader {
         if let v = keys["action"] {
             plan.action = try choice(v, key: "action", as: SSEPlan.Action.self)
         }
+        // As for websocket entries: an option where its action ignores it is an error, not a
+        // silent no-op. A refused connection gets no response at all; a dropped one never ends.
+        let owners: [String: [SSEPlan.Action]] = [
+            "events": [.stream, .drop], "interval_ms": [.stream, .drop],
+            "retry_ms": [.stream, .drop], "resume": [.stream, .drop],
+            "redeliver": [.stream, .drop], "end": [.stream]
+        ]
+        for pair in node.mappingPairs ?? [] {
+            guard let key = pair.key.scalar, let actions = owners[key] else { continue }
+            guard actions.contains(plan.action) else {
+                throw error(
+                    "'\(key)' does not apply to action '\(plan.action.rawValue)'", at: pair.key)
+            }
+        }
         if let v = keys["events"] {
             plan.events = try integer(v, key: "events", in: 0...ScenarioLoader.maxEvents)
         }

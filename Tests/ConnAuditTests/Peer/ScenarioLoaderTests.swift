@@ -132,6 +132,26 @@ struct ScenarioLoaderTests {
             "s.yaml:2:11: error: 'end' must be one of: close, hold; not 'later'"
         ),
         (
+            "sse:\n  - {action: refuse, events: 2}\n",
+            "s.yaml:2:22: error: 'events' does not apply to action 'refuse'"
+        ),
+        (
+            "sse:\n  - {action: refuse, interval_ms: 5}\n",
+            "s.yaml:2:22: error: 'interval_ms' does not apply to action 'refuse'"
+        ),
+        (
+            "sse:\n  - {action: refuse, resume: reset}\n",
+            "s.yaml:2:22: error: 'resume' does not apply to action 'refuse'"
+        ),
+        (
+            "sse:\n  - {retry_ms: 5, action: refuse}\n",
+            "s.yaml:2:6: error: 'retry_ms' does not apply to action 'refuse'"
+        ),
+        (
+            "sse:\n  - {action: drop, end: hold}\n",
+            "s.yaml:2:20: error: 'end' does not apply to action 'drop'"
+        ),
+        (
             "sse: [{events: 1}]\n---\nsse: []\n",
             "s.yaml:3:1: error: a scenario is one YAML document"
         ),
