@@ -132,8 +132,9 @@ public final class PeerServer: @unchecked Sendable {
         log.write(
             "peer.request", gen: gen,
             [
-                "proto": .string(proto), "path": .string(String(request.path.prefix(200))),
-                "n": .int(n), "action": .string(action)
+                "proto": .string(proto), "path": .string(Self.loggedPath(request.path)),
+                "path_bytes": .int(request.path.utf8.count), "n": .int(n),
+                "action": .string(action)
             ])
         if isUpgrade {
             let plan = options.scenario.websocketPlan(n)
@@ -160,6 +161,20 @@ public final class PeerServer: @unchecked Sendable {
             if plan.action == .refuse { return refuse(connection) }
             SSESession(connection: connection, plan: plan, request: request).run()
         }
+    }
+
+    /// What the log shows of a request path: its first segment, cut at 32 bytes and before any
+    /// `.`. A token often rides in a later segment (`/ws/eyJ...`), and a JWT has dots, so
+    /// neither reaches the log; the length is logged beside it.
+    static func loggedPath(_ path: String) -> String {
+        let bytes = Array(path.utf8)
+        var end = bytes.first == UInt8(ascii: "/") ? 1 : 0
+        while end < bytes.count && end < 32 && bytes[end] != UInt8(ascii: "/")
+            && bytes[end] != UInt8(ascii: ".")
+        {
+            end += 1
+        }
+        return String(decoding: bytes[..<end], as: UTF8.self)
     }
 
     /// The request head and any bytes after it; nil (connection ended) when it never came whole.
