@@ -18,7 +18,27 @@ extension CommandLineTool {
             .init(name: "--report", kind: .value, repeatable: true),
             .init(name: "--write-exact-baseline", kind: .value),
             .init(name: "--use", kind: .value),
+            .init(name: "--shard", kind: .value),
             .init(name: "--show-config", kind: .flag)
+        ] + everyCommandTakes
+
+    /// `merge PART...`: the report options of `check`, and the rule options the shards had.
+    static let mergeOptions: [ArgumentParser.Option] =
+        [
+            .init(name: "--rules", kind: .value, repeatable: true),
+            .init(name: "--format", kind: .value),
+            .init(name: "--output", kind: .value),
+            .init(name: "--fail-on", kind: .value),
+            .init(name: "--param", kind: .value, repeatable: true),
+            .init(name: "--only", kind: .value, repeatable: true),
+            .init(name: "--skip", kind: .value, repeatable: true),
+            .init(name: "--max-expansion", kind: .value),
+            .init(name: "--color", kind: .value),
+            .init(name: "--quiet", kind: .flag),
+            .init(name: "--exact-baseline", kind: .value),
+            .init(name: "--report", kind: .value, repeatable: true),
+            .init(name: "--write-exact-baseline", kind: .value),
+            .init(name: "--use", kind: .value)
         ] + everyCommandTakes
 
     /// The config file's options and `--help`, which every command takes.
@@ -71,6 +91,7 @@ extension CommandLineTool {
         switch command {
         case "timeline": return timelineOptions
         case "rules": return rulesOptions
+        case "merge": return mergeOptions
         default: return checkOptions
         }
     }

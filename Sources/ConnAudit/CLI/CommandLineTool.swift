@@ -126,6 +126,9 @@ public enum CommandLineTool {
             case "timeline":
                 args.removeFirst()
                 return try timelineCommand(args, Array(bytes.dropFirst()), console)
+            case "merge":
+                args.removeFirst()
+                return try mergeCommand(args, Array(bytes.dropFirst()), console)
             default:
                 if let first = args.first, !first.hasPrefix("-"), access(first, F_OK) != 0 {
                     // A mistyped command reads as a PATH that does not exist: say which was meant.
@@ -174,17 +177,87 @@ public enum CommandLineTool {
             return 0
         }
         let settings = try Self.applyConfig(&p)
+        let request = try Self.reportRequest(p, partial: true)
+        let shard = try Self.shard(p, request: request)
+        let jobs = try Self.jobs(p)
+        let opener = try Self.opener(p)
+        let progressMode = try Self.progressMode(p)
+        // What is in force, once every value in it is known to be valid.
+        if p.has("--show-config") {
+            console.out(Self.shownConfig(p, settings))
+            return 0
+        }
+        guard !p.positionals.isEmpty else {
+            throw UsageError("no PATH given: name log files, directories, or - for standard input")
+        }
+        if p.positionals.filter({ $0 == "-" }).count > 1 {
+            throw UsageError("'-' (standard input) given more than once")
+        }
+
+        let prepared = try Self.prepareRules(&p, settings, console: console)
+        let found = InputDiscovery.discover(bytes: p.positionalBytes)
+        if found.files.isEmpty && found.errors.isEmpty {
+            throw UsageError(
+                "no log files found under \(p.shownPositionals.joined(separator: ", ")) (*.jsonl, *.ndjson, *.log, and .gz)"
+            )
+        }
+        var outputs: [(option: String, path: String)] = []
+        if let path = p.value("--output") { outputs.append(("--output", path)) }
+        outputs += request.extraReports.map { ("--report \($0.format)=", $0.path) }
+        if let path = p.value("--write-exact-baseline") {
+            outputs.append(("--write-exact-baseline", path))
+        }
+        try Self.checkOutputs(outputs, inputs: found.files, baseline: p.value("--exact-baseline"))
+        if let shard {
+            return try Self.writePartial(
+                p, shard: shard, prepared: prepared, found: found, jobs: jobs, opener: opener,
+                progressMode: progressMode, console: console)
+        }
+        let keep = Self.keptFindings(p, request)
+        let today = Baseline.today()
+        let divert =
+            keep == nil || prepared.suppressions.entries.isEmpty
+            ? nil
+            : prepared.suppressions.filter(
+                rules: prepared.ruleSet.rules.map(\.id), paths: Auditor.filePaths(of: found.files),
+                today: today)
+        let progress = Self.progressLine(
+            progressMode, quiet: p.has("--quiet"), files: found.files, console: console)
+        let auditor = Auditor(
+            rules: prepared.ruleSet, overrides: prepared.overrides, jobs: jobs, keepFindings: keep,
+            divert: divert, progress: progress?.progress, opener: opener)
+        progress?.line.start()
+        var report = auditor.run(
+            found.files, discoveryErrors: found.errors, failOn: request.failOn)
+        progress?.line.stop()
+        return try Self.conclude(
+            &report, p, request, prepared, today: today,
+            inputsShown: p.shownPositionals.joined(separator: ", "), console: console)
+    }
+
+    /// What a check or a merge is to write: the formats, where, and the gate's settings.
+    struct ReportRequest {
+        var use: RunUse
+        var format: String
+        /// Extra reports from the same run: --report junit=out.xml --report sarif=out.sarif
+        var extraReports: [(format: String, path: String)]
+        var failOn: AuditReport.FailOn
+        var colorMode: String
+    }
+
+    /// The ``ReportRequest`` of `p`; `partial`: whether `--format partial` may be asked for.
+    static func reportRequest(_ p: ArgumentParser, partial: Bool) throws -> ReportRequest {
         guard let use = RunUse(rawValue: p.value("--use") ?? RunUse.corpus.rawValue) else {
             throw UsageError(
                 "--use must be corpus (a soak or fleet corpus) or gate (one upload), not '\(p.value("--use")!)'"
             )
         }
         let format = p.value("--format") ?? "text"
-        guard Self.formats.contains(format) else {
+        let allowed = Self.formats + (partial ? ["partial"] : [])
+        guard allowed.contains(format) else {
             throw UsageError(
-                "--format must be one of \(Self.formats.joined(separator: ", ")), not '\(format)'")
+                "--format must be one of \(allowed.joined(separator: ", ")), not '\(format)'")
         }
-        // Extra reports from the same run: --report junit=out.xml --report sarif=out.sarif
         var extraReports: [(format: String, path: String)] = []
         for item in p.all("--report") {
             guard let eq = item.firstIndex(of: "="), eq != item.startIndex,
@@ -204,22 +277,24 @@ public enum CommandLineTool {
         guard let failOn = AuditReport.FailOn(rawValue: p.value("--fail-on") ?? "error") else {
             throw UsageError("--fail-on must be error, warning, info or never")
         }
-        let jobs = try Self.jobs(p)
-        let opener = try Self.opener(p)
-        let colorMode = try Self.colorMode(p)
-        let progressMode = try Self.progressMode(p)
-        // What is in force, once every value in it is known to be valid.
-        if p.has("--show-config") {
-            console.out(Self.shownConfig(p, settings))
-            return 0
-        }
-        guard !p.positionals.isEmpty else {
-            throw UsageError("no PATH given: name log files, directories, or - for standard input")
-        }
-        if p.positionals.filter({ $0 == "-" }).count > 1 {
-            throw UsageError("'-' (standard input) given more than once")
-        }
+        return ReportRequest(
+            use: use, format: format, extraReports: extraReports, failOn: failOn,
+            colorMode: try Self.colorMode(p))
+    }
 
+    /// The rules a check or merge runs, and what goes with them.
+    struct PreparedRules {
+        var ruleSet: RuleSet
+        var suppressions: Suppressions
+        var overrides: [String: Value]
+        /// `classify` rules that run only for the outcome counts (left out by --only/--skip).
+        var background: Set<String>
+    }
+
+    /// Loads the rules `p` and the config file name, selects them, and reads their parameters.
+    static func prepareRules(_ p: inout ArgumentParser, _ settings: Settings, console: Console)
+        throws -> PreparedRules
+    {
         var ruleSet = try loadRules(for: p, settings)
         if !p.has("--quiet") {
             for w in ruleSet.warnings { console.err(w.description + "\n") }
@@ -243,8 +318,9 @@ public enum CommandLineTool {
         }
         // A param of the config file that no selected rule has is left out (the file serves
         // runs with any --only); one given on the command line is an error.
+        let selected = ruleSet.rules
         p.dropFileParams { item in
-            !Self.someRule(ruleSet.rules, hasParam: String(item.prefix { $0 != "=" }))
+            !Self.someRule(selected, hasParam: String(item.prefix { $0 != "=" }))
         }
         try Self.checkFileParams(p, settings, rules: ruleSet.rules)
         let overrides = try parseParams(p.all("--param"), rules: ruleSet.rules)
@@ -256,49 +332,40 @@ public enum CommandLineTool {
             background = Set(hidden.map(\.id))
             ruleSet.rules += hidden
         }
+        return PreparedRules(
+            ruleSet: ruleSet, suppressions: suppressions, overrides: overrides,
+            background: background)
+    }
 
-        let found = InputDiscovery.discover(bytes: p.positionalBytes)
-        if found.files.isEmpty && found.errors.isEmpty {
-            throw UsageError(
-                "no log files found under \(p.shownPositionals.joined(separator: ", ")) (*.jsonl, *.ndjson, *.log, and .gz)"
-            )
-        }
-        var outputs: [(option: String, path: String)] = []
-        if let path = p.value("--output") { outputs.append(("--output", path)) }
-        outputs += extraReports.map { ("--report \($0.format)=", $0.path) }
-        if let path = p.value("--write-exact-baseline") {
-            outputs.append(("--write-exact-baseline", path))
-        }
-        try Self.checkOutputs(outputs, inputs: found.files, baseline: p.value("--exact-baseline"))
-        // The text and GitHub reports show the first findings of each rule and count the rest:
-        // when they are all the run writes, only those are kept (memory then does not grow with
-        // the findings). The others and baselines take every finding. Suppressions then apply as
-        // violations are found, counting what they accept; else to the report, afterwards.
+    /// How many findings per rule and kind a run keeps: the text and GitHub reports show the
+    /// first findings of each rule and count the rest: when they are all the run writes, only
+    /// those are kept (memory then does not grow with the findings). The others and baselines
+    /// take every finding. Suppressions then apply as violations are found, counting what they
+    /// accept; else to the report, afterwards.
+    static func keptFindings(_ p: ArgumentParser, _ request: ReportRequest) -> Int? {
         let listsAll =
-            ([format] + extraReports.map(\.format)).contains { !["text", "github"].contains($0) }
+            ([request.format] + request.extraReports.map(\.format)).contains {
+                !["text", "github"].contains($0)
+            }
             || p.has("--exact-baseline") || p.has("--write-exact-baseline")
-        let keep = listsAll ? nil : max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
-        let today = Baseline.today()
-        let divert =
-            keep == nil || suppressions.entries.isEmpty
-            ? nil
-            : suppressions.filter(
-                rules: ruleSet.rules.map(\.id), paths: Auditor.filePaths(of: found.files),
-                today: today)
-        let progress = Self.progressLine(
-            progressMode, quiet: p.has("--quiet"), files: found.files, console: console)
-        let auditor = Auditor(
-            rules: ruleSet, overrides: overrides, jobs: jobs, keepFindings: keep, divert: divert,
-            progress: progress?.progress, opener: opener)
-        progress?.line.start()
-        var report = auditor.run(found.files, discoveryErrors: found.errors, failOn: failOn)
-        progress?.line.stop()
+        return listsAll ? nil : max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
+    }
+
+    /// What a run's report goes through before it is written, and its writing: the background
+    /// labels, the gate, suppressions, baselines, the verdict of a run that read no event; then
+    /// every report asked for. Returns the exit status. `inputsShown`: the PATHs as given.
+    static func conclude(
+        _ report: inout AuditReport, _ p: ArgumentParser, _ request: ReportRequest,
+        _ prepared: PreparedRules, today: String, inputsShown: String, console: Console
+    ) throws -> Int32 {
+        let background = prepared.background
+        let suppressions = prepared.suppressions
         if !background.isEmpty {
             report.backgroundLabels = report.results.filter { background.contains($0.rule.id) }
                 .compactMap(\.labels)
             report.results.removeAll { background.contains($0.rule.id) }
         }
-        if use == .gate { report.judgeAsGate() }
+        if request.use == .gate { report.judgeAsGate() }
         if !suppressions.entries.isEmpty {
             let summary = suppressions.apply(to: &report, today: today)
             report.suppressions = summary
@@ -345,7 +412,7 @@ public enum CommandLineTool {
             let n = report.inputs.lines
             report.inputErrors.append(
                 InputError(
-                    path: p.shownPositionals.joined(separator: ", "),
+                    path: inputsShown,
                     reason:
                         "no event in \(n == 0 ? "it (no line at all)" : "its \(n) line\(n == 1 ? "" : "s")"): "
                         + "nothing was judged",
@@ -355,13 +422,15 @@ public enum CommandLineTool {
         if !p.has("--quiet") || p.has("--output") {
             let toTerminal =
                 p.value("--output") == nil && console.isTerminal && console.colorAllowed
-            let color = colorMode == "always" || (colorMode == "auto" && toTerminal)
+            let color =
+                request.colorMode == "always" || (request.colorMode == "auto" && toTerminal)
             try Self.emit(
-                report, format: format, color: color, to: p.value("--output"), console: console)
+                report, format: request.format, color: color, to: p.value("--output"),
+                console: console)
         }
-        for extra in extraReports {
+        for extra in request.extraReports {
             try Self.emit(
-                report, format: extra.format, color: colorMode == "always", to: extra.path,
+                report, format: extra.format, color: request.colorMode == "always", to: extra.path,
                 console: console)
         }
         // Unreadable inputs are named on standard error whatever the format, for CI logs.
@@ -371,7 +440,7 @@ public enum CommandLineTool {
 
     static let formats = ["text", "json", "junit", "sarif", "github", "gitlab", "concise"]
     /// The commands, for `help COMMAND` and for what a mistyped one was meant to be.
-    static let commands = ["check", "timeline", "rules"]
+    static let commands = ["check", "timeline", "rules", "merge"]
 
     /// `--jobs N` (1…256), default: the number of cores.
     static func jobs(_ p: ArgumentParser) throws(UsageError) -> Int {

@@ -2,7 +2,8 @@
 enum Help {
     /// The whole manual: every command, its options, exit status and examples.
     static let main = [
-        intro, usage, paths, checkOptions, timelineOptions, rulesOptions, exitStatus, examples, docs
+        intro, usage, paths, checkOptions, mergeOptions, timelineOptions, rulesOptions,
+        exitStatus, examples, docs
     ]
     .joined(separator: "\n\n")
 
@@ -15,6 +16,12 @@ enum Help {
                 "USAGE\n" + usageLine(containing: "timeline"), paths, timelineOptions, exitStatus,
                 examples(containing: " timeline "), docs
             ].joined(separator: "\n\n")
+        case "merge":
+            return [
+                "conn-audit merge — one report from the partial results of every shard of a run.",
+                "USAGE\n" + usageLine(containing: "merge"), mergeOptions, exitStatus,
+                examples(containing: " merge "), docs
+            ].joined(separator: "\n\n")
         case "rules":
             return [
                 "conn-audit rules — validate, list, explain and test rules.",
@@ -25,7 +32,7 @@ enum Help {
             return [
                 "conn-audit check — check logs against rules (the default command).",
                 "USAGE\n" + usageLine(containing: "[check]"), paths, checkOptions, exitStatus,
-                examples(excluding: [" timeline ", " rules "]), docs
+                examples(excluding: [" timeline ", " rules ", " merge "]), docs
             ].joined(separator: "\n\n")
         }
     }
@@ -65,6 +72,7 @@ enum Help {
           conn-audit timeline PATH... [--src S] [--session S] [--stream ws] [--gen N]
                              [--around FILE:LINE] [--format text|json|html]   postmortem view
           conn-audit rules [--rules DIR|FILE]... [--check | --list | --explain ID | --test]
+          conn-audit merge PART... [--format FMT] [--report FMT=FILE]...   one report from shards
           conn-audit completions bash|zsh|fish      a completion script: source <(conn-audit completions bash)
           conn-audit help [COMMAND] | --help | --version
         """
@@ -81,7 +89,8 @@ enum Help {
                                 run too unless these files define the same ids. A config file's
                                 rules: come on top of the built-in pack (unless builtin-rules: false)
           --format FMT          report format: text (default), json, junit, sarif, github,
-                                gitlab (Code Quality), concise (PATH:LINE: RULE: MESSAGE)
+                                gitlab (Code Quality), concise (PATH:LINE: RULE: MESSAGE), or
+                                partial (JSON Lines for 'conn-audit merge'; exit 0 once written)
           --output FILE         write the report to FILE instead of standard output
           --report FMT=FILE     also write a report in another format from the same run
                                 (repeatable): --report junit=report.xml --report sarif=out.sarif
@@ -111,6 +120,11 @@ enum Help {
                                 repository's root); the command line wins over it
           --no-config           read no config file
           --show-config         print the settings in force (as a config file) and exit
+          --shard K/N           judge only shard K of N (K from 1 to N): the sources whose key
+                                hashes to K, each with all its files; with --format partial, the
+                                part 'conn-audit merge' makes one report of. Every shard skims
+                                every file for its sources; a file of one source is read in full
+                                by one shard (docs/scale-out.md)
           --exact-baseline FILE accept the violations of this exact log recorded in FILE (shown as
                                 baselined, they do not fail the gate; expired entries accept
                                 nothing). For known issues on new logs, use suppressions
@@ -118,6 +132,18 @@ enum Help {
                                 record every current violation in FILE, to accept them for now (at
                                 most 64 MiB: a larger one is not written, exit 2)
           Short forms: -f for --format, -o --output, -j --jobs, -q --quiet, -h --help
+        """
+
+    static let mergeOptions = """
+        MERGE OPTIONS
+          PART is a partial result (--format partial, gzip too) of one shard; give every shard's.
+          The report is the one a single check over all the logs writes, byte for byte, and so
+          is the exit status. The merge loads the rules as check does: give it the --rules,
+          --param, --only, --skip and config file the shards had (a partial of other rules is
+          refused). Partials of another format version, cut short, of other input files, of a
+          different number of shards, or with a shard missing or given twice are refused (exit 2).
+          --format, --output, --report, --fail-on, --use, --color, --quiet, --exact-baseline,
+          --write-exact-baseline, --max-expansion, --config, --no-config as for check
         """
 
     static let timelineOptions = """
@@ -166,6 +192,8 @@ enum Help {
           conn-audit --show-config
           conn-audit upload.jsonl.gz --fail-on warning --param timeout_ms=2000
           cat device.log | conn-audit - --only 'ws.*'
+          conn-audit logs/ --shard 2/4 --format partial --output part-2.jsonl
+          conn-audit merge part-*.jsonl --format github --report junit=junit.xml
           conn-audit timeline samples/ --src ipad-b --gen 1
           conn-audit timeline samples/ --around samples/violations/ipad-b.jsonl:7
           conn-audit rules --rules my-rules/ --check

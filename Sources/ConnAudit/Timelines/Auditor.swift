@@ -19,7 +19,7 @@ public final class Auditor: @unchecked Sendable {
 
     private let rules: RuleSet
     private let overrides: [String: Value]
-    private let jobs: Int
+    let jobs: Int
     let opener: Opener
     let wanted: Set<String>?
     /// Files at least this large are read ahead once to learn where each source's last line is,
@@ -52,6 +52,9 @@ public final class Auditor: @unchecked Sendable {
     let judged: (@Sendable (SourceKey) -> Bool)?
     /// Counts what pass 1 reads, for a progress line (nil: nothing is counted).
     let progress: RunProgress?
+    /// nil: the whole run. Else the one shard of it this run judges (``Shard``): its sources, and
+    /// the lines and reader findings of the files it owns.
+    public let shard: Shard?
 
     public init(
         rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
@@ -62,12 +65,20 @@ public final class Auditor: @unchecked Sendable {
         divert: ViolationFilter? = nil,
         judged: (@Sendable (SourceKey) -> Bool)? = nil,
         progress: RunProgress? = nil,
+        shard: Shard? = nil,
         opener: @escaping Opener = { f throws(InputError) in try ByteSources.open(f) }
     ) {
         self.progress = progress
         self.keepFindings = keepFindings.map { max(1, $0) }
         self.divert = divert
-        self.judged = judged
+        self.shard = shard
+        // Another shard's sources in a file read here run only their `classify` rules, and
+        // their outcomes are dropped.
+        if let shard {
+            self.judged = { key in shard.owns(key) && (judged?(key) ?? true) }
+        } else {
+            self.judged = judged
+        }
         self.readAheadFrom = readAheadFrom
         self.retireIdleAfter = max(0, retireIdleAfter)
         self.rereadable = rereadable
@@ -89,7 +100,21 @@ public final class Auditor: @unchecked Sendable {
     ) -> AuditReport {
         let files = Self.filePaths(of: inputs)
         let plan = makePlan(files: files)
+        let parts = runParts(inputs, discoveryErrors: discoveryErrors, plan: plan)
+        return assemble(parts, failOn: failOn, plan: plan)
+    }
+
+    /// Reads and judges `inputs` (with ``shard``, only what that shard owns), up to the totals a
+    /// report is made of: what ``assemble(_:failOn:plan:)`` turns into one, and what a partial
+    /// result holds.
+    func runParts(
+        _ inputs: [InputFile], discoveryErrors: [InputError], plan: EvaluationPlan
+    ) -> RunParts {
+        let files = plan.files
         let spool = Spool(inputs: inputs)
+        let roles =
+            shard.flatMap { $0.count > 1 ? fileRoles(of: inputs, in: $0) : nil }
+            ?? Array(repeating: FileRole(read: true, owned: true), count: inputs.count)
 
         // Pass 1: every file once, in parallel; with fewer files than workers, the sources of a
         // file are shared out among the spare workers too.
@@ -101,24 +126,28 @@ public final class Auditor: @unchecked Sendable {
         // rules react to): with several workers, from rules compiled for it alone.
         let corpusFeed = CorpusFeed(
             plan: jobs == 1 ? plan : makePlan(files: files, judging: false), files: files)
+        // With a shard, a file's findings are folded at the end: only its sources' count.
+        let fold: Fold = inputs.count == 1 && shard == nil ? .now : .atEnd
         let scans = parallelMap(inputs.count, jobs: jobs) { i, worker in
-            let share = corpusFeed.share(file: i)
+            // A file another shard owns puts nothing on the corpus timeline here.
+            let share = corpusFeed.share(file: i, counted: roles[i].owned)
             defer {
                 share.release()
                 corpusFeed.finish(file: i)
                 self.progress?.fileRead()
             }
+            guard roles[i].read else { return FileScan(stats: FileStats(path: inputs[i].path)) }
             return self.scan(
                 inputs[i], index: Int32(i), plan: plans[worker], spool: spool, workers: perFile,
-                corpus: share,
-                fold: inputs.count == 1 ? .now : .atEnd)
+                corpus: share, fold: fold)
         }
 
-        // Which sources span several files?
+        // Which sources span several files? With a shard, only its own sources are judged (a
+        // file read for one of them may hold others, which their own shards judge).
         var filesOf: [SourceKey: [Int]] = [:]
         var sourceOrder: [SourceKey] = []
         for (i, scan) in scans.enumerated() {
-            for key in scan.order {
+            for key in scan.order where shard?.owns(key) ?? true {
                 if filesOf[key] == nil { sourceOrder.append(key) }
                 filesOf[key, default: []].append(i)
             }
@@ -136,23 +165,35 @@ public final class Auditor: @unchecked Sendable {
 
         // Collect.
         let total = FindingSink(files: files, keep: keepFindings)
-        var stats = InputStats()
+        var generations = 0
         for scan in scans {
             if let folded = scan.folded { total.merge(folded) }
-            for key in scan.order where filesOf[key]!.count == 1 {
+            for key in scan.order where filesOf[key]?.count == 1 {
                 let outcome = scan.sources[key]!
                 total.merge(outcome.sink)
-                stats.generations += outcome.generations
+                generations += outcome.generations
             }
         }
         var mergeErrors: [InputError] = []
         for (outcome, errors) in merged {
             total.merge(outcome.sink)
-            stats.generations += outcome.generations
+            generations += outcome.generations
             for e in errors where !mergeErrors.contains(e) { mergeErrors.append(e) }
         }
         total.merge(corpusFeed.close())
+        var fileStats = scans.map(\.stats)
+        for i in fileStats.indices { fileStats[i].path = files[i] }
+        return RunParts(
+            total: total, files: fileStats, owned: roles.map(\.owned),
+            sources: sourceOrder.count, generations: generations,
+            discoveryErrors: discoveryErrors, mergeErrors: mergeErrors)
+    }
 
+    /// The report `parts` make: each rule's result, the inputs' totals, the errors.
+    func assemble(_ parts: RunParts, failOn: AuditReport.FailOn, plan: EvaluationPlan)
+        -> AuditReport
+    {
+        let total = parts.total
         var results: [RuleResult] = []
         for compiled in plan.all {
             if case .classify(let c, let required, let minimum, let appliesIf) = compiled.rule.check
@@ -187,24 +228,25 @@ public final class Auditor: @unchecked Sendable {
             result.omittedInconclusive = omitted.inconclusive
             results.append(result)
         }
-        var fileStats = scans.map(\.stats)
-        for i in fileStats.indices { fileStats[i].path = files[i] }
-        stats.files = inputs.count
-        for f in fileStats {
+        var stats = InputStats()
+        stats.files = parts.files.count
+        for f in parts.files {
             stats.lines += f.lines
             stats.events += f.events
             stats.malformed += f.malformed
             stats.blank += f.blank
             stats.bytes += f.bytes
         }
-        stats.sources = sourceOrder.count
-        var errors = discoveryErrors + fileStats.compactMap(\.error)
+        stats.sources = parts.sources
+        stats.generations = parts.generations
+        var errors = parts.discoveryErrors + parts.files.compactMap(\.error)
         // A file that already failed in pass 1 is named once.
-        for e in mergeErrors where !errors.contains(where: { $0.path == e.path }) {
+        for e in parts.mergeErrors where !errors.contains(where: { $0.path == e.path }) {
             errors.append(e)
         }
         return AuditReport(
-            files: fileStats, inputs: stats, inputErrors: errors, results: results, failOn: failOn)
+            files: parts.files, inputs: stats, inputErrors: errors, results: results,
+            failOn: failOn)
     }
 
     /// The rules compiled for one thread, with this run's settings, for findings in `files`.
@@ -248,6 +290,22 @@ public final class Auditor: @unchecked Sendable {
         result.labels = ordered
         return result
     }
+}
+
+/// What a run (or one shard of it) read and found, before it is made a report: the findings,
+/// counts and labels of every rule, each file's accounting, and the input errors.
+struct RunParts {
+    var total: FindingSink
+    /// Every file of the run, in order; only those ``owned`` were counted by this run.
+    var files: [FileStats]
+    var owned: [Bool]
+    /// Sources judged, and their generations.
+    var sources: Int
+    var generations: Int
+    /// Paths that named nothing readable, found before any file was read.
+    var discoveryErrors: [InputError]
+    /// Files that could not be read again in pass 2.
+    var mergeErrors: [InputError]
 }
 
 /// One ``EvaluationPlan`` per worker thread, made when the thread first asks for it.

@@ -46,12 +46,15 @@ final class CorpusFeed: @unchecked Sendable {
     final class Share {
         private let feed: CorpusFeed
         let file: Int
+        /// False for a file another shard owns (``Shard``): its items take no place here.
+        let counted: Bool
         /// Set while the file's reading may still be abandoned: its items wait here.
         private var pending: CorpusItems?
 
-        init(feed: CorpusFeed, file: Int) {
+        init(feed: CorpusFeed, file: Int, counted: Bool) {
             self.feed = feed
             self.file = file
+            self.counted = counted
         }
 
         /// The reading that starts may be abandoned for another from the file's start: hold its
@@ -63,6 +66,7 @@ final class CorpusFeed: @unchecked Sendable {
         /// An item of the file, in line order: an event a corpus rule reacts to, or (nil) a reader
         /// finding none does, which only takes its place.
         func add(_ e: Event?) {
+            guard counted else { return }
             if pending != nil { pending!.append(e) } else { feed.add(e, file: file) }
         }
 
@@ -81,7 +85,10 @@ final class CorpusFeed: @unchecked Sendable {
         }
     }
 
-    func share(file: Int) -> Share { Share(feed: self, file: file) }
+    /// `counted` false: the file's items are dropped (another shard owns the file).
+    func share(file: Int, counted: Bool = true) -> Share {
+        Share(feed: self, file: file, counted: counted)
+    }
 
     private func add(_ e: Event?, file: Int) {
         state.withLock { s in
