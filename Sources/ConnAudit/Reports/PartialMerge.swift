@@ -69,6 +69,9 @@ struct PartialMerge {
                 )
             }
             guard case .object(let entries) = value, entries.count == 1 else {
+                if first {
+                    throw fail("is not a conn-audit partial result (no header on its first line)")
+                }
                 throw fail("line \(raw.number) is not a partial's record")
             }
             let kind = entries[0].key, body = entries[0].value

@@ -5,8 +5,8 @@
 /// header first, an `end` record last (a partial cut short has none). It holds the findings with
 /// their context lines, the label counts of `classify` rules, the accounting of the files the
 /// shard owns, and the input errors — nothing else. Secrets never appear: context lines and
-/// messages are the reports' own, and a finding's event fields are kept as the reader kept them
-/// (a flagged value only as its redaction). docs/schema/partial.schema.json has each record.
+/// messages are the reports' own, and of a finding's event fields (what suppressions match on)
+/// a value holding a secret is kept only as the reports redact it. docs/schema/partial.schema.json has each record.
 enum PartialReport {
     /// The format's version: a merge reads only partials of its own.
     static let version = 1
@@ -193,11 +193,25 @@ enum PartialReport {
             for entry in f.eventFields {
                 w.beginArray()
                 w.value(entry.key)
-                w.raw(nil, entry.value.rendered(bare: false))
+                // What a suppression's glob is matched against, each text holding a secret only
+                // as the reports redact it.
+                w.raw(nil, redacted(entry.value).rendered(bare: false))
                 w.endArray()
             }
             w.endArray()
         }
         w.endObject()
+    }
+
+    /// `value` with every secret in its texts (keys too) replaced as the reports replace it.
+    private static func redacted(_ value: Value) -> Value {
+        switch value {
+        case .string(let s): return .string(SecretShapes.text(s))
+        case .array(let items): return .array(items.map(redacted))
+        case .object(let entries):
+            return .object(
+                entries.map { Value.ObjectEntry(SecretShapes.text($0.key), redacted($0.value)) })
+        default: return value
+        }
     }
 }

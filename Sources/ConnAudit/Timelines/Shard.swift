@@ -12,7 +12,7 @@
 /// every shard first skims every file for its source keys (``SourceEndScan``, the light pre-pass
 /// of a large file). So a file of one source is parsed by one shard; a file interleaving `m`
 /// sources is parsed by up to `min(m, N)` shards; every shard skims the whole corpus.
-public struct Shard: Sendable, Equatable {
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// 1-based: `1...count`.
     public let index: Int
     public let count: Int
@@ -29,7 +29,8 @@ public struct Shard: Sendable, Equatable {
     /// `K/N` with `1 <= K <= N <= ``maxCount```; nil for anything else.
     public init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }),
+        guard parts.count == 2,
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { "0"..."9" ~= $0 } }),
             let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, n <= Self.maxCount, k >= 1,
             k <= n
         else { return nil }
