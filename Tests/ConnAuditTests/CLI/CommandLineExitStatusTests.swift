@@ -63,7 +63,7 @@ import ConnAuditTestSupport
             (["check"], "no PATH given"),
             (
                 ["LOG", "--format", "xml"],
-                "--format must be one of text, json, junit, sarif, github, gitlab, concise, not 'xml'"
+                "--format must be one of text, json, junit, sarif, github, gitlab, concise, partial, not 'xml'"
             ),
             (["LOG", "--format=yaml"], "--format must be one of text, json, junit, sarif, github"),
             (["LOG", "--report", "junit"], "--report takes FORMAT=FILE"),

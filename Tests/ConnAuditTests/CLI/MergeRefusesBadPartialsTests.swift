@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+
+@testable import ConnAudit
+import ConnAuditTestSupport
+
+/// A partial that cannot stand for its shard — another format version, cut short, of another
+/// run (other files, another N, other rules), a shard missing or given twice, not a partial at
+/// all — is refused with a message naming it and why: exit 2, nothing written, no crash. So is a
+/// corpus rule whose verdict cannot be merged from per-shard parts, by its id.
+@Suite("merge refuses partials that are not one run's")
+struct MergeRefusesBadPartialsTests {
+    /// Writes the partials of `shards` over samples/ into `dir`, with `options`; their paths.
+    static func partials(
+        _ shards: Int, in dir: String, options: [String] = [], name: String = "part"
+    ) throws -> [String] {
+        try (1...shards).map { k in
+            let path = "\(dir)/\(name)-\(k).jsonl"
+            let run = CommandLineRun(
+                [
+                    Repository.samples, "--no-config", "--shard", "\(k)/\(shards)", "-f", "partial",
+                    "-o", path
+                ] + options)
+            try #require(run.code == 0, "\(run.err)")
+            return path
+        }
+    }
+
+    static func merge(_ parts: [String], _ options: [String] = []) -> CommandLineRun {
+        CommandLineRun(["merge"] + parts + ["--no-config"] + options)
+    }
+
+    static func lines(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+
+    static func write(_ lines: [String], _ path: String) throws {
+        try (lines.joined(separator: "\n") + "\n").write(
+            toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    @Test func aPartialOfAnotherFormatVersion() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let parts = try Self.partials(2, in: dir)
+        var lines = try Self.lines(parts[1])
+        lines[0] = lines[0].replacingOccurrences(of: "\"version\":1", with: "\"version\":2")
+        try Self.write(lines, parts[1])
+        let run = Self.merge(parts)
+        #expect(run.code == 2)
+        #expect(run.out.isEmpty)
+        #expect(run.err.contains("\(parts[1]) is of partial format version 2"))
+        #expect(run.err.contains("reads version 1"))
+    }
+
+    @Test func aTruncatedPartial() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let parts = try Self.partials(2, in: dir)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: parts[0]))
+        let lines = try Self.lines(parts[0])
+        // Cut at a line's end (the end record lost), and in the middle of a line.
+        try Self.write(Array(lines.dropLast()), parts[0])
+        var run = Self.merge(parts)
+        #expect(run.code == 2)
+        #expect(run.err.contains("\(parts[0]) is cut short: it has no end record"))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: parts[0]))
+        run = Self.merge(parts)
+        #expect(run.code == 2)
+        #expect(run.err.contains(parts[0]))
+        #expect(run.err.contains("cut short"))
+        // Empty.
+        try Data().write(to: URL(fileURLWithPath: parts[0]))
+        run = Self.merge(parts)
+        #expect(run.code == 2)
+        #expect(run.err.contains("\(parts[0]) is empty"))
+        // A record dropped from the middle: the end record's count tells.
+        try Self.write(lines.enumerated().filter { $0.offset != 2 }.map(\.element), parts[0])
+        run = Self.merge(parts)
+        #expect(run.code == 2)
+        #expect(run.err.contains("does not count its"))
+    }
+
+    @Test func shardsOfADifferentNumberOfShards() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let two = try Self.partials(2, in: dir, name: "two")
+        let three = try Self.partials(3, in: dir, name: "three")
+        let run = Self.merge([two[0], three[1], three[2]])
+        #expect(run.code == 2)
+        #expect(run.err.contains("is shard 2/3 of 3, another partial is of 2"))
+    }
+
+    @Test func shardsOfOtherRulesOrParams() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let plain = try Self.partials(2, in: dir, name: "plain")
+        let skipped = try Self.partials(
+            2, in: dir, options: ["--skip", "ws.single-close"], name: "skip")
+        var run = Self.merge([plain[0], skipped[1]])
+        #expect(run.code == 2)
+        #expect(run.err.contains("\(skipped[1]) was made with other rules"))
+        // The merge's own rules must be the shards' too.
+        run = Self.merge(plain, ["--param", "timeout_ms=5000"])
+        #expect(run.code == 2)
+        #expect(run.err.contains("was made with other rules, --param values"))
+        run = Self.merge(skipped)
+        #expect(run.code == 2)
+        #expect(run.err.contains("was made with other rules"))
+        #expect(Self.merge(skipped, ["--skip", "ws.single-close"]).code == 1)
+    }
+
+    @Test func shardsOfOtherFiles() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let all = try Self.partials(2, in: dir, name: "all")
+        let run0 = CommandLineRun(
+            [
+                Repository.samples + "/violations", "--no-config", "--shard", "2/2", "-f",
+                "partial",
+                "-o", dir + "/other.jsonl"
+            ])
+        try #require(run0.code == 0)
+        let run = Self.merge([all[0], dir + "/other.jsonl"])
+        #expect(run.code == 2)
+        #expect(run.err.contains("was made from other input files"))
+    }
+
+    @Test func aMissingOrRepeatedShard() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let parts = try Self.partials(3, in: dir)
+        var run = Self.merge([parts[0], parts[2]])
+        #expect(run.code == 2)
+        #expect(run.err.contains("the partials are 2 of 3 shards: shard 2/3 missing"))
+        run = Self.merge([parts[0], parts[1], parts[1], parts[2]])
+        #expect(run.code == 2)
+        #expect(run.err.contains("is shard 2/3 again"))
+    }
+
+    @Test func aFileThatIsNoPartial() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        var run = Self.merge([Repository.samples + "/healthy/ipad-j.jsonl"])
+        #expect(run.code == 2)
+        #expect(run.err.contains("is not a conn-audit partial result"))
+        run = Self.merge([dir + "/none.jsonl"])
+        #expect(run.code == 2)
+        #expect(run.err.contains("cannot read the partial \(dir)/none.jsonl"))
+        run = Self.merge([])
+        #expect(run.code == 2)
+        #expect(run.err.contains("no PART given"))
+        // A record of an unknown kind, and one with a rule out of range.
+        let parts = try Self.partials(1, in: dir)
+        var lines = try Self.lines(parts[0])
+        lines.insert("{\"mystery\":{}}", at: 1)
+        try Self.write(lines, parts[0])
+        run = Self.merge(parts)
+        #expect(run.code == 2)
+        #expect(run.err.contains("an unknown record 'mystery'"))
+        lines.remove(at: 1)
+        lines.insert("{\"violation\":{\"rule\":99999,\"message\":\"x\"}}", at: 1)
+        try Self.write(lines, parts[0])
+        run = Self.merge(parts)
+        #expect(run.code == 2)
+        #expect(run.err.contains("a finding without its rule"))
+    }
+
+    @Test func aCorpusRuleThatCannotBeMergedIsNamed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let rules = dir + "/corpus.yaml"
+        try """
+        rules:
+          - id: corpus.few-malformed
+            title: At most two malformed lines in the whole corpus
+            severity: error
+            for: corpus
+            count: { ev: $malformed }
+            max: 2
+        """.write(toFile: rules, atomically: true, encoding: .utf8)
+        let options = ["--rules", rules, "--no-config"]
+        var run = CommandLineRun(
+            [Repository.samples, "--shard", "1/2", "-f", "partial", "-o", dir + "/p"] + options)
+        #expect(run.code == 2)
+        #expect(run.err.contains("the corpus rule corpus.few-malformed"))
+        #expect(run.err.contains("cannot be merged"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/p"))
+        // One shard is the whole run: nothing to merge across.
+        run = CommandLineRun(
+            [Repository.samples, "--shard", "1/1", "-f", "partial", "-o", dir + "/p"] + options)
+        #expect(run.code == 0)
+        let single = CommandLineRun([Repository.samples] + options)
+        let merged = CommandLineRun(["merge", dir + "/p"] + options)
+        #expect(merged.out == single.out)
+        #expect(merged.code == single.code)
+    }
+
+    @Test func badShardOptions() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        for bad in ["0/3", "4/3", "1/0", "a/b", "1", "1/3/3", "-1/3", "1/99999999"] {
+            let run = CommandLineRun(
+                [Repository.samples, "--no-config", "--shard", bad, "-f", "partial"])
+            #expect(run.code == 2, "\(bad)")
+            #expect(run.err.contains("--shard takes K/N"), "\(bad)")
+        }
+        var run = CommandLineRun([Repository.samples, "--no-config", "--shard", "1/2"])
+        #expect(run.code == 2)
+        #expect(run.err.contains("give --format partial too"))
+        run = CommandLineRun(
+            ["-", "--no-config", "--shard", "1/2", "-f", "partial"])
+        #expect(run.code == 2)
+        #expect(run.err.contains("standard input cannot be read by several shards"))
+        run = CommandLineRun(
+            [
+                Repository.samples, "--no-config", "--shard", "1/2", "-f", "partial", "--report",
+                "json=\(dir)/r.json"
+            ])
+        #expect(run.code == 2)
+        #expect(run.err.contains("--report is for 'conn-audit merge'"))
+        run = CommandLineRun(["merge", "--no-config", "-f", "partial", dir + "/x"])
+        #expect(run.code == 2)
+        #expect(run.err.contains("--format must be one of"))
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+@testable import ConnAudit
+import ConnAuditTestSupport
+
+/// `check --shard K/N --format partial` for every K, then `merge`, writes the report one check
+/// over all the logs writes, byte for byte, in every format, with the same exit status: on
+/// samples/ and on connlog-gen corpora with faults, laid out as rotated files, interleaved
+/// collector files and gzip uploads, at N = 1, 2 and 7.
+@Suite("A sharded run merges to the single run's report")
+struct ShardedRunMergesToSingleRunTests {
+    static let formats = CommandLineTool.formats
+
+    /// Runs check over `inputs` once, and in `n` shards merged, with `options` for both; expects
+    /// the same bytes in every format and the same exit status.
+    static func expectSame(
+        _ inputs: [String], shards n: Int, options: [String] = [], in dir: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let base = ["--no-config"] + options
+        var reports = ["--format", "json", "--output", dir + "/single.json"]
+        for f in formats where f != "json" { reports += ["--report", "\(f)=\(dir)/single.\(f)"] }
+        let single = CommandLineRun(inputs + base + reports)
+        #expect(single.code != 2 || !single.err.isEmpty, sourceLocation: sourceLocation)
+        var parts: [String] = []
+        for k in 1...n {
+            let part = dir + "/part-\(k)-of-\(n).jsonl"
+            let run = CommandLineRun(
+                inputs + base + ["--shard", "\(k)/\(n)", "--format", "partial", "-o", part])
+            try #require(
+                run.code == 0, "shard \(k)/\(n): \(run.err)", sourceLocation: sourceLocation)
+            parts.append(part)
+        }
+        var merged = ["--format", "json", "--output", dir + "/merged.json"]
+        for f in formats where f != "json" { merged += ["--report", "\(f)=\(dir)/merged.\(f)"] }
+        let merge = CommandLineRun(["merge"] + parts + base + merged)
+        #expect(
+            merge.code == single.code, "exit \(merge.code), single \(single.code): \(merge.err)",
+            sourceLocation: sourceLocation)
+        #expect(merge.err == single.err, sourceLocation: sourceLocation)
+        for f in formats {
+            let a = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/single.\(f)"))
+            let b = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/merged.\(f)"))
+            #expect(a == b, "\(f) differs at N = \(n)", sourceLocation: sourceLocation)
+        }
+        // The text report on standard output too (its findings cut to the first of each rule).
+        let text = CommandLineRun(inputs + base)
+        let mergedText = CommandLineRun(["merge"] + parts + base)
+        #expect(mergedText.out == text.out, sourceLocation: sourceLocation)
+        #expect(mergedText.code == text.code, sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: [1, 2, 7])
+    func onTheSamples(shards: Int) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        try Self.expectSame([Repository.samples], shards: shards, in: dir)
+    }
+
+    @Test(arguments: [1, 2, 7])
+    func onInterleavedCollectorFilesWithFaults(shards: Int) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        // Several devices a file, in time order; every fault kind, malformed lines and secrets
+        // among them; more than the text report shows of a rule.
+        try ConnlogGen.write([
+            "--out", dir + "/logs", "--files", "6", "--devices", "20", "--interleave",
+            "--size", "1MB", "--faults", "0.03", "--seed", "\(shards)"
+        ])
+        try Self.expectSame([dir + "/logs"], shards: shards, in: dir)
+    }
+
+    @Test(arguments: [1, 2, 7])
+    func onRotatedGzipUploadsWithFaults(shards: Int) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        // Fewer devices than files: each device's log rotated over several files.
+        try ConnlogGen.write([
+            "--out", dir + "/logs", "--files", "8", "--devices", "3", "--gzip", "--size", "600KB",
+            "--faults", "0.02", "--seed", "\(10 + shards)"
+        ])
+        try Self.expectSame([dir + "/logs"], shards: shards, in: dir)
+    }
+
+    @Test func withGateSelectionAndFailOnGivenToBoth() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        try ConnlogGen.write([
+            "--out", dir + "/logs", "--files", "5", "--devices", "9", "--size", "400KB",
+            "--faults", "0.02", "--seed", "21"
+        ])
+        // ws.required-outcomes left out: it runs for the outcome counts alone.
+        try Self.expectSame(
+            [dir + "/logs"], shards: 3,
+            options: ["--use", "gate", "--skip", "ws.required-outcomes", "--fail-on", "warning"],
+            in: dir)
+    }
+
+    @Test(arguments: [2, 7])
+    func withMoreFindingsThanTheTextReportShows(shards: Int) throws {
+        // Past twice what the text report keeps of a rule: the totals are cut as findings come,
+        // in one run and in the merge alike.
+        var files: [String: String] = [:]
+        for f in 0..<6 {
+            var lines: [String] = []
+            for i in 0..<40 {
+                let src = "dev-\((f + i) % 9)"
+                let t = f * 10_000 + i * 10
+                lines.append(
+                    "{\"t\":\(t),\"src\":\"\(src)\",\"ev\":\"ws.connect\",\"gen\":\(i + 1)}")
+                lines.append(
+                    "{\"t\":\(t + 1),\"src\":\"\(src)\",\"ev\":\"ws.close\",\"gen\":\(i + 1)}")
+                lines.append(
+                    "{\"t\":\(t + 2),\"src\":\"\(src)\",\"ev\":\"ws.close\",\"gen\":\(i + 1)}")
+                if i % 3 == 0 { lines.append("not json \(f) \(i)") }
+            }
+            files["logs/f\(f).jsonl"] = lines.joined(separator: "\n") + "\n"
+        }
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        try FileManager.default.createDirectory(
+            atPath: dir + "/logs", withIntermediateDirectories: true)
+        for (name, text) in files {
+            try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
+        }
+        let text = CommandLineRun([dir + "/logs", "--no-config"])
+        #expect(text.out.contains("more (all of them are in --format json)"))
+        try Self.expectSame([dir + "/logs"], shards: shards, in: dir)
+    }
+
+    @Test func withSuppressionsOfTheConfigFile() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        try ConnlogGen.write([
+            "--out", dir + "/logs", "--files", "4", "--devices", "8", "--interleave", "--size",
+            "400KB", "--faults", "0.03", "--seed", "22"
+        ])
+        let config = dir + "/known.yaml"
+        try """
+        suppressions:
+          - rule: "ws.*"
+            src: "iphone-*"
+            reason: "a known issue"
+            expires: 2999-12-31
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let inputs = [dir + "/logs"]
+        var parts: [String] = []
+        for k in 1...2 {
+            parts.append(dir + "/p\(k)")
+            let run = CommandLineRun(
+                inputs + [
+                    "--config", config, "--shard", "\(k)/2", "-f", "partial", "-o", parts[k - 1]
+                ])
+            try #require(run.code == 0, "\(run.err)")
+        }
+        for format in ["text", "json", "sarif"] {
+            let single = CommandLineRun(inputs + ["--config", config, "-f", format])
+            let merged = CommandLineRun(["merge"] + parts + ["--config", config, "-f", format])
+            // The suppression took some violations: TextReport's SUPPRESSED, SARIF's suppressions.
+            #expect(single.out.lowercased().contains("suppress"))
+            #expect(merged.out == single.out, "\(format)")
+            #expect(merged.code == single.code)
+        }
+    }
+
+    @Test func ofAnUnreadableInputKeepsItsError() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        try ConnlogGen.write([
+            "--out", dir + "/logs", "--files", "3", "--size", "100KB", "--seed", "23"
+        ])
+        let locked = dir + "/logs/locked.jsonl"
+        try "{\"t\":1,\"ev\":\"x\"}\n".write(toFile: locked, atomically: true, encoding: .utf8)
+        chmod(locked, 0)
+        defer { chmod(locked, 0o644) }
+        // Root reads any file: the case says nothing there.
+        guard access(locked, R_OK) != 0 else { return }
+        try Self.expectSame([dir + "/logs", dir + "/missing.jsonl"], shards: 2, in: dir)
+    }
+}
