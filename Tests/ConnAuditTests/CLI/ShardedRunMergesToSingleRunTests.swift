@@ -129,6 +129,43 @@ struct ShardedRunMergesToSingleRunTests {
         try Self.expectSame([dir + "/logs"], shards: shards, in: dir)
     }
 
+    @Test func writesAndAppliesTheSameBaseline() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        try ConnlogGen.write([
+            "--out", dir + "/logs", "--files", "4", "--devices", "6", "--size", "300KB",
+            "--faults", "0.03", "--seed", "24"
+        ])
+        let inputs = [dir + "/logs", "--no-config"]
+        var parts: [String] = []
+        for k in 1...3 {
+            parts.append(dir + "/p\(k)")
+            let run = CommandLineRun(
+                inputs + ["--shard", "\(k)/3", "-f", "partial", "-o", parts[k - 1]])
+            try #require(run.code == 0, "\(run.err)")
+        }
+        let single = CommandLineRun(inputs + ["-q", "--write-exact-baseline", dir + "/single.json"])
+        let merged = CommandLineRun(
+            ["merge"] + parts + [
+                "--no-config", "-q", "--write-exact-baseline", dir + "/merged.json"
+            ])
+        #expect(single.code == 1)
+        #expect(merged.code == single.code)
+        let a = try String(contentsOfFile: dir + "/single.json", encoding: .utf8)
+        #expect(a.contains("fingerprint"))
+        #expect(try String(contentsOfFile: dir + "/merged.json", encoding: .utf8) == a)
+        // Applied: every violation baselined, in both.
+        let applied = CommandLineRun(
+            inputs + ["--exact-baseline", dir + "/single.json", "-f", "json"])
+        let mergedApplied = CommandLineRun(
+            ["merge"] + parts + [
+                "--no-config", "--exact-baseline", dir + "/single.json", "-f", "json"
+            ])
+        #expect(applied.code == 0)
+        #expect(mergedApplied.code == 0)
+        #expect(mergedApplied.out == applied.out)
+    }
+
     @Test func withSuppressionsOfTheConfigFile() throws {
         let dir = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(dir) }
