@@ -3,10 +3,17 @@
 extension CommandLineTool {
     /// The shard `check` writes a partial result for: `--shard K/N` (1 ≤ K ≤ N), or 1/1 for
     /// `--format partial` alone; nil for a check that writes reports.
-    static func shard(_ p: ArgumentParser, request: ReportRequest) throws -> Shard? {
-        let given = p.value("--shard")
+    /// The options that write what a merge writes, not a shard.
+    static let mergeOutputs = ["--output", "--report", "--exact-baseline", "--write-exact-baseline"]
+
+    /// - Parameter given: which of ``mergeOutputs`` the command line gave (a config file's are
+    ///   left to the merge).
+    static func shard(_ p: ArgumentParser, request: ReportRequest, given: Set<String>) throws
+        -> Shard?
+    {
+        let text = p.value("--shard")
         guard request.format == "partial" else {
-            if given != nil {
+            if text != nil {
                 throw UsageError(
                     "--shard writes a partial result: give --format partial too, then 'conn-audit merge' the partials"
                 )
@@ -14,16 +21,16 @@ extension CommandLineTool {
             return nil
         }
         var shard = Shard(index: 1, count: 1)
-        if let given {
-            guard let parsed = Shard(parsing: given) else {
+        if let text {
+            guard let parsed = Shard(parsing: text) else {
                 throw UsageError(
-                    "--shard takes K/N, this shard's number K from 1 to N and the number of shards N (at most \(Shard.maxCount)), such as 2/7; not '\(given)'"
+                    "--shard takes K/N, this shard's number K from 1 to N and the number of shards N (at most \(Shard.maxCount)), such as 2/7; not '\(text)'"
                 )
             }
             shard = parsed
         }
         for option in ["--report", "--exact-baseline", "--write-exact-baseline"]
-        where p.has(option) {
+        where given.contains(option) {
             throw UsageError(
                 "\(option) is for 'conn-audit merge': a partial result holds what the merge makes reports and baselines from"
             )
@@ -51,7 +58,7 @@ extension CommandLineTool {
 
     /// Runs the shard and writes its partial result; 0 once it is written.
     static func writePartial(
-        _ p: ArgumentParser, shard: Shard, prepared: PreparedRules,
+        _ p: ArgumentParser, shard: Shard, output: String?, prepared: PreparedRules,
         found: (files: [InputFile], errors: [InputError]),
         jobs: Int, opener: @escaping Auditor.Opener, progressMode: String, console: Console
     ) throws -> Int32 {
@@ -73,7 +80,7 @@ extension CommandLineTool {
             files: PartialReport.filesHash(paths), fileCount: paths.count,
             ruleCount: prepared.ruleSet.rules.count,
             inputs: p.shownPositionals.joined(separator: ", "))
-        try writing(to: p.value("--output"), console: console) { pieces in
+        try writing(to: output, console: console) { pieces in
             PartialReport.render(
                 parts, header: header, rules: prepared.ruleSet.rules, flush: pieces.bytes)
         }

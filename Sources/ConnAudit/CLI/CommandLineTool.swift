@@ -176,9 +176,15 @@ public enum CommandLineTool {
             console.out(Help.page(for: "check") + "\n")
             return 0
         }
+        // A partial goes where the command line says: a config file's output and reports are
+        // the merge's.
+        let given = Set(
+            Self.mergeOutputs.filter { name in
+                p.has(name) || formerNames.contains { $0.value == name && p.has($0.key) }
+            })
         let settings = try Self.applyConfig(&p)
         let request = try Self.reportRequest(p, partial: true)
-        let shard = try Self.shard(p, request: request)
+        let shard = try Self.shard(p, request: request, given: given)
         let jobs = try Self.jobs(p)
         let opener = try Self.opener(p)
         let progressMode = try Self.progressMode(p)
@@ -201,6 +207,13 @@ public enum CommandLineTool {
                 "no log files found under \(p.shownPositionals.joined(separator: ", ")) (*.jsonl, *.ndjson, *.log, and .gz)"
             )
         }
+        if let shard {
+            let output = given.contains("--output") ? p.value("--output") : nil
+            try Self.checkOutputs(output.map { [("--output", $0)] } ?? [], inputs: found.files)
+            return try Self.writePartial(
+                p, shard: shard, output: output, prepared: prepared, found: found, jobs: jobs,
+                opener: opener, progressMode: progressMode, console: console)
+        }
         var outputs: [(option: String, path: String)] = []
         if let path = p.value("--output") { outputs.append(("--output", path)) }
         outputs += request.extraReports.map { ("--report \($0.format)=", $0.path) }
@@ -208,11 +221,6 @@ public enum CommandLineTool {
             outputs.append(("--write-exact-baseline", path))
         }
         try Self.checkOutputs(outputs, inputs: found.files, baseline: p.value("--exact-baseline"))
-        if let shard {
-            return try Self.writePartial(
-                p, shard: shard, prepared: prepared, found: found, jobs: jobs, opener: opener,
-                progressMode: progressMode, console: console)
-        }
         let keep = Self.keptFindings(p, request)
         let today = Baseline.today()
         let divert =

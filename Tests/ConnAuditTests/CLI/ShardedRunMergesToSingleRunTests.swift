@@ -166,6 +166,46 @@ struct ShardedRunMergesToSingleRunTests {
         #expect(mergedApplied.out == applied.out)
     }
 
+    @Test func aConfigFilesReportsAreTheMergesNotTheShards() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        try ConnlogGen.write([
+            "--out", dir + "/logs", "--files", "3", "--devices", "5", "--size", "200KB",
+            "--faults", "0.03", "--seed", "25"
+        ])
+        try """
+        format: github
+        output: out/report.txt
+        reports: {junit: out/junit.xml}
+        """.write(toFile: dir + "/c.yaml", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: dir + "/out", withIntermediateDirectories: true)
+        let config = ["--config", dir + "/c.yaml"]
+        var parts: [String] = []
+        for k in 1...2 {
+            parts.append(dir + "/p\(k)")
+            let run = CommandLineRun(
+                [dir + "/logs"] + config + [
+                    "--shard", "\(k)/2", "-f", "partial", "-o", parts[k - 1]
+                ])
+            try #require(run.code == 0, "\(run.err)")
+        }
+        // The shards wrote their partials only.
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out/report.txt"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out/junit.xml"))
+        let single = CommandLineRun([dir + "/logs"] + config)
+        let report = try String(contentsOfFile: dir + "/out/report.txt", encoding: .utf8)
+        let junit = try String(contentsOfFile: dir + "/out/junit.xml", encoding: .utf8)
+        let merged = CommandLineRun(["merge"] + parts + config)
+        #expect(merged.code == single.code)
+        #expect(try String(contentsOfFile: dir + "/out/report.txt", encoding: .utf8) == report)
+        #expect(try String(contentsOfFile: dir + "/out/junit.xml", encoding: .utf8) == junit)
+        // Given on the command line, a shard refuses them.
+        let refused = CommandLineRun(
+            [dir + "/logs"] + config + ["--shard", "1/2", "-f", "partial", "--report", "sarif=x"])
+        #expect(refused.code == 2)
+    }
+
     @Test func withSuppressionsOfTheConfigFile() throws {
         let dir = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(dir) }
