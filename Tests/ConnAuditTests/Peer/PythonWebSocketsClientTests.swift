@@ -10,21 +10,12 @@ struct PythonWebSocketsClientTests {
     @Test func handshakeAndKeepaliveHold() throws {
         var peer = try PeerProcess(["--max-connections", "1"])
         defer { peer.remove() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
+        let (client, text) = try ToolRun.run([
             "timeout", "20", "python3", Repository.path("Tests/Scripts/websockets-keepalive.py"),
             String(peer.port)
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        ])
         try #require(
-            process.terminationStatus == 0,
+            client == 0,
             "the websockets client failed (script/test installs websockets): \(text)")
         #expect(text == "pong\nkeepalive held\nclosed 1000\n")
         let (status, log) = try peer.finish()

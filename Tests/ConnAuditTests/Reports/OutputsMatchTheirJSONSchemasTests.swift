@@ -16,9 +16,7 @@ struct OutputsMatchTheirJSONSchemasTests {
     {
         let file = dir + "/report.json"
         try report.write(toFile: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
+        let (status, text) = try ToolRun.run([
             "python3", "-c",
             """
             import json, sys, jsonschema
@@ -27,16 +25,9 @@ struct OutputsMatchTheirJSONSchemasTests {
             for e in jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))):
                 print(e.json_path, e.message[:200])
             """, root + "/docs/schema/\(schema).schema.json", file
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        ])
         try #require(
-            process.terminationStatus == 0,
+            status == 0,
             "the validator did not run (script/test installs jsonschema): \(text)")
         return text
     }

@@ -12,9 +12,7 @@ import ConnAuditTestSupport
 struct PartialResultTests {
     /// The validator's errors for each line of the partial at `path` (empty: valid).
     static func schemaErrors(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
+        let (status, text) = try ToolRun.run([
             "python3", "-c",
             """
             import json, sys, jsonschema
@@ -28,16 +26,9 @@ struct PartialResultTests {
                 for e in v.iter_errors(json.loads(line)):
                     print(n, e.json_path, e.message[:200])
             """, Repository.root + "/docs/schema/partial.schema.json", path
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        ])
         try #require(
-            process.terminationStatus == 0,
+            status == 0,
             "the validator did not run (script/test installs jsonschema): \(text)")
         return text
     }
