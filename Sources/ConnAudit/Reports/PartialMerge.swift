@@ -15,7 +15,8 @@ struct PartialMerge {
     private let expectedRules: String
     private var header: PartialReport.Header?
     private var seenShards = Set<Int>()
-    private var files: [FileStats?] = []
+    /// Each file's accounting, by its index in the run's file list.
+    private var files: [Int: FileStats] = [:]
     private var discoveryErrors: [InputError] = []
     /// Partials read to their end.
     private var partialsRead = 0
@@ -115,6 +116,7 @@ struct PartialMerge {
             n <= Shard.maxCount, k >= 1, k <= n,
             let rulesHash = body["rules"]?.string, let filesHash = body["files"]?.string,
             let fileCount = int(body["file_count"]), fileCount >= 0,
+            fileCount <= Int(Int32.max),
             let ruleCount = int(body["rule_count"]), let inputs = body["inputs"]?.string
         else { throw fail("has a header without its shard, rules or files") }
         let h = PartialReport.Header(
@@ -133,7 +135,6 @@ struct PartialMerge {
             }
         } else {
             header = h
-            files = Array(repeating: nil, count: fileCount)
         }
         guard h.rules == expectedRules, h.ruleCount == rules.count else {
             throw fail(
@@ -150,6 +151,25 @@ struct PartialMerge {
         return nil
     }
 
+    /// A count of a partial: a whole number from 0 to ``maxCount``. No real run counts near it,
+    /// and sums of such counts over every file and shard a merge takes cannot overflow.
+    private func count(_ v: Value?) -> Int? {
+        guard let n = int(v), n >= 0, n <= Self.maxCount else { return nil }
+        return n
+    }
+
+    static let maxCount = 1 << 50
+
+    /// `a + b`, or the merge's failure when the sum passes ``maxCount`` (partials edited by hand:
+    /// no run counts that much).
+    private func sum(_ a: Int, _ b: Int, _ what: String) throws(Failure) -> Int {
+        let (s, overflow) = a.addingReportingOverflow(b)
+        guard !overflow, s <= Self.maxCount else {
+            throw fail("counts more \(what) than any run can: not a partial conn-audit wrote")
+        }
+        return s
+    }
+
     private mutating func readRecord(_ kind: String, _ body: Value, line: Int) throws(Failure) {
         let fileCount = header!.fileCount
         switch kind {
@@ -162,10 +182,16 @@ struct PartialMerge {
             if !mergeErrors.contains(e) { mergeErrors.append(e) }
         case "file":
             guard let i = int(body["index"]), i >= 0, i < fileCount,
-                let path = body["path"]?.string, let lines = int(body["lines"]),
-                let events = int(body["events"]), let malformed = int(body["malformed"]),
-                let blank = int(body["blank"]), let bytes = int(body["bytes"])
+                let path = body["path"]?.string, let lines = count(body["lines"]),
+                let events = count(body["events"]), let malformed = count(body["malformed"]),
+                let blank = count(body["blank"]), let bytes = count(body["bytes"])
             else { throw fail("line \(line): a file record without its counts") }
+            // Every line of a file is an event, malformed or blank (the accounting invariant).
+            guard lines == events + malformed + blank else {
+                throw fail(
+                    "line \(line): counts \(lines) lines in \(path) but \(events + malformed + blank) events, malformed and blank lines"
+                )
+            }
             guard files[i] == nil else {
                 throw fail(
                     "counts file \(path) that another partial counted too: shards of different runs, or one shard given twice"
@@ -183,11 +209,11 @@ struct PartialMerge {
             }
             files[i] = f
         case "sources":
-            guard let s = int(body["sources"]), let g = int(body["generations"]) else {
+            guard let s = count(body["sources"]), let g = count(body["generations"]) else {
                 throw fail("line \(line): a sources record without its counts")
             }
-            sources += s
-            generations += g
+            sources = try sum(sources, s, "sources")
+            generations = try sum(generations, g, "generations")
         case "violation", "inconclusive":
             let (rule, finding) = try self.finding(body, line: line)
             if kind == "violation" {
@@ -199,10 +225,11 @@ struct PartialMerge {
             guard let rule = ruleIndex(body["rule"]), case .object(let counts)? = body["counts"]
             else { throw fail("line \(line): a labels record without its rule and counts") }
             for entry in counts {
-                guard let n = int(entry.value) else {
+                guard let n = count(entry.value) else {
                     throw fail("line \(line): a label count that is not a whole number")
                 }
-                total.labels[rule, default: [:]][entry.key, default: 0] += n
+                total.labels[rule, default: [:]][entry.key, default: 0] = try sum(
+                    total.labels[rule]?[entry.key] ?? 0, n, "labels")
             }
         case "applicable":
             guard let rule = ruleIndex(body) else {
@@ -306,13 +333,17 @@ struct PartialMerge {
             )
         }
         var stats: [FileStats] = []
-        for (i, f) in files.enumerated() {
-            guard let f else {
+        // The run's totals are sums over its files: bounded here, they cannot overflow there.
+        var totals = (lines: 0, bytes: 0)
+        for i in 0..<header.fileCount {
+            guard let f = files[i] else {
                 throw Failure(
                     message:
                         "no partial counts the run's file number \(i + 1): the partials are not of one run"
                 )
             }
+            totals.lines = try sum(totals.lines, f.lines, "lines")
+            totals.bytes = try sum(totals.bytes, f.bytes, "bytes")
             stats.append(f)
         }
         return RunParts(

@@ -223,4 +223,39 @@ struct MergeRefusesBadPartialsTests {
         #expect(run.code == 2)
         #expect(run.err.contains("--format must be one of"))
     }
+
+    /// Counts edited by hand: too large to sum, negative, a file whose lines are not its events,
+    /// malformed and blank lines, a file list too long to hold. Each is refused, exit 2, where an
+    /// unchecked sum would trap or an allocation abort.
+    @Test(arguments: [
+        (#""lines":10,"#, #""lines":9223372036854775807,"#, "a file record without its counts"),
+        (#""lines":10,"#, #""lines":-1,"#, "a file record without its counts"),
+        (#""lines":10,"#, #""lines":11,"#, "counts 11 lines in"),
+        (#""sources":5,"#, #""sources":1125899906842624,"#, "counts more sources than any run"),
+        (#""file_count":11,"#, #""file_count":100000000000,"#, "has a header without its shard")
+    ])
+    func handEditedCounts(_ edit: (from: String, to: String, says: String)) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let parts = try Self.partials(2, in: dir)
+        // The edit goes where its text stands in either partial (the file record with 10 lines is
+        // in one of them).
+        var edited = false
+        for path in parts {
+            let lines = try Self.lines(path)
+            guard let i = lines.firstIndex(where: { $0.contains(edit.from) }) else { continue }
+            var changed = lines
+            changed[i] = lines[i].replacingOccurrences(of: edit.from, with: edit.to)
+            // A second sources record, as a hand-made partial could add, sums past the bound.
+            if edit.from.contains("sources") { changed.insert(changed[i], at: i) }
+            try Self.write(changed, path)
+            edited = true
+            break
+        }
+        try #require(edited, "no partial holds \(edit.from)")
+        let run = Self.merge(parts)
+        #expect(run.code == 2, "\(run.err)")
+        #expect(run.out.isEmpty)
+        #expect(run.err.contains(edit.says), "\(run.err)")
+    }
 }
