@@ -1,11 +1,11 @@
 /// `check --shard K/N --format partial` and `merge PART...`: a run split over any batch engine and
 /// merged into the report one run would have written (docs/scale-out.md).
 extension CommandLineTool {
-    /// The shard `check` writes a partial result for: `--shard K/N` (1 ≤ K ≤ N), or 1/1 for
-    /// `--format partial` alone; nil for a check that writes reports.
     /// The options that write what a merge writes, not a shard.
     static let mergeOutputs = ["--output", "--report", "--exact-baseline", "--write-exact-baseline"]
 
+    /// The shard `check` writes a partial result for: `--shard K/N` (1 ≤ K ≤ N), or 1/1 for
+    /// `--format partial` alone; nil for a check that writes reports.
     /// - Parameter given: which of ``mergeOutputs`` the command line gave (a config file's are
     ///   left to the merge).
     static func shard(_ p: ArgumentParser, request: ReportRequest, given: Set<String>) throws

@@ -28,6 +28,8 @@ enum Completions {
         switch command {
         case "timeline": return ["text", "json", "html"]
         case "rules": return ["text", "json"]
+        // A shard writes a partial result; a merge writes what a check does.
+        case "check": return CommandLineTool.formats + ["partial"]
         default: return CommandLineTool.formats
         }
     }
@@ -66,7 +68,7 @@ enum Completions {
                 prev="${COMP_WORDS[COMP_CWORD-1]}"
                 cmd=check
                 case "${COMP_WORDS[1]}" in
-                    check|timeline|rules) cmd="${COMP_WORDS[1]}" ;;
+                    check|timeline|rules|merge) cmd="${COMP_WORDS[1]}" ;;
                     help|completions)
                         if [ "$COMP_CWORD" -eq 2 ]; then
                             if [ "${COMP_WORDS[1]}" = help ]; then words="\(words(CommandLineTool.commands))"; else words="\(words(shells))"; fi
@@ -114,7 +116,7 @@ enum Completions {
             // `check` is also the command when none is named.
             let when =
                 command == "check"
-                ? "not __fish_seen_subcommand_from timeline rules help completions"
+                ? "not __fish_seen_subcommand_from timeline rules merge help completions"
                 : "__fish_seen_subcommand_from \(command)"
             for option in CommandLineTool.options(of: command) {
                 let long = String(option.name.dropFirst(2))

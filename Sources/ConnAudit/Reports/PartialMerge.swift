@@ -112,6 +112,12 @@ struct PartialMerge {
                 "is of partial format version \(version); this conn-audit (\(ConnAuditVersion.string)) reads version \(PartialReport.version)"
             )
         }
+        // Byte for byte as one run: only the same conn-audit renders the same reports.
+        guard let tool = body["tool"]?.string, tool == ConnAuditVersion.string else {
+            throw fail(
+                "was written by conn-audit \(body["tool"]?.string ?? "of no version"); this merge is \(ConnAuditVersion.string): shards and merge must run one version"
+            )
+        }
         guard let k = int(body["shard"]), let n = int(body["shards"]), n >= 1,
             n <= Shard.maxCount, k >= 1, k <= n,
             let rulesHash = body["rules"]?.string, let filesHash = body["files"]?.string,

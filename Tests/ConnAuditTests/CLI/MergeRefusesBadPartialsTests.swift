@@ -53,6 +53,20 @@ struct MergeRefusesBadPartialsTests {
         #expect(run.err.contains("reads version 1"))
     }
 
+    @Test func aPartialOfAnotherConnAuditVersion() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let parts = try Self.partials(2, in: dir)
+        var lines = try Self.lines(parts[0])
+        lines[0] = lines[0].replacingOccurrences(
+            of: "\"tool\":\"\(ConnAuditVersion.string)\"", with: "\"tool\":\"9.9.9\"")
+        try Self.write(lines, parts[0])
+        let run = Self.merge(parts)
+        #expect(run.code == 2)
+        #expect(run.out.isEmpty)
+        #expect(run.err.contains("\(parts[0]) was written by conn-audit 9.9.9"), "\(run.err)")
+    }
+
     @Test func aTruncatedPartial() throws {
         let dir = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(dir) }

@@ -46,6 +46,11 @@ struct ShellCompletionTests {
         #expect(try Self.complete(["conn-audit", "rules", "--ba"], in: dir).isEmpty)
         #expect(
             try Self.complete(["conn-audit", "logs", "-f", ""], in: dir)
+                == (CommandLineTool.formats + ["partial"]).sorted())
+        // `merge` has its own options, and writes every report but a partial.
+        #expect(try Self.complete(["conn-audit", "merge", "--sh"], in: dir).isEmpty)
+        #expect(
+            try Self.complete(["conn-audit", "merge", "p.jsonl", "-f", ""], in: dir)
                 == CommandLineTool.formats.sorted())
         #expect(
             try Self.complete(["conn-audit", "timeline", "x", "--format", ""], in: dir) == [
