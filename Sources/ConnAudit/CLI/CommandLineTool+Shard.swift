@@ -77,7 +77,8 @@ extension CommandLineTool {
         let header = PartialReport.Header(
             shard: shard,
             rules: PartialReport.rulesHash(prepared.ruleSet.rules, overrides: prepared.overrides),
-            files: PartialReport.filesHash(paths), fileCount: paths.count,
+            files: PartialReport.filesHash(paths, sizes: found.files.map(\.sizeOnDisk)),
+            fileCount: paths.count,
             ruleCount: prepared.ruleSet.rules.count,
             inputs: p.shownPositionals.joined(separator: ", "))
         try writing(to: output, console: console) { pieces in

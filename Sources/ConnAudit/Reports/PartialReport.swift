@@ -40,11 +40,15 @@ enum PartialReport {
         return hex(FNV1a.hash64(bytes: bytes))
     }
 
-    /// The ``Header/files`` of a run over `paths`.
-    static func filesHash(_ paths: [String]) -> String {
+    /// The ``Header/files`` of a run over `paths`, whose sizes on disk are `sizes` (nil: standard
+    /// input, or not to be looked at): shards of one run read the same files, so a file that
+    /// grew or shrank between two shards makes their partials refuse to merge.
+    static func filesHash(_ paths: [String], sizes: [Int?]) -> String {
         var bytes: [UInt8] = []
-        for path in paths {
+        for (path, size) in zip(paths, sizes) {
             bytes += path.utf8
+            bytes.append(0)
+            bytes += (size.map(String.init) ?? "-").utf8
             bytes.append(0)
         }
         return hex(FNV1a.hash64(bytes: bytes))

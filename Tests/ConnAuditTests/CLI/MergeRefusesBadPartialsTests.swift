@@ -53,6 +53,35 @@ struct MergeRefusesBadPartialsTests {
         #expect(run.err.contains("reads version 1"))
     }
 
+    /// A log that grew between two shards: the shards read different files, whatever their
+    /// paths say.
+    @Test func aFileThatChangedBetweenShards() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let logs = dir + "/logs"
+        try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+        let log = logs + "/d.jsonl"
+        try #"{"t":1,"src":"d","ev":"ws.connect","gen":1}"#.appending("\n").write(
+            toFile: log, atomically: true, encoding: .utf8)
+        var parts: [String] = []
+        for k in 1...2 {
+            let path = "\(dir)/part-\(k).jsonl"
+            let run = CommandLineRun(
+                [logs, "--no-config", "--shard", "\(k)/2", "-f", "partial", "-o", path])
+            try #require(run.code == 0, "\(run.err)")
+            parts.append(path)
+            // The log grows after the first shard read it.
+            let handle = try #require(FileHandle(forWritingAtPath: log))
+            handle.seekToEndOfFile()
+            handle.write(Data(#"{"t":2,"src":"d","ev":"ws.open","gen":1}"#.appending("\n").utf8))
+            try handle.close()
+        }
+        let run = Self.merge(parts)
+        #expect(run.code == 2)
+        #expect(run.out.isEmpty)
+        #expect(run.err.contains("was made from other input files"), "\(run.err)")
+    }
+
     @Test func aPartialOfAnotherConnAuditVersion() throws {
         let dir = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(dir) }
