@@ -22,24 +22,12 @@ extension CommandLineTool {
             .init(name: "--show-config", kind: .flag)
         ] + everyCommandTakes
 
-    /// `merge PART...`: the report options of `check`, and the rule options the shards had.
-    static let mergeOptions: [ArgumentParser.Option] =
-        [
-            .init(name: "--rules", kind: .value, repeatable: true),
-            .init(name: "--format", kind: .value),
-            .init(name: "--output", kind: .value),
-            .init(name: "--fail-on", kind: .value),
-            .init(name: "--param", kind: .value, repeatable: true),
-            .init(name: "--only", kind: .value, repeatable: true),
-            .init(name: "--skip", kind: .value, repeatable: true),
-            .init(name: "--max-expansion", kind: .value),
-            .init(name: "--color", kind: .value),
-            .init(name: "--quiet", kind: .flag),
-            .init(name: "--exact-baseline", kind: .value),
-            .init(name: "--report", kind: .value, repeatable: true),
-            .init(name: "--write-exact-baseline", kind: .value),
-            .init(name: "--use", kind: .value)
-        ] + everyCommandTakes
+    /// `merge PART...`: the options of `check` but those of reading and sharding, which the
+    /// shards had (their rule options the merge must repeat).
+    static let mergeOptions = checkOptions.filter { !checkOnlyOptions.contains($0.name) }
+
+    /// What `check` takes and `merge` does not: the merge reads no logs.
+    static let checkOnlyOptions: Set = ["--jobs", "--progress", "--shard", "--show-config"]
 
     /// The config file's options and `--help`, which every command takes.
     static let everyCommandTakes: [ArgumentParser.Option] = [
