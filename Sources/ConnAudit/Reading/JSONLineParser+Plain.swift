@@ -16,13 +16,18 @@
 extension JSONLineParser {
     /// Reads `line` into `out` when it is a plain line (see above) and returns true; returns
     /// false, having changed nothing the general parser relies on, for any other line.
+    ///
+    /// One pass, left to right, over the line's bytes with a plain index: strings are scanned
+    /// eight bytes at a time, and connlog's own keys are matched with their closing quote and
+    /// colon as one word. Nothing is decoded that no rule reads.
     mutating func parsePlain(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) -> Bool
     {
-        guard let base = line.baseAddress else { return false }
-        var c = Cursor(base: base, count: line.count)
-        c.skipWhitespace()
-        guard c.i < c.count, c.peek == UInt8(ascii: "{") else { return false }
-        c.i += 1
+        guard let p = line.baseAddress else { return false }
+        let n = line.count
+        var i = 0
+        if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
+        guard i < n, p[i] == UInt8(ascii: "{") else { return false }
+        i += 1
         // Only a valid event is answered here: `t` a non-negative number, `ev` a non-empty
         // string, `gen` a non-negative 64-bit integer, `src` and `session` strings. Any other
         // line (its reason, its `$malformed`) is the general parser's.
@@ -34,85 +39,84 @@ extension JSONLineParser {
         var src: Int32 = -1, session: Int32 = -1
         var srcText: String?, sessionText: String?
         var fields: [Event.Field] = []
-        c.skipWhitespace()
-        guard c.i < c.count, c.peek == UInt8(ascii: "\"") else { return false }
+        if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
+        guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
         while true {
-            // The key: plain ASCII, no secret name, no token.
-            guard let (ks, ke) = Self.plainString(&c) else { return false }
-            let key = UnsafeBufferPointer(start: base + ks, count: ke - ks)
-            let kind: PlainKind
+            // At a key's opening quote.
+            var kind = PlainKind.skip
             var wantedIndex: Int32 = -1
-            // connlog's own keys by their bytes as one word.
-            let word = key.count <= 7 ? Self.shortKeyWord(key, lineEnd: base + c.count) : 0
-            switch word {
-            case Self.tWord where key.count == 1: kind = .t
-            case Self.evWord where key.count == 2: kind = .ev
-            case Self.genWord where key.count == 3: kind = .gen
-            case Self.srcWord where key.count == 3: kind = .src
-            case Self.sessionWord where key.count == 7: kind = .session
-            default:
-                if Self.isSecretKey(key) { return false }
-                if wanted == nil {
-                    kind = .field
-                } else if let w = wantedTable.tag(of: key) {
-                    kind = .field
-                    wantedIndex = w
-                } else {
-                    kind = .skip
+            var key = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+            if let (known, length) = Self.connlogKey(p, at: i + 1, count: n) {
+                // The key, its closing quote and the colon, matched at once.
+                kind = known
+                i += 1 + length
+            } else {
+                // Any other key: plain ASCII, no secret name, no token.
+                guard let close = Self.plainStringEnd(p, from: i + 1, count: n) else {
+                    return false
                 }
-                // A key no rule names may hold a token (rules' own names are known text).
-                if wantedIndex < 0, Self.keyHoldsToken(key) { return false }
+                key = UnsafeBufferPointer(start: p + i + 1, count: close - i - 1)
+                i = close + 1
+                guard let (k, w) = classifyKey(key, lineEnd: p + n) else { return false }
+                kind = k
+                wantedIndex = w
+                if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
+                guard i < n, p[i] == UInt8(ascii: ":") else { return false }
+                i += 1
             }
-            c.skipWhitespace()
-            guard c.i < c.count, c.peek == UInt8(ascii: ":") else { return false }
-            c.i += 1
-            c.skipWhitespace()
-            guard c.i < c.count else { return false }
-            let first = c.peek
+            if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
+            guard i < n else { return false }
+            let first = p[i]
             switch kind {
             case .t:
-                if let i = Self.plainInteger(&c) {
-                    t = Double(i)
-                    tExact = i
+                if let v = Self.plainInteger(p, &i, n) {
+                    t = Double(v)
+                    tExact = v
                     break
                 }
                 guard first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39),
-                    case let number? = try? parseNumber(&c, decode: true)
+                    case let number? = try? parseNumber(p, &i, n, decode: true)
                 else { return false }
                 switch number {
-                case .int(let i) where i >= 0: t = Double(i); tExact = i
+                case .int(let v) where v >= 0: t = Double(v); tExact = v
                 case .double(let d) where d.isFinite && d >= 0: t = d; tExact = -1
                 default: return false
                 }
             case .gen:
-                if let g = Self.plainInteger(&c) {
+                if let g = Self.plainInteger(p, &i, n) {
                     gen = UInt64(g)
                     break
                 }
                 guard first >= 0x30 && first <= 0x39,
-                    case .int(let g)? = try? parseNumber(&c, decode: true)
+                    case .int(let g)? = try? parseNumber(p, &i, n, decode: true)
                 else {
                     return false
                 }
                 gen = UInt64(g)
             case .ev:
-                guard first == UInt8(ascii: "\""), let (vs, ve) = Self.plainString(&c),
-                    let (found, id) = evText(UnsafeBufferPointer(start: base + vs, count: ve - vs))
+                guard first == UInt8(ascii: "\""),
+                    let close = Self.plainStringEnd(p, from: i + 1, count: n),
+                    let (found, id) = evText(
+                        UnsafeBufferPointer(start: p + i + 1, count: close - i - 1))
                 else { return false }
+                i = close + 1
                 ev = found
                 evID = id
             case .src, .session:
                 let isSession = kind == .session
-                guard first == UInt8(ascii: "\""), let (vs, ve) = Self.plainString(&c),
+                guard first == UInt8(ascii: "\""),
+                    let close = Self.plainStringEnd(p, from: i + 1, count: n),
                     let found = sourceText(
-                        UnsafeBufferPointer(start: base + vs, count: ve - vs), session: isSession)
+                        UnsafeBufferPointer(start: p + i + 1, count: close - i - 1),
+                        session: isSession)
                 else { return false }
+                i = close + 1
                 // -2: a text the table does not keep, held as itself.
                 var id: Int32 = -2
                 var new: String?
                 switch found {
-                case .kept(let n): id = n
-                case .new(let t): new = t
+                case .kept(let k): id = k
+                case .new(let text): new = text
                 }
                 if isSession {
                     (session, sessionText) = (id, new)
@@ -131,28 +135,34 @@ extension JSONLineParser {
                 let value: Value?
                 switch first {
                 case UInt8(ascii: "\""):
-                    guard let (vs, ve) = Self.plainString(&c) else { return false }
-                    let bytes = UnsafeBufferPointer(start: base + vs, count: ve - vs)
+                    guard let close = Self.plainStringEnd(p, from: i + 1, count: n) else {
+                        return false
+                    }
+                    let bytes = UnsafeBufferPointer(start: p + i + 1, count: close - i - 1)
+                    i = close + 1
                     if Self.mayHoldToken(bytes), Self.containsToken(bytes) { return false }
                     value = decode ? .string(String(decoding: bytes, as: UTF8.self)) : nil
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    if let i = Self.plainInteger(&c) {
-                        value = .int(i)
+                    if let v = Self.plainInteger(p, &i, n) {
+                        value = .int(v)
                         break
                     }
                     do throws(JSONSyntaxError) {
-                        value = try parseNumber(&c, decode: decode)
+                        value = try parseNumber(p, &i, n, decode: decode)
                     } catch {
                         return false
                     }
                 case UInt8(ascii: "t"):
-                    guard (try? c.expectLiteral("true")) != nil else { return false }
+                    guard Self.literal(p, &i, n, 0x65_75_72_74) else { return false }
                     value = .bool(true)
                 case UInt8(ascii: "f"):
-                    guard (try? c.expectLiteral("false")) != nil else { return false }
+                    guard i + 5 <= n, p[i + 4] == UInt8(ascii: "e"),
+                        Self.literal(p, &i, n, 0x73_6C_61_66)
+                    else { return false }
+                    i += 1
                     value = .bool(false)
                 case UInt8(ascii: "n"):
-                    guard (try? c.expectLiteral("null")) != nil else { return false }
+                    guard Self.literal(p, &i, n, 0x6C_6C_75_6E) else { return false }
                     value = .null
                 default:
                     return false
@@ -166,17 +176,17 @@ extension JSONLineParser {
                             name, value, id: wantedIndex >= 0 ? wantedIDs[Int(wantedIndex)] : -1))
                 }
             }
-            c.skipWhitespace()
-            guard c.i < c.count else { return false }
-            let b = c.peek
-            c.i += 1
+            if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
+            guard i < n else { return false }
+            let b = p[i]
+            i += 1
             if b == UInt8(ascii: "}") { break }
-            guard b == UInt8(ascii: ","), c.i < c.count else { return false }
-            c.skipWhitespace()
-            guard c.i < c.count, c.peek == UInt8(ascii: "\"") else { return false }
+            guard b == UInt8(ascii: ","), i < n else { return false }
+            if p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
+            guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
         }
-        c.skipWhitespace()
-        guard c.i == c.count, t >= 0, let ev, !ev.isEmpty else { return false }
+        if i < n { i = Self.skipSpace(p, i, n) }
+        guard i == n, t >= 0, let ev, !ev.isEmpty else { return false }
         // A valid plain event: what the general parser would make of it, without its bookkeeping.
         out.isObject = true
         if !out.secretPaths.isEmpty { out.secretPaths = [] }
@@ -201,6 +211,89 @@ extension JSONLineParser {
         }
         out.fields = fields
         return true
+    }
+
+    /// What a key other than connlog's own written `"key":` is to the fast path: a field to
+    /// decode (with its index among the wanted names), one to skip, or (nil) a key the general
+    /// parser must read (a secret name, a token).
+    @inline(__always)
+    private func classifyKey(_ key: UnsafeBufferPointer<UInt8>, lineEnd: UnsafePointer<UInt8>)
+        -> (PlainKind, Int32)?
+    {
+        // connlog's own keys written otherwise (white space before the colon).
+        let word = key.count <= 7 ? Self.shortKeyWord(key, lineEnd: lineEnd) : 0
+        switch word {
+        case Self.tWord where key.count == 1: return (.t, -1)
+        case Self.evWord where key.count == 2: return (.ev, -1)
+        case Self.genWord where key.count == 3: return (.gen, -1)
+        case Self.srcWord where key.count == 3: return (.src, -1)
+        case Self.sessionWord where key.count == 7: return (.session, -1)
+        default: break
+        }
+        if Self.isSecretKey(key) { return nil }
+        if wanted == nil { return Self.keyHoldsToken(key) ? nil : (.field, -1) }
+        if let w = wantedTable.tag(of: key) { return (.field, w) }
+        // A key no rule names may hold a token (rules' own names are known text).
+        return Self.keyHoldsToken(key) ? nil : (.skip, -1)
+    }
+
+    /// connlog's own keys with their closing quote and colon (`t":`, `ev":`, `gen":`, `src":`,
+    /// `session":`) at `at`, just past the opening quote: the key and how many bytes they take.
+    @inline(__always)
+    static func connlogKey(_ p: UnsafePointer<UInt8>, at: Int, count n: Int) -> (PlainKind, Int)? {
+        guard at + 8 <= n else { return nil }
+        let w = UInt64(littleEndian: UnsafeRawPointer(p + at).loadUnaligned(as: UInt64.self))
+        if w & 0xFF_FFFF == tColon { return (.t, 3) }
+        if w & 0xFFFF_FFFF == evColon { return (.ev, 4) }
+        let five = w & 0xFF_FFFF_FFFF
+        if five == srcColon { return (.src, 5) }
+        if five == genColon { return (.gen, 5) }
+        if w == sessionQuote, at + 8 < n, p[at + 8] == UInt8(ascii: ":") { return (.session, 9) }
+        return nil
+    }
+
+    /// `t":`, `ev":`, `src":`, `gen":` and `session"` as little-endian words of their bytes.
+    private static let tColon: UInt64 = 0x3A_22_74
+    private static let evColon: UInt64 = 0x3A_22_76_65
+    private static let srcColon: UInt64 = 0x3A_22_63_72_73
+    private static let genColon: UInt64 = 0x3A_22_6E_65_67
+    private static let sessionQuote: UInt64 = 0x22_6E_6F_69_73_73_65_73
+
+    /// The index past JSON white space from `i` (at most `n`).
+    @inline(__always)
+    static func skipSpace(_ p: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Int {
+        var i = i
+        while i < n {
+            let b = p[i]
+            guard b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D else { break }
+            i += 1
+        }
+        return i
+    }
+
+    /// Whether the four bytes at `i` are those of `bytes` (a little-endian word); `i` is then
+    /// past them.
+    @inline(__always)
+    static func literal(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ bytes: UInt32)
+        -> Bool
+    {
+        guard i + 4 <= n,
+            UInt32(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self)) == bytes
+        else { return false }
+        i += 4
+        return true
+    }
+
+    /// ``parseNumber(_:decode:)`` at index `i` of the line, which is then past the number.
+    @inline(__always)
+    func parseNumber(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, decode: Bool)
+        throws(JSONSyntaxError) -> Value?
+    {
+        var c = Cursor(base: p, count: n)
+        c.i = i
+        let value = try parseNumber(&c, decode: decode)
+        i = c.i
+        return value
     }
 
     /// An `ev` name through ``evTable``: one met before is neither decoded nor scanned again, a
@@ -259,38 +352,39 @@ extension JSONLineParser {
         }
     }
 
-    /// A JSON integer of at most 18 digits without sign, fraction or exponent at the cursor,
-    /// which is then past it; nil (the cursor where it was) for any other text, which
+    /// A JSON integer of at most 18 digits without sign, fraction or exponent at index `i`, which
+    /// is then past it; nil (`i` unchanged) for any other text, which
     /// ``parseNumber(_:decode:)`` reads.
     @inline(__always)
-    static func plainInteger(_ c: inout Cursor) -> Int64? {
-        var i = c.i
-        guard i < c.count else { return nil }
-        let first = c.base[i] &- 0x30
+    static func plainInteger(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int) -> Int64? {
+        var j = i
+        guard j < n else { return nil }
+        let first = p[j] &- 0x30
         guard first <= 9 else { return nil }
         var value = Int64(first)
-        i += 1
+        j &+= 1
         if first != 0 {
-            while i < c.count, i - c.i < 18 {
-                let d = c.base[i] &- 0x30
+            let limit = min(n, i &+ 18)
+            while j < limit {
+                let d = p[j] &- 0x30
                 guard d <= 9 else { break }
                 value = value &* 10 &+ Int64(d)
-                i += 1
+                j &+= 1
             }
         }
-        if i < c.count {
-            let b = c.base[i]
+        if j < n {
+            let b = p[j]
             if b &- 0x30 <= 9 || b == UInt8(ascii: ".") || b == UInt8(ascii: "e")
                 || b == UInt8(ascii: "E")
             {
                 return nil
             }
         }
-        c.i = i
+        i = j
         return value
     }
 
-    private enum PlainKind { case t, ev, gen, src, session, field, skip }
+    enum PlainKind { case t, ev, gen, src, session, field, skip }
 
     /// A key of at most seven bytes as a little-endian word of its bytes (zero above them): one
     /// load when eight bytes from its start lie in the line, else byte by byte.
@@ -315,33 +409,26 @@ extension JSONLineParser {
     private static let srcWord: UInt64 = 0x63_72_73
     private static let sessionWord: UInt64 = 0x6E_6F_69_73_73_65_73
 
-    /// The body of the string whose opening quote is at the cursor, when it holds only ASCII
-    /// without escapes or control bytes; the cursor is then past its closing quote. Nil (the
-    /// cursor anywhere) for any other string.
+    /// The index of the closing quote of the string whose body starts at `from`, when the body
+    /// holds only ASCII without escapes or control bytes; nil for any other string.
     @inline(__always)
-    static func plainString(_ c: inout Cursor) -> (Int, Int)? {
-        c.i += 1
-        let start = c.i
-        while c.i + 8 <= c.count {
+    static func plainStringEnd(_ p: UnsafePointer<UInt8>, from: Int, count n: Int) -> Int? {
+        var i = from
+        while i &+ 8 <= n {
             let mask = Cursor.specialBytes(
-                UInt64(littleEndian: UnsafeRawPointer(c.base + c.i).loadUnaligned(as: UInt64.self)))
+                UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)))
             if mask == 0 {
-                c.i += 8
+                i &+= 8
                 continue
             }
-            c.i += mask.trailingZeroBitCount >> 3
-            guard c.peek == UInt8(ascii: "\"") else { return nil }
-            c.i += 1
-            return (start, c.i - 1)
+            i &+= mask.trailingZeroBitCount >> 3
+            return p[i] == UInt8(ascii: "\"") ? i : nil
         }
-        while c.i < c.count {
-            let b = c.peek
-            if b == UInt8(ascii: "\"") {
-                c.i += 1
-                return (start, c.i - 1)
-            }
+        while i < n {
+            let b = p[i]
+            if b == UInt8(ascii: "\"") { return i }
             if b == UInt8(ascii: "\\") || b < 0x20 || b >= 0x80 { return nil }
-            c.i += 1
+            i &+= 1
         }
         return nil
     }
