@@ -147,10 +147,11 @@ public final class Event: @unchecked Sendable {
     ) {
         self.t = t
         self.ev = ev
-        isPseudo = pseudo ?? (ev.utf8.first == UInt8(ascii: "$"))
+        let dollar = Self.startsWithDollar(ev)
+        isPseudo = pseudo ?? dollar
         // A logged event named like a reader finding never takes that finding's id (a log cannot
         // forge `$time_regression`); other `$` names are ordinary names.
-        if !isPseudo, ev.utf8.first == UInt8(ascii: "$"), Self.readerFindings.contains(ev) {
+        if !isPseudo, dollar, Self.readerFindings.contains(ev) {
             self.evID = -1
         } else {
             self.evID = evID ?? EvNames.snapshot()[ev] ?? -1
@@ -160,6 +161,13 @@ public final class Event: @unchecked Sendable {
         self.line = line
         self.fields = fields
         self.redactedKeys = redactedKeys
+    }
+
+    /// Whether `ev` starts with `$`: read from the string's own bytes when it holds them (every
+    /// name the reader makes), without the generic view's iterator.
+    @inline(__always) static func startsWithDollar(_ ev: String) -> Bool {
+        ev.utf8.withContiguousStorageIfAvailable { $0.first == UInt8(ascii: "$") }
+            ?? (ev.utf8.first == UInt8(ascii: "$"))
     }
 
     /// A separate event with the same contents and no ``seq`` yet (for a second timeline, which
