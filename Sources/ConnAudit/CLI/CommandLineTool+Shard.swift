@@ -77,13 +77,15 @@ extension CommandLineTool {
         let header = PartialReport.Header(
             shard: shard,
             rules: PartialReport.rulesHash(prepared.ruleSet.rules, overrides: prepared.overrides),
+            suppressions: PartialReport.suppressionsHash(prepared.suppressions),
             files: PartialReport.filesHash(paths, sizes: found.files.map(\.sizeOnDisk)),
             fileCount: paths.count,
             ruleCount: prepared.ruleSet.rules.count,
             inputs: p.shownPositionals.joined(separator: ", "))
         try writing(to: output, console: console) { pieces in
             PartialReport.render(
-                parts, header: header, rules: prepared.ruleSet.rules, flush: pieces.bytes)
+                parts, header: header, rules: prepared.ruleSet.rules,
+                suppressions: prepared.suppressions, flush: pieces.bytes)
         }
         // Unreadable inputs are named on standard error here too; the merge's status counts them.
         for (i, f) in parts.files.enumerated() where parts.owned[i] {
@@ -125,7 +127,8 @@ extension CommandLineTool {
         let keep =
             prepared.suppressions.entries.isEmpty ? Self.keptFindings(p, request) : nil
         var merge = PartialMerge(
-            rules: prepared.ruleSet.rules, overrides: prepared.overrides, keep: keep, divert: nil)
+            rules: prepared.ruleSet.rules, overrides: prepared.overrides,
+            suppressions: prepared.suppressions, keep: keep, divert: nil)
         do {
             for part in parts { try merge.read(part, opener: opener) }
         } catch {

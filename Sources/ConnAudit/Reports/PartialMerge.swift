@@ -13,6 +13,9 @@ struct PartialMerge {
 
     private let rules: [Rule]
     private let expectedRules: String
+    private let expectedSuppressions: String
+    /// How many suppression entries the merge applies: a finding's `fields_match` names some.
+    private let suppressionCount: Int
     private var header: PartialReport.Header?
     private var seenShards = Set<Int>()
     /// Each file's accounting, by its index in the run's file list.
@@ -29,10 +32,17 @@ struct PartialMerge {
     /// - Parameters:
     ///   - rules: the rules in force for the merge, in the order the shards ran them.
     ///   - overrides: their `--param` values (the shards' must be the same).
+    ///   - suppressions: the suppressions the merge applies (the shards' must agree on the
+    ///     entries that ask about fields: ``PartialReport/suppressionsHash(_:)``).
     ///   - keep: see ``Auditor/keepFindings``; `divert`: see ``Auditor``.
-    init(rules: [Rule], overrides: [String: Value], keep: Int?, divert: ViolationFilter?) {
+    init(
+        rules: [Rule], overrides: [String: Value], suppressions: Suppressions, keep: Int?,
+        divert: ViolationFilter?
+    ) {
         self.rules = rules
         expectedRules = PartialReport.rulesHash(rules, overrides: overrides)
+        expectedSuppressions = PartialReport.suppressionsHash(suppressions)
+        suppressionCount = suppressions.entries.count
         total = FindingSink(files: [], keep: keep, divert: divert)
     }
 
@@ -120,13 +130,16 @@ struct PartialMerge {
         }
         guard let k = int(body["shard"]), let n = int(body["shards"]), n >= 1,
             n <= Shard.maxCount, k >= 1, k <= n,
-            let rulesHash = body["rules"]?.string, let filesHash = body["files"]?.string,
+            let rulesHash = body["rules"]?.string,
+            let suppressionsHash = body["suppressions"]?.string,
+            let filesHash = body["files"]?.string,
             let fileCount = int(body["file_count"]), fileCount >= 0,
             fileCount <= Int(Int32.max),
             let ruleCount = int(body["rule_count"]), let inputs = body["inputs"]?.string
         else { throw fail("has a header without its shard, rules or files") }
         let h = PartialReport.Header(
-            shard: Shard(index: k, count: n), rules: rulesHash, files: filesHash,
+            shard: Shard(index: k, count: n), rules: rulesHash, suppressions: suppressionsHash,
+            files: filesHash,
             fileCount: fileCount, ruleCount: ruleCount, inputs: inputs)
         if let first = header {
             guard h.shard.count == first.shard.count else {
@@ -144,7 +157,12 @@ struct PartialMerge {
         }
         guard h.rules == expectedRules, h.ruleCount == rules.count else {
             throw fail(
-                "was made with other rules, --param values or suppression fields than this merge loads: give merge the --rules, --param, --only, --skip and config file the shards had"
+                "was made with other rules or --param values than this merge loads: give merge the --rules, --param, --only, --skip and config file the shards had"
+            )
+        }
+        guard h.suppressions == expectedSuppressions else {
+            throw fail(
+                "was made with other suppressions than this merge loads (their entries with fields: differ in place, rule or fields): give merge the config file the shards had"
             )
         }
         guard seenShards.insert(k).inserted else {
@@ -221,7 +239,8 @@ struct PartialMerge {
             sources = try sum(sources, s, "sources")
             generations = try sum(generations, g, "generations")
         case "violation", "inconclusive":
-            let (rule, finding) = try self.finding(body, line: line)
+            let (rule, finding) = try self.finding(
+                body, line: line, violation: kind == "violation")
             if kind == "violation" {
                 total.take(violation: finding, rule: rule, id: rules[rule].id)
             } else {
@@ -260,7 +279,11 @@ struct PartialMerge {
             path: path, reason: reason, heldNoEvent: body["held_no_event"] == .bool(true))
     }
 
-    private func finding(_ body: Value, line: Int) throws(Failure) -> (Int, Finding) {
+    /// The finding of a `violation` or `inconclusive` record; a violation's with the suppression
+    /// entries whose `fields:` held (``Finding/fieldMatches``).
+    private func finding(_ body: Value, line: Int, violation: Bool) throws(Failure) -> (
+        Int, Finding
+    ) {
         let fileCount = header!.fileCount
         guard let rule = ruleIndex(body["rule"]), let message = body["message"]?.string else {
             throw fail("line \(line): a finding without its rule and message")
@@ -307,14 +330,31 @@ struct PartialMerge {
             }
             f.context = context
         }
-        if case .array(let items)? = body["fields"] {
-            var fields: [Value.ObjectEntry] = []
-            for item in items {
-                guard case .array(let pair) = item, pair.count == 2, let key = pair[0].string
-                else { throw fail("line \(line): an event field that is not [name, value]") }
-                fields.append(Value.ObjectEntry(key, pair[1]))
+        if violation {
+            var held: [Int] = []
+            if let v = body["fields_match"] {
+                // Places of the merge's entries, ascending (as a shard writes them).
+                let items: [Value]
+                if case .array(let a) = v, a.count <= suppressionCount {
+                    items = a
+                } else {
+                    items = []
+                }
+                for item in items {
+                    guard let i = int(item), i >= 0, i < suppressionCount, i > held.last ?? -1
+                    else { break }
+                    held.append(i)
+                }
+                guard !held.isEmpty, held.count == items.count else {
+                    throw fail(
+                        "line \(line): a fields_match that is not places of this merge's suppressions in ascending order"
+                    )
+                }
             }
-            f.eventFields = fields
+            // Without suppressions nothing asks (and a finding with no box keeps none).
+            if suppressionCount > 0 { f.fieldMatches = held }
+        } else if body["fields_match"] != nil {
+            throw fail("line \(line): an inconclusive finding with a fields_match")
         }
         return (rule, f)
     }

@@ -5,17 +5,21 @@
 /// header first, an `end` record last (a partial cut short has none). It holds the findings with
 /// their context lines, the label counts of `classify` rules, the accounting of the files the
 /// shard owns, and the input errors — nothing else. Secrets never appear: context lines and
-/// messages are the reports' own, and of a finding's event fields (what suppressions match on)
-/// a value holding a secret is kept only as the reports redact it. docs/schema/partial.schema.json has each record.
+/// messages are the reports' own. Of the event fields suppressions match on, a violation records
+/// only which entries' `fields:` conditions held, judged by the shard on the values one run
+/// judges; docs/schema/partial.schema.json has each record.
 enum PartialReport {
     /// The format's version: a merge reads only partials of its own.
-    static let version = 1
+    static let version = 2
 
     /// What every partial of one run has in common, and which shard wrote it.
     struct Header: Equatable {
         var shard: Shard
-        /// FNV-1a over the rules in force, their parameters and the fields findings record.
+        /// FNV-1a over the rules in force and their parameters.
         var rules: String
+        /// FNV-1a over what a finding's ``Finding/fieldMatches`` depend on
+        /// (``suppressionsHash(_:)``).
+        var suppressions: String
         /// FNV-1a over the paths of every input, in order.
         var files: String
         var fileCount: Int
@@ -28,7 +32,7 @@ enum PartialReport {
     static func rulesHash(_ rules: [Rule], overrides: [String: Value]) -> String {
         var bytes: [UInt8] = []
         for rule in rules {
-            for part in [rule.id, rule.yaml, rule.findingFields.joined(separator: ",")] {
+            for part in [rule.id, rule.yaml] {
                 bytes += part.utf8
                 bytes.append(0)
             }
@@ -36,6 +40,23 @@ enum PartialReport {
         for (name, value) in overrides.sorted(by: { $0.key < $1.key }) {
             bytes += "\(name)=\(value.rendered(bare: false))".utf8
             bytes.append(0)
+        }
+        return hex(FNV1a.hash64(bytes: bytes))
+    }
+
+    /// The ``Header/suppressions`` of a run with `suppressions`: each entry that asks about fields,
+    /// its place in the list, its `rule` and its `fields:`. A shard's ``Finding/fieldMatches`` mean
+    /// the same in a merge whose entries agree on these; the rest of each entry the merge applies
+    /// itself.
+    static func suppressionsHash(_ suppressions: Suppressions) -> String {
+        var bytes: [UInt8] = []
+        for (i, entry) in suppressions.entries.enumerated() where !entry.fields.isEmpty {
+            var parts = [String(i), entry.rule, String(entry.fields.count)]
+            for condition in entry.fields { parts += [condition.name, condition.pattern] }
+            for part in parts {
+                bytes += part.utf8
+                bytes.append(0)
+            }
         }
         return hex(FNV1a.hash64(bytes: bytes))
     }
@@ -59,9 +80,11 @@ enum PartialReport {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    /// Writes `parts` as a partial, in pieces of about 1 MiB.
+    /// Writes `parts` as a partial, in pieces of about 1 MiB; each violation with the entries of
+    /// `suppressions` whose `fields:` hold on its event.
     static func render(
-        _ parts: RunParts, header: Header, rules: [Rule], flush: @escaping ([UInt8]) -> Void
+        _ parts: RunParts, header: Header, rules: [Rule], suppressions: Suppressions,
+        flush: @escaping ([UInt8]) -> Void
     ) {
         var records = 0
         var out: [UInt8] = []
@@ -84,6 +107,7 @@ enum PartialReport {
             w.key("shard", header.shard.index)
             w.key("shards", header.shard.count)
             w.key("rules", header.rules)
+            w.key("suppressions", header.suppressions)
             w.key("files", header.files)
             w.key("file_count", header.fileCount)
             w.key("rule_count", header.ruleCount)
@@ -119,11 +143,13 @@ enum PartialReport {
         }
         let total = parts.total
         for index in rules.indices {
+            let fieldMatches = suppressions.fieldMatches(rule: rules[index].id)
             for f in total.violations[index] ?? [] {
-                line { w in writeFinding(&w, "violation", rule: index, f) }
+                let held = fieldMatches(f)
+                line { w in writeFinding(&w, "violation", rule: index, f, fieldMatches: held) }
             }
             for f in total.inconclusive[index] ?? [] {
-                line { w in writeFinding(&w, "inconclusive", rule: index, f) }
+                line { w in writeFinding(&w, "inconclusive", rule: index, f, fieldMatches: []) }
             }
             if let counts = total.labels[index] {
                 line { w in
@@ -159,7 +185,7 @@ enum PartialReport {
     }
 
     private static func writeFinding(
-        _ w: inout JSONWriter, _ kind: String, rule: Int, _ f: Finding
+        _ w: inout JSONWriter, _ kind: String, rule: Int, _ f: Finding, fieldMatches: [Int]
     ) {
         w.beginObject(kind)
         w.key("rule", rule)
@@ -192,30 +218,11 @@ enum PartialReport {
             }
             w.endArray()
         }
-        if !f.eventFields.isEmpty {
-            w.beginArray("fields")
-            for entry in f.eventFields {
-                w.beginArray()
-                w.value(entry.key)
-                // What a suppression's glob is matched against, each text holding a secret only
-                // as the reports redact it.
-                w.raw(nil, redacted(entry.value).rendered(bare: false))
-                w.endArray()
-            }
+        if !fieldMatches.isEmpty {
+            w.beginArray("fields_match")
+            for i in fieldMatches { w.raw(nil, String(i)) }
             w.endArray()
         }
         w.endObject()
-    }
-
-    /// `value` with every secret in its texts (keys too) replaced as the reports replace it.
-    private static func redacted(_ value: Value) -> Value {
-        switch value {
-        case .string(let s): return .string(SecretShapes.text(s))
-        case .array(let items): return .array(items.map(redacted))
-        case .object(let entries):
-            return .object(
-                entries.map { Value.ObjectEntry(SecretShapes.text($0.key), redacted($0.value)) })
-        default: return value
-        }
     }
 }

@@ -3,8 +3,8 @@
 /// Kept small: a run can hold millions (one per malformed line of a file that is not a log at
 /// all), so what every finding has — where, the message, the event's name — is stored inline (56
 /// bytes) and the rest, which a reader's finding on the corpus timeline does not have (a time, a
-/// source, a generation, context, event fields), in one box that is absent when empty and names
-/// its source by a reference shared by the source's findings.
+/// source, a generation, context, event fields, the suppressions a shard matched), in one box
+/// that is absent when empty and names its source by a reference shared by the source's findings.
 public struct Finding: Sendable {
     private var fileIndex: Int32
     private var lineNumber: Int
@@ -50,6 +50,14 @@ public struct Finding: Sendable {
         get { rest?.parts.eventFields ?? [] }
         set { update { $0.eventFields = newValue } }
     }
+    /// In a merge of partials: the suppression entries (by index) whose `fields:` conditions
+    /// held on the finding's event, as its shard judged them
+    /// (``Suppressions/fieldMatches(rule:)``); nil where suppressions judge ``eventFields``
+    /// themselves.
+    public var fieldMatches: [Int]? {
+        get { rest?.parts.fieldMatches }
+        set { update { $0.fieldMatches = newValue } }
+    }
 
     private static let noFile = Int32.min
     private static let noLine = Int.min
@@ -63,6 +71,7 @@ public struct Finding: Sendable {
         var context: [ContextLine] = []
         var subject: String?
         var eventFields: [Value.ObjectEntry] = []
+        var fieldMatches: [Int]?
         private var hasT = false
         private var hasGen = false
 
@@ -77,7 +86,7 @@ public struct Finding: Sendable {
 
         var isEmpty: Bool {
             !hasT && source == nil && !hasGen && context.isEmpty && subject == nil
-                && eventFields.isEmpty
+                && eventFields.isEmpty && fieldMatches == nil
         }
     }
 

@@ -45,9 +45,16 @@ public struct Suppression: Sendable {
     /// Whether the entry speaks of `ruleID`'s violations at all.
     public func covers(rule ruleID: String) -> Bool { GlobPattern(rule).matches(ruleID) }
 
-    /// Whether `finding`, a violation of a rule the entry covers, meets every condition.
+    /// Whether `finding`, a violation of a rule the entry covers, meets every condition, its
+    /// `fields:` judged on the finding's ``Finding/eventFields``.
     /// A condition on something the finding does not have (a source, a file, a field) fails.
     public func matches(_ finding: Finding, paths: [String]) -> Bool {
+        matchesPlace(finding, paths: paths) && fieldsHold(on: finding.eventFields)
+    }
+
+    /// Whether `finding` meets every condition but `fields:` (those on its source, file and
+    /// message).
+    func matchesPlace(_ finding: Finding, paths: [String]) -> Bool {
         if let src {
             guard let key = finding.source, !key.srcIsFile, GlobPattern(src).matches(key.src) else {
                 return false
@@ -64,8 +71,13 @@ public struct Suppression: Sendable {
             }
         }
         if let message, !GlobPattern(message).matches(finding.message) { return false }
-        for condition in fields {
-            guard let value = finding.eventFields.last(where: { $0.key == condition.name })?.value,
+        return true
+    }
+
+    /// Whether every `fields:` condition holds on an event's `fields` (true when there is none).
+    func fieldsHold(on fields: [Value.ObjectEntry]) -> Bool {
+        for condition in self.fields {
+            guard let value = fields.last(where: { $0.key == condition.name })?.value,
                 GlobPattern(condition.pattern).matches(value.text ?? value.rendered(bare: false))
             else { return false }
         }
@@ -106,6 +118,30 @@ public struct Suppressions: Sendable {
         public var total: Int { accepted.reduce(0, +) }
     }
 
+    /// For violations of rule `ruleID`: the entries (by index) that speak of the rule and ask
+    /// about fields whose `fields:` conditions all hold on the violation's event, expired or not.
+    /// A shard records them in its partial (docs/scale-out.md), which holds no field value; the
+    /// merge then matches each entry as ``matches(_:_:paths:)`` does.
+    public func fieldMatches(rule ruleID: String) -> (Finding) -> [Int] {
+        let asking = entries.indices.filter {
+            !entries[$0].fields.isEmpty && entries[$0].covers(rule: ruleID)
+        }
+        return { [entries] finding in
+            asking.filter { entries[$0].fieldsHold(on: finding.eventFields) }
+        }
+    }
+
+    /// Whether entry `i` matches `finding`, a violation of a rule it covers: its `fields:` from
+    /// the finding's ``Finding/fieldMatches`` when a shard found them, else from its event's
+    /// fields.
+    func matches(_ i: Int, _ finding: Finding, paths: [String]) -> Bool {
+        let entry = entries[i]
+        guard entry.matchesPlace(finding, paths: paths) else { return false }
+        if entry.fields.isEmpty { return true }
+        if let held = finding.fieldMatches { return held.contains(i) }
+        return entry.fieldsHold(on: finding.eventFields)
+    }
+
     /// The live entries that speak of each rule (by id), in entry order.
     private func candidates(today: String) -> (String) -> [Int] {
         let live = entries.indices.filter { !entries[$0].hasExpired(today: today) }
@@ -119,9 +155,8 @@ public struct Suppressions: Sendable {
         let of = candidates(today: today)
         var byRule: [String: [Int]] = [:]
         for id in rules { byRule[id] = of(id) }
-        let entries = entries
-        return { [byRule] rule, finding in
-            byRule[rule, default: []].first { entries[$0].matches(finding, paths: paths) }
+        return { [self, byRule] rule, finding in
+            byRule[rule, default: []].first { self.matches($0, finding, paths: paths) }
         }
     }
 
@@ -144,7 +179,7 @@ public struct Suppressions: Sendable {
             var kept: [Finding] = []
             var result = r
             for f in r.violations {
-                if let i = candidates.first(where: { entries[$0].matches(f, paths: paths) }) {
+                if let i = candidates.first(where: { matches($0, f, paths: paths) }) {
                     result.suppressed.append(f)
                     result.suppressedBy.append(i)
                     summary.accepted[i] += 1

@@ -12,13 +12,14 @@ import ConnAuditTestSupport
 struct ShardedRunMergesToSingleRunTests {
     static let formats = CommandLineTool.formats
 
-    /// Runs check over `inputs` once, and in `n` shards merged, with `options` for both; expects
-    /// the same bytes in every format and the same exit status.
+    /// Runs check over `inputs` once, and in `n` shards merged, with `options` and the config
+    /// file `config` (none: `--no-config`) for both; expects the same bytes in every format and
+    /// the same exit status.
     static func expectSame(
-        _ inputs: [String], shards n: Int, options: [String] = [], in dir: String,
-        sourceLocation: SourceLocation = #_sourceLocation
+        _ inputs: [String], shards n: Int, options: [String] = [], config: String? = nil,
+        in dir: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let base = ["--no-config"] + options
+        let base = (config.map { ["--config", $0] } ?? ["--no-config"]) + options
         var reports = ["--format", "json", "--output", dir + "/single.json"]
         for f in formats where f != "json" { reports += ["--report", "\(f)=\(dir)/single.\(f)"] }
         let single = CommandLineRun(inputs + base + reports)
