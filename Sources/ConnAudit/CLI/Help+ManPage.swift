@@ -9,7 +9,10 @@ extension Help {
         out += section("SYNOPSIS", body(usage))
         out +=
             ".SH DESCRIPTION\n" + roff(paths.split(separator: "\n").joined(separator: " ")) + "\n"
-        for text in [checkOptions, timelineOptions, rulesOptions, exitStatus, examples] {
+        let sections = [
+            checkOptions, mergeOptions, timelineOptions, rulesOptions, exitStatus, examples
+        ]
+        for text in sections {
             let title = String(text.prefix { $0 != "\n" })
             out += section(title, body(text))
         }

@@ -139,9 +139,10 @@ enum Help {
           PART is a partial result (--format partial, gzip too) of one shard; give every shard's.
           The report is the one a single check over all the logs writes, byte for byte, and so
           is the exit status. The merge loads the rules as check does: give it the --rules,
-          --param, --only, --skip and config file the shards had (a partial of other rules is
-          refused). Partials of another format version, cut short, of other input files, of a
-          different number of shards, or with a shard missing or given twice are refused (exit 2).
+          --param, --only, --skip and config file the shards had (a partial of other rules, or
+          of suppressions whose fields: differ, is refused). Partials of another format version,
+          cut short, of other input files, of a different number of shards, or with a shard
+          missing or given twice are refused (exit 2).
           --format, --output, --report, --fail-on, --use, --color, --quiet, --exact-baseline,
           --write-exact-baseline, --max-expansion, --config, --no-config as for check
         """
