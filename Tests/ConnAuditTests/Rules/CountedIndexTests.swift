@@ -250,7 +250,7 @@ import ConnAuditTestSupport
     /// Rules where a capture the count reads is not bound where it is evaluated — a term of an
     /// any-of trigger, a `forbid`'s `without:` before its step, a message judged at the end, a
     /// capture of another call's selector — and one whose outer side reads a bare `params` (the
-    /// current event's field): the counts answer what the events answer.
+    /// current event's field): the counts answer what the events answer (the capture is null).
     static let unbound: [(rule: String, log: String, violations: Int)] = [
         (
             "every: [{ ev: A, as: x }, { ev: B, as: y }]\nexpect: \"count({ev: P, where: 'text(id) == text(y.id)'}) == 0\"",
@@ -277,7 +277,7 @@ import ConnAuditTestSupport
     ]
 
     @Test(arguments: 0..<unbound.count)
-    func aCaptureNotBoundWhereTheCountRunsReadsTheCandidatesField(_ index: Int) throws {
+    func aCaptureNotBoundWhereTheCountRunsIsNull(_ index: Int) throws {
         let (body, log, expected) = Self.unbound[index]
         // The same rule with the equality hidden from the index: answered from events.
         let hidden = body.replacing("'text(id) ==", with: "'false or text(id) ==")
@@ -296,9 +296,9 @@ import ConnAuditTestSupport
         #expect(report.results[0].violations.count == expected)
     }
 
-    /// An unbound capture reads the candidate's field of its name. The events counted by key have
-    /// no such field (null for each); one that has it is kept and tried as a scan tries it.
-    @Test func aCountedEventWithAFieldNamedLikeAnUnboundCaptureIsTriedAsAScanWould() throws {
+    /// An unbound capture is null, whatever field of its name a counted event has: counted by
+    /// key, such an event is answered as a scan answers it.
+    @Test func anUnboundCaptureIsNullWhateverFieldsTheCountedEventsHave() throws {
         let expect = "expect: \"count({ev: P, where: 'text(id) == text(y.id)'}) == 0\""
         let body =
             "title: T\nfor: source\nevery: [{ ev: A, as: x }, { ev: B, as: y }]\n" + expect
@@ -310,17 +310,17 @@ import ConnAuditTestSupport
         #expect(
             CompiledRule(rule: loaded[0], index: 0, overrides: [:]).countedLists.allSatisfy { $0 })
         let plain = #"{"t":0,"ev":"P","id":"1"}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"# + "\n"
-        // y unbound at A: this P's own y.id is "1", its id too: it counts, and A fails.
+        // y unbound at A is null, not this P's own y (whose id is "1", as its own id): nothing
+        // counts, and A passes.
         let named =
             #"{"t":0,"ev":"P","id":"1","y":{"id":"1"}}"# + "\n" + #"{"t":1,"ev":"A","id":"1"}"#
             + "\n"
-        // The first P's own y.id is "2", its id "1": it does not count at A; at B, y is B, and
-        // the P whose id is "2" counts.
+        // At A nothing counts; at B, y is B, and the P whose id is "2" counts.
         let other =
             #"{"t":0,"ev":"P","id":"1","y":{"id":"2"}}"# + "\n" + #"{"t":0,"ev":"P","id":"2"}"#
             + "\n"
             + #"{"t":1,"ev":"A","id":"1"}"# + "\n" + #"{"t":2,"ev":"B","id":"2"}"# + "\n"
-        for (log, failing) in [(plain, [Int]()), (named, [2]), (other, [4])] {
+        for (log, failing) in [(plain, [Int]()), (named, []), (other, [4])] {
             let report = Self.audit(loaded, log)
             #expect(report.results[0].violations.map(\.line) == failing, "\(log)")
             #expect(report.results[1].violations.map(\.line) == failing, "\(log)")
@@ -328,10 +328,10 @@ import ConnAuditTestSupport
         }
     }
 
-    /// Counts that share one index may read different captures: a counted event's field named
-    /// like one of them says nothing of a count that reads another (the second count is decided:
-    /// the events it keeps answer it).
-    @Test func aFieldNamedLikeOneCaptureLeavesACountOfAnotherDecided() throws {
+    /// Counts that share one index may read different captures: at a trigger where one is bound
+    /// and the other is not, the count reading the unbound one is zero (its outer side is null),
+    /// whatever fields named like either the counted events have.
+    @Test func countsReadingABoundAndAnUnboundCaptureShareAnIndex() throws {
         let expect =
             "expect: \"count({ev: P, where: 'text(id) == text(x.id)'}) == 0 and count({ev: P, where: 'text(id) == text(y.id)'}) < 9\""
         let body =
@@ -345,13 +345,13 @@ import ConnAuditTestSupport
             CompiledRule(rule: loaded[0], index: 0, overrides: [:]).countedLists.allSatisfy { $0 })
         #expect(
             !CompiledRule(rule: loaded[1], index: 0, overrides: [:]).countedLists.contains(true))
-        // At B, y is bound and x is not: x reads each P's own field x, which this P lacks.
+        // At B, y is bound and x is not: x is null.
         let namedLikeBound =
             #"{"t":0,"ev":"P","id":"1","y":0}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"# + "\n"
         let report = Self.audit(loaded, namedLikeBound)
         #expect(report.results[0].status == .pass)
         #expect(report.results[1].status == .pass)
-        // A P with a field x: the count reading the unbound x tries it as a scan does.
+        // A P with a field x: the unbound x is still null, for the index as for a scan.
         for x in ["0", #"{"id":"1"}"#, #"{"id":"2"}"#] {
             let namedLikeUnbound =
                 #"{"t":0,"ev":"P","id":"1","x":\#(x)}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"#
@@ -366,6 +366,7 @@ import ConnAuditTestSupport
             loaded,
             #"{"t":0,"ev":"P","id":"1","x":{"id":"1"}}"# + "\n" + #"{"t":1,"ev":"B","id":"2"}"#
                 + "\n")
-        #expect(counts.results[0].violations.map(\.line) == [2])
+        #expect(counts.results[0].status == .pass)
+        #expect(counts.results[0].violations.isEmpty)
     }
 }

@@ -5,10 +5,10 @@ import ConnAuditTestSupport
 
 /// How a history call is answered — from a hash index keyed by what is bound outside it, with a
 /// `$seq` bound, or by scanning — is decided from the names the rule declares, never from what
-/// happens to be bound where the call first runs. A name of a capture that is not bound reads the
-/// candidate's own field (rules.md), so a let read by a sequence's first step (a later step's
-/// capture unbound) and by its message (bound) means two things; the answer must not depend on
-/// which of them came first in the log.
+/// happens to be bound where the call first runs. A capture that is not bound is null (rules.md),
+/// so a let read by a sequence's first step (a later step's capture unbound) and by its message
+/// (bound) means two things; the answer must not depend on which of them came first in the log,
+/// nor on the fields named like a capture that the events have.
 @Suite struct IndexShapeTests {
     private static func rules(_ bodies: [String]) throws -> [Rule] {
         try RuleRuns.rules(bodies, file: "rules/shape.yaml")
@@ -25,8 +25,9 @@ import ConnAuditTestSupport
     }
 
     /// A let read across steps: the first step reads a let whose call reads the capture `b` of the
-    /// second step. At the step `b` is not bound and reads the candidate's `b`; an index made
-    /// where it is bound (the obligation) must not look up the current event's `b` there instead.
+    /// second step. At the step `b` is not bound and is null, whatever `b` the candidates have; an
+    /// index made where it is bound (the obligation) must not look up the current event's `b`
+    /// there instead.
     static let letAcrossStepsRule = """
         id: t.each
         title: each with a let read by the first step
@@ -43,14 +44,15 @@ import ConnAuditTestSupport
         #"{"t":1,"ev":"x.c","k":1,"b":{"k":1}}"#, #"{"t":2,"ev":"x.a","f":1}"#,
         #"{"t":3,"ev":"x.a","f":0}"#,
         #"{"t":4,"ev":"x.b"}"#, #"{"t":5,"ev":"x.d"}"#, #"{"t":6,"ev":"x.w"}"#,
-        #"{"t":7,"ev":"x.a","f":0}"#,
+        #"{"t":7,"ev":"x.a","f":1}"#,
         #"{"t":8,"ev":"x.b"}"#
     ]
 
     @Test func aVerdictDoesNotDependOnWhereACallFirstRan() throws {
         let rule = try Self.rules([Self.letAcrossStepsRule])
-        // At every x.a, `b` is unbound: the x.c's own b.k (1) equals its k, L is 1, every x.a
-        // starts a match, and the last (t = 7, 8) is never followed by an x.d.
+        // At every x.a, `b` is unbound and null: L is 0 although the x.c's own b.k (1) equals its
+        // k, so only the x.a with f == 1 start a match, and the last (t = 7, 8) is never
+        // followed by an x.d.
         let whole = Self.audit(rule, Self.letAcrossStepsLog.joined(separator: "\n") + "\n").results[
             0]
         #expect(whole.status == .fail)
@@ -133,10 +135,10 @@ import ConnAuditTestSupport
         ),
         (
             // a count from counts whose capture is unbound at one trigger (`b` at x.d), with
-            // counted events that have a field `b`: those are kept and tried as a scan tries them
+            // counted events that have a field `b`: null there, for the index as for a scan
             """
             for: source
-            every: [{ ev: x.a, as: b }, { ev: x.d, as: o }]
+            every: [{ ev: x.b, as: b }, { ev: x.d, as: o }]
             expect: "count({ev: x.c, where: 'text(k) == text(b.k)'}) == 0"
             undecided: inconclusive
             """,
@@ -177,8 +179,8 @@ import ConnAuditTestSupport
         )
     ]
 
-    /// Events whose fields are named like the rules' captures (`b`, `o`, `z`), so an unbound
-    /// capture's name reads something; two sources.
+    /// Events whose fields are named like the rules' captures (`b`, `o`, `z`), so that a road
+    /// that read such a field where the capture is unbound would answer otherwise; two sources.
     static func log(seed: UInt64, events: Int = 160) -> String {
         var rng = SplitMix64(state: seed)
         var t = 0

@@ -366,7 +366,7 @@ final class CompiledRule: @unchecked Sendable {
                 guard let list = listOfSlot[call.slot],
                     // A let that names a result is no outer side either (``resultLets``).
                     let shape = CountedShape.of(
-                        call, outer: outer.union(results), lets: letNames,
+                        call, outer: outer.union(results),
                         paramLets: paramLets.union(namingLets), results: results)
                 else { continue }
                 shapes[call.slot] = shape

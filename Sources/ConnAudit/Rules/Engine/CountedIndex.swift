@@ -13,8 +13,7 @@
 /// A bound whose value is not a number (or NaN) orders nothing, so nothing is counted, as `<` on
 /// it is undecided. A runner whose every call on a history list is answered this way stops
 /// keeping that list's events (``Runner``): on a long SSE session the ids' events are most of the
-/// memory, where the seqs and keys are a fraction of it. (The index itself keeps the rare events
-/// with a field named like a capture its calls read: ``kept``.)
+/// memory, where the seqs and keys are a fraction of it.
 final class CountedIndex {
     let list: Int
     /// The candidate's side of the equality (a `text(…)` call).
@@ -22,56 +21,16 @@ final class CountedIndex {
     /// The selector's term: its `ev` names and field tests are checked when an event is added.
     let term: Selector.Term
     private var seqs = SeqBuckets()
-    /// The names of the captures its calls read (``CountedShape/captures``).
-    private(set) var captureNames: [String] = []
-    /// Events that passed the term's tests and have a field named like one of ``captureNames``,
-    /// kept whole and tried one by one, as a scan would (``CountedCall/answer(_:existence:)``):
-    /// a capture not bound where a call runs reads each candidate's field of its name, which no
-    /// count by key can answer for them. Not counted by key. Rare in a log (name captures unlike
-    /// fields); a log whose every event has such a field keeps them all, as a scan does.
-    private(set) var kept: [Event] = []
-
-    /// Adds the captures a call reads (before any event is recorded: the index is made with its
-    /// calls).
-    func reads(captures names: [String]) {
-        for name in names where !captureNames.contains(name) {
-            captureNames.append(name)
-            captureIDs.append(FieldNames.id(name))
-        }
-    }
-
-    /// ``captureNames`` as ``FieldNames`` ids (the reader gives the fields rules read theirs).
-    private var captureIDs: [Int32] = []
-
-    /// Whether `e` has a field named like one of ``captureNames``.
-    @inline(__always) private func holdsCaptureField(_ e: Event) -> Bool {
-        e.fields.withUnsafeBufferPointer { fields in
-            for f in fields {
-                if f.id >= 0 {
-                    if captureIDs.contains(f.id) { return true }
-                } else if captureNames.contains(where: { $0 == f.key }) {
-                    return true
-                }
-            }
-            return false
-        }
-    }
-
     init(list: Int, key: Expr, term: Selector.Term) {
         self.list = list
         self.key = key
         self.term = term
     }
 
-    /// Records `e` if it passes the term's tests: its seq under its key if that is decided, or the
-    /// event itself in ``kept`` if it has a field named like a capture the calls read.
+    /// Records `e` if it passes the term's tests: its seq under its key if that is decided.
     func add(_ e: Event, shared: EvalShared) {
         let ctx = EvalContext(event: e, shared: shared)
         guard Evaluator.termTestsHold(term, e, ctx) else { return }
-        if !captureNames.isEmpty, holdsCaptureField(e) {
-            kept.append(e)
-            return
-        }
         guard case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
         seqs.append(e.seq, for: k)
     }
@@ -125,9 +84,8 @@ final class CountedIndex {
 }
 
 /// What of a `count` call (or an existence test, ``HistoryCall/existence``) a ``CountedIndex``
-/// answers: the candidate's key, the outer side of the equality (the key looked up), the `$seq`
-/// bounds, and the captures those read (``CountedCall/answer(_:existence:)`` checks that they are
-/// bound). Worked out when the rule is compiled (``CompiledRule/countedShapes``).
+/// answers: the candidate's key, the outer side of the equality (the key looked up) and the `$seq`
+/// bounds. Worked out when the rule is compiled (``CompiledRule/countedShapes``).
 struct CountedShape: @unchecked Sendable {
     struct Bound {
         /// How the candidate's `$seq` must order against `value` (`$seq < value`: `.less`).
@@ -139,21 +97,14 @@ struct CountedShape: @unchecked Sendable {
     var key: Expr
     var outer: Expr
     var bounds: [Bound]
-    /// Names the outer side and the bounds read that are not lets: captures. One that is not
-    /// bound where the call is evaluated (a term of an any-of trigger that did not match, a step
-    /// not reached yet, a message judged at the end) reads the candidate's field of that name.
-    var captures: [String]
-
-    /// Names an event answers itself (a capture of such a name, unbound, reads them).
-    static let builtInNames: Set<String> = ["t", "ev", "gen", "src", "session"]
 
     /// The shape of `call` when the names in `outer` (the rule's lets and captures) are what its
     /// `where:` may read outside the candidate; nil when a ``CountedIndex`` cannot answer it.
     /// A `where:` that reads one of `results` (names of history results, `first({…, as: z})`)
-    /// is never counted: such a name is bound only once its call has been evaluated, and before
-    /// that reads the candidate's field.
+    /// is never counted: such a name is bound for each candidate only once its call has been
+    /// evaluated for it.
     static func of(
-        _ call: HistoryCall, outer names: Set<String>, lets: Set<String>, paramLets: Set<String>,
+        _ call: HistoryCall, outer names: Set<String>, paramLets: Set<String>,
         results: Set<String>
     ) -> CountedShape? {
         guard call.kind == .count || (call.existence && call.resultCaptures.isEmpty),
@@ -210,30 +161,23 @@ struct CountedShape: @unchecked Sendable {
         guard let (key, outerSide) = found else { return nil }
         // What the outer side and the bounds read. A bare `params` (not `params.x`, which is a
         // constant by now) is the current event's field, and so is a let that reads one, when
-        // evaluated for a candidate: not outer. A capture named like a built-in field would read
-        // the candidate's built-in value when unbound: not counted either.
-        var captures: [String] = []
+        // evaluated for a candidate: not outer. A capture not bound where the call runs is null
+        // there, for the index as for a scan.
         var readsEvent = false
         for x in [outerSide] + bounds.map(\.value) {
             NameWalker.walk(x) { sub in
                 guard case .name(let n, _, _) = sub else { return }
-                if n == "params" || paramLets.contains(n) || builtInNames.contains(n) {
-                    readsEvent = true; return
-                }
-                if !lets.contains(n), !captures.contains(n) { captures.append(n) }
+                if n == "params" || paramLets.contains(n) { readsEvent = true }
             }
         }
         if readsEvent { return nil }
-        return CountedShape(
-            term: term, key: key, outer: outerSide, bounds: bounds, captures: captures)
+        return CountedShape(term: term, key: key, outer: outerSide, bounds: bounds)
     }
 }
 
 /// A call answered from a ``CountedIndex``: the index and the call's shape.
 final class CountedCall {
     /// What a candidate without the fields an unbound capture names reads (nothing).
-    static let noFields = Event(t: .nan, ev: "", evID: -1)
-
     let index: CountedIndex
     let shape: CountedShape
 
@@ -243,37 +187,11 @@ final class CountedCall {
     }
 
     /// The count; for an existence test (``HistoryCall/existence``), `true` when there is one
-    /// and null when there is none (the `first(S) != null` it sits in reads nothing else).
-    ///
-    /// A capture the call reads that is not bound here reads each candidate's field of its name.
-    /// The events counted by key have no such field, so for each of them that is null: the outer
-    /// side and the bounds are then evaluated looking at an event with no fields, which is what
-    /// each of them gives. The events that have one (``CountedIndex/kept``) are tried one by one
-    /// with the call's `where:`, bound or not, exactly as a scan tries them.
+    /// and null when there is none (the `first(S) != null` it sits in reads nothing else). A
+    /// capture the call reads that is not bound here is null, so the outer side is null and no
+    /// key is counted, as a scan finds.
     func answer(_ context: EvalContext, existence: Bool) -> Eval {
-        let unbound = shape.captures.contains {
-            !context.captures.binds($0) && context.boundLets?[$0] == nil
-        }
-        // (Two calls, not one of a conditional: that would copy the context, retaining its parts.)
-        let byKey =
-            unbound
-            ? answer(looking: context.looking(at: Self.noFields), existence: existence)
-            : answer(looking: context, existence: existence)
-        guard !index.kept.isEmpty else { return byKey }
-        if existence, byKey.truth == true { return byKey }
-        var n: Int64 = 0
-        if case .value(.int(let counted)) = byKey { n = counted }
-        // Each kept event tried is work the runner charges, as a scan's candidates are.
-        var tried = 0
-        defer { _ = context.shared.runner?.spend(tried) }
-        for e in index.kept {
-            tried += 1
-            guard Evaluator.termMatches(shape.term, e, context) else { continue }
-            if existence { return .true }
-            n += 1
-        }
-        if existence { return .null }
-        return .value(.int(n))
+        answer(looking: context, existence: existence)
     }
 
     private func answer(looking context: EvalContext, existence: Bool) -> Eval {

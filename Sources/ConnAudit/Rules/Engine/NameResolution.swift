@@ -1,11 +1,11 @@
 /// Resolves bare names once, when a rule is compiled.
 ///
-/// A bare name is, in this order, a `let:` binding, a capture, or a field of the current event
-/// (docs/rules.md). Which of these a name can be is known from the rule alone: a name that is
-/// neither a let nor captured anywhere in the rule (nor `params`) can only be a field. Those become
-/// ``Expr/field(_:)``, read straight from the event instead of being looked up among lets and
-/// captures at every evaluation. Names that may be bound stay ``Expr/name(_:at:)`` and keep
-/// their run-time lookup (a capture not bound yet still falls back to the field).
+/// A bare name is, in this order, a `let:` binding, a capture or named result, or a field of the
+/// current event (docs/rules.md). Which of these a name is follows from the rule alone: a name
+/// that is neither a let nor captured anywhere in the rule (nor `params`) is a field, and becomes
+/// ``Expr/field(_:)``, read straight from the event. Any other name stays ``Expr/name(_:at:)``
+/// and is looked up among lets, captures and results; where it is not bound (yet) it is null,
+/// never a field of the same name.
 enum NameResolution {
     /// - Parameter params: the rule's params as it will run with them (command line over rule
     ///   over file): `params.x` becomes that value when nothing in the rule binds the name

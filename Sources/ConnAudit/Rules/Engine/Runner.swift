@@ -76,7 +76,6 @@ class Runner: HistoryProvider {
                 index = CountedIndex(list: list, key: shape.key, term: term)
                 countedIndexes.append(index)
             }
-            index.reads(captures: shape.captures)
             counted[slot] = CountedCall(index: index, shape: shape)
         }
         seqBounds = SlotTable(covering: compiled.callSlots)
@@ -657,8 +656,8 @@ class Runner: HistoryProvider {
     }
 
     /// Whether every one of `names` is bound in `context` as the evaluator reads a name (a bound
-    /// value, a capture, a history result). One that is not reads each candidate's own field,
-    /// which no index or bound taken from the current event can answer: the call then scans.
+    /// value, a capture, a history result). One that is not is null there; the call then scans,
+    /// which answers that without an index made for bound names.
     static func binds(_ names: [String], _ context: EvalContext) -> Bool {
         for name in names {
             if context.boundLets?[name] != nil { continue }
@@ -862,10 +861,10 @@ final class KeyedIndex {
     /// bound is taken: a side that reads it is neither (see ``reads``).
     ///
     /// The names are the rule's, not those bound when a call first runs: a call in a let runs
-    /// where a later step's capture is not bound yet (the name then reads the candidate's field)
-    /// and where it is, and a shape decided from the first of those made verdicts depend on
-    /// which came first. A declared name is never a candidate's field here; where it is not bound,
-    /// the call scans (``Runner/binds(_:_:)``).
+    /// where a later step's capture is not bound yet (the name is then null) and where it is,
+    /// and a shape decided from the first of those made verdicts depend on which came first. A
+    /// declared name is never a candidate's field; where it is not bound, the call scans
+    /// (``Runner/binds(_:_:)``).
     static func whereParts(_ selector: Selector, outer: Set<String>) -> (
         Expr, Set<String>, String?
     )? {

@@ -434,7 +434,12 @@ public enum Evaluator {
             if let results = ctx.historyResults, let bound = results.lookup(name) {
                 return bound.map { .event($0) } ?? .null
             }
-            return .value(field(name, of: e, ctx))
+            // In a rule, a name left bare by its resolution is a let, a capture, a named result or
+            // `params`, never a field: one read where it is not bound (yet) is null. A bare
+            // `params` is the event's field of that name. An expression nobody resolved reads
+            // every bare name as a field.
+            if hint == .unresolved || name == "params" { return .value(field(name, of: e, ctx)) }
+            return .null
         case .member(let base, let name, let id, _):
             if case .name(let baseName, _, _) = base, baseName.utf8.count == 6,
                 baseName == "params", ctx.boundLets?["params"] == nil,
