@@ -7,7 +7,8 @@ let package = Package(
         .executable(name: "conn-audit", targets: ["conn-audit"]),
         .library(name: "ConnAudit", targets: ["ConnAudit"]),
         .executable(name: "connlog-gen", targets: ["connlog-gen"]),
-        .executable(name: "conn-peer", targets: ["conn-peer"])
+        .executable(name: "conn-peer", targets: ["conn-peer"]),
+        .executable(name: "conn-soak", targets: ["conn-soak"])
     ],
     targets: [
         .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
@@ -25,6 +26,10 @@ let package = Package(
         // library's YAML loader, scripted per connection by a scenario file.
         .target(name: "ConnPeer", dependencies: ["ConnAudit"]),
         .executableTarget(name: "conn-peer", dependencies: ["ConnPeer"]),
+        // A reference WebSocket client that soaks a peer and logs connlog: the seeds' heartbeat
+        // and backoff on POSIX sockets, with the peer's frame codec and handshake pieces.
+        .target(name: "ConnSoak", dependencies: ["ConnPeer"]),
+        .executableTarget(name: "conn-soak", dependencies: ["ConnSoak"]),
         // What the test files share: runs of the command line, in memory and as a child process,
         // rules from YAML over logs in memory, JSON reports, the repository's files, a seeded
         // generator. Only the public library, so it builds in any configuration; no product uses
@@ -34,7 +39,10 @@ let package = Package(
             path: "Tests/ConnAuditTestSupport"),
         // Snapshots are read from the source tree (#filePath), not bundled.
         .testTarget(
-            name: "ConnAuditTests", dependencies: ["ConnAudit", "ConnAuditTestSupport", "ConnPeer"],
+            name: "ConnAuditTests",
+            dependencies: [
+                "ConnAudit", "ConnAuditTestSupport", "ConnPeer", "ConnSoak"
+            ],
             exclude: ["Reports/Snapshots"]
         )
     ]

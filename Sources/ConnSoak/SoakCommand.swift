@@ -1,0 +1,188 @@
+import ConnPeer
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `conn-soak` command line: options, help, and a run with exit statuses 0 (the soak ran),
+/// 1 (a log could not be written), 2 (bad usage).
+public enum SoakCommand {
+    public static let help = """
+        conn-soak: a reference WebSocket client that soaks a test peer and logs connlog
+
+        Usage: conn-soak --peer HOST:PORT --out DIR [options]
+
+        Runs N clients, each on its own thread, for S seconds. Each connects to the peer, keeps a
+        heartbeat (a ping one interval after the open and after each on-time pong; no pong
+        before the deadline closes the connection), ends a healthy connection after
+        --session-ms, and reconnects with backoff and jitter, at most --max-attempts times in a
+        row. Each client writes its own connlog file, DIR/soak-N.jsonl, for conn-audit.
+        docs/conn-soak.md describes the models and the planted bugs.
+
+        It connects to loopback only and stops by itself after --duration seconds (its last
+        closes get at most one more second).
+
+        Options:
+          --peer HOST:PORT      the peer (conn-peer); HOST is 127.x.x.x or localhost
+          --out DIR             where the logs go (created if missing)
+          --clients N           clients at once (default 4, at most 64)
+          --duration S          seconds to run (default 10, at most 3600)
+          --seed N              seed of the jitter and the keys (default 1); the same seed
+                                gives the same delays
+          --interval-ms MS      heartbeat interval (default 100)
+          --timeout-ms MS       pong timeout (default 1000)
+          --session-ms MS       how long a healthy connection lives (default 500)
+          --max-attempts N      reconnect attempts in a row before giving up (default 10)
+          --bug NAME            plant a seed's bug: \(PlantedBug.allCases.map(\.rawValue).joined(separator: ", "))
+          -h, --help            this text
+
+        Examples:
+          conn-peer --listen 127.0.0.1:8765 &
+          conn-soak --peer 127.0.0.1:8765 --clients 4 --duration 5 --out soak/
+          conn-audit soak/
+
+        """
+
+    struct Settings {
+        var peer: String?
+        var out: String?
+        var clients = 4
+        var durationS = 10
+        var seed: UInt64 = 1
+        var intervalMs = 100
+        var timeoutMs = 1000
+        var sessionMs = 500
+        var maxAttempts = 10
+        var bug: PlantedBug?
+        var help = false
+    }
+
+    /// Parses `arguments` (without the program name); a message for people on bad usage.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Settings {
+        var settings = Settings()
+        var i = 0
+        func value(_ name: String, inline: String?) throws(UsageError) -> String {
+            if let inline { return inline }
+            i += 1
+            guard i < arguments.count else { throw UsageError("\(name) needs a value") }
+            return arguments[i]
+        }
+        func number(_ name: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError)
+            -> Int
+        {
+            guard let n = Int(text), range.contains(n) else {
+                throw UsageError(
+                    "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
+                )
+            }
+            return n
+        }
+        while i < arguments.count {
+            let argument = arguments[i]
+            var name = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
+                name = String(argument[..<eq])
+                inline = String(argument[argument.index(after: eq)...])
+            }
+            switch name {
+            case "-h", "--help": settings.help = true
+            case "--peer": settings.peer = try value(name, inline: inline)
+            case "--out": settings.out = try value(name, inline: inline)
+            case "--clients":
+                settings.clients = try number(name, try value(name, inline: inline), 1...64)
+            case "--duration":
+                settings.durationS = try number(name, try value(name, inline: inline), 1...3600)
+            case "--seed":
+                let text = try value(name, inline: inline)
+                guard let seed = UInt64(text) else {
+                    throw UsageError("--seed must be a whole number from 0, not '\(text)'")
+                }
+                settings.seed = seed
+            case "--interval-ms":
+                settings.intervalMs = try number(name, try value(name, inline: inline), 1...60_000)
+            case "--timeout-ms":
+                settings.timeoutMs = try number(name, try value(name, inline: inline), 1...60_000)
+            case "--session-ms":
+                settings.sessionMs = try number(name, try value(name, inline: inline), 0...600_000)
+            case "--max-attempts":
+                settings.maxAttempts = try number(name, try value(name, inline: inline), 1...100)
+            case "--bug":
+                let text = try value(name, inline: inline)
+                guard let bug = PlantedBug(rawValue: text) else {
+                    throw UsageError(
+                        "--bug must be one of: \(PlantedBug.allCases.map(\.rawValue).joined(separator: ", ")); not '\(text)'"
+                    )
+                }
+                settings.bug = bug
+            default:
+                throw UsageError(
+                    "unknown argument '\(argument)' (conn-soak --help lists the options)")
+            }
+            i += 1
+        }
+        return settings
+    }
+
+    /// Runs the command; returns its exit status.
+    public static func run(_ arguments: [String]) -> Int32 {
+        let settings: Settings
+        let address: PeerAddress
+        do {
+            settings = try parse(arguments)
+            if settings.help {
+                fputs(help, stdout)
+                return 0
+            }
+            guard let peer = settings.peer else { throw UsageError("--peer HOST:PORT is required") }
+            guard settings.out != nil else { throw UsageError("--out DIR is required") }
+            address = try PeerAddress.parse(peer)
+        } catch {
+            fputs("conn-soak: error: \(error)\n", stderr)
+            return 2
+        }
+        let out = settings.out ?? "."
+        do {
+            try FileManager.default.createDirectory(
+                atPath: out, withIntermediateDirectories: true)
+        } catch {
+            fputs("conn-soak: error: cannot create \(out)\n", stderr)
+            return 1
+        }
+        var clients: [SoakClient] = []
+        do {
+            for n in 1...settings.clients {
+                let log = try SoakLog(
+                    path: out + "/soak-\(n).jsonl", src: "soak-\(n)", session: "run-\(getpid())")
+                var options = SoakClient.Options(
+                    address: address, durationMs: settings.durationS * 1000)
+                options.intervalMs = settings.intervalMs
+                options.timeoutMs = settings.timeoutMs
+                options.sessionMs = settings.sessionMs
+                options.maxAttempts = settings.maxAttempts
+                options.seed = settings.seed &+ UInt64(n) &* 0x9E37_79B9_7F4A_7C15
+                options.bug = settings.bug
+                clients.append(SoakClient(options: options, log: log))
+            }
+        } catch {
+            fputs("conn-soak: error: \(error)\n", stderr)
+            return 1
+        }
+        let done = DispatchSemaphore(value: 0)
+        for client in clients {
+            Thread.detachNewThread {
+                client.run()
+                done.signal()
+            }
+        }
+        // Each client ends by itself within its duration plus its last closes; the wait is
+        // bounded anyway.
+        let limit = DispatchTime.now() + .seconds(settings.durationS + 10)
+        var finished = 0
+        while finished < clients.count, done.wait(timeout: limit) == .success { finished += 1 }
+        fputs(
+            "conn-soak: \(finished) of \(clients.count) clients finished; logs in \(out)\n", stderr)
+        return finished == clients.count ? 0 : 1
+    }
+}
