@@ -141,7 +141,7 @@ final class SoakClient {
         guard let transport = current, healthy, !model.awaitingPong,
             now >= openedAt + options.sessionMs
         else { return }
-        close(transport, reason: "user", reconnect: true)
+        close(transport, reason: "user", reconnect: true, planted: true)
     }
 
     private func expireDrains() {
@@ -157,13 +157,16 @@ final class SoakClient {
     // MARK: - Ending a connection
 
     /// The client ends the current connection: logs why, sends a close frame, and keeps reading
-    /// it until the server's close frame or `closeWaitMs`.
-    private func close(_ transport: Transport, reason: String, reconnect: Bool, at time: Int? = nil)
-    {
+    /// it until the server's close frame or `closeWaitMs`. `planted` marks the close the bug
+    /// `close-without-reason` strips: the end of a healthy session.
+    private func close(
+        _ transport: Transport, reason: String, reconnect: Bool, at time: Int? = nil,
+        planted: Bool = false
+    ) {
         let t = time ?? now
         let gen = transport.gen
         let userClose = reason == "user"
-        if userClose && options.bug == .closeWithoutReason {
+        if planted && options.bug == .closeWithoutReason {
             log.write(t: t, "ws.close", gen: gen)
         } else {
             log.write(t: t, "ws.close", gen: gen, ["reason": .string(reason)])
