@@ -58,10 +58,14 @@ public struct WebSocketPlan: Sendable, Equatable {
     public var closeReason: String
     public var afterMs: Int
     public var messages: [ScheduledMessage]
+    /// How long the peer waits before it answers the client's close frame; pongs and messages
+    /// that fall due meanwhile still go (RFC 6455 lets an endpoint send until its own close).
+    public var closeDelayMs: Int
 
     public init(
         action: Action, delayMs: Int = 0, closeCode: UInt16 = CloseCode.goingAway,
-        closeReason: String = "", afterMs: Int = 0, messages: [ScheduledMessage] = []
+        closeReason: String = "", afterMs: Int = 0, messages: [ScheduledMessage] = [],
+        closeDelayMs: Int = 0
     ) {
         self.action = action
         self.delayMs = delayMs
@@ -69,6 +73,7 @@ public struct WebSocketPlan: Sendable, Equatable {
         self.closeReason = closeReason
         self.afterMs = afterMs
         self.messages = messages
+        self.closeDelayMs = closeDelayMs
     }
 }
 

@@ -139,7 +139,9 @@ private struct Reader {
     func websocketPlan(_ node: YamlNode) throws(Diagnostic) -> WebSocketPlan {
         let keys = try mapping(
             node, what: "a websocket entry",
-            allowed: ["action", "delay_ms", "code", "reason", "after_ms", "messages"])
+            allowed: [
+                "action", "delay_ms", "code", "reason", "after_ms", "messages", "close_delay_ms"
+            ])
         guard let actionNode = keys["action"] else {
             throw error("a websocket entry needs an 'action'", at: node)
         }
@@ -148,7 +150,8 @@ private struct Reader {
         // Each option belongs to the actions it changes; elsewhere it would be silently ignored.
         let owners: [String: [WebSocketPlan.Action]] = [
             "delay_ms": [.pong, .drop], "code": [.close], "reason": [.close],
-            "after_ms": [.close, .drop], "messages": [.pong, .silent, .drop]
+            "after_ms": [.close, .drop], "messages": [.pong, .silent, .drop],
+            "close_delay_ms": [.pong, .silent, .drop]
         ]
         for pair in node.mappingPairs ?? [] {
             guard let key = pair.key.scalar, let actions = owners[key] else { continue }
@@ -162,6 +165,10 @@ private struct Reader {
         }
         if let v = keys["after_ms"] {
             plan.afterMs = try integer(v, key: "after_ms", in: 0...ScenarioLoader.maxMs)
+        }
+        if let v = keys["close_delay_ms"] {
+            // Below the client's usual wait for the answer, and below the idle timeout's floor.
+            plan.closeDelayMs = try integer(v, key: "close_delay_ms", in: 0...5_000)
         }
         if let v = keys["code"] {
             let code = try integer(v, key: "code", in: 1000...4999)

@@ -30,6 +30,8 @@ struct WebSocketSession {
         var pongs: [(due: Int, payload: [UInt8])] = []
         var messages = plan.messages.sorted { $0.afterMs < $1.afterMs }[...]
         var lastHeard = 0
+        // When to answer the client's close frame, and its code, once it came.
+        var closeAnswer: (at: Int, code: UInt16?)?
         decoder.append(leftover)
         let endAt: Int? = plan.action == .close || plan.action == .drop ? plan.afterMs : nil
 
@@ -58,9 +60,14 @@ struct WebSocketSession {
                             "peer.message", gen: gen,
                             ["kind": .string("binary"), "bytes": .int(bytes.count)])
                     case .close(let code, _):
+                        guard closeAnswer == nil else { continue }
                         var fields: KeyValuePairs<String, LogValue> = [:]
                         if let code { fields = ["code": .int(Int(code))] }
                         log.write("peer.closed", gen: gen, fields)
+                        if plan.closeDelayMs > 0 {
+                            closeAnswer = (clock.elapsedMs() + plan.closeDelayMs, code)
+                            continue
+                        }
                         // Echo the code (RFC 6455 section 5.5.1), then close the TCP connection.
                         guard send(Frame.close(code: code)) else { return }
                         return end("client closed")
@@ -77,6 +84,10 @@ struct WebSocketSession {
             let now = clock.elapsedMs()
             if connection.isStopping() {
                 return closeFromPeer(code: CloseCode.goingAway, reason: "peer stopping")
+            }
+            if let (at, code) = closeAnswer, now >= at {
+                guard send(Frame.close(code: code)) else { return }
+                return end("client closed")
             }
             while let pong = pongs.first, pong.due <= now {
                 pongs.removeFirst()
@@ -105,6 +116,7 @@ struct WebSocketSession {
             if let due = pongs.first?.due { wake = min(wake, due) }
             if let due = messages.first?.afterMs { wake = min(wake, due) }
             if let endAt { wake = min(wake, endAt) }
+            if let (at, _) = closeAnswer { wake = min(wake, at) }
             switch connection.socket.read(timeoutMs: wake - now) {
             case .timeout: continue
             case .end:
