@@ -17,6 +17,8 @@ struct SoakRun {
     let report: String
     /// Each rule's status, by id.
     let statuses: [String: String]
+    /// The lines of each client's log, by file name (`soak-1.jsonl`).
+    let logs: [String: [String]]
 
     /// The rules that did not pass (not applicable counts as passing).
     var failing: [String] {
@@ -54,6 +56,12 @@ struct SoakRun {
             scratch: dir, timeout: Double(duration + 20), program: "conn-soak")
         _ = stopped.wait(timeout: .now() + .seconds(duration + 10))
         try #require(soak.code == 0, "conn-soak failed: \(soak.err)")
+        var logs: [String: [String]] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir + "/logs") {
+            let text = try String(contentsOfFile: dir + "/logs/" + name, encoding: .utf8)
+            logs[name] = text.split(separator: "\n").map(String.init)
+        }
+        self.logs = logs
         let audit = CommandLineRun(["check", dir + "/logs", "--format", "json"] + auditArguments)
         report = audit.out
         statuses = try ruleStatuses(audit.out)
