@@ -27,6 +27,9 @@ public enum SoakCommand {
           --peer HOST:PORT      the peer (conn-peer); HOST is 127.x.x.x or localhost
           --out DIR             where the logs go (created if missing)
           --clients N           clients at once (default 4, at most 64)
+          --sse-clients N       SSE clients besides them (default 0, at most 64): each reads
+                                GET /events, commits each event's id after handling it, and
+                                resumes with Last-Event-ID; logs DIR/soak-sse-N.jsonl
           --duration S          seconds to run (default 10, at most 3600)
           --seed N              seed of the jitter and the keys (default 1); the same seed
                                 gives the same delays
@@ -48,6 +51,7 @@ public enum SoakCommand {
         var peer: String?
         var out: String?
         var clients = 4
+        var sseClients = 0
         var durationS = 10
         var seed: UInt64 = 1
         var intervalMs = 100
@@ -92,6 +96,8 @@ public enum SoakCommand {
             case "--out": settings.out = try value(name, inline: inline)
             case "--clients":
                 settings.clients = try number(name, try value(name, inline: inline), 1...64)
+            case "--sse-clients":
+                settings.sseClients = try number(name, try value(name, inline: inline), 0...64)
             case "--duration":
                 settings.durationS = try number(name, try value(name, inline: inline), 1...3600)
             case "--seed":
@@ -150,7 +156,7 @@ public enum SoakCommand {
             fputs("conn-soak: error: cannot create \(out)\n", stderr)
             return 1
         }
-        var clients: [SoakClient] = []
+        var clients: [() -> Void] = []
         do {
             for n in 1...settings.clients {
                 let log = try SoakLog(
@@ -163,7 +169,18 @@ public enum SoakCommand {
                 options.maxAttempts = settings.maxAttempts
                 options.seed = settings.seed &+ UInt64(n) &* 0x9E37_79B9_7F4A_7C15
                 options.bug = settings.bug
-                clients.append(SoakClient(options: options, log: log))
+                let client = SoakClient(options: options, log: log)
+                clients.append { client.run() }
+            }
+            for n in stride(from: 1, through: settings.sseClients, by: 1) {
+                let log = try SoakLog(
+                    path: out + "/soak-sse-\(n).jsonl", src: "soak-sse-\(n)",
+                    session: "run-\(getpid())")
+                let client = SSEClient(
+                    options: SSEClient.Options(
+                        address: address, durationMs: settings.durationS * 1000, bug: settings.bug),
+                    log: log)
+                clients.append { client.run() }
             }
         } catch {
             fputs("conn-soak: error: \(error)\n", stderr)
@@ -172,7 +189,7 @@ public enum SoakCommand {
         let done = DispatchSemaphore(value: 0)
         for client in clients {
             Thread.detachNewThread {
-                client.run()
+                client()
                 done.signal()
             }
         }

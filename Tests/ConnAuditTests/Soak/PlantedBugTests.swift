@@ -70,3 +70,14 @@ struct StalePongBugTests {
         #expect(connect2 != nil && stalePong != nil && stalePong! > connect2!, "\(lines)")
     }
 }
+
+/// SSE (seed 003): committing the cursor when the event is parsed, before it is handled.
+@Suite("conn-soak's commit-before-processing bug")
+struct CommitBeforeProcessingBugTests {
+    @Test func commitBeforeProcessingIsCaughtByItsRuleAlone() throws {
+        let run = try SoakRun(
+            duration: 3,
+            ["--clients", "3", "--sse-clients", "2", "--bug", "commit-before-processing"])
+        #expect(run.failing == [PlantedBug.commitBeforeProcessing.rule], "\(run.report)")
+    }
+}
