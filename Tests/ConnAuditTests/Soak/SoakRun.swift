@@ -22,7 +22,7 @@ struct SoakRun {
 
     /// The rules that did not pass (not applicable counts as passing).
     var failing: [String] {
-        statuses.filter { $0.value != "pass" && $0.value != "not applicable" }.keys.sorted()
+        statuses.filter { $0.value != "pass" && $0.value != "not_applicable" }.keys.sorted()
     }
 
     /// Runs conn-soak with `arguments` (besides --peer and --out) for `duration` seconds against a
