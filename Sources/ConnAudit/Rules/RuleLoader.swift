@@ -234,6 +234,11 @@ struct FileLoader {
     private(set) var letTexts: [(name: String, text: String)] = []
     /// The rule being loaded: its `min`/`max` written as `params.NAME` (``Rule/boundParams``).
     private var pendingBoundParams: [String: String] = [:]
+    /// The rule being loaded: names read as `x.f`, each with the error to give when nothing in
+    /// the rule binds the name, and the captures its expressions bind
+    /// (``noteMemberNames(_:at:source:style:)``).
+    var memberNames: [(name: String, diagnostic: Diagnostic)] = []
+    var expressionCaptures: Set<String> = []
     private let lines: [String]
 
     init(path: String, text: String) {
@@ -356,6 +361,8 @@ struct FileLoader {
             return nil
         }
         let errorsBefore = errors.count
+        memberNames = []
+        expressionCaptures = []
         for pair in pairs {
             let key = pair.key.scalar ?? ""
             if !Self.ruleKeys.contains(key) {
@@ -458,6 +465,7 @@ struct FileLoader {
             }
         }
 
+        errors += unboundMemberNames(declared: Set(ruleLets.map(\.name)).union(context.allCaptures))
         guard errors.count == errorsBefore, let check else { return nil }
         let (yaml, yamlLines) = yamlText(of: node)
         var rule = Rule(
@@ -1345,6 +1353,10 @@ struct FileLoader {
             let expr = try ExpressionParser.parse(
                 source, depth: context.depth, compileSelector: selectorCompiler)
             validateNames(expr, at: node, context: context, source: source, style: style)
+            // A file-level let is read by rules whose captures it cannot know.
+            if context.params != nil {
+                noteMemberNames(expr, at: node, source: source, style: style)
+            }
             return expr
         } catch {
             errors.append(
