@@ -68,12 +68,15 @@ public enum RuleLoader {
         var errors: [Diagnostic] = []
         var warnings: [Diagnostic] = []
         var seen: [String: (String, Int)] = [:]
+        var placed: [(rule: Rule, place: (String) -> Diagnostic)] = []
         for file in files {
             var loader = FileLoader(path: file.path, text: file.text)
             let loaded = loader.loadFile()
             errors += loader.errors
             warnings += loader.warnings
             for (rule, idNode) in loaded {
+                let at = loader
+                placed.append((rule, { at.diagnostic(idNode, $0, .warning) }))
                 if let first = seen[rule.id] {
                     errors.append(
                         loader.diagnostic(
@@ -87,6 +90,7 @@ public enum RuleLoader {
             }
         }
         if !errors.isEmpty { throw DiagnosticList(errors) }
+        warnings += unknownEvWarnings(placed)
         return RuleSet(rules: rules, warnings: warnings)
     }
 
