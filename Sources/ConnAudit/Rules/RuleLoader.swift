@@ -370,13 +370,10 @@ struct FileLoader {
         for pair in pairs {
             let key = pair.key.scalar ?? ""
             if !Self.ruleKeys.contains(key) {
-                let near = Self.ruleKeys.filter {
-                    Self.editDistance($0, key) <= max(1, key.count / 3)
-                }.sorted()
                 error(
                     pair.key,
                     "unknown key '\(key)' in a rule"
-                        + (near.isEmpty ? "" : " (did you mean \(near.joined(separator: ", "))?)"))
+                        + Suggestions.hint(for: key, among: Array(Self.ruleKeys)))
             }
         }
         guard let idNode = node["id"] else {
@@ -966,23 +963,6 @@ struct FileLoader {
             node,
             "\(what) '\(name)' hides the event field '\(name)' in this rule's expressions; choose another name"
         )
-    }
-
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let x = Array(a), y = Array(b)
-        if x.isEmpty { return y.count }
-        if y.isEmpty { return x.count }
-        var row = Array(0...y.count)
-        for i in 1...x.count {
-            var previous = row[0]
-            row[0] = i
-            for j in 1...y.count {
-                let current = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (x[i - 1] == y[j - 1] ? 0 : 1))
-                previous = current
-            }
-        }
-        return row[y.count]
     }
 
     static let maxLets = 1_000

@@ -283,7 +283,7 @@ import ConnAuditTestSupport
             expectAll(
                 [
                     // The caret under the key, before the token: where it was.
-                    ":4:5: error: unknown key 'descriptin' in a rule (did you mean description?)\n"
+                    ":4:5: error: unknown key 'descriptin' in a rule (did you mean 'description'?)\n"
                         + "    descriptin: [redacted]\n    ^\n",
                     // After a token: moved left by what the token lost.
                     ":6:51: error: unexpected ')'\n    expect: 'auth != \"[redacted]\" and ) '\n"

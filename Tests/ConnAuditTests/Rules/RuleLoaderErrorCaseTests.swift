@@ -385,7 +385,7 @@ private let loaderErrorCases: [LoaderErrorCase] = [
                 title: A
                 never: { ev: ws.ping }
                 1️⃣aftr: { ev: ws.close }
-            """, message: "unknown key 'aftr' in a rule (did you mean after?)"),
+            """, message: "unknown key 'aftr' in a rule (did you mean 'after'?)"),
     LoaderErrorCase(
         name: "bad undecided",
         yaml: """
