@@ -4,10 +4,24 @@
 /// rule does not bind is the current event's field, and `.f` of it would quietly read null for
 /// every event. A load error, at the name; inside a history call's selector, at the call.
 ///
+/// A capture's field is looked at too: when every event its selector names is one connlog
+/// defines (``ConnlogVocabulary``), none of them carries `f`, and `f` is a near miss of a field
+/// they do carry (`c.gne`), the rule gets a warning. Any other field is taken as the app's own.
+///
 /// Whether a name is bound is known only once the whole rule is read (a message may read a
 /// result its `expect:` names), so the names are noted as expressions are read and judged at
 /// the rule's end. A key of an object field is read with brackets: `headers['host']`.
 extension FileLoader {
+    /// A name read as `x.f`, and where.
+    struct MemberRead {
+        var name: String
+        var field: String
+        var node: YamlNode
+        var source: String
+        var style: YamlNode.ScalarStyle
+        var at: Int
+    }
+
     /// Notes the names `expr` reads a member of, and the captures it binds.
     mutating func noteMemberNames(
         _ expr: Expr, at node: YamlNode, source: String, style: YamlNode.ScalarStyle
@@ -42,25 +56,93 @@ extension FileLoader {
         }
         expressionCaptures.formUnion(captures)
         for (name, field, at) in found where name != "params" {
-            let message =
-                "'\(name)' is not a capture, let or result of this rule (in \(name).\(field)); a key of an object field is read as \(name)['\(field)']"
-            memberNames.append(
-                (
-                    name,
-                    expressionDiagnostic(
-                        node, source: source, style: style, offset: at, message: message)
-                ))
+            memberReads.append(
+                MemberRead(
+                    name: name, field: field, node: node, source: source, style: style, at: at))
         }
     }
 
-    /// The errors for the noted names that neither `declared` (the rule's lets and the captures
-    /// of its YAML selectors) nor its expressions bind; the notes are then cleared.
-    mutating func unboundMemberNames(declared: Set<String>) -> [Diagnostic] {
-        let out = memberNames.filter {
-            !declared.contains($0.name) && !expressionCaptures.contains($0.name)
-        }.map(\.diagnostic)
-        memberNames = []
-        expressionCaptures = []
+    /// The errors for the noted names that neither `lets`, the captures of the rule's YAML
+    /// selectors (`captures`) nor its expressions bind, and the warnings for the near-miss
+    /// fields of captures of `check`'s selectors; the notes are then cleared.
+    mutating func judgeMemberReads(lets: Set<String>, captures: Set<String>, check: Check?)
+        -> (errors: [Diagnostic], warnings: [Diagnostic])
+    {
+        defer {
+            memberReads = []
+            expressionCaptures = []
+        }
+        var errors: [Diagnostic] = []
+        var warnings: [Diagnostic] = []
+        let events = check.map { Self.capturedEvents(of: $0) } ?? [:]
+        for read in memberReads {
+            let (name, field) = (read.name, read.field)
+            if !lets.contains(name), !captures.contains(name), !expressionCaptures.contains(name) {
+                errors.append(
+                    diagnostic(
+                        read,
+                        "'\(name)' is not a capture, let or result of this rule (in \(name).\(field)); a key of an object field is read as \(name)['\(field)']"
+                    ))
+            } else if !lets.contains(name), let evs = events[name] ?? nil,
+                let hint = Self.nearMissHint(field, of: evs)
+            {
+                var d = diagnostic(
+                    read,
+                    "no \(evs.sorted().joined(separator: " or ")) event carries '\(field)' in connlog (\(name).\(field))\(hint)"
+                )
+                d.severity = .warning
+                warnings.append(d)
+            }
+        }
+        return (errors, warnings)
+    }
+
+    private func diagnostic(_ read: MemberRead, _ message: String) -> Diagnostic {
+        expressionDiagnostic(
+            read.node, source: read.source, style: read.style, offset: read.at, message: message)
+    }
+
+    /// The events each capture of `check` may hold: nil for a capture whose selector leaves `ev`
+    /// open or names an event connlog does not define.
+    static func capturedEvents(of check: Check) -> [String: Set<String>?] {
+        var out: [String: Set<String>?] = [:]
+        func selector(_ s: Selector) {
+            for term in s.terms {
+                if let c = term.capture {
+                    if let names = term.evNames, names.allSatisfy(ConnlogVocabulary.defines),
+                        case let known?? = out[c] ?? .some(Set())
+                    {
+                        out[c] = .some(known.union(names))
+                    } else {
+                        out[c] = .some(nil)
+                    }
+                }
+                if let n = term.negated { selector(n) }
+            }
+        }
+        func expr(_ e: Expr) {
+            NameWalker.walk(e) { sub in
+                guard case .history(let call) = sub else { return }
+                selector(call.selector)
+                if case .selector(let s)? = call.since { selector(s) }
+            }
+        }
+        for s in check.selectors {
+            selector(s)
+            NameWalker.walkSelector(s, expr)
+        }
+        check.expressions.forEach(expr)
         return out
+    }
+
+    /// ` (did you mean 'gen'?)` when `field` is carried by none of `events` but is a near miss of
+    /// one they carry; nil otherwise (carried, or a field of the app's own).
+    static func nearMissHint(_ field: String, of events: Set<String>) -> String? {
+        let carried = events.reduce(into: ConnlogVocabulary.anyEventFields) {
+            $0.formUnion(ConnlogVocabulary.fields[$1] ?? [])
+        }
+        guard !carried.contains(field) else { return nil }
+        let hint = Suggestions.hint(for: field, among: Array(carried))
+        return hint.isEmpty ? nil : hint
     }
 }

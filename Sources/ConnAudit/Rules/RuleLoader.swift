@@ -238,10 +238,9 @@ struct FileLoader {
     private(set) var letTexts: [(name: String, text: String)] = []
     /// The rule being loaded: its `min`/`max` written as `params.NAME` (``Rule/boundParams``).
     private var pendingBoundParams: [String: String] = [:]
-    /// The rule being loaded: names read as `x.f`, each with the error to give when nothing in
-    /// the rule binds the name, and the captures its expressions bind
+    /// The rule being loaded: names read as `x.f`, and the captures its expressions bind
     /// (``noteMemberNames(_:at:source:style:)``).
-    var memberNames: [(name: String, diagnostic: Diagnostic)] = []
+    var memberReads: [MemberRead] = []
     var expressionCaptures: Set<String> = []
     private let lines: [String]
 
@@ -365,7 +364,7 @@ struct FileLoader {
             return nil
         }
         let errorsBefore = errors.count
-        memberNames = []
+        memberReads = []
         expressionCaptures = []
         for pair in pairs {
             let key = pair.key.scalar ?? ""
@@ -466,7 +465,10 @@ struct FileLoader {
             }
         }
 
-        errors += unboundMemberNames(declared: Set(ruleLets.map(\.name)).union(context.allCaptures))
+        let reads = judgeMemberReads(
+            lets: Set(ruleLets.map(\.name)), captures: context.allCaptures, check: check)
+        errors += reads.errors
+        warnings += reads.warnings
         guard errors.count == errorsBefore, let check else { return nil }
         let (yaml, yamlLines) = yamlText(of: node)
         var rule = Rule(
