@@ -3,59 +3,62 @@ import ConnPeer
 import Foundation
 import Testing
 
-/// conn-soak's command line: bad usage is exit 2 with a message, it never connects beyond
-/// loopback, and a soak against a port where nothing listens still stops by itself.
-@Suite("conn-soak command line")
-struct SoakCommandLineTests {
-    @Test(arguments: [
-        (["--out", "x"], "--peer HOST:PORT is required"),
-        (["--peer", "127.0.0.1:9"], "--out DIR is required"),
-        (["--peer", "10.0.0.1:80", "--out", "x"], "refusing to connect to 10.0.0.1"),
-        (["--peer", "example.com:80", "--out", "x"], "not an IPv4 address or localhost"),
-        (["--peer", "127.0.0.1:9", "--out", "x", "--clients", "65"], "--clients must be"),
-        (["--peer", "127.0.0.1:9", "--out", "x", "--bug", "nope"], "--bug must be one of"),
-        (["--frobnicate"], "unknown argument '--frobnicate'")
-    ])
-    func badUsageExitsTwo(arguments: [String], message: String) throws {
-        let dir = try makeTemporaryDirectory()
-        defer { removeTemporaryDirectory(dir) }
-        let run = try Subprocess.run(arguments, scratch: dir, timeout: 10, program: "conn-soak")
-        #expect(run.code == 2)
-        #expect(run.err.contains(message), "\(run.err)")
-        #expect(!FileManager.default.fileExists(atPath: dir + "/x"))
-    }
-
-    @Test func helpListsTheBugs() throws {
-        let dir = try makeTemporaryDirectory()
-        defer { removeTemporaryDirectory(dir) }
-        let run = try Subprocess.run(["--help"], scratch: dir, timeout: 10, program: "conn-soak")
-        #expect(run.code == 0)
-        for bug in ["stale-pong", "close-without-reason", "attempt-limit-off-by-one"] {
-            #expect(run.out.contains(bug))
+extension SoakOnRealSockets {
+    /// conn-soak's command line: bad usage is exit 2 with a message, it never connects beyond
+    /// loopback, and a soak against a port where nothing listens still stops by itself.
+    @Suite("conn-soak command line")
+    struct SoakCommandLineTests {
+        @Test(arguments: [
+            (["--out", "x"], "--peer HOST:PORT is required"),
+            (["--peer", "127.0.0.1:9"], "--out DIR is required"),
+            (["--peer", "10.0.0.1:80", "--out", "x"], "refusing to connect to 10.0.0.1"),
+            (["--peer", "example.com:80", "--out", "x"], "not an IPv4 address or localhost"),
+            (["--peer", "127.0.0.1:9", "--out", "x", "--clients", "65"], "--clients must be"),
+            (["--peer", "127.0.0.1:9", "--out", "x", "--bug", "nope"], "--bug must be one of"),
+            (["--frobnicate"], "unknown argument '--frobnicate'")
+        ])
+        func badUsageExitsTwo(arguments: [String], message: String) throws {
+            let dir = try makeTemporaryDirectory()
+            defer { removeTemporaryDirectory(dir) }
+            let run = try Subprocess.run(arguments, scratch: dir, timeout: 10, program: "conn-soak")
+            #expect(run.code == 2)
+            #expect(run.err.contains(message), "\(run.err)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/x"))
         }
-    }
 
-    /// Nothing listens: every attempt fails, the client gives up after --max-attempts, and the
-    /// log shows each failure and each reconnect, within the limit.
-    @Test func noPeerMeansFailuresUntilTheLimit() throws {
-        let dir = try makeTemporaryDirectory()
-        defer { removeTemporaryDirectory(dir) }
-        // A port just released: nothing listens on it.
-        let listener = try Listener(try ListenAddress.parse("127.0.0.1:0"))
-        let port = listener.port
-        listener.close()
-        let run = try Subprocess.run(
-            [
-                "--peer", "127.0.0.1:\(port)", "--out", dir + "/logs", "--clients", "1",
-                "--duration", "5", "--max-attempts", "2"
-            ], scratch: dir, timeout: 20, program: "conn-soak")
-        #expect(run.code == 0, "\(run.err)")
-        let log = try String(contentsOfFile: dir + "/logs/soak-1.jsonl", encoding: .utf8)
-        let events = log.split(separator: "\n").map { line in
-            String(line.split(separator: "\"ev\":\"")[1].prefix { $0 != "\"" })
+        @Test func helpListsTheBugs() throws {
+            let dir = try makeTemporaryDirectory()
+            defer { removeTemporaryDirectory(dir) }
+            let run = try Subprocess.run(
+                ["--help"], scratch: dir, timeout: 10, program: "conn-soak")
+            #expect(run.code == 0)
+            for bug in ["stale-pong", "close-without-reason", "attempt-limit-off-by-one"] {
+                #expect(run.out.contains(bug))
+            }
         }
-        #expect(events.filter { $0 == "ws.connect_failed" }.count == 3, "\(log)")
-        #expect(events.filter { $0 == "ws.reconnect" }.count == 2, "\(log)")
-        #expect(log.contains("POSIXError.ECONNREFUSED"))
+
+        /// Nothing listens: every attempt fails, the client gives up after --max-attempts, and the
+        /// log shows each failure and each reconnect, within the limit.
+        @Test func noPeerMeansFailuresUntilTheLimit() throws {
+            let dir = try makeTemporaryDirectory()
+            defer { removeTemporaryDirectory(dir) }
+            // A port just released: nothing listens on it.
+            let listener = try Listener(try ListenAddress.parse("127.0.0.1:0"))
+            let port = listener.port
+            listener.close()
+            let run = try Subprocess.run(
+                [
+                    "--peer", "127.0.0.1:\(port)", "--out", dir + "/logs", "--clients", "1",
+                    "--duration", "5", "--max-attempts", "2"
+                ], scratch: dir, timeout: 20, program: "conn-soak")
+            #expect(run.code == 0, "\(run.err)")
+            let log = try String(contentsOfFile: dir + "/logs/soak-1.jsonl", encoding: .utf8)
+            let events = log.split(separator: "\n").map { line in
+                String(line.split(separator: "\"ev\":\"")[1].prefix { $0 != "\"" })
+            }
+            #expect(events.filter { $0 == "ws.connect_failed" }.count == 3, "\(log)")
+            #expect(events.filter { $0 == "ws.reconnect" }.count == 2, "\(log)")
+            #expect(log.contains("POSIXError.ECONNREFUSED"))
+        }
     }
 }
