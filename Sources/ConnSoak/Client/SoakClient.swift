@@ -23,6 +23,9 @@ final class SoakClient {
         var maxAttempts = 10
         var seed: UInt64 = 1
         var bug: PlantedBug?
+        /// For tests: asked before each write with the frame and the time the write may take;
+        /// an error it returns stands for the write's own, and nothing is sent.
+        var sendFault: ((Frame, _ timeoutMs: Int) -> String?)?
     }
 
     /// How long a connection and its opening handshake may take.
@@ -124,11 +127,19 @@ final class SoakClient {
         switch model.tick(now: t) {
         case .ping(let gen) where gen == transport.gen:
             log.write(t: t, "ws.ping", gen: gen)
-            if let error = transport.send(Frame(opcode: .ping, payload: Array("hb".utf8))) {
+            // The write may take until the ping's deadline, not longer, so a write that finds no
+            // room cannot hold the loop past the time it must close the connection.
+            let ping = Frame(opcode: .ping, payload: Array("hb".utf8))
+            if let error = send(ping, on: transport, timeoutMs: max(1, t + options.timeoutMs - now))
+            {
                 let t = now
                 log.write(t: t, "ws.ping_error", gen: gen, ["error": .string(error)])
                 // A transient error leaves the connection to the deadline; a fatal one is the end.
-                if Backoff.isFatal(pingError: error) { lost(transport, code: 1006) }
+                if Backoff.isFatal(pingError: error) {
+                    lost(transport, code: 1006)
+                } else {
+                    transport.pingFailed = true
+                }
             }
         case .close(let gen) where gen == transport.gen:
             close(transport, reason: "pong_timeout", reconnect: true, at: t)
@@ -174,7 +185,11 @@ final class SoakClient {
         model.ended(gen)
         log.write(t: t, "ws.state", gen: gen, ["state": .string("disconnected")])
         current = nil
-        if transport.send(.close(code: userClose ? 1000 : 1001, reason: reason)) == nil {
+        // After a failed ping the connection is not trusted with a closing handshake: it ends
+        // at once, so the log shows it gone (which settles the error) before the reconnect.
+        if !transport.pingFailed,
+            send(.close(code: userClose ? 1000 : 1001, reason: reason), on: transport) == nil
+        {
             transport.closeDeadline = t + Self.closeWaitMs
             draining.append(transport)
         } else {
@@ -253,7 +268,7 @@ final class SoakClient {
                 backoff.reset()
             }
         case .ping(let payload):
-            _ = transport.send(Frame(opcode: .pong, payload: payload))
+            _ = send(Frame(opcode: .pong, payload: payload), on: transport)
         case .text, .binary:
             log.write(t: t, "ws.message", gen: gen)
         case .close(let code, _):
@@ -262,9 +277,16 @@ final class SoakClient {
             guard current === transport else {
                 return finishDrain(transport, code: Int(code ?? 1005))
             }
-            _ = transport.send(.close(code: code))
+            _ = send(.close(code: code), on: transport)
             lost(transport, code: Int(code ?? 1005))
         }
+    }
+
+    private func send(
+        _ frame: Frame, on transport: Transport, timeoutMs: Int = Socket.writeTimeoutMs
+    ) -> String? {
+        if let fault = options.sendFault, let error = fault(frame, timeoutMs) { return error }
+        return transport.send(frame, timeoutMs: timeoutMs)
     }
 
     private func finishDrain(_ transport: Transport, code: Int) {

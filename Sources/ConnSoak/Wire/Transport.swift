@@ -19,6 +19,9 @@ final class Transport {
     private var random: SplitMix64
     /// Set once the client sent its close frame: when it stops waiting for the server's.
     var closeDeadline: Int?
+    /// Set when a ping failed with an error that is not fatal: the connection waits for its
+    /// deadline, and then ends at once, without a closing handshake.
+    var pingFailed = false
 
     /// What one read gave.
     enum Received {
@@ -105,9 +108,12 @@ final class Transport {
         return out
     }
 
-    /// Sends `frame` masked; the error as connlog spells it when the write failed.
-    func send(_ frame: Frame) -> String? {
-        if socket.write(frame.encoded(maskKey: random.bytes(4))) { return nil }
+    /// Sends `frame` masked, waiting at most `timeoutMs` for room; the error as connlog spells
+    /// it when the write failed.
+    func send(_ frame: Frame, timeoutMs: Int = Socket.writeTimeoutMs) -> String? {
+        if socket.write(frame.encoded(maskKey: random.bytes(4)), timeoutMs: timeoutMs) {
+            return nil
+        }
         let code = errno
         // A write that found no room for Socket.writeTimeoutMs fails without an errno of its own.
         return code == EPIPE || code == ECONNRESET

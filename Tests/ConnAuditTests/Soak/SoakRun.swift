@@ -31,6 +31,33 @@ struct SoakRun {
         scenario: String? = nil, duration: Int, _ arguments: [String],
         auditArguments: [String] = []
     ) throws {
+        let (port, stopped) = try Self.startPeer(scenario: scenario, duration: duration)
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let soak = try Subprocess.run(
+            [
+                "--peer", "127.0.0.1:\(port)", "--out", dir + "/logs",
+                "--duration", String(duration)
+            ] + arguments,
+            scratch: dir, timeout: Double(duration + 20), program: "conn-soak")
+        _ = stopped.wait(timeout: .now() + .seconds(duration + 10))
+        try #require(soak.code == 0, "conn-soak failed: \(soak.err)")
+        var logs: [String: [String]] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir + "/logs") {
+            let text = try String(contentsOfFile: dir + "/logs/" + name, encoding: .utf8)
+            logs[name] = text.split(separator: "\n").map(String.init)
+        }
+        self.logs = logs
+        let audit = CommandLineRun(["check", dir + "/logs", "--format", "json"] + auditArguments)
+        report = audit.out
+        statuses = try ruleStatuses(audit.out)
+    }
+
+    /// Starts conn-peer in this process, playing `scenario` (YAML; nil: the default mix) for
+    /// `duration` seconds and one more; its port, and a semaphore signalled when it stopped.
+    static func startPeer(scenario: String?, duration: Int) throws -> (
+        port: UInt16, stopped: DispatchSemaphore
+    ) {
         let mix =
             try scenario.map { try ScenarioLoader.load($0, path: "scenario.yaml") }
             ?? Scenario.defaultMix
@@ -46,25 +73,7 @@ struct SoakRun {
             _ = server.run()
             stopped.signal()
         }
-        let dir = try makeTemporaryDirectory()
-        defer { removeTemporaryDirectory(dir) }
-        let soak = try Subprocess.run(
-            [
-                "--peer", "127.0.0.1:\(listener.port)", "--out", dir + "/logs",
-                "--duration", String(duration)
-            ] + arguments,
-            scratch: dir, timeout: Double(duration + 20), program: "conn-soak")
-        _ = stopped.wait(timeout: .now() + .seconds(duration + 10))
-        try #require(soak.code == 0, "conn-soak failed: \(soak.err)")
-        var logs: [String: [String]] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: dir + "/logs") {
-            let text = try String(contentsOfFile: dir + "/logs/" + name, encoding: .utf8)
-            logs[name] = text.split(separator: "\n").map(String.init)
-        }
-        self.logs = logs
-        let audit = CommandLineRun(["check", dir + "/logs", "--format", "json"] + auditArguments)
-        report = audit.out
-        statuses = try ruleStatuses(audit.out)
+        return (listener.port, stopped)
     }
 
     /// The count of each outcome `ws.required-outcomes` saw.
