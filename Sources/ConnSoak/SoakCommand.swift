@@ -25,7 +25,8 @@ public enum SoakCommand {
 
         Options:
           --peer HOST:PORT      the peer (conn-peer); HOST is 127.x.x.x or localhost
-          --out DIR             where the logs go (created if missing)
+          --out DIR             where the logs go (created if missing); the soak-*.jsonl
+                                files of an earlier run there are removed first
           --clients N           clients at once (default 4, at most 64)
           --sse-clients N       SSE clients besides them (default 0, at most 64): each reads
                                 GET /events, commits each event's id after handling it, and
@@ -63,6 +64,9 @@ public enum SoakCommand {
     }
 
     /// Parses `arguments` (without the program name); a message for people on bad usage.
+    ///
+    /// A message names the option but never quotes a value: a mistyped `--token=...` must not
+    /// print the token.
     static func parse(_ arguments: [String]) throws(UsageError) -> Settings {
         var settings = Settings()
         var i = 0
@@ -77,7 +81,7 @@ public enum SoakCommand {
         {
             guard let n = Int(text), range.contains(n) else {
                 throw UsageError(
-                    "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
+                    "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)"
                 )
             }
             return n
@@ -103,7 +107,7 @@ public enum SoakCommand {
             case "--seed":
                 let text = try value(name, inline: inline)
                 guard let seed = UInt64(text) else {
-                    throw UsageError("--seed must be a whole number from 0, not '\(text)'")
+                    throw UsageError("--seed must be a whole number from 0")
                 }
                 settings.seed = seed
             case "--interval-ms":
@@ -118,13 +122,13 @@ public enum SoakCommand {
                 let text = try value(name, inline: inline)
                 guard let bug = PlantedBug(rawValue: text) else {
                     throw UsageError(
-                        "--bug must be one of: \(PlantedBug.allCases.map(\.rawValue).joined(separator: ", ")); not '\(text)'"
+                        "--bug must be one of: \(PlantedBug.allCases.map(\.rawValue).joined(separator: ", "))"
                     )
                 }
                 settings.bug = bug
             default:
-                throw UsageError(
-                    "unknown argument '\(argument)' (conn-soak --help lists the options)")
+                let shown = argument.prefix { $0 != "=" }
+                throw UsageError("unknown argument '\(shown)' (conn-soak --help lists the options)")
             }
             i += 1
         }
@@ -155,6 +159,15 @@ public enum SoakCommand {
         } catch {
             fputs("conn-soak: error: cannot create \(out)\n", stderr)
             return 1
+        }
+        // An earlier run's logs left in DIR would be judged with this run's: they go first.
+        // unlink removes files only: a directory of that name stays (EISDIR).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []
+        where name.hasPrefix("soak-") && name.hasSuffix(".jsonl") {
+            guard unlink(out + "/" + name) == 0 || errno == ENOENT || errno == EISDIR else {
+                fputs("conn-soak: error: cannot remove the earlier log \(out)/\(name)\n", stderr)
+                return 1
+            }
         }
         var clients: [() -> Void] = []
         do {

@@ -26,6 +26,50 @@ extension SoakOnRealSockets {
             #expect(!FileManager.default.fileExists(atPath: dir + "/x"))
         }
 
+        /// A mistyped option's value may be a secret: the message names the option only.
+        @Test func unknownOptionValueIsNotEchoed() throws {
+            let dir = try makeTemporaryDirectory()
+            defer { removeTemporaryDirectory(dir) }
+            let run = try Subprocess.run(
+                ["--peer", "127.0.0.1:9", "--out", "x", "--token=s3cr3t-value"], scratch: dir,
+                timeout: 10, program: "conn-soak")
+            #expect(run.code == 2)
+            #expect(run.err.contains("unknown argument '--token'"), "\(run.err)")
+            #expect(!run.err.contains("s3cr3t"), "\(run.err)")
+            for bad in [["--clients=s3cr3t"], ["--seed=s3cr3t"], ["--bug=s3cr3t"]] {
+                let run = try Subprocess.run(
+                    ["--peer", "127.0.0.1:9", "--out", "x"] + bad, scratch: dir, timeout: 10,
+                    program: "conn-soak")
+                #expect(run.code == 2)
+                #expect(!run.err.contains("s3cr3t"), "\(run.err)")
+            }
+        }
+
+        /// Logs an earlier run left in DIR are removed, so conn-audit DIR judges this run only;
+        /// other files stay.
+        @Test func earlierLogsAreRemoved() throws {
+            let dir = try makeTemporaryDirectory()
+            defer { removeTemporaryDirectory(dir) }
+            let logs = dir + "/logs"
+            try FileManager.default.createDirectory(
+                atPath: logs + "/soak-9.jsonl", withIntermediateDirectories: true)
+            for name in ["soak-2.jsonl", "soak-sse-1.jsonl", "notes.txt"] {
+                try "{}\n".write(toFile: logs + "/" + name, atomically: false, encoding: .utf8)
+            }
+            let listener = try Listener(try ListenAddress.parse("127.0.0.1:0"))
+            let port = listener.port
+            listener.close()
+            let run = try Subprocess.run(
+                [
+                    "--peer", "127.0.0.1:\(port)", "--out", logs, "--clients", "1", "--duration",
+                    "1", "--max-attempts", "1"
+                ], scratch: dir, timeout: 20, program: "conn-soak")
+            #expect(run.code == 0, "\(run.err)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: logs).sorted()
+            // A directory of a log's name is not removed.
+            #expect(names == ["notes.txt", "soak-1.jsonl", "soak-9.jsonl"], "\(names)")
+        }
+
         @Test func helpListsTheBugs() throws {
             let dir = try makeTemporaryDirectory()
             defer { removeTemporaryDirectory(dir) }
