@@ -2,19 +2,22 @@
 ///
 /// A frame is rejected (``ProtocolViolation``) when a reserved bit is set, its opcode is unknown,
 /// a control frame is fragmented or longer than 125 bytes, its length is not in the shortest form
-/// or has the top bit set, it is unmasked where masking is required, or its payload is over the
-/// limit (1009). Once a violation is thrown the connection is to be closed: the decoder keeps no
+/// or has the top bit set, it is unmasked where masking is required or masked where it is
+/// forbidden, or its payload is over the limit (1009). Once a violation is thrown the connection is to be closed: the decoder keeps no
 /// state worth resuming.
 public struct FrameDecoder: Sendable {
     /// Frames from clients must be masked (RFC 6455 section 5.1).
     public var requireMask: Bool
+    /// Frames from servers must not be masked (RFC 6455 section 5.1): a client sets this.
+    public var forbidMask: Bool
     /// The largest payload accepted, in bytes.
     public var maxPayload: Int
     private var buffer: [UInt8] = []
     private var start = 0
 
-    public init(requireMask: Bool = true, maxPayload: Int = 1 << 20) {
+    public init(requireMask: Bool = true, forbidMask: Bool = false, maxPayload: Int = 1 << 20) {
         self.requireMask = requireMask
+        self.forbidMask = forbidMask
         self.maxPayload = maxPayload
     }
 
@@ -55,6 +58,7 @@ public struct FrameDecoder: Sendable {
         let masked = b1 & 0x80 != 0
         if opcode.isControl && !fin { throw violation("fragmented control frame") }
         if requireMask && !masked { throw violation("unmasked client frame") }
+        if forbidMask && masked { throw violation("masked server frame") }
         var header = 2
         var length = UInt64(b1 & 0x7F)
         if length == 126 {

@@ -245,13 +245,16 @@ final class SoakClient {
             log.write(t: t, "ws.recv_error", gen: transport.gen, ["error": .string(error)])
             if isCurrent { return lost(transport, code: 1006) }
             finishDrain(transport, code: 1006)
-        case .violation:
-            let t = now
+        case .violation(let violation):
             log.write(
-                t: t, "ws.recv_error", gen: transport.gen,
+                t: now, "ws.recv_error", gen: transport.gen,
                 ["error": .string("URLError.badServerResponse")])
-            if isCurrent { return close(transport, reason: "error", reconnect: true, at: t) }
-            finishDrain(transport, code: 1006)
+            // RFC 6455 section 7.1.7: fail the connection. A close with the violation's code
+            // (unless one was sent already), then the socket goes without waiting for an answer,
+            // so the bad frame is never read again.
+            guard isCurrent else { return finishDrain(transport, code: 1006) }
+            _ = send(.close(code: violation.code), on: transport)
+            lost(transport, code: 1006)
         }
     }
 

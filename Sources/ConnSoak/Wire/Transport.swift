@@ -14,7 +14,7 @@ final class Transport {
     /// carries it.
     let gen: Int
     let socket: Socket
-    private var decoder = FrameDecoder(requireMask: false)
+    private var decoder = FrameDecoder(requireMask: false, forbidMask: true)
     private var assembler = MessageAssembler()
     private var random: SplitMix64
     /// Set once the client sent its close frame: when it stops waiting for the server's.
