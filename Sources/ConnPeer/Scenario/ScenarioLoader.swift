@@ -167,7 +167,9 @@ private struct Reader {
             plan.afterMs = try integer(v, key: "after_ms", in: 0...ScenarioLoader.maxMs)
         }
         if let v = keys["close_delay_ms"] {
-            // Below the client's usual wait for the answer, and below the idle timeout's floor.
+            // At most 5 s, so a connection ends in bounded time. A client that waits less for
+            // the answer (conn-soak waits 1 s) ends the connection first; the idle timeout does
+            // not cut the wait short.
             plan.closeDelayMs = try integer(v, key: "close_delay_ms", in: 0...5_000)
         }
         if let v = keys["code"] {

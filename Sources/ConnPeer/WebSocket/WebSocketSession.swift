@@ -83,11 +83,12 @@ struct WebSocketSession {
             }
             let now = clock.elapsedMs()
             if connection.isStopping() {
+                // The client's close already came: answer it now rather than start another.
+                if let (_, code) = closeAnswer {
+                    guard send(Frame.close(code: code)) else { return }
+                    return end("client closed")
+                }
                 return closeFromPeer(code: CloseCode.goingAway, reason: "peer stopping")
-            }
-            if let (at, code) = closeAnswer, now >= at {
-                guard send(Frame.close(code: code)) else { return }
-                return end("client closed")
             }
             while let pong = pongs.first, pong.due <= now {
                 pongs.removeFirst()
@@ -102,13 +103,21 @@ struct WebSocketSession {
                     "peer.send", gen: gen,
                     ["bytes": .int(message.text.utf8.count), "frames": .int(frames.count)])
             }
+            // The answer to the client's close goes after the pongs and messages due by now:
+            // nothing may follow it (RFC 6455 section 5.5.1).
+            if let (at, code) = closeAnswer, now >= at {
+                guard send(Frame.close(code: code)) else { return }
+                return end("client closed")
+            }
             if let endAt, now >= endAt {
                 if plan.action == .close {
                     return closeFromPeer(code: plan.closeCode, reason: plan.closeReason)
                 }
                 return drop()
             }
-            let idleAt = lastHeard + connection.idleTimeoutMs
+            // While the client's close waits for its answer the connection is not idle: the
+            // answer is due, and closeAnswer bounds the wait.
+            let idleAt = closeAnswer?.at ?? lastHeard + connection.idleTimeoutMs
             if now >= idleAt { return closeFromPeer(code: CloseCode.goingAway, reason: "idle") }
 
             // Wait no longer than the next thing due, and at most 50 ms to notice the peer's end.
