@@ -7,10 +7,15 @@ extension SoakOnRealSockets {
     /// of the default pack and by no other; the same run without the bug passes.
     @Suite("conn-soak's planted bugs")
     struct PlantedBugTests {
-        @Test func closeWithoutReasonIsCaughtByItsRuleAlone() throws {
+        @Test(arguments: [false, true])
+        func closeWithoutReasonIsCaughtByItsRuleAlone(planted: Bool) throws {
             let run = try SoakRun(
-                duration: 3, ["--clients", "3", "--seed", "3", "--bug", "close-without-reason"])
-            #expect(run.failing == [PlantedBug.closeWithoutReason.rule], "\(run.report)")
+                duration: 3,
+                ["--clients", "3", "--seed", "3"]
+                    + (planted ? ["--bug", "close-without-reason"] : []))
+            #expect(
+                run.failing == (planted ? [PlantedBug.closeWithoutReason.rule] : []),
+                "\(run.report)")
         }
 
         /// One client meets, in turn, a normal connection, a delayed pong, an immediate close and
@@ -126,11 +131,15 @@ extension SoakOnRealSockets {
     /// SSE (seed 003): committing the cursor when the event is parsed, before it is handled.
     @Suite("conn-soak's commit-before-processing bug")
     struct CommitBeforeProcessingBugTests {
-        @Test func commitBeforeProcessingIsCaughtByItsRuleAlone() throws {
+        @Test(arguments: [false, true])
+        func commitBeforeProcessingIsCaughtByItsRuleAlone(planted: Bool) throws {
             let run = try SoakRun(
                 duration: 3,
-                ["--clients", "3", "--sse-clients", "2", "--bug", "commit-before-processing"])
-            #expect(run.failing == [PlantedBug.commitBeforeProcessing.rule], "\(run.report)")
+                ["--clients", "3", "--sse-clients", "2"]
+                    + (planted ? ["--bug", "commit-before-processing"] : []))
+            #expect(
+                run.failing == (planted ? [PlantedBug.commitBeforeProcessing.rule] : []),
+                "\(run.report)")
         }
     }
 }

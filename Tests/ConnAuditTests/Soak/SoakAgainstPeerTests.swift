@@ -27,5 +27,31 @@ extension SoakOnRealSockets {
             }
             #expect(skipped > 0)
         }
+
+        /// Messages between the pongs (one of them in three fragments): the receive loop logs
+        /// each and keeps reading, so the pongs after them still count.
+        static let messages = """
+            websocket:
+              - action: pong
+                messages:
+                  - {after_ms: 30, text: "tick"}
+                  - {after_ms: 120, text: "a longer message", fragments: 3}
+
+            """
+
+        @Test func receiveLoopKeepsReadingAfterMessages() throws {
+            // One scenario gives one outcome: judged as a gate, coverage is not asked for.
+            let run = try SoakRun(
+                scenario: Self.messages, duration: 2, ["--clients", "1", "--interval-ms", "50"],
+                auditArguments: ["--use", "gate"])
+            #expect(run.failing == [], "\(run.report)")
+            let lines = try #require(run.logs["soak-1.jsonl"])
+            let first = try lines.map { try jsonObject($0) }
+                .filter { $0["gen"] as? Int == 1 }.compactMap { $0["ev"] as? String }
+            #expect(first.filter { $0 == "ws.message" }.count == 2, "\(lines)")
+            let last = try #require(first.lastIndex(of: "ws.message"), "\(lines)")
+            #expect(first[(last + 1)...].contains("ws.pong"), "\(lines)")
+            #expect(!first.contains("ws.recv_error"), "\(lines)")
+        }
     }
 }

@@ -1,5 +1,6 @@
 import ConnAuditTestSupport
 import ConnPeer
+import ConnSoak
 import Foundation
 import Testing
 
@@ -76,8 +77,8 @@ extension SoakOnRealSockets {
             let run = try Subprocess.run(
                 ["--help"], scratch: dir, timeout: 10, program: "conn-soak")
             #expect(run.code == 0)
-            for bug in ["stale-pong", "close-without-reason", "attempt-limit-off-by-one"] {
-                #expect(run.out.contains(bug))
+            for bug in PlantedBug.allCases {
+                #expect(run.out.contains(bug.rawValue), "\(bug)")
             }
         }
 
@@ -97,8 +98,8 @@ extension SoakOnRealSockets {
                 ], scratch: dir, timeout: 20, program: "conn-soak")
             #expect(run.code == 0, "\(run.err)")
             let log = try String(contentsOfFile: dir + "/logs/soak-1.jsonl", encoding: .utf8)
-            let events = log.split(separator: "\n").map { line in
-                String(line.split(separator: "\"ev\":\"")[1].prefix { $0 != "\"" })
+            let events = try log.split(separator: "\n").map { line in
+                try jsonObject(String(line))["ev"] as? String ?? ""
             }
             #expect(events.filter { $0 == "ws.connect_failed" }.count == 3, "\(log)")
             #expect(events.filter { $0 == "ws.reconnect" }.count == 2, "\(log)")

@@ -114,14 +114,23 @@ struct SoakModelTests {
     }
 
     @Test func fatalPingErrors() {
-        #expect(Backoff.isFatal(pingError: "POSIXError.ECONNRESET"))
-        #expect(Backoff.isFatal(pingError: "POSIXError.EPIPE"))
-        #expect(!Backoff.isFatal(pingError: "POSIXError.ETIMEDOUT"))
+        for fatal in [
+            "POSIXError.ECONNRESET", "POSIXError.EPIPE", "URLError.networkConnectionLost",
+            "URLError.notConnectedToInternet"
+        ] {
+            #expect(Backoff.isFatal(pingError: fatal), "\(fatal)")
+        }
+        for transient in ["POSIXError.ETIMEDOUT", "POSIXError.ENOBUFS", "URLError.timedOut"] {
+            #expect(!Backoff.isFatal(pingError: transient), "\(transient)")
+        }
     }
 
-    @Test(arguments: ["127.0.0.1:8765", "localhost:1", "127.1.2.3:65535"])
-    func loopbackPeersAreTaken(text: String) throws {
-        #expect(try PeerAddress.parse(text).port > 0)
+    @Test(arguments: [
+        ("127.0.0.1:8765", "127.0.0.1:8765"), ("localhost:1", "127.0.0.1:1"),
+        ("127.1.2.3:65535", "127.1.2.3:65535")
+    ])
+    func loopbackPeersAreTaken(text: String, address: String) throws {
+        #expect(try PeerAddress.parse(text).description == address)
     }
 
     @Test(arguments: ["10.0.0.1:80", "8.8.8.8:443", "[::1]:80", "127.0.0.1:0", "127.0.0.1", "x:1"])
