@@ -99,7 +99,8 @@ final class SSEClient {
         if let retry = event.retryMs {
             retryMs = min(max(retry, Self.retryRange.lowerBound), Self.retryRange.upperBound)
         }
-        guard let id = event.id else { return }
+        // An event without data is not dispatched (the SSE spec, and seed 003's reader).
+        guard let id = event.id, !event.data.isEmpty else { return }
         log.write(t: now, "sse.event", ["id": .string(id)])
         if handled.contains(id) {
             log.write(t: now, "sse.skipped", ["id": .string(id), "reason": .string("redelivered")])
@@ -118,6 +119,9 @@ final class SSEClient {
 }
 
 /// Cuts `text/event-stream` bytes into events: field lines up to a blank line.
+///
+/// A line ends at CR, LF or CRLF, as the SSE spec says, so no id can hold a line break. An id
+/// with a NUL is ignored, as the spec says: the id goes into a `Last-Event-ID` header.
 struct EventStreamParser {
     struct Event: Equatable {
         var id: String?
@@ -131,6 +135,8 @@ struct EventStreamParser {
     private var line: [UInt8] = []
     private var pending = Event()
     private var hasFields = false
+    /// True right after a CR: an LF then is the rest of a CRLF, not a blank line.
+    private var afterCR = false
     /// True once a line ran past ``maxLine``: the stream is to be dropped.
     private(set) var overflowed = false
 
@@ -138,7 +144,10 @@ struct EventStreamParser {
     mutating func feed(_ bytes: [UInt8]) -> [Event] {
         var out: [Event] = []
         for byte in bytes {
-            guard byte == UInt8(ascii: "\n") else {
+            let wasAfterCR = afterCR
+            afterCR = byte == UInt8(ascii: "\r")
+            if byte == UInt8(ascii: "\n") && wasAfterCR { continue }
+            guard byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") else {
                 guard line.count < Self.maxLine else {
                     overflowed = true
                     return out
@@ -146,7 +155,6 @@ struct EventStreamParser {
                 line.append(byte)
                 continue
             }
-            if line.last == UInt8(ascii: "\r") { line.removeLast() }
             let text = String(decoding: line, as: UTF8.self)
             line = []
             if text.isEmpty {
@@ -160,7 +168,7 @@ struct EventStreamParser {
             var value = text.dropFirst(name.count).dropFirst()
             if value.first == " " { value = value.dropFirst() }
             switch name {
-            case "id": pending.id = String(value)
+            case "id" where !value.contains("\0"): pending.id = String(value)
             case "data": pending.data.append(String(value))
             case "retry": pending.retryMs = Int(value)
             default: break
