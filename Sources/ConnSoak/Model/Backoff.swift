@@ -1,8 +1,9 @@
 /// Reconnect delays of seed 002: attempt k waits base × jitter, base = min(2^k × 100 ms,
 /// 10 s), jitter uniform in [0.5, 1); at most `maxAttempts` attempts in a row.
 ///
-/// The count starts over after a healthy connection (one that got an on-time pong), so one
-/// long-lived connection's failure starts again at the shortest delay.
+/// The count starts over after any pong of the open connection (as
+/// `reconnect.resets-after-open` reads it), so one long-lived connection's failure starts again
+/// at the shortest delay.
 public struct Backoff: Sendable {
     public static let baseMs = 100
     public static let capMs = 10_000
@@ -30,13 +31,30 @@ public struct Backoff: Sendable {
         return (attempts, Int(Double(base) * jitter))
     }
 
-    /// Whether a ping error means the connection is gone (seed 002): a lost network or a dead
-    /// socket is; anything else is transient and the heartbeat's deadline decides.
+    /// Whether a ping error means the connection is gone (seed 002, and
+    /// `reconnect.fatal-errors-only`): a lost network or a dead socket is, and so is an error
+    /// of any other domain or an unknown spelling. Other URL and POSIX errors are transient:
+    /// the heartbeat's deadline decides. Both spellings count: `URLError.X` is
+    /// `NSURLErrorDomain:X`, `POSIXError.X` is `NSPOSIXErrorDomain:X`.
     public static func isFatal(pingError: String) -> Bool {
-        [
-            "POSIXError.EPIPE", "POSIXError.ECONNRESET", "URLError.networkConnectionLost",
-            "URLError.notConnectedToInternet"
-        ].contains(pingError)
+        let fatal: [String: Set<String>] = [
+            "URL": ["-1009", "-1005", "notConnectedToInternet", "networkConnectionLost"],
+            "POSIX": ["32", "54", "EPIPE", "ECONNRESET"]
+        ]
+        for (domain, prefixes) in [
+            ("URL", ["URLError.", "NSURLErrorDomain:"]),
+            ("POSIX", ["POSIXError.", "NSPOSIXErrorDomain:"])
+        ] {
+            for prefix in prefixes where pingError.hasPrefix(prefix) {
+                let code = pingError.dropFirst(prefix.count)
+                let body = code.first == "-" ? code.dropFirst() : code
+                let known =
+                    !body.isEmpty
+                    && body.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+                return !known || fatal[domain]!.contains(String(code))
+            }
+        }
+        return true
     }
 }
 

@@ -1,4 +1,6 @@
+import ConnAuditTestSupport
 import ConnSoak
+import Foundation
 import Testing
 
 /// The client's models, offline: the seeds' heartbeat assertions (000/001), the backoff's range
@@ -114,15 +116,44 @@ struct SoakModelTests {
     }
 
     @Test func fatalPingErrors() {
+        // Every spelling of the four fatal errors, other domains and unknown spellings, as
+        // reconnect.fatal-errors-only reads them.
         for fatal in [
             "POSIXError.ECONNRESET", "POSIXError.EPIPE", "URLError.networkConnectionLost",
-            "URLError.notConnectedToInternet"
+            "URLError.notConnectedToInternet", "NSURLErrorDomain:-1009", "NSURLErrorDomain:-1005",
+            "NSPOSIXErrorDomain:32", "NSPOSIXErrorDomain:ECONNRESET", "URLError.-1005",
+            "NWError.posix", "kCFErrorDomainCFNetwork:-1", "URLError.", "POSIXError.E PIPE", ""
         ] {
             #expect(Backoff.isFatal(pingError: fatal), "\(fatal)")
         }
-        for transient in ["POSIXError.ETIMEDOUT", "POSIXError.ENOBUFS", "URLError.timedOut"] {
+        for transient in [
+            "POSIXError.ETIMEDOUT", "POSIXError.ENOBUFS", "URLError.timedOut",
+            "NSURLErrorDomain:-1001", "NSPOSIXErrorDomain:60"
+        ] {
             #expect(!Backoff.isFatal(pingError: transient), "\(transient)")
         }
+    }
+
+    /// The client and the rule agree on every spelling: a reconnect after a ping error passes
+    /// reconnect.fatal-errors-only exactly when the client calls the error fatal.
+    @Test(arguments: [
+        "POSIXError.ECONNRESET", "NSURLErrorDomain:-1005", "URLError.-1009", "NWError.posix",
+        "URLError.", "POSIXError.E PIPE", "", "POSIXError.ETIMEDOUT", "URLError.timedOut",
+        "NSURLErrorDomain:-1001", "NSPOSIXErrorDomain:60"
+    ])
+    func fatalPingErrorsAreTheRules(error: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        let quoted = error.replacingOccurrences(of: "\"", with: "\\\"")
+        let log = """
+            {"t":0,"ev":"ws.ping_error","gen":1,"error":"\(quoted)"}
+            {"t":1,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
+
+            """
+        try log.write(toFile: dir + "/e.jsonl", atomically: false, encoding: .utf8)
+        let audit = CommandLineRun(["check", dir + "/e.jsonl", "--format", "json"])
+        let status = try ruleStatuses(audit.out)["reconnect.fatal-errors-only"]
+        #expect(status == (Backoff.isFatal(pingError: error) ? "pass" : "fail"), "\(audit.out)")
     }
 
     @Test(arguments: [
