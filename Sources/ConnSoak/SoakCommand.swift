@@ -38,7 +38,8 @@ public enum SoakCommand {
           --timeout-ms MS       pong timeout (default 1000)
           --session-ms MS       how long a healthy connection lives (default 500)
           --max-attempts N      reconnect attempts in a row before giving up (default 10)
-          --bug NAME            plant a seed's bug: \(PlantedBug.allCases.map(\.rawValue).joined(separator: ", "))
+          --bug NAME            plant a seed's bug, one of:
+        \(bugList)
           -h, --help            this text
 
         Examples:
@@ -47,6 +48,23 @@ public enum SoakCommand {
           conn-audit soak/
 
         """
+
+    /// The planted bugs' names, wrapped under the help's option text (at most 96 columns).
+    private static var bugList: String {
+        let indent = String(repeating: " ", count: 24)
+        var lines: [String] = []
+        var line = indent
+        let names = PlantedBug.allCases.map(\.rawValue)
+        for (i, name) in names.enumerated() {
+            let word = name + (i < names.count - 1 ? "," : "")
+            if line.count > indent.count && line.count + 1 + word.count > 96 {
+                lines.append(line)
+                line = indent
+            }
+            line += (line.count > indent.count ? " " : "") + word
+        }
+        return (lines + [line]).joined(separator: "\n")
+    }
 
     struct Settings {
         var peer: String?

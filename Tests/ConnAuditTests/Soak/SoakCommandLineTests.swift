@@ -80,6 +80,8 @@ extension SoakOnRealSockets {
             for bug in PlantedBug.allCases {
                 #expect(run.out.contains(bug.rawValue), "\(bug)")
             }
+            let widest = run.out.split(separator: "\n").map(\.count).max() ?? 0
+            #expect(widest <= 96, "\(run.out)")
         }
 
         /// Nothing listens: every attempt fails, the client gives up after --max-attempts, and the
