@@ -84,31 +84,3 @@ public struct PeerAddress: Sendable, Equatable, CustomStringConvertible {
         return .success(Socket(fd: fd))
     }
 }
-
-/// A failed connection attempt, named as connlog's `error` field spells POSIX errors.
-struct ConnectError: Error {
-    /// `POSIXError.ECONNREFUSED`, `URLError.timedOut` and the like.
-    var connlog: String
-
-    init(errno: Int32) { connlog = PosixName.spelled(errno) }
-    init(urlError name: String) { connlog = "URLError." + name }
-}
-
-/// POSIX errors as connlog spells them: by name, since the numbers differ between systems
-/// (ECONNRESET is 54 on Darwin, 104 on Linux) and the rules read Darwin's.
-enum PosixName {
-    static func spelled(_ code: Int32) -> String {
-        let names: [Int32: String] = [
-            EPIPE: "EPIPE", ECONNRESET: "ECONNRESET", ECONNREFUSED: "ECONNREFUSED",
-            ETIMEDOUT: "ETIMEDOUT", ECONNABORTED: "ECONNABORTED", EHOSTUNREACH: "EHOSTUNREACH",
-            ENETUNREACH: "ENETUNREACH", EMFILE: "EMFILE", ENFILE: "ENFILE"
-        ]
-        return "POSIXError." + (names[code] ?? "E\(code)")
-    }
-}
-
-/// Bad usage of conn-soak: a message for people, and exit status 2.
-public struct UsageError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
-}

@@ -115,7 +115,7 @@ struct SoakModelTests {
         #expect(first == second)
     }
 
-    @Test func fatalPingErrors() {
+    @Test func onlyLostNetworkDeadSocketAndUnknownErrorsAreFatal() {
         // Every spelling of the four fatal errors, other domains and unknown spellings, as
         // reconnect.fatal-errors-only reads them.
         for fatal in [
@@ -141,7 +141,7 @@ struct SoakModelTests {
         "URLError.", "POSIXError.E PIPE", "", "POSIXError.ETIMEDOUT", "URLError.timedOut",
         "NSURLErrorDomain:-1001", "NSPOSIXErrorDomain:60"
     ])
-    func fatalPingErrorsAreTheRules(error: String) throws {
+    func clientAndRuleAgreeOnFatalPingErrors(error: String) throws {
         let dir = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(dir) }
         let quoted = error.replacingOccurrences(of: "\"", with: "\\\"")
