@@ -25,27 +25,8 @@ extension RuleLoader {
     /// Every `ev` name the rule's selectors name, its expressions' selectors too.
     static func evNames(of rule: Rule) -> Set<String> {
         var out = Set<String>()
-        func selector(_ s: Selector) {
-            for term in s.terms {
-                if let names = term.evNames { out.formUnion(names) }
-                if let n = term.negated { selector(n) }
-            }
-        }
-        func expr(_ e: Expr) {
-            NameWalker.walk(e) { sub in
-                guard case .history(let call) = sub else { return }
-                selector(call.selector)
-                if case .selector(let s)? = call.since { selector(s) }
-            }
-        }
-        for s in rule.check.selectors {
-            selector(s)
-            NameWalker.walkSelector(s, expr)
-        }
-        rule.check.expressions.forEach(expr)
-        rule.lets.forEach { expr($0.expr) }
-        if let message = rule.message {
-            for case .expr(let e) in message.parts { expr(e) }
+        NameWalker.walkTerms(rule.check, lets: rule.lets, message: rule.message) { term in
+            if let names = term.evNames { out.formUnion(names) }
         }
         return out
     }

@@ -106,32 +106,16 @@ extension FileLoader {
     /// open or names an event connlog does not define.
     static func capturedEvents(of check: Check) -> [String: Set<String>?] {
         var out: [String: Set<String>?] = [:]
-        func selector(_ s: Selector) {
-            for term in s.terms {
-                if let c = term.capture {
-                    if let names = term.evNames, names.allSatisfy(ConnlogVocabulary.defines),
-                        case let known?? = out[c] ?? .some(Set())
-                    {
-                        out[c] = .some(known.union(names))
-                    } else {
-                        out[c] = .some(nil)
-                    }
-                }
-                if let n = term.negated { selector(n) }
+        NameWalker.walkTerms(check) { term in
+            guard let c = term.capture else { return }
+            if let names = term.evNames, names.allSatisfy(ConnlogVocabulary.defines),
+                case let known?? = out[c] ?? .some(Set())
+            {
+                out[c] = .some(known.union(names))
+            } else {
+                out[c] = .some(nil)
             }
         }
-        func expr(_ e: Expr) {
-            NameWalker.walk(e) { sub in
-                guard case .history(let call) = sub else { return }
-                selector(call.selector)
-                if case .selector(let s)? = call.since { selector(s) }
-            }
-        }
-        for s in check.selectors {
-            selector(s)
-            NameWalker.walkSelector(s, expr)
-        }
-        check.expressions.forEach(expr)
         return out
     }
 

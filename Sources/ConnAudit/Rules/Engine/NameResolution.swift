@@ -37,28 +37,8 @@ enum NameResolution {
 
     /// Every `as:` name in the rule, wherever its selector is written.
     private static func collectCaptures(_ rule: Rule, into names: inout Set<String>) {
-        func selector(_ s: Selector) {
-            for term in s.terms {
-                if let c = term.capture { names.insert(c) }
-                if let n = term.negated { selector(n) }
-            }
-        }
-        func expr(_ e: Expr) {
-            NameWalker.walk(e) { sub in
-                if case .history(let call) = sub {
-                    selector(call.selector)
-                    if case .selector(let s)? = call.since { selector(s) }
-                }
-            }
-        }
-        for s in rule.check.selectors {
-            selector(s)
-            NameWalker.walkSelector(s, expr)
-        }
-        rule.check.expressions.forEach(expr)
-        rule.lets.forEach { expr($0.expr) }
-        if let message = rule.message {
-            for case .expr(let e) in message.parts { expr(e) }
+        NameWalker.walkTerms(rule.check, lets: rule.lets, message: rule.message) { term in
+            if let c = term.capture { names.insert(c) }
         }
     }
 
