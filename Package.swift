@@ -28,7 +28,7 @@ let package = Package(
         .executableTarget(name: "conn-peer", dependencies: ["ConnPeer"]),
         // A reference WebSocket client that soaks a peer and logs connlog: the seeds' heartbeat
         // and backoff on POSIX sockets, with the peer's frame codec and handshake pieces.
-        .target(name: "ConnSoak", dependencies: ["ConnPeer"]),
+        .target(name: "ConnSoak", dependencies: ["ConnAudit", "ConnPeer"]),
         .executableTarget(name: "conn-soak", dependencies: ["ConnSoak"]),
         // What the test files share: runs of the command line, in memory and as a child process,
         // rules from YAML over logs in memory, JSON reports, the repository's files, a seeded

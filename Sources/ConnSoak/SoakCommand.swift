@@ -1,3 +1,4 @@
+import ConnAudit
 import ConnPeer
 import Foundation
 

@@ -1,3 +1,4 @@
+import ConnAudit
 import Foundation
 
 #if canImport(Glibc)
@@ -9,6 +10,15 @@ public enum LogValue: Sendable {
     case int(Int)
     case string(String)
     case bool(Bool)
+
+    /// The value as JSON (a string quoted and escaped as reports escape it).
+    public var json: String {
+        switch self {
+        case .int(let n): return String(n)
+        case .bool(let b): return b ? "true" : "false"
+        case .string(let s): return Value.jsonString(s)
+        }
+    }
 }
 
 /// The peer's own side of each connection, as connlog (JSON Lines): `src` is `conn-peer`, the
@@ -51,39 +61,12 @@ public final class PeerLog: @unchecked Sendable {
         defer { lock.unlock() }
         var line =
             "{\"t\":\(clock.elapsedMs()),\"src\":\"conn-peer\",\"session\":\"\(session)\",\"ev\":"
-        line += Self.quoted(ev)
+        line += Value.jsonString(ev)
         if let gen { line += ",\"gen\":\(gen)" }
-        for (key, value) in fields {
-            line += "," + Self.quoted(key) + ":"
-            switch value {
-            case .int(let n): line += String(n)
-            case .bool(let b): line += b ? "true" : "false"
-            case .string(let s): line += Self.quoted(s)
-            }
-        }
+        for (key, value) in fields { line += "," + Value.jsonString(key) + ":" + value.json }
         line += "}\n"
         fputs(line, file)
         fflush(file)
-    }
-
-    /// `s` as a JSON string: quotes, backslashes, control characters and the line and paragraph
-    /// separators escaped.
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u.value {
-            case 0x22: out += "\\\""
-            case 0x5C: out += "\\\\"
-            case 0x0A: out += "\\n"
-            case 0x0D: out += "\\r"
-            case 0x09: out += "\\t"
-            case 0..<0x20, 0x7F, 0x2028, 0x2029:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -1,3 +1,4 @@
+import ConnAudit
 import ConnPeer
 import Foundation
 
@@ -20,7 +21,8 @@ final class SoakLog {
             throw .cannotWrite(path: path, reason: String(cString: strerror(errno)))
         }
         file = f
-        prefix = ",\"src\":\(Self.quoted(src)),\"session\":\(Self.quoted(session)),\"ev\":"
+        prefix =
+            ",\"src\":\(Value.jsonString(src)),\"session\":\(Value.jsonString(session)),\"ev\":"
     }
 
     deinit { fclose(file) }
@@ -29,34 +31,11 @@ final class SoakLog {
     func write(
         t: Int, _ ev: String, gen: Int? = nil, _ fields: KeyValuePairs<String, LogValue> = [:]
     ) {
-        var line = "{\"t\":\(t)" + prefix + Self.quoted(ev)
+        var line = "{\"t\":\(t)" + prefix + Value.jsonString(ev)
         if let gen { line += ",\"gen\":\(gen)" }
-        for (key, value) in fields {
-            line += "," + Self.quoted(key) + ":"
-            switch value {
-            case .int(let n): line += String(n)
-            case .bool(let b): line += b ? "true" : "false"
-            case .string(let s): line += Self.quoted(s)
-            }
-        }
+        for (key, value) in fields { line += "," + Value.jsonString(key) + ":" + value.json }
         line += "}\n"
         fputs(line, file)
         fflush(file)
-    }
-
-    /// `s` as a JSON string.
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u.value {
-            case 0x22: out += "\\\""
-            case 0x5C: out += "\\\\"
-            case 0..<0x20, 0x7F, 0x2028, 0x2029:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
     }
 }

@@ -1,3 +1,4 @@
+import ConnAudit
 import ConnPeer
 
 #if canImport(Glibc)

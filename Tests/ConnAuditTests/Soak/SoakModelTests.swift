@@ -1,3 +1,4 @@
+import ConnAudit
 import ConnAuditTestSupport
 import ConnSoak
 import Foundation
