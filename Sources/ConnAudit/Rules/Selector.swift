@@ -18,7 +18,10 @@ public struct Selector: Sendable {
         var all: [Int32] = []
         for term in terms {
             guard let names = term.evNames else { return nil }
-            for n in names { let id = EvNames.id(n); if !all.contains(id) { all.append(id) } }
+            for n in Term.inOrder(names) {
+                let id = EvNames.id(n)
+                if !all.contains(id) { all.append(id) }
+            }
         }
         return all
     }
@@ -130,12 +133,18 @@ public struct Selector: Sendable {
             set {
                 let s = unique()
                 s.evNames = newValue
-                s.evIDs = newValue.map { $0.map { EvNames.id($0) } }
+                s.evIDs = newValue.map { Self.inOrder($0).map { EvNames.id($0) } }
                 s.updateChecksFields()
             }
         }
-        /// The same names as ``EvNames`` ids.
+        /// The same names as ``EvNames`` ids, in the order of the names' bytes: the same selector
+        /// gives the same list, whatever order its set of names iterates in.
         public var evIDs: [Int32]? { storage.evIDs }
+
+        /// `names` in the order of their bytes.
+        static func inOrder(_ names: Set<String>) -> [String] {
+            names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
 
         public init() {}
     }
