@@ -40,13 +40,14 @@ extension CommandLineTool {
     }
 
     /// The rules a command runs: `--rules` (or the config's, on top of the built-in pack when it
-    /// says so) plus the reader rules, or the built-in pack.
-    static func loadRules(for p: ArgumentParser, _ settings: Settings) throws(DiagnosticList)
-        -> RuleSet
+    /// says so) plus the reader rules, or the built-in pack. `fixtures`: see
+    /// ``loadRules(_:fixtures:)``.
+    static func loadRules(for p: ArgumentParser, _ settings: Settings, fixtures: Bool)
+        throws(DiagnosticList) -> RuleSet
     {
         guard settings.extendsBuiltin else { return try loadRulesForRun(p.all("--rules")) }
-        var set = try loadRules(p.all("--rules"))
-        let builtin = RuleLoader.builtin()
+        var set = try loadRules(p.all("--rules"), fixtures: fixtures)
+        let builtin = RuleLoader.builtin(fixtures: fixtures)
         // A rule of the config's that takes a built-in id would judge twice under one name.
         let clashes = set.rules.filter { r in builtin.rules.contains { $0.id == r.id } }
         if !clashes.isEmpty {
@@ -92,7 +93,9 @@ extension CommandLineTool {
     static func loadRulesOfCommand(_ p: ArgumentParser, _ settings: Settings) throws(DiagnosticList)
         -> RuleSet
     {
-        settings.extendsBuiltin ? try loadRules(for: p, settings) : try loadRules(p.all("--rules"))
+        settings.extendsBuiltin
+            ? try loadRules(for: p, settings, fixtures: true)
+            : try loadRules(p.all("--rules"), fixtures: true)
     }
 
     /// `--show-config`: what is in force, as a config file (YAML): read back from the same

@@ -1,8 +1,11 @@
 // The rules a run judges with: the pack and the files given, --only/--skip, and --param.
 
 extension CommandLineTool {
-    static func loadRules(_ paths: [String]) throws(DiagnosticList) -> RuleSet {
-        paths.isEmpty ? RuleLoader.builtin() : try RuleLoader.load(paths: paths)
+    /// The rules of `paths`, or the built-in pack; `fixtures`: whether the built-in pack's rules
+    /// keep their `tests:` (a run never reads them; rule files keep theirs either way).
+    static func loadRules(_ paths: [String], fixtures: Bool) throws(DiagnosticList) -> RuleSet {
+        paths.isEmpty
+            ? RuleLoader.builtin(fixtures: fixtures) : try RuleLoader.load(paths: paths)
     }
 
     /// The rules a run judges with: the given rules, plus the built-in reader rules (`log.*`:
@@ -10,12 +13,13 @@ extension CommandLineTool {
     /// never silently dropped (connlog.md), whatever pack is loaded; `--skip 'log.*'` leaves them
     /// out on purpose.
     static func loadRulesForRun(_ paths: [String]) throws(DiagnosticList) -> RuleSet {
-        var set = try loadRules(paths)
+        var set = try loadRules(paths, fixtures: false)
         guard !paths.isEmpty else { return set }
         let defined = Set(set.rules.map(\.id))
-        set.rules += RuleLoader.builtin(only: RuleLoader.readerRulesFile).rules.filter {
-            !defined.contains($0.id)
-        }
+        set.rules += RuleLoader.builtin(only: RuleLoader.readerRulesFile, fixtures: false).rules
+            .filter {
+                !defined.contains($0.id)
+            }
         return set
     }
 

@@ -42,7 +42,7 @@ extension CommandLineTool {
         let jobs = try Self.jobs(p)
         let opener = try Self.opener(p)
         let colorMode = try Self.colorMode(p)
-        var ruleSet = try loadRules(for: p, settings)
+        var ruleSet = try loadRules(for: p, settings, fixtures: false)
         p.dropFileParams { item in
             !Self.someRule(ruleSet.rules, hasParam: String(item.prefix { $0 != "=" }))
         }

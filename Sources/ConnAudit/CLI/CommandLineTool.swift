@@ -303,7 +303,7 @@ public enum CommandLineTool {
     static func prepareRules(_ p: inout ArgumentParser, _ settings: Settings, console: Console)
         throws -> PreparedRules
     {
-        var ruleSet = try loadRules(for: p, settings)
+        var ruleSet = try loadRules(for: p, settings, fixtures: false)
         if !p.has("--quiet") {
             for w in ruleSet.warnings { console.err(w.description + "\n") }
         }

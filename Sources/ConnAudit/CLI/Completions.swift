@@ -34,7 +34,7 @@ enum Completions {
         }
     }
 
-    static var ruleIDs: [String] { RuleLoader.builtin().rules.map(\.id).sorted() }
+    static var ruleIDs: [String] { RuleLoader.builtin(fixtures: false).rules.map(\.id).sorted() }
 
     static let commands = CommandLineTool.commands + ["help", "completions"]
     static let failOn = AuditReport.FailOn.allCases.map(\.rawValue)

@@ -2,8 +2,10 @@
 // swift-format-ignore-file
 
 /// The default rule pack, compiled in: the same files as `rules/` in the repository.
+///
+/// `withoutTests` is `text` with each rule's `tests:` lines blank: what a run parses.
 enum BuiltinPack {
-    static let files: [(name: String, text: String)] = [
+    static let files: [(name: String, text: String, withoutTests: String)] = [
         ("10-log.yaml", #"""
 # The reader's own findings, written as rules over the pseudo-events the reader emits
 # ($malformed, $secret, $time_regression), so severity, --only/--skip and every report
@@ -148,6 +150,152 @@ rules:
           {"t":0,"ev":"http.request","token":1,"token":2,"a":{"token":1},"a":{"token":2}}
         expect: fail
         violations: 2
+
+"""#,
+         #"""
+# The reader's own findings, written as rules over the pseudo-events the reader emits
+# ($malformed, $secret, $time_regression), so severity, --only/--skip and every report
+# treat them like any other rule.
+rules:
+  - id: log.malformed
+    title: Every line is a valid connlog event
+    severity: error
+    for: corpus
+    description: >
+      A line that is not a JSON object, is not valid UTF-8, lacks t or ev or has them of the
+      wrong type, has a gen that is not a JSON integer from 0 to 2^64 − 1, or is longer than 1 MiB
+      takes no part in any timeline. It is never skipped silently: each one is a violation here,
+      at its file:line, with the reason.
+    never: { ev: $malformed }
+    message: "not a valid connlog event: {reason}"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: log.time-monotonic
+    title: Within a file, t never decreases for the same source
+    severity: error
+    for: source
+    description: >
+      Monotonic time only moves forward within one (src, session). A line whose t is lower than
+      the previous valid line of the same source in the same file is reported; it is still used,
+      in file order. Two JSON integers compare exactly, all 64 bits (a t from a nanosecond clock
+      passes 2^53 after 104 days, where doubles no longer tell neighbours apart).
+    never: { ev: $time_regression }
+    message: "t went back from {previous_t} to {t_exact ?? t} for this source"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: log.no-secrets
+    title: Logs carry no secrets
+    severity: error
+    for: corpus
+    description: >
+      A key at any depth named (in any case) token, access_token, refresh_token, authorization,
+      password, secret, cookie, body or payload, or a string value at any depth holding a bearer
+      token or a JWT. Reported once per offending key path (keys joined by '.', indexes as [N], a
+      key with other characters than letters, digits, _ and - quoted in brackets: ["a.token"]); the
+      value is never printed, in any format. Lines that are malformed for another reason are still
+      judged if they are JSON objects.
+    never: { ev: $secret }
+    message: "field '{path}' holds a secret (the value is not shown)"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 """#),
         ("20-ws.yaml", #"""
@@ -992,6 +1140,849 @@ rules:
         expect: fail
         violations: 1
 
+"""#,
+         #"""
+# WebSocket connections with a heartbeat (seed: heartbeat state machine and generation isolation).
+#
+# interval_ms and timeout_ms of a generation come from its ws.connect when that has them as
+# numbers, else from these params (the seed's test values). A ping at p.t has its deadline at
+# p.t + T; a pong at the deadline is late.
+params: { interval_ms: 100, timeout_ms: 1000, tick_slack_ms: 250 }
+let:
+  I: "first({ev: ws.connect, where: \"type(interval_ms) in ['int', 'number']\"}).interval_ms ?? params.interval_ms"
+  T: "first({ev: ws.connect, where: \"type(timeout_ms) in ['int', 'number']\"}).timeout_ms ?? params.timeout_ms"
+rules:
+  - id: ws.close-has-reason
+    title: Every close has a reason
+    severity: error
+    for: generation
+    description: >
+      When the client decides to close a connection it says why (pong_timeout, inactive,
+      background, replaced, user, server_closed, error). A ws.close without a reason, or with an
+      empty one, leaves a postmortem guessing.
+    every: { ev: ws.close }
+    expect: "reason != null and reason != ''"
+    message: "ws.close of generation {gen} has no reason"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: ws.single-close
+    title: A generation is closed at most once
+    severity: error
+    for: generation
+    description: >
+      A generation's ws.close is the client's one decision to end it. A second ws.close in the same
+      generation means two code paths both think they own the connection (a timeout racing a user
+      close, a stale callback closing again). Each close after the first is a violation.
+    count: { ev: ws.close }
+    max: 1
+    message: "second ws.close in generation {gen} (the first was at {first({ev: ws.close}).$file}:{first({ev: ws.close}).$line})"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: ws.generation-increases
+    title: Each new connection gets a higher generation
+    severity: error
+    for: source
+    description: >
+      Generation numbers are how late callbacks of a replaced connection are recognised and
+      ignored. They only work if every ws.connect of a source (src, session) gets a gen greater than
+      every earlier ws.connect's. A reused or lower gen makes old callbacks look current. A
+      ws.connect without a gen cannot be told apart and is reported too.
+    every: { ev: ws.connect }
+    expect: "gen != null and gen > (maxof({ev: ws.connect}, gen) ?? -1)"
+    message: "ws.connect gen {gen ?? 'missing'} is not greater than every earlier ws.connect gen of this source"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: ws.stale-event-no-effect
+    title: A replaced connection changes nothing the user sees
+    severity: error
+    for: source
+    description: >
+      Callbacks already queued for a replaced connection still run after a new ws.connect. A
+      ws.state or ws.ping whose gen is lower than the newest ws.connect gen before it means an old
+      generation changed the visible state (a late close callback showing "disconnected" over a
+      healthy connection) or an old connection is still beating. A ws.connect without gen belongs
+      to no generation and replaces none.
+    # A ws.connect without gen belongs to no generation (as in ws.generation-increases, it sets no
+    # bar): the newest connect is the newest one with a gen.
+    every: { ev: [ws.state, ws.ping] }
+    expect: "gen == null or gen >= (last({ev: ws.connect, gen: {exists: true}}).gen ?? gen)"
+    message: "{ev} of generation {gen} after ws.connect of generation {last({ev: ws.connect, gen: {exists: true}}).gen}: a replaced connection still acts"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: ws.ping-after-interval
+    title: Pings wait one interval after open and after each on-time pong
+    severity: error
+    for: generation
+    description: >
+      The heartbeat waits one interval after the connection opens before the first ping, and one
+      interval after the pong that answered the previous ping before the next. A ping before
+      ws.open, or sooner than that, is a violation. When the previous ping had no on-time answer,
+      the timeout rules judge it, not this one.
+    every: { ev: ws.ping }
+    let:
+      open: "first({ev: ws.open})"
+      prev: "last({ev: ws.ping})"
+      answer: "first({ev: ws.pong}, since: {ev: ws.ping})"
+    expect: >
+      open != null and (
+        if prev == null then t >= open.t + I
+        else if answer != null and answer.t < prev.t + T then t >= answer.t + I
+        else true)
+    message: >-
+      ws.ping at t={t} comes too early: {if open == null then 'there is no ws.open before it'
+      else if prev == null then 'the first ping may come at t=' + str(open.t + I)
+      else 'after the pong at t=' + str(answer.t) + ' the next ping may come at t=' + str(answer.t + I)}
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: ws.single-outstanding-ping
+    title: At most one ping waits for its pong
+    severity: error
+    for: generation
+    description: >
+      While a ping waits for its pong the client sends no other ping. A second ws.ping after a
+      ping with no ws.pong and no ws.close between them is a violation at the second ping: the
+      heartbeat lost track of what it is waiting for.
+    forbid:
+      - { ev: ws.ping }
+      - { ev: ws.ping, without: { ev: [ws.pong, ws.close] } }
+    message: "ws.ping while the previous ping has had neither a pong nor a close"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: ws.late-pong-ignored
+    title: A late pong never extends a connection's life
+    severity: error
+    for: generation
+    description: >
+      A pong that arrives at or after its ping's deadline is late: the connection should already be
+      closing. If another ws.ping follows the late pong with no ws.close in between, the late pong
+      was taken as proof of life. The violation points at the first ping after the late pong.
+    forbid:
+      - { ev: ws.ping, as: p }
+      - { ev: ws.pong, as: q, where: "t >= p.t + T", without: { ev: [ws.pong, ws.close] } }
+      - { ev: ws.ping, without: { ev: [ws.close, ws.ping] } }
+    message: "ws.ping after the late pong at t={q.t} (the ping at t={p.t} had its deadline at t={p.t + T}) and no close"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: ws.timeout-closes
+    title: A ping without a pong by its deadline closes the connection in time
+    severity: error
+    for: generation
+    description: >
+      When a ping has no pong before its deadline (p.t + timeout_ms), the generation must be
+      closed with reason pong_timeout at a t in [deadline, deadline + tick_slack_ms] (the timer
+      ticks, it does not fire exactly). No such close is needed when, before the deadline, the
+      generation got a ws.recv_error or ended otherwise: its end (its first ws.close, ws.closed or
+      ws.connect_failed) is a ws.closed or a ws.close with another reason. A premature
+      pong_timeout close does not count, and the ws.closed that follows it releases nothing (the
+      generation had already ended). A log that ends before deadline + tick_slack_ms without the
+      close is inconclusive; one whose last event is exactly there is judged.
+    # A generation ends at its first ws.close, ws.closed or ws.connect_failed; it "ended
+    # otherwise" when that end is a ws.closed or a ws.close with another reason. A ws.recv_error
+    # releases the ping without ending anything. After a premature pong_timeout close the
+    # generation has ended, and not otherwise: the transport's ws.closed that follows releases
+    # nothing. A ping into a generation that already ended otherwise needs no close.
+    let:
+      # The generation's end so far (null while it is live).
+      ending: "first({ev: [ws.close, ws.closed, ws.connect_failed]})"
+    each: { ev: ws.ping, as: p, where: "count({ev: ws.recv_error}) == 0
+        and (ending == null or not (ending.ev == 'ws.closed' or (ending.ev == 'ws.close' and ending.reason != 'pong_timeout')))" }
+    followed_by: { ev: ws.close, reason: pong_timeout, where: "t >= p.t + T" }
+    within_ms: "T + params.tick_slack_ms"
+    unless:
+      - { ev: ws.pong, where: "t < p.t + T" }
+      - { ev: ws.recv_error, where: "t < p.t + T" }
+      # Only the event that ends the generation (none before it) ends it otherwise.
+      - { ev: ws.closed, where: "t < p.t + T and count({ev: [ws.close, ws.closed, ws.connect_failed]}) == 0" }
+      - { ev: ws.close, reason: { not_in: [pong_timeout] },
+          where: "t < p.t + T and count({ev: [ws.close, ws.closed, ws.connect_failed]}) == 0" }
+    message: "the ping at t={p.t} had no pong by its deadline t={p.t + T}, and no pong_timeout close came by t={p.t + T + params.tick_slack_ms}{if ending != null then ' (the ping was sent after the generation ended, with ' + ending.ev + ' at t=' + str(ending.t) + ')' else ''}"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: ws.no-premature-timeout
+    title: A pong_timeout close only after a ping's deadline passed unanswered
+    severity: error
+    for: generation
+    description: >
+      A ws.close with reason pong_timeout claims a ping went unanswered past its deadline. It is a
+      violation when no ping of the generation was outstanding past its deadline: the close came
+      before the deadline, or after the ping's on-time pong.
+    every: { ev: ws.close, reason: pong_timeout, as: c }
+    expect: >
+      count({ev: ws.ping, as: q, where: "c.t >= q.t + T and count({ev: ws.pong, where: 't < q.t + T and $seq > q.$seq'}) == 0"}) > 0
+    message: "ws.close with reason pong_timeout at t={t}, but no ping was past its deadline without a pong"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: ws.required-outcomes
+    title: The four required outcomes were all observed
+    severity: error
+    for: corpus
+    description: >
+      A test run or a fleet sample proves little if it never exercised the cases that break
+      clients. Every ws generation is labelled (it may carry several labels): normal, a pong before
+      the deadline of the latest ping before it; delayed, a ws.close with reason pong_timeout;
+      immediate_close, a ws.open then a ws.closed or ws.recv_error before any ws.pong and any
+      ws.close; connect_failure, a ws.connect_failed and no ws.open. A ws.open after the
+      generation ended is stale and changes nothing here either. Each label must be seen at least
+      once. Not applicable when the corpus has no ws.connect. The report shows the count of each.
+    classify:
+      per: generation
+      stream: ws
+      labels:
+        normal: { has: { ev: ws.pong, where: "count({ev: ws.ping}) > 0 and t < last({ev: ws.ping}).t + T" } }
+        delayed: { has: { ev: ws.close, reason: pong_timeout } }
+        # A ws.open after the generation ended (ws.close, ws.closed, ws.connect_failed) is stale and
+        # changes nothing: it neither makes an immediate close nor undoes a connect failure. An
+        # open before the end is not stale, whatever ended the generation after it.
+        # The first of the opens and ends before it is an open: that open came before any end.
+        immediate_close: { has: { ev: [ws.closed, ws.recv_error], where: "first({ev: [ws.open, ws.closed, ws.connect_failed]}).ev == 'ws.open' and count({ev: [ws.pong, ws.close]}) == 0" } }
+        connect_failure: { has: { ev: ws.connect_failed }, lacks: { ev: ws.open, where: "count({ev: [ws.close, ws.closed, ws.connect_failed]}) == 0" } }
+    require: [normal, delayed, immediate_close, connect_failure]
+    min: 1
+    applies_if: { ev: ws.connect }
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: ws.single-live-connection
+    title: At most one connection is live at a time
+    severity: error
+    for: source
+    description: >
+      A ws generation is live from its ws.connect until it ends (its first ws.close, ws.closed or
+      ws.connect_failed). A ws.connect while an earlier generation is still live leaks a
+      connection: two sockets, two heartbeats, two sets of callbacks. An ended generation never
+      becomes live again: a second ws.connect of a gen that already ended (itself a finding of
+      ws.generation-increases) does not make it live, and a second ws.connect of a live gen is not
+      another generation.
+    forbid:
+      # A ws.connect without a gen starts no generation (connlog: no gen, no generation timeline).
+      # g is the first ws.connect of its gen: a second one of a live gen is the same generation
+      # (the first one's match is open and reported first), so one match waits per live gen.
+      - { ev: ws.connect, gen: { exists: true }, as: g,
+          where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == g.gen'}) == 0
+                  and count({ev: ws.connect, where: 'gen == g.gen'}) == 0" }
+      - { ev: ws.connect, where: "gen != g.gen",
+          without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
+    message: "ws.connect of generation {gen} while generation {g.gen} (its ws.connect at t={g.t}) is still live"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 """#),
         ("30-reconnect.yaml", #"""
 # The app lifecycle and reconnecting (seed: reconnect backoff and fatal ping errors).
@@ -1425,6 +2416,439 @@ rules:
           {"t":200,"ev":"ws.reconnect","attempt":1,"delay_ms":150}
         expect: pass
 
+"""#,
+         #"""
+# The app lifecycle and reconnecting (seed: reconnect backoff and fatal ping errors).
+params: { release_ms: 1000, base_ms: 100, cap_ms: 10000, max_attempts: 10 }
+rules:
+  - id: app.inactive-releases
+    title: Going inactive or to the background closes live connections
+    severity: error
+    for: source
+    description: >
+      When the app becomes inactive or goes to the background, every live ws generation (connected
+      or connecting, not yet ended by ws.close, ws.closed or ws.connect_failed) must be closed by
+      the client: a ws.close of that generation within release_ms (inclusive). A ws.closed from the
+      transport does not count. One violation per live generation, at the app.scene and carrying
+      that generation's gen; a log that
+      ends inside the window is inconclusive. An ended generation never becomes live again, even
+      if its gen is connected a second time; a second ws.connect of a live generation is the same
+      generation (it does not count twice).
+    # g is the first ws.connect of its gen, and the gen has not ended.
+    each:
+      - { ev: ws.connect, gen: { exists: true }, as: g,
+          where: "count({ev: ws.connect, where: 'gen == g.gen'}) == 0
+                  and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == g.gen'}) == 0" }
+      - { ev: app.scene, phase: [inactive, background], as: s,
+          without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == g.gen" } }
+    followed_by: { ev: ws.close, where: "gen == g.gen" }
+    within_ms: "params.release_ms"
+    # The violation is about the live generation, not the app.scene's own gen (it has none).
+    report_gen: g
+    message: "the app went {s.phase} at t={s.t} while generation {g.gen} was live, and no ws.close of it came by t={s.t + params.release_ms}"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: reconnect.backoff-range
+    title: Reconnect delays follow the jittered exponential backoff
+    severity: error
+    for: source
+    description: >
+      A reconnect is scheduled after delay_ms in [0.5 × base, base] (both inclusive), base =
+      min(2^attempt × base_ms, cap_ms), attempt counting from 1. A ws.reconnect whose attempt is not
+      a JSON integer >= 1, or whose delay_ms is missing, not a number or out of range, is a
+      violation: a fixed delay hammers the server, a zero delay spins the battery.
+    every: { ev: ws.reconnect }
+    # 2^attempt × base_ms as two powers of two of at most 2^1023 each (a double holds no more) and
+    # base_ms: exact while it is a finite number; a product past the largest double, and any
+    # attempt past 2046, is more than any cap_ms can be, so the cap applies.
+    let: { B: "min(pow(2, min(attempt, 1023)) * (pow(2, min(max(attempt - 1023, 0), 1024)) * params.base_ms) ?? params.cap_ms, params.cap_ms)" }
+    expect: "is_int(attempt) and attempt >= 1 and type(delay_ms) in ['int', 'number'] and delay_ms >= 0.5 * B and delay_ms <= B"
+    message: >-
+      ws.reconnect {if not (is_int(attempt) and attempt >= 1) then 'needs an integer attempt >= 1, not ' + json(attempt)
+      else if not (type(delay_ms) in ['int', 'number']) then 'needs a numeric delay_ms, not ' + json(delay_ms)
+      else 'attempt ' + str(attempt) + ' has delay_ms ' + str(delay_ms) + ' outside [' + str(0.5 * B) + ', ' + str(B) + ']'}
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: reconnect.attempt-limit
+    title: Reconnecting gives up after max_attempts
+    severity: error
+    for: source
+    description: >
+      The client stops reconnecting after max_attempts (default 10) attempts in a row. A
+      ws.reconnect with attempt greater than max_attempts is a violation (the seed's off-by-one
+      lets an eleventh attempt through).
+    every: { ev: ws.reconnect }
+    expect: "attempt <= params.max_attempts"
+    undecided: pass
+    message: "ws.reconnect attempt {attempt} is past the limit of {params.max_attempts}"
+
+
+
+
+
+
+
+
+
+
+
+  - id: reconnect.resets-after-open
+    title: The attempt count starts over after a healthy connection
+    severity: warning
+    for: source
+    description: >
+      After a connection worked (a ws.pong of a connected generation: opened and not yet ended),
+      the next ws.reconnect must be attempt 1. Every ws.reconnect ends the healthy stretch. A pong
+      of an already ended generation does not count. Without the reset, one long-lived connection's
+      failure starts at a long backoff, or straight at the attempt limit.
+    forbid:
+      # A pong of a connected generation (opened before it, not ended before it) ...
+      - { ev: ws.pong, gen: { exists: true }, as: q, where: "count({ev: ws.open, where: 'gen == q.gen'}) > 0 and count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == q.gen'}) == 0" }
+      # ... then the first ws.reconnect after it, when it does not start over at 1.
+      - { ev: ws.reconnect, where: "attempt != 1", without: { ev: ws.reconnect } }
+    message: "ws.reconnect attempt {json(attempt)} after a healthy connection: the count should have started over at 1"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: reconnect.fatal-errors-only
+    title: Only a fatal ping error triggers a reconnect
+    severity: error
+    for: source
+    description: >
+      A ping error is fatal when the connection is really gone: NSURLErrorDomain -1009 and -1005
+      (URLError.notConnectedToInternet, .networkConnectionLost), NSPOSIXErrorDomain 32 and 54
+      (POSIXError.EPIPE, .ECONNRESET), and any other domain. Other NSURLErrorDomain and
+      NSPOSIXErrorDomain codes are transient. A ws.reconnect whose pending ping error is not fatal is
+      a violation. The pending error is the latest ws.ping_error, cleared by ws.open, ws.reconnect,
+      ws.closed, ws.recv_error and ws.connect_failed (one per source, any generation). A missing
+      error, a non-string error and an unknown spelling count as fatal. URLError.X means
+      NSURLErrorDomain:X and POSIXError.X means NSPOSIXErrorDomain:X.
+    every: { ev: ws.reconnect }
+    let:
+      pe: "last({ev: ws.ping_error}, since: {ev: [ws.open, ws.reconnect, ws.closed, ws.recv_error, ws.connect_failed]})"
+      e: "pe.error"
+    # URLError.X means NSURLErrorDomain:X and POSIXError.X means NSPOSIXErrorDomain:X, so each
+    # fatal code is listed in every spelling. A code must be a number or a name; anything else
+    # (or another domain) is unknown, and so fatal.
+    expect: >
+      pe == null or not (type(e) == 'string' and (
+        ((matches(e, '^NSURLErrorDomain:-?[A-Za-z0-9_]+$') or matches(e, '^URLError\.-?[A-Za-z0-9_]+$'))
+          and not (e in ['NSURLErrorDomain:-1009', 'NSURLErrorDomain:-1005',
+                         'NSURLErrorDomain:notConnectedToInternet', 'NSURLErrorDomain:networkConnectionLost',
+                         'URLError.notConnectedToInternet', 'URLError.networkConnectionLost',
+                         'URLError.-1009', 'URLError.-1005'])) or
+        ((matches(e, '^NSPOSIXErrorDomain:-?[A-Za-z0-9_]+$') or matches(e, '^POSIXError\.-?[A-Za-z0-9_]+$'))
+          and not (e in ['NSPOSIXErrorDomain:32', 'NSPOSIXErrorDomain:54', 'NSPOSIXErrorDomain:EPIPE', 'NSPOSIXErrorDomain:ECONNRESET',
+                         'POSIXError.EPIPE', 'POSIXError.ECONNRESET', 'POSIXError.32', 'POSIXError.54']))))
+    message: "ws.reconnect after the transient ping error {e} (at t={pe.t}): only fatal errors should reconnect"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: reconnect.not-while-open
+    title: No reconnect while a connection is open
+    severity: error
+    for: source
+    description: >
+      A ws generation is connected from its first ws.open until it ends (ws.close, ws.closed,
+      ws.connect_failed); a ws.open after the end is stale and changes nothing. Scheduling a
+      ws.reconnect while a generation is connected opens a second connection beside a working one.
+    forbid:
+      # A ws.open without a gen belongs to no generation (connlog: no gen, no generation timeline).
+      # o is the first ws.open of its gen: a later one of a connected gen is the same connection
+      # (the first one's match is open and reported first), so one match waits per gen.
+      - { ev: ws.open, gen: { exists: true }, as: o,
+          where: "count({ev: [ws.close, ws.closed, ws.connect_failed], where: 'gen == o.gen'}) == 0
+                  and count({ev: ws.open, where: 'gen == o.gen'}) == 0" }
+      - { ev: ws.reconnect, without: { ev: [ws.close, ws.closed, ws.connect_failed], where: "gen == o.gen" } }
+    message: "ws.reconnect while generation {o.gen} is connected (opened at t={o.t})"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 """#),
         ("40-sse.yaml", #"""
 # A Server-Sent Events reader that resumes with Last-Event-ID (seed: SSE resume).
@@ -1762,6 +3186,343 @@ rules:
         expect: fail
         violations: 1
 
+"""#,
+         #"""
+# A Server-Sent Events reader that resumes with Last-Event-ID (seed: SSE resume).
+# Ids compare as text: a JSON integer as its decimal text, so 2 and "2" are the same id.
+rules:
+  - id: sse.commit-after-processing
+    title: The cursor is committed only after the event was processed
+    severity: error
+    for: source
+    description: >
+      Committing the cursor when the id: line is parsed, before the event is handled, loses the
+      event if the app dies in between: on resume the server starts after it. An sse.commit of an
+      id with no earlier sse.processed of the same id with ok true is a violation, and so is a
+      commit without an id.
+    every: { ev: sse.commit, as: c }
+    expect: "id != null and count({ev: sse.processed, ok: true, where: 'text(id) == text(c.id)'}) > 0"
+    message: "sse.commit of id {text(id) ?? str(id)} before any successful sse.processed of it"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: sse.resume-from-commit
+    title: A reconnect resumes from the committed cursor
+    severity: error
+    for: source
+    description: >
+      Each sse.connect sends Last-Event-ID equal to the id of the latest earlier sse.commit; before
+      any commit it sends none (absent or null). An empty last_event_id means none. Resuming from
+      anywhere else skips or repeats events.
+    every: { ev: sse.connect }
+    let: { lc: "last({ev: sse.commit})" }
+    expect: "text(last_event_id ?? '') == (if lc == null then '' else text(lc.id ?? ''))"
+    message: >-
+      sse.connect sends Last-Event-ID {if (last_event_id ?? '') == '' then 'none' else if type(last_event_id) == 'string' then last_event_id else json(last_event_id)}
+      but the latest commit is {if lc == null then 'none' else if type(lc.id) == 'string' then lc.id else json(lc.id)}
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: sse.at-most-once
+    title: An event is processed successfully at most once
+    severity: error
+    for: source
+    description: >
+      After a resume the server may send events again; they must be recognised (sse.skipped) and
+      not handled twice. A second sse.processed with ok true for the same id is a violation.
+    count: { ev: sse.processed, ok: true }
+    by: "text(id)"
+    max: 1
+    message: "sse.processed of id {text(id) ?? str(id)} succeeded a second time"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: sse.no-lost-events
+    title: No event is lost behind the cursor
+    severity: error
+    for: source
+    description: >
+      An sse.event whose id never gets an sse.processed with ok true, although an event first
+      received after it does and is committed, is lost: the cursor moved past it and a resume will
+      not bring it back (a failed event skipped). A replay of an event received before it does not
+      count. Reported at the first sse.event of the lost id.
+    each:
+      # e is the first sse.event of its id, and that id was not processed successfully before it
+      # (merged files can put the handler's line first).
+      - { ev: sse.event, id: { exists: true }, as: e,
+          where: "count({ev: sse.event, where: 'text(id) == text(e.id)'}) == 0
+                  and count({ev: sse.processed, ok: true, where: 'text(id) == text(e.id)'}) == 0" }
+      # The cursor moved past e: an event first received after e was processed successfully and
+      # committed, the three lines in any order (merged files can put the handler's lines before
+      # the sse.event); k is whichever of the three came last. An event received before e and
+      # again after it (a resume replays the committed event) was not received later.
+      - ev: [sse.commit, sse.processed, sse.event]
+        as: k
+        # Each of the three is k itself or already seen (each history call written once: each
+        # keeps an index of its own).
+        where: >
+          text(id) != text(e.id)
+          and count({ev: sse.event, where: 'text(id) == text(k.id) and $seq < e.$seq'}) == 0
+          and (ev == 'sse.event' or count({ev: sse.event, where: 'text(id) == text(k.id) and $seq > e.$seq'}) > 0)
+          and (if ev == 'sse.processed' then ok == true
+               else count({ev: sse.processed, ok: true, where: 'text(id) == text(k.id)'}) > 0)
+          and (ev == 'sse.commit' or count({ev: sse.commit, where: 'text(id) == text(k.id)'}) > 0)
+        without: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
+    followed_by: { ev: sse.processed, ok: true, where: "text(id) == text(e.id)" }
+    at_end: fail
+    report_at: e
+    message: "sse.event {text(e.id) ?? str(e.id)} was never processed successfully, but the cursor moved past it (event {text(k.id) ?? str(k.id)}, received later, was processed and committed)"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: sse.cancel-stops-reconnect
+    title: A cancelled reader does not reconnect
+    severity: error
+    for: source
+    description: >
+      When the app cancels reading (leaving the screen), the reader must not connect again until
+      the app starts it again. An sse.connect after an sse.cancel with no sse.start between them is
+      a violation: a background stream the user cannot see drains the battery.
+    forbid:
+      - { ev: sse.cancel }
+      - { ev: sse.connect, without: { ev: sse.start } }
+    message: "sse.connect after sse.cancel without sse.start"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 """#),
         ("50-path.yaml", #"""
 # A network-path hint (seed: NWPathMonitor and offline judgement).
@@ -1950,6 +3711,195 @@ rules:
           {"t":4,"ev":"http.blocked","user":true}
         expect: fail
         violations: 3
+
+"""#,
+         #"""
+# A network-path hint (seed: NWPathMonitor and offline judgement).
+#
+# The current hint is the latest path.state's state (unknown before any). The current monitor
+# gen is the latest path.start's gen (before any path.start, every gen is current).
+rules:
+  - id: path.starts-unknown
+    title: The hint is unknown until the monitor's first update
+    severity: error
+    for: source
+    description: >
+      A freshly started monitor knows nothing: from the source's start and after each path.start,
+      until the first path.update of the current gen, a path.state must say unknown. Claiming
+      available or unavailable before the first callback blocks or allows requests on a guess.
+    every: { ev: path.state }
+    let: { S: "last({ev: path.start})" }
+    expect: "state == 'unknown' or count({ev: path.update, where: 'S == null or gen == S.gen'}, since: {ev: path.start}) > 0"
+    message: "path.state {state} before the first path.update {if S == null then 'of the source' else 'of monitor ' + str(S.gen)}"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: path.stale-update-ignored
+    title: A cancelled monitor's update changes nothing
+    severity: error
+    for: source
+    description: >
+      After a monitor is restarted, the old one's queued callbacks still arrive. A path.state whose
+      gen is lower than the latest path.start gen means a stale monitor's update changed the hint.
+    every: { ev: path.state }
+    expect: "gen == null or gen >= (last({ev: path.start}).gen ?? gen)"
+    message: "path.state from monitor {gen} after monitor {last({ev: path.start}).gen} started"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: path.state-matches-status
+    title: The hint follows the current monitor's update
+    severity: error
+    for: source
+    description: >
+      The first path.state after a path.update of the current monitor (before the next
+      path.update or path.start) must agree with it: satisfied → available, requiresConnection →
+      needsConnection, unsatisfied → unavailable, anything else → unknown; and its expensive and
+      constrained flags (absent means false) must equal the update's. An update of an old monitor
+      ends the window without being judged.
+    every: { ev: path.state }
+    let:
+      U: "last({ev: [path.update, path.start]})"
+      S: "last({ev: path.start})"
+      first_after: "count({ev: path.state}, since: {ev: [path.update, path.start]}) == 0"
+      want: "{satisfied: 'available', requiresConnection: 'needsConnection', unsatisfied: 'unavailable'}[U.status] ?? 'unknown'"
+    expect: >
+      not (U != null and U.ev == 'path.update' and (S == null or U.gen == S.gen) and first_after)
+      or (state == want and (expensive ?? false) == (U.expensive ?? false) and (constrained ?? false) == (U.constrained ?? false))
+    message: >-
+      path.state {state} (expensive {expensive ?? false}, constrained {constrained ?? false}) after path.update
+      {U.status} (expensive {U.expensive ?? false}, constrained {U.constrained ?? false}): expected {want}
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: path.request-does-not-override
+    title: Only the monitor changes the hint
+    severity: error
+    for: source
+    description: >
+      The hint comes from the path monitor. A path.state with no path.update or path.start since
+      the previous path.state means something else, typically a failed request, overwrote it (a
+      request failure making the app believe it is offline). Any path.update counts, a stale one
+      too; a source's first path.state is not judged.
+    every: { ev: path.state }
+    expect: "count({ev: path.state}) == 0 or count({ev: [path.update, path.start]}, since: {ev: path.state}) > 0"
+    message: "path.state {state} with no path.update since the previous path.state: something other than the monitor changed the hint"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+  - id: path.no-block-when-unknown
+    title: Requests are not blocked on an unknown hint, nor when the user asks
+    severity: error
+    for: source
+    description: >
+      The path hint is a hint: the app may hold back background requests when the path is known to
+      be unavailable, but an http.blocked while the hint is unknown or needsConnection refuses
+      requests that would probably work, and a request the user asked for (user true) is never
+      blocked.
+    every: { ev: http.blocked }
+    let: { hint: "last({ev: path.state}).state ?? 'unknown'" }
+    expect: "user != true and not (hint in ['unknown', 'needsConnection'])"
+    message: "http.blocked {if user == true then 'a request the user asked for' else 'while the hint is ' + str(hint)}"
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 """#),
     ]

@@ -68,13 +68,22 @@ public enum RuleLoader {
     public static func load(files: [(path: String, text: String)], lint: Bool = true)
         throws(DiagnosticList) -> RuleSet
     {
+        try load(files: files.map { ($0.path, $0.text, $0.text) }, lint: lint)
+    }
+
+    /// ``load(files:lint:)`` of texts whose YAML is read from `parsed`: the same lines as `text`,
+    /// some of them blank (the built-in pack without its fixtures). Positions, messages and each
+    /// rule's YAML come from `text`.
+    static func load(files: [(path: String, text: String, parsed: String)], lint: Bool)
+        throws(DiagnosticList) -> RuleSet
+    {
         var rules: [Rule] = []
         var errors: [Diagnostic] = []
         var warnings: [Diagnostic] = []
         var seen: [String: (String, Int)] = [:]
         var placed: [(rule: Rule, place: (String) -> Diagnostic)] = []
         for file in files {
-            var loader = FileLoader(path: file.path, text: file.text)
+            var loader = FileLoader(path: file.path, text: file.text, parsed: file.parsed)
             loader.lint = lint
             let loaded = loader.loadFile()
             errors += loader.errors
@@ -103,11 +112,16 @@ public enum RuleLoader {
     static let readerRulesFile = "10-log.yaml"
 
     /// The default pack compiled into the binary (the same files as `rules/` in the repository);
-    /// with `only`, just that file of it.
-    public static func builtin(only: String? = nil) -> RuleSet {
+    /// with `only`, just that file of it. Without `fixtures`, its rules have no `tests:`: a run
+    /// never reads them, and they are two thirds of the pack's YAML. Everything else about the
+    /// rules is the same either way (`BuiltinPackWithoutFixturesTests`).
+    public static func builtin(only: String? = nil, fixtures: Bool = true) -> RuleSet {
         do {
             let files = BuiltinPack.files.filter { only == nil || $0.name == only }
-            return try load(files: files.map { ("<built-in>/" + $0.name, $0.text) }, lint: false)
+            return try load(
+                files: files.map {
+                    ("<built-in>/" + $0.name, $0.text, fixtures ? $0.text : $0.withoutTests)
+                }, lint: false)
         } catch {
             // The built-in pack is validated by the test suite; reaching this is a build defect.
             fatalError("the built-in rule pack does not load:\n\(error)")
@@ -237,6 +251,8 @@ enum RuleFiles {
 struct FileLoader {
     let path: String
     let text: String
+    /// What the YAML is read from (``init(path:text:parsed:)``).
+    private let parsed: String
     private(set) var errors: [Diagnostic] = []
     private(set) var warnings: [Diagnostic] = []
     /// The source text of every `let:` binding read so far, for `rules --explain`.
@@ -251,9 +267,12 @@ struct FileLoader {
     var expressionCaptures: Set<String> = []
     private let lines: [String]
 
-    init(path: String, text: String) {
+    /// The file at `path` holding `text`, its YAML read from `parsed` (the same lines, some of
+    /// them blank; by default `text` itself).
+    init(path: String, text: String, parsed: String? = nil) {
         self.path = path
         self.text = text
+        self.parsed = parsed ?? text
         lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map {
             String(decoding: $0.last == 0x0D ? $0.dropLast() : $0, as: UTF8.self)
         }
@@ -308,7 +327,7 @@ struct FileLoader {
     mutating func loadFile() -> [(Rule, YamlNode)] {
         let documents: [YamlNode]
         do {
-            documents = try YamlLoader.load(text, path: path)
+            documents = try YamlLoader.load(parsed, path: path)
         } catch {
             errors.append(error)
             return []

@@ -107,7 +107,7 @@ extension RuleLoaderTests {
             .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         #expect(!names.isEmpty)
         #expect(BuiltinPack.files.map(\.name) == names)
-        for (name, text) in BuiltinPack.files {
+        for (name, text, _) in BuiltinPack.files {
             let onDisk = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
             #expect(
                 text == onDisk,
