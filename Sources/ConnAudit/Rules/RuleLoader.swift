@@ -1596,52 +1596,52 @@ struct FileLoader {
         }
         var parts: [MessageTemplate.Part] = []
         var literal = ""
-        var chars = Array(s)
-        var i = 0
-        var offset = 0
-        while i < chars.count {
-            let c = chars[i]
-            if c == "{", i + 1 < chars.count, chars[i + 1] == "{" {
-                literal.append("{"); i += 2; offset += 2; continue
+        // Characters, walked by index (a brace with a combining mark on it is no brace); offsets
+        // are UTF-8 bytes from the scalar's start.
+        func offset(_ i: String.Index) -> Int { s.utf8.distance(from: s.startIndex, to: i) }
+        var i = s.startIndex
+        while i < s.endIndex {
+            let c = s[i]
+            let next = s.index(after: i)
+            if c == "{", next < s.endIndex, s[next] == "{" {
+                literal.append("{"); i = s.index(after: next); continue
             }
-            if c == "}", i + 1 < chars.count, chars[i + 1] == "}" {
-                literal.append("}"); i += 2; offset += 2; continue
+            if c == "}", next < s.endIndex, s[next] == "}" {
+                literal.append("}"); i = s.index(after: next); continue
             }
             if c == "{" {
                 var depth = 1
-                var j = i + 1
-                while j < chars.count, depth > 0 {
-                    if chars[j] == "{" { depth += 1 }
-                    if chars[j] == "}" { depth -= 1 }
-                    if depth > 0 { j += 1 }
+                var j = next
+                while j < s.endIndex {
+                    if s[j] == "{" { depth += 1 }
+                    if s[j] == "}" { depth -= 1 }
+                    if depth == 0 { break }
+                    j = s.index(after: j)
                 }
-                guard j < chars.count else {
+                guard j < s.endIndex else {
                     errors.append(
                         expressionDiagnostic(
-                            node, source: s, style: style, offset: offset,
+                            node, source: s, style: style, offset: offset(i),
                             message: "unclosed '{' in message"))
                     return nil
                 }
-                let inner = String(chars[(i + 1)..<j])
+                let inner = String(s[next..<j])
                 // Where the hole's text starts in the file (after the `{`), in any scalar style:
                 // its errors are placed from there.
                 let start = expressionDiagnostic(
-                    node, source: s, style: style, offset: offset + 1, message: "")
+                    node, source: s, style: style, offset: offset(next), message: "")
                 let fake = YamlNode(
                     .scalar(inner, style: .plain), line: start.line, column: start.column)
                 guard let e = expression(fake, context: context) else { return nil }
                 if !literal.isEmpty { parts.append(.text(literal)); literal = "" }
                 parts.append(.expr(e))
-                offset += String(chars[i...j]).utf8.count
-                i = j + 1
+                i = s.index(after: j)
                 continue
             }
             literal.append(c)
-            offset += String(c).utf8.count
-            i += 1
+            i = next
         }
         if !literal.isEmpty { parts.append(.text(literal)) }
-        chars = []
         return MessageTemplate(parts: parts)
     }
 
