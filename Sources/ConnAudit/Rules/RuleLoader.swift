@@ -265,7 +265,11 @@ struct FileLoader {
     /// Whether to look for likely misspellings (``RuleLoader/load(files:lint:)``).
     var lint = true
     var expressionCaptures: Set<String> = []
-    private let lines: [String]
+    /// The text's bytes, and where each line starts in them (a last entry past the end).
+    private let bytes: [UInt8]
+    private let lineStarts: [Int]
+    /// How many lines the text has.
+    var lineCount: Int { lineStarts.count - 1 }
 
     /// The file at `path` holding `text`, its YAML read from `parsed` (the same lines, some of
     /// them blank; by default `text` itself).
@@ -273,15 +277,22 @@ struct FileLoader {
         self.path = path
         self.text = text
         self.parsed = parsed ?? text
-        lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map {
-            String(decoding: $0.last == 0x0D ? $0.dropLast() : $0, as: UTF8.self)
-        }
+        bytes = Array(text.utf8)
+        var starts = [0]
+        for (i, b) in bytes.enumerated() where b == 0x0A { starts.append(i + 1) }
+        starts.append(bytes.count + 1)
+        lineStarts = starts
     }
 
-    func sourceLine(_ n: Int) -> String {
-        guard n >= 1, n <= lines.count else { return "" }
-        return lines[n - 1]
+    /// Line `n`'s bytes (1-based; without its line break, a CR before it included): empty past
+    /// the text.
+    func lineBytes(_ n: Int) -> ArraySlice<UInt8> {
+        guard n >= 1, n <= lineCount else { return [] }
+        let line = bytes[lineStarts[n - 1]..<(lineStarts[n] - 1)]
+        return line.last == 0x0D ? line.dropLast() : line
     }
+
+    func sourceLine(_ n: Int) -> String { String(decoding: lineBytes(n), as: UTF8.self) }
 
     func diagnostic(_ node: YamlNode, _ message: String, _ severity: Diagnostic.Severity = .error)
         -> Diagnostic
@@ -568,12 +579,11 @@ struct FileLoader {
         // The rule ends where a line at or left of its dash column starts something new.
         let dashColumn = max(1, node.column - 2)
         var n = start + 1
-        // Indentation is ASCII spaces: the lines are read as bytes (as Characters, this would take
-        // a third of loading the built-in pack).
-        func indent(_ l: String) -> Int { l.utf8.prefix(while: { $0 == 0x20 }).count }
-        while n <= lines.count {
-            let l = sourceLine(n)
-            let blank = l.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+        // Indentation is ASCII spaces: the lines are read as bytes.
+        func indent(_ l: ArraySlice<UInt8>) -> Int { l.prefix(while: { $0 == 0x20 }).count }
+        while n <= lineCount {
+            let l = lineBytes(n)
+            let blank = l.allSatisfy { $0 == 0x20 || $0 == 0x09 }
             if !blank && indent(l) < dashColumn + 1 { break }
             if !blank { end = n }
             n += 1
@@ -581,14 +591,16 @@ struct FileLoader {
         // A quoted scalar may go on at any indentation (`title: "A` then `b"` at column 1): the
         // rule reaches at least to the last line a node of it starts on (cut at `b"`, its tests'
         // lines would end before they begin).
-        end = min(max(end, Self.lastLine(node)), lines.count)
-        let body = (start...end).map { sourceLine($0) }
-        let trim = min(body.map(indent).min() ?? 0, dashColumn - 1 + 2)
+        end = min(max(end, Self.lastLine(node)), lineCount)
+        var trim = dashColumn - 1 + 2
+        for n in start...end { trim = min(trim, indent(lineBytes(n))) }
         // Every line has at least `trim` leading spaces: what is dropped is ASCII.
-        return (
-            body.map { String(Substring($0.utf8.dropFirst(trim))) }.joined(separator: "\n"),
-            body.count
-        )
+        var out: [UInt8] = []
+        for n in start...end {
+            if n > start { out.append(0x0A) }
+            out += lineBytes(n).dropFirst(trim)
+        }
+        return (String(decoding: out, as: UTF8.self), end - start + 1)
     }
 
     // MARK: Check kinds
@@ -1432,7 +1444,7 @@ struct FileLoader {
             var position = 0
             var blockIndent: Int?
             line = fileLine
-            while fileLine <= lines.count {
+            while fileLine <= lineCount {
                 let raw = Array(sourceLine(fileLine).unicodeScalars)
                 let blank = raw.allSatisfy { $0 == " " }
                 if blockIndent == nil, !blank {
@@ -1442,14 +1454,14 @@ struct FileLoader {
                 let content = blank ? [] : Array(raw.dropFirst(indent))
                 let length = content.reduce(0) { $0 + String($1).utf8.count }
                 line = fileLine
-                if target <= position + length || fileLine == lines.count {
+                if target <= position + length || fileLine == lineCount {
                     column = indent + 1 + Self.scalars(in: content, forBytes: target - position)
                     break
                 }
                 // A folded break followed by blank lines is dropped (the blank lines are the
                 // breaks).
                 let nextBlank =
-                    fileLine < lines.count && sourceLine(fileLine + 1).allSatisfy { $0 == " " }
+                    fileLine < lineCount && sourceLine(fileLine + 1).allSatisfy { $0 == " " }
                 position += length + (style == .folded && !blank && nextBlank ? 0 : 1)
                 fileLine += 1
             }
@@ -1467,32 +1479,32 @@ struct FileLoader {
                 while end > 0, raw[end - 1] == " " || raw[end - 1] == "\t" { end -= 1 }
                 return end
             }
-            var end = fileLine < lines.count ? textEnd(raw) : raw.count
+            var end = fileLine < lineCount ? textEnd(raw) : raw.count
             while decoded < target {
                 if i >= end {
-                    guard fileLine < lines.count else { break }
+                    guard fileLine < lineCount else { break }
                     // A break folds to one space; a break followed by blank lines, to one newline
                     // per blank line.
                     var blanks = 0
                     fileLine += 1
-                    while fileLine < lines.count,
+                    while fileLine < lineCount,
                         textEnd(Array(sourceLine(fileLine).unicodeScalars)) == 0
                     {
                         blanks += 1
                         fileLine += 1
                     }
                     raw = Array(sourceLine(fileLine).unicodeScalars)
-                    end = fileLine < lines.count ? textEnd(raw) : raw.count
+                    end = fileLine < lineCount ? textEnd(raw) : raw.count
                     i = raw.prefix(while: { $0 == " " || $0 == "\t" }).count
                     decoded += max(1, blanks)
                     continue
                 }
                 let c = raw[i]
-                if style == .doubleQuoted, c == "\\", i + 1 == raw.count, fileLine < lines.count {
+                if style == .doubleQuoted, c == "\\", i + 1 == raw.count, fileLine < lineCount {
                     // An escaped line break: it and the next line's indentation decode to nothing.
                     fileLine += 1
                     raw = Array(sourceLine(fileLine).unicodeScalars)
-                    end = fileLine < lines.count ? textEnd(raw) : raw.count
+                    end = fileLine < lineCount ? textEnd(raw) : raw.count
                     i = raw.prefix(while: { $0 == " " || $0 == "\t" }).count
                     continue
                 }
