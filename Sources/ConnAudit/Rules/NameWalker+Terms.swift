@@ -21,7 +21,7 @@ extension NameWalker {
         }
         for s in check.selectors {
             selector(s)
-            walkSelector(s, expr)
+            whereExpressions(of: s).forEach(expr)
         }
         check.expressions.forEach(expr)
         lets.forEach { expr($0.expr) }

@@ -1798,10 +1798,22 @@ enum NameWalker {
     }
 
     static func walkSelector(_ s: Selector, _ visit: (Expr) -> Void) {
-        for term in s.terms {
-            if let w = term.whereExpr { walk(w, visit) }
-            if let n = term.negated { walkSelector(n, visit) }
+        for w in whereExpressions(of: s) { walk(w, visit) }
+    }
+
+    /// The `where:` expressions of `s`'s terms and of their `not:` selectors, in written order,
+    /// each once and whole. A pass that walks each expression itself takes these: handed every
+    /// sub-expression by ``walkSelector(_:_:)``, it would walk each node once per node above it.
+    static func whereExpressions(of s: Selector) -> [Expr] {
+        var out: [Expr] = []
+        func add(_ s: Selector) {
+            for term in s.terms {
+                if let w = term.whereExpr { out.append(w) }
+                if let n = term.negated { add(n) }
+            }
         }
+        add(s)
+        return out
     }
 }
 

@@ -164,7 +164,7 @@ final class CompiledRule: @unchecked Sendable {
         for (_, e) in rule.lets { collect(e) }
         let selectors = rule.check.selectors
         rule.check.expressions.forEach(collect)
-        for s in selectors { NameWalker.walkSelector(s, collect) }
+        for s in selectors { NameWalker.whereExpressions(of: s).forEach(collect) }
         if let message = rule.message {
             for part in message.parts { if case .expr(let e) = part { collect(e) } }
         }
@@ -432,14 +432,14 @@ final class CompiledRule: @unchecked Sendable {
             }
         }
         rule.check.expressions.forEach(expr)
-        for s in rule.check.selectors { NameWalker.walkSelector(s, expr) }
+        for s in rule.check.selectors { NameWalker.whereExpressions(of: s).forEach(expr) }
         if let message = rule.message {
             for case .expr(let e) in message.parts { expr(e) }
         }
         if case .classify(let c, _, _, _) = rule.check {
             for label in c.labels {
                 [label.has, label.lacks].compactMap { $0 }.forEach {
-                    NameWalker.walkSelector($0, expr)
+                    NameWalker.whereExpressions(of: $0).forEach(expr)
                 }
             }
         }
@@ -487,7 +487,7 @@ final class CompiledRule: @unchecked Sendable {
         }
         func names(_ s: Selector) -> Set<String> {
             var out = Set<String>()
-            NameWalker.walkSelector(s) { out.formUnion(names($0)) }
+            for w in NameWalker.whereExpressions(of: s) { out.formUnion(names(w)) }
             return out
         }
         // Read after the whole sequence: the answer, messages, lets, report_at, report_gen.
