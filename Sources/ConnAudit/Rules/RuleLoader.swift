@@ -1763,37 +1763,36 @@ struct FileLoader {
 // MARK: - Walking expressions
 
 enum NameWalker {
-    /// Visits every sub-expression; with `intoSelectors`, also the `where:` expressions of
-    /// selectors inside history calls. Recursive: an expression is at most
-    /// ``ExpressionParser/maxDepth`` deep, the selectors nested in it included, and a selector
-    /// in a rules file fewer than 64 `not:` (YAML nests at most 64 deep).
+    /// Visits every sub-expression, each before its operands and those left to right; with
+    /// `intoSelectors`, also the `where:` expressions of selectors inside history calls (after
+    /// the call's value). The nodes still to visit wait on a stack of their own, so a deep tree
+    /// costs memory, not call stack, and no closure is made per node.
     static func walk(_ e: Expr, intoSelectors: Bool = true, _ visit: (Expr) -> Void) {
-        visit(e)
-        withoutActuallyEscaping(visit) { visit in
-            let w = { (x: Expr) in walk(x, intoSelectors: intoSelectors, visit) }
-            children(e, intoSelectors: intoSelectors, w, visit)
-        }
-    }
-
-    private static func children(
-        _ e: Expr, intoSelectors: Bool, _ w: (Expr) -> Void, _ visit: (Expr) -> Void
-    ) {
-        switch e {
-        case .literal, .name, .field: break
-        case .member(let b, _, _, _): w(b)
-        case .index(let a, let b): w(a); w(b)
-        case .list(let items): items.forEach(w)
-        case .map(let entries): entries.forEach { w($0.1) }
-        case .unary(_, let a): w(a)
-        case .binary(_, let a, let b, _): w(a); w(b)
-        case .conditional(let a, let b, let c): w(a); w(b); w(c)
-        case .call(_, let args, _): args.forEach(w)
-        case .regex(let subject, _): w(subject)
-        case .history(let call):
-            if let v = call.value { w(v) }
-            guard intoSelectors else { return }
-            walkSelector(call.selector, visit)
-            if case .selector(let s)? = call.since { walkSelector(s, visit) }
+        var pending: [Expr] = [e]
+        while let x = pending.popLast() {
+            visit(x)
+            // Pushed last operand first, so the first is visited next.
+            switch x {
+            case .literal, .name, .field: break
+            case .member(let b, _, _, _): pending.append(b)
+            case .index(let a, let b): pending.append(b); pending.append(a)
+            case .list(let items): pending.append(contentsOf: items.reversed())
+            case .map(let entries): pending.append(contentsOf: entries.reversed().map(\.1))
+            case .unary(_, let a): pending.append(a)
+            case .binary(_, let a, let b, _): pending.append(b); pending.append(a)
+            case .conditional(let a, let b, let c):
+                pending.append(c); pending.append(b); pending.append(a)
+            case .call(_, let args, _): pending.append(contentsOf: args.reversed())
+            case .regex(let subject, _): pending.append(subject)
+            case .history(let call):
+                if intoSelectors {
+                    if case .selector(let s)? = call.since {
+                        pending.append(contentsOf: whereExpressions(of: s).reversed())
+                    }
+                    pending.append(contentsOf: whereExpressions(of: call.selector).reversed())
+                }
+                if let v = call.value { pending.append(v) }
+            }
         }
     }
 
