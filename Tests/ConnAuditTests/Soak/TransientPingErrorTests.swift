@@ -26,44 +26,24 @@ extension SoakOnRealSockets {
         }
 
         @Test func deadlineClosesInTimeAndTheErrorIsSettled() throws {
-            let (port, stopped) = try SoakRun.startPeer(
-                scenario: "websocket:\n  - action: pong\n", duration: 3)
-            let dir = try makeTemporaryDirectory()
-            defer { removeTemporaryDirectory(dir) }
             let fault = FirstPingTimesOut()
-            var options = SoakClient.Options(
-                address: try PeerAddress.parse("127.0.0.1:\(port)"), durationMs: 3000)
-            options.sendFault = fault.fault
-            let log = try SoakLog(path: dir + "/soak-1.jsonl", src: "soak-1", session: "s")
-            SoakClient(options: options, log: log).run()
-            _ = stopped.wait(timeout: .now() + .seconds(10))
-
-            let text = try String(contentsOfFile: dir + "/soak-1.jsonl", encoding: .utf8)
-            let events = try text.split(separator: "\n").map { try jsonObject(String($0)) }
-            let firstGen = events.filter {
-                $0["gen"] as? Int == 1 || $0["ev"] as? String == "ws.reconnect"
-            }
-            let names = firstGen.prefix(8).map { event in
-                [event["ev"] as? String, event["reason"] as? String, event["error"] as? String]
-                    .compactMap { $0 }.joined(separator: " ")
-            }
+            let run = try SoakClientRun(
+                scenario: "websocket:\n  - action: pong\n", durationMs: 3000
+            ) { $0.sendFault = fault.fault }
             #expect(
-                names == [
+                run.names(gen: 1).prefix(8) == [
                     "ws.connect", "ws.state", "ws.open", "ws.state", "ws.ping",
                     "ws.ping_error POSIXError.ETIMEDOUT", "ws.close pong_timeout", "ws.state"
-                ], "\(text)")
+                ], "\(run.text)")
             // The connection is gone (1006, no closing handshake) before the reconnect.
-            let closed = events.firstIndex { $0["ev"] as? String == "ws.closed" }
-            let reconnect = events.firstIndex { $0["ev"] as? String == "ws.reconnect" }
-            #expect(closed != nil && reconnect != nil && closed! < reconnect!, "\(text)")
-            #expect(events[closed ?? 0]["code"] as? Int == 1006, "\(text)")
+            let closed = run.events.firstIndex { $0["ev"] as? String == "ws.closed" }
+            let reconnect = run.events.firstIndex { $0["ev"] as? String == "ws.reconnect" }
+            #expect(closed != nil && reconnect != nil && closed! < reconnect!, "\(run.text)")
+            #expect(run.events[closed ?? 0]["code"] as? Int == 1006, "\(run.text)")
 
-            let audit = CommandLineRun(["check", dir, "--format", "json", "--use", "gate"])
-            let statuses = try ruleStatuses(audit.out)
-            #expect(statuses["reconnect.fatal-errors-only"] == "pass", "\(audit.out)")
-            #expect(statuses["ws.timeout-closes"] == "pass", "\(audit.out)")
-            let failing = statuses.filter { $0.value != "pass" && $0.value != "not_applicable" }
-            #expect(failing.isEmpty, "\(audit.out)")
+            #expect(run.statuses["reconnect.fatal-errors-only"] == "pass", "\(run.report)")
+            #expect(run.statuses["ws.timeout-closes"] == "pass", "\(run.report)")
+            #expect(run.failing.isEmpty, "\(run.report)")
         }
     }
 }
