@@ -9,6 +9,9 @@ public enum PlantedBug: String, CaseIterable, Sendable {
     case attemptLimitOffByOne = "attempt-limit-off-by-one"
     /// The SSE cursor is committed when the event is parsed, before it is handled.
     case commitBeforeProcessing = "commit-before-processing"
+    /// A ping whose write failed with a fatal error is sent again on the same connection,
+    /// instead of the connection ending.
+    case fatalPingRetried = "fatal-ping-retried"
 
     /// The rule of the default pack that catches it.
     public var rule: String {
@@ -17,6 +20,7 @@ public enum PlantedBug: String, CaseIterable, Sendable {
         case .closeWithoutReason: return "ws.close-has-reason"
         case .attemptLimitOffByOne: return "reconnect.attempt-limit"
         case .commitBeforeProcessing: return "sse.commit-after-processing"
+        case .fatalPingRetried: return "ws.single-outstanding-ping"
         }
     }
 }

@@ -126,25 +126,34 @@ final class SoakClient {
         let t = now
         switch model.tick(now: t) {
         case .ping(let gen) where gen == transport.gen:
-            log.write(t: t, "ws.ping", gen: gen)
-            // The write may take until the ping's deadline, not longer, so a write that finds no
-            // room cannot hold the loop past the time it must close the connection.
-            let ping = Frame(opcode: .ping, payload: Array("hb".utf8))
-            if let error = send(ping, on: transport, timeoutMs: max(1, t + options.timeoutMs - now))
-            {
-                let t = now
-                log.write(t: t, "ws.ping_error", gen: gen, ["error": .string(error)])
-                // A transient error leaves the connection to the deadline; a fatal one is the end.
-                if Backoff.isFatal(pingError: error) {
-                    lost(transport, code: 1006)
-                } else {
-                    transport.pingFailed = true
-                }
-            }
+            ping(
+                transport, at: t, deadline: t + options.timeoutMs,
+                retries: options.bug == .fatalPingRetried ? 1 : 0)
         case .close(let gen) where gen == transport.gen:
             close(transport, reason: "pong_timeout", reconnect: true, at: t)
         default: break
         }
+    }
+
+    /// Sends the ping of `transport`'s heartbeat. The write may take until the ping's deadline,
+    /// not longer, so a write that finds no room cannot hold the loop past the time it must
+    /// close the connection. A fatal write error ends the connection (seed 002); a transient one
+    /// leaves it to the deadline. `retries` is 0 but for the planted bug `fatal-ping-retried`,
+    /// which sends the ping again at once after a fatal error, as if the error would pass.
+    private func ping(_ transport: Transport, at t: Int, deadline: Int, retries: Int) {
+        let gen = transport.gen
+        log.write(t: t, "ws.ping", gen: gen)
+        let frame = Frame(opcode: .ping, payload: Array("hb".utf8))
+        guard let error = send(frame, on: transport, timeoutMs: max(1, deadline - now)) else {
+            return
+        }
+        log.write(t: now, "ws.ping_error", gen: gen, ["error": .string(error)])
+        guard Backoff.isFatal(pingError: error) else {
+            transport.pingFailed = true
+            return
+        }
+        guard retries > 0 else { return lost(transport, code: 1006) }
+        ping(transport, at: now, deadline: deadline, retries: retries - 1)
     }
 
     /// A session that worked ends after `sessionMs`, between pings, so no ping is left waiting.
