@@ -61,11 +61,15 @@ public struct WebSocketPlan: Sendable, Equatable {
     /// How long the peer waits before it answers the client's close frame; pongs and messages
     /// that fall due meanwhile still go (RFC 6455 lets an endpoint send until its own close).
     public var closeDelayMs: Int
+    /// How often the peer pings the client, from the handshake on (0: never). Until the
+    /// client's close frame comes, each ping goes one interval after the last, whether or not
+    /// its pong came: the client's answers are logged, not awaited.
+    public var pingEveryMs: Int
 
     public init(
         action: Action, delayMs: Int = 0, closeCode: UInt16 = CloseCode.goingAway,
         closeReason: String = "", afterMs: Int = 0, messages: [ScheduledMessage] = [],
-        closeDelayMs: Int = 0
+        closeDelayMs: Int = 0, pingEveryMs: Int = 0
     ) {
         self.action = action
         self.delayMs = delayMs
@@ -74,6 +78,7 @@ public struct WebSocketPlan: Sendable, Equatable {
         self.afterMs = afterMs
         self.messages = messages
         self.closeDelayMs = closeDelayMs
+        self.pingEveryMs = pingEveryMs
     }
 }
 

@@ -140,7 +140,8 @@ private struct Reader {
         let keys = try mapping(
             node, what: "a websocket entry",
             allowed: [
-                "action", "delay_ms", "code", "reason", "after_ms", "messages", "close_delay_ms"
+                "action", "delay_ms", "code", "reason", "after_ms", "messages", "close_delay_ms",
+                "ping_every_ms"
             ])
         guard let actionNode = keys["action"] else {
             throw error("a websocket entry needs an 'action'", at: node)
@@ -151,7 +152,7 @@ private struct Reader {
         let owners: [String: [WebSocketPlan.Action]] = [
             "delay_ms": [.pong, .drop], "code": [.close], "reason": [.close],
             "after_ms": [.close, .drop], "messages": [.pong, .silent, .drop],
-            "close_delay_ms": [.pong, .silent, .drop]
+            "close_delay_ms": [.pong, .silent, .drop], "ping_every_ms": [.pong, .silent, .drop]
         ]
         for pair in node.mappingPairs ?? [] {
             guard let key = pair.key.scalar, let actions = owners[key] else { continue }
@@ -171,6 +172,10 @@ private struct Reader {
             // the answer (conn-soak waits 1 s) ends the connection first; the idle timeout does
             // not cut the wait short.
             plan.closeDelayMs = try integer(v, key: "close_delay_ms", in: 0...5_000)
+        }
+        if let v = keys["ping_every_ms"] {
+            // At least 10 ms, so pings cannot flood a client.
+            plan.pingEveryMs = try integer(v, key: "ping_every_ms", in: 10...60_000)
         }
         if let v = keys["code"] {
             let code = try integer(v, key: "code", in: 1000...4999)

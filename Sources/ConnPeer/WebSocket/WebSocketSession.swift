@@ -34,6 +34,7 @@ struct WebSocketSession {
         var closeAnswer: (at: Int, code: UInt16?)?
         decoder.append(leftover)
         let endAt: Int? = plan.action == .close || plan.action == .drop ? plan.afterMs : nil
+        var nextPing: Int? = plan.pingEveryMs > 0 ? plan.pingEveryMs : nil
 
         while true {
             // Frames first: those that came with the handshake are there before any read.
@@ -103,6 +104,12 @@ struct WebSocketSession {
                     "peer.send", gen: gen,
                     ["bytes": .int(message.text.utf8.count), "frames": .int(frames.count)])
             }
+            // No ping once the client's close came: the connection is ending.
+            if let at = nextPing, now >= at, closeAnswer == nil {
+                guard send(Frame(opcode: .ping, payload: Array("conn-peer".utf8))) else { return }
+                log.write("peer.ping_sent", gen: gen)
+                nextPing = now + plan.pingEveryMs
+            }
             // The answer to the client's close goes after the pongs and messages due by now:
             // nothing may follow it (RFC 6455 section 5.5.1).
             if let (at, code) = closeAnswer, now >= at {
@@ -125,6 +132,7 @@ struct WebSocketSession {
             if let due = pongs.first?.due { wake = min(wake, due) }
             if let due = messages.first?.afterMs { wake = min(wake, due) }
             if let endAt { wake = min(wake, endAt) }
+            if let at = nextPing, closeAnswer == nil { wake = min(wake, at) }
             if let (at, _) = closeAnswer { wake = min(wake, at) }
             switch connection.socket.read(timeoutMs: wake - now) {
             case .timeout: continue
