@@ -9,32 +9,6 @@ import ConnAuditTestSupport
 /// opens and closes, its lane an SVG, its rows inside its table — and draws it.
 @Suite("Timeline page in Chromium")
 struct TimelinePageInChromiumTests {
-    /// Runs headless Chromium on `page` with `arguments`; its standard output.
-    static func chromium(_ arguments: [String], page: String) throws -> String {
-        let path = ["/usr/bin/chromium", "/usr/local/bin/chromium"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-        let binary = try #require(path, "no chromium (script/test installs Debian's)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments =
-            [
-                "120", binary, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                "--user-data-dir=" + (page as NSString).deletingLastPathComponent
-                    + "/chromium-profile"
-            ]
-            + arguments + ["file://" + page]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(
-            process.terminationStatus == 0, "chromium exited with \(process.terminationStatus)")
-        return String(decoding: data, as: UTF8.self)
-    }
-
     static func count(_ needle: String, in s: String) -> Int {
         s.components(separatedBy: needle).count - 1
     }
@@ -48,7 +22,7 @@ struct TimelinePageInChromiumTests {
         ])
         try #require(run.code == 0, "\(run.err)")
         let html = try String(contentsOfFile: page, encoding: .utf8)
-        let dom = try Self.chromium(["--dump-dom"], page: page)
+        let dom = try Chromium.run(["--dump-dom"], page: page)
         // The browser's DOM holds what the page wrote, nothing moved out of place.
         for needle in [
             "<details class=\"timeline\"", "<summary>", "<svg class=\"lane\"", "<table>", "<tr",
@@ -66,7 +40,7 @@ struct TimelinePageInChromiumTests {
         #expect(Self.count(" open=\"\"", in: dom) == Self.count(" open>", in: html))
         #expect(!dom.contains("<script"))
         let shot = dir + "/page.png"
-        _ = try Self.chromium(["--screenshot=" + shot, "--window-size=1200,900"], page: page)
+        _ = try Chromium.run(["--screenshot=" + shot, "--window-size=1200,900"], page: page)
         let png = try Data(contentsOf: URL(fileURLWithPath: shot))
         #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
         #expect(png.count > 10_000)
