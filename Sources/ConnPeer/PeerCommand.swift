@@ -56,52 +56,21 @@ public enum PeerCommand {
     }
 
     /// Parses `arguments` (without the program name); a message for people on bad usage.
-    static func parse(_ arguments: [String]) throws(AddressError) -> Settings {
+    static func parse(_ arguments: [String]) throws(UsageError) -> Settings {
         var settings = Settings()
-        var i = 0
-        func value(_ name: String, inline: String?) throws(AddressError) -> String {
-            if let inline { return inline }
-            i += 1
-            guard i < arguments.count else { throw AddressError("\(name) needs a value") }
-            return arguments[i]
-        }
-        func number(_ name: String, _ text: String, _ range: ClosedRange<Int>) throws(AddressError)
-            -> Int
-        {
-            guard let n = Int(text), range.contains(n) else {
-                throw AddressError(
-                    "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
-                )
-            }
-            return n
-        }
-        while i < arguments.count {
-            let argument = arguments[i]
-            var name = argument
-            var inline: String?
-            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
-                name = String(argument[..<eq])
-                inline = String(argument[argument.index(after: eq)...])
-            }
+        var reader = OptionReader(arguments, program: "conn-peer")
+        while let name = reader.next() {
             switch name {
             case "-h", "--help": settings.help = true
             case "--check": settings.check = true
-            case "--listen": settings.listen = try value(name, inline: inline)
-            case "--scenario": settings.scenarioPath = try value(name, inline: inline)
-            case "--log": settings.logPath = try value(name, inline: inline)
-            case "--max-connections":
-                settings.maxConnections = try number(
-                    name, try value(name, inline: inline), 1...1_000_000)
-            case "--duration":
-                settings.durationS = try number(name, try value(name, inline: inline), 1...86_400)
-            case "--idle-timeout-ms":
-                settings.idleTimeoutMs = try number(
-                    name, try value(name, inline: inline), 1...600_000)
-            default:
-                throw AddressError(
-                    "unknown argument '\(argument)' (conn-peer --help lists the options)")
+            case "--listen": settings.listen = try reader.value()
+            case "--scenario": settings.scenarioPath = try reader.value()
+            case "--log": settings.logPath = try reader.value()
+            case "--max-connections": settings.maxConnections = try reader.number(in: 1...1_000_000)
+            case "--duration": settings.durationS = try reader.number(in: 1...86_400)
+            case "--idle-timeout-ms": settings.idleTimeoutMs = try reader.number(in: 1...600_000)
+            default: throw reader.unknown()
             }
-            i += 1
         }
         return settings
     }

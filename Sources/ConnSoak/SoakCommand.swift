@@ -83,73 +83,34 @@ public enum SoakCommand {
     }
 
     /// Parses `arguments` (without the program name); a message for people on bad usage.
-    ///
-    /// A message names the option but never quotes a value: a mistyped `--token=...` must not
-    /// print the token.
     static func parse(_ arguments: [String]) throws(UsageError) -> Settings {
         var settings = Settings()
-        var i = 0
-        func value(_ name: String, inline: String?) throws(UsageError) -> String {
-            if let inline { return inline }
-            i += 1
-            guard i < arguments.count else { throw UsageError("\(name) needs a value") }
-            return arguments[i]
-        }
-        func number(_ name: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError)
-            -> Int
-        {
-            guard let n = Int(text), range.contains(n) else {
-                throw UsageError(
-                    "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)"
-                )
-            }
-            return n
-        }
-        while i < arguments.count {
-            let argument = arguments[i]
-            var name = argument
-            var inline: String?
-            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
-                name = String(argument[..<eq])
-                inline = String(argument[argument.index(after: eq)...])
-            }
+        var reader = OptionReader(arguments, program: "conn-soak")
+        while let name = reader.next() {
             switch name {
             case "-h", "--help": settings.help = true
-            case "--peer": settings.peer = try value(name, inline: inline)
-            case "--out": settings.out = try value(name, inline: inline)
-            case "--clients":
-                settings.clients = try number(name, try value(name, inline: inline), 1...64)
-            case "--sse-clients":
-                settings.sseClients = try number(name, try value(name, inline: inline), 0...64)
-            case "--duration":
-                settings.durationS = try number(name, try value(name, inline: inline), 1...3600)
+            case "--peer": settings.peer = try reader.value()
+            case "--out": settings.out = try reader.value()
+            case "--clients": settings.clients = try reader.number(in: 1...64)
+            case "--sse-clients": settings.sseClients = try reader.number(in: 0...64)
+            case "--duration": settings.durationS = try reader.number(in: 1...3600)
             case "--seed":
-                let text = try value(name, inline: inline)
-                guard let seed = UInt64(text) else {
+                guard let seed = UInt64(try reader.value()) else {
                     throw UsageError("--seed must be a whole number from 0")
                 }
                 settings.seed = seed
-            case "--interval-ms":
-                settings.intervalMs = try number(name, try value(name, inline: inline), 1...60_000)
-            case "--timeout-ms":
-                settings.timeoutMs = try number(name, try value(name, inline: inline), 1...60_000)
-            case "--session-ms":
-                settings.sessionMs = try number(name, try value(name, inline: inline), 0...600_000)
-            case "--max-attempts":
-                settings.maxAttempts = try number(name, try value(name, inline: inline), 1...100)
+            case "--interval-ms": settings.intervalMs = try reader.number(in: 1...60_000)
+            case "--timeout-ms": settings.timeoutMs = try reader.number(in: 1...60_000)
+            case "--session-ms": settings.sessionMs = try reader.number(in: 0...600_000)
+            case "--max-attempts": settings.maxAttempts = try reader.number(in: 1...100)
             case "--bug":
-                let text = try value(name, inline: inline)
-                guard let bug = PlantedBug(rawValue: text) else {
-                    throw UsageError(
-                        "--bug must be one of: \(PlantedBug.allCases.map(\.rawValue).joined(separator: ", "))"
-                    )
+                guard let bug = PlantedBug(rawValue: try reader.value()) else {
+                    let names = PlantedBug.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError("--bug must be one of: \(names)")
                 }
                 settings.bug = bug
-            default:
-                let shown = argument.prefix { $0 != "=" }
-                throw UsageError("unknown argument '\(shown)' (conn-soak --help lists the options)")
+            default: throw reader.unknown()
             }
-            i += 1
         }
         return settings
     }

@@ -42,6 +42,22 @@ struct PeerCommandLineTests {
         #expect(bad.code == 2 && bad.err.contains("unknown argument '--lisen'"))
     }
 
+    /// A mistyped option's value may be a secret: the message names the option only.
+    @Test func anOptionsValueIsNotEchoed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        for (bad, message) in [
+            (["--token=s3cr3t-value"], "unknown argument '--token'"),
+            (["--duration=s3cr3t"], "--duration must be a whole number from 1 to 86400"),
+            (["--max-connections", "s3cr3t"], "--max-connections must be a whole number")
+        ] {
+            let run = try Subprocess.run(bad, scratch: dir, timeout: 10, program: "conn-peer")
+            #expect(run.code == 2)
+            #expect(run.err.contains(message), "\(run.err)")
+            #expect(!run.err.contains("s3cr3t"), "\(run.err)")
+        }
+    }
+
     /// At the end of its duration the peer closes what is open with 1001 and exits 0.
     @Test func itStopsByItselfWhenItsDurationIsOver() throws {
         var peer = try PeerProcess(["--duration", "3"])
