@@ -14,20 +14,9 @@ extension SoakOnRealSockets {
     /// fails with EPIPE and sends nothing; every later write goes out on the real socket.
     @Suite("conn-soak's fatal-ping-retried bug")
     struct FatalPingRetriedBugTests {
-        /// Fails the first ping's write as a socket the peer reset does.
-        final class FirstPingBrokenPipe {
-            var pings = 0
-
-            func fault(_ frame: Frame, _ timeoutMs: Int) -> String? {
-                guard frame.opcode == .ping else { return nil }
-                pings += 1
-                return pings == 1 ? "POSIXError.EPIPE" : nil
-            }
-        }
-
         @Test(arguments: [false, true])
         func fatalPingRetriedIsCaughtByItsRuleAlone(planted: Bool) throws {
-            let fault = FirstPingBrokenPipe()
+            let fault = FirstPingFails(with: "POSIXError.EPIPE")
             let run = try SoakClientRun(
                 scenario: "websocket:\n  - action: pong\n", durationMs: 2000
             ) { options in

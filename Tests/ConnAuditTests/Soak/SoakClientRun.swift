@@ -58,3 +58,25 @@ struct SoakClientRun {
             }
     }
 }
+
+/// A write hook that fails the client's first ping with `error`, sending nothing; with `blocks`,
+/// after waiting all the time the write is given, as a write to a full socket does. Every other
+/// write goes out on the real socket.
+final class FirstPingFails {
+    let error: String
+    let blocks: Bool
+    private var pings = 0
+
+    init(with error: String, blocks: Bool = false) {
+        self.error = error
+        self.blocks = blocks
+    }
+
+    func fault(_ frame: Frame, _ timeoutMs: Int) -> String? {
+        guard frame.opcode == .ping else { return nil }
+        pings += 1
+        guard pings == 1 else { return nil }
+        if blocks { usleep(UInt32(timeoutMs) * 1000) }
+        return error
+    }
+}

@@ -11,22 +11,8 @@ extension SoakOnRealSockets {
     /// connection is gone before the reconnect, so both rules that judge it pass.
     @Suite("conn-soak after a transient ping error")
     struct TransientPingErrorTests {
-        /// Counts the client's pings; the first one's write blocks for all the time it is
-        /// given and then fails, as a write to a full socket does.
-        final class FirstPingTimesOut {
-            var pings = 0
-
-            func fault(_ frame: Frame, _ timeoutMs: Int) -> String? {
-                guard frame.opcode == .ping else { return nil }
-                pings += 1
-                guard pings == 1 else { return nil }
-                usleep(UInt32(timeoutMs) * 1000)
-                return "POSIXError.ETIMEDOUT"
-            }
-        }
-
         @Test func deadlineClosesInTimeAndTheErrorIsSettled() throws {
-            let fault = FirstPingTimesOut()
+            let fault = FirstPingFails(with: "POSIXError.ETIMEDOUT", blocks: true)
             let run = try SoakClientRun(
                 scenario: "websocket:\n  - action: pong\n", durationMs: 3000
             ) { $0.sendFault = fault.fault }
