@@ -24,9 +24,9 @@ public enum PeerCommand {
         (once they end) or after --duration seconds, whichever comes first.
 
         Options:
-          --listen HOST:PORT       where to listen (default 127.0.0.1:0); HOST is 127.x.x.x or
-                                   localhost; port 0 picks a free port. The address is printed on
-                                   standard output as 'listening 127.0.0.1:PORT'.
+          --listen HOST:PORT       where to listen (default 127.0.0.1:0); HOST is 127.x.x.x,
+                                   localhost or [::1]; port 0 picks a free port. The address is
+                                   printed on standard output as 'listening 127.0.0.1:PORT'.
           --scenario FILE          the scenario (YAML); errors are 'FILE:LINE:COLUMN: error: ...'
           --log FILE               write the peer's side of every connection as connlog (JSON
                                    Lines, stream 'peer'), readable by conn-audit

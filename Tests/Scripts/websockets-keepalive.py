@@ -1,6 +1,6 @@
 """An independent WebSocket client (PyPI's websockets) against conn-peer.
 
-Opens ws://127.0.0.1:PORT/, waits for the pong of one explicit ping, lets the library's own
+Opens ws://HOST:PORT/ (HOST 127.0.0.1 unless given, [::1] for IPv6), waits for the pong of one explicit ping, lets the library's own
 keepalive ping every 0.1 s for 0.6 s (it closes the connection if a pong is 1 s late), then
 closes. Prints what it saw; exits 1 on any failure. Every step has a timeout.
 """
@@ -9,7 +9,8 @@ import sys
 from websockets.sync.client import connect
 
 port = sys.argv[1]
-with connect(f"ws://127.0.0.1:{port}/", open_timeout=3, close_timeout=2, proxy=None,
+host = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
+with connect(f"ws://{host}:{port}/", open_timeout=3, close_timeout=2, proxy=None,
              ping_interval=0.1, ping_timeout=1, compression=None) as ws:
     if not ws.ping(b"conn-peer").wait(3):
         sys.exit("no pong within 3 s")

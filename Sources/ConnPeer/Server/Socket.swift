@@ -78,31 +78,59 @@ public final class Listener: @unchecked Sendable {
     private var closed = false
 
     public init(_ address: ListenAddress, backlog: Int32 = 64) throws(PeerError) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let family = address.host == .ipv6Loopback ? AF_INET6 : AF_INET
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .cannotListen(address: "\(address)", reason: Self.reason()) }
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_port = address.port.bigEndian
-        sin.sin_addr = in_addr(s_addr: address.host)
-        let bound = withUnsafePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, backlog) == 0 else {
+        guard let port = Self.bind(fd, address), listen(fd, backlog) == 0 else {
             let reason = Self.reason()
             Glibc.close(fd)
             throw .cannotListen(address: "\(address)", reason: reason)
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
         self.fd = fd
-        self.port = UInt16(bigEndian: sin.sin_port)
+        self.port = port
         self.address = ListenAddress(host: address.host, port: port)
+    }
+
+    /// Binds `fd` to `address`; the port bound (the one the system picked for port 0), or nil
+    /// with errno set.
+    private static func bind(_ fd: Int32, _ address: ListenAddress) -> UInt16? {
+        var storage = sockaddr_storage()
+        var length: socklen_t
+        switch address.host {
+        case .ipv4(let host):
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    $0.pointee.sin_family = sa_family_t(AF_INET)
+                    $0.pointee.sin_port = address.port.bigEndian
+                    $0.pointee.sin_addr = in_addr(s_addr: host)
+                }
+            }
+        case .ipv6Loopback:
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    $0.pointee.sin6_family = sa_family_t(AF_INET6)
+                    $0.pointee.sin6_port = address.port.bigEndian
+                    // ::1: fifteen zero bytes, then 1.
+                    withUnsafeMutableBytes(of: &$0.pointee.sin6_addr) { $0[15] = 1 }
+                }
+            }
+        }
+        let bound = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { return nil }
+        // sin_port and sin6_port both follow the family, in network byte order.
+        return withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                UInt16(bigEndian: $0.pointee.sin_port)
+            }
+        }
     }
 
     deinit { close() }

@@ -18,6 +18,19 @@ struct PeerCommandLineTests {
         #expect(run.out.isEmpty)
     }
 
+    /// IPv6's one loopback address, `::1`, in brackets; no other IPv6 address, a mapped IPv4
+    /// loopback among them.
+    @Test func theIPv6LoopbackIsTheOnlyIPv6Address() throws {
+        let address = try ListenAddress.parse("[::1]:8080")
+        #expect(address.host == .ipv6Loopback && address.port == 8080)
+        #expect(try ListenAddress.parse("[0:0::1]:0").description == "[::1]:0")
+        for text in [
+            "[::]:0", "[::2]:0", "[fe80::1]:80", "[::ffff:127.0.0.1]:80", "::1:80", "[x]:1"
+        ] {
+            #expect(throws: AddressError.self, "\(text)") { try ListenAddress.parse(text) }
+        }
+    }
+
     @Test func aBadScenarioIsAnErrorAtItsPlace() throws {
         let dir = try makeTemporaryDirectory(["s.yaml": "websocket:\n  - action: pongs\n"])
         defer { removeTemporaryDirectory(dir) }

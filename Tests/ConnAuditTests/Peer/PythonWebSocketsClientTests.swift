@@ -7,12 +7,14 @@ import Testing
 /// read it, not only as its own codec does.
 @Suite("Python websockets client against conn-peer")
 struct PythonWebSocketsClientTests {
-    @Test func handshakeAndKeepaliveHold() throws {
-        var peer = try PeerProcess(["--max-connections", "1"])
+    /// On IPv4 loopback and on IPv6's (`--listen [::1]:0`).
+    @Test(arguments: ["127.0.0.1", "[::1]"])
+    func handshakeAndKeepaliveHold(host: String) throws {
+        var peer = try PeerProcess(["--listen", host + ":0", "--max-connections", "1"])
         defer { peer.remove() }
         let (client, text) = try ToolRun.run([
             "timeout", "20", "python3", Repository.path("Tests/Scripts/websockets-keepalive.py"),
-            String(peer.port)
+            String(peer.port), host
         ])
         try #require(
             client == 0,
