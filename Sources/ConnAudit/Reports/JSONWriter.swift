@@ -97,6 +97,4 @@ struct JSONWriter {
         if let key { writeKey(key) }
         bytes.append(contentsOf: json.utf8)
     }
-
-    static func quote(_ s: String) -> String { Value.jsonString(s) }
 }

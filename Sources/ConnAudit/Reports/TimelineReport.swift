@@ -231,7 +231,7 @@ public enum TimelineReport {
                     let redacted = hidden.contains(f.key)
                     w.raw(
                         f.key,
-                        redacted ? JSONWriter.quote("[redacted]") : TimelineBuilder.json(f.value))
+                        redacted ? Value.jsonString("[redacted]") : TimelineBuilder.json(f.value))
                 }
                 w.endObject()
                 w.beginArray("redacted")
