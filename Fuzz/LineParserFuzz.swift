@@ -5,7 +5,7 @@
 ///
 /// 1. ``JSONLineParser/parse(_:)`` as one line, once decoding every field and once decoding only a
 ///    few; the two runs must agree on everything but the fields decoded (a trap here is a finding).
-/// 2. ``JSONLineParser/parseDocument(_:)`` (the baseline reader uses it on whole files).
+/// 2. ``JSONDocument/parse(_:)`` (baselines and partial results are read with it).
 /// 3. ``FileReader`` over ``ByteSources/memory(_:path:)``: line splitting, BOM, CRLF, gzip
 ///    sniffing, malformed reasons, secrets and redaction, as a whole log file.
 ///
@@ -50,7 +50,7 @@ enum LineParserFuzz {
         }
 
         // 2. A whole JSON document.
-        _ = try? JSONLineParser.parseDocument(Array(bytes))
+        _ = try? JSONDocument.parse(Array(bytes))
 
         // 3. A whole log file.
         let path = "fuzz/log.jsonl"

@@ -291,7 +291,7 @@ extension JSONLineParser {
     {
         var c = Cursor(base: p, count: n)
         c.i = i
-        let value = try parseNumber(&c, decode: decode)
+        let value = try Self.parseNumber(&c, decode: decode)
         i = c.i
         return value
     }

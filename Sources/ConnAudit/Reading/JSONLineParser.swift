@@ -215,44 +215,6 @@ struct JSONLineParser {
 
     // MARK: - Entry
 
-    /// Parses a whole JSON document (any value, white space and newlines allowed around it) —
-    /// for small files conn-audit reads itself, such as baselines.
-    static func parseDocument(_ bytes: [UInt8]) throws(JSONSyntaxError) -> Value {
-        var parser = JSONLineParser(wantedFields: nil)
-        var out = ParsedLine()
-        return try bytes.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) -> Value in
-            guard let base = buffer.baseAddress, buffer.count > 0 else {
-                throw JSONSyntaxError(reason: "empty", offset: 0)
-            }
-            parser.lineBase = base
-            var c = Cursor(base: base, count: buffer.count)
-            c.skipWhitespace()
-            guard c.i < c.count else { throw JSONSyntaxError(reason: "empty", offset: 0) }
-            let v = try parser.parseValue(&c, depth: 0, decode: true, flagged: true, out: &out)
-            c.skipWhitespace()
-            if c.i < c.count { throw .textAfterValue(at: c.i) }
-            return v ?? .null
-        }
-    }
-
-    /// The JSON value at the start of `bytes` (white space before it skipped), decoded whole, and
-    /// the offset just past it: text may follow. Nil when no value parses there (for text that
-    /// may hold a log line, such as a rule's YAML: ``SecretRedaction``).
-    static func parsePrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> (value: Value, end: Int)? {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
-        var parser = JSONLineParser(wantedFields: nil)
-        var out = ParsedLine()
-        parser.lineBase = base
-        var c = Cursor(base: base, count: bytes.count)
-        c.skipWhitespace()
-        guard c.i < c.count,
-            let v = try? parser.parseValue(&c, depth: 0, decode: true, flagged: true, out: &out)
-        else {
-            return nil
-        }
-        return (v, c.i)
-    }
-
     mutating func parse(_ line: UnsafeBufferPointer<UInt8>) -> ParsedLine {
         var out = ParsedLine()
         parse(line, into: &out)
@@ -950,7 +912,7 @@ struct JSONLineParser {
             try c.expectLiteral("null")
             return decode ? .null : nil
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return try parseNumber(&c, decode: decode)
+            return try Self.parseNumber(&c, decode: decode)
         default:
             if c.peek >= 0x80, !c.validUTF8Sequence(at: c.i) {
                 throw .notUTF8(at: c.i)
@@ -1127,7 +1089,7 @@ struct JSONLineParser {
         (0..<k).reduce(1.0) { acc, _ in acc * 10 }
     }
 
-    func parseNumber(_ c: inout Cursor, decode: Bool) throws(JSONSyntaxError) -> Value? {
+    static func parseNumber(_ c: inout Cursor, decode: Bool) throws(JSONSyntaxError) -> Value? {
         let start = c.i
         var isInteger = true
         let negative = c.peek == UInt8(ascii: "-")

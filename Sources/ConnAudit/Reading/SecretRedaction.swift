@@ -38,7 +38,7 @@ enum SecretRedaction {
         guard start < bytes.count,
             bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "["),
             let (value, length) = bytes.withUnsafeBufferPointer({
-                JSONLineParser.parsePrefix(UnsafeBufferPointer(rebasing: $0[start...]))
+                JSONDocument.parsePrefix(UnsafeBufferPointer(rebasing: $0[start...]))
             })
         else { return nil }
         let redacted = FileReader.redactingSecrets(value) { _ in .string(marker) }.shownInside
@@ -132,7 +132,7 @@ enum SecretRedaction {
             let quoted = [UInt8(ascii: "\"")] + text + [UInt8(ascii: "\"")]
             guard
                 case (.string(let key), _)? = quoted.withUnsafeBufferPointer({
-                    JSONLineParser.parsePrefix($0)
+                    JSONDocument.parsePrefix($0)
                 })
             else { return false }
             return SecretShapes.isSecretKey(key)

@@ -73,7 +73,7 @@ struct PartialMerge {
             if ended { throw fail("has lines after its end record (line \(raw.number))") }
             let value: Value
             do {
-                value = try JSONLineParser.parseDocument(Array(raw.bytes))
+                value = try JSONDocument.parse(Array(raw.bytes))
             } catch {
                 throw fail(
                     "line \(raw.number) is not JSON (\(error.reason)): a partial cut short or not one at all"

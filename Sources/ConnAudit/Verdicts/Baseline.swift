@@ -64,7 +64,7 @@ public struct Baseline: Sendable {
         }
         let root: Value
         do {
-            root = try JSONLineParser.parseDocument(bytes)
+            root = try JSONDocument.parse(bytes)
         } catch {
             throw UsageError(
                 "baseline \(path) is not valid JSON: \(error.reason) (byte \(error.offset + 1))")

@@ -156,7 +156,7 @@ extension ReaderTests {
                 texts.append((Bool.random(using: &g) ? "-" : "") + whole + "." + fraction)
             }
             for text in texts {
-                let value = try JSONLineParser.parseDocument(Array(text.utf8))
+                let value = try JSONDocument.parse(Array(text.utf8))
                 let expected = strtod(text, nil)
                 switch value {
                 case .double(let d):

@@ -174,7 +174,7 @@ struct FuzzRegressionTests {
                 }
             }
         }
-        _ = try? JSONLineParser.parseDocument(bytes)
+        _ = try? JSONDocument.parse(bytes)
         let path = "fuzz/log.jsonl"
         let reader = FileReader(
             index: 0, path: path, source: ByteSources.memory(bytes, path: path), wantedFields: nil)
