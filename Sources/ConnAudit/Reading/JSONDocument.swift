@@ -73,7 +73,7 @@ enum JSONDocument {
             c.i += 1
             return .object([])
         }
-        while true {
+        repeat {
             c.skipWhitespace()
             guard c.i < c.count, c.peek == UInt8(ascii: "\"") else {
                 throw JSONSyntaxError(reason: "expected a key", offset: c.i)
@@ -86,16 +86,7 @@ enum JSONDocument {
             c.i += 1
             c.skipWhitespace()
             entries.append(.init(key, try value(&c, depth: depth)))
-            c.skipWhitespace()
-            guard c.i < c.count else {
-                throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i)
-            }
-            let b = c.peek
-            c.i += 1
-            if b == UInt8(ascii: ",") { continue }
-            if b == UInt8(ascii: "}") { break }
-            throw JSONSyntaxError(reason: "expected ',' or '}'", offset: c.i - 1)
-        }
+        } while try more(&c, closedBy: "}")
         return .object(entries)
     }
 
@@ -107,20 +98,26 @@ enum JSONDocument {
             c.i += 1
             return .array([])
         }
-        while true {
+        repeat {
             c.skipWhitespace()
             items.append(try value(&c, depth: depth))
-            c.skipWhitespace()
-            guard c.i < c.count else {
-                throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i)
-            }
-            let b = c.peek
-            c.i += 1
-            if b == UInt8(ascii: ",") { continue }
-            if b == UInt8(ascii: "]") { break }
-            throw JSONSyntaxError(reason: "expected ',' or ']'", offset: c.i - 1)
-        }
+        } while try more(&c, closedBy: "]")
         return .array(items)
+    }
+
+    /// Past the separator after an item: true after a comma, false after `close`.
+    private static func more(_ c: inout Cursor, closedBy close: Unicode.Scalar)
+        throws(JSONSyntaxError) -> Bool
+    {
+        c.skipWhitespace()
+        guard c.i < c.count else {
+            throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i)
+        }
+        let b = c.peek
+        c.i += 1
+        if b == UInt8(ascii: ",") { return true }
+        if b == UInt8(ascii: close) { return false }
+        throw JSONSyntaxError(reason: "expected ',' or '\(close)'", offset: c.i - 1)
     }
 
     /// A string or key at the cursor's opening quote, decoded.
