@@ -41,10 +41,9 @@ public enum FixtureRunner {
 
     public static func run(_ rule: Rule, _ fixture: Fixture) -> Outcome {
         let bytes = Array(fixture.log.utf8)
-        let auditor = Auditor(rules: RuleSet(rules: [rule]), overrides: fixture.params, jobs: 1) {
-            file throws(InputError) in
-            ByteSources.memory(bytes, path: file.path)
-        }
+        let auditor = Auditor(
+            rules: RuleSet(rules: [rule]), overrides: fixture.params, jobs: 1,
+            opener: { file throws(InputError) in ByteSources.memory(bytes, path: file.path) })
         let name = "\(rule.id) fixture '\(fixture.name)'"
         let report = auditor.run([InputFile(path: name, isStdin: false)])
         let result = report.results[0]

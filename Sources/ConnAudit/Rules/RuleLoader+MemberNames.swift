@@ -108,8 +108,10 @@ extension FileLoader {
         var out: [String: Set<String>?] = [:]
         NameWalker.walkTerms(check) { term in
             guard let c = term.capture else { return }
+            // What the capture may hold so far: nothing yet when it is new, nil when open.
+            let sofar: Set<String>? = out[c] ?? .some(Set())
             if let names = term.evNames, names.allSatisfy(ConnlogVocabulary.defines),
-                case let known?? = out[c] ?? .some(Set())
+                let known = sofar
             {
                 out[c] = .some(known.union(names))
             } else {
