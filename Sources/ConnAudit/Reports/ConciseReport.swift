@@ -13,15 +13,16 @@ public enum ConciseReport: PiecewiseTextReport {
 
     static func write(_ report: AuditReport, to out: inout ReportText) {
         precondition(
-            report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
+            report.listsEveryFinding, "this report lists every finding: audit with keepFindings nil"
+        )
         let paths = report.filePaths
         for e in report.inputErrors {
             let what = e.heldNoEvent ? "" : "could not read: "
             out += "\(e.path.visibleControls): conn-audit: \(what)\(e.reason.visibleControls)\n"
         }
         for r in report.results {
-            for f in r.violations { out += line(f, r.rule.id, "", paths) }
-            for f in r.inconclusive { out += line(f, r.rule.id, "inconclusive: ", paths) }
+            report.eachViolation(of: r) { out += line($0, r.rule.id, "", paths) }
+            report.eachInconclusive(of: r) { out += line($0, r.rule.id, "inconclusive: ", paths) }
         }
         out += report.summaryLine + "\n"
     }

@@ -16,7 +16,8 @@ public enum GitLabReport {
     @discardableResult
     static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
         precondition(
-            report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
+            report.listsEveryFinding, "this report lists every finding: audit with keepFindings nil"
+        )
         let paths = report.filePaths
         var w = JSONWriter(flush: flush)
         w.beginArray()
@@ -28,13 +29,20 @@ public enum GitLabReport {
                 severity: "blocker", path: e.path, line: 1)
         }
         for r in report.results {
-            let fingerprints = Fingerprint.of(r, paths: paths).violations
-            for (f, fp) in zip(r.violations, fingerprints) {
+            func add(_ f: Finding, _ fp: String) {
                 let path = f.file.flatMap { Int($0) < paths.count ? paths[Int($0)] : nil } ?? "."
                 issue(
                     &w, check: r.rule.id, message: r.rule.id + ": " + f.message, fingerprint: fp,
                     severity: severity(r.rule.severity), path: path, line: f.line ?? 1)
             }
+            if r.omittedViolations > 0, r.baselined.isEmpty, r.suppressed.isEmpty {
+                // Not all held: fingerprinted as they are read again, in report order.
+                var occurrences = Fingerprint.Occurrences(rule: r.rule.id, paths: paths)
+                report.eachViolation(of: r) { add($0, occurrences.next($0)) }
+                continue
+            }
+            let fingerprints = Fingerprint.of(r, paths: paths).violations
+            for (f, fp) in zip(r.violations, fingerprints) { add(f, fp) }
         }
         w.endArray()
         return w.finish()

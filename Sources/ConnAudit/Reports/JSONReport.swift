@@ -12,7 +12,8 @@ public enum JSONReport {
     /// characters); nil: returned whole.
     static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
         precondition(
-            report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
+            report.listsEveryFinding, "this report lists every finding: audit with keepFindings nil"
+        )
         let paths = report.filePaths
         var w = JSONWriter(flush: flush)
         w.beginObject()
@@ -67,10 +68,10 @@ public enum JSONReport {
             w.key("status", r.status.rawValue)
             w.key("gating", report.failOn.fails(r.rule.severity))
             w.beginArray("violations")
-            for f in r.violations { finding(&w, f, paths) }
+            report.eachViolation(of: r) { finding(&w, $0, paths) }
             w.endArray()
             w.beginArray("inconclusive")
-            for f in r.inconclusive { finding(&w, f, paths) }
+            report.eachInconclusive(of: r) { finding(&w, $0, paths) }
             w.endArray()
             if !r.baselined.isEmpty {
                 w.beginArray("baselined")

@@ -36,7 +36,8 @@ public enum JUnitReport: PiecewiseTextReport {
 
     static func write(_ report: AuditReport, to out: inout ReportText) {
         precondition(
-            report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
+            report.listsEveryFinding, "this report lists every finding: audit with keepFindings nil"
+        )
         let paths = report.filePaths
         let hasInputCase = !report.inputErrors.isEmpty
         let tests = report.results.count + (hasInputCase ? 1 : 0)
@@ -77,9 +78,9 @@ public enum JUnitReport: PiecewiseTextReport {
                 let severity = r.rule.severity.rawValue
                 out += ">\n      <system-out>"
                 out += text(
-                    "\(count(r.violations.count, "violation")) (\(severity), below --fail-on "
+                    "\(count(r.violationCount, "violation")) (\(severity), below --fail-on "
                         + "\(report.failOn.rawValue): does not fail the run):\n")
-                failedFindings(r, paths, &out)
+                failedFindings(r, report, paths, &out)
                 // One `<system-out>` per testcase: the note on accepted violations goes in the same
                 // one.
                 if hasAccepted(r) {
@@ -89,19 +90,19 @@ public enum JUnitReport: PiecewiseTextReport {
                 out += "</system-out>\n    </testcase>\n"
             case .fail:
                 let severity = r.rule.severity.rawValue
-                let message = "\(count(r.violations.count, "violation")) (\(severity))"
+                let message = "\(count(r.violationCount, "violation")) (\(severity))"
                 out += ">\n      <failure message=\"\(attr(message))\" type=\"\(attr(severity))\">"
-                failedFindings(r, paths, &out)
+                failedFindings(r, report, paths, &out)
                 out += "</failure>\n"
                 endTestcase(r, paths, &out)
             case .inconclusive:
-                let n = r.inconclusive.count
+                let n = r.inconclusiveCount
                 var message = "inconclusive: \(count(n, "case")) could not be decided"
                 if let first = r.inconclusive.first {
                     message += (n == 1 ? ": " : "; first: ") + first.message
                 }
                 out += ">\n      <skipped message=\"\(attr(message))\">"
-                lines(r.inconclusive, paths, &out)
+                lines(paths, &out) { report.eachInconclusive(of: r, $0) }
                 out += "</skipped>\n"
                 endTestcase(r, paths, &out)
             case .notApplicable:
@@ -126,18 +127,28 @@ public enum JUnitReport: PiecewiseTextReport {
 
     /// Each finding's ``line(_:_:)``, escaped, one per line (element text).
     /// A failed rule's violations, then its inconclusive cases, if any.
-    private static func failedFindings(_ r: RuleResult, _ paths: [String], _ out: inout ReportText)
-    {
-        lines(r.violations, paths, &out)
+    private static func failedFindings(
+        _ r: RuleResult, _ report: AuditReport, _ paths: [String], _ out: inout ReportText
+    ) {
+        lines(paths, &out) { report.eachViolation(of: r, $0) }
         if !r.inconclusive.isEmpty {
-            out += text("\n\ninconclusive (\(r.inconclusive.count)):\n")
-            lines(r.inconclusive, paths, &out)
+            out += text("\n\ninconclusive (\(r.inconclusiveCount)):\n")
+            lines(paths, &out) { report.eachInconclusive(of: r, $0) }
         }
     }
 
     private static func lines(_ findings: [Finding], _ paths: [String], _ out: inout ReportText) {
-        for (k, f) in findings.enumerated() {
-            out += (k == 0 ? "" : "\n") + text(line(f, paths))
+        lines(paths, &out) { body in findings.forEach(body) }
+    }
+
+    /// The findings `each` gives, one per line.
+    private static func lines(
+        _ paths: [String], _ out: inout ReportText, _ each: ((Finding) -> Void) -> Void
+    ) {
+        var first = true
+        each { f in
+            out += (first ? "" : "\n") + text(line(f, paths))
+            first = false
         }
     }
 

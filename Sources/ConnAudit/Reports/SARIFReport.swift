@@ -62,7 +62,8 @@ public enum SARIFReport {
     /// characters); nil: returned whole.
     static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
         precondition(
-            report.keptEveryFinding, "this report lists every finding: audit with keepFindings nil")
+            report.listsEveryFinding, "this report lists every finding: audit with keepFindings nil"
+        )
         let paths = report.filePaths
         let cwd = Self.workingDirectory()
         let corpus = corpusFile(report)
@@ -108,6 +109,22 @@ public enum SARIFReport {
         // MARK: results
         w.beginArray("results")
         for (index, r) in report.results.enumerated() {
+            if r.omittedViolations > 0 || r.omittedInconclusive > 0 {
+                // Not all held (a merge reads them again): neither baselined nor suppressed.
+                var violations = Fingerprint.Occurrences(rule: r.rule.id, paths: paths)
+                report.eachViolation(of: r) { f in
+                    result(
+                        &w, f, rule: r.rule, index: index, kind: "fail",
+                        fingerprint: violations.next(f), paths: paths, cwd: cwd, corpus: corpus)
+                }
+                var inconclusive = Fingerprint.Occurrences(rule: r.rule.id, paths: paths)
+                report.eachInconclusive(of: r) { f in
+                    result(
+                        &w, f, rule: r.rule, index: index, kind: "review",
+                        fingerprint: inconclusive.next(f), paths: paths, cwd: cwd, corpus: corpus)
+                }
+                continue
+            }
             let fps = Fingerprint.of(r, paths: paths)
             for (f, fp) in zip(r.violations, fps.violations) {
                 result(

@@ -13,6 +13,9 @@ public struct AuditReport: Sendable {
     public var baseline: Baseline.Summary?
     /// Set when suppressions were applied.
     public var suppressions: Suppressions.Summary?
+    /// The findings not kept in ``results``, read again for the reports that list them all (a
+    /// merge of partials); nil when nothing is read again.
+    public var streamed: (any FindingStream)?
 
     /// `--fail-on`: the lowest severity whose violations fail the run.
     public enum FailOn: String, Sendable, CaseIterable {

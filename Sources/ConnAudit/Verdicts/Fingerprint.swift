@@ -17,6 +17,36 @@ public enum Fingerprint {
         }
     }
 
+    /// Fingerprints of a rule's findings given one at a time in report order, as
+    /// ``of(_:rule:paths:)`` gives them for a list in report order. An identity names its file's path, and report order lists a file's findings
+    /// together: the occurrences counted are those of one file at a time, unless two files of the
+    /// run have one path.
+    struct Occurrences {
+        private let rule: String
+        private let paths: [String]
+        private let pathsRepeat: Bool
+        private var seen: [String: Int] = [:]
+        private var file: Int32?
+
+        init(rule: String, paths: [String]) {
+            self.rule = rule
+            self.paths = paths
+            pathsRepeat = Set(paths).count != paths.count
+        }
+
+        /// The fingerprint of `f`, the next finding in report order.
+        mutating func next(_ f: Finding) -> String {
+            if f.file != file {
+                if !pathsRepeat { seen.removeAll(keepingCapacity: true) }
+                file = f.file
+            }
+            let key = Fingerprint.identity(f, rule: rule, paths: paths)
+            let n = seen[key, default: 0]
+            seen[key] = n + 1
+            return Fingerprint.hex(Fingerprint.fnv1a64(key + "\u{1F}" + String(n)))
+        }
+    }
+
     static func identity(_ f: Finding, rule: String, paths: [String]) -> String {
         guard let file = f.file else {
             return [rule, "corpus", f.subject ?? f.message].joined(separator: "\u{1F}")
