@@ -123,9 +123,17 @@ extension CommandLineTool {
         }
         let parts = p.positionalBytes.map { InputFile(bytes: $0) }
         try Self.checkOutputs(outputs, inputs: parts, baseline: p.value("--exact-baseline"))
-        // Suppressions apply to the merged report: with them, every finding is kept.
+        // Without suppressions and baselines, only the first findings of each rule are kept, as
+        // the text report shows them; the reports that list every finding read them again from
+        // the partials (``PartialFindingStream``). Suppressions and baselines apply to the merged
+        // report: with them, every finding is kept.
+        let streams =
+            prepared.suppressions.entries.isEmpty && !p.has("--exact-baseline")
+            && !p.has("--write-exact-baseline")
         let keep =
-            prepared.suppressions.entries.isEmpty ? Self.keptFindings(p, request) : nil
+            streams
+            ? max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
+            : prepared.suppressions.entries.isEmpty ? Self.keptFindings(p, request) : nil
         var merge = PartialMerge(
             rules: prepared.ruleSet.rules, overrides: prepared.overrides,
             suppressions: prepared.suppressions, keep: keep, divert: nil)
@@ -143,8 +151,11 @@ extension CommandLineTool {
         if merge.shards > 1 { try refuseUnmergeable(prepared.ruleSet.rules, shards: merge.shards) }
         let auditor = Auditor(
             rules: prepared.ruleSet, overrides: prepared.overrides, jobs: 1, keepFindings: keep)
+        // Counted before the report is made of the totals (it takes their findings out).
+        let stream = streams ? merge.stream(opener: opener) : nil
         var report = auditor.assemble(
             merged, failOn: request.failOn, plan: auditor.makePlan(files: merged.files.map(\.path)))
+        report.streamed = stream
         return try Self.conclude(
             &report, p, request, prepared, today: Baseline.today(), inputsShown: merge.inputs,
             console: console)

@@ -441,6 +441,9 @@ public enum CommandLineTool {
                 report, format: extra.format, color: request.colorMode == "always", to: extra.path,
                 console: console)
         }
+        // The findings a merge read again: a partial that changed under it leaves the reports
+        // incomplete.
+        if let failure = report.streamed?.failure { throw OutputError(failure) }
         // Unreadable inputs are named on standard error whatever the format, for CI logs.
         for e in report.inputErrors { console.err("conn-audit: error: \(e.headline())\n") }
         return report.exitCode

@@ -3,8 +3,9 @@
 /// report every format renders.
 ///
 /// Partials are read one line at a time (gzip too), and each finding goes straight to the totals,
-/// which keep what the reports asked for (``Auditor/keepFindings``): memory follows the report,
-/// not the size or the number of the partials.
+/// which keep what they are told to (``Auditor/keepFindings``). Each partial lists a rule's
+/// findings in report order (checked here), so the reports that list every finding can read them
+/// again by a k-way merge (``PartialFindingStream``) instead of holding them.
 struct PartialMerge {
     /// A partial that cannot be merged: its path and why.
     struct Failure: Error {
@@ -28,6 +29,10 @@ struct PartialMerge {
     private var generations = 0
     private let total: FindingSink
     private var path = ""
+    /// The partials read, in order, for ``stream(opener:)``.
+    private var partials: [InputFile] = []
+    /// The last finding of the partial being read: each comes after it in report order.
+    private var last: (key: FindingGroup, finding: Finding)?
 
     /// - Parameters:
     ///   - rules: the rules in force for the merge, in the order the shards ran them.
@@ -56,6 +61,7 @@ struct PartialMerge {
             throw Failure(message: "cannot read the partial \(input.path): \(error.reason)")
         }
         let lines = LineReader(source)
+        last = nil
         var records = 0
         var ended = false
         var first = true
@@ -107,6 +113,7 @@ struct PartialMerge {
             throw fail("is cut short: it has no end record (a shard that did not finish?)")
         }
         partialsRead += 1
+        partials.append(input)
     }
 
     private func fail(_ reason: String) -> Failure {
@@ -241,6 +248,16 @@ struct PartialMerge {
         case "violation", "inconclusive":
             let (rule, finding) = try self.finding(
                 body, line: line, violation: kind == "violation")
+            // Report order, as a version 3 partial writes it: rule by rule, each rule's
+            // violations before its inconclusive cases, each list sorted.
+            let key = FindingGroup(rule: rule, violations: kind == "violation")
+            if let last,
+                key < last.key || (key == last.key && Finding.precedes(finding, last.finding))
+            {
+                throw fail(
+                    "line \(line): a finding out of report order: not a partial conn-audit wrote")
+            }
+            last = (key, finding)
             if kind == "violation" {
                 total.take(violation: finding, rule: rule, id: rules[rule].id)
             } else {
@@ -284,14 +301,35 @@ struct PartialMerge {
     private func finding(_ body: Value, line: Int, violation: Bool) throws(Failure) -> (
         Int, Finding
     ) {
-        let fileCount = header!.fileCount
-        guard let rule = ruleIndex(body["rule"]), let message = body["message"]?.string else {
-            throw fail("line \(line): a finding without its rule and message")
+        do {
+            return try Self.finding(
+                body, violation: violation, fileCount: header!.fileCount, ruleCount: rules.count,
+                suppressionCount: suppressionCount)
+        } catch {
+            throw fail("line \(line): \(error.message)")
+        }
+    }
+
+    /// The rule and finding of a `violation` or `inconclusive` record's body, in a run of
+    /// `fileCount` files and `ruleCount` rules whose merge applies `suppressionCount`
+    /// suppressions; fails with the reason.
+    static func finding(
+        _ body: Value, violation: Bool, fileCount: Int, ruleCount: Int, suppressionCount: Int
+    ) throws(Failure) -> (Int, Finding) {
+        func int(_ v: Value?) -> Int? {
+            if case .int(let i)? = v, let n = Int(exactly: i) { return n }
+            return nil
+        }
+        func fail(_ reason: String) -> Failure { Failure(message: reason) }
+        guard let rule = int(body["rule"]), rule >= 0, rule < ruleCount,
+            let message = body["message"]?.string
+        else {
+            throw fail("a finding without its rule and message")
         }
         var f = Finding(message: message)
         if let v = body["file"] {
             guard let i = int(v), i >= 0, i < fileCount else {
-                throw fail("line \(line): a finding in a file the run does not have")
+                throw fail("a finding in a file the run does not have")
             }
             f.file = Int32(i)
         }
@@ -322,7 +360,7 @@ struct PartialMerge {
             for item in items {
                 guard let file = int(item["file"]), file >= 0, file < fileCount,
                     let l = int(item["line"]), let text = item["text"]?.string
-                else { throw fail("line \(line): a context line without its place and text") }
+                else { throw fail("a context line without its place and text") }
                 context.append(
                     ContextLine(
                         file: Int32(file), line: l, text: text,
@@ -347,14 +385,14 @@ struct PartialMerge {
                 }
                 guard !held.isEmpty, held.count == items.count else {
                     throw fail(
-                        "line \(line): a fields_match that is not places of this merge's suppressions in ascending order"
+                        "a fields_match that is not places of this merge's suppressions in ascending order"
                     )
                 }
             }
             // Without suppressions nothing asks (and a finding with no box keeps none).
             if suppressionCount > 0 { f.fieldMatches = held }
         } else if body["fields_match"] != nil {
-            throw fail("line \(line): an inconclusive finding with a fields_match")
+            throw fail("an inconclusive finding with a fields_match")
         }
         return (rule, f)
     }
@@ -396,5 +434,43 @@ struct PartialMerge {
             total: total, files: stats, owned: Array(repeating: true, count: stats.count),
             sources: sources, generations: generations,
             discoveryErrors: discoveryErrors, mergeErrors: mergeErrors)
+    }
+}
+
+/// Which of a rule's lists a finding is in, ordered as reports list them: rule by rule, each
+/// rule's violations before its inconclusive cases.
+struct FindingGroup: Comparable, Hashable {
+    var rule: Int
+    var violations: Bool
+
+    static func < (a: FindingGroup, b: FindingGroup) -> Bool {
+        a.rule != b.rule ? a.rule < b.rule : a.violations && !b.violations
+    }
+}
+
+extension PartialMerge {
+    /// The findings of the partials read, to be read again in report order: what the totals
+    /// did not keep. Each list is checked to hold as many findings as the first reading counted.
+    func stream(opener: @escaping Auditor.Opener, fanIn: Int = PartialFindingStream.fanIn)
+        -> PartialFindingStream
+    {
+        var counts: [FindingGroup: Int] = [:]
+        for (rule, list) in total.violations {
+            counts[FindingGroup(rule: rule, violations: true)] =
+                list.count + (total.omittedViolations[rule] ?? 0)
+        }
+        for (rule, list) in total.inconclusive {
+            counts[FindingGroup(rule: rule, violations: false)] =
+                list.count + (total.omittedInconclusive[rule] ?? 0)
+        }
+        return PartialFindingStream(
+            inputs: partials, opener: opener, rules: rules.map(\.id),
+            fileCount: header?.fileCount ?? 0, counts: counts, fanIn: fanIn)
+    }
+
+    /// How many findings the totals hold (kept, not only counted).
+    var findingsHeld: Int {
+        total.violations.values.reduce(0) { $0 + $1.count }
+            + total.inconclusive.values.reduce(0) { $0 + $1.count }
     }
 }

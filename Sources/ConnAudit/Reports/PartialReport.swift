@@ -9,8 +9,10 @@
 /// only which entries' `fields:` conditions held, judged by the shard on the values one run
 /// judges; docs/schema/partial.schema.json has each record.
 enum PartialReport {
-    /// The format's version: a merge reads only partials of its own.
-    static let version = 2
+    /// The format's version: a merge reads only partials of its own. Version 3 lists each rule's
+    /// violations, and its inconclusive cases, in report order (``inReportOrder(_:)``), for the
+    /// merge to read them again by a k-way merge.
+    static let version = 3
 
     /// What every partial of one run has in common, and which shard wrote it.
     struct Header: Equatable {
@@ -144,11 +146,11 @@ enum PartialReport {
         let total = parts.total
         for index in rules.indices {
             let fieldMatches = suppressions.fieldMatches(rule: rules[index].id)
-            for f in total.violations[index] ?? [] {
+            for f in inReportOrder(total.violations[index] ?? []) {
                 let held = fieldMatches(f)
                 line { w in writeFinding(&w, "violation", rule: index, f, fieldMatches: held) }
             }
-            for f in total.inconclusive[index] ?? [] {
+            for f in inReportOrder(total.inconclusive[index] ?? []) {
                 line { w in writeFinding(&w, "inconclusive", rule: index, f, fieldMatches: []) }
             }
             if let counts = total.labels[index] {
@@ -176,12 +178,32 @@ enum PartialReport {
         flush(out)
     }
 
+    /// `findings` in report order (``Finding/precedes(_:_:)``), equal ones in the order they
+    /// came: as one run's report orders them.
+    static func inReportOrder(_ findings: [Finding]) -> [Finding] {
+        findings.indices.sorted { a, b in
+            Finding.precedes(findings[a], findings[b])
+                || (a < b && !Finding.precedes(findings[b], findings[a]))
+        }.map { findings[$0] }
+    }
+
     private static func writeError(_ w: inout JSONWriter, _ kind: String, _ e: InputError) {
         w.beginObject(kind)
         w.key("path", e.path)
         w.key("reason", e.reason)
         w.key("held_no_event", e.heldNoEvent)
         w.endObject()
+    }
+
+    /// A `violation` or `inconclusive` record (`kind`) of rule `rule`, as one line.
+    static func findingLine(_ kind: String, rule: Int, _ f: Finding, fieldMatches: [Int])
+        -> String
+    {
+        var w = JSONWriter(pretty: false)
+        w.beginObject()
+        writeFinding(&w, kind, rule: rule, f, fieldMatches: fieldMatches)
+        w.endObject()
+        return w.finish()
     }
 
     private static func writeFinding(
