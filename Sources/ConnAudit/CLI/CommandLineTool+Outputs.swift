@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -267,10 +269,10 @@ extension CommandLineTool {
         guard fd >= 0 else { throw OutputError("cannot write \(path): \(describe(errno))") }
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var placed = false
-        TemporaryOnSignal.guard(template)
+        let slot = TemporaryOnSignal.guard(template)
         defer {
             if !placed { unlink(temporary) }
-            TemporaryOnSignal.release()
+            TemporaryOnSignal.release(slot)
         }
         var old = stat()
         if stat(target, &old) == 0 {
@@ -316,14 +318,14 @@ extension CommandLineTool {
 
 // MARK: - Stopped while writing
 
-/// The temporary file a write is filling (a C string), for ``removeTemporaryAndStop(_:)``.
-nonisolated(unsafe) private var writingTemporary: UnsafeMutablePointer<CChar>?
-
-/// Removes the temporary file of the write under way, then ends the process by `signal` as its
-/// default action would (the exit status still says which signal). Only `unlink`, `sigaction`
-/// and `raise`: all async-signal-safe.
+/// Removes the temporary files of the writes under way, then ends the process by `signal` as its
+/// default action would (the exit status still says which signal). Only an atomic load, `unlink`,
+/// `sigaction` and `raise`: all async-signal-safe.
 private func removeTemporaryAndStop(_ signal: Int32) {
-    if let path = writingTemporary { unlink(path) }
+    let filled = TemporaryOnSignal.filled.load(ordering: .acquiring)
+    for slot in 0..<TemporaryOnSignal.slotCount where filled & 1 << slot != 0 {
+        unlink(TemporaryOnSignal.buffers + slot * TemporaryOnSignal.slotBytes)
+    }
     var action = sigaction()
     sigemptyset(&action.sa_mask)
     sigaction(signal, &action, nil)
@@ -333,15 +335,64 @@ private func removeTemporaryAndStop(_ signal: Int32) {
 /// While a report is written, SIGINT, SIGTERM, SIGHUP and SIGXFSZ (a file size limit, `ulimit
 /// -f`), when they would end the process (their default action), remove its temporary file first:
 /// a run stopped mid-write leaves neither a changed file nor a half-written one beside it.
+///
+/// Runs of the library in one process (the tests run several at once) may write at the same
+/// time, so each write takes a slot of its own under a lock: the handlers go in when the first
+/// slot is taken and the earlier ones come back when the last is given up. A slot's buffer is
+/// allocated once and never freed, and its bit in ``filled`` is set only while it holds a whole
+/// path, so the handler never reads freed or half-written memory (unless a write ends and another
+/// takes its slot during the handler's own `unlink`). A write past the slots goes unguarded.
 private enum TemporaryOnSignal {
     static let signals = [SIGINT, SIGTERM, SIGHUP, SIGXFSZ]
-    nonisolated(unsafe) private static var previous: [sigaction] = []
+    static let slotCount = 16
+    /// A path `mkstemp` could create fits, with its terminating zero.
+    static let slotBytes = Int(PATH_MAX)
+    static let buffers = UnsafeMutablePointer<CChar>.allocate(capacity: slotCount * slotBytes)
+    /// Bit `k` is set while slot `k`'s buffer holds the path of a write under way.
+    static let filled = Atomic<UInt32>(0)
 
-    static func `guard`(_ path: [CChar]) {
-        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: path.count)
-        copy.initialize(from: path, count: path.count)
-        writingTemporary = copy
-        previous = signals.map { signal in
+    private struct Slots {
+        var taken: UInt32 = 0
+        /// The actions the handlers replaced, restored when the last slot is given up.
+        var previous: [sigaction] = []
+    }
+
+    private static let slots = Mutex(Slots())
+
+    /// Takes a slot for the temporary file at `path` (a C string); nil when none is free.
+    static func `guard`(_ path: [CChar]) -> Int? {
+        slots.withLock { state -> Int? in
+            guard path.count <= slotBytes,
+                let slot = (0..<slotCount).first(where: { state.taken & 1 << $0 == 0 })
+            else { return nil }
+            let bit = UInt32(1) << slot
+            let first = state.taken == 0
+            state.taken |= bit
+            path.withUnsafeBufferPointer {
+                (buffers + slot * slotBytes).update(from: $0.baseAddress!, count: path.count)
+            }
+            filled.bitwiseOr(bit, ordering: .releasing)
+            if first { state.previous = install() }
+            return slot
+        }
+    }
+
+    /// Gives up `slot`; the last one given up restores the actions the handlers replaced.
+    static func release(_ slot: Int?) {
+        guard let slot else { return }
+        let bit = UInt32(1) << slot
+        slots.withLock { state in
+            filled.bitwiseAnd(~bit, ordering: .releasing)
+            state.taken &= ~bit
+            guard state.taken == 0 else { return }
+            for (signal, var old) in zip(signals, state.previous) { sigaction(signal, &old, nil) }
+            state.previous = []
+        }
+    }
+
+    /// Puts the handler on each signal at its default action; the actions it found.
+    private static func install() -> [sigaction] {
+        signals.map { signal in
             var old = sigaction()
             sigaction(signal, nil, &old)
             // SIG_DFL is a null handler; one ignored (SIG_IGN, as under `nohup`) stays ignored.
@@ -353,13 +404,5 @@ private enum TemporaryOnSignal {
             }
             return old
         }
-    }
-
-    static func release() {
-        for (signal, var old) in zip(signals, previous) { sigaction(signal, &old, nil) }
-        previous = []
-        let path = writingTemporary
-        writingTemporary = nil
-        path?.deallocate()
     }
 }
