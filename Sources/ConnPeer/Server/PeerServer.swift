@@ -74,6 +74,9 @@ public final class PeerServer: @unchecked Sendable {
             accepted += 1
             let gen = accepted
             log.write("peer.accept", gen: gen)
+            // The last connection allowed: the listener closes before it is answered, so a client
+            // that comes after that answer is refused, however late this loop runs again.
+            if accepted >= options.maxConnections { listener.close() }
             let admitted = locked { () -> Bool in
                 guard active < options.maxConcurrent else { return false }
                 active += 1
