@@ -17,7 +17,8 @@
 /// With more, groups of ``fanIn`` are first merged into temporary files (in `TMPDIR`, else
 /// `/tmp`) that hold only their findings, in the same order, and these are merged in turn. A
 /// temporary file is removed from its directory as soon as it is made, so no exit, not even a
-/// kill, leaves it behind; it is read again through `/proc/self/fd`.
+/// kill, leaves it behind; it is read again through `/proc/self/fd`. Without `/proc` (not
+/// Linux), it stays named until the stream ends.
 final class PartialFindingStream: FindingStream, @unchecked Sendable {
     /// The most partials (or temporary files) read at once.
     static let fanIn = 64
@@ -58,8 +59,13 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
         self.fanIn = max(2, fanIn)
     }
 
+    /// Temporary files still in their directory (where they cannot be read again through
+    /// `/proc/self/fd`), removed with the stream.
+    private var named: [String] = []
+
     deinit {
         for fd in descriptors { close(fd) }
+        for path in named { unlink(path) }
     }
 
     func each(rule id: String, violations: Bool, _ body: (Finding) -> Void) {
@@ -150,7 +156,16 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
                 "cannot make a temporary file in \(directory) to merge \(group.count) partials: \(String(cString: strerror(errno)))"
             return nil
         }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        let path = String(
+            decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #if os(Linux)
+            _ = unlink(path)
+            let reread = "/proc/self/fd/\(fd)"
+        #else
+            // No /proc: the file stays named until the stream ends.
+            named.append(path)
+            let reread = path
+        #endif
         descriptors.append(fd)
         var readers: [Reader] = []
         for input in group {
@@ -191,7 +206,7 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
                 "cannot write a temporary file in \(directory) to merge \(group.count) partials: \(String(cString: strerror(writeError)))"
             return nil
         }
-        return InputFile(path: "/proc/self/fd/\(fd)")
+        return InputFile(path: reread)
     }
 
     /// Reads one partial's findings, one at a time.
