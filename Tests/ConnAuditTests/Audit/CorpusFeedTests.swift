@@ -181,11 +181,11 @@ import ConnAuditTestSupport
             let opens = Mutex(0)
             let auditor = Auditor(
                 rules: RuleSet(rules: rules), jobs: jobs, readAheadFrom: readAheadFrom,
-                rereadable: true
-            ) { file throws(InputError) in
-                opens.withLock { $0 += 1 }
-                return ByteSources.memory(bytes, path: file.path)
-            }
+                rereadable: true,
+                opener: { file throws(InputError) in
+                    opens.withLock { $0 += 1 }
+                    return ByteSources.memory(bytes, path: file.path)
+                })
             return (auditor.run([InputFile(path: "fleet.jsonl")]), opens.withLock { $0 })
         }
         let (restarted, opens) = audit(readAheadFrom: .max)
@@ -239,15 +239,15 @@ import ConnAuditTestSupport
         for unreadable in [false, true] {
             let opens = Mutex(0)
             let auditor = Auditor(
-                rules: RuleSet(rules: rules), jobs: jobs, readAheadFrom: .max, rereadable: true
-            ) { file throws(InputError) in
-                let k = opens.withLock {
-                    $0 += 1; return $0
-                }
-                if k == 1 { return ByteSources.memory(first, path: file.path) }
-                if unreadable { throw InputError(path: file.path, reason: "gone") }
-                return ByteSources.memory(second, path: file.path)
-            }
+                rules: RuleSet(rules: rules), jobs: jobs, readAheadFrom: .max, rereadable: true,
+                opener: { file throws(InputError) in
+                    let k = opens.withLock {
+                        $0 += 1; return $0
+                    }
+                    if k == 1 { return ByteSources.memory(first, path: file.path) }
+                    if unreadable { throw InputError(path: file.path, reason: "gone") }
+                    return ByteSources.memory(second, path: file.path)
+                })
             let report = auditor.run([InputFile(path: "fleet.jsonl")])
             let malformed = try #require(report.results.first { $0.rule.id == "log.malformed" })
             // Every line reported is a line the report counts: the reading it gives the counts of.

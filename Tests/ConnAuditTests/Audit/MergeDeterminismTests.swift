@@ -167,11 +167,11 @@ extension MergeTests {
                 let opens = Mutex(0)
                 let auditor = Auditor(
                     rules: MergeTests.rules, jobs: jobs, readAheadFrom: readAheadFrom,
-                    rereadable: true
-                ) { file throws(InputError) in
-                    opens.withLock { $0 += 1 }
-                    return ByteSources.memory(bytes, path: file.path)
-                }
+                    rereadable: true,
+                    opener: { file throws(InputError) in
+                        opens.withLock { $0 += 1 }
+                        return ByteSources.memory(bytes, path: file.path)
+                    })
                 let report = auditor.run([InputFile(path: "fleet.jsonl")])
                 return (report, opens.withLock { $0 })
             }
@@ -223,11 +223,12 @@ extension MergeTests {
             // Between the two sizes, only the gzip file is read ahead (a second open).
             func opens(_ name: String) -> Int {
                 let count = Mutex(0)
-                let auditor = Auditor(rules: MergeTests.rules, jobs: 1, readAheadFrom: gz.count * 4)
-                { file throws(InputError) in
-                    count.withLock { $0 += 1 }
-                    return try ByteSources.open(file)
-                }
+                let auditor = Auditor(
+                    rules: MergeTests.rules, jobs: 1, readAheadFrom: gz.count * 4,
+                    opener: { file throws(InputError) in
+                        count.withLock { $0 += 1 }
+                        return try ByteSources.open(file)
+                    })
                 let report = auditor.run([InputFile(path: dir + "/" + name)])
                 #expect(report.inputErrors.isEmpty)
                 return count.withLock { $0 }
@@ -246,13 +247,15 @@ extension MergeTests {
             let bytes = Array(lines.joined(separator: "\n").utf8)
             let opens = Mutex(0)
             // The second open of a pipe finds nothing: a restart would judge nothing at all.
-            let auditor = Auditor(rules: MergeTests.rules, jobs: jobs, rereadable: false) {
-                file throws(InputError) in
-                let first = opens.withLock {
-                    $0 += 1; return $0 == 1
-                }
-                return ByteSources.memory(first ? bytes : [], path: file.path)
-            }
+            let auditor = Auditor(
+                rules: MergeTests.rules, jobs: jobs, rereadable: false,
+                opener: {
+                    file throws(InputError) in
+                    let first = opens.withLock {
+                        $0 += 1; return $0 == 1
+                    }
+                    return ByteSources.memory(first ? bytes : [], path: file.path)
+                })
             let report = auditor.run([InputFile(path: "/dev/fd/63")])
             #expect(opens.withLock { $0 } == 1)
             #expect(report.inputs.events == n)
@@ -273,14 +276,16 @@ extension MergeTests {
             let full = Array((lines.joined(separator: "\n") + "\n").utf8)
             let half = Array((lines.prefix(20).joined(separator: "\n") + "\n").utf8)
             let opens = Mutex(0)
-            let auditor = Auditor(rules: MergeTests.rules, jobs: jobs, readAheadFrom: 0) {
-                file throws(InputError) in
-                // The first open is the read itself, the second the read-ahead.
-                let n = opens.withLock {
-                    $0 += 1; return $0
-                }
-                return ByteSources.memory(n == 1 ? full : half, path: file.path)
-            }
+            let auditor = Auditor(
+                rules: MergeTests.rules, jobs: jobs, readAheadFrom: 0,
+                opener: {
+                    file throws(InputError) in
+                    // The first open is the read itself, the second the read-ahead.
+                    let n = opens.withLock {
+                        $0 += 1; return $0
+                    }
+                    return ByteSources.memory(n == 1 ? full : half, path: file.path)
+                })
             let report = auditor.run([InputFile(path: "live.jsonl")])
             #expect(
                 report.inputErrors.contains {

@@ -61,9 +61,12 @@ extension MergeTests {
             let whole = Gzip.compress(Array(text.utf8))
             let truncated = Array(whole.dropLast(8))  // the gzip trailer is missing
             let other = Array(#"{"t":0,"src":"dev","ev":"ws.connect","gen":1}"#.utf8)
-            let auditor = Auditor(rules: MergeTests.rules, jobs: 1) { file throws(InputError) in
-                ByteSources.memory(file.path.hasSuffix(".gz") ? truncated : other, path: file.path)
-            }
+            let auditor = Auditor(
+                rules: MergeTests.rules, jobs: 1,
+                opener: { file throws(InputError) in
+                    ByteSources.memory(
+                        file.path.hasSuffix(".gz") ? truncated : other, path: file.path)
+                })
             let report = auditor.run([
                 InputFile(path: "logs/cut.jsonl.gz"), InputFile(path: "logs/ok.jsonl")
             ])
@@ -94,13 +97,15 @@ extension MergeTests {
             ]
             let served = Dictionary(
                 uniqueKeysWithValues: files.map { ($0.path, Array($0.text.utf8)) })
-            let auditor = Auditor(rules: MergeTests.rules, jobs: 1) { file throws(InputError) in
-                // The second open (pass 2) of b fails, as a rotated-away or deleted file would.
-                if file.path == "logs/b.jsonl", opens.next(file.path) > 1 {
-                    throw InputError(path: file.path, reason: "no such file or directory")
-                }
-                return ByteSources.memory(served[file.path]!, path: file.path)
-            }
+            let auditor = Auditor(
+                rules: MergeTests.rules, jobs: 1,
+                opener: { file throws(InputError) in
+                    // The second open (pass 2) of b fails, as a rotated-away or deleted file would.
+                    if file.path == "logs/b.jsonl", opens.next(file.path) > 1 {
+                        throw InputError(path: file.path, reason: "no such file or directory")
+                    }
+                    return ByteSources.memory(served[file.path]!, path: file.path)
+                })
             let report = auditor.run(files.map { InputFile(path: $0.path) })
             let found = MergeTests.violations(report, "ws.single-close").map {
                 "\($0.path):\($0.line)"

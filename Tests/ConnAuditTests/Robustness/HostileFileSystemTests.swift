@@ -51,11 +51,13 @@ extension HostileFileSystemTests {
             let found = InputDiscovery.discover([logs])
             #expect(found.files.map(\.path) == [a, b, c])
 
-            let auditor = Auditor(rules: try Self.probeRuleSet(dir), jobs: 2) {
-                file throws(InputError) in
-                if file.path == b { _ = unlink(file.path) }
-                return try ByteSources.open(file)
-            }
+            let auditor = Auditor(
+                rules: try Self.probeRuleSet(dir), jobs: 2,
+                opener: {
+                    file throws(InputError) in
+                    if file.path == b { _ = unlink(file.path) }
+                    return try ByteSources.open(file)
+                })
             var report: AuditReport?
             let elapsed = ContinuousClock().measure {
                 report = auditor.run(found.files, discoveryErrors: found.errors)
@@ -86,13 +88,15 @@ extension HostileFileSystemTests {
             let lines = (1...200).map { Hostile.probe($0, src: "s") }
             let log = try Hostile.put(lines.joined(separator: "\n") + "\n", dir, "rotated.jsonl")
             let size = lines.joined(separator: "\n").utf8.count + 1
-            let auditor = Auditor(rules: try Self.probeRuleSet(dir), jobs: 1) {
-                file throws(InputError) in
-                let source = try ByteSources.open(file)
-                // copy-and-truncate rotation, after the open
-                _ = truncate(file.path, off_t(size / 2))
-                return source
-            }
+            let auditor = Auditor(
+                rules: try Self.probeRuleSet(dir), jobs: 1,
+                opener: {
+                    file throws(InputError) in
+                    let source = try ByteSources.open(file)
+                    // copy-and-truncate rotation, after the open
+                    _ = truncate(file.path, off_t(size / 2))
+                    return source
+                })
             let report = auditor.run([InputFile(path: log)])
             #expect(report.exitCode == 2)
             #expect(
@@ -122,11 +126,13 @@ extension HostileFileSystemTests {
                 (10..<20).map { Hostile.probe($0, src: "d") }.joined(separator: "\n") + "\n", dir,
                 "m2.jsonl")
             let opens = OpenLog()
-            let auditor = Auditor(rules: try Self.probeRuleSet(dir), jobs: 2) {
-                file throws(InputError) in
-                if file.path == second, opens.open(file.path) == 2 { _ = unlink(file.path) }
-                return try ByteSources.open(file)
-            }
+            let auditor = Auditor(
+                rules: try Self.probeRuleSet(dir), jobs: 2,
+                opener: {
+                    file throws(InputError) in
+                    if file.path == second, opens.open(file.path) == 2 { _ = unlink(file.path) }
+                    return try ByteSources.open(file)
+                })
             let report = auditor.run([InputFile(path: first), InputFile(path: second)])
             #expect(report.exitCode == 2)
             #expect(

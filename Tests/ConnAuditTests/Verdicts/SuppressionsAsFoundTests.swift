@@ -109,10 +109,10 @@ struct SuppressionsAsFoundTests {
         let paths = ["up.jsonl"]
         func audit(keep: Int?, divert: ViolationFilter?) -> AuditReport {
             let auditor = Auditor(
-                rules: RuleSet(rules: withFields), jobs: 1, keepFindings: keep, divert: divert
-            ) {
-                f throws(InputError) in ByteSources.memory(log, path: f.path)
-            }
+                rules: RuleSet(rules: withFields), jobs: 1, keepFindings: keep, divert: divert,
+                opener: {
+                    f throws(InputError) in ByteSources.memory(log, path: f.path)
+                })
             return auditor.run([InputFile(path: "up.jsonl")])
         }
         var counted = audit(
