@@ -250,7 +250,6 @@ enum RuleFiles {
 /// Turns one file's YAML nodes into rules, collecting every error.
 struct FileLoader {
     let path: String
-    let text: String
     /// What the YAML is read from (``init(path:text:parsed:)``).
     private let parsed: String
     private(set) var errors: [Diagnostic] = []
@@ -275,7 +274,6 @@ struct FileLoader {
     /// them blank; by default `text` itself).
     init(path: String, text: String, parsed: String? = nil) {
         self.path = path
-        self.text = text
         self.parsed = parsed ?? text
         bytes = Array(text.utf8)
         var starts = [0]
@@ -284,8 +282,7 @@ struct FileLoader {
         lineStarts = starts
     }
 
-    /// Line `n`'s bytes (1-based; without its line break, a CR before it included): empty past
-    /// the text.
+    /// Line `n`'s bytes (1-based), without its line break (LF or CR LF); empty past the text.
     func lineBytes(_ n: Int) -> ArraySlice<UInt8> {
         guard n >= 1, n <= lineCount else { return [] }
         let line = bytes[lineStarts[n - 1]..<(lineStarts[n] - 1)]
