@@ -31,11 +31,11 @@ let package = Package(
         .target(name: "ConnSoak", dependencies: ["ConnAudit", "ConnPeer"]),
         .executableTarget(name: "conn-soak", dependencies: ["ConnSoak"]),
         // What the test files share: runs of the command line, in memory and as a child process,
-        // rules from YAML over logs in memory, JSON reports, the repository's files, a seeded
-        // generator. Only the public library, so it builds in any configuration; no product uses
-        // it.
+        // rules from YAML over logs in memory, JSON reports, the repository's files, draws of
+        // conn-soak's seeded generator. Only public interfaces, so it builds in any
+        // configuration; no product uses it.
         .target(
-            name: "ConnAuditTestSupport", dependencies: ["ConnAudit"],
+            name: "ConnAuditTestSupport", dependencies: ["ConnAudit", "ConnSoak"],
             path: "Tests/ConnAuditTestSupport"),
         // Snapshots are read from the source tree (#filePath), not bundled.
         .testTarget(

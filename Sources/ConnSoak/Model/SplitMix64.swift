@@ -1,11 +1,12 @@
-/// A small seedable generator (SplitMix64): the same seed gives the same jitter and keys.
-/// Internal: ConnAuditTestSupport has one of its own name.
-struct SplitMix64: Sendable {
+/// A small seedable generator (SplitMix64): the same seed gives the same draws. conn-soak's
+/// jitter and keys come from it, and so do the tests' randomised inputs, which a failure can then
+/// replay from its seed.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -14,9 +15,9 @@ struct SplitMix64: Sendable {
     }
 
     /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
-    mutating func bytes(_ count: Int) -> [UInt8] {
+    public mutating func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
     }
 }

@@ -3,6 +3,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// The corpus timeline fed while files are read (``CorpusFeed``), and what a finding keeps
 /// (``Finding``, ``MessageTable``): a file of lines that are not JSON must not cost a kept event
@@ -53,7 +54,7 @@ import ConnAuditTestSupport
     static func log(_ path: String, seed: UInt64, lines count: Int, sources: Int = 3) -> (
         text: String, items: [Item]
     ) {
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         var lines: [String] = []
         var items: [Item] = []
         for i in 1...count {

@@ -3,6 +3,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// ``Auditor/keepFindings``: when the only reports are the text and GitHub ones, which show the
 /// first findings of each rule and count the rest, a run keeps only those — and must print exactly
@@ -13,7 +14,7 @@ import ConnAuditTestSupport
     /// findings that wait for the events after their anchor (a deadline), and many findings at one
     /// line with one message (a line that is malformed and holds secrets).
     static func log(seed: UInt64, lines count: Int) -> String {
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         var t = 0
         var out: [String] = []
         for i in 0..<count {
@@ -174,7 +175,7 @@ import ConnAuditTestSupport
     func sinkStaysBounded() {
         let sink = FindingSink(files: ["a"], keep: 5)
         let context = TimelineContext(source: nil, enabled: false)
-        var rng = SplitMix64(state: 9)
+        var rng = SplitMix64(seed: 9)
         var lines: [Int] = []
         var most = 0
         for _ in 0..<20_000 {

@@ -2,6 +2,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// The secret scan of lines too long to hold (``LongLineSecretScanner``): the same key paths as
 /// ``JSONLineParser`` gives the same bytes, whatever chunks they arrive in.
@@ -156,7 +157,7 @@ struct LongLineSecretScannerTests {
     @Test("generated lines give the parser's paths, whatever the chunks", arguments: 0..<8)
     func generated(_ batch: Int) {
         var scanner = LongLineSecretScanner()
-        var random = SplitMix64(state: UInt64(batch) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        var random = SplitMix64(seed: UInt64(batch) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
         var judged = 0, flagged = 0
         for n in 0..<300 {
             var generator = LineGenerator(random: random)
@@ -194,7 +195,7 @@ struct LongLineSecretScannerTests {
 
     @Test("the streaming token matcher finds what containsToken finds, on random text")
     func tokenMatcher() {
-        var random = SplitMix64(state: 42)
+        var random = SplitMix64(seed: 42)
         let pieces: [[UInt8]] = [
             "b", "B", "e", "E", "a", "r", "R", "bearer", "Bearer", "eyJ", "y", "J", ".", "_", "-",
             " ",

@@ -2,6 +2,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// The reader's fast path for plain lines (flat objects of plain keys and values) must make of a
 /// line exactly what the general parser makes of it, and leave every other line to it.
@@ -95,7 +96,7 @@ struct PlainLinesReadAsGeneralParserTests {
         var both = JSONLineParser(wantedFields: wanted, evIDs: evIDs)
         var general = JSONLineParser(wantedFields: wanted, evIDs: evIDs)
         var plainOnly = JSONLineParser(wantedFields: wanted, evIDs: evIDs)
-        var rng = SplitMix64(state: 36)
+        var rng = SplitMix64(seed: 36)
         var fast = 0, slow = 0, differing: [String] = []
         var a = ParsedLine(), b = ParsedLine(), c = ParsedLine()
         for _ in 0..<20_000 {

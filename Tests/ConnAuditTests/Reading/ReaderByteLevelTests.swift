@@ -5,6 +5,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 extension ReaderTests {
     /// The word-at-a-time string scan and the table that finds repeated `ev` / `src` / `session`
@@ -42,7 +43,7 @@ extension ReaderTests {
 
         @Test("the word mask agrees with a byte loop on random words")
         func randomWords() {
-            var g = SplitMix64(state: 42)
+            var g = SplitMix64(seed: 42)
             // Bytes drawn mostly around the edges that matter (0x1F/0x20, quote, backslash,
             // 0x7F/0x80).
             let pool: [UInt8] = [
@@ -103,7 +104,7 @@ extension ReaderTests {
             "scanning a string gives the byte loop's range, escape flag and error, on random strings"
         )
         func scanMatchesReference() {
-            var g = SplitMix64(state: 7)
+            var g = SplitMix64(seed: 7)
             let pieces: [[UInt8]] = [
                 Array("a".utf8), Array("xyz0123".utf8), Array("ws.connect_failed".utf8), [0x22],
                 [0x5C, 0x22], [0x5C, 0x5C],
@@ -142,7 +143,7 @@ extension ReaderTests {
 
         @Test("decimals read without strtod give strtod's double, bit for bit; integers stay exact")
         func decimals() throws {
-            var g = SplitMix64(state: 99)
+            var g = SplitMix64(seed: 99)
             var texts = [
                 "0.5", "-0.0", "0.1", "128.11", "1128.11", "999999999999999.9", "99999999999999.99",
                 "0.000000000000001", "-123456789012.345", "9007199254740993.5",

@@ -2,6 +2,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// The light first read of a big file (``SourceEndScan``) must never put a source's end before
 /// its last event as the full reader sees it (the second read would then take the source's later
@@ -98,7 +99,7 @@ import ConnAuditTestSupport
     ]
 
     @Test func noSourceEndsBeforeItsLastEvent() {
-        var rng = SplitMix64(state: 11)
+        var rng = SplitMix64(seed: 11)
         var exact = 0, read = 0
         for round in 0..<600 {
             var lines: [[UInt8]] = (0..<rng.below(40)).map { _ in

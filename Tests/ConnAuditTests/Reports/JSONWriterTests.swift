@@ -3,6 +3,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// The byte-level JSON writer the json, sarif and timeline reports use: its escaping agrees with
 /// the rule written out scalar by scalar, and what it writes is JSON that reads back as written.
@@ -40,7 +41,7 @@ import ConnAuditTestSupport
     ]
 
     @Test func escapingAgreesWithTheScalarRule() {
-        var rng = SplitMix64(state: 2028)
+        var rng = SplitMix64(seed: 2028)
         for _ in 0..<3_000 {
             var s = ""
             for _ in 0..<rng.below(24) {
@@ -56,7 +57,7 @@ import ConnAuditTestSupport
     }
 
     @Test func writtenDocumentsReadBack() throws {
-        var rng = SplitMix64(state: 7)
+        var rng = SplitMix64(seed: 7)
         for pretty in [true, false] {
             var w = JSONWriter(pretty: pretty)
             var texts: [String] = []
@@ -102,7 +103,7 @@ import ConnAuditTestSupport
     @Test func aFlushedDocumentIsTheSameDocumentInWholeChunks() throws {
         final class Chunks { var all: [[UInt8]] = [] }
         func write(_ w: inout JSONWriter) -> String {
-            var rng = SplitMix64(state: 11)
+            var rng = SplitMix64(seed: 11)
             w.beginObject()
             w.beginArray("findings")
             // About 3 MB: three flushes and a rest, with multi-byte text around every boundary.

@@ -9,6 +9,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// Hostile `.gz` uploads: damaged, empty, or not gzip at all. Each is named and exits 2; the
 /// lines read before the damage are checked.
@@ -21,7 +22,7 @@ extension HostileGzipTests {
     /// 4,000 lines of source `d`, hard to compress so the damage lands mid-text, and the gzip of
     /// them.
     private static func gzipCorpus() -> (plain: [UInt8], gzip: [UInt8], lines: Int) {
-        var random = SplitMix64(state: 42)
+        var random = SplitMix64(seed: 42)
         var plain: [UInt8] = []
         let count = 4000
         for i in 1...count {

@@ -9,6 +9,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// Hostile logs whose lines are not connlog: garbage, invalid UTF-8, huge or deep lines, huge
 /// numbers, NUL bytes. The damaged lines are malformed; the good lines around them are checked.
@@ -20,7 +21,7 @@ struct HostileLogBytesTests {}
 extension HostileLogBytesTests {
     @Test func binaryGarbageIsMalformedLineByLineAndTheGoodLinesAroundItAreChecked() throws {
         try Hostile.withScratch { dir in
-            var random = SplitMix64(state: 0xC0FFEE)
+            var random = SplitMix64(seed: 0xC0FFEE)
             var garbage = random.bytes(64 * 1024)
             // Plenty of NULs, and never the gzip magic at the start of a line.
             for i in stride(from: 0, to: garbage.count, by: 97) { garbage[i] = 0 }

@@ -9,6 +9,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// Ordinary files of odd shape (empty, blank, CRLF, a mid-file byte order mark) and a mixed
 /// hostile file where every physical line is an event, malformed or blank.
@@ -127,7 +128,7 @@ extension HostileLogShapesTests {
     @Test func everyPhysicalLineIsAnEventMalformedOrBlank() throws {
         try Hostile.withScratch { dir in
             let mib = 1 << 20
-            var random = SplitMix64(state: 7)
+            var random = SplitMix64(seed: 7)
             let garbage = random.bytes(200).map { $0 == 0x0A ? 0 : $0 }
             let lines: [[UInt8]] = [
                 // 1 event (BOM at the start skipped)

@@ -9,6 +9,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// Rules files that are bombs, too deep, not YAML, empty or of the wrong shape are refused fast
 /// with their position; a catastrophic regex over a long string finishes fast.
@@ -118,7 +119,7 @@ extension HostileRulesTests {
     @Test func aRulesFileThatIsNotYAMLIsRefused() throws {
         try Hostile.withScratch { dir in
             let log = try Hostile.put(Self.cleanLog, dir, "a.jsonl")
-            var random = SplitMix64(state: 99)
+            var random = SplitMix64(seed: 99)
             var binary = random.bytes(4096)
             binary[0] = 0xFF
             let notUTF8 = try Hostile.put(binary, dir, "binary.yaml")

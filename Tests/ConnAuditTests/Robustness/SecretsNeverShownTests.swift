@@ -3,6 +3,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// No output shows a secret: context lines, message holes, source names and the timeline in all
 /// its formats go through one detector (``SecretShapes``), which finds what secret scanners find
@@ -96,7 +97,7 @@ import ConnAuditTestSupport
     /// Everything log.no-secrets flags in a text, the shared detector hides too: random texts
     /// with bearer tokens and JWTs written among other bytes.
     @Test func theDetectorCoversWhatTheRuleFlags() {
-        var random = SplitMix64(state: 31)
+        var random = SplitMix64(seed: 31)
         let pieces = [
             "Bearer ", "bearer\t", "BEARER  ", "eyJ", "eyJabc", ".", "eyJx.", "abcdefgh",
             "12345678", "+/=~-_",

@@ -3,6 +3,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 // MARK: - Matching
 
@@ -475,7 +476,7 @@ private struct PatternGenerator {
 }
 
 @Test func agreesWithNSRegularExpression() throws {
-    var generator = PatternGenerator(random: SplitMix64(state: 0xC0FF_EE15_600D))
+    var generator = PatternGenerator(random: SplitMix64(seed: 0xC0FF_EE15_600D))
     var compared = 0
     for _ in 0..<400 {
         let pattern = generator.pattern()

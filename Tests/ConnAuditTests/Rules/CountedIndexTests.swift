@@ -2,6 +2,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// History counts answered from seqs (``CountedIndex``): which calls are, that their answers are
 /// the ones the events give, and that a rule whose every call on a list is one keeps none of the
@@ -26,7 +27,7 @@ import ConnAuditTestSupport
     /// strings of different bytes, null, booleans, missing ids; `ok` true, false or missing; two
     /// sources.
     static func log(seed: UInt64, events: Int = 400) -> String {
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         let ids = [
             #"1"#, #""1""#, "1.0", #""01""#, "2", #""2""#, "18446744073709551617",
             #""18446744073709551617""#,
@@ -223,7 +224,7 @@ import ConnAuditTestSupport
     /// `count … by:` counts in a ``KeyBuckets`` table: the same counts as the `[Value: Int]` it
     /// replaced, keys in the order they came (canonically equal texts are one key, as `==` has it).
     @Test func countsByKeyAgreeWithADictionary() {
-        var rng = SplitMix64(state: 77)
+        var rng = SplitMix64(seed: 77)
         let keys: [Value] = [
             .string("caf\u{E9}"), .string("cafe\u{301}"), .string("1"), .int(1), .double(1),
             .bigInt("18446744073709551617"),

@@ -2,6 +2,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// The small tables the engine keeps per rule instead of dictionaries and copies.
 @Suite struct EngineTablesTests {
@@ -171,7 +172,7 @@ import ConnAuditTestSupport
     private static func event(_ n: Int) -> Event { Event(t: Double(n), ev: "e", line: n) }
 
     @Test func itGroupsEventsAsADictionaryOfValuesDoes() {
-        var rng = SplitMix64(state: 5)
+        var rng = SplitMix64(seed: 5)
         let alphabet: [String] = ["a", "b", "é", "e\u{301}", "\u{212A}", "K", "7", "ﬀ", "\u{1F600}"]
         func randomKey() -> Value {
             switch rng.below(6) {

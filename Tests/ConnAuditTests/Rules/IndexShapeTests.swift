@@ -2,6 +2,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// How a history call is answered — from a hash index keyed by what is bound outside it, with a
 /// `$seq` bound, or by scanning — is decided from the names the rule declares, never from what
@@ -182,7 +183,7 @@ import ConnAuditTestSupport
     /// Events whose fields are named like the rules' captures (`b`, `o`, `z`), so that a road
     /// that read such a field where the capture is unbound would answer otherwise; two sources.
     static func log(seed: UInt64, events: Int = 160) -> String {
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         var t = 0
         var lines: [String] = []
         func object() -> String {

@@ -2,6 +2,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// The same rule written so that a history call is static (answered from a running aggregate)
 /// and so that it is correlated (answered from history lists, or through the equality index),
@@ -11,7 +12,7 @@ extension CheckKindTests {
         /// ~500 ws events over several generations and two sources, with ties in `t`, events
         /// without `gen`, and connects that sometimes carry `timeout_ms`.
         static func wsLog(seed: UInt64, events: Int = 500) -> String {
-            var rng = SplitMix64(state: seed)
+            var rng = SplitMix64(seed: seed)
             var t = 0
             var lines: [String] = []
             for _ in 0..<events {
@@ -40,7 +41,7 @@ extension CheckKindTests {
 
         /// ~500 SSE events (no gen), ids as strings or integers, sometimes missing.
         static func sseLog(seed: UInt64, events: Int = 500) -> String {
-            var rng = SplitMix64(state: seed)
+            var rng = SplitMix64(seed: seed)
             var t = 0
             var lines: [String] = []
             for _ in 0..<events {

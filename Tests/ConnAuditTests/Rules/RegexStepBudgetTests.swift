@@ -2,6 +2,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// A regex search within a budget of VM steps: it answers as the unbudgeted search does, or stops
 /// at the budget with "exhausted" (then the budget is empty); the required-byte scan in front of
@@ -53,7 +54,7 @@ struct RegexStepBudgetTests {
     /// The steps a search takes are the budget it needs: one less is exhausted, that many is
     /// the same answer as the VM's without a budget or the byte scan.
     @Test func answersWithinTheBudgetAreTheUnbudgetedOnes() throws {
-        var random = SplitMix64(state: 0x5EED_B0D6_E7)
+        var random = SplitMix64(seed: 0x5EED_B0D6_E7)
         var compared = 0
         var exhaustedAtOneLess = 0
         for _ in 0..<600 {
@@ -186,7 +187,7 @@ extension RegexStepBudgetTests {
     @Test func withinTheBudgetCallsAnswerAsWithoutOne() throws {
         let budget = RegexStepBudget()
         #expect(budget.remaining == BoundedRegex.defaultTimelineStepBudget)
-        var random = SplitMix64(state: 0xB0D6_E7)
+        var random = SplitMix64(seed: 0xB0D6_E7)
         for _ in 0..<300 {
             let pattern = RandomRegex.pattern(&random)
             guard !pattern.contains("'") else { continue }

@@ -2,6 +2,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// The sequence engine's cost per event: an event that concerns none of the open partial matches
 /// or obligations looks at none of them, so a generation where thousands of them wait (a client
@@ -229,7 +230,7 @@ import ConnAuditTestSupport
             message: "L={L} at {o.k}"
             """
         ]
-        var random = SplitMix64(state: UInt64(seed) &+ 0x5EED)
+        var random = SplitMix64(seed: UInt64(seed) &+ 0x5EED)
         let names = ["x.pong", "x.pong", "x.reconnect", "x.other"]
         let log = (0..<(20 + random.below(200))).map { _ in
             (names[random.below(names.count)], random.below(4))

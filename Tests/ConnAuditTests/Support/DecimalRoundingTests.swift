@@ -3,6 +3,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// Times add up as decimals: `128.11 + 1000` is the logged `1128.11`, never the binary
 /// `1128.1100000000001`, up to 16 and 17 significant digits.
@@ -60,7 +61,7 @@ import ConnAuditTestSupport
     /// the sum is the decimal sum of the two shortest forms, checked against Foundation's
     /// `Decimal` (38 digits, exact here) read back by `Double(_:)`.
     @Test func longDecimalSumsAreTheDecimalResult() throws {
-        var rng = SplitMix64(state: 0x5EED_0016)
+        var rng = SplitMix64(seed: 0x5EED_0016)
         var failures = 0
         var textPath = 0
         for i in 0..<20_000 {

@@ -2,6 +2,7 @@ import Testing
 
 @testable import ConnAudit
 import ConnAuditTestSupport
+import ConnSoak
 
 /// A retired timeline keeps its events encoded (``EncodedEventLog``); a rebuild decodes them.
 /// Decoding must give back every field of every event exactly, whatever the event holds.
@@ -109,7 +110,7 @@ import ConnAuditTestSupport
     }
 
     @Test func randomLogsComeBackExactly() {
-        var rng = SplitMix64(state: 5)
+        var rng = SplitMix64(seed: 5)
         // One table for every log, as one source's retired timelines share theirs.
         let names = EventLogNames()
         for round in 0..<400 {

@@ -2,6 +2,7 @@
 
 import Testing
 import ConnAuditTestSupport
+import ConnSoak
 
 // MARK: - The seed's policy
 
@@ -34,7 +35,7 @@ struct BackoffPolicy {
 
     init(mutant: Mutant? = nil, seed: UInt64 = 0x5EED_0002) {
         self.mutant = mutant
-        random = SplitMix64(state: seed)
+        random = SplitMix64(seed: seed)
     }
 
     /// The seed's `attempts > 10` guard, fixed: may another attempt be made?
