@@ -39,7 +39,7 @@ enum SourceEndScan {
             }
             if raw.tooLong != nil { continue }
             let scanned: Scanned
-            switch scan(raw.bytes) {
+            switch plainScan(raw.bytes) ?? scan(raw.bytes) {
             case .notAnEvent: continue
             case .unusual: return nil
             case .event(let s): scanned = s
@@ -80,12 +80,12 @@ enum SourceEndScan {
     }
 
     /// Where a line's `src` and `session` texts are (nil: absent, or a null `src`).
-    struct Scanned {
+    struct Scanned: Equatable {
         var src: Range<Int>?
         var session: Range<Int>?
     }
 
-    enum Line {
+    enum Line: Equatable {
         /// Certainly not an event: not a JSON object, or no `t` or `ev` that could make one.
         case notAnEvent
         /// Could be an event, of the source these texts name.
@@ -96,16 +96,17 @@ enum SourceEndScan {
 
     // Computed, not stored: a stored static is read through a lazy-initialisation check on every
     // use, and these are read for every byte.
-    @inline(__always) private static var quote: UInt8 { 0x22 }
-    @inline(__always) private static var backslash: UInt8 { 0x5C }
-    @inline(__always) private static var colon: UInt8 { 0x3A }
-    @inline(__always) private static var comma: UInt8 { 0x2C }
-    @inline(__always) private static var openBrace: UInt8 { 0x7B }
-    @inline(__always) private static var closeBrace: UInt8 { 0x7D }
-    @inline(__always) private static var openBracket: UInt8 { 0x5B }
-    @inline(__always) private static var closeBracket: UInt8 { 0x5D }
+    @inline(__always) static var quote: UInt8 { 0x22 }
+    @inline(__always) static var backslash: UInt8 { 0x5C }
+    @inline(__always) static var colon: UInt8 { 0x3A }
+    @inline(__always) static var comma: UInt8 { 0x2C }
+    @inline(__always) static var openBrace: UInt8 { 0x7B }
+    @inline(__always) static var closeBrace: UInt8 { 0x7D }
+    @inline(__always) static var openBracket: UInt8 { 0x5B }
+    @inline(__always) static var closeBracket: UInt8 { 0x5D }
 
-    /// What one line can be, read only as far as its top-level structure.
+    /// What one line can be, read only as far as its top-level structure: the general scan, for
+    /// any line (``plainScan(_:)`` reads the common ones faster).
     static func scan(_ b: UnsafeBufferPointer<UInt8>) -> Line {
         let n = b.count
         var i = skipSpace(b, 0)
@@ -180,7 +181,7 @@ enum SourceEndScan {
         return .event(out)
     }
 
-    private enum Key {
+    enum Key {
         case t, ev, src, session, other
 
         /// Compared byte by byte: a key is classified on every line.

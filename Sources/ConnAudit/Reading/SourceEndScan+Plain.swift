@@ -1,0 +1,99 @@
+extension SourceEndScan {
+    /// ``scan(_:)``'s answer for a plain line, read a word at a time; nil for any other line,
+    /// which the general scan then reads.
+    ///
+    /// A plain line is written the way loggers write connlog: `{` first, no white space between
+    /// tokens, keys and string values of printable ASCII without escapes, scalars for every other
+    /// value. Almost every line of a real log is one. Where it answers, it answers as the general
+    /// scan does (`SourceEndScanPlainLinesTests` checks both on the same lines): the same keys
+    /// found, the last `t` and `ev` kept, a repeated `src` or `session` unusual, a `src` of four
+    /// bytes starting with `n` taken for null.
+    static func plainScan(_ b: UnsafeBufferPointer<UInt8>) -> Line? {
+        guard let p = b.baseAddress else { return nil }
+        let n = b.count
+        guard n >= 2, p[0] == openBrace, p[1] == quote else { return nil }
+        var out = Scanned()
+        var tFirst: UInt8?
+        var evIsString = false, evEmpty = false, sawEv = false, sawSrc = false, sawSession = false
+        var i = 1
+        while true {
+            // At a key's opening quote.
+            let key: Key
+            if let (kind, length) = JSONLineParser.connlogKey(p, at: i + 1, count: n) {
+                switch kind {
+                case .t: key = .t
+                case .ev: key = .ev
+                case .src: key = .src
+                case .session: key = .session
+                default: key = .other
+                }
+                i += 1 + length
+            } else {
+                guard let close = JSONLineParser.plainStringEnd(p, from: i + 1, count: n),
+                    close + 1 < n, p[close + 1] == colon
+                else { return nil }
+                key = Key(b, i + 1, close)
+                i = close + 2
+            }
+            guard i < n else { return nil }
+            let valueStart = i
+            let first = p[i]
+            if first == quote {
+                guard let close = JSONLineParser.plainStringEnd(p, from: i + 1, count: n) else {
+                    return nil
+                }
+                i = close + 1
+            } else {
+                // A scalar runs to the next `,` or `}`; containers, white space and `]` are the
+                // general scan's. Most scalars are numbers: their digits first, one test each.
+                while i < n, p[i] &- 0x30 < 10 { i += 1 }
+                while i < n {
+                    let c = p[i]
+                    if c == comma || c == closeBrace { break }
+                    if c <= 0x20 || c == openBrace || c == openBracket || c == closeBracket {
+                        return nil
+                    }
+                    i += 1
+                }
+                guard i > valueStart else { return nil }
+            }
+            switch key {
+            case .t: tFirst = first
+            case .ev:
+                sawEv = true
+                evIsString = first == quote
+                evEmpty = i - valueStart == 2
+            case .src, .session:
+                let text: Range<Int>?
+                if first == quote {
+                    text = valueStart + 1..<i - 1
+                } else if key == .src, i - valueStart == 4, first == UInt8(ascii: "n") {
+                    text = nil
+                } else {
+                    return .unusual
+                }
+                if key == .src {
+                    if sawSrc { return .unusual }
+                    (sawSrc, out.src) = (true, text)
+                } else {
+                    if sawSession { return .unusual }
+                    (sawSession, out.session) = (true, text)
+                }
+            case .other: break
+            }
+            guard i < n else { return nil }
+            if p[i] == closeBrace { break }
+            // `,"`: the next key's comma and opening quote, as one two-byte word.
+            guard i + 1 < n,
+                UInt16(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt16.self))
+                    == 0x222C
+            else { return nil }
+            i += 1
+        }
+        guard let t = tFirst,
+            t == UInt8(ascii: "-") || (t >= UInt8(ascii: "0") && t <= UInt8(ascii: "9"))
+        else { return .notAnEvent }
+        guard sawEv, evIsString, !evEmpty else { return .notAnEvent }
+        return .event(out)
+    }
+}
