@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What an expression evaluates to: a value, an event (a capture or a history result), or
+/// *undecided* (ordering, arithmetic or a function on missing data; see docs/rules.md).
+public enum Eval: Sendable {
+    case value(Value)
+    case event(Event)
+    case undecided
+
+    static let null = Eval.value(.null)
+    static let `true` = Eval.value(.bool(true))
+    static let `false` = Eval.value(.bool(false))
+
+    /// Three-valued truth: true, false, or nil (undecided, or not a boolean).
+    var truth: Bool? {
+        if case .value(.bool(let b)) = self { return b }
+        return nil
+    }
+
+    var value: Value? {
+        if case .value(let v) = self { return v }
+        return nil
+    }
+}
+
+/// Answers the history functions for the event being evaluated.
+public protocol HistoryProvider {
+    /// Events before the current one (oldest first) that may match `call`, after the `since` cut.
+    func candidates(for call: HistoryCall, context: EvalContext) -> HistoryCandidates
+    /// The whole answer, when the provider keeps one ready for this call (nil: search candidates).
+    func answer(_ call: HistoryCall, context: EvalContext) -> Eval?
+    /// A look-ahead found nothing yet, and the timeline has not ended: the answer may still come.
+    func lookAheadIncomplete()
+    /// Charges the work of comparing `units` past events; false when the provider's work limit
+    /// is passed (the call then answers undecided at once).
+    func spend(_ units: Int) -> Bool
+}
+
+extension HistoryProvider {
+    public func answer(_ call: HistoryCall, context: EvalContext) -> Eval? { nil }
+    public func lookAheadIncomplete() {}
+    public func spend(_ units: Int) -> Bool { true }
+}
+
+/// The events a history function searches, in timeline order.
+public struct HistoryCandidates {
+    public var events: ArraySlice<Event>
+    /// True when the search is a look-ahead (`next`) that the timeline has not yet answered.
+    public var incomplete: Bool = false
+    public init(events: ArraySlice<Event>, incomplete: Bool = false) {
+        self.events = events
+        self.incomplete = incomplete
+    }
+}
+
+/// The events that `first/last/next(SEL)` calls named with `as:` found in one evaluation (nil when
+/// the call found none). Shared by reference: a name bound on the left of `and` is read on its
+/// right, and by the message written when the check fails.
+public final class HistoryResults {
+    private var names: [String] = []
+    private var events: [Event?] = []
+    /// Every name the rule's history calls may bind, bound yet or not.
+    let declared: [String]
+
+    public init(declared: [String] = []) {
+        self.declared = declared
+    }
+
+    func bind(_ name: String, _ event: Event?) {
+        if let i = names.firstIndex(of: name) {
+            events[i] = event
+        } else {
+            names.append(name)
+            events.append(event)
+        }
+    }
+
+    /// `.some(nil)`: bound to no event (null); nil: not bound (yet).
+    func lookup(_ name: String) -> Event?? {
+        guard let i = names.firstIndex(of: name) else { return nil }
+        return .some(events[i])
+    }
+
+    /// A separate table with the same bindings (for an evaluation whose bindings must not be
+    /// seen by this one's).
+    func copy() -> HistoryResults {
+        let c = HistoryResults(declared: declared)
+        c.names = names
+        c.events = events
+        return c
+    }
+}
+
+/// What stays the same for every evaluation of one rule: its params and the file paths.
+/// Shared by reference, so copying a context does not copy them.
+public final class EvalEnvironment: @unchecked Sendable {
+    public let params: [String: Value]
+    public let files: [String]
+
+    public init(params: [String: Value], files: [String]) {
+        self.params = params
+        self.files = files
+    }
+}
+
+/// What every context of one evaluator shares: params and files, the rule's lets when they are
+/// all static, and what answers history calls. Made once per runner (or per test context), so a
+/// context holds one reference for all of them: making, copying and dropping a context costs one
+/// retain and one release here instead of one per part (and no existential to copy or destroy).
+public final class EvalShared {
+    public let environment: EvalEnvironment
+    /// The rule's lets when all of them are static (read only running aggregates and params):
+    /// answered from the runner's cache, with no per-evaluation scope.
+    let statics: StaticLets?
+    /// The engine's runner answering history calls. It owns this object and every context that
+    /// holds it (contexts live in its evaluations, obligations and pending judgements only), so
+    /// the reference is not counted: no cycle, and nothing to retain per context.
+    unowned(unsafe) let runner: Runner?
+    /// Any other history provider (tests, fuzzing): held strongly.
+    let provider: (any HistoryProvider)?
+    /// The regex steps left to this context's searches (nil: no limit); a search that runs out is
+    /// undecided, and the budget records where.
+    public var regexBudget: RegexStepBudget?
+
+    /// For the engine: `runner` must own this object.
+    init(environment: EvalEnvironment, statics: StaticLets?, runner: Runner?) {
+        self.environment = environment
+        self.statics = statics
+        self.runner = runner
+        provider = nil
+    }
+
+    public init(environment: EvalEnvironment, history: (any HistoryProvider)?) {
+        self.environment = environment
+        statics = nil
+        runner = nil
+        provider = history
+    }
+}
+
+/// Everything an expression can read while it is evaluated.
+public struct EvalContext {
+    /// The current event: the trigger, or the candidate inside a nested selector.
+    public var event: Event
+    public var captures = Captures()
+    /// Results of history calls named with `as:`, bound as they are evaluated (nil: none named).
+    public var historyResults: HistoryResults?
+    /// Values bound by name directly (tests, and lets already evaluated).
+    public var lets: [String: Eval] {
+        get { boundLets ?? [:] }
+        set { boundLets = newValue.isEmpty ? nil : newValue }
+    }
+    /// The storage of ``lets``: nil in the contexts the engine makes (nothing to release).
+    var boundLets: [String: Eval]?
+    /// The rule's `let:` bindings, evaluated on first use in the context of the event that
+    /// started the evaluation (the trigger), and then remembered.
+    public var letScope: LetScope?
+    /// Params, files, static lets and the history provider (a `let`: as a `var` every context
+    /// made would pay for replacing an initial value).
+    public let shared: EvalShared
+
+    public var environment: EvalEnvironment { shared.environment }
+    var statics: StaticLets? { shared.statics }
+    public var params: [String: Value] { shared.environment.params }
+    /// File paths by index, for `$file`.
+    public var files: [String] { shared.environment.files }
+
+    public init(
+        event: Event, params: [String: Value], history: (any HistoryProvider)?, files: [String]
+    ) {
+        self.event = event
+        shared = EvalShared(
+            environment: EvalEnvironment(params: params, files: files), history: history)
+    }
+
+    public init(event: Event, environment: EvalEnvironment, history: (any HistoryProvider)?) {
+        self.event = event
+        shared = EvalShared(environment: environment, history: history)
+    }
+
+    public init(event: Event, shared: EvalShared) {
+        self.event = event
+        self.shared = shared
+    }
+
+    /// The same context looking at another event (for a nested selector's candidate).
+    func looking(at candidate: Event) -> EvalContext {
+        var copy = self
+        copy.event = candidate
+        return copy
+    }
+}

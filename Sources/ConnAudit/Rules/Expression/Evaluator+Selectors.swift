@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension Evaluator {
+    /// Whether `candidate` matches; returns the matching term (for its capture), or nil.
+    /// Bare names in `where:` read the candidate; captures and lets of `ctx` stay visible.
+    public static func matches(_ selector: Selector, _ candidate: Event, _ ctx: EvalContext)
+        -> SelectorMatch?
+    {
+        guard selector.mayMatch(candidate.evID) else { return nil }
+        // Terms are read in place: a copy of a term retains each of its parts.
+        return selector.terms.withUnsafeBufferPointer { terms in
+            for i in terms.indices where termMatches(terms[i], candidate, ctx) {
+                return SelectorMatch(term: i)
+            }
+            return nil
+        }
+    }
+
+    static func termMatches(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool {
+        guard termTestsHold(term, candidate, ctx) else { return false }
+        if let negated = term.negated, matches(negated, candidate, ctx) != nil { return false }
+        if let whereExpr = term.whereExpr {
+            // The candidate is the current event; the context is copied only to bind a capture.
+            if term.whereReadsCapture, let name = term.capture {
+                var inner = ctx
+                inner.captures[name] = candidate
+                guard evaluate(whereExpr, inner, candidate).truth == true else { return false }
+            } else {
+                guard evaluate(whereExpr, ctx, candidate).truth == true else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Whether `candidate` passes a term's `ev` names and field tests (not its `not:` or `where:`),
+    /// which read nothing but the candidate (and the file names).
+    @inline(__always)
+    static func termTestsHold(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool
+    {
+        if let ids = term.evIDs, !ids.contains(candidate.evID) { return false }
+        return !term.checksFields
+            || term.tests.withUnsafeBufferPointer { tests in
+                for i in tests.indices where Selector.Term.leftToCheck(tests[i], evIDs: term.evIDs)
+                {
+                    let v: Value
+                    let present: Bool
+                    if tests[i].fieldID == FieldNames.file {
+                        v = fileName(of: candidate, ctx)
+                        present = true
+                    } else if let found = candidate.value(of: tests[i].field, id: tests[i].fieldID)
+                    {
+                        v = found
+                        present = true
+                    } else {
+                        v = .null
+                        present = false
+                    }
+                    guard
+                        predicate(tests[i].predicate, v, present: present, ctx.shared, candidate)
+                            == true
+                    else {
+                        return false
+                    }
+                }
+                return true
+            }
+    }
+
+    /// A field predicate of `e`; nil is undecided (which a selector treats as no match). A regex
+    /// takes its steps from `shared`'s budget, if it has one.
+    static func predicate(
+        _ p: Selector.Predicate, _ v: Value, present: Bool, _ shared: EvalShared, _ e: Event
+    )
+        -> Bool?
+    {
+        switch p {
+        case .equals(let x): return v.looselyEquals(x)
+        case .glob(let g):
+            guard case .string(let s) = v else { return false }
+            return g.matches(s)
+        case .oneOf(let options):
+            for option in options where predicate(option, v, present: present, shared, e) == true {
+                return true
+            }
+            return false
+        case .exists(let wanted): return (present && v != .null) == wanted
+        case .notIn(let values): return !values.contains { $0.looselyEquals(v) }
+        case .compare(let op, let x):
+            guard v != .null, let order = v.order(x) else { return nil }
+            switch op {
+            case .less: return order < 0
+            case .lessEqual: return order <= 0
+            case .greater: return order > 0
+            default: return order >= 0
+            }
+        case .all(let ps):
+            for q in ps {
+                guard let r = predicate(q, v, present: present, shared, e) else { return nil }
+                if !r { return false }
+            }
+            return true
+        case .not(let q):
+            return predicate(q, v, present: present, shared, e).map { !$0 }
+        case .matches(let regex):
+            guard case .string(let s) = v else { return nil }
+            guard let budget = shared.regexBudget else { return regex.matches(s) }
+            return budget.matches(regex, s, at: e)
+        }
+    }
+}

@@ -1,0 +1,198 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A rule's `let:` bindings, worked out once per rule: one slot per name (the last definition
+/// of a name wins: a rule's let over the file's).
+public final class LetTable: @unchecked Sendable {
+    let names: [String]
+    let exprs: [Expr]
+    /// Slots whose value depends only on running aggregates and params (see ``StaticLetCache``).
+    let isStatic: [Bool]
+    /// For static slots: the running aggregates (by position) the value depends on.
+    let dependsOn: [[Int]]
+    /// The ``LetLayouts`` id of `names`: names resolved against it carry their slot.
+    let layout: Int32
+
+    init(
+        _ definitions: [(name: String, expr: Expr)], staticNames: Set<String> = [],
+        dependsOn: [String: Set<Int>] = [:]
+    ) {
+        var names: [String] = []
+        var exprs: [Expr] = []
+        for def in definitions {
+            if let i = names.firstIndex(of: def.name) {
+                exprs[i] = def.expr
+            } else {
+                names.append(def.name)
+                exprs.append(def.expr)
+            }
+        }
+        self.names = names
+        self.exprs = exprs
+        isStatic = names.map { staticNames.contains($0) }
+        self.dependsOn = names.map { (dependsOn[$0] ?? []).sorted() }
+        layout = LetLayouts.id(names)
+    }
+
+    /// The order ``init`` keeps the names of `definitions` in (a name's first place).
+    static func names(of definitions: [(name: String, expr: Expr)]) -> [String] {
+        var names: [String] = []
+        for def in definitions where !names.contains(def.name) { names.append(def.name) }
+        return names
+    }
+
+    /// The slot of `name`, from its resolved `hint` when that was made for this layout.
+    @inline(__always) func slot(of name: String, hint: LetSlot) -> Int? {
+        if hint.layout >= 0, hint.layout == layout { return hint.slot >= 0 ? Int(hint.slot) : nil }
+        return slot(of: name)
+    }
+
+    /// The slot of `name`; a linear scan (a rule has a handful of lets, compared as small strings).
+    @inline(__always) func slot(of name: String) -> Int? {
+        for i in names.indices where names[i] == name { return i }
+        return nil
+    }
+}
+
+/// A rule's `let:` bindings for one evaluation: each is evaluated once, on first use, in the
+/// context it was created with (the trigger's), whatever nested selector first reads it.
+public final class LetScope {
+    let table: LetTable
+    private enum State { case unset, evaluating, done(Eval) }
+    private var states: [State]
+    /// The trigger's context, kept without its `letScope` (which is this scope) so the two do
+    /// not hold each other alive; a binding is evaluated in a copy that points back here.
+    var context: EvalContext? {
+        didSet { if context?.letScope != nil { context?.letScope = nil } }
+    }
+
+    init(table: LetTable) {
+        self.table = table
+        states = Array(repeating: .unset, count: table.names.count)
+    }
+
+    convenience init(_ definitions: [(name: String, expr: Expr)]) {
+        self.init(table: LetTable(definitions))
+    }
+
+    /// A separate scope with the bindings evaluated so far, whose later evaluations bind history
+    /// results in `results` (for an evaluation that must leave this scope as it is).
+    func copy(results: HistoryResults?) -> LetScope {
+        let c = LetScope(table: table)
+        c.states = states
+        c.cache = cache
+        c.context = context
+        c.context?.historyResults = results
+        return c
+    }
+
+    func defines(_ name: String) -> Bool { table.slot(of: name) != nil }
+
+    var names: [String] { table.names }
+
+    /// Bindings that depend only on running aggregates and params, shared across evaluations
+    /// of one runner until an aggregate changes.
+    var cache: StaticLetCache?
+
+    func value(of name: String, hint: LetSlot = .unresolved) -> Eval? {
+        guard let slot = table.slot(of: name, hint: hint) else { return nil }
+        return value(slot: slot)
+    }
+
+    func value(slot: Int) -> Eval? {
+        switch states[slot] {
+        case .done(let v): return v
+        // A binding that reads itself (directly or through others) is undecided, not a loop.
+        case .evaluating: return .undecided
+        case .unset: break
+        }
+        if let cache, table.isStatic[slot] {
+            if let hit = cache.lookup(slot, dependsOn: table.dependsOn[slot]) {
+                states[slot] = .done(hit)
+                return hit
+            }
+            let v = evaluate(slot)
+            cache.store(slot, v, dependsOn: table.dependsOn[slot])
+            return v
+        }
+        return evaluate(slot)
+    }
+
+    private func evaluate(_ slot: Int) -> Eval {
+        guard var context else { return .undecided }
+        context.letScope = self
+        states[slot] = .evaluating
+        let v = Evaluator.evaluate(table.exprs[slot], context)
+        states[slot] = .done(v)
+        return v
+    }
+
+    /// Evaluates every binding now (an obligation keeps the values of its trigger).
+    func evaluateAll() {
+        for slot in states.indices { _ = value(slot: slot) }
+    }
+}
+
+/// A rule's lets when every one is static: their values depend on the runner's running
+/// aggregates and params only, never on the event or captures, so they are evaluated in whatever
+/// context first reads them and kept until an aggregate they depend on changes.
+final class StaticLets {
+    let table: LetTable
+    let cache: StaticLetCache
+    private var evaluating: [Bool]
+
+    init(table: LetTable, cache: StaticLetCache) {
+        self.table = table
+        self.cache = cache
+        evaluating = Array(repeating: false, count: table.names.count)
+    }
+
+    func value(of name: String, hint: LetSlot, _ ctx: EvalContext, _ e: Event) -> Eval? {
+        guard let slot = table.slot(of: name, hint: hint) else { return nil }
+        let deps = table.dependsOn[slot]
+        if let hit = cache.lookup(slot, dependsOn: deps) { return hit }
+        // A binding that reads itself (directly or through others) is undecided, not a loop.
+        if evaluating[slot] { return .undecided }
+        evaluating[slot] = true
+        let v = Evaluator.evaluate(table.exprs[slot], ctx, e)
+        evaluating[slot] = false
+        cache.store(slot, v, dependsOn: deps)
+        return v
+    }
+}
+
+/// Values of `let:` bindings that read only running aggregates and params: valid until an
+/// aggregate they depend on changes its answer (each aggregate counts its changes).
+final class StaticLetCache {
+    /// Per running aggregate: how many times its answer changed.
+    var versions: [Int]
+    /// Per let: the stamp its value was stored with (-1: none yet), and the value.
+    private var stamps: [Int]
+    private var values: [Eval]
+
+    init(slots: Int, aggregates: Int) {
+        stamps = Array(repeating: -1, count: slots)
+        values = Array(repeating: .undecided, count: slots)
+        versions = Array(repeating: 0, count: aggregates)
+    }
+
+    /// Versions only grow, so their sum over a let's dependencies changes whenever one does.
+    @inline(__always) private func stamp(_ deps: [Int]) -> Int {
+        var s = 0
+        for d in deps { s &+= versions[d] }
+        return s
+    }
+
+    func lookup(_ slot: Int, dependsOn deps: [Int]) -> Eval? {
+        guard stamps[slot] >= 0, stamps[slot] == stamp(deps) else { return nil }
+        return values[slot]
+    }
+
+    func store(_ slot: Int, _ value: Eval, dependsOn deps: [Int]) {
+        stamps[slot] = stamp(deps)
+        values[slot] = value
+    }
+}

@@ -1,0 +1,165 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension FileLoader {
+    mutating func template(_ node: YamlNode, context: NameContext) -> MessageTemplate? {
+        guard case .scalar(let s, let style) = node.kind else {
+            error(node, "'message' must be text")
+            return nil
+        }
+        var parts: [MessageTemplate.Part] = []
+        var literal = ""
+        // Characters, walked by index (a brace with a combining mark on it is no brace); offsets
+        // are UTF-8 bytes from the scalar's start.
+        func offset(_ i: String.Index) -> Int { s.utf8.distance(from: s.startIndex, to: i) }
+        var i = s.startIndex
+        while i < s.endIndex {
+            let c = s[i]
+            let next = s.index(after: i)
+            if c == "{", next < s.endIndex, s[next] == "{" {
+                literal.append("{"); i = s.index(after: next); continue
+            }
+            if c == "}", next < s.endIndex, s[next] == "}" {
+                literal.append("}"); i = s.index(after: next); continue
+            }
+            if c == "{" {
+                var depth = 1
+                var j = next
+                while j < s.endIndex {
+                    if s[j] == "{" { depth += 1 }
+                    if s[j] == "}" { depth -= 1 }
+                    if depth == 0 { break }
+                    j = s.index(after: j)
+                }
+                guard j < s.endIndex else {
+                    errors.append(
+                        expressionDiagnostic(
+                            node, source: s, style: style, offset: offset(i),
+                            message: "unclosed '{' in message"))
+                    return nil
+                }
+                let inner = String(s[next..<j])
+                // Where the hole's text starts in the file (after the `{`), in any scalar style:
+                // its errors are placed from there.
+                let start = expressionDiagnostic(
+                    node, source: s, style: style, offset: offset(next), message: "")
+                let fake = YamlNode(
+                    .scalar(inner, style: .plain), line: start.line, column: start.column)
+                guard let e = expression(fake, context: context) else { return nil }
+                if !literal.isEmpty { parts.append(.text(literal)); literal = "" }
+                parts.append(.expr(e))
+                i = s.index(after: j)
+                continue
+            }
+            literal.append(c)
+            i = next
+        }
+        if !literal.isEmpty { parts.append(.text(literal)) }
+        return MessageTemplate(parts: parts)
+    }
+
+    /// A rule's `tests:`; `params` are the rule's, which a fixture's `params:` may set.
+    mutating func fixtures(_ node: YamlNode, params ruleParams: [String: Value])
+        -> [Fixture]
+    {
+        guard let items = node.sequenceItems else {
+            error(node, "'tests' must be a list of fixtures")
+            return []
+        }
+        var out: [Fixture] = []
+        for item in items {
+            guard item.mappingPairs != nil else {
+                error(item, "a fixture must be a map with name, log and expect")
+                continue
+            }
+            for pair in item.mappingPairs! {
+                let key = pair.key.scalar ?? ""
+                if !["name", "log", "expect", "violations", "params"].contains(key) {
+                    error(
+                        pair.key,
+                        "unknown key '\(key)' in a fixture (expected name, log, expect, violations, params)"
+                    )
+                }
+            }
+            let name = item["name"]?.scalar ?? "fixture at line \(item.line)"
+            guard let log = item["log"]?.scalar else {
+                error(item, "fixture '\(name)': missing 'log'")
+                continue
+            }
+            guard let e = item["expect"], let s = e.scalar,
+                let expected = Fixture.Expected(rawValue: s)
+            else {
+                error(
+                    item["expect"] ?? item,
+                    "fixture '\(name)': 'expect' must be pass, fail, inconclusive or not_applicable"
+                )
+                continue
+            }
+            var violations: Int?
+            if let v = item["violations"] {
+                violations = count(v, "violations")
+                // Only a failing fixture has violations: any other expectation with some never
+                // holds.
+                if let n = violations, n > 0, expected != .fail {
+                    error(
+                        v,
+                        "fixture '\(name)': 'violations: \(n)' with 'expect: \(expected.rawValue)' can never hold (violations make a rule fail)"
+                    )
+                }
+            }
+            let logNode = item["log"]!
+            var fixture = Fixture(
+                name: name, log: log, expect: expected, violations: violations, line: item.line,
+                logStartLine: logNode.line, logIsLiteralBlock: logNode.scalarStyle == .literal)
+            if let p = item["params"] {
+                fixture.params = fixtureParams(p, fixture: name, rule: ruleParams)
+            }
+            out.append(fixture)
+        }
+        return out
+    }
+
+    /// A fixture's `params:`: each a param of the rule, of its default's kind (a number for a
+    /// number, a boolean for a boolean; a whole number >= 0 for a count's bound), as `--param`
+    /// takes them.
+    mutating func fixtureParams(_ node: YamlNode, fixture: String, rule: [String: Value])
+        -> [String: Value]
+    {
+        var out = params(node)
+        for pair in node.mappingPairs ?? [] {
+            guard let name = pair.key.scalar, let value = out[name] else { continue }
+            guard let given = rule[name] else {
+                let known = rule.keys.sorted().joined(separator: ", ")
+                error(
+                    pair.key,
+                    "fixture '\(fixture)': '\(name)' is not a param of the rule (\(known.isEmpty ? "it has none" : "its params: " + known))"
+                )
+                out[name] = nil
+                continue
+            }
+            let sameKind: Bool
+            switch given {
+            case .int, .double: sameKind = value.number != nil
+            case .bool: if case .bool = value { sameKind = true } else { sameKind = false }
+            default: sameKind = true
+            }
+            if !sameKind {
+                error(
+                    pair.value,
+                    "fixture '\(fixture)': param '\(name)' must be of its default's kind (default \(given.rendered()))"
+                )
+                out[name] = nil
+            } else if pendingBoundParams.values.contains(name), Self.wholeCount(value) == nil {
+                error(
+                    pair.value,
+                    "fixture '\(fixture)': the rule counts with param '\(name)': it needs a whole number >= 0"
+                )
+                out[name] = nil
+            }
+        }
+        return out
+    }
+}
