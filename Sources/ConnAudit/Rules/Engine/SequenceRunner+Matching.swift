@@ -1,0 +1,443 @@
+extension SequenceRunner {
+    /// Whether `e` can advance or end a partial at `stage` (a cheap id test).
+    @inline(__always) func concerns(_ e: Event, stage: Int) -> Bool {
+        stageConcerns[stage].contains(e.evID)
+    }
+
+    /// Which partials of `stage` a test of `role` may concern, when it has to be tried at all: nil
+    /// when the event fails what the selector tests of it alone; `[]`+`all` when every live one.
+    func candidates(_ role: Role, stage: Int, _ e: Event, _ ctx: EvalContext) -> (
+        all: Bool, ordinals: [Int]
+    )? {
+        guard let plan = plans[stage][role.rawValue], plan.admits(e, ctx) else { return nil }
+        guard let key = plan.key else { return (true, []) }
+        // The key of the event: undecided matches nothing (`==` with it is undecided).
+        guard case .value(let value) = Evaluator.evaluate(key.event, ctx, e) else {
+            return (false, [])
+        }
+        if stages[stage].indexes[role.rawValue] == nil { buildIndex(role, stage: stage) }
+        let partials = stages[stage].partials
+        return (
+            false,
+            stages[stage].indexes[role.rawValue]!.ordinals(for: value) { ordinal in
+                Self.position(of: ordinal, in: partials).map { !partials[$0].dead } ?? false
+            }
+        )
+    }
+
+    /// The index of `role`'s key over the live partials of `stage` (made when first asked for,
+    /// and again after ``compact``).
+    func buildIndex(_ role: Role, stage: Int) {
+        var index = PartialIndex()
+        for p in stages[stage].partials where !p.dead { addKey(of: p, role: role, to: &index) }
+        stages[stage].indexes[role.rawValue] = index
+    }
+
+    func addKey(of p: Partial, role: Role, to index: inout PartialIndex) {
+        guard let key = plans[p.stage][role.rawValue]?.key else { return }
+        // A partial whose side is undecided can never be equal: it is in no bucket.
+        if case .value(let v) = Evaluator.evaluate(
+            key.partial, context(p.last, captures: p.captures))
+        {
+            index.add(p.ordinal, key: v)
+        }
+    }
+
+    /// Where the partial with `ordinal` lies in `partials` (ordered by ordinal), if it is there.
+    static func position(of ordinal: Int, in partials: [Partial]) -> Int? {
+        var lo = 0, hi = partials.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if partials[mid].ordinal < ordinal { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < partials.count && partials[lo].ordinal == ordinal ? lo : nil
+    }
+
+    func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
+        // Most events concern no partial and start none: leave everything as it is.
+        let starts = sequence.steps[0].selector.mayMatch(e.evID)
+        var concerned: UInt64 = 0
+        var open = openStages
+        while open != 0 {
+            let stage = open.trailingZeroBitCount
+            open &= open - 1
+            if concerns(e, stage: stage) { concerned |= 1 << stage }
+        }
+        if !starts, concerned == 0 { return }
+        var grown = grownScratch
+        grownScratch = []
+        defer {
+            grown.truncate(to: 0)
+            grownScratch = grown
+        }
+        var died: UInt64 = 0
+        if concerned != 0 {
+            guard visit(e, concerned: concerned, grown: &grown, died: &died) else { return }
+        }
+        if starts, !startIsKnown(died: died) {
+            startsTried += 1
+            if let term = Evaluator.matches(sequence.steps[0].selector, e, self.context(e)) {
+                var captures = Captures()
+                if let name = term.capture(in: sequence.steps[0].selector),
+                    kept[0].contains(name) || sequence.steps.count == 1
+                {
+                    captures[name] = e
+                }
+                grown.append(Partial(stage: 1, captures: captures, last: e))
+            }
+        }
+        while died != 0 {
+            let stage = died.trailingZeroBitCount
+            died &= died - 1
+            compact(stage)
+        }
+        firstMatchKey = nil
+        if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
+        for var q in grown {
+            if q.stage == sequence.steps.count {
+                complete(q, context: context, sink: sink)
+            } else {
+                if stages.isEmpty {
+                    stages = Array(repeating: Stage(), count: sequence.steps.count)
+                }
+                guard !isKnown(q) else { continue }
+                q.ordinal = nextOrdinal
+                nextOrdinal += 1
+                stages[q.stage].keys?.insert(key(q))
+                for r in 0..<3 where stages[q.stage].indexes.isMade(r) {
+                    // Taken out while the key is added (an evaluation must not meet the stage
+                    // being changed).
+                    var index = stages[q.stage].indexes[r]!
+                    stages[q.stage].indexes[r] = nil
+                    addKey(of: q, role: Role(rawValue: r)!, to: &index)
+                    stages[q.stage].indexes[r] = index
+                }
+                stages[q.stage].partials.append(q)
+                stages[q.stage].live += 1
+                openStages |= 1 << q.stage
+            }
+        }
+    }
+
+    /// Tries `e` against the partials of the `concerned` stages it may grow or kill: the grown
+    /// ones go to `grown` in the order they opened, the killed ones are marked dead (their stages
+    /// in `died`). False when the work limit stopped the runner.
+    func visit(_ e: Event, concerned: UInt64, grown: inout [Partial], died: inout UInt64)
+        -> Bool
+    {
+        var planned = false
+        var each = concerned
+        while each != 0 {
+            let stage = each.trailingZeroBitCount
+            each &= each - 1
+            if stages[stage].live >= Self.plannedFrom { planned = true }
+        }
+        if planned { return visitPlanned(e, concerned: concerned, grown: &grown, died: &died) }
+        // A few partials each: every one is tried in full (its tests reject an event they cannot
+        // concern at once), in the order they opened.
+        var completed = false
+        if concerned.nonzeroBitCount == 1 {
+            let stage = concerned.trailingZeroBitCount
+            for i in stages[stage].partials.indices where !stages[stage].partials[i].dead {
+                guard
+                    attempt(
+                        e, stage: stage, at: i, grows: true, dies: true, completed: &completed,
+                        grown: &grown, died: &died)
+                else { return false }
+            }
+            return true
+        }
+        each = concerned
+        while each != 0 {
+            let stage = each.trailingZeroBitCount
+            each &= each - 1
+            stages[stage].cursor = 0
+        }
+        while true {
+            var pick = 0, ordinal = Int.max, at = 0
+            each = concerned
+            while each != 0 {
+                let stage = each.trailingZeroBitCount
+                each &= each - 1
+                var cursor = stages[stage].cursor
+                while cursor < stages[stage].partials.count, stages[stage].partials[cursor].dead {
+                    cursor += 1
+                }
+                stages[stage].cursor = cursor
+                if cursor < stages[stage].partials.count,
+                    stages[stage].partials[cursor].ordinal < ordinal
+                {
+                    ordinal = stages[stage].partials[cursor].ordinal
+                    pick = stage
+                    at = cursor
+                }
+            }
+            if pick == 0 { break }
+            stages[pick].cursor += 1
+            guard
+                attempt(
+                    e, stage: pick, at: at, grows: true, dies: true, completed: &completed,
+                    grown: &grown, died: &died)
+            else { return false }
+        }
+        return true
+    }
+
+    /// ``visit(_:concerned:grown:died:)`` where a stage holds ``plannedFrom`` partials or more:
+    /// its plans say which partials the event may grow or kill.
+    func visitPlanned(
+        _ e: Event, concerned: UInt64, grown: inout [Partial], died: inout UInt64
+    ) -> Bool {
+        var tried:
+            [(
+                stage: Int, growth: (all: Bool, ordinals: [Int])?,
+                deaths: [(all: Bool, ordinals: [Int])]
+            )] = []
+        var planned: EvalContext?
+        var each = concerned
+        while each != 0 {
+            let stage = each.trailingZeroBitCount
+            each &= each - 1
+            // A few partials are each tried in full (their tests reject an event they cannot
+            // concern at once); the plans pay for themselves from ``plannedFrom``.
+            guard stages[stage].live >= Self.plannedFrom else {
+                tried.append((stage, (true, []), [(true, [])]))
+                continue
+            }
+            if planned == nil { planned = self.context(e) }
+            let growth = candidates(.step, stage: stage, e, planned!)
+            var deaths: [(all: Bool, ordinals: [Int])] = []
+            if let d = candidates(.without, stage: stage, e, planned!) { deaths.append(d) }
+            if let d = candidates(.sequenceWithout, stage: stage, e, planned!) { deaths.append(d) }
+            if growth != nil || !deaths.isEmpty { tried.append((stage, growth, deaths)) }
+        }
+        var completed = false
+        if tried.count == 1 {
+            // One stage (the usual case): its partials in order, with no list made of them.
+            let (stage, growth, deaths) = tried[0]
+            let growsAll = growth?.all == true, diesAll = deaths.contains(where: \.all)
+            if growsAll || diesAll {
+                let grows = growsAll ? [] : Set(growth?.ordinals ?? [])
+                let dies = diesAll ? [] : Set(deaths.flatMap(\.ordinals))
+                var i = 0
+                while i < stages[stage].partials.count {
+                    let p = stages[stage].partials[i]
+                    defer { i += 1 }
+                    guard !p.dead else { continue }
+                    let g = growth != nil && (growsAll || grows.contains(p.ordinal))
+                    let d = diesAll || dies.contains(p.ordinal)
+                    guard
+                        attempt(
+                            e, stage: stage, at: i, grows: g, dies: d, completed: &completed,
+                            grown: &grown, died: &died)
+                    else { return false }
+                    // A match completed at the last stage: only the partials of the `without`'s
+                    // key are left to try.
+                    if completed, stage == sequence.steps.count - 1, !diesAll {
+                        for o in dies.sorted() where o > p.ordinal {
+                            guard let at = Self.position(of: o, in: stages[stage].partials) else {
+                                continue
+                            }
+                            guard
+                                attempt(
+                                    e, stage: stage, at: at, grows: false, dies: true,
+                                    completed: &completed, grown: &grown, died: &died)
+                            else { return false }
+                        }
+                        break
+                    }
+                }
+                return true
+            }
+        }
+        // Keyed partials only, or several stages: the partials to try, in the order they opened.
+        var visits = visitScratch
+        visitScratch = []
+        defer {
+            visits.truncate(to: 0)
+            visitScratch = visits
+        }
+        for (stage, growth, deaths) in tried {
+            let partials = stages[stage].partials
+            if growth?.all == true || deaths.contains(where: \.all) {
+                let growsAll = growth?.all == true, diesAll = deaths.contains(where: \.all)
+                let grows = growsAll ? [] : Set(growth?.ordinals ?? [])
+                let dies = diesAll ? [] : Set(deaths.flatMap(\.ordinals))
+                for (i, p) in partials.enumerated() where !p.dead {
+                    visits.append(
+                        Visit(
+                            ordinal: p.ordinal, stage: stage, position: i,
+                            grows: growth != nil && (growsAll || grows.contains(p.ordinal)),
+                            dies: diesAll || dies.contains(p.ordinal)))
+                }
+            } else {
+                var merged: [Int: (grows: Bool, dies: Bool)] = [:]
+                for o in growth?.ordinals ?? [] { merged[o, default: (false, false)].grows = true }
+                for d in deaths {
+                    for o in d.ordinals { merged[o, default: (false, false)].dies = true }
+                }
+                for (o, tests) in merged.sorted(by: { $0.key < $1.key }) {
+                    guard let i = Self.position(of: o, in: partials) else { continue }
+                    visits.append(
+                        Visit(
+                            ordinal: o, stage: stage, position: i, grows: tests.grows,
+                            dies: tests.dies))
+                }
+            }
+        }
+        if tried.count > 1 { visits.sort { $0.ordinal < $1.ordinal } }
+        for v in visits {
+            guard
+                attempt(
+                    e, stage: v.stage, at: v.position, grows: v.grows, dies: v.dies,
+                    completed: &completed, grown: &grown, died: &died)
+            else { return false }
+        }
+        return true
+    }
+
+    /// Tries the partial at `position` of `stage`: whether the event grows it by a step (kept in
+    /// `grown`) and whether it kills it (its gap saw a `without` event). After a match completed
+    /// at the last stage (`completed`), the others there would be dropped as the same anchor:
+    /// they are only tried for a `without`. False when the work limit stopped the runner.
+    @inline(__always) func attempt(
+        _ e: Event, stage: Int, at position: Int, grows: Bool, dies: Bool,
+        completed: inout Bool, grown: inout [Partial], died: inout UInt64
+    ) -> Bool {
+        let grows = grows && !(completed && stage == sequence.steps.count - 1)
+        guard grows || dies else { return true }
+        visits += 1
+        guard spend(1) else { return false }
+        let p = stages[stage].partials[position]
+        let step = sequence.steps[stage]
+        let pctx = self.context(e, captures: p.captures)
+        if grows, let term = Evaluator.matches(step.selector, e, pctx) {
+            var q = p
+            q.stage += 1
+            if let name = term.capture(in: step.selector),
+                kept[stage].contains(name) || q.stage == sequence.steps.count
+            {
+                q.captures[name] = e
+            }
+            q.last = e
+            if q.stage == sequence.steps.count {
+                q.origin = p.ordinal
+                if reportsAtLastStep { completed = true }
+            }
+            grown.append(q)
+        }
+        guard dies else { return true }
+        // The event is now in the gap before this partial's next step.
+        if let without = step.without, Evaluator.matches(without, e, pctx) != nil {
+            kill(stage: stage, at: position)
+            died |= 1 << stage
+        } else if let without = sequenceWithout, Evaluator.matches(without, e, pctx) != nil {
+            kill(stage: stage, at: position)
+            died |= 1 << stage
+        }
+        return true
+    }
+
+    func kill(stage: Int, at position: Int) {
+        guard !stages[stage].partials[position].dead else { return }
+        stages[stage].partials[position].dead = true
+        stages[stage].live -= 1
+        if stages[stage].keys != nil {
+            stages[stage].keys!.remove(key(stages[stage].partials[position]))
+        }
+    }
+
+    /// Drops the dead partials of `stage` once they are more than half of its list (the live ones
+    /// move down in order); its key indexes are made again when next asked for.
+    func compact(_ stage: Int) {
+        if stages[stage].live == 0 {
+            stages[stage].partials.truncate(to: 0)
+            stages[stage].keys = nil
+            stages[stage].indexes = KeyIndexes()
+            openStages &= ~(1 << stage)
+            return
+        }
+        let count = stages[stage].partials.count
+        guard count - stages[stage].live > max(16, count / 2) else { return }
+        var list: [Partial] = []
+        swap(&list, &stages[stage].partials)
+        defer { swap(&list, &stages[stage].partials) }
+        let live = list.withUnsafeMutableBufferPointer { buffer -> Int in
+            var live = 0
+            for i in buffer.indices where !buffer[i].dead {
+                if live != i { buffer.swapAt(live, i) }
+                live += 1
+            }
+            return live
+        }
+        list.truncate(to: live)
+        stages[stage].indexes = KeyIndexes()
+    }
+
+    /// Whether an identical partial (same stage, same captured events) is already open. A few
+    /// partials are compared one by one; past ``keyedFrom`` a stage keeps them in a set of keys.
+    func isKnown(_ q: Partial) -> Bool {
+        let stage = q.stage
+        if stages[stage].keys == nil, stages[stage].live >= Self.keyedFrom {
+            stages[stage].keys = Set(stages[stage].partials.lazy.filter { !$0.dead }.map(key))
+        }
+        if let keys = stages[stage].keys { return keys.contains(key(q)) }
+        return stages[stage].partials.contains {
+            !$0.dead && $0.captures.sameEvents(as: q.captures, for: keyed[stage - 1])
+        }
+    }
+
+    func anchor(of match: Partial) -> Event {
+        if let name = sequence.reportAt, let e = match.captures[name] { return e }
+        return match.last
+    }
+
+    func complete(_ match: Partial, context: ContextScope, sink: FindingSink) {
+        let anchor = anchor(of: match)
+        // Bare names in messages read the event the finding points at. An obligation keeps its
+        // context until it is answered: its lets are frozen.
+        var isResponse = false
+        if case .response = check { isResponse = true }
+        let ctx = self.context(anchor, captures: match.captures, frozen: isResponse)
+        switch check {
+        case .forbid:
+            if reportedAnchors.insert(anchor.seq).inserted {
+                report(
+                    .violation, at: anchor, ctx, context: context, sink: sink,
+                    waitForAfter: anchor.seq == match.last.seq)
+            }
+        case .response:
+            open(match, anchor: anchor, ctx, context: context, sink: sink)
+        case .precedence(_, let enabling):
+            var found = false
+            var looked = 0
+            for e in compiled.precedenceList.map({ history(list: $0) }) ?? [] {
+                looked += 1
+                if Evaluator.matches(enabling, e, ctx) != nil { found = true; break }
+            }
+            guard spend(looked) else { return }
+            if !found { report(.violation, at: anchor, ctx, context: context, sink: sink) }
+        case .neverAfter:
+            let key = match.captures.seqs(of: keyed[sequence.steps.count - 1])
+            if armedKeys.insert(key).inserted { armed.append(match.captures) }
+        default:
+            break
+        }
+        if compiled.completedMatchesRetire,
+            reportedAnchors.contains(anchor.seq) || obligations.openAnchors.contains(anchor.seq)
+        {
+            retire(match)
+        }
+    }
+
+    /// Ends the partial a complete match grew from: all it could complete from now on would be
+    /// dropped as its anchor's (``CompiledRule/completedMatchesRetire``).
+    func retire(_ match: Partial) {
+        let stage = sequence.steps.count - 1
+        guard match.origin >= 0, stage < stages.count,
+            let at = Self.position(of: match.origin, in: stages[stage].partials)
+        else { return }
+        kill(stage: stage, at: at)
+        compact(stage)
+    }
+}
