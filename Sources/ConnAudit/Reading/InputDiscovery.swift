@@ -301,9 +301,11 @@ private struct Walk {
                 }
                 break
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix { $0 != 0 })
-            }
+            // Read in place up to its NUL: the bytes after it, up to the size `d_name` is
+            // declared with, may lie past the entry's record.
+            let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let start = (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self)
+            let name = Array(UnsafeRawBufferPointer(start: start, count: strlen(start)))
             // Hidden names, and `.` and `..`.
             if name.first == UInt8(ascii: ".") { continue }
             names.append(name)
