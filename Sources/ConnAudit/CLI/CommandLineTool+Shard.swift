@@ -123,17 +123,10 @@ extension CommandLineTool {
         }
         let parts = p.positionalBytes.map { InputFile(bytes: $0) }
         try Self.checkOutputs(outputs, inputs: parts, baseline: p.value("--exact-baseline"))
-        // Without suppressions and baselines, only the first findings of each rule are kept, as
-        // the text report shows them; the reports that list every finding read them again from
-        // the partials (``PartialFindingStream``). Suppressions and baselines apply to the merged
-        // report: with them, every finding is kept.
-        let streams =
-            prepared.suppressions.entries.isEmpty && !p.has("--exact-baseline")
-            && !p.has("--write-exact-baseline")
-        let keep =
-            streams
-            ? max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
-            : prepared.suppressions.entries.isEmpty ? Self.keptFindings(p, request) : nil
+        // Only the first findings of each rule are kept, as the text report shows them; the
+        // reports that list every finding, and baselines, read them again from the partials
+        // (``PartialFindingStream``), sorted by the suppressions and baseline as they are read.
+        let keep = Self.shownFindings
         var merge = PartialMerge(
             rules: prepared.ruleSet.rules, overrides: prepared.overrides,
             suppressions: prepared.suppressions, keep: keep, divert: nil)
@@ -152,7 +145,7 @@ extension CommandLineTool {
         let auditor = Auditor(
             rules: prepared.ruleSet, overrides: prepared.overrides, jobs: 1, keepFindings: keep)
         // Counted before the report is made of the totals (it takes their findings out).
-        let stream = streams ? merge.stream(opener: opener) : nil
+        let stream = merge.stream(opener: opener)
         var report = auditor.assemble(
             merged, failOn: request.failOn, plan: auditor.makePlan(files: merged.files.map(\.path)))
         report.streamed = stream

@@ -356,12 +356,18 @@ public enum CommandLineTool {
                 !["text", "github"].contains($0)
             }
             || p.has("--exact-baseline") || p.has("--write-exact-baseline")
-        return listsAll ? nil : max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
+        return listsAll ? nil : shownFindings
     }
+
+    /// The findings of each rule and kind the text and GitHub reports show.
+    static let shownFindings = max(TextReport.defaultLimit, GitHubReport.defaultMaxPerLevel)
 
     /// What a run's report goes through before it is written, and its writing: the background
     /// labels, the gate, suppressions, baselines, the verdict of a run that read no event; then
     /// every report asked for. Returns the exit status. `inputsShown`: the PATHs as given.
+    ///
+    /// A report whose findings are read again (a merge: ``AuditReport/streamed``) has them sorted
+    /// by the suppressions and baseline as they are read (``AuditReport/sortReadAgain(_:keep:)``).
     static func conclude(
         _ report: inout AuditReport, _ p: ArgumentParser, _ request: ReportRequest,
         _ prepared: PreparedRules, today: String, inputsShown: String, console: Console
@@ -374,6 +380,18 @@ public enum CommandLineTool {
             report.results.removeAll { background.contains($0.rule.id) }
         }
         if request.use == .gate { report.judgeAsGate() }
+        let loaded = p.value("--exact-baseline").map { path in
+            Result { () throws(UsageError) in try Baseline.load(path) }
+        }
+        var alsoUsed = Set<Int>()
+        if report.streamed != nil, !suppressions.entries.isEmpty || loaded != nil {
+            // A baseline that cannot be read fails below, as in a run that holds its findings.
+            let acceptance = Acceptance(
+                suppressions: suppressions, baseline: try? loaded?.get(), paths: report.filePaths,
+                today: today)
+            alsoUsed = report.sortReadAgain(acceptance, keep: Self.shownFindings)
+            if let failure = report.streamed?.failure { throw OutputError(failure) }
+        }
         if !suppressions.entries.isEmpty {
             let summary = suppressions.apply(to: &report, today: today)
             report.suppressions = summary
@@ -384,15 +402,12 @@ public enum CommandLineTool {
                 )
             }
         }
-        let applied = try p.value("--exact-baseline").map { path throws(UsageError) in
-            try Baseline.load(path)
-        }
+        let applied = try loaded?.get()
         if let path = p.value("--write-exact-baseline") {
             // A baseline --exact-baseline could not read back is not written (nor does it replace
             // one).
-            let baseline = Baseline.from(report, reviewed: applied)
-            guard let text = baseline.json(limit: Baseline.maxBytes) else {
-                let n = baseline.entries.count
+            let (text, n) = Baseline.text(of: report, reviewed: applied, limit: Baseline.maxBytes)
+            guard let text else {
                 throw UsageError(
                     "--write-exact-baseline \(path): \(n) violations make a baseline larger than the 64 MiB "
                         + "--exact-baseline reads; nothing was written. Fix or --skip the rules that fail throughout, then record the rest"
@@ -400,14 +415,14 @@ public enum CommandLineTool {
             }
             try writeFile(path, text)
             if !p.has("--quiet") {
-                let n = report.results.reduce(0) { $0 + $1.violations.count }
                 console.err(
                     "conn-audit: wrote \(n) violation\(n == 1 ? "" : "s") to the baseline \(path)\n"
                 )
             }
         }
         if let path = p.value("--exact-baseline"), let baseline = applied {
-            report.baseline = baseline.apply(to: &report, path: path, today: today)
+            report.baseline = baseline.apply(
+                to: &report, path: path, today: today, alsoUsed: alsoUsed)
             for e in report.baseline!.expired {
                 console.err(
                     "conn-audit: baseline entry for \(e.rule) at \(e.file ?? "?"):\(e.line.map(String.init) ?? "?") expired on \(e.expires ?? "?"); its violations count again\n"

@@ -105,7 +105,7 @@ public enum GitHubReport {
             }
             out += plain(text) + "\n"
         }
-        let baselined = report.results.reduce(0) { $0 + $1.baselined.count }
+        let baselined = report.results.reduce(0) { $0 + $1.baselinedCount }
         if baselined > 0 {
             out +=
                 "conn-audit: \(baselined) known violation\(baselined == 1 ? "" : "s") accepted by the baseline\n"

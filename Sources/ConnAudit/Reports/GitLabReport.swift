@@ -35,14 +35,7 @@ public enum GitLabReport {
                     &w, check: r.rule.id, message: r.rule.id + ": " + f.message, fingerprint: fp,
                     severity: severity(r.rule.severity), path: path, line: f.line ?? 1)
             }
-            if r.omittedViolations > 0, r.baselined.isEmpty, r.suppressed.isEmpty {
-                // Not all held: fingerprinted as they are read again, in report order.
-                var occurrences = Fingerprint.Occurrences(rule: r.rule.id, paths: paths)
-                report.eachViolation(of: r) { add($0, occurrences.next($0)) }
-                continue
-            }
-            let fingerprints = Fingerprint.of(r, paths: paths).violations
-            for (f, fp) in zip(r.violations, fingerprints) { add(f, fp) }
+            report.eachSorted(of: r, [.kept]) { add($0.finding, $0.fingerprint) }
         }
         w.endArray()
         return w.finish()

@@ -73,15 +73,15 @@ public enum JSONReport {
             w.beginArray("inconclusive")
             report.eachInconclusive(of: r) { finding(&w, $0, paths) }
             w.endArray()
-            if !r.baselined.isEmpty {
+            if r.baselinedCount > 0 {
                 w.beginArray("baselined")
-                for f in r.baselined { finding(&w, f, paths) }
+                report.eachSorted(of: r, [.baselined]) { finding(&w, $0.finding, paths) }
                 w.endArray()
             }
-            if !r.suppressed.isEmpty {
+            if r.suppressedCount > 0 {
                 w.beginArray("suppressed")
-                for (f, i) in zip(r.suppressed, r.suppressedBy) {
-                    finding(&w, f, paths, suppression: i)
+                report.eachSorted(of: r, [.suppressed]) {
+                    finding(&w, $0.finding, paths, suppression: $0.entry!)
                 }
                 w.endArray()
             }

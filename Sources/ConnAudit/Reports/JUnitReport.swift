@@ -70,7 +70,7 @@ public enum JUnitReport: PiecewiseTextReport {
             case .pass:
                 if hasAccepted(r) {
                     out += ">\n"
-                    endTestcase(r, paths, &out)
+                    endTestcase(r, report, paths, &out)
                 } else {
                     out += "/>\n"
                 }
@@ -85,7 +85,7 @@ public enum JUnitReport: PiecewiseTextReport {
                 // one.
                 if hasAccepted(r) {
                     out += text("\n\n")
-                    acceptedLines(r, paths, &out)
+                    acceptedLines(r, report, paths, &out)
                 }
                 out += "</system-out>\n    </testcase>\n"
             case .fail:
@@ -94,7 +94,7 @@ public enum JUnitReport: PiecewiseTextReport {
                 out += ">\n      <failure message=\"\(attr(message))\" type=\"\(attr(severity))\">"
                 failedFindings(r, report, paths, &out)
                 out += "</failure>\n"
-                endTestcase(r, paths, &out)
+                endTestcase(r, report, paths, &out)
             case .inconclusive:
                 let n = r.inconclusiveCount
                 var message = "inconclusive: \(count(n, "case")) could not be decided"
@@ -104,7 +104,7 @@ public enum JUnitReport: PiecewiseTextReport {
                 out += ">\n      <skipped message=\"\(attr(message))\">"
                 lines(paths, &out) { report.eachInconclusive(of: r, $0) }
                 out += "</skipped>\n"
-                endTestcase(r, paths, &out)
+                endTestcase(r, report, paths, &out)
             case .notApplicable:
                 let message =
                     "not applicable: " + (r.note ?? "the logs hold nothing this rule judges")
@@ -125,7 +125,6 @@ public enum JUnitReport: PiecewiseTextReport {
         out += "</testsuites>\n"
     }
 
-    /// Each finding's ``line(_:_:)``, escaped, one per line (element text).
     /// A failed rule's violations, then its inconclusive cases, if any.
     private static func failedFindings(
         _ r: RuleResult, _ report: AuditReport, _ paths: [String], _ out: inout ReportText
@@ -135,10 +134,6 @@ public enum JUnitReport: PiecewiseTextReport {
             out += text("\n\ninconclusive (\(r.inconclusiveCount)):\n")
             lines(paths, &out) { report.eachInconclusive(of: r, $0) }
         }
-    }
-
-    private static func lines(_ findings: [Finding], _ paths: [String], _ out: inout ReportText) {
-        lines(paths, &out) { body in findings.forEach(body) }
     }
 
     /// The findings `each` gives, one per line.
@@ -173,31 +168,38 @@ public enum JUnitReport: PiecewiseTextReport {
 
     /// Whether a baseline or a suppression accepted any of the rule's violations.
     private static func hasAccepted(_ r: RuleResult) -> Bool {
-        !r.baselined.isEmpty || !r.suppressed.isEmpty
+        r.baselinedCount > 0 || r.suppressedCount > 0
     }
 
     /// The end of an open testcase: a `<system-out>` naming the violations a baseline or a
     /// suppression accepted, if any, then `</testcase>`.
-    private static func endTestcase(_ r: RuleResult, _ paths: [String], _ out: inout ReportText) {
+    private static func endTestcase(
+        _ r: RuleResult, _ report: AuditReport, _ paths: [String], _ out: inout ReportText
+    ) {
         if hasAccepted(r) {
             out += "      <system-out>"
-            acceptedLines(r, paths, &out)
+            acceptedLines(r, report, paths, &out)
             out += "</system-out>\n"
         }
         out += "    </testcase>\n"
     }
 
     /// The violations a baseline accepted, then those suppressions accepted.
-    private static func acceptedLines(_ r: RuleResult, _ paths: [String], _ out: inout ReportText) {
-        if !r.baselined.isEmpty {
+    private static func acceptedLines(
+        _ r: RuleResult, _ report: AuditReport, _ paths: [String], _ out: inout ReportText
+    ) {
+        if r.baselinedCount > 0 {
             out += text(
-                "\(count(r.baselined.count, "known violation")) accepted by the baseline:\n")
-            lines(r.baselined, paths, &out)
+                "\(count(r.baselinedCount, "known violation")) accepted by the baseline:\n")
+            lines(paths, &out) { body in report.eachSorted(of: r, [.baselined]) { body($0.finding) }
+            }
         }
-        if !r.suppressed.isEmpty {
-            if !r.baselined.isEmpty { out += text("\n\n") }
-            out += text("\(count(r.suppressed.count, "violation")) suppressed as known issues:\n")
-            lines(r.suppressed, paths, &out)
+        if r.suppressedCount > 0 {
+            if r.baselinedCount > 0 { out += text("\n\n") }
+            out += text("\(count(r.suppressedCount, "violation")) suppressed as known issues:\n")
+            lines(paths, &out) { body in
+                report.eachSorted(of: r, [.suppressed]) { body($0.finding) }
+            }
         }
     }
 

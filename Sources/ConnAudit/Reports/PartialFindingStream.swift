@@ -13,6 +13,9 @@
 /// one finding per reader, never the list. Equal findings come in the order of the partials, as
 /// the merge's first reading added them.
 ///
+/// Each lane (``FindingStream/each(rule:violations:lane:_:)``) has readers of its own: a report
+/// that lists a rule's kept, baselined and suppressed violations reads three lanes, each forward.
+///
 /// At most ``fanIn`` partials are read at once (file descriptors, and each reader's buffers).
 /// With more, groups of ``fanIn`` are first merged into temporary files (in `TMPDIR`, else
 /// `/tmp`) that hold only their findings, in the same order, and these are merged in turn. A
@@ -29,6 +32,8 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
     private let rules: [String]
     private let ruleIndex: [String: Int]
     private let fileCount: Int
+    /// How many suppressions the merge applies (a violation's `fields_match` names some).
+    private let suppressionCount: Int
     /// Each list's length, as the first reading counted it.
     private let counts: [FindingGroup: Int]
     private let fanIn: Int
@@ -37,16 +42,17 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
     /// Whether ``inputs`` are temporary files of merged groups (opened as files, not by
     /// ``opener``).
     private var temporary = false
-    private var readers: [Reader]?
-    /// The last list handed out; asked for it or one before it, the readers start over.
-    private var position: FindingGroup?
+    /// Each lane's readers, and the last list it handed out: asked for that list or one before
+    /// it, the lane starts over.
+    private var lanes: [Int: (readers: [Reader], position: FindingGroup)] = [:]
     private(set) var failure: String?
-    /// The most findings the readers held at once (one each at most).
+    /// The most findings the readers of a lane held at once (one each at most).
     private(set) var peakHeld = 0
 
     init(
         inputs: [InputFile], opener: @escaping Auditor.Opener, rules: [String], fileCount: Int,
-        counts: [FindingGroup: Int], fanIn: Int = PartialFindingStream.fanIn
+        suppressionCount: Int = 0, counts: [FindingGroup: Int],
+        fanIn: Int = PartialFindingStream.fanIn
     ) {
         self.inputs = inputs
         self.opener = opener
@@ -55,6 +61,7 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
         for (i, id) in rules.enumerated() where index[id] == nil { index[id] = i }
         ruleIndex = index
         self.fileCount = fileCount
+        self.suppressionCount = suppressionCount
         self.counts = counts
         self.fanIn = max(2, fanIn)
     }
@@ -68,17 +75,21 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
         for path in named { unlink(path) }
     }
 
-    func each(rule id: String, violations: Bool, _ body: (Finding) -> Void) {
+    func each(rule id: String, violations: Bool, lane: Int, _ body: (Finding) -> Void) {
         guard failure == nil, let rule = ruleIndex[id] else { return }
         let group = FindingGroup(rule: rule, violations: violations)
-        // A list already handed out (this one too) is read again from the start.
-        if readers == nil || position.map({ !($0 < group) }) == true {
+        // A list already handed out in the lane (this one too) is read again from the start.
+        var readers: [Reader]
+        if let open = lanes[lane], open.position < group {
+            readers = open.readers
+        } else {
+            lanes[lane] = nil
             guard let opened = openReaders() else { return }
             readers = opened
         }
-        position = group
+        lanes[lane] = (readers, group)
         var given = 0
-        merge(readers!, group: group) { f in
+        merge(readers, group: group) { f in
             given += 1
             body(f)
         }
@@ -107,9 +118,9 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
     }
 
     /// One reader per input, the inputs first merged in groups while there are more than
-    /// ``fanIn``; nil (and ``failure``) when one cannot be read.
+    /// ``fanIn`` (once: the lanes share the temporary files); nil (and ``failure``) when one
+    /// cannot be read.
     private func openReaders() -> [Reader]? {
-        readers = nil
         while inputs.count > fanIn {
             var merged: [InputFile] = []
             var start = 0
@@ -134,7 +145,9 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
         do {
             let source =
                 temporary ? try ByteSources.open(input, maxExpansion: 0) : try opener(input)
-            let r = Reader(source, path: input.path, fileCount: fileCount, ruleCount: rules.count)
+            let r = Reader(
+                source, path: input.path, fileCount: fileCount, ruleCount: rules.count,
+                suppressionCount: suppressionCount)
             r.advance()
             if let e = r.failure { failure = e }
             return failure == nil ? r : nil
@@ -193,7 +206,7 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
                     out +=
                         PartialReport.findingLine(
                             violations ? "violation" : "inconclusive", rule: rule, f,
-                            fieldMatches: []
+                            fieldMatches: f.fieldMatches ?? []
                         ).utf8
                     if out.count >= JSONWriter.flushSize { flush() }
                 }
@@ -215,16 +228,21 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
         private let path: String
         private let fileCount: Int
         private let ruleCount: Int
+        private let suppressionCount: Int
         /// The next finding, or nil at the end.
         private(set) var head: (group: FindingGroup, finding: Finding)?
         private(set) var failure: String?
 
-        init(_ source: any ByteSource, path: String, fileCount: Int, ruleCount: Int) {
+        init(
+            _ source: any ByteSource, path: String, fileCount: Int, ruleCount: Int,
+            suppressionCount: Int
+        ) {
             // Small reads: a merge reads up to ``fanIn`` of these at once.
             lines = LineReader(source, chunkSize: 1 << 16)
             self.path = path
             self.fileCount = fileCount
             self.ruleCount = ruleCount
+            self.suppressionCount = suppressionCount
         }
 
         /// Moves ``head`` to the next finding.
@@ -255,7 +273,7 @@ final class PartialFindingStream: FindingStream, @unchecked Sendable {
                 do {
                     let (rule, f) = try PartialMerge.finding(
                         entries[0].value, violation: kind == "violation", fileCount: fileCount,
-                        ruleCount: ruleCount, suppressionCount: 0)
+                        ruleCount: ruleCount, suppressionCount: suppressionCount)
                     head = (FindingGroup(rule: rule, violations: kind == "violation"), f)
                 } catch {
                     failure = "the partial \(path) line \(raw.number): \(error.message)"

@@ -465,7 +465,8 @@ extension PartialMerge {
         }
         return PartialFindingStream(
             inputs: partials, opener: opener, rules: rules.map(\.id),
-            fileCount: header?.fileCount ?? 0, counts: counts, fanIn: fanIn)
+            fileCount: header?.fileCount ?? 0, suppressionCount: suppressionCount, counts: counts,
+            fanIn: fanIn)
     }
 
     /// How many findings the totals hold (kept, not only counted).

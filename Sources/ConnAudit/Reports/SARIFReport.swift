@@ -109,50 +109,27 @@ public enum SARIFReport {
         // MARK: results
         w.beginArray("results")
         for (index, r) in report.results.enumerated() {
-            if r.omittedViolations > 0 || r.omittedInconclusive > 0 {
-                // Not all held (a merge reads them again): neither baselined nor suppressed.
-                var violations = Fingerprint.Occurrences(rule: r.rule.id, paths: paths)
-                report.eachViolation(of: r) { f in
-                    result(
-                        &w, f, rule: r.rule, index: index, kind: "fail",
-                        fingerprint: violations.next(f), paths: paths, cwd: cwd, corpus: corpus)
-                }
-                var inconclusive = Fingerprint.Occurrences(rule: r.rule.id, paths: paths)
-                report.eachInconclusive(of: r) { f in
-                    result(
-                        &w, f, rule: r.rule, index: index, kind: "review",
-                        fingerprint: inconclusive.next(f), paths: paths, cwd: cwd, corpus: corpus)
-                }
-                continue
-            }
-            let fps = Fingerprint.of(r, paths: paths)
-            for (f, fp) in zip(r.violations, fps.violations) {
+            // Fingerprints over the kept, baselined and suppressed violations together
+            // (``Fingerprint/of(_:paths:)``), held or read again.
+            report.eachSorted(of: r, [.kept, .baselined, .suppressed]) { s in
+                let justification: String? =
+                    switch s.list {
+                    case .kept: nil
+                    case .baselined:
+                        "accepted by the baseline" + (report.baseline.map { " " + $0.path } ?? "")
+                    case .suppressed:
+                        report.suppressions?.entries[s.entry!].justification ?? "suppressed"
+                    }
                 result(
-                    &w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths,
-                    cwd: cwd,
-                    corpus: corpus)
+                    &w, s.finding, rule: r.rule, index: index, kind: "fail",
+                    fingerprint: s.fingerprint, paths: paths, cwd: cwd, corpus: corpus,
+                    justification: justification)
             }
-            for (f, fp) in zip(r.baselined, fps.baselined) {
+            var inconclusive = Fingerprint.Occurrences(rule: r.rule.id, paths: paths)
+            report.eachInconclusive(of: r) { f in
                 result(
-                    &w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths,
-                    cwd: cwd,
-                    corpus: corpus,
-                    justification: "accepted by the baseline"
-                        + (report.baseline.map { " " + $0.path } ?? ""))
-            }
-            for (k, (f, fp)) in zip(r.suppressed, fps.suppressed).enumerated() {
-                let entry = report.suppressions?.entries[r.suppressedBy[k]]
-                result(
-                    &w, f, rule: r.rule, index: index, kind: "fail", fingerprint: fp, paths: paths,
-                    cwd: cwd,
-                    corpus: corpus, justification: entry.map(\.justification) ?? "suppressed")
-            }
-            let inconclusive = Fingerprint.of(r.inconclusive, rule: r.rule.id, paths: paths)
-            for (f, fp) in zip(r.inconclusive, inconclusive) {
-                result(
-                    &w, f, rule: r.rule, index: index, kind: "review", fingerprint: fp,
-                    paths: paths, cwd: cwd,
-                    corpus: corpus)
+                    &w, f, rule: r.rule, index: index, kind: "review",
+                    fingerprint: inconclusive.next(f), paths: paths, cwd: cwd, corpus: corpus)
             }
         }
         w.endArray()

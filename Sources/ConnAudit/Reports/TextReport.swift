@@ -82,12 +82,12 @@ public struct TextReport {
             out +=
                 dim("  (\(r.rule.id) also has \(r.inconclusiveCount) inconclusive case(s))") + "\n"
         }
-        let baselined = report.results.filter { !$0.baselined.isEmpty }
+        let baselined = report.results.filter { $0.baselinedCount > 0 }
         if !baselined.isEmpty { out += "\n" }
         for r in baselined {
             out +=
                 dim("BASELINED")
-                + " \(r.rule.id) — \(r.baselined.count) known violation\(r.baselined.count == 1 ? "" : "s") accepted by the baseline\n"
+                + " \(r.rule.id) — \(r.baselinedCount) known violation\(r.baselinedCount == 1 ? "" : "s") accepted by the baseline\n"
         }
         if let b = report.baseline {
             for e in b.expired {

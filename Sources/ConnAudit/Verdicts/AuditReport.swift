@@ -16,6 +16,9 @@ public struct AuditReport: Sendable {
     /// The findings not kept in ``results``, read again for the reports that list them all (a
     /// merge of partials); nil when nothing is read again.
     public var streamed: (any FindingStream)?
+    /// The suppressions and baseline that sorted the violations read again
+    /// (``sortReadAgain(_:keep:)``); nil: every one read again is kept.
+    var acceptance: Acceptance?
 
     /// `--fail-on`: the lowest severity whose violations fail the run.
     public enum FailOn: String, Sendable, CaseIterable {

@@ -109,8 +109,27 @@ public struct Baseline: Sendable {
     /// An entry of `reviewed` (the baseline the run applied) for the same rule and fingerprint
     /// keeps its reason and expiry: rewriting a baseline does not lose its reviews.
     public static func from(_ report: AuditReport, reviewed: Baseline? = nil) -> Baseline {
+        var entries: [Entry] = []
+        eachEntry(of: report, reviewed: reviewed) { entries.append($0) }
+        return Baseline(entries: entries)
+    }
+
+    /// The text of ``from(_:reviewed:)``'s baseline, made as its entries come (violations read
+    /// again are never held), and how many entries it has; the text nil when it would be larger
+    /// than `limit` bytes (at most about `limit` of it is held).
+    public static func text(of report: AuditReport, reviewed: Baseline?, limit: Int) -> (
+        text: String?, entries: Int
+    ) {
+        json(limit: limit) { each in eachEntry(of: report, reviewed: reviewed, each) }
+    }
+
+    /// Calls `body` with each entry of ``from(_:reviewed:)``'s baseline, in order.
+    private static func eachEntry(
+        of report: AuditReport, reviewed: Baseline?, _ body: (Entry) -> Void
+    ) {
         precondition(
-            report.keptEveryFinding, "a baseline counts every finding: audit with keepFindings nil")
+            report.listsEveryFinding, "a baseline counts every finding: audit with keepFindings nil"
+        )
         // Of several reviews of one fingerprint, the one that accepts longest (no expiry first,
         // then the latest date) — the one `apply` lets accept the violation.
         var reviews: [String: Entry] = [:]
@@ -124,11 +143,9 @@ public struct Baseline: Sendable {
             if let kept = reviews[key], !lasts(e, longerThan: kept) { continue }
             reviews[key] = e
         }
-        var entries: [Entry] = []
         let paths = report.filePaths
         for r in report.results {
-            let fingerprints = Fingerprint.of(r, paths: paths).violations
-            for (f, fp) in zip(r.violations, fingerprints) {
+            func add(_ f: Finding, _ fp: String) {
                 var e = Entry(rule: r.rule.id, fingerprint: fp)
                 e.file = f.file.map { paths[Int($0)] }
                 e.line = f.line
@@ -137,10 +154,18 @@ public struct Baseline: Sendable {
                     e.reason = review.reason
                     e.expires = review.expires
                 }
-                entries.append(e)
+                body(e)
             }
+            if report.readsAgain(r) {
+                // Every violation suppressions left, as a baseline fingerprints it.
+                report.eachReadAgain(of: r, lane: 0) { s in
+                    if let fp = s.recorded { add(s.finding, fp) }
+                }
+                continue
+            }
+            let fingerprints = Fingerprint.of(r, paths: paths).violations
+            for (f, fp) in zip(r.violations, fingerprints) { add(f, fp) }
         }
-        return Baseline(entries: entries)
     }
 
     /// The largest baseline file ``load(_:)`` reads: 64 MiB.
@@ -151,6 +176,15 @@ public struct Baseline: Sendable {
     /// The file's text; nil when it would be larger than `limit` bytes (then it is not made whole:
     /// at most about `limit` of it is held).
     public func json(limit: Int) -> String? {
+        Self.json(limit: limit) { each in entries.forEach(each) }.text
+    }
+
+    /// The text of a baseline of the entries `entries` hands its argument, and how many there
+    /// are; the text nil when it would be larger than `limit` bytes (the entries past it are
+    /// counted, not written).
+    private static func json(limit: Int, _ entries: ((Entry) -> Void) -> Void) -> (
+        text: String?, entries: Int
+    ) {
         final class Size { var bytes = 0 }
         let size = Size()
         var chunks: [UInt8] = []
@@ -162,8 +196,10 @@ public struct Baseline: Sendable {
         w.key("schema", "conn-audit/baseline")
         w.key("version", 1)
         w.beginArray("entries")
-        for e in entries {
-            if size.bytes > limit { return nil }
+        var count = 0
+        entries { e in
+            count += 1
+            if size.bytes > limit { return }
             w.beginObject()
             w.key("rule", e.rule)
             w.key("fingerprint", e.fingerprint)
@@ -174,21 +210,28 @@ public struct Baseline: Sendable {
             w.key("expires", e.expires)
             w.endObject()
         }
+        if size.bytes > limit { return (nil, count) }
         w.endArray()
         w.endObject()
         _ = w.finish()
-        return size.bytes <= limit ? String(decoding: chunks, as: UTF8.self) : nil
+        return (size.bytes <= limit ? String(decoding: chunks, as: UTF8.self) : nil, count)
     }
 
     // MARK: - Applying
 
-    /// Moves accepted violations to each result's `baselined` list and recomputes statuses.
+    /// Moves accepted violations to each result's `baselined` list and recomputes statuses. A
+    /// rule whose violations are read again was sorted as they were read
+    /// (``AuditReport/sortReadAgain(_:keep:)``): its count is added, and `alsoUsed` are the
+    /// entries its violations matched.
     /// - Parameter today: `YYYY-MM-DD`; entries expiring before it accept nothing.
-    public func apply(to report: inout AuditReport, path: String, today: String) -> Summary {
+    public func apply(
+        to report: inout AuditReport, path: String, today: String, alsoUsed: Set<Int> = []
+    ) -> Summary {
         precondition(
-            report.keptEveryFinding, "a baseline counts every finding: audit with keepFindings nil")
+            report.listsEveryFinding, "a baseline counts every finding: audit with keepFindings nil"
+        )
         var summary = Summary(path: path)
-        var used = Set<Int>()
+        var used = alsoUsed
         var byKey: [String: [Int]] = [:]
         for (i, e) in entries.enumerated() {
             byKey[e.rule + "\u{1F}" + e.fingerprint, default: []].append(i)
@@ -196,6 +239,9 @@ public struct Baseline: Sendable {
         let paths = report.filePaths
         for k in report.results.indices {
             let r = report.results[k]
+            summary.accepted += r.omittedBaselined
+            if r.readAgain { continue }
+            precondition(!report.readsAgain(r), "violations read again are sorted first")
             let fingerprints = Fingerprint.of(r, paths: paths).violations
             var kept: [Finding] = []
             var accepted: [Finding] = []

@@ -27,9 +27,17 @@ public struct RuleResult: Sendable {
     /// ones in report order, and these many more came after them.
     public var omittedViolations = 0
     public var omittedInconclusive = 0
+    /// Baselined violations counted but not kept (a merge reads them again).
+    public var omittedBaselined = 0
+    /// Whether the violations were sorted as they were read again from the partials of a merge
+    /// (``AuditReport/sortReadAgain(_:keep:)``): the lists hold the first kept ones, the counts
+    /// say how many each list has, and ``AuditReport/streamed`` reads them all.
+    public var readAgain = false
 
     /// How many violations the rule had, kept or not.
     public var violationCount: Int { violations.count + omittedViolations }
+    /// How many violations the baseline accepted, kept or not.
+    public var baselinedCount: Int { baselined.count + omittedBaselined }
     /// How many violations suppressions accepted, kept or not.
     public var suppressedCount: Int { suppressed.count + omittedSuppressed.values.reduce(0, +) }
     /// ``suppressedCount`` by the entry that accepted them.

@@ -164,7 +164,8 @@ public struct Suppressions: Sendable {
     /// entry that matches takes it), recomputes statuses, and counts what each entry accepted,
     /// with what ``filter(rules:paths:today:)`` accepted during the run
     /// (``RuleResult/omittedSuppressed``). Every violation not in the report was offered to that
-    /// filter as it was found.
+    /// filter as it was found, or sorted as it was read again
+    /// (``AuditReport/sortReadAgain(_:keep:)``), which counted it the same way.
     public func apply(to report: inout AuditReport, today: String) -> Summary {
         var summary = Summary(entries: entries, accepted: Array(repeating: 0, count: entries.count))
         let live = entries.indices.filter { !entries[$0].hasExpired(today: today) }
@@ -175,7 +176,8 @@ public struct Suppressions: Sendable {
             for (i, n) in report.results[k].omittedSuppressed { summary.accepted[i] += n }
             let r = report.results[k]
             let candidates = of(r.rule.id)
-            guard !candidates.isEmpty, !r.violations.isEmpty else { continue }
+            // Violations read again were sorted as they were read (``AuditReport/sortReadAgain``).
+            guard !candidates.isEmpty, !r.violations.isEmpty, !r.readAgain else { continue }
             var kept: [Finding] = []
             var result = r
             for f in r.violations {

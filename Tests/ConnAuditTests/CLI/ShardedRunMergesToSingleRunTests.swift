@@ -167,6 +167,79 @@ struct ShardedRunMergesToSingleRunTests {
         #expect(mergedApplied.out == applied.out)
     }
 
+    @Test func withSuppressionsAndABaselineInEveryFormat() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { removeTemporaryDirectory(dir) }
+        try ConnlogGen.write([
+            "--out", dir + "/logs", "--files", "6", "--devices", "16", "--interleave", "--size",
+            "1MB", "--faults", "0.06", "--seed", "26"
+        ])
+        let known = """
+            suppressions:
+              - rule: "ws.*"
+                fields: {reason: "pong_*"}
+                reason: "known timeouts"
+                expires: 2999-12-31
+              - rule: "*"
+                src: "ipad-*"
+                reason: "known on tablets"
+                expires: 2999-12-31
+              - rule: "*"
+                message: "*"
+                reason: "long gone"
+                expires: 2001-01-01
+
+            """
+        let config = dir + "/known.yaml"
+        try known.write(toFile: config, atomically: true, encoding: .utf8)
+        let logs = [dir + "/logs"]
+        // A reviewed baseline of one run: every other violation, some of them expired.
+        let all = CommandLineRun(
+            logs + ["--config", config, "-q", "--write-exact-baseline", dir + "/all.json"])
+        try #require(all.code == 1, "\(all.err)")
+        var root = try #require(
+            JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: dir + "/all.json"))) as? [String: Any])
+        let entries = try #require(root["entries"] as? [[String: Any]])
+        root["entries"] = entries.enumerated().filter { $0.offset % 2 == 0 }.map { item in
+            var e = item.element
+            if item.offset % 10 == 0 { e["expires"] = "2002-02-02" }
+            return e
+        }
+        try JSONSerialization.data(withJSONObject: root).write(
+            to: URL(fileURLWithPath: dir + "/base.json"))
+        #expect(entries.count > 100, "too few violations to check the lists read again")
+        // Given in the config file, the baseline is the merge's: the shards leave it.
+        let applying = dir + "/applying.yaml"
+        try (known + "exact-baseline: \(dir)/base.json\n").write(
+            toFile: applying, atomically: true, encoding: .utf8)
+        try Self.expectSame(logs, shards: 3, config: applying, in: dir)
+        let text = try String(contentsOfFile: dir + "/merged.text", encoding: .utf8)
+        #expect(text.contains("EXPIRED BASELINE ENTRY") && text.contains("SUPPRESSED"))
+        #expect(text.contains("EXPIRED SUPPRESSION"))
+        // The baseline each writes, with the suppressions and the baseline applied.
+        var parts: [String] = []
+        for k in 1...3 {
+            parts.append(dir + "/p\(k)")
+            let run = CommandLineRun(
+                logs + [
+                    "--config", config, "--shard", "\(k)/3", "-f", "partial", "-o", parts[k - 1]
+                ])
+            try #require(run.code == 0, "\(run.err)")
+        }
+        let single = CommandLineRun(
+            logs + ["--config", applying, "-q", "--write-exact-baseline", dir + "/s.json"])
+        let merged = CommandLineRun(
+            ["merge"] + parts + [
+                "--config", applying, "-q", "--write-exact-baseline", dir + "/m.json"
+            ])
+        #expect(merged.code == single.code)
+        #expect(merged.err == single.err)
+        let a = try String(contentsOfFile: dir + "/s.json", encoding: .utf8)
+        #expect(a.contains("long gone") == false && a.contains("fingerprint"))
+        #expect(try String(contentsOfFile: dir + "/m.json", encoding: .utf8) == a)
+    }
+
     @Test func aConfigFilesReportsAreTheMergesNotTheShards() throws {
         let dir = try makeTemporaryDirectory()
         defer { removeTemporaryDirectory(dir) }
