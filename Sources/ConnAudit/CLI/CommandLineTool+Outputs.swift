@@ -9,7 +9,9 @@ import Synchronization
 // The files a run writes: reports (`--output`, `--report FMT=FILE`, `timeline --output`) and
 // baselines (`--write-exact-baseline`). None may be a file the run reads, and none is changed until
 // its new text is complete: it is written to a temporary file in the same directory, then renamed
-// over the old one, so a failed or interrupted write leaves the old file as it was.
+// over the old one, so a failed or interrupted write leaves the old file as it was. A merge stages
+// them (``StagedOutputs``): every file is renamed into place only once every report is written and
+// the partials read again were found unchanged.
 
 /// A file the run cannot write (a report, a baseline): exit 2 with this message. Not a usage
 /// error: a full disk or a missing directory is no misuse of the command line.
@@ -181,10 +183,12 @@ extension CommandLineTool {
         let text: (String) -> Void
     }
 
-    /// Hands `write` the pieces for the file at `path`, or for standard output when `path` is nil.
-    static func writing(to path: String?, console: Console, _ write: (Pieces) -> Void)
-        throws(OutputError)
-    {
+    /// Hands `write` the pieces for the file at `path`, or for standard output when `path` is nil;
+    /// with `staged`, the file is put in place by it.
+    static func writing(
+        to path: String?, console: Console, staged: StagedOutputs? = nil,
+        _ write: (Pieces) -> Void
+    ) throws(OutputError) {
         guard let path else {
             write(
                 Pieces(
@@ -192,7 +196,7 @@ extension CommandLineTool {
                     text: { console.out($0) }))
             return
         }
-        try withFile(path) { put in
+        try withFile(path, staged: staged) { put in
             write(
                 Pieces(
                     bytes: { chunk in chunk.withUnsafeBufferPointer { put($0) } },
@@ -206,9 +210,10 @@ extension CommandLineTool {
     /// nil. JSON, SARIF and JUnit go out in pieces as they are written: a report of a million
     /// findings is never held whole.
     static func emit(
-        _ report: AuditReport, format: String, color: Bool, to path: String?, console: Console
+        _ report: AuditReport, format: String, color: Bool, to path: String?, console: Console,
+        staged: StagedOutputs? = nil
     ) throws(OutputError) {
-        try writing(to: path, console: console) { pieces in
+        try writing(to: path, console: console, staged: staged) { pieces in
             switch format {
             case "json": _ = JSONReport.render(report, flush: pieces.bytes)
             case "sarif": _ = SARIFReport.render(report, flush: pieces.bytes)
@@ -220,9 +225,11 @@ extension CommandLineTool {
         }
     }
 
-    static func writeFile(_ path: String, _ text: String) throws(OutputError) {
+    static func writeFile(_ path: String, _ text: String, staged: StagedOutputs? = nil)
+        throws(OutputError)
+    {
         var text = text
-        try withFile(path) { put in text.withUTF8 { put($0) } }
+        try withFile(path, staged: staged) { put in text.withUTF8 { put($0) } }
     }
 
     /// Hands `body` a function that writes bytes to the file at `path`, and puts them in place: a
@@ -233,9 +240,11 @@ extension CommandLineTool {
     /// (`.conn-audit-XXXXXX`, removed if anything fails), which is then renamed over it: the old
     /// file stays whole until the new one is. The new file takes the old one's permission bits
     /// and, where the system allows, its owner and group; a file not there before gets those
-    /// `fopen` would give it (0666 less the umask). A device or pipe is written directly.
+    /// `fopen` would give it (0666 less the umask). A device or pipe is written directly. With
+    /// `staged`, the temporary file is left to it, to be renamed with the others or removed.
     private static func withFile(
-        _ path: String, _ body: (_ put: @escaping (UnsafeBufferPointer<UInt8>) -> Void) -> Void
+        _ path: String, staged: StagedOutputs? = nil,
+        _ body: (_ put: @escaping (UnsafeBufferPointer<UInt8>) -> Void) -> Void
     ) throws(OutputError) {
         // What is already on its way to standard output goes first: a report written to
         // /dev/stdout beside the one printed there would otherwise land in the middle of it.
@@ -271,8 +280,10 @@ extension CommandLineTool {
         var placed = false
         let slot = TemporaryOnSignal.guard(template)
         defer {
-            if !placed { unlink(temporary) }
-            TemporaryOnSignal.release(slot)
+            if !placed {
+                unlink(temporary)
+                TemporaryOnSignal.release(slot)
+            }
         }
         var old = stat()
         if stat(target, &old) == 0 {
@@ -291,10 +302,23 @@ extension CommandLineTool {
         if let failure = write(to: f, body) {
             throw OutputError("cannot write \(path): \(describe(failure))")
         }
+        if let staged {
+            staged.add(temporary: temporary, target: target, path: path, slot: slot)
+            placed = true
+            return
+        }
+        try place(temporary, at: target, path: path)
+        placed = true
+        TemporaryOnSignal.release(slot)
+    }
+
+    /// Renames the written file `temporary` over `target` (the file `path` names).
+    fileprivate static func place(_ temporary: String, at target: String, path: String)
+        throws(OutputError)
+    {
         guard rename(temporary, target) == 0 else {
             throw OutputError("cannot write \(path): \(describe(errno))")
         }
-        placed = true
     }
 
     /// Runs `body` with a function that writes to `f`, then closes `f`: the `errno` of the first
@@ -314,6 +338,45 @@ extension CommandLineTool {
         if closed != 0, failure == nil { failure = errno }
         return failure
     }
+}
+
+/// The report files of a run, each written whole to a temporary file beside it, to be renamed
+/// into place together (``place()``) or removed (``discard()``, and when it goes). A merge stages
+/// its files until the partials it read again are found unchanged: a merge that fails leaves
+/// every file as it was, and no temporary file. What goes to standard output or to a device is
+/// written as it is made.
+final class StagedOutputs {
+    private var pending: [(temporary: String, target: String, path: String, slot: Int?)] = []
+
+    fileprivate func add(temporary: String, target: String, path: String, slot: Int?) {
+        pending.append((temporary, target, path, slot))
+    }
+
+    /// Renames every file into place, in the order written; a rename that fails names its file,
+    /// and the files after it are removed.
+    func place() throws(OutputError) {
+        while !pending.isEmpty {
+            let next = pending.removeFirst()
+            defer { TemporaryOnSignal.release(next.slot) }
+            do {
+                try CommandLineTool.place(next.temporary, at: next.target, path: next.path)
+            } catch {
+                unlink(next.temporary)
+                throw error
+            }
+        }
+    }
+
+    /// Removes every file not yet placed.
+    func discard() {
+        for p in pending {
+            unlink(p.temporary)
+            TemporaryOnSignal.release(p.slot)
+        }
+        pending = []
+    }
+
+    deinit { discard() }
 }
 
 // MARK: - Stopped while writing

@@ -367,7 +367,9 @@ public enum CommandLineTool {
     /// every report asked for. Returns the exit status. `inputsShown`: the PATHs as given.
     ///
     /// A report whose findings are read again (a merge: ``AuditReport/streamed``) has them sorted
-    /// by the suppressions and baseline as they are read (``AuditReport/sortReadAgain(_:keep:)``).
+    /// by the suppressions and baseline as they are read (``AuditReport/sortReadAgain(_:keep:)``),
+    /// and its files are staged (``StagedOutputs``): put in place only when every reading found
+    /// the partials unchanged.
     static func conclude(
         _ report: inout AuditReport, _ p: ArgumentParser, _ request: ReportRequest,
         _ prepared: PreparedRules, today: String, inputsShown: String, console: Console
@@ -383,6 +385,8 @@ public enum CommandLineTool {
         let loaded = p.value("--exact-baseline").map { path in
             Result { () throws(UsageError) in try Baseline.load(path) }
         }
+        let staged = report.streamed == nil ? nil : StagedOutputs()
+        defer { staged?.discard() }
         var alsoUsed = Set<Int>()
         if report.streamed != nil, !suppressions.entries.isEmpty || loaded != nil {
             // A baseline that cannot be read fails below, as in a run that holds its findings.
@@ -413,7 +417,7 @@ public enum CommandLineTool {
                         + "--exact-baseline reads; nothing was written. Fix or --skip the rules that fail throughout, then record the rest"
                 )
             }
-            try writeFile(path, text)
+            try writeFile(path, text, staged: staged)
             if !p.has("--quiet") {
                 console.err(
                     "conn-audit: wrote \(n) violation\(n == 1 ? "" : "s") to the baseline \(path)\n"
@@ -449,16 +453,17 @@ public enum CommandLineTool {
                 request.colorMode == "always" || (request.colorMode == "auto" && toTerminal)
             try Self.emit(
                 report, format: request.format, color: color, to: p.value("--output"),
-                console: console)
+                console: console, staged: staged)
         }
         for extra in request.extraReports {
             try Self.emit(
                 report, format: extra.format, color: request.colorMode == "always", to: extra.path,
-                console: console)
+                console: console, staged: staged)
         }
         // The findings a merge read again: a partial that changed under it leaves the reports
-        // incomplete.
+        // incomplete, and none is put in place.
         if let failure = report.streamed?.failure { throw OutputError(failure) }
+        try staged?.place()
         // Unreadable inputs are named on standard error whatever the format, for CI logs.
         for e in report.inputErrors { console.err("conn-audit: error: \(e.headline())\n") }
         return report.exitCode
