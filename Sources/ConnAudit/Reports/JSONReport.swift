@@ -75,12 +75,14 @@ public enum JSONReport {
             w.endArray()
             if r.baselinedCount > 0 {
                 w.beginArray("baselined")
-                report.eachSorted(of: r, [.baselined]) { finding(&w, $0.finding, paths) }
+                report.eachSorted(of: r, [.baselined], fingerprints: false) {
+                    finding(&w, $0.finding, paths)
+                }
                 w.endArray()
             }
             if r.suppressedCount > 0 {
                 w.beginArray("suppressed")
-                report.eachSorted(of: r, [.suppressed]) {
+                report.eachSorted(of: r, [.suppressed], fingerprints: false) {
                     finding(&w, $0.finding, paths, suppression: $0.entry!)
                 }
                 w.endArray()

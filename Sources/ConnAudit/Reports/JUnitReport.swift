@@ -191,14 +191,15 @@ public enum JUnitReport: PiecewiseTextReport {
         if r.baselinedCount > 0 {
             out += text(
                 "\(count(r.baselinedCount, "known violation")) accepted by the baseline:\n")
-            lines(paths, &out) { body in report.eachSorted(of: r, [.baselined]) { body($0.finding) }
+            lines(paths, &out) { body in
+                report.eachSorted(of: r, [.baselined], fingerprints: false) { body($0.finding) }
             }
         }
         if r.suppressedCount > 0 {
             if r.baselinedCount > 0 { out += text("\n\n") }
             out += text("\(count(r.suppressedCount, "violation")) suppressed as known issues:\n")
             lines(paths, &out) { body in
-                report.eachSorted(of: r, [.suppressed]) { body($0.finding) }
+                report.eachSorted(of: r, [.suppressed], fingerprints: false) { body($0.finding) }
             }
         }
     }

@@ -33,11 +33,13 @@ public struct Acceptance: Sendable {
         Acceptance(suppressions: Suppressions([]), baseline: nil, paths: paths, today: "")
     }
 
-    /// Sorts the violations of rule `rule` (its id).
-    func sorter(rule: String) -> ViolationSorter {
+    /// Sorts the violations of rule `rule` (its id); `fingerprints`: with the fingerprints of
+    /// reports, `recorded`: with those a baseline records (always when a baseline applies).
+    func sorter(rule: String, fingerprints: Bool, recorded: Bool) -> ViolationSorter {
         ViolationSorter(
             rule: rule, acceptance: self,
-            candidates: live.filter { suppressions.entries[$0].covers(rule: rule) })
+            candidates: live.filter { suppressions.entries[$0].covers(rule: rule) },
+            fingerprints: fingerprints, recorded: recorded || !baseline.isEmpty)
     }
 }
 
@@ -58,7 +60,8 @@ struct SortedViolation {
     /// The suppression entry that took it (``ViolationList/suppressed``).
     var entry: Int? = nil
     /// Its fingerprint in reports (SARIF, GitLab): occurrences counted over the rule's kept,
-    /// baselined and suppressed violations together, as ``Fingerprint/of(_:paths:)`` counts them.
+    /// baselined and suppressed violations together, as ``Fingerprint/of(_:paths:)`` counts them
+    /// (empty when not asked for).
     var fingerprint: String
     /// Its fingerprint as a baseline records and matches it, counted over the violations before
     /// a baseline moved any (nil for a suppressed one, which no baseline sees).
@@ -70,24 +73,29 @@ struct SortedViolation {
 /// A fingerprint numbers the occurrences of an identity in report order, and where violations tie
 /// in that order (one file, line and message) the whole-list functions number the kept ones
 /// before the accepted ones. So the violations that tie are held until the next one that does
-/// not: the sorter holds one such group, normally one violation.
+/// not: the sorter holds one such group, normally one violation. Numbering occurrences holds the
+/// identities of the rule's violations in one file (``Fingerprint/Occurrences``): only the
+/// numberings asked for are made.
 struct ViolationSorter {
     private let rule: String
     private let acceptance: Acceptance
     /// The live suppression entries that speak of the rule, in entry order.
     private let candidates: [Int]
     private var group: [Finding] = []
-    private var recorded: Fingerprint.Occurrences
-    private var listed: Fingerprint.Occurrences
+    private var recorded: Fingerprint.Occurrences?
+    private var listed: Fingerprint.Occurrences?
     /// The baseline entries some violation matched (live or not).
     private(set) var used = Set<Int>()
 
-    init(rule: String, acceptance: Acceptance, candidates: [Int]) {
+    init(
+        rule: String, acceptance: Acceptance, candidates: [Int], fingerprints: Bool,
+        recorded: Bool
+    ) {
         self.rule = rule
         self.acceptance = acceptance
         self.candidates = candidates
-        recorded = Fingerprint.Occurrences(rule: rule, paths: acceptance.paths)
-        listed = Fingerprint.Occurrences(rule: rule, paths: acceptance.paths)
+        if recorded { self.recorded = Fingerprint.Occurrences(rule: rule, paths: acceptance.paths) }
+        if fingerprints { listed = Fingerprint.Occurrences(rule: rule, paths: acceptance.paths) }
     }
 
     /// Takes the next violation; hands `emit` each one whose fate is decided, in the order given.
@@ -109,8 +117,8 @@ struct ViolationSorter {
                 fingerprint: "", recorded: nil)
         }
         // As a baseline sees them: the violations suppressions left, then the suppressed ones.
-        for i in order(sorted, [.kept, .suppressed]) {
-            let fp = recorded.next(sorted[i].finding)
+        for i in recorded == nil ? [] : order(sorted, [.kept, .suppressed]) {
+            let fp = recorded!.next(sorted[i].finding)
             guard sorted[i].list == .kept else { continue }
             sorted[i].recorded = fp
             if let entries = acceptance.baseline[rule + "\u{1F}" + fp] {
@@ -120,8 +128,8 @@ struct ViolationSorter {
                 }
             }
         }
-        for i in order(sorted, [.kept, .baselined, .suppressed]) {
-            sorted[i].fingerprint = listed.next(sorted[i].finding)
+        for i in listed == nil ? [] : order(sorted, [.kept, .baselined, .suppressed]) {
+            sorted[i].fingerprint = listed!.next(sorted[i].finding)
         }
         for s in sorted { emit(s) }
         group.removeAll(keepingCapacity: true)

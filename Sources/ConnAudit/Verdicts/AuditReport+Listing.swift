@@ -43,7 +43,7 @@ extension AuditReport {
             for f in r.violations { body(f) }
             return
         }
-        eachSorted(of: r, [.kept]) { body($0.finding) }
+        eachSorted(of: r, [.kept], fingerprints: false) { body($0.finding) }
     }
 
     /// Calls `body` with every inconclusive case of `r`, in report order (``eachViolation``).
@@ -56,12 +56,21 @@ extension AuditReport {
     }
 
     /// Calls `body` with the violations of `r` in each of `lists`, list by list, each in report
-    /// order, with the entry that suppressed it and its fingerprint (``Fingerprint/of(_:paths:)``).
+    /// order, with the entry that suppressed it and, with `fingerprints`, its fingerprint
+    /// (``Fingerprint/of(_:paths:)``).
     func eachSorted(
-        of r: RuleResult, _ lists: [ViolationList], _ body: (SortedViolation) -> Void
+        of r: RuleResult, _ lists: [ViolationList], fingerprints: Bool = true,
+        _ body: (SortedViolation) -> Void
     ) {
         guard readsAgain(r) else {
-            let fps = Fingerprint.of(r, paths: filePaths)
+            let fps =
+                fingerprints
+                ? Fingerprint.of(r, paths: filePaths)
+                : (
+                    violations: Array(repeating: "", count: r.violations.count),
+                    baselined: Array(repeating: "", count: r.baselined.count),
+                    suppressed: Array(repeating: "", count: r.suppressed.count)
+                )
             for list in lists {
                 switch list {
                 case .kept:
@@ -96,15 +105,22 @@ extension AuditReport {
                 case .baselined: 1
                 case .suppressed: 2
                 }
-            eachReadAgain(of: r, lane: lane) { if $0.list == list { body($0) } }
+            eachReadAgain(of: r, lane: lane, fingerprints: fingerprints) {
+                if $0.list == list { body($0) }
+            }
         }
     }
 
     /// Calls `body` with every violation of `r` read again from ``streamed`` in `lane`, in report
-    /// order, sorted by ``acceptance``; returns the baseline entries they matched.
+    /// order, sorted by ``acceptance``, with the fingerprints asked for; returns the baseline
+    /// entries they matched.
     @discardableResult
-    func eachReadAgain(of r: RuleResult, lane: Int, _ body: (SortedViolation) -> Void) -> Set<Int> {
-        var sorter = (acceptance ?? .none(paths: filePaths)).sorter(rule: r.rule.id)
+    func eachReadAgain(
+        of r: RuleResult, lane: Int, fingerprints: Bool = false, recorded: Bool = false,
+        _ body: (SortedViolation) -> Void
+    ) -> Set<Int> {
+        var sorter = (acceptance ?? .none(paths: filePaths)).sorter(
+            rule: r.rule.id, fingerprints: fingerprints, recorded: recorded)
         streamed?.each(rule: r.rule.id, violations: true, lane: lane) { sorter.take($0, body) }
         sorter.finish(body)
         return sorter.used

@@ -158,7 +158,7 @@ public struct Baseline: Sendable {
             }
             if report.readsAgain(r) {
                 // Every violation suppressions left, as a baseline fingerprints it.
-                report.eachReadAgain(of: r, lane: 0) { s in
+                report.eachReadAgain(of: r, lane: 0, recorded: true) { s in
                     if let fp = s.recorded { add(s.finding, fp) }
                 }
                 continue
