@@ -10,16 +10,11 @@
 /// not be read is a `blocker` at its path. Baselined violations and inconclusive cases are left
 /// out (GitLab has no place for either); the other formats list them. Messages are redacted
 /// upstream; no raw log text is written.
-public enum GitLabReport {
+public enum GitLabReport: PiecewiseJSONReport {
     public static func render(_ report: AuditReport) -> String { render(report, flush: nil) }
 
-    @discardableResult
-    static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
-        precondition(
-            report.listsEveryFinding, "this report lists every finding: audit with keepFindings nil"
-        )
+    static func write(_ report: AuditReport, to w: inout JSONWriter) {
         let paths = report.filePaths
-        var w = JSONWriter(flush: flush)
         w.beginArray()
         for e in report.inputErrors {
             issue(
@@ -38,7 +33,6 @@ public enum GitLabReport {
             report.eachSorted(of: r, [.kept]) { add($0.finding, $0.fingerprint) }
         }
         w.endArray()
-        return w.finish()
     }
 
     static func severity(_ s: Severity) -> String {

@@ -1,21 +1,13 @@
 /// `--format json`: the report for machines, schema `conn-audit/report` version 1
 /// (docs/json-report.md).
-public enum JSONReport {
+public enum JSONReport: PiecewiseJSONReport {
     public static let schema = "conn-audit/report"
     public static let version = 1
 
-    public static func render(_ report: AuditReport) -> String {
-        render(report, flush: nil)
-    }
+    public static func render(_ report: AuditReport) -> String { render(report, flush: nil) }
 
-    /// The report handed to `flush` in chunks as it is written (each a whole number of UTF-8
-    /// characters); nil: returned whole.
-    static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
-        precondition(
-            report.listsEveryFinding, "this report lists every finding: audit with keepFindings nil"
-        )
+    static func write(_ report: AuditReport, to w: inout JSONWriter) {
         let paths = report.filePaths
-        var w = JSONWriter(flush: flush)
         w.beginObject()
         w.key("schema", schema)
         w.key("version", version)
@@ -139,7 +131,6 @@ public enum JSONReport {
             w.raw("outcomes", "null")
         }
         w.endObject()
-        return w.finish()
     }
 
     private static func finding(

@@ -35,26 +35,3 @@ struct ReportText {
         return ""
     }
 }
-
-/// A report written as text into a ``ReportText``: returned whole, or handed to a `flush` in
-/// pieces as it is written.
-///
-/// A report that lists every finding (a JUnit failure names each violation) is never held whole
-/// when it goes to a file or a pipe: a million findings would otherwise be copied several times.
-protocol PiecewiseTextReport {
-    /// Writes the whole of `report` into `out`.
-    static func write(_ report: AuditReport, to out: inout ReportText)
-}
-
-extension PiecewiseTextReport {
-    /// The report as one string.
-    static func whole(_ report: AuditReport) -> String {
-        ReportText.made { write(report, to: &$0) }
-    }
-
-    /// The report handed to `flush` in pieces of about ``JSONWriter/flushSize`` bytes as it is
-    /// written, never held whole.
-    static func render(_ report: AuditReport, flush: @escaping (String) -> Void) {
-        _ = ReportText.made(flush: flush) { write(report, to: &$0) }
-    }
-}

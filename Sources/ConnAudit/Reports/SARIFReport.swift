@@ -46,7 +46,7 @@
 /// `invocations[0].executionSuccessful` is false when an input could not be read; each such input
 /// is an error in `toolExecutionNotifications`. Only rule metadata and finding messages (redacted
 /// upstream) are written — no raw log text, no context lines.
-public enum SARIFReport {
+public enum SARIFReport: PiecewiseJSONReport {
     public static let schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
     /// The key of conn-audit's fingerprints in `partialFingerprints` (versioned, per SARIF
     /// §3.27.17).
@@ -54,20 +54,12 @@ public enum SARIFReport {
     /// The key GitHub code scanning matches results on, given the same value as ``fingerprintKey``.
     public static let githubFingerprintKey = "primaryLocationLineHash"
 
-    public static func render(_ report: AuditReport) -> String {
-        render(report, flush: nil)
-    }
+    public static func render(_ report: AuditReport) -> String { render(report, flush: nil) }
 
-    /// The report handed to `flush` in chunks as it is written (each a whole number of UTF-8
-    /// characters); nil: returned whole.
-    static func render(_ report: AuditReport, flush: (([UInt8]) -> Void)?) -> String {
-        precondition(
-            report.listsEveryFinding, "this report lists every finding: audit with keepFindings nil"
-        )
+    static func write(_ report: AuditReport, to w: inout JSONWriter) {
         let paths = report.filePaths
         let cwd = Self.workingDirectory()
         let corpus = corpusFile(report)
-        var w = JSONWriter(flush: flush)
         w.beginObject()
         w.key("$schema", schemaURI)
         w.key("version", "2.1.0")
@@ -137,7 +129,6 @@ public enum SARIFReport {
         w.endObject()
         w.endArray()
         w.endObject()
-        return w.finish()
     }
 
     // MARK: - Rules
