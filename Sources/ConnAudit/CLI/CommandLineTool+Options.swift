@@ -74,6 +74,21 @@ extension CommandLineTool {
             .init(name: "--format", kind: .value)
         ] + everyCommandTakes
 
+    /// `args` parsed by `options`; nil when they ask for `--help`, once the command's `page` is
+    /// printed. `bytes` as ``ArgumentParser/parse(_:bytes:)`` takes them.
+    static func arguments(
+        _ args: [String], bytes: [[UInt8]]? = nil, _ options: [ArgumentParser.Option],
+        page: String, _ console: Console
+    ) throws(UsageError) -> ArgumentParser? {
+        var p = ArgumentParser(options)
+        try p.parse(args, bytes: bytes)
+        guard !p.has("--help") else {
+            console.out(Help.page(for: page) + "\n")
+            return nil
+        }
+        return p
+    }
+
     /// The option table of `command` (`check` for any other name).
     static func options(of command: String) -> [ArgumentParser.Option] {
         switch command {

@@ -4,10 +4,7 @@ extension CommandLineTool {
     // MARK: - rules
 
     static func rulesCommand(_ args: [String], _ console: Console) throws -> Int32 {
-        var p = ArgumentParser(Self.rulesOptions)
-        try p.parse(args)
-        if p.has("--help") {
-            console.out(Help.page(for: "rules") + "\n")
+        guard var p = try Self.arguments(args, Self.rulesOptions, page: "rules", console) else {
             return 0
         }
         let settings = try Self.applyConfig(&p, takesPaths: false, only: ["--rules"])

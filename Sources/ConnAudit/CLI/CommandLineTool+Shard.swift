@@ -99,10 +99,8 @@ extension CommandLineTool {
     static func mergeCommand(_ args: [String], _ bytes: [[UInt8]], _ console: Console)
         throws -> Int32
     {
-        var p = ArgumentParser(Self.mergeOptions + Self.formerOptions)
-        try p.parse(args, bytes: bytes)
-        if p.has("--help") {
-            console.out(Help.page(for: "merge") + "\n")
+        let options = Self.mergeOptions + Self.formerOptions
+        guard var p = try Self.arguments(args, bytes: bytes, options, page: "merge", console) else {
             return 0
         }
         // The config file's paths name logs, not partials.

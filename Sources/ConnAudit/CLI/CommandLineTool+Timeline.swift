@@ -3,12 +3,9 @@ extension CommandLineTool {
     static func timelineCommand(_ args: [String], _ bytes: [[UInt8]], _ console: Console) throws
         -> Int32
     {
-        var p = ArgumentParser(Self.timelineOptions)
-        try p.parse(args, bytes: bytes)
-        if p.has("--help") {
-            console.out(Help.page(for: "timeline") + "\n")
-            return 0
-        }
+        let options = Self.timelineOptions
+        guard var p = try Self.arguments(args, bytes: bytes, options, page: "timeline", console)
+        else { return 0 }
         let settings = try Self.applyConfig(&p, only: ["--rules", "--param"])
         let format = p.value("--format") ?? "text"
         guard ["text", "json", "html"].contains(format) else {

@@ -170,10 +170,8 @@ public enum CommandLineTool {
     private static func checkCommand(_ args: [String], _ bytes: [[UInt8]], _ console: Console)
         throws -> Int32
     {
-        var p = ArgumentParser(Self.checkOptions + Self.formerOptions)
-        try p.parse(args, bytes: bytes)
-        if p.has("--help") {
-            console.out(Help.page(for: "check") + "\n")
+        let options = Self.checkOptions + Self.formerOptions
+        guard var p = try Self.arguments(args, bytes: bytes, options, page: "check", console) else {
             return 0
         }
         // A partial goes where the command line says: a config file's output and reports are
