@@ -11,30 +11,32 @@ enum Help {
     static func page(for command: String) -> String {
         switch command {
         case "timeline":
-            return [
+            return page(
                 "conn-audit timeline — the postmortem view: one source's events, generation by generation.",
-                "USAGE\n" + usageLine(containing: "timeline"), paths, timelineOptions, exitStatus,
-                examples(containing: " timeline "), docs
-            ].joined(separator: "\n\n")
+                usage: "timeline", [paths, timelineOptions], examples(containing: " timeline "))
         case "merge":
-            return [
+            return page(
                 "conn-audit merge — one report from the partial results of every shard of a run.",
-                "USAGE\n" + usageLine(containing: "merge"), mergeOptions, exitStatus,
-                examples(containing: " merge "), docs
-            ].joined(separator: "\n\n")
+                usage: "merge", [mergeOptions], examples(containing: " merge "))
         case "rules":
-            return [
+            return page(
                 "conn-audit rules — validate, list, explain and test rules.",
-                "USAGE\n" + usageLine(containing: "rules"), rulesOptions, exitStatus,
-                examples(containing: " rules "), docs
-            ].joined(separator: "\n\n")
+                usage: "rules", [rulesOptions], examples(containing: " rules "))
         default:
-            return [
+            return page(
                 "conn-audit check — check logs against rules (the default command).",
-                "USAGE\n" + usageLine(containing: "[check]"), paths, checkOptions, exitStatus,
-                examples(excluding: [" timeline ", " rules ", " merge "]), docs
-            ].joined(separator: "\n\n")
+                usage: "[check]", [paths, checkOptions],
+                examples(excluding: [" timeline ", " rules ", " merge "]))
         }
+    }
+
+    /// A command's page: its `title`, the usage lines that hold `word`, its `sections`, the exit
+    /// status, its `examples` and where the docs are.
+    private static func page(
+        _ title: String, usage word: String, _ sections: [String], _ examples: String
+    ) -> String {
+        ([title, "USAGE\n" + usageLine(containing: word)] + sections + [exitStatus, examples, docs])
+            .joined(separator: "\n\n")
     }
 
     /// The usage lines of one command (a line and the lines that continue it).
