@@ -108,6 +108,19 @@ private struct Reader {
         return value
     }
 
+    /// Throws at the first key of `node` that `owners` gives to actions other than `action`.
+    /// Keys `owners` does not name apply to every action.
+    func checkOwners<Action: RawRepresentable & Equatable>(
+        _ node: YamlNode, _ owners: [String: [Action]], action: Action
+    ) throws(Diagnostic) where Action.RawValue == String {
+        for pair in node.mappingPairs ?? [] {
+            guard let key = pair.key.scalar, let actions = owners[key] else { continue }
+            guard actions.contains(action) else {
+                throw error("'\(key)' does not apply to action '\(action.rawValue)'", at: pair.key)
+            }
+        }
+    }
+
     // MARK: - The scenario
 
     func scenario(_ root: YamlNode) throws(Diagnostic) -> Scenario {
@@ -154,13 +167,7 @@ private struct Reader {
             "after_ms": [.close, .drop], "messages": [.pong, .silent, .drop],
             "close_delay_ms": [.pong, .silent, .drop], "ping_every_ms": [.pong, .silent, .drop]
         ]
-        for pair in node.mappingPairs ?? [] {
-            guard let key = pair.key.scalar, let actions = owners[key] else { continue }
-            guard actions.contains(plan.action) else {
-                throw error(
-                    "'\(key)' does not apply to action '\(plan.action.rawValue)'", at: pair.key)
-            }
-        }
+        try checkOwners(node, owners, action: plan.action)
         if let v = keys["delay_ms"] {
             plan.delayMs = try integer(v, key: "delay_ms", in: 0...ScenarioLoader.maxMs)
         }
@@ -229,13 +236,7 @@ private struct Reader {
             "retry_ms": [.stream, .drop], "resume": [.stream, .drop],
             "redeliver": [.stream, .drop], "end": [.stream]
         ]
-        for pair in node.mappingPairs ?? [] {
-            guard let key = pair.key.scalar, let actions = owners[key] else { continue }
-            guard actions.contains(plan.action) else {
-                throw error(
-                    "'\(key)' does not apply to action '\(plan.action.rawValue)'", at: pair.key)
-            }
-        }
+        try checkOwners(node, owners, action: plan.action)
         if let v = keys["events"] {
             plan.events = try integer(v, key: "events", in: 0...ScenarioLoader.maxEvents)
         }
