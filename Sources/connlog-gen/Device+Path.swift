@@ -5,11 +5,28 @@
 /// The app's hint, as written in `path.state`.
 enum Hint: Int {
     case unknown, available, needsConnection, unavailable
+
+    var name: StaticString {
+        switch self {
+        case .unknown: return "unknown"
+        case .available: return "available"
+        case .needsConnection: return "needsConnection"
+        case .unavailable: return "unavailable"
+        }
+    }
 }
 
 /// A monitor's `path.update` status.
 enum PathStatus: Int {
     case satisfied, requiresConnection, unsatisfied
+
+    var name: StaticString {
+        switch self {
+        case .satisfied: return "satisfied"
+        case .requiresConnection: return "requiresConnection"
+        case .unsatisfied: return "unsatisfied"
+        }
+    }
 
     var hint: Hint {
         switch self {
@@ -105,11 +122,7 @@ extension Device {
     ) {
         begin(t, "path.update\",\"gen\":")
         sink.put(int: gen)
-        switch status {
-        case .satisfied: sink.put(",\"status\":\"satisfied\"")
-        case .requiresConnection: sink.put(",\"status\":\"requiresConnection\"")
-        case .unsatisfied: sink.put(",\"status\":\"unsatisfied\"")
-        }
+        putString(",\"status\":\"", status.name)
         if expensive {
             sink.put(",\"expensive\":true")
         } else if gen & 1 == 0 {
@@ -124,12 +137,7 @@ extension Device {
     ) {
         begin(t, "path.state\",\"gen\":")
         sink.put(int: gen)
-        switch hint {
-        case .unknown: sink.put(",\"state\":\"unknown\"")
-        case .available: sink.put(",\"state\":\"available\"")
-        case .needsConnection: sink.put(",\"state\":\"needsConnection\"")
-        case .unavailable: sink.put(",\"state\":\"unavailable\"")
-        }
+        putString(",\"state\":\"", hint.name)
         if expensive { sink.put(",\"expensive\":true") }
         if constrained { sink.put(",\"constrained\":true") }
         end(t)
@@ -294,11 +302,7 @@ extension Device {
 
     private func requestLine(_ t: Int, ok: Bool, error: StaticString?, user: Bool) {
         begin(t, ok ? "http.request\",\"ok\":true,\"status\":200" : "http.request\",\"ok\":false")
-        if let error {
-            sink.put(",\"error\":\"")
-            sink.put(error)
-            sink.put("\"")
-        }
+        if let error { putString(",\"error\":\"", error) }
         sink.put(",\"ms\":")
         sink.put(int: rng.gap(mean: 120, min: 3, max: 30_000))
         if user { sink.put(",\"user\":true") }

@@ -212,11 +212,7 @@ extension Device {
     func wsCloseLine(_ t: Int, _ gen: Int, _ reason: StaticString?) {
         begin(t, "ws.close\",\"gen\":")
         sink.put(int: gen)
-        if let reason {
-            sink.put(",\"reason\":\"")
-            sink.put(reason)
-            sink.put("\"")
-        }
+        if let reason { putString(",\"reason\":\"", reason) }
         end(t)
     }
 
@@ -317,9 +313,9 @@ extension Device {
         ws.failAt = never
         begin(t, "ws.connect_failed\",\"gen\":")
         sink.put(int: ws.gen)
-        sink.put(",\"error\":\"")
-        sink.put(ws.failError < 0 ? "NSURLErrorDomain:-1009" : connectErrors[ws.failError])
-        sink.put("\"")
+        putString(
+            ",\"error\":\"",
+            ws.failError < 0 ? "NSURLErrorDomain:-1009" : connectErrors[ws.failError])
         end(t)
         wsStateLine(t, ws.gen, "disconnected")
         ws.openAt = never
@@ -475,12 +471,11 @@ extension Device {
         let fatal = ws.errorIsFatal
         begin(t, "ws.ping_error\",\"gen\":")
         sink.put(int: ws.gen)
-        sink.put(",\"error\":\"")
-        sink.put(
+        putString(
+            ",\"error\":\"",
             fatal
                 ? fatalPingErrors[rng.below(fatalPingErrors.count)]
                 : transientPingErrors[rng.below(transientPingErrors.count)])
-        sink.put("\"")
         end(t)
         let gen = ws.gen
         let faultKind = ws.pingFault

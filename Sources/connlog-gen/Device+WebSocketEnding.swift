@@ -94,11 +94,7 @@ extension Device {
         sink.put(int: gen)
         sink.put(",\"code\":")
         sink.put(int: code)
-        if let reason {
-            sink.put(",\"reason\":\"")
-            sink.put(reason)
-            sink.put("\"")
-        }
+        if let reason { putString(",\"reason\":\"", reason) }
         end(t)
     }
 

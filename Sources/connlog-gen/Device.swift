@@ -205,10 +205,16 @@ final class Device {
     ) {
         begin(t, head)
         sink.put(int: gen)
+        putString(key, value)
+        end(t)
+    }
+
+    /// A string field: `key` is `,"key":"`, then `value` and its closing quote.
+    @inline(__always)
+    func putString(_ key: StaticString, _ value: StaticString) {
         sink.put(key)
         sink.put(value)
         sink.put("\"")
-        end(t)
     }
 
     /// Whether to inject `kind` here; never consults the fault generator in a healthy run.
