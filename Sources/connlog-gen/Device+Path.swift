@@ -95,10 +95,7 @@ extension Device {
             path.startAt = never
             path.gen += 1
             genLine(t, "path.start\",\"gen\":", path.gen)
-            pathStateLine(t, path.gen, .unknown, expensive: false, constrained: false)
-            path.hint = .unknown
-            path.hintExpensive = false
-            path.hintConstrained = false
+            setHint(t, path.gen, .unknown, expensive: false, constrained: false)
             path.stateSinceChange = true
             path.firstUpdateSeen = false
             path.updateAt = t + rng.range(3, 40)
@@ -113,6 +110,14 @@ extension Device {
             pathRequest(t)
         }
         path.updateNext()
+    }
+
+    /// Makes `hint` the app's hint and writes it as monitor `gen`'s `path.state`.
+    private func setHint(_ t: Int, _ gen: Int, _ hint: Hint, expensive: Bool, constrained: Bool) {
+        pathStateLine(t, gen, hint, expensive: expensive, constrained: constrained)
+        path.hint = hint
+        path.hintExpensive = expensive
+        path.hintConstrained = constrained
     }
 
     // MARK: - Lines
@@ -176,19 +181,11 @@ extension Device {
         path.stateSinceChange = false
         if changed && fault(.stateMismatch) {
             // The hint gets the flags wrong.
-            pathStateLine(
-                t, path.gen, want, expensive: !path.expensive, constrained: path.constrained)
+            setHint(t, path.gen, want, expensive: !path.expensive, constrained: path.constrained)
             injected(.stateMismatch)
-            path.hint = want
-            path.hintExpensive = !path.expensive
-            path.hintConstrained = path.constrained
             path.stateSinceChange = true
         } else if changed {
-            pathStateLine(
-                t, path.gen, want, expensive: path.expensive, constrained: path.constrained)
-            path.hint = want
-            path.hintExpensive = path.expensive
-            path.hintConstrained = path.constrained
+            setHint(t, path.gen, want, expensive: path.expensive, constrained: path.constrained)
             path.stateSinceChange = true
         }
         path.firstUpdateSeen = true
@@ -214,10 +211,7 @@ extension Device {
                 constrained: path.hintConstrained)
             injected(.stateBeforeFirstUpdate)
         } else {
-            pathStateLine(t, path.gen, .unknown, expensive: false, constrained: false)
-            path.hint = .unknown
-            path.hintExpensive = false
-            path.hintConstrained = false
+            setHint(t, path.gen, .unknown, expensive: false, constrained: false)
         }
         path.stateSinceChange = true
         path.firstUpdateSeen = false
@@ -243,11 +237,8 @@ extension Device {
         path.stateSinceChange = false
         if path.staleApply {
             path.staleApply = false
-            pathStateLine(t, path.staleGen, status.hint, expensive: expensive, constrained: false)
+            setHint(t, path.staleGen, status.hint, expensive: expensive, constrained: false)
             injected(.staleUpdateApplied)
-            path.hint = status.hint
-            path.hintExpensive = expensive
-            path.hintConstrained = false
             path.stateSinceChange = true
         }
     }
@@ -292,11 +283,8 @@ extension Device {
             && fault(.requestOverridesHint)
         {
             // A failed request makes the app believe it is offline.
-            pathStateLine(t, path.gen, .unavailable, expensive: false, constrained: false)
+            setHint(t, path.gen, .unavailable, expensive: false, constrained: false)
             injected(.requestOverridesHint)
-            path.hint = .unavailable
-            path.hintExpensive = false
-            path.hintConstrained = false
         }
     }
 
