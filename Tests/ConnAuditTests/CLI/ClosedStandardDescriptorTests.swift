@@ -8,14 +8,6 @@ import ConnAuditTestSupport
 // reason of whatever descriptor took the closed one's number ("invalid argument", "bad file
 // descriptor"), and no file it opens is mistaken for it.
 
-private func withScratch(_ body: (String) throws -> Void) throws {
-    let dir =
-        FileManager.default.temporaryDirectory.path + "/conn-audit-closed-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    try body(dir)
-}
-
 /// A close without a reason: `ws.close-has-reason` fails.
 private let log = #"{"t":0,"src":"d","ev":"ws.close","gen":1}"# + "\n"
 
@@ -27,7 +19,7 @@ private let log = #"{"t":0,"src":"d","ev":"ws.close","gen":1}"# + "\n"
         ["--version"], ["rules", "--list"]
     ])
     func aClosedStandardOutputIsNamed(_ arguments: [String]) throws {
-        try withScratch { dir in
+        try withScratchDirectory("closed") { dir in
             let path = dir + "/a.jsonl"
             try log.write(toFile: path, atomically: false, encoding: .utf8)
             let run = try Subprocess.run(
@@ -44,7 +36,7 @@ private let log = #"{"t":0,"src":"d","ev":"ws.close","gen":1}"# + "\n"
     /// Nothing printed there, nothing lost: `--output` writes its report, the same as with a
     /// standard output; `/dev/stdout` as a report's file is the closed output.
     @Test func aReportToAFileNeedsNoStandardOutput() throws {
-        try withScratch { dir in
+        try withScratchDirectory("closed") { dir in
             let path = dir + "/a.jsonl"
             try log.write(toFile: path, atomically: false, encoding: .utf8)
             let closed = try Subprocess.run(
@@ -70,7 +62,7 @@ private let log = #"{"t":0,"src":"d","ev":"ws.close","gen":1}"# + "\n"
     /// `-` with standard input closed is an input error that says so; the file beside it is
     /// checked.
     @Test func aClosedStandardInputIsNamed() throws {
-        try withScratch { dir in
+        try withScratchDirectory("closed") { dir in
             let path = dir + "/a.jsonl"
             try log.write(toFile: path, atomically: false, encoding: .utf8)
             let run = try Subprocess.run(

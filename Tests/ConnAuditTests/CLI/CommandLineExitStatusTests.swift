@@ -8,7 +8,7 @@ import ConnAuditTestSupport
 /// input that cannot be read, with the message on stderr.
 @Suite struct CommandLineExitStatusTests {
     @Test func aCleanLogExitsZero() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(CLI.cleanLog, dir, "clean.jsonl")
             let run = CLI.run([log])
             #expect(run.code == 0, "\(run.out)\(run.err)")
@@ -19,7 +19,7 @@ import ConnAuditTestSupport
     }
 
     @Test func aViolationExitsOne() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(CLI.badLog, dir, "bad.jsonl")
             let run = CLI.run([log])
             #expect(run.code == 1)
@@ -43,7 +43,7 @@ import ConnAuditTestSupport
         ] as [(String, String?, Int32, Int32)])
     func failOn(_ name: String, _ option: String?, _ withError: Int32, _ withWarning: Int32) throws
     {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(CLI.testRules, dir, "rules.yaml")
             let errorLog = try CLI.write(
                 "{\"t\":0,\"ev\":\"ws.close\",\"gen\":1}\n", dir, "error.jsonl")
@@ -118,7 +118,7 @@ import ConnAuditTestSupport
             (["timeline", "LOG", "--src", "nobody"], "nobody")
         ] as [([String], String)])
     func usageErrorsExitTwo(_ arguments: [String], _ message: String) throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(CLI.cleanLog, dir, "a.jsonl")
             let rules = try CLI.write(CLI.testRules, dir, "rules.yaml")
             var args = arguments.map {
@@ -138,7 +138,7 @@ import ConnAuditTestSupport
     }
 
     @Test func severalReportsMayGoToOneDevice() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(CLI.cleanLog, dir, "a.jsonl")
             let run = CLI.run([
                 log, "--output", "/dev/null", "--report", "sarif=/dev/null", "--report",
@@ -149,7 +149,7 @@ import ConnAuditTestSupport
     }
 
     @Test func badRulesExitTwoWithFileLineColumn() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(CLI.cleanLog, dir, "a.jsonl")
             let rules = try CLI.write(
                 """
@@ -181,7 +181,7 @@ import ConnAuditTestSupport
         let reader = RuleLoader.builtin(only: RuleLoader.readerRulesFile).rules.map(\.id)
         #expect(reader == ["log.malformed", "log.time-monotonic", "log.no-secrets"])
         #expect(RuleLoader.builtin().rules.filter { $0.id.hasPrefix("log.") }.map(\.id) == reader)
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(CLI.testRules, dir, "rules.yaml")
             let log = try CLI.write("{\"t\":0,\"ev\":\"app.ok\"}\nnot json\n", dir, "a.jsonl")
             let run = CLI.run([log, "--rules", rules, "--format", "json"])
@@ -218,7 +218,7 @@ import ConnAuditTestSupport
     /// Violations found in what could be read make the verdict `fail`, even when another input
     /// could not be read (the exit status is still 2).
     @Test func violationsBesideAnUnreadableInputAreAFail() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(CLI.testRules, dir, "rules.yaml")
             let bad = try CLI.write("{\"t\":0,\"ev\":\"ws.close\",\"gen\":1}\n", dir, "bad.jsonl")
             let good = try CLI.write(
@@ -240,7 +240,7 @@ import ConnAuditTestSupport
     }
 
     @Test func aMissingRulesDirectoryExitsTwo() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(CLI.cleanLog, dir, "a.jsonl")
             let run = CLI.run([log, "--rules", dir + "/no-rules-here"])
             #expect(run.code == 2)
@@ -249,7 +249,7 @@ import ConnAuditTestSupport
     }
 
     @Test func aMissingInputIsNamedAndTheOthersAreStillChecked() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(CLI.testRules, dir, "rules.yaml")
             let good = try CLI.write("{\"t\":0,\"ev\":\"ws.close\",\"gen\":1}\n", dir, "good.jsonl")
             let missing = dir + "/missing.jsonl"
@@ -282,7 +282,7 @@ import ConnAuditTestSupport
             run.err
                 == "conn-audit: error: could not read /nonexistent/conn-audit-test.jsonl: no such file or directory\n"
         )
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let both = CLI.run(["timeline", dir, "/nonexistent/conn-audit-test.jsonl"])
             #expect(both.code == 2)
             #expect(both.err.contains("could not read /nonexistent/conn-audit-test.jsonl"))

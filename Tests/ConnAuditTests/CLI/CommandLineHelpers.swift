@@ -9,15 +9,6 @@ enum CLI {
     /// Runs `conn-audit` with `arguments`, capturing its output and exit status.
     static func run(_ arguments: [String]) -> CommandLineRun { CommandLineRun(arguments) }
 
-    /// Runs `body` with a fresh directory under the temporary directory, removed afterwards.
-    static func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("conn-audit-cli-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: url) }
-        try body(url.path)
-    }
-
     /// Writes `text` to `dir/name` and returns the path.
     @discardableResult
     static func write(_ text: String, _ dir: String, _ name: String) throws -> String {

@@ -12,7 +12,7 @@ import ConnAuditTestSupport
     /// ws.timeout-closes' message says when a ping was sent after its generation had ended (the
     /// close it owes cannot come: the ping should not have been sent), and not otherwise.
     @Test func aTimeoutMessageSaysThePingCameAfterTheEnd() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(
                 """
                 {"t":0,"ev":"ws.connect","gen":1}
@@ -42,7 +42,7 @@ import ConnAuditTestSupport
     /// The external check's case: a corrupt `.gz`, a missing file, then a log the coverage rule
     /// fails on. Its results go to the log that was read, not to line 1 of the binary file.
     @Test func sarifPlacesCorpusResultsOnTheInputThatWasRead() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let corrupt = dir + "/corrupt.jsonl.gz"
             try Data([0x1f, 0x8b, 0x08, 0x00] + Array("garbage".utf8)).write(
                 to: URL(fileURLWithPath: corrupt))
@@ -65,7 +65,7 @@ import ConnAuditTestSupport
     /// URI (code scanning would read it against the repository's root): SARIF names the file by
     /// its absolute path. The other reports keep the path as given.
     @Test func sarifNamesAPathOutOfTheWorkingDirectoryAbsolutely() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(CLI.badLog, dir, "x.jsonl")
             let cwd = FileManager.default.currentDirectoryPath
             try #require(
@@ -92,7 +92,7 @@ import ConnAuditTestSupport
     // MARK: JSON report
 
     @Test func jsonReportHasTheDocumentedShape() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(CLI.badLog, dir, "bad.jsonl")
             let run = CLI.run([log, "--format", "json"])
             #expect(run.code == 1)
@@ -154,7 +154,7 @@ import ConnAuditTestSupport
     /// `count` + `min` with nothing to count — has `null` `file` and `line` (and `t`, `src`,
     /// `session`, `gen`), and no context.
     @Test func jsonFindingsThatPointAtNoLineHaveNullFileAndLine() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(
                 "{\"t\":1,\"src\":\"d\",\"ev\":\"ws.connect\",\"gen\":1}\n", dir, "a.jsonl")
             let rules = try CLI.write(
@@ -187,7 +187,7 @@ import ConnAuditTestSupport
     }
 
     @Test func jsonReportOfACleanLogPasses() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(CLI.cleanLog, dir, "clean.jsonl")
             let run = CLI.run([log, "--format=json"])
             #expect(run.code == 0)
@@ -200,7 +200,7 @@ import ConnAuditTestSupport
     }
 
     @Test func fileIsThePathAsFoundUnderTheGivenDirectory() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(CLI.testRules, dir, "rules/r.yaml")
             try CLI.write("{\"t\":0,\"ev\":\"ws.close\",\"gen\":1}\n", dir, "logs/sub/a.jsonl")
             try CLI.write("{\"t\":0,\"ev\":\"ws.close\",\"gen\":1}\n", dir, "logs/.hidden/b.jsonl")
@@ -216,7 +216,7 @@ import ConnAuditTestSupport
     }
 
     @Test func outputWritesTheReportToAFile() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(CLI.badLog, dir, "bad.jsonl")
             let out = dir + "/report.json"
             let run = CLI.run([log, "--format", "json", "--output", out])
@@ -265,7 +265,7 @@ import ConnAuditTestSupport
     /// file, to standard output, beside another format): what arrives is the report made whole, for
     /// the same run, in every one of those places.
     @Test func aLargeReportStreamsOutWhole() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             // Every ping breaks three heartbeat rules: some 9,000 findings, 1.5 MB of JUnit.
             var lines = [#"{"t":0,"ev":"ws.connect","gen":1}"#]
             for i in 1...3_000 {

@@ -29,7 +29,7 @@ import ConnAuditTestSupport
             )
         ] as [([String], [String])])
     func onlyAndSkipSelectRules(_ options: [String], _ expected: [String]) throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(CLI.testRules, dir, "rules.yaml")
             let log = try CLI.write(CLI.cleanLog, dir, "a.jsonl")
             let run = CLI.run([log, "--rules", rules, "--format", "json"] + options)
@@ -39,7 +39,7 @@ import ConnAuditTestSupport
     }
 
     @Test func onlySelectsBuiltinRulesByGlob() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(CLI.cleanLog, dir, "a.jsonl")
             let run = CLI.run([log, "--only", "log.*", "--format", "json"])
             #expect(run.code == 0)
@@ -59,7 +59,7 @@ import ConnAuditTestSupport
             (["--param", "limit_ms=150"], 0)
         ] as [([String], Int32)])
     func paramOverridesAreApplied(_ options: [String], _ code: Int32) throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(CLI.testRules, dir, "rules.yaml")
             let log = try CLI.write(
                 "{\"t\":0,\"ev\":\"ws.pong\",\"gen\":1,\"delay_ms\":150}\n", dir, "a.jsonl")
@@ -69,7 +69,7 @@ import ConnAuditTestSupport
     }
 
     @Test func theJobsOptionDoesNotChangeTheReport() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(CLI.testRules, dir, "rules.yaml")
             var paths: [String] = []
             for i in 0..<4 {
@@ -91,7 +91,7 @@ import ConnAuditTestSupport
     /// A count bound may be a param (`max: params.max_closes`), so `--param` can move it; the
     /// docs' first example reads so (it warned that its param was never read).
     @Test func aCountBoundIsAParamOverridableFromTheCommandLine() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(
                 """
                 rules:

@@ -25,7 +25,7 @@ import ConnAuditTestSupport
         let run = CLI.run(["rules", "--check"])
         #expect(run.code == 0)
         #expect(run.out == "\(RuleLoader.builtin().rules.count) rules OK, 0 warning(s)\n")
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(CLI.testRules, dir, "r.yaml")
             let own = CLI.run(["rules", "--rules", rules, "--check"])
             #expect(own.code == 0)
@@ -56,7 +56,7 @@ import ConnAuditTestSupport
     }
 
     @Test func rulesTestFailsOnAWrongFixture() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(
                 """
                 rules:
@@ -93,7 +93,7 @@ import ConnAuditTestSupport
     /// fixture pass on nothing. Such a fixture fails, naming the line — unless its rule reads the
     /// reader's findings on bad lines, as log.malformed does.
     @Test func rulesTestFailsOnAFixtureWithABadLine() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let rules = try CLI.write(
                 """
                 rules:

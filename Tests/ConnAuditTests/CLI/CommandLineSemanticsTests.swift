@@ -11,7 +11,7 @@ import ConnAuditTestSupport
     /// *at* the deadline, so late; the close there is on time. In binary floating point the sum is
     /// 1128.1100000000001, which would turn both the other way.
     @Test func fractionalTimesMeetTheirDeadlinesExactly() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(
                 """
                 {"t":0,"ev":"ws.connect","gen":1}
@@ -32,7 +32,7 @@ import ConnAuditTestSupport
     }
 
     @Test func aParamOfTheWrongKindIsAUsageError() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(#"{"t":0,"ev":"ws.connect","gen":1}"# + "\n", dir, "a.jsonl")
             let bad = CLI.run([log, "--param", "timeout_ms=abc"])
             #expect(bad.code == 2)
@@ -44,7 +44,7 @@ import ConnAuditTestSupport
     }
 
     @Test func anUnreadableInputMakesTheVerdictIncompleteInEveryMachineFormat() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(#"{"t":0,"ev":"app.start"}"# + "\n", dir, "a.jsonl")
             let missing = dir + "/missing.jsonl"
             let run = CLI.run([log, missing, "--format", "json"])
@@ -66,7 +66,7 @@ extension CommandLineSemanticsTests {
     /// `--around` names the file as the user has it at hand: through another path to the same
     /// file (a symbolic link, an absolute path for a relative input) it is the same input.
     @Test func timelineAroundFindsTheInputByItsRealPath() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(
                 """
                 {"t":0,"src":"d","ev":"ws.connect","gen":1}
@@ -84,7 +84,7 @@ extension CommandLineSemanticsTests {
     }
 
     @Test func timelineWritesAnHTMLPageWithTheViolationMarked() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(
                 """
                 {"t":0,"src":"dev<1>","ev":"ws.connect","gen":1}
@@ -106,7 +106,7 @@ extension CommandLineSemanticsTests {
 
 extension CommandLineSemanticsTests {
     @Test func theSameRulesFileTwiceIsReadOnce() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(#"{"t":0,"ev":"a"}"# + "\n", dir, "a.jsonl")
             let rules = try CLI.write(
                 """
@@ -128,7 +128,7 @@ extension CommandLineSemanticsTests {
 
     /// rules.md: `$malformed` (file, line, reason), `$secret` (file, line, key path).
     @Test func theReadersFindingsHaveFileAndLineFields() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(
                 "not json\n" + #"{"t":1,"ev":"a","token":"x"}"# + "\n", dir, "a.jsonl")
             let rules = try CLI.write(
@@ -162,7 +162,7 @@ extension CommandLineSemanticsTests {
 extension CommandLineSemanticsTests {
     /// cli.md's minimum JSON shape has the outcome counts; --only must not turn them into null.
     @Test func outcomesAreCountedWhateverRulesAreSelected() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(
                 """
                 {"t":0,"ev":"ws.connect","gen":1}
@@ -188,7 +188,7 @@ extension CommandLineSemanticsTests {
 extension CommandLineSemanticsTests {
     /// connlog: `src` and `session` are top-level fields like any other; rules may read them.
     @Test func rulesReadSrcAndSession() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(
                 """
                 {"t":0,"src":"dev1","session":"s1","ev":"a.b"}

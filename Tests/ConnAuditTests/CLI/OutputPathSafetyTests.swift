@@ -11,15 +11,6 @@ import ConnAuditTestSupport
 // The files a run writes never replace a file it reads, however that file is reached, and are
 // written whole or not at all.
 
-/// Runs `body` with a fresh directory under the temporary directory, removed afterwards.
-private func withScratch(_ body: (String) throws -> Void) throws {
-    let dir =
-        FileManager.default.temporaryDirectory.path + "/conn-audit-outputs-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    try body(dir)
-}
-
 /// A log with a violation (`ws.close-has-reason`): a baseline of it is not empty.
 private let log = """
     {"t":0,"src":"dev1","ev":"app.launch"}
@@ -56,7 +47,7 @@ private func hidden(_ dir: String) throws -> [String] {
             (["timeline", "DIR", "--format", "html", "--output", "OUT"], "--output OUT")
         ] as [([String], String)])
     func aHardLinkToAnInputIsRefused(_ arguments: [String], _ named: String) throws {
-        try withScratch { dir in
+        try withScratchDirectory("outputs") { dir in
             try FileManager.default.createDirectory(
                 atPath: dir + "/logs", withIntermediateDirectories: true)
             let input: String
@@ -91,7 +82,7 @@ private func hidden(_ dir: String) throws -> [String] {
 
     /// Another spelling of an input's path (`./`), or a symbolic link to it, is the same file too.
     @Test func anotherSpellingOrALinkIsRefused() throws {
-        try withScratch { dir in
+        try withScratchDirectory("outputs") { dir in
             let input = dir + "/a.jsonl"
             try log.write(toFile: input, atomically: false, encoding: .utf8)
             try FileManager.default.createSymbolicLink(
@@ -114,7 +105,7 @@ private func hidden(_ dir: String) throws -> [String] {
 
     /// Standard input redirected from a file reads that file: a report may not replace it either.
     @Test func standardInputsFileIsRefused() throws {
-        try withScratch { dir in
+        try withScratchDirectory("outputs") { dir in
             let input = dir + "/a.jsonl"
             try log.write(toFile: input, atomically: false, encoding: .utf8)
             try #require(link(input, dir + "/r.json") == 0)
@@ -134,7 +125,7 @@ private func hidden(_ dir: String) throws -> [String] {
     /// permissions, nothing left beside it; a symbolic link stays a link, and the file it names
     /// gets the report.
     @Test func aReportReplacesItsFileWhole() throws {
-        try withScratch { dir in
+        try withScratchDirectory("outputs") { dir in
             let input = dir + "/a.jsonl"
             try log.write(toFile: input, atomically: false, encoding: .utf8)
             let out = dir + "/report.json"
@@ -179,7 +170,7 @@ private func hidden(_ dir: String) throws -> [String] {
     /// A write that fails half-way (here a file size limit: `ulimit -f`) leaves the old file as
     /// it was and no temporary file: the new text was never in its place.
     @Test func aFailedWriteLeavesTheOldFile() throws {
-        try withScratch { dir in
+        try withScratchDirectory("outputs") { dir in
             let input = dir + "/a.jsonl"
             try log.write(toFile: input, atomically: false, encoding: .utf8)
             let out = dir + "/report.json"
@@ -200,7 +191,7 @@ private func hidden(_ dir: String) throws -> [String] {
     /// Stopped by a signal mid-write (here SIGXFSZ, which a file size limit sends), the run
     /// leaves the old file as it was and removes its temporary file before it ends.
     @Test func aWriteStoppedBySignalLeavesTheOldFile() throws {
-        try withScratch { dir in
+        try withScratchDirectory("outputs") { dir in
             let input = dir + "/a.jsonl"
             try log.write(toFile: input, atomically: false, encoding: .utf8)
             let out = dir + "/report.json"

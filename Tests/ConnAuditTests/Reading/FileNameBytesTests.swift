@@ -35,14 +35,6 @@ private func create(_ path: [UInt8], _ text: String) throws {
     try #require(written == bytes.count)
 }
 
-/// A fresh directory (its own name plain ASCII), removed afterwards with everything in it.
-private func withScratch(_ body: (String) throws -> Void) throws {
-    let dir = FileManager.default.temporaryDirectory.path + "/conn-audit-names-\(UUID().uuidString)"
-    try makeDirectory(Array(dir.utf8))
-    defer { _ = withPath(Array(("rm -rf '" + dir + "'").utf8)) { system($0) } }
-    try body(dir)
-}
-
 private final class Captured: @unchecked Sendable {
     var out = ""
     var err = ""
@@ -140,7 +132,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
     /// A directory's entries are bytes: the file named `a<FF>.jsonl` was left out (an input error,
     /// "file name is not valid utf-8"), and so was everything below `d<C3>/`.
     @Test func aDirectoryReadsFilesWhoseNamesAreNotUTF8() throws {
-        try withScratch { dir in
+        try withScratchDirectory("names") { dir in
             let names = try makeLogs(dir)
             let run = cli([dir + "/logs", "--format", "json"])
             #expect(run.err == "")
@@ -161,7 +153,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
     /// A PATH argument is bytes too: Swift's `CommandLine.arguments` decodes argv with repair, so
     /// the 0xFF of `c<FE><FF>.txt` arrived as U+FFFD, another name: "no such file or directory".
     @Test func theCommandLineReadsAPathThatIsNotUTF8() throws {
-        try withScratch { dir in
+        try withScratchDirectory("names") { dir in
             let names = try makeLogs(dir)
             let file = Array((dir + "/c").utf8) + [0xFE, 0xFF] + Array(".txt".utf8)
             try create(file, closeWithoutReason)
@@ -202,7 +194,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
 
     /// Every report shows the bytes one way, `\x{FF}`, under its own escapes.
     @Test func everyFormatShowsTheNameTheSameWay() throws {
-        try withScratch { dir in
+        try withScratchDirectory("names") { dir in
             let names = try makeLogs(dir)
             let text = cli([dir + "/logs", "--format", "text"])
             #expect(text.out.contains(names[0] + ":1"), "\(text.out)")
@@ -247,7 +239,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
     /// output is a file: it was written first and then overwritten by the printed one (a file
     /// opened on `/dev/stdout` truncated it, and standard output's buffer came out last).
     @Test func aReportToDevStdoutFollowsThePrintedOne() throws {
-        try withScratch { dir in
+        try withScratchDirectory("names") { dir in
             let log = dir + "/one.jsonl"
             try create(Array(log.utf8), closeWithoutReason)
             let out = dir + "/out.txt"
@@ -266,7 +258,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
     /// Standard output whose reader went away (`| head -1`) ends the run quietly with the status
     /// its verdict gives, as grep and ruff do: no error, and not death by SIGPIPE (141 in a shell).
     @Test func aClosedPipeOnStandardOutputEndsQuietly() throws {
-        try withScratch { dir in
+        try withScratchDirectory("names") { dir in
             // A report larger than a pipe's buffer, so the writes meet the closed end.
             var lines = [#"{"t":0,"ev":"ws.connect","gen":1}"#]
             for i in 1...1_000 { lines.append(#"{"t":\#(i * 10),"ev":"ws.ping","gen":1}"#) }

@@ -3,25 +3,9 @@ import Glibc
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 // MARK: - Helpers
-
-/// Runs `body` with a fresh directory under the temporary directory, removed afterwards.
-private func withScratch(_ body: (String) throws -> Void) throws {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("conn-audit-input-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer {
-        // Restore permissions a test may have taken away, so the tree can be removed.
-        if let walker = FileManager.default.enumerator(atPath: url.path) {
-            for case let relative as String in walker {
-                chmod(url.path + "/" + relative, 0o755)
-            }
-        }
-        try? FileManager.default.removeItem(at: url)
-    }
-    try body(url.path)
-}
 
 /// Writes `contents` to `path`, creating the folders above it.
 private func write(_ path: String, _ contents: [UInt8] = Array("{\"t\":0,\"ev\":\"x.y\"}\n".utf8))
@@ -83,7 +67,7 @@ struct InputDiscoveryTests {
         "a directory is searched recursively, filtered by extension, hidden names skipped, sorted by bytes"
     )
     func recursion() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             for name in [
                 "b.jsonl", "a.ndjson", "c.log", "d.jsonl.gz", "e.ndjson.gz", "f.log.gz", "B.jsonl",
                 "notes.txt", "data.json", "archive.gz", "log", "x.jsonl.bak",
@@ -107,7 +91,7 @@ struct InputDiscoveryTests {
 
     @Test("names sort by UTF-8 bytes at each level, directories among files")
     func byteOrder() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             for name in ["é.log", "z.log", "a-b.log", "a.log", "a/1.log", "Z/1.log"] {
                 try write(root + "/" + name)
             }
@@ -123,7 +107,7 @@ struct InputDiscoveryTests {
         "a file named directly is read whatever its extension, even hidden; a hidden PATH directory is searched"
     )
     func namedDirectly() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             try write(root + "/notes.txt")
             try write(root + "/.quiet.json")
             try write(root + "/.logs/a.log")
@@ -140,7 +124,7 @@ struct InputDiscoveryTests {
 
     @Test("paths are the PATH joined with the path below it, with or without a trailing slash")
     func joining() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             try write(root + "/logs/a/b.jsonl")
             try write(root + "/logs/c.jsonl")
             let plain = InputDiscovery.discover([root + "/logs"])
@@ -166,7 +150,7 @@ struct InputDiscoveryTests {
 
     @Test("- is standard input, listed once, in argument order")
     func stdin() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             try write(root + "/a.jsonl")
             let found = InputDiscovery.discover([root + "/a.jsonl", "-", "-"])
             #expect(found.errors.isEmpty)
@@ -177,7 +161,7 @@ struct InputDiscoveryTests {
 
     @Test("a symlink loop terminates and each file is listed once, at its first occurrence")
     func symlinkLoop() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             try write(root + "/dir/a.jsonl")
             try write(root + "/dir/sub/b.jsonl")
             try link(root + "/dir/loop", to: root + "/dir")  // dir/loop -> dir
@@ -194,7 +178,7 @@ struct InputDiscoveryTests {
 
     @Test("the same file given twice is listed once")
     func givenTwice() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             try write(root + "/a.jsonl")
             let found = InputDiscovery.discover([root + "/a.jsonl", root + "/./a.jsonl", root])
             #expect(paths(found.files) == [root + "/a.jsonl"])
@@ -203,7 +187,7 @@ struct InputDiscoveryTests {
 
     @Test("a missing PATH is an error with its path, and the other paths are still found")
     func missing() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             try write(root + "/a.jsonl")
             let found = InputDiscovery.discover([
                 root + "/nope", root + "/a.jsonl", root + "/a.jsonl/"
@@ -220,7 +204,7 @@ struct InputDiscoveryTests {
 
     @Test("a dangling link with a log name is an error; one without is ignored")
     func danglingLink() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             try write(root + "/a.jsonl")
             try link(root + "/gone.jsonl", to: "missing.jsonl")
             try link(root + "/gone.txt", to: "missing.txt")
@@ -238,7 +222,7 @@ struct InputDiscoveryTests {
 
     @Test("a directory that cannot be read is an error with its path; its siblings are still found")
     func permissionDenied() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             try write(root + "/a.jsonl")
             try write(root + "/locked/b.jsonl")
             try write(root + "/z.jsonl")
@@ -260,7 +244,7 @@ struct InputDiscoveryTests {
 struct ByteSourceTests {
     @Test("a plain file read 7 bytes at a time reproduces its content")
     func plainSmallBuffer() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             let content = sampleLines(500)
             try write(root + "/a.jsonl", content)
             let source = try ByteSources.open(InputFile(path: root + "/a.jsonl"))
@@ -283,7 +267,7 @@ struct ByteSourceTests {
 
     @Test("opening a missing file is an error with its path")
     func openMissing() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             #expect(
                 throws: InputError(path: root + "/nope.jsonl", reason: "no such file or directory")
             ) {
@@ -294,7 +278,7 @@ struct ByteSourceTests {
 
     @Test("a read that fails is an error with the path (a directory opened as a file)")
     func readFails() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             let source = try ByteSources.open(InputFile(path: root))
             let result = drain(source)
             #expect(result.error == InputError(path: root, reason: "is a directory"))
@@ -303,7 +287,7 @@ struct ByteSourceTests {
 
     @Test("a file that shrinks while being read is an error after the bytes read before")
     func shrinks() throws {
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             let content = sampleLines(20_000)  // well over one 256 KiB input buffer
             try write(root + "/a.jsonl", content)
             let source = try ByteSources.open(InputFile(path: root + "/a.jsonl"))
@@ -330,7 +314,7 @@ struct ByteSourceTests {
             #expect(result.error == nil)
             #expect(result.bytes == content)
         }
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             try write(root + "/a.jsonl.gz", packed)
             try write(root + "/named-plain.jsonl", packed)
             for name in ["a.jsonl.gz", "named-plain.jsonl"] {
@@ -361,7 +345,7 @@ struct ByteSourceTests {
             #expect(result.error == nil)
             #expect(result.bytes == first + second + third)
         }
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             try write(root + "/cat.log.gz", packed)
             let result = drain(
                 try ByteSources.open(InputFile(path: root + "/cat.log.gz")), chunk: 4096)
@@ -466,7 +450,7 @@ struct ByteSourceTests {
         let repeats = (50 << 20) / block.count + 1
         let packed = Gzip.compress(block, repeated: repeats)
         #expect(packed.count < 1 << 20)
-        try withScratch { root in
+        try withScratchDirectory("input") { root in
             try write(root + "/bomb.jsonl.gz", packed)
             let source = try ByteSources.open(InputFile(path: root + "/bomb.jsonl.gz"))
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4099, alignment: 1)

@@ -12,13 +12,13 @@ import ConnAuditTestSupport
 // /dev/zero, a socket) is an input error that says what it is, and is never opened: a FIFO
 // would wait forever for a writer, /dev/zero never end. Named on the command line, a FIFO is read.
 
+/// Runs `body` with a fresh directory that holds an empty `logs` directory.
 private func withScratch(_ body: (String) throws -> Void) throws {
-    let dir =
-        FileManager.default.temporaryDirectory.path + "/conn-audit-special-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(
-        atPath: dir + "/logs", withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    try body(dir)
+    try withScratchDirectory("special") { dir in
+        try FileManager.default.createDirectory(
+            atPath: dir + "/logs", withIntermediateDirectories: false)
+        try body(dir)
+    }
 }
 
 /// A close without a reason: one violation of `ws.close-has-reason`.

@@ -15,11 +15,11 @@ import ConnAuditTestSupport
 /// Runs `body` with two fresh directories: one for the logs and the child's output, and an empty
 /// one to be the child's `TMPDIR`. Both are removed afterwards.
 private func withScratch(_ body: (_ dir: String, _ tmpdir: String) throws -> Void) throws {
-    let dir =
-        FileManager.default.temporaryDirectory.path + "/conn-audit-copy-tests-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: dir + "/tmp", withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    try body(dir, dir + "/tmp")
+    try withScratchDirectory("copy-tests") { dir in
+        try FileManager.default.createDirectory(
+            atPath: dir + "/tmp", withIntermediateDirectories: false)
+        try body(dir, dir + "/tmp")
+    }
 }
 
 /// A log with a secret and a violation; its source (`dev1`) is spread over standard input and the

@@ -19,7 +19,7 @@ import ConnAuditTestSupport
     func generationsPastInt64IncreaseExactly(_ first: String, _ second: String, _ code: Int32)
         throws
     {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(
                 """
                 {"t":0,"src":"d","ev":"ws.connect","gen":\(first)}
@@ -50,7 +50,7 @@ import ConnAuditTestSupport
         """
 
     @Test func twoGenerationsAtTheTopOfUInt64StayApart() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(Self.twoLive, dir, "a.jsonl")
             let run = CLI.run([log, "--only", "ws.single-live-connection", "--format", "json"])
             #expect(run.code == 1, "\(run.err)")
@@ -72,7 +72,7 @@ import ConnAuditTestSupport
 
     @Test(arguments: ["text", "junit", "sarif", "github"])
     func everyReportPrintsTheDigits(_ format: String) throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(Self.twoLive, dir, "a.jsonl")
             let run = CLI.run([log, "--only", "ws.single-live-connection", "--format", format])
             #expect(run.code == 1, "\(run.err)")
@@ -90,7 +90,7 @@ import ConnAuditTestSupport
     }
 
     @Test func theTimelineShowsOneGenerationPastInt64() throws {
-        try CLI.withTemporaryDirectory { dir in
+        try withScratchDirectory("cli") { dir in
             let log = try CLI.write(Self.twoLive, dir, "a.jsonl")
             let text = CLI.run(["timeline", log, "--gen", "18446744073709551615"])
             #expect(text.code == 0, "\(text.err)")

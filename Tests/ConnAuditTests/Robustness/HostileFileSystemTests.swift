@@ -41,7 +41,7 @@ extension HostileFileSystemTests {
     }
 
     @Test func aFileThatVanishesBeforeItIsReadIsNamedAndTheOthersAreChecked() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let logs = dir + "/logs"
             let a = try Hostile.put(Hostile.probe(1, src: "a") + "\n", logs, "a.jsonl")
             let b = try Hostile.put(Hostile.probe(1, src: "b") + "\n", logs, "b.jsonl")
@@ -84,7 +84,7 @@ extension HostileFileSystemTests {
     }
 
     @Test func aFileThatShrinksWhileBeingReadIsNamedAfterItsLinesAreChecked() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let lines = (1...200).map { Hostile.probe($0, src: "s") }
             let log = try Hostile.put(lines.joined(separator: "\n") + "\n", dir, "rotated.jsonl")
             let size = lines.joined(separator: "\n").utf8.count + 1
@@ -116,7 +116,7 @@ extension HostileFileSystemTests {
     }
 
     @Test func aFileThatCannotBeReadAgainForTheMergeIsNamed() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             // One source over two files: pass 2 reads both again to merge them by t.
             let first = try Hostile.put(
                 (0..<10).map { Hostile.probe($0, src: "d") }.joined(separator: "\n") + "\n", dir,
@@ -153,7 +153,7 @@ extension HostileFileSystemTests {
     }
 
     @Test func aDirectorySymlinkLoopEndsAndEachFileIsReadOnce() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let logs = dir + "/logs"
             let a = try Hostile.put(Hostile.probe(1, src: "a") + "\n", logs, "a.jsonl")
             let b = try Hostile.put(Hostile.probe(1, src: "b") + "\n", logs, "sub/b.jsonl")
@@ -193,13 +193,12 @@ extension HostileFileSystemTests {
     }
 
     @Test func anUnreadableFileOrDirectoryIsNamedAndTheOthersAreChecked() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let good = try Hostile.put(Hostile.probe(1, src: "g") + "\n", dir, "logs/good.jsonl")
             let locked = try Hostile.put(
                 Hostile.probe(1, src: "l") + "\n", dir, "logs/locked.jsonl")
             let lockedDir = dir + "/logs/private"
             try Hostile.put(Hostile.probe(1, src: "p") + "\n", lockedDir, "p.jsonl")
-            defer { Hostile.restorePermissions(dir) }
             #expect(chmod(locked, 0) == 0)
             #expect(chmod(lockedDir, 0) == 0)
             if access(locked, R_OK) == 0 {
@@ -228,7 +227,7 @@ extension HostileFileSystemTests {
     /// A postmortem page saved with `--output` must say a log is missing or cut short, not only
     /// stderr: inputs not found and gzip files that break off are in every timeline format.
     @Test func aTimelineListsTheInputsItCouldNotRead() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let good = dir + "/a.jsonl"
             try Data("{\"t\":0,\"ev\":\"ws.connect\",\"gen\":1}\n".utf8).write(
                 to: URL(fileURLWithPath: good))

@@ -43,7 +43,7 @@ extension HostileGzipTests {
 
     @Test(arguments: GzipDamage.allCases)
     func damagedGzipKeepsTheLinesBeforeTheDamageAndExitsTwo(_ damage: GzipDamage) throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let corpus = Self.gzipCorpus()
             var gz = corpus.gzip
             switch damage {
@@ -152,7 +152,7 @@ extension HostileGzipTests {
     /// An upload cut to zero bytes: `gzip -t` rejects it, so a gate must not pass it as an empty
     /// log. An empty plain file reads as an empty log, which judges nothing: no pass either.
     @Test func anEmptyGzipFileCannotBeReadButAnEmptyPlainFileIsAnEmptyLog() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let gz = dir + "/upload.jsonl.gz"
             let plain = dir + "/empty.jsonl"
             try Data().write(to: URL(fileURLWithPath: gz))
@@ -182,7 +182,7 @@ extension HostileGzipTests {
         // A gzip member without a name: a 10-byte header, the DEFLATE data, an 8-byte trailer.
         let raw = Array(gzip[10..<(gzip.count - 8)])
         let zlib = [0x78, 0x9C] + raw
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let rawStart = raw.prefix(2).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
                 .joined(separator: " ")
             for (name, bytes, start) in [

@@ -59,36 +59,6 @@ enum Hostile {
         var description: String
     }
 
-    /// Runs `body` with a fresh directory, removed afterwards (even when a case made parts of it
-    /// unreadable).
-    static func withScratch(_ body: (String) throws -> Void) throws {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("conn-audit-hostile-\(UUID().uuidString)", isDirectory: true)
-            .path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        defer {
-            restorePermissions(path)
-            try? FileManager.default.removeItem(atPath: path)
-        }
-        try body(path)
-    }
-
-    /// Makes everything under `path` removable again after a permissions case.
-    static func restorePermissions(_ path: String) {
-        _ = chmod(path, 0o755)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
-        for name in names {
-            let child = path + "/" + name
-            var info = stat()
-            guard lstat(child, &info) == 0 else { continue }
-            if info.st_mode & S_IFMT == S_IFDIR {
-                restorePermissions(child)
-            } else if info.st_mode & S_IFMT == S_IFREG {
-                _ = chmod(child, 0o644)
-            }
-        }
-    }
-
     /// Writes `bytes` to `dir/name` (creating folders) and returns the path.
     @discardableResult
     static func put(_ bytes: [UInt8], _ dir: String, _ name: String) throws -> String {

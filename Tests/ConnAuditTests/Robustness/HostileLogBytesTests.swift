@@ -20,7 +20,7 @@ struct HostileLogBytesTests {}
 
 extension HostileLogBytesTests {
     @Test func binaryGarbageIsMalformedLineByLineAndTheGoodLinesAroundItAreChecked() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             var random = SplitMix64(seed: 0xC0FFEE)
             var garbage = random.bytes(64 * 1024)
             // Plenty of NULs, and never the gzip magic at the start of a line.
@@ -64,7 +64,7 @@ extension HostileLogBytesTests {
     }
 
     @Test func invalidUTF8InKeysAndValuesIsMalformedWithTheBytePosition() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             // (line prefix before the bad bytes, bad bytes, rest)
             let bad: [(String, [UInt8], String)] = [
                 (#"{"t":2,"ev":"probe.hit","k"#, [0xFF], #"":1}"#),  // in a key
@@ -112,7 +112,7 @@ extension HostileLogBytesTests {
     }
 
     @Test func aHundredMegabyteLineIsMeasuredSkippedAndTheNextLineIsChecked() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let path = dir + "/huge.jsonl"
             let length = 100 * 1024 * 1024
             let head = Hostile.bytes(#"{"t":2,"ev":"probe.hit","pad":""#)
@@ -165,7 +165,7 @@ extension HostileLogBytesTests {
     /// that parses as a JSON object): its bytes are scanned as they are skipped. One that is not a
     /// JSON object, or not UTF-8, is only malformed. No report prints what the line holds.
     @Test func aLineLongerThanOneMebibyteIsScannedForSecrets() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let size = 2 << 20
             func long(_ head: String, _ tail: [UInt8]) -> [UInt8] {
                 Hostile.bytes(head)
@@ -223,7 +223,7 @@ extension HostileLogBytesTests {
     /// Runs with `--only log.malformed`: the point is the reader and its counts, not the pack (the
     /// whole pack adds about 30 % in a debug build).
     @Test func aMillionTinyLinesAreAllCounted() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let path = dir + "/million.jsonl"
             let file = try Hostile.StreamingFile(path)
             var buffer: [UInt8] = []
@@ -257,7 +257,7 @@ extension HostileLogBytesTests {
     }
 
     @Test func jsonNestedAHundredThousandDeepIsMalformedNotAStackOverflow() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let n = 100_000
             let lines: [[UInt8]] = [
                 Hostile.bytes(Hostile.probe(1)),
@@ -315,7 +315,7 @@ extension HostileLogBytesTests {
     }
 
     @Test func hugeNumbersAreJudgedWithoutTrapping() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let lines = [
                 #"{"t":1e400,"ev":"probe.hit"}"#,  // 1: overflows to infinity
                 // 2: past Int64, a finite double
@@ -385,7 +385,7 @@ extension HostileLogBytesTests {
     }
 
     @Test func nulBytesInsideLinesAreMalformed() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let lines: [[UInt8]] = [
                 Hostile.bytes(Hostile.probe(1)),
                 // raw NUL in a string

@@ -21,7 +21,7 @@ struct HostileLogShapesTests {}
 extension HostileLogShapesTests {
     /// Counted line for line, and never a pass: a run that read no event judged nothing (exit 2).
     @Test func anEmptyFileAndABlankFileAreCountedAndAreNoVerdict() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let empty = try Hostile.put([], dir, "empty.jsonl")
             let emptyGzip = try Hostile.put(Gzip.compress([]), dir, "empty.jsonl.gz")
             let blankContent = Hostile.bom + Hostile.bytes("\n   \n\t\t\n\r\n \t \r\n\n")
@@ -52,7 +52,7 @@ extension HostileLogShapesTests {
     }
 
     @Test func crlfEverywhereKeepsLineNumbersAndReasons() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let content =
                 [
                     Hostile.probe(1),  // 1
@@ -89,7 +89,7 @@ extension HostileLogShapesTests {
     }
 
     @Test func aByteOrderMarkInTheMiddleOfAFileIsAMalformedLine() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let content =
                 // at the start: skipped
                 Hostile.bom + Hostile.bytes(Hostile.probe(1)) + Hostile.newline
@@ -126,7 +126,7 @@ extension HostileLogShapesTests {
     }
 
     @Test func everyPhysicalLineIsAnEventMalformedOrBlank() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let mib = 1 << 20
             var random = SplitMix64(seed: 7)
             let garbage = random.bytes(200).map { $0 == 0x0A ? 0 : $0 }

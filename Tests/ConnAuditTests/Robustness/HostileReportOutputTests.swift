@@ -21,7 +21,7 @@ extension HostileReportOutputTests {
     /// A rule message shows a field's value; a log can put control characters in it with JSON
     /// escapes.
     @Test func controlCharactersFromALogDoNotReachTheReportRaw() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let rules = try Hostile.rulesDirectory(
                 dir,
                 extra: """
@@ -63,7 +63,7 @@ extension HostileReportOutputTests {
     /// the run, a line just under 1 MiB would take minutes: each run is read once. A JWT after
     /// such a run, and a key made of it, are still found.
     @Test func aLongRunOfJWTStartsIsScannedInLinearTime() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let run = String(repeating: "eyJ", count: 340_000),
                 half = String(repeating: "eyJ", count: 170_000)
             let lines = [
@@ -85,7 +85,7 @@ extension HostileReportOutputTests {
     }
 
     @Test func aTokenInAMalformedLineAppearsInNoOutputFormat() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let rules = try Hostile.rulesDirectory(
                 dir,
                 extra: """
@@ -160,7 +160,7 @@ extension HostileReportOutputTests {
     /// which would make 40,000 keys cost the square of that. Half the keys hold a JWT (a hash of it is kept: the timeline decodes every field),
     /// half a secret key name inside; the line is just under 1 MiB.
     @Test func aLineOfFortyThousandFlaggedTopLevelKeysIsCheckedAndShownInLinearTime() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let n = 40_000
             let keys = (0..<n).map { "k" + String($0, radix: 36) }
             let entries = keys.indices.map { i in

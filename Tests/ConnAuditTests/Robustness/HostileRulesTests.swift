@@ -42,7 +42,7 @@ extension HostileRulesTests {
     }
 
     @Test func aYAMLAliasBombIsRefusedFastWithItsPosition() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             var lines = [#"a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]"#]
             var previous = "a"
             for name in ["b", "c", "d", "e", "f", "g", "h", "i"] {
@@ -65,7 +65,7 @@ extension HostileRulesTests {
     }
 
     @Test func yamlNestedTenThousandDeepIsRefused() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let log = try Hostile.put(Self.cleanLog, dir, "a.jsonl")
             let n = 10_000
             let flow = try Hostile.put(
@@ -84,7 +84,7 @@ extension HostileRulesTests {
     }
 
     @Test func aCatastrophicRegexOverALongStringFinishesFast() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let rules = try Hostile.put(
                 """
                 rules:
@@ -117,7 +117,7 @@ extension HostileRulesTests {
     }
 
     @Test func aRulesFileThatIsNotYAMLIsRefused() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let log = try Hostile.put(Self.cleanLog, dir, "a.jsonl")
             var random = SplitMix64(seed: 99)
             var binary = random.bytes(4096)
@@ -143,7 +143,7 @@ extension HostileRulesTests {
     }
 
     @Test func anEmptyRulesDirectoryOrFileIsRefused() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let log = try Hostile.put(Self.cleanLog, dir, "a.jsonl")
             let empty = dir + "/rules-empty"
             try FileManager.default.createDirectory(
@@ -163,7 +163,7 @@ extension HostileRulesTests {
     }
 
     @Test func aRulesFileWithAListAtTheTopIsRefused() throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let log = try Hostile.put(Self.cleanLog, dir, "a.jsonl")
             let rules = try Hostile.put(
                 "- id: x.y\n  title: T\n  never: { ev: a.b }\n", dir, "list.yaml")
@@ -219,7 +219,7 @@ extension HostileRulesTests {
     }
 
     private func expectDeepExpressionRefused(_ expression: DeepExpression) throws {
-        try Hostile.withScratch { dir in
+        try withScratchDirectory("hostile") { dir in
             let log = try Hostile.put(Self.cleanLog, dir, "a.jsonl")
             let rules = try Hostile.put(
                 """
