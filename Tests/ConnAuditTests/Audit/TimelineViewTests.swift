@@ -57,6 +57,40 @@ struct TimelineViewTests {
         doc.sections.lazy.flatMap(\.entries).first { $0.file == file && $0.line == line }
     }
 
+    /// A second close in gen 1 (ws.single-close, line 5) and a ping of gen 2 whose deadline
+    /// passes unanswered (ws.timeout-closes, line 8).
+    static let violations: LogFile = (
+        "v.jsonl",
+        """
+        {"t":0,"src":"v","ev":"ws.connect","gen":1,"interval_ms":100,"timeout_ms":1000}
+        {"t":0,"src":"v","ev":"ws.open","gen":1}
+        {"t":100,"src":"v","ev":"ws.ping","gen":1}
+        {"t":500,"src":"v","ev":"ws.close","gen":1,"reason":"user"}
+        {"t":510,"src":"v","ev":"ws.close","gen":1,"reason":"user"}
+        {"t":590,"src":"v","ev":"ws.connect","gen":2,"interval_ms":100,"timeout_ms":1000}
+        {"t":600,"src":"v","ev":"ws.open","gen":2}
+        {"t":700,"src":"v","ev":"ws.ping","gen":2}
+        {"t":3000,"src":"v","ev":"app.scene","phase":"background"}
+
+        """
+    )
+
+    /// A second close in gen 1, and a ping of gen 2 the log ends before its deadline
+    /// (ws.timeout-closes inconclusive, line 6).
+    static let inconclusive: LogFile = (
+        "i.jsonl",
+        """
+        {"t":0,"src":"i","ev":"ws.connect","gen":1}
+        {"t":10,"src":"i","ev":"ws.close","gen":1,"reason":"user"}
+        {"t":11,"src":"i","ev":"ws.close","gen":1,"reason":"user"}
+        {"t":20,"src":"i","ev":"ws.connect","gen":2,"interval_ms":100,"timeout_ms":1000}
+        {"t":20,"src":"i","ev":"ws.open","gen":2}
+        {"t":120,"src":"i","ev":"ws.ping","gen":2}
+        {"t":1200,"src":"i","ev":"ws.message","gen":2}
+
+        """
+    )
+
     /// Two devices, two sessions of one, ws and app events.
     static let fleet: LogFile = (
         "logs/fleet.jsonl",
@@ -361,22 +395,7 @@ struct TimelineViewTests {
 
     @Test("ws.single-close is marked on the second close, ws.timeout-closes on the ping")
     func violationsMarked() throws {
-        let f: LogFile = (
-            "v.jsonl",
-            """
-            {"t":0,"src":"v","ev":"ws.connect","gen":1,"interval_ms":100,"timeout_ms":1000}
-            {"t":0,"src":"v","ev":"ws.open","gen":1}
-            {"t":100,"src":"v","ev":"ws.ping","gen":1}
-            {"t":500,"src":"v","ev":"ws.close","gen":1,"reason":"user"}
-            {"t":510,"src":"v","ev":"ws.close","gen":1,"reason":"user"}
-            {"t":590,"src":"v","ev":"ws.connect","gen":2,"interval_ms":100,"timeout_ms":1000}
-            {"t":600,"src":"v","ev":"ws.open","gen":2}
-            {"t":700,"src":"v","ev":"ws.ping","gen":2}
-            {"t":3000,"src":"v","ev":"app.scene","phase":"background"}
-
-            """
-        )
-        let doc = try Self.build([f], TimelineQuery(src: "v"))
+        let doc = try Self.build([Self.violations], TimelineQuery(src: "v"))
         #expect(Self.entry(doc, "v.jsonl", 4)?.findings.isEmpty == true)
         let second = try #require(Self.entry(doc, "v.jsonl", 5))
         #expect(second.findings.map(\.rule) == ["ws.single-close"])
@@ -401,20 +420,7 @@ struct TimelineViewTests {
 
     @Test("an inconclusive finding is marked ?? and findings outside the view are counted")
     func inconclusiveAndElsewhere() throws {
-        let f: LogFile = (
-            "i.jsonl",
-            """
-            {"t":0,"src":"i","ev":"ws.connect","gen":1}
-            {"t":10,"src":"i","ev":"ws.close","gen":1,"reason":"user"}
-            {"t":11,"src":"i","ev":"ws.close","gen":1,"reason":"user"}
-            {"t":20,"src":"i","ev":"ws.connect","gen":2,"interval_ms":100,"timeout_ms":1000}
-            {"t":20,"src":"i","ev":"ws.open","gen":2}
-            {"t":120,"src":"i","ev":"ws.ping","gen":2}
-            {"t":1200,"src":"i","ev":"ws.message","gen":2}
-
-            """
-        )
-        let doc = try Self.build([f], TimelineQuery(src: "i", gen: 2))
+        let doc = try Self.build([Self.inconclusive], TimelineQuery(src: "i", gen: 2))
         let ping = try #require(Self.entry(doc, "i.jsonl", 6))
         #expect(ping.findings.map(\.rule) == ["ws.timeout-closes"])
         #expect(ping.findings.first?.status == .inconclusive)
@@ -423,7 +429,7 @@ struct TimelineViewTests {
         #expect(text.contains("   ?? i.jsonl:6"), "\(text)")
         #expect(text.contains("ws.timeout-closes (inconclusive): "), "\(text)")
         #expect(text.contains("outside this view"), "\(text)")
-        let all = try Self.build([f], TimelineQuery(src: "i"))
+        let all = try Self.build([Self.inconclusive], TimelineQuery(src: "i"))
         #expect(all.findingsElsewhere == 0)
     }
 

@@ -56,21 +56,7 @@ struct TimelineHTMLTests {
         return out
     }
 
-    static let violations: LogFile = (
-        "v.jsonl",
-        """
-        {"t":0,"src":"v","ev":"ws.connect","gen":1,"interval_ms":100,"timeout_ms":1000}
-        {"t":0,"src":"v","ev":"ws.open","gen":1}
-        {"t":100,"src":"v","ev":"ws.ping","gen":1}
-        {"t":500,"src":"v","ev":"ws.close","gen":1,"reason":"user"}
-        {"t":510,"src":"v","ev":"ws.close","gen":1,"reason":"user"}
-        {"t":590,"src":"v","ev":"ws.connect","gen":2,"interval_ms":100,"timeout_ms":1000}
-        {"t":600,"src":"v","ev":"ws.open","gen":2}
-        {"t":700,"src":"v","ev":"ws.ping","gen":2}
-        {"t":3000,"src":"v","ev":"app.scene","phase":"background"}
-
-        """
-    )
+    static let violations = TimelineViewTests.violations
 
     static let hostile: LogFile = (
         "logs/<evil>&'.jsonl",
@@ -137,20 +123,8 @@ struct TimelineHTMLTests {
 
     @Test("an inconclusive finding is marked ?? and findings outside the view are mentioned")
     func inconclusiveRow() throws {
-        let f: LogFile = (
-            "i.jsonl",
-            """
-            {"t":0,"src":"i","ev":"ws.connect","gen":1}
-            {"t":10,"src":"i","ev":"ws.close","gen":1,"reason":"user"}
-            {"t":11,"src":"i","ev":"ws.close","gen":1,"reason":"user"}
-            {"t":20,"src":"i","ev":"ws.connect","gen":2,"interval_ms":100,"timeout_ms":1000}
-            {"t":20,"src":"i","ev":"ws.open","gen":2}
-            {"t":120,"src":"i","ev":"ws.ping","gen":2}
-            {"t":1200,"src":"i","ev":"ws.message","gen":2}
-
-            """
-        )
-        let html = TimelineReport.html(try Self.build([f], TimelineQuery(src: "i", gen: 2)))
+        let html = TimelineReport.html(
+            try Self.build([TimelineViewTests.inconclusive], TimelineQuery(src: "i", gen: 2)))
         let lines = Self.lines(html)
         let at = try #require(Self.row(lines, "i.jsonl:6"))
         #expect(
