@@ -189,3 +189,14 @@ func peerEvents(_ log: String) -> [String] {
         return ev
     }
 }
+
+/// The error a scenario file holding `text` gets, as it is printed (`s.yaml:LINE:COLUMN: error:
+/// …`); nil when it reads without one.
+func scenarioError(_ text: String) -> String? {
+    do {
+        _ = try ScenarioLoader.load(text, path: "s.yaml")
+        return nil
+    } catch {
+        return "\(error)"
+    }
+}
