@@ -35,13 +35,6 @@ private func create(_ path: [UInt8], _ text: String) throws {
     try #require(written == bytes.count)
 }
 
-private final class Captured: @unchecked Sendable {
-    var out = ""
-    var err = ""
-}
-
-private func cli(_ arguments: [String]) -> CommandLineRun { CommandLineRun(arguments) }
-
 /// The `file` of each violation of `rule` in a JSON report.
 private func violationFiles(_ report: [String: Any], _ rule: String) throws -> [String] {
     let rules = try #require(report["rules"] as? [[String: Any]])
@@ -134,7 +127,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
     @Test func aDirectoryReadsFilesWhoseNamesAreNotUTF8() throws {
         try withScratchDirectory("names") { dir in
             let names = try makeLogs(dir)
-            let run = cli([dir + "/logs", "--format", "json"])
+            let run = CommandLineRun([dir + "/logs", "--format", "json"])
             #expect(run.err == "")
             #expect(run.code == 1, "\(run.err)")
             let report = try jsonObject(run.out)
@@ -170,23 +163,16 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             let shown = names + [dir + #"/c\x{FE}\x{FF}.txt"#]
             #expect(try violationFiles(parsed, "ws.close-has-reason") == shown)
             // The library's own entry point for argv, which the executable calls.
-            let captured = Captured()
-            let console = Console(
-                out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
+            let argv = CommandLineRun(argv: [file, Array("--format".utf8), Array("json".utf8)])
+            #expect(argv.code == 1)
             #expect(
-                CommandLineTool.run(
-                    argv: [file, Array("--format".utf8), Array("json".utf8)], console: console) == 1
-            )
-            #expect(
-                try violationFiles(jsonObject(captured.out), "ws.close-has-reason") == [
+                try violationFiles(jsonObject(argv.out), "ws.close-has-reason") == [
                     dir + #"/c\x{FE}\x{FF}.txt"#
                 ])
             // A missing one is named the same way.
             let missing = Array((dir + "/gone").utf8) + [0xFF]
-            let gone = Captured()
-            let goneConsole = Console(
-                out: { gone.out += $0 }, err: { gone.err += $0 }, isTerminal: false)
-            #expect(CommandLineTool.run(argv: [missing], console: goneConsole) == 2)
+            let gone = CommandLineRun(argv: [missing])
+            #expect(gone.code == 2)
             #expect(
                 gone.out.contains(dir + #"/gone\x{FF}: no such file or directory"#), "\(gone.out)")
         }
@@ -196,14 +182,14 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
     @Test func everyFormatShowsTheNameTheSameWay() throws {
         try withScratchDirectory("names") { dir in
             let names = try makeLogs(dir)
-            let text = cli([dir + "/logs", "--format", "text"])
+            let text = CommandLineRun([dir + "/logs", "--format", "text"])
             #expect(text.out.contains(names[0] + ":1"), "\(text.out)")
             #expect(text.out.contains(names[1] + ":1"), "\(text.out)")
-            let junit = cli([dir + "/logs", "--format", "junit"])
+            let junit = CommandLineRun([dir + "/logs", "--format", "junit"])
             #expect(junit.out.contains(names[0] + ":1"), "\(junit.out)")
-            let github = cli([dir + "/logs", "--format", "github"])
+            let github = CommandLineRun([dir + "/logs", "--format", "github"])
             #expect(github.out.contains("file=" + names[0] + ",line=1,"), "\(github.out)")
-            let sarif = try jsonObject(cli([dir + "/logs", "--format", "sarif"]).out)
+            let sarif = try jsonObject(CommandLineRun([dir + "/logs", "--format", "sarif"]).out)
             let runs = try #require(sarif["runs"] as? [[String: Any]])
             let results = try #require(runs.first?["results"] as? [[String: Any]])
             let uris = results.compactMap {
@@ -213,11 +199,11 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
             }
             #expect(uris.contains { $0.hasSuffix("/logs/a%5Cx%7BFF%7D.jsonl") }, "\(uris)")
             #expect(uris.contains { $0.hasSuffix("/logs/d%5Cx%7BC3%7D/b.log") }, "\(uris)")
-            let timeline = cli(["timeline", dir + "/logs", "--format", "text"])
+            let timeline = CommandLineRun(["timeline", dir + "/logs", "--format", "text"])
             #expect(timeline.code == 0, "\(timeline.err)")
             #expect(timeline.out.contains(#"a\x{FF}.jsonl:1"#), "\(timeline.out)")
             let timelineJSON = try jsonObject(
-                cli(["timeline", dir + "/logs", "--format", "json"]).out)
+                CommandLineRun(["timeline", dir + "/logs", "--format", "json"]).out)
             let sections = try #require(timelineJSON["sections"] as? [[String: Any]])
             let files = sections.flatMap {
                 ($0["entries"] as? [[String: Any]] ?? []).compactMap { $0["file"] as? String }
@@ -229,7 +215,7 @@ private func spawnIntoClosedPipe(_ argv: [String], stderr: String) throws -> Int
                     sections.compactMap {
                         $0["src_is_file"] as? Bool == true ? $0["src"] as? String : nil
                     }) == Set(names))
-            let around = cli(["timeline", dir + "/logs", "--around", names[0] + ":1"])
+            let around = CommandLineRun(["timeline", dir + "/logs", "--around", names[0] + ":1"])
             #expect(around.code == 0, "\(around.err)")
             #expect(around.out.contains(">>"), "\(around.out)")
         }

@@ -15,10 +15,8 @@ import Testing
 
     /// Runs the command line with paths under the repository written relative to it.
     static func run(_ args: [String]) -> (code: Int32, out: String) {
-        var out = ""
-        let console = Console(out: { out += $0 }, err: { _ in }, isTerminal: false)
-        let code = CommandLineTool.run(args, console: console)
-        return (code, out.replacingOccurrences(of: root.path + "/", with: ""))
+        let run = CommandLineRun(args)
+        return (run.code, run.out.replacingOccurrences(of: root.path + "/", with: ""))
     }
 
     static func check(_ name: String, _ actual: String) throws {

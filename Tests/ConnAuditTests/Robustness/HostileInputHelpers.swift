@@ -38,21 +38,11 @@ enum Hostile {
         var elapsed: Duration
     }
 
-    final class Capture: @unchecked Sendable {
-        var out = ""
-        var err = ""
-    }
-
     /// Runs the command line with a capturing console, timing it.
     static func runCLI(_ arguments: [String]) -> Run {
-        let captured = Capture()
-        let console = Console(
-            out: { captured.out += $0 }, err: { captured.err += $0 }, isTerminal: false)
-        var code: Int32 = -1
-        let elapsed = ContinuousClock().measure {
-            code = CommandLineTool.run(arguments, console: console)
-        }
-        return Run(code: code, out: captured.out, err: captured.err, elapsed: elapsed)
+        let start = ContinuousClock.now
+        let run = CommandLineRun(arguments)
+        return Run(code: run.code, out: run.out, err: run.err, elapsed: .now - start)
     }
 
     struct ScratchError: Error, CustomStringConvertible {
