@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ConnAuditTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -77,15 +78,13 @@ import Testing
     }
 
     private func withLogs(_ body: (_ one: String, _ many: String) throws -> Void) throws {
-        let dir =
-            FileManager.default.temporaryDirectory.path
-            + "/conn-audit-interleaved-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let one = dir + "/one.jsonl", many = dir + "/many.jsonl"
-        try Self.interleaved(1).write(toFile: one, atomically: false, encoding: .utf8)
-        try Self.interleaved(Self.devices).write(toFile: many, atomically: false, encoding: .utf8)
-        try body(one, many)
+        try withScratchDirectory("interleaved") { dir in
+            let one = dir + "/one.jsonl", many = dir + "/many.jsonl"
+            try Self.interleaved(1).write(toFile: one, atomically: false, encoding: .utf8)
+            try Self.interleaved(Self.devices).write(
+                toFile: many, atomically: false, encoding: .utf8)
+            try body(one, many)
+        }
     }
 
     @Test(

@@ -232,46 +232,45 @@ import ConnSoak
         // A run that kept only the first findings would leave the rest out of a JSON, SARIF or
         // JUnit report or a baseline (they refuse such a run: a precondition); every violation
         // is listed in each.
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("conn-audit-kept-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: url) }
-        let dir = url.path
-        func read(_ path: String) throws -> String {
-            try String(contentsOfFile: path, encoding: .utf8)
+        try withScratchDirectory("kept") { dir in
+            func read(_ path: String) throws -> String {
+                try String(contentsOfFile: path, encoding: .utf8)
+            }
+            func count(_ text: String, _ part: String) -> Int {
+                text.components(separatedBy: part).count - 1
+            }
+            var text = ""
+            for i in 0..<500 { text += "junk \(i)\n" }
+            let log = dir + "/junk.jsonl"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: log))
+            let json = dir + "/r.json", sarif = dir + "/r.sarif", junit = dir + "/r.xml",
+                base = dir + "/b.json"
+            let run = CommandLineRun([
+                log, "--format", "github", "--report", "json=" + json, "--report", "sarif=" + sarif,
+                "--report", "junit=" + junit
+            ])
+            #expect(run.code == 1)
+            #expect(count(try read(json), "not a valid connlog event") == 500)
+            #expect(count(try read(junit), "junk.jsonl:") >= 500)
+            #expect(count(try read(sarif), "\"startLine\"") == 500)
+            let write = CommandLineRun([log, "--quiet", "--write-exact-baseline", base])
+            #expect(write.code == 1)
+            let applied = CommandLineRun([log, "--exact-baseline", base])
+            // Every violation is accepted; a log of no event still judged nothing: no verdict.
+            #expect(applied.code == 2, "\(applied.out.suffix(400))")
+            #expect(
+                applied.out.contains("accepted by the baseline")
+                    || applied.out.contains("baselined"))
+            #expect(applied.err.contains("nothing was judged"))
+            let plain = CommandLineRun([log])
+            #expect(
+                plain.code == 1 && plain.out.contains("500 violations")
+                    && plain.out.contains("… and 480 more"))
+            let github = CommandLineRun([log, "--format", "github"])
+            #expect(
+                github.out.contains("490 more findings were not annotated"),
+                "\(github.out.suffix(600))"
+            )
         }
-        func count(_ text: String, _ part: String) -> Int {
-            text.components(separatedBy: part).count - 1
-        }
-        var text = ""
-        for i in 0..<500 { text += "junk \(i)\n" }
-        let log = dir + "/junk.jsonl"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: log))
-        let json = dir + "/r.json", sarif = dir + "/r.sarif", junit = dir + "/r.xml",
-            base = dir + "/b.json"
-        let run = CommandLineRun([
-            log, "--format", "github", "--report", "json=" + json, "--report", "sarif=" + sarif,
-            "--report", "junit=" + junit
-        ])
-        #expect(run.code == 1)
-        #expect(count(try read(json), "not a valid connlog event") == 500)
-        #expect(count(try read(junit), "junk.jsonl:") >= 500)
-        #expect(count(try read(sarif), "\"startLine\"") == 500)
-        let write = CommandLineRun([log, "--quiet", "--write-exact-baseline", base])
-        #expect(write.code == 1)
-        let applied = CommandLineRun([log, "--exact-baseline", base])
-        // Every violation is accepted; a log of no event still judged nothing: no verdict.
-        #expect(applied.code == 2, "\(applied.out.suffix(400))")
-        #expect(
-            applied.out.contains("accepted by the baseline") || applied.out.contains("baselined"))
-        #expect(applied.err.contains("nothing was judged"))
-        let plain = CommandLineRun([log])
-        #expect(
-            plain.code == 1 && plain.out.contains("500 violations")
-                && plain.out.contains("… and 480 more"))
-        let github = CommandLineRun([log, "--format", "github"])
-        #expect(
-            github.out.contains("490 more findings were not annotated"), "\(github.out.suffix(600))"
-        )
     }
 }

@@ -20,33 +20,29 @@ import ConnAuditTestSupport
         ["timeline", "LOG", "--format", "html", "--output", "/dev/full"]
     ])
     func aFullDiskIsAWriteErrorNotAUsageError(_ arguments: [String]) throws {
-        let dir =
-            FileManager.default.temporaryDirectory.path + "/conn-audit-write-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = dir + "/a.jsonl"
-        try Self.log.write(toFile: path, atomically: false, encoding: .utf8)
-        let run = CommandLineRun(arguments.map { $0 == "LOG" ? path : $0 })
-        #expect(run.code == 2)
-        #expect(
-            run.err == "conn-audit: error: cannot write /dev/full: no space left on device\n",
-            "\(run.err)")
+        try withScratchDirectory("write") { dir in
+            let path = dir + "/a.jsonl"
+            try Self.log.write(toFile: path, atomically: false, encoding: .utf8)
+            let run = CommandLineRun(arguments.map { $0 == "LOG" ? path : $0 })
+            #expect(run.code == 2)
+            #expect(
+                run.err == "conn-audit: error: cannot write /dev/full: no space left on device\n",
+                "\(run.err)")
+        }
     }
 
     /// A report whose directory is not there fails before the run, the same way.
     @Test func aMissingDirectoryIsAWriteError() throws {
-        let dir =
-            FileManager.default.temporaryDirectory.path + "/conn-audit-write-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = dir + "/a.jsonl"
-        try Self.log.write(toFile: path, atomically: false, encoding: .utf8)
-        let run = CommandLineRun([path, "--report", "junit=\(dir)/no/r.xml"])
-        #expect(run.code == 2)
-        #expect(
-            run.err
-                == "conn-audit: error: cannot write \(dir)/no/r.xml: no such file or directory\n",
-            "\(run.err)")
-        #expect(run.out.isEmpty)
+        try withScratchDirectory("write") { dir in
+            let path = dir + "/a.jsonl"
+            try Self.log.write(toFile: path, atomically: false, encoding: .utf8)
+            let run = CommandLineRun([path, "--report", "junit=\(dir)/no/r.xml"])
+            #expect(run.code == 2)
+            #expect(
+                run.err
+                    == "conn-audit: error: cannot write \(dir)/no/r.xml: no such file or directory\n",
+                "\(run.err)")
+            #expect(run.out.isEmpty)
+        }
     }
 }

@@ -105,26 +105,25 @@ extension GzipExpansionCapTests {
     private static func withBomb(zeros: Int, _ body: (_ dir: String, _ bomb: String) throws -> Void)
         throws
     {
-        let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("conn-audit-gzip-cap-\(UUID().uuidString)", isDirectory: true)
-            .path
-        try FileManager.default.createDirectory(
-            atPath: dir + "/rules", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let log = try #require(BuiltinPack.files.first { $0.name == "10-log.yaml" })
-        try Data(log.text.utf8).write(to: URL(fileURLWithPath: dir + "/rules/10-log.yaml"))
-        try Data(probeRules.utf8).write(to: URL(fileURLWithPath: dir + "/rules/90-probe.yaml"))
-        let lines = (1...100).map { #"{"t":\#($0),"src":"d","ev":"probe.hit"}"# + "\n" }.joined()
-        // The probe lines fill the first MiB-block's start; whole blocks of zeros follow.
-        var first = Array(lines.utf8)
-        first += [UInt8](repeating: 0, count: (1 << 20) - first.count)
-        let packed = Gzip.compress(first)
-        let rest = Gzip.compress(
-            [UInt8](repeating: 0, count: 1 << 20), repeated: zeros / (1 << 20) - 1)
-        try Data(packed + rest).write(to: URL(fileURLWithPath: dir + "/bomb.jsonl.gz"))
-        try Data(#"{"t":1,"src":"other","ev":"probe.hit"}"#.utf8 + [0x0A])
-            .write(to: URL(fileURLWithPath: dir + "/other.jsonl"))
-        try body(dir, dir + "/bomb.jsonl.gz")
+        try withScratchDirectory("gzip-cap") { dir in
+            try FileManager.default.createDirectory(
+                atPath: dir + "/rules", withIntermediateDirectories: false)
+            let log = try #require(BuiltinPack.files.first { $0.name == "10-log.yaml" })
+            try Data(log.text.utf8).write(to: URL(fileURLWithPath: dir + "/rules/10-log.yaml"))
+            try Data(probeRules.utf8).write(to: URL(fileURLWithPath: dir + "/rules/90-probe.yaml"))
+            let lines = (1...100).map { #"{"t":\#($0),"src":"d","ev":"probe.hit"}"# + "\n" }
+                .joined()
+            // The probe lines fill the first MiB-block's start; whole blocks of zeros follow.
+            var first = Array(lines.utf8)
+            first += [UInt8](repeating: 0, count: (1 << 20) - first.count)
+            let packed = Gzip.compress(first)
+            let rest = Gzip.compress(
+                [UInt8](repeating: 0, count: 1 << 20), repeated: zeros / (1 << 20) - 1)
+            try Data(packed + rest).write(to: URL(fileURLWithPath: dir + "/bomb.jsonl.gz"))
+            try Data(#"{"t":1,"src":"other","ev":"probe.hit"}"#.utf8 + [0x0A])
+                .write(to: URL(fileURLWithPath: dir + "/other.jsonl"))
+            try body(dir, dir + "/bomb.jsonl.gz")
+        }
     }
 
     private static func parse(_ text: String) throws -> [String: Any] {

@@ -196,48 +196,48 @@ import ConnSoak
         """
 
     @Test func noReportFormatShowsASecret() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "conn-audit-secrets-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let logPath = dir.appendingPathComponent("dev.jsonl").path
-        let rulesPath = dir.appendingPathComponent("show.yaml").path
-        try Data(Self.log.utf8).write(to: URL(fileURLWithPath: logPath))
-        try Data(Self.rules.utf8).write(to: URL(fileURLWithPath: rulesPath))
+        try withScratchDirectory("secrets") { dir in
+            let logPath = dir + "/dev.jsonl"
+            let rulesPath = dir + "/show.yaml"
+            try Data(Self.log.utf8).write(to: URL(fileURLWithPath: logPath))
+            try Data(Self.rules.utf8).write(to: URL(fileURLWithPath: rulesPath))
 
-        var outputs: [(String, String)] = []
-        for extra in [[], ["--rules", rulesPath]] {
-            let reports = ["text", "junit", "sarif", "github"].map {
-                ($0, dir.appendingPathComponent("r-\($0)-\(extra.count)").path)
+            var outputs: [(String, String)] = []
+            for extra in [[], ["--rules", rulesPath]] {
+                let reports = ["text", "junit", "sarif", "github"].map {
+                    ($0, dir + "/r-\($0)-\(extra.count)")
+                }
+                let run = CommandLineRun(
+                    ["check", logPath, "--format", "json"] + extra
+                        + reports.flatMap { ["--report", "\($0.0)=\($0.1)"] })
+                #expect(run.code == 1, "\(run.err)")
+                outputs.append(("json \(extra)", run.out))
+                outputs.append(("stderr \(extra)", run.err))
+                for (format, path) in reports {
+                    outputs.append(
+                        ("\(format) \(extra)", try String(contentsOfFile: path, encoding: .utf8)))
+                }
+                // The message shows its holes (the rule ran and reported).
+                if !extra.isEmpty { #expect(run.out.contains("my.show-all")) }
             }
-            let run = CommandLineRun(
-                ["check", logPath, "--format", "json"] + extra
-                    + reports.flatMap { ["--report", "\($0.0)=\($0.1)"] })
-            #expect(run.code == 1, "\(run.err)")
-            outputs.append(("json \(extra)", run.out))
-            outputs.append(("stderr \(extra)", run.err))
-            for (format, path) in reports {
-                outputs.append(
-                    ("\(format) \(extra)", try String(contentsOfFile: path, encoding: .utf8)))
+            for format in ["text", "json", "html"] {
+                let run = CommandLineRun([
+                    "timeline", logPath, "--format", format, "--rules", rulesPath
+                ]
+                )
+                #expect(run.code == 0, "\(run.err)")
+                outputs.append(("timeline \(format)", run.out + run.err))
             }
-            // The message shows its holes (the rule ran and reported).
-            if !extra.isEmpty { #expect(run.out.contains("my.show-all")) }
-        }
-        for format in ["text", "json", "html"] {
-            let run = CommandLineRun(["timeline", logPath, "--format", format, "--rules", rulesPath]
-            )
-            #expect(run.code == 0, "\(run.err)")
-            outputs.append(("timeline \(format)", run.out + run.err))
-        }
-        for (name, text) in outputs {
-            for secret in Self.secrets {
-                #expect(!text.contains(secret), "\(name) shows \(secret):\n\(text)")
+            for (name, text) in outputs {
+                for secret in Self.secrets {
+                    #expect(!text.contains(secret), "\(name) shows \(secret):\n\(text)")
+                }
             }
+            // What is not secret is still shown.
+            let text = try String(
+                contentsOfFile: dir + "/r-text-2", encoding: .utf8)
+            #expect(text.contains("wss://h.example/ws?token=[redacted]"), "\(text)")
+            #expect(text.contains("src=dev [redacted]"), "\(text)")
         }
-        // What is not secret is still shown.
-        let text = try String(
-            contentsOfFile: dir.appendingPathComponent("r-text-2").path, encoding: .utf8)
-        #expect(text.contains("wss://h.example/ws?token=[redacted]"), "\(text)")
-        #expect(text.contains("src=dev [redacted]"), "\(text)")
     }
 }

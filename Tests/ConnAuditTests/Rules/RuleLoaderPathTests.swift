@@ -19,13 +19,9 @@ private func loadPathErrors(_ paths: [String]) -> [Diagnostic]? {
 /// The repository root.
 private let repositoryRoot = URL(fileURLWithPath: Repository.root)
 
-/// Runs `body` with a fresh directory under the temporary directory, removed afterwards.
+/// Runs `body` with a fresh directory (``withScratchDirectory(_:_:)``) as a file URL.
 private func withRulesScratch(_ body: (URL) throws -> Void) throws {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("conn-audit-rules-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    try body(url)
+    try withScratchDirectory("rules") { try body(URL(fileURLWithPath: $0, isDirectory: true)) }
 }
 
 private func write(_ text: String, to url: URL) throws {

@@ -201,63 +201,67 @@ import ConnAuditTestSupport
     }
 
     @Test func theCommandLineWritesAndAppliesABaseline() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "bl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let log = dir.appendingPathComponent("d.jsonl").path
-        let base = dir.appendingPathComponent("base.json").path
-        try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
-        var out = "", err = ""
-        let console = Console(out: { out += $0 }, err: { err += $0 }, isTerminal: false)
-        let only = ["--only", "ws.single-close", "--only", "ws.close-has-reason"]
-        #expect(
-            CommandLineTool.run([log, "--write-exact-baseline", base] + only, console: console) == 1
-        )
-        #expect(FileManager.default.fileExists(atPath: base))
-        out = ""
-        #expect(
-            CommandLineTool.run(
-                [log, "--exact-baseline", base, "--format", "json"] + only, console: console) == 0)
-        #expect(out.contains("\"baselined\""))
-        #expect(out.contains("\"accepted\": 2"))
+        try withScratchDirectory("baseline") { dir in
+            let log = dir + "/d.jsonl"
+            let base = dir + "/base.json"
+            try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
+            var out = "", err = ""
+            let console = Console(out: { out += $0 }, err: { err += $0 }, isTerminal: false)
+            let only = ["--only", "ws.single-close", "--only", "ws.close-has-reason"]
+            #expect(
+                CommandLineTool.run([log, "--write-exact-baseline", base] + only, console: console)
+                    == 1
+            )
+            #expect(FileManager.default.fileExists(atPath: base))
+            out = ""
+            #expect(
+                CommandLineTool.run(
+                    [log, "--exact-baseline", base, "--format", "json"] + only, console: console)
+                    == 0)
+            #expect(out.contains("\"baselined\""))
+            #expect(out.contains("\"accepted\": 2"))
 
-        // A reviewed baseline rewritten from a run that applied it keeps its reviews.
-        var reviewed = try Baseline.load(base)
-        reviewed.entries[0].reason = "known: BUG-1"
-        reviewed.entries[0].expires = "2099-12-31"
-        try reviewed.json().write(toFile: base, atomically: true, encoding: .utf8)
-        let rewritten = dir.appendingPathComponent("rewritten.json").path
-        #expect(
-            CommandLineTool.run(
-                [log, "--exact-baseline", base, "--write-exact-baseline", rewritten, "--quiet"]
-                    + only, console: console) == 0)
-        let again = try Baseline.load(rewritten)
-        #expect(again.entries.count == reviewed.entries.count)
-        let kept = again.entries.filter {
-            $0.rule == reviewed.entries[0].rule && $0.fingerprint == reviewed.entries[0].fingerprint
+            // A reviewed baseline rewritten from a run that applied it keeps its reviews.
+            var reviewed = try Baseline.load(base)
+            reviewed.entries[0].reason = "known: BUG-1"
+            reviewed.entries[0].expires = "2099-12-31"
+            try reviewed.json().write(toFile: base, atomically: true, encoding: .utf8)
+            let rewritten = dir + "/rewritten.json"
+            #expect(
+                CommandLineTool.run(
+                    [log, "--exact-baseline", base, "--write-exact-baseline", rewritten, "--quiet"]
+                        + only, console: console) == 0)
+            let again = try Baseline.load(rewritten)
+            #expect(again.entries.count == reviewed.entries.count)
+            let kept = again.entries.filter {
+                $0.rule == reviewed.entries[0].rule
+                    && $0.fingerprint == reviewed.entries[0].fingerprint
+            }
+            #expect(
+                !kept.isEmpty
+                    && kept.allSatisfy { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" }
+            )
+            #expect(again.entries.filter { $0.reason != nil }.count == kept.count)
+
+            // Two reviews of one fingerprint: the one that accepts longest is kept (the one the run
+            // applied).
+            var twice = reviewed
+            var older = twice.entries[0]
+            older.reason = "old review"
+            older.expires = "2020-01-01"
+            twice.entries.insert(older, at: 0)
+            try twice.json().write(toFile: base, atomically: true, encoding: .utf8)
+            #expect(
+                CommandLineTool.run(
+                    [log, "--exact-baseline", base, "--write-exact-baseline", rewritten, "--quiet"]
+                        + only, console: console) == 0)
+            let renewed = try Baseline.load(rewritten)
+            #expect(
+                renewed.entries.contains {
+                    $0.reason == "known: BUG-1" && $0.expires == "2099-12-31"
+                })
+            #expect(!renewed.entries.contains { $0.reason == "old review" })
         }
-        #expect(
-            !kept.isEmpty
-                && kept.allSatisfy { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" })
-        #expect(again.entries.filter { $0.reason != nil }.count == kept.count)
-
-        // Two reviews of one fingerprint: the one that accepts longest is kept (the one the run
-        // applied).
-        var twice = reviewed
-        var older = twice.entries[0]
-        older.reason = "old review"
-        older.expires = "2020-01-01"
-        twice.entries.insert(older, at: 0)
-        try twice.json().write(toFile: base, atomically: true, encoding: .utf8)
-        #expect(
-            CommandLineTool.run(
-                [log, "--exact-baseline", base, "--write-exact-baseline", rewritten, "--quiet"]
-                    + only, console: console) == 0)
-        let renewed = try Baseline.load(rewritten)
-        #expect(
-            renewed.entries.contains { $0.reason == "known: BUG-1" && $0.expires == "2099-12-31" })
-        #expect(!renewed.entries.contains { $0.reason == "old review" })
     }
 
     /// A report over the `--baseline` file would replace the reviewed baseline with a report (and
@@ -289,57 +293,54 @@ import ConnAuditTestSupport
             )
         ] as [([String], String)])
     func aReportMayNotOverwriteTheBaseline(_ options: [String], _ message: String) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "bl-\(UUID().uuidString)"
-        ).path
-        try FileManager.default.createDirectory(
-            atPath: dir + "/sub", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let log = dir + "/d.jsonl", base = dir + "/base.json", link = dir + "/link.json"
-        try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
-        #expect(CommandLineRun([log, "--write-exact-baseline", base, "--quiet"]).code == 1)
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: base)
-        let before = try Data(contentsOf: URL(fileURLWithPath: base))
-        func spelled(_ s: String) -> String {
-            s.replacingOccurrences(of: "LINK", with: link).replacingOccurrences(
-                of: "DIR", with: dir
-            )
-            .replacingOccurrences(of: "=B", with: "=" + base).replacingOccurrences(
-                of: " B", with: " " + base)
+        try withScratchDirectory("baseline") { dir in
+            try FileManager.default.createDirectory(
+                atPath: dir + "/sub", withIntermediateDirectories: false)
+            let log = dir + "/d.jsonl", base = dir + "/base.json", link = dir + "/link.json"
+            try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
+            #expect(CommandLineRun([log, "--write-exact-baseline", base, "--quiet"]).code == 1)
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: base)
+            let before = try Data(contentsOf: URL(fileURLWithPath: base))
+            func spelled(_ s: String) -> String {
+                s.replacingOccurrences(of: "LINK", with: link).replacingOccurrences(
+                    of: "DIR", with: dir
+                )
+                .replacingOccurrences(of: "=B", with: "=" + base).replacingOccurrences(
+                    of: " B", with: " " + base)
+            }
+            let args = options.map { $0 == "B" ? base : spelled($0) }
+            let run = CommandLineRun([log, "--exact-baseline", base] + args)
+            #expect(run.code == 2)
+            #expect(run.err.contains("conn-audit: error: " + spelled(message)), "\(run.err)")
+            #expect(run.out.isEmpty)
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: base)) == before,
+                "the baseline was changed")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/new.json"))
         }
-        let args = options.map { $0 == "B" ? base : spelled($0) }
-        let run = CommandLineRun([log, "--exact-baseline", base] + args)
-        #expect(run.code == 2)
-        #expect(run.err.contains("conn-audit: error: " + spelled(message)), "\(run.err)")
-        #expect(run.out.isEmpty)
-        #expect(
-            try Data(contentsOf: URL(fileURLWithPath: base)) == before, "the baseline was changed")
-        #expect(!FileManager.default.fileExists(atPath: dir + "/new.json"))
     }
 
     /// `--write-exact-baseline` may rewrite the `--baseline` file itself (it is read first): the
     /// entries that still match keep their reviews.
     @Test func aBaselineMayBeRewrittenInPlace() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "bl-\(UUID().uuidString)"
-        ).path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let log = dir + "/d.jsonl", base = dir + "/base.json"
-        try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
-        #expect(CommandLineRun([log, "--write-exact-baseline", base, "--quiet"]).code == 1)
-        var reviewed = try Baseline.load(base)
-        reviewed.entries[0].reason = "known: BUG-2"
-        try reviewed.json().write(toFile: base, atomically: true, encoding: .utf8)
-        let run = CommandLineRun([
-            log, "--exact-baseline", base, "--write-exact-baseline", dir + "/./base.json", "--quiet"
-        ])
-        #expect(run.code == 0, "\(run.err)")
-        let again = try Baseline.load(base)
-        #expect(again.entries.count == reviewed.entries.count)
-        #expect(
-            again.entries.contains {
-                $0.fingerprint == reviewed.entries[0].fingerprint && $0.reason == "known: BUG-2"
-            })
+        try withScratchDirectory("baseline") { dir in
+            let log = dir + "/d.jsonl", base = dir + "/base.json"
+            try Self.log.write(toFile: log, atomically: true, encoding: .utf8)
+            #expect(CommandLineRun([log, "--write-exact-baseline", base, "--quiet"]).code == 1)
+            var reviewed = try Baseline.load(base)
+            reviewed.entries[0].reason = "known: BUG-2"
+            try reviewed.json().write(toFile: base, atomically: true, encoding: .utf8)
+            let run = CommandLineRun([
+                log, "--exact-baseline", base, "--write-exact-baseline", dir + "/./base.json",
+                "--quiet"
+            ])
+            #expect(run.code == 0, "\(run.err)")
+            let again = try Baseline.load(base)
+            #expect(again.entries.count == reviewed.entries.count)
+            #expect(
+                again.entries.contains {
+                    $0.fingerprint == reviewed.entries[0].fingerprint && $0.reason == "known: BUG-2"
+                })
+        }
     }
 }
