@@ -36,9 +36,9 @@ let package = Package(
         .target(name: "ConnSoak", dependencies: ["ConnAudit", "ConnPeer"]),
         .executableTarget(name: "conn-soak", dependencies: ["ConnSoak"]),
         // What the test files share: runs of the command line, in memory and as a child process,
-        // rules from YAML over logs in memory, JSON reports, the repository's files, draws of
-        // conn-soak's seeded generator. Only public interfaces, so it builds in any
-        // configuration; no product uses it.
+        // rules from YAML over logs in memory, JSON reports, the repository's files, scratch
+        // directories, draws of conn-soak's seeded generator. Only public interfaces, so it
+        // builds in any configuration; no product uses it.
         .target(
             name: "ConnAuditTestSupport", dependencies: ["ConnAudit", "ConnSoak"],
             path: "Tests/ConnAuditTestSupport"),
