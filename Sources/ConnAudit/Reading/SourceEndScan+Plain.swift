@@ -5,16 +5,13 @@ extension SourceEndScan {
     /// A plain line is written the way loggers write connlog: `{` first, no white space between
     /// tokens, keys and string values of printable ASCII without escapes, scalars for every other
     /// value. Almost every line of a real log is one. Where it answers, it answers as the general
-    /// scan does (`SourceEndScanPlainLinesTests` checks both on the same lines): the same keys
-    /// found, the last `t` and `ev` kept, a repeated `src` or `session` unusual, a `src` of four
-    /// bytes starting with `n` taken for null.
+    /// scan does: both find the same keys and the same value bounds, and hand them to one
+    /// ``Tally`` (`SourceEndScanPlainLinesTests` checks both on the same lines).
     static func plainScan(_ b: UnsafeBufferPointer<UInt8>) -> Line? {
         guard let p = b.baseAddress else { return nil }
         let n = b.count
         guard n >= 2, p[0] == openBrace, p[1] == quote else { return nil }
-        var out = Scanned()
-        var tFirst: UInt8?
-        var evIsString = false, evEmpty = false, sawEv = false, sawSrc = false, sawSession = false
+        var tally = Tally()
         var i = 1
         while true {
             // At a key's opening quote.
@@ -57,30 +54,7 @@ extension SourceEndScan {
                 }
                 guard i > valueStart else { return nil }
             }
-            switch key {
-            case .t: tFirst = first
-            case .ev:
-                sawEv = true
-                evIsString = first == quote
-                evEmpty = i - valueStart == 2
-            case .src, .session:
-                let text: Range<Int>?
-                if first == quote {
-                    text = valueStart + 1..<i - 1
-                } else if key == .src, i - valueStart == 4, first == UInt8(ascii: "n") {
-                    text = nil
-                } else {
-                    return .unusual
-                }
-                if key == .src {
-                    if sawSrc { return .unusual }
-                    (sawSrc, out.src) = (true, text)
-                } else {
-                    if sawSession { return .unusual }
-                    (sawSession, out.session) = (true, text)
-                }
-            case .other: break
-            }
+            guard tally.take(key, first: first, value: valueStart..<i) else { return .unusual }
             guard i < n else { return nil }
             if p[i] == closeBrace { break }
             // `,"`: the next key's comma and opening quote, as one two-byte word.
@@ -90,10 +64,6 @@ extension SourceEndScan {
             else { return nil }
             i += 1
         }
-        guard let t = tFirst,
-            t == UInt8(ascii: "-") || (t >= UInt8(ascii: "0") && t <= UInt8(ascii: "9"))
-        else { return .notAnEvent }
-        guard sawEv, evIsString, !evEmpty else { return .notAnEvent }
-        return .event(out)
+        return tally.line
     }
 }

@@ -112,10 +112,7 @@ enum SourceEndScan {
         var i = skipSpace(b, 0)
         guard i < n, b[i] == openBrace else { return .notAnEvent }
         i = skipSpace(b, i + 1)
-        var out = Scanned()
-        // The last of each key wins, as in the full reader.
-        var tFirst: UInt8?
-        var evIsString = false, evEmpty = false, sawEv = false, sawSrc = false, sawSession = false
+        var tally = Tally()
         if i < n, b[i] == closeBrace { return .notAnEvent }
         while true {
             guard i < n, b[i] == quote else { return .notAnEvent }
@@ -131,38 +128,12 @@ enum SourceEndScan {
             let valueStart = i
             // No value at all is not JSON.
             guard let valueEnd = skipValue(b, i), valueEnd > valueStart else { return .notAnEvent }
-            switch key {
-            case .t: tFirst = b[valueStart]
-            case .ev:
-                sawEv = true
-                evIsString = b[valueStart] == quote
-                evEmpty = valueEnd - valueStart == 2
-            case .src, .session:
-                let text: Range<Int>?
-                if b[valueStart] == quote {
-                    for k in valueStart + 1..<valueEnd - 1 where b[k] == backslash {
-                        return .unusual
-                    }
-                    text = valueStart + 1..<valueEnd - 1
-                } else if key == .src, valueEnd - valueStart == 4,
-                    b[valueStart] == UInt8(ascii: "n")
-                {
-                    // A null src (or not JSON at all, which makes the line malformed). A null
-                    // session is keyed by its JSON text: unusual, for the full reader.
-                    text = nil
-                } else {
-                    return .unusual  // keyed by its JSON text
-                }
-                // A repeated one: the last wins, but an earlier one holding a token still has the
-                // full reader key the line by a hash.
-                if key == .src {
-                    if sawSrc { return .unusual }
-                    (sawSrc, out.src) = (true, text)
-                } else {
-                    if sawSession { return .unusual }
-                    (sawSession, out.session) = (true, text)
-                }
-            case .other: break
+            // A `src` or `session` with an escape is keyed by its decoded text: the full reader's.
+            if key == .src || key == .session, b[valueStart] == quote {
+                for k in valueStart + 1..<valueEnd - 1 where b[k] == backslash { return .unusual }
+            }
+            guard tally.take(key, first: b[valueStart], value: valueStart..<valueEnd) else {
+                return .unusual
             }
             i = skipSpace(b, valueEnd)
             guard i < n else { return .notAnEvent }
@@ -173,12 +144,61 @@ enum SourceEndScan {
             guard b[i] == closeBrace else { return .notAnEvent }
             break
         }
-        // connlog: `t` a number, `ev` a non-empty string — or the line is malformed.
-        guard let t = tFirst,
-            t == UInt8(ascii: "-") || (t >= UInt8(ascii: "0") && t <= UInt8(ascii: "9"))
-        else { return .notAnEvent }
-        guard sawEv, evIsString, !evEmpty else { return .notAnEvent }
-        return .event(out)
+        return tally.line
+    }
+
+    /// What a scan saw of a line's top-level keys. Both scans keep one, so they answer alike.
+    struct Tally {
+        private var out = Scanned()
+        // The last of each key wins, as in the full reader.
+        private var tFirst: UInt8?
+        private var evIsString = false, evEmpty = false, sawEv = false
+        private var sawSrc = false, sawSession = false
+
+        /// Takes the value of `key` at `value` (its first byte `first`); false when the line needs
+        /// the full reader: a `src` or `session` keyed by its JSON text (any but a string, or a
+        /// null `src`), or either given twice.
+        @inline(__always) mutating func take(_ key: Key, first: UInt8, value: Range<Int>) -> Bool {
+            switch key {
+            case .t: tFirst = first
+            case .ev:
+                sawEv = true
+                evIsString = first == quote
+                evEmpty = value.count == 2
+            case .src, .session:
+                let text: Range<Int>?
+                if first == quote {
+                    text = value.lowerBound + 1..<value.upperBound - 1
+                } else if key == .src, value.count == 4, first == UInt8(ascii: "n") {
+                    // A null src (or not JSON at all, which makes the line malformed). A null
+                    // session is keyed by its JSON text: unusual, for the full reader.
+                    text = nil
+                } else {
+                    return false
+                }
+                // A repeated one: the last wins, but an earlier one holding a token still has the
+                // full reader key the line by a hash.
+                if key == .src {
+                    if sawSrc { return false }
+                    (sawSrc, out.src) = (true, text)
+                } else {
+                    if sawSession { return false }
+                    (sawSession, out.session) = (true, text)
+                }
+            case .other: break
+            }
+            return true
+        }
+
+        /// The line, once every key was taken: an event when `t` is a number and `ev` a non-empty
+        /// string (connlog; any other line is malformed).
+        var line: Line {
+            guard let t = tFirst,
+                t == UInt8(ascii: "-") || (t >= UInt8(ascii: "0") && t <= UInt8(ascii: "9"))
+            else { return .notAnEvent }
+            guard sawEv, evIsString, !evEmpty else { return .notAnEvent }
+            return .event(out)
+        }
     }
 
     enum Key {
