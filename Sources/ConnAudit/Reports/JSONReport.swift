@@ -33,11 +33,7 @@ public enum JSONReport: PiecewiseJSONReport {
         for f in report.files {
             w.beginObject()
             w.key("path", f.path)
-            w.key("lines", f.lines)
-            w.key("events", f.events)
-            w.key("malformed", f.malformed)
-            w.key("blank", f.blank)
-            w.key("bytes", f.bytes)
+            w.lineCounts(f)
             w.key("error", f.error?.reason)
             w.endObject()
         }

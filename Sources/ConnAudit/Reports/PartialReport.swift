@@ -124,11 +124,7 @@ enum PartialReport {
                 w.beginObject("file")
                 w.key("index", i)
                 w.key("path", f.path)
-                w.key("lines", f.lines)
-                w.key("events", f.events)
-                w.key("malformed", f.malformed)
-                w.key("blank", f.blank)
-                w.key("bytes", f.bytes)
+                w.lineCounts(f)
                 w.key("compressed", f.compressed)
                 if let e = f.error {
                     w.key("error", e.reason)
