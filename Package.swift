@@ -18,9 +18,9 @@ let package = Package(
             dependencies: ["CYaml", "CZlib"],
             resources: []
         ),
-        // Release builds link the Swift runtime into the executable: a run starts without
-        // resolving the runtime's symbols (about a tenth of a one-line run's instructions), and
-        // the binary runs on a machine without the toolchain.
+        // Release builds link the Swift runtime into the executable: a run does not resolve the
+        // runtime's symbols as it starts, and the binary runs on a machine without the toolchain
+        // (docs/performance.md, "Design decisions that hold").
         .executableTarget(
             name: "conn-audit", dependencies: ["ConnAudit"],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
