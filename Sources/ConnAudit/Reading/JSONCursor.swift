@@ -19,6 +19,19 @@ struct Cursor {
         }
     }
 
+    /// Past a container's member: its `,` (false: another member follows) or the container's
+    /// `closing` bracket (true: the container ended), after any white space.
+    @inline(__always) mutating func endOfMember(closing: UInt8) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        guard i < count else { throw JSONSyntaxError(reason: "unexpected end of line", offset: i) }
+        let b = peek
+        i += 1
+        if b == UInt8(ascii: ",") { return false }
+        if b == closing { return true }
+        throw JSONSyntaxError(
+            reason: "expected ',' or '\(UnicodeScalar(closing))'", offset: i - 1)
+    }
+
     mutating func expectLiteral(_ word: StaticString) throws(JSONSyntaxError) {
         let n = word.utf8CodeUnitCount
         guard i + n <= count else {

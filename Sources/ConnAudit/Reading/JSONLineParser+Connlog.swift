@@ -89,15 +89,7 @@ extension JSONLineParser {
                     }
                 case .skip: break
                 }
-                c.skipWhitespace()
-                guard c.i < c.count else {
-                    throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i)
-                }
-                let b = c.peek
-                c.i += 1
-                if b == UInt8(ascii: ",") { continue }
-                if b == UInt8(ascii: "}") { break }
-                throw JSONSyntaxError(reason: "expected ',' or '}'", offset: c.i - 1)
+                if try c.endOfMember(closing: UInt8(ascii: "}")) { break }
             }
         }
         // Redacted values are never kept, so nothing downstream can print them.

@@ -81,15 +81,7 @@ extension JSONLineParser {
                 &c, depth: depth, decode: decode, flagged: flagged || keyFlagged, out: &out)
             path.removeLast()
             if decode, let v { entries.append(.init(keyString, v)) }
-            c.skipWhitespace()
-            guard c.i < c.count else {
-                throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i)
-            }
-            let b = c.peek
-            c.i += 1
-            if b == UInt8(ascii: ",") { continue }
-            if b == UInt8(ascii: "}") { break }
-            throw JSONSyntaxError(reason: "expected ',' or '}'", offset: c.i - 1)
+            if try c.endOfMember(closing: UInt8(ascii: "}")) { break }
         }
         return decode ? .object(entries) : nil
     }
@@ -112,15 +104,7 @@ extension JSONLineParser {
             path.removeLast()
             if decode, let v { items.append(v) }
             index += 1
-            c.skipWhitespace()
-            guard c.i < c.count else {
-                throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i)
-            }
-            let b = c.peek
-            c.i += 1
-            if b == UInt8(ascii: ",") { continue }
-            if b == UInt8(ascii: "]") { break }
-            throw JSONSyntaxError(reason: "expected ',' or ']'", offset: c.i - 1)
+            if try c.endOfMember(closing: UInt8(ascii: "]")) { break }
         }
         return decode ? .array(items) : nil
     }
