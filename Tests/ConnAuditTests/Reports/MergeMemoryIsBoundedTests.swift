@@ -70,19 +70,9 @@ struct MergeMemoryIsBoundedTests {
     static func merge(
         _ files: [(path: String, bytes: [UInt8])], streamed: Bool, fanIn: Int = 64
     ) throws -> (report: AuditReport, held: Int, stream: PartialFindingStream?) {
-        let opener = RuleRuns.opener(files)
-        let keep = streamed ? Self.keep : nil
-        var merge = PartialMerge(
-            rules: rules, overrides: [:], suppressions: Suppressions([]), keep: keep, divert: nil)
-        for f in files { try merge.read(InputFile(path: f.path), opener: opener) }
-        let held = merge.findingsHeld
-        let stream = streamed ? merge.stream(opener: opener, fanIn: fanIn) : nil
-        let parts = try merge.parts()
-        let auditor = Auditor(rules: RuleSet(rules: rules), jobs: 1, keepFindings: keep)
-        var report = auditor.assemble(
-            parts, failOn: .error, plan: auditor.makePlan(files: parts.files.map(\.path)))
-        report.streamed = stream
-        return (report, held, stream)
+        try PartialMergeRun.assemble(
+            files, rules: rules, suppressions: Suppressions([]), keep: streamed ? Self.keep : nil,
+            fanIn: fanIn)
     }
 
     static func reports(_ report: AuditReport) -> [String: String] {

@@ -128,18 +128,9 @@ struct MergeSortsKnownViolationsAsItReadsTests {
         _ files: [(path: String, bytes: [UInt8])], baseline: Baseline?, streamed: Bool,
         fanIn: Int = 64
     ) throws -> (report: AuditReport, written: String?, held: Int, stream: PartialFindingStream?) {
-        let opener = RuleRuns.opener(files)
-        let keep = streamed ? Self.keep : nil
-        var merge = PartialMerge(
-            rules: rules, overrides: [:], suppressions: suppressions, keep: keep, divert: nil)
-        for f in files { try merge.read(InputFile(path: f.path), opener: opener) }
-        var held = merge.findingsHeld
-        let stream = streamed ? merge.stream(opener: opener, fanIn: fanIn) : nil
-        let parts = try merge.parts()
-        let auditor = Auditor(rules: RuleSet(rules: rules), jobs: 1, keepFindings: keep)
-        var report = auditor.assemble(
-            parts, failOn: .error, plan: auditor.makePlan(files: parts.files.map(\.path)))
-        report.streamed = stream
+        var (report, held, stream) = try PartialMergeRun.assemble(
+            files, rules: rules, suppressions: suppressions, keep: streamed ? Self.keep : nil,
+            fanIn: fanIn)
         var used = Set<Int>()
         if streamed {
             used = report.sortReadAgain(
