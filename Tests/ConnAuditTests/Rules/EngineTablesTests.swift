@@ -120,7 +120,7 @@ import ConnSoak
         #expect(captures["q"] === c && captures.names == ["p", "q", "r"])
         captures["p"] = nil
         #expect(captures["p"] == nil && captures.names == ["q", "r"])
-        #expect(captures.seqs(of: ["q", "r"]) == [3, 3])
+        #expect(captures.seqs(of: ["q", "r"]).numbers == [3, 3])
         var empty = Captures()
         empty["x"] = nil  // removing from nothing binds nothing
         #expect(empty.isEmpty)

@@ -37,7 +37,7 @@ final class SequenceRunner: Runner {
         var partials: [Partial] = []
         var live = 0
         /// The keys of its live partials once there are many of them (see ``isKnown``).
-        var keys: Set<[Int]>?
+        var keys: Set<MatchKey>?
         /// Per ``Role``: the live partials by their side of that selector's key.
         var indexes = KeyIndexes()
         /// Scratch of ``advance``: the next growth candidate when an event concerns several stages.
@@ -51,16 +51,16 @@ final class SequenceRunner: Runner {
     var visits = 0
     var obligations = Obligations()
     var armed: [Captures] = []
-    var armedKeys = Set<[Int]>()
+    var armedKeys = Set<MatchKey>()
     /// Anchors already reported (a forbidden sequence is matched existentially: once per anchor).
     var reportedAnchors = Set<Int>()
     /// Complete matches of the event being processed (the same captures count once).
     /// The first is kept alone: a set is made only when a second match completes on the event.
-    var firstMatchKey: [Int]?
-    var matchKeys = Set<[Int]>()
+    var firstMatchKey: MatchKey?
+    var matchKeys = Set<MatchKey>()
 
     /// Whether a complete match with `key` is the first such on the event being processed.
-    func isNewMatch(_ key: [Int]) -> Bool {
+    func isNewMatch(_ key: MatchKey) -> Bool {
         guard let first = firstMatchKey else {
             firstMatchKey = key
             return true
@@ -115,7 +115,7 @@ final class SequenceRunner: Runner {
     var startsTried = 0
 
     /// What identifies a partial: its stage and the events of its keyed captures.
-    func key(_ p: Partial) -> [Int] {
+    func key(_ p: Partial) -> MatchKey {
         p.captures.seqs(of: keyed[p.stage - 1], after: p.stage)
     }
 

@@ -47,12 +47,11 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
     }
 
     /// The `$seq` of the events bound to `names` (a handful), in name order.
-    func seqs(of names: [String]) -> [Int] { seqs(of: names, after: nil) }
+    func seqs(of names: [String]) -> MatchKey { seqs(of: names, after: nil) }
 
-    /// `first` (when given) followed by ``seqs(of:)``, built in one array.
-    func seqs(of names: [String], after first: Int?) -> [Int] {
-        var out: [Int] = []
-        out.reserveCapacity(names.count + 1)
+    /// `first` (when given) followed by ``seqs(of:)``.
+    func seqs(of names: [String], after first: Int?) -> MatchKey {
+        var out = MatchKey()
         if let first { out.append(first) }
         for entry in entries where names.contains(entry.name) { out.append(entry.event.seq) }
         return out
