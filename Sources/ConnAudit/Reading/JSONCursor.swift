@@ -19,6 +19,34 @@ struct Cursor {
         }
     }
 
+    /// Past a container's opening bracket and the white space after it; true when `closing`
+    /// follows at once: the container is empty, and the cursor is past its end too.
+    @inline(__always) mutating func opensEmpty(closing: UInt8) -> Bool {
+        i += 1
+        skipWhitespace()
+        guard i < count, peek == closing else { return false }
+        i += 1
+        return true
+    }
+
+    /// Past the white space before an object's key, at its opening quote.
+    @inline(__always) mutating func startOfKey() throws(JSONSyntaxError) {
+        skipWhitespace()
+        guard i < count, peek == UInt8(ascii: "\"") else {
+            throw JSONSyntaxError(reason: "expected a key", offset: i)
+        }
+    }
+
+    /// Past the `:` after an object's key and the white space around it, at the value.
+    @inline(__always) mutating func pastColon() throws(JSONSyntaxError) {
+        skipWhitespace()
+        guard i < count, peek == UInt8(ascii: ":") else {
+            throw JSONSyntaxError(reason: "expected ':'", offset: i)
+        }
+        i += 1
+        skipWhitespace()
+    }
+
     /// Past a container's member: its `,` (false: another member follows) or the container's
     /// `closing` bracket (true: the container ended), after any white space.
     @inline(__always) mutating func endOfMember(closing: UInt8) throws(JSONSyntaxError) -> Bool {

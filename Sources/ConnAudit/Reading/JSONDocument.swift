@@ -66,58 +66,25 @@ enum JSONDocument {
     }
 
     private static func object(_ c: inout Cursor, depth: Int) throws(JSONSyntaxError) -> Value {
-        c.i += 1
+        if c.opensEmpty(closing: UInt8(ascii: "}")) { return .object([]) }
         var entries: [Value.ObjectEntry] = []
-        c.skipWhitespace()
-        if c.i < c.count, c.peek == UInt8(ascii: "}") {
-            c.i += 1
-            return .object([])
-        }
         repeat {
-            c.skipWhitespace()
-            guard c.i < c.count, c.peek == UInt8(ascii: "\"") else {
-                throw JSONSyntaxError(reason: "expected a key", offset: c.i)
-            }
+            try c.startOfKey()
             let key = try string(&c)
-            c.skipWhitespace()
-            guard c.i < c.count, c.peek == UInt8(ascii: ":") else {
-                throw JSONSyntaxError(reason: "expected ':'", offset: c.i)
-            }
-            c.i += 1
-            c.skipWhitespace()
+            try c.pastColon()
             entries.append(.init(key, try value(&c, depth: depth)))
-        } while try more(&c, closedBy: "}")
+        } while try !c.endOfMember(closing: UInt8(ascii: "}"))
         return .object(entries)
     }
 
     private static func array(_ c: inout Cursor, depth: Int) throws(JSONSyntaxError) -> Value {
-        c.i += 1
+        if c.opensEmpty(closing: UInt8(ascii: "]")) { return .array([]) }
         var items: [Value] = []
-        c.skipWhitespace()
-        if c.i < c.count, c.peek == UInt8(ascii: "]") {
-            c.i += 1
-            return .array([])
-        }
         repeat {
             c.skipWhitespace()
             items.append(try value(&c, depth: depth))
-        } while try more(&c, closedBy: "]")
+        } while try !c.endOfMember(closing: UInt8(ascii: "]"))
         return .array(items)
-    }
-
-    /// Past the separator after an item: true after a comma, false after `close`.
-    private static func more(_ c: inout Cursor, closedBy close: Unicode.Scalar)
-        throws(JSONSyntaxError) -> Bool
-    {
-        c.skipWhitespace()
-        guard c.i < c.count else {
-            throw JSONSyntaxError(reason: "unexpected end of line", offset: c.i)
-        }
-        let b = c.peek
-        c.i += 1
-        if b == UInt8(ascii: ",") { return true }
-        if b == UInt8(ascii: close) { return false }
-        throw JSONSyntaxError(reason: "expected ',' or '\(close)'", offset: c.i - 1)
     }
 
     /// A string or key at the cursor's opening quote, decoded.

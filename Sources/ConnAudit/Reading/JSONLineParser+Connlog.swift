@@ -8,28 +8,16 @@ extension JSONLineParser {
     mutating func parseTopObject(_ c: inout Cursor, out: inout ParsedLine)
         throws(JSONSyntaxError)
     {
-        c.i += 1  // {
         var tValue: Value?
         var evValue: Value?
         var genValue: Value?
         var sawT = false, sawEv = false, sawGen = false
         var fields: [Event.Field] = []
-        c.skipWhitespace()
-        if c.i < c.count, c.peek == UInt8(ascii: "}") {
-            c.i += 1
-        } else {
+        if !c.opensEmpty(closing: UInt8(ascii: "}")) {
             while true {
-                c.skipWhitespace()
-                guard c.i < c.count, c.peek == UInt8(ascii: "\"") else {
-                    throw JSONSyntaxError(reason: "expected a key", offset: c.i)
-                }
+                try c.startOfKey()
                 let (component, keyFlagged, kind, keyString, keyID) = try parseTopKey(&c)
-                c.skipWhitespace()
-                guard c.i < c.count, c.peek == UInt8(ascii: ":") else {
-                    throw JSONSyntaxError(reason: "expected ':'", offset: c.i)
-                }
-                c.i += 1
-                c.skipWhitespace()
+                try c.pastColon()
                 topKey = component
                 let findingsBefore = out.secretPaths.count
                 secretKeyInside = false

@@ -48,25 +48,12 @@ extension JSONLineParser {
     mutating func parseObject(
         _ c: inout Cursor, depth: Int, decode: Bool, flagged: Bool, out: inout ParsedLine
     ) throws(JSONSyntaxError) -> Value? {
-        c.i += 1
+        if c.opensEmpty(closing: UInt8(ascii: "}")) { return decode ? .object([]) : nil }
         var entries: [Value.ObjectEntry] = []
-        c.skipWhitespace()
-        if c.i < c.count, c.peek == UInt8(ascii: "}") {
-            c.i += 1
-            return decode ? .object([]) : nil
-        }
         while true {
-            c.skipWhitespace()
-            guard c.i < c.count, c.peek == UInt8(ascii: "\"") else {
-                throw JSONSyntaxError(reason: "expected a key", offset: c.i)
-            }
+            try c.startOfKey()
             let component = try parseKey(&c)
-            c.skipWhitespace()
-            guard c.i < c.count, c.peek == UInt8(ascii: ":") else {
-                throw JSONSyntaxError(reason: "expected ':'", offset: c.i)
-            }
-            c.i += 1
-            c.skipWhitespace()
+            try c.pastColon()
             let keyFlagged = keyBytes.withUnsafeBufferPointer { Self.isSecretKey($0) }
             if keyBytes.withUnsafeBufferPointer({ Self.keyHoldsToken($0) }) {
                 keyTokenInside = true
@@ -89,13 +76,8 @@ extension JSONLineParser {
     mutating func parseArray(
         _ c: inout Cursor, depth: Int, decode: Bool, flagged: Bool, out: inout ParsedLine
     ) throws(JSONSyntaxError) -> Value? {
-        c.i += 1
+        if c.opensEmpty(closing: UInt8(ascii: "]")) { return decode ? .array([]) : nil }
         var items: [Value] = []
-        c.skipWhitespace()
-        if c.i < c.count, c.peek == UInt8(ascii: "]") {
-            c.i += 1
-            return decode ? .array([]) : nil
-        }
         var index = 0
         while true {
             c.skipWhitespace()
