@@ -29,14 +29,7 @@ enum SourceEndScan {
         // bytes (compared in place; copied only when the source changes).
         var current: (key: SourceKey, line: Int)?
         var lastSrc: [UInt8]?, lastSession: [UInt8]?
-        while true {
-            let raw: RawLine
-            do {
-                guard let r = try lines.next() else { break }
-                raw = r
-            } catch {
-                break
-            }
+        while let raw = try? lines.next() {
             if raw.tooLong != nil { continue }
             let scanned: Scanned
             switch plainScan(raw.bytes) ?? scan(raw.bytes) {
