@@ -62,16 +62,7 @@ struct PathState {
     var staleApply = false
 
     mutating func updateNext() {
-        if done {
-            next = never
-            return
-        }
-        var n = startAt
-        n = min(n, updateAt)
-        n = min(n, restartAt)
-        n = min(n, staleAt)
-        n = min(n, httpAt)
-        next = n
+        next = done ? never : min(startAt, updateAt, restartAt, staleAt, httpAt)
     }
 }
 

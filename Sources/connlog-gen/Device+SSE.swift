@@ -39,18 +39,8 @@ struct SSEState {
     var zombieLeft = 0
 
     mutating func updateNext() {
-        if done {
-            next = never
-            return
-        }
-        var n = startAt
-        n = min(n, connectAt)
-        n = min(n, eventAt)
-        n = min(n, processAt)
-        n = min(n, commitAt)
-        n = min(n, dropAt)
-        n = min(n, cancelAt)
-        next = n
+        next =
+            done ? never : min(startAt, connectAt, eventAt, processAt, commitAt, dropAt, cancelAt)
     }
 }
 

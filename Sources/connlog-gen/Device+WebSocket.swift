@@ -97,24 +97,12 @@ struct WebSocketState {
     var heartbeatFaulted = false
 
     mutating func updateNext() {
-        if done {
-            next = never
-            return
-        }
-        var n = connectAt
-        n = min(n, openAt)
-        n = min(n, failAt)
-        n = min(n, pingAt)
-        n = min(n, pongAt)
-        n = min(n, pingErrorAt)
-        n = min(n, timeoutCloseAt)
-        n = min(n, messageAt)
-        n = min(n, incidentAt)
-        n = min(n, closedAt)
-        n = min(n, reconnectAt)
-        n = min(n, sceneAt)
-        n = min(n, deferredAt)
-        next = n
+        next =
+            done
+            ? never
+            : min(
+                connectAt, openAt, failAt, pingAt, pongAt, pingErrorAt, timeoutCloseAt, messageAt,
+                incidentAt, closedAt, reconnectAt, sceneAt, deferredAt)
     }
 }
 
