@@ -165,11 +165,7 @@ extension HostileFileSystemTests {
             try fm.createSymbolicLink(atPath: logs + "/alias.jsonl", withDestinationPath: "a.jsonl")
             let rules = try Hostile.rulesDirectory(dir)
 
-            let run = Hostile.runCLI([logs, logs + "/", "--rules", rules, "--format", "json"])
-            #expect(run.code == 1, "\(run.err)")
-            #expect(run.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
+            let report = try Hostile.checkedJSONRun([logs, logs + "/", "--rules", rules]).report
             let files = try #require(report["files"] as? [[String: Any]])
             #expect(files.map { $0["path"] as? String } == [a, b])
             #expect(try Hostile.violationLines(report, "probe.seen", file: a) == [1])

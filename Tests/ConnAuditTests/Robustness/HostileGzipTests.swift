@@ -69,14 +69,8 @@ extension HostileGzipTests {
             let later = try Hostile.put(
                 Hostile.probe(1_000_000, src: "d") + "\n", dir, "later.jsonl")
 
-            let run = Hostile.runCLI([
-                damaged, other, later, "--rules", try Hostile.rulesDirectory(dir), "--format",
-                "json"
-            ])
-            #expect(run.code == 2, "\(damage): \(run.err)")
-            #expect(run.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
+            let (run, report) = try Hostile.checkedJSONRun(
+                [damaged, other, later, "--rules", try Hostile.rulesDirectory(dir)], code: 2)
             #expect(report["complete"] as? Bool == false)
             let errors = try #require(report["input_errors"] as? [[String: Any]])
             #expect(errors.map { $0["path"] as? String } == [damaged], "named once: \(errors)")

@@ -45,6 +45,20 @@ enum Hostile {
         return Run(code: run.code, out: run.out, err: run.err, elapsed: .now - start)
     }
 
+    /// `arguments` run with `--format json` and checked as most cases check a run: exit status
+    /// `code`, an end within `limit`, and a report whose lines add up (``expectAccounting(_:)``).
+    static func checkedJSONRun(
+        _ arguments: [String], code: Int32 = 1, within limit: Duration = timeLimit,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (run: Run, report: [String: Any]) {
+        let run = runCLI(arguments + ["--format", "json"])
+        #expect(run.code == code, "\(run.err)", sourceLocation: sourceLocation)
+        #expect(run.elapsed < limit, "took \(run.elapsed)", sourceLocation: sourceLocation)
+        let report = try parseReport(run.out, sourceLocation: sourceLocation)
+        try expectAccounting(report, sourceLocation: sourceLocation)
+        return (run, report)
+    }
+
     struct ScratchError: Error, CustomStringConvertible {
         var description: String
     }

@@ -33,12 +33,8 @@ extension HostileLogBytesTests {
             #expect(expected.lines > 100, "the garbage should hold many newlines")
 
             let rules = try Hostile.rulesDirectory(dir)
-            let run = Hostile.runCLI([log, "--rules", rules, "--format", "json"])
-            #expect(run.code == 1, "\(run.err)")
+            let (run, report) = try Hostile.checkedJSONRun([log, "--rules", rules])
             #expect(run.err.isEmpty, "\(run.err)")
-            #expect(run.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
             let counts = try Hostile.fileCounts(report, log)
             #expect(
                 counts
@@ -89,13 +85,9 @@ extension HostileLogBytesTests {
             content += Hostile.bytes(Hostile.probe(12)) + Hostile.newline
             let log = try Hostile.put(content, dir, "utf8.jsonl")
 
-            let run = Hostile.runCLI([
-                log, "--rules", try Hostile.rulesDirectory(dir), "--format", "json"
-            ])
-            #expect(run.code == 1, "\(run.err)")
-            #expect(run.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
+            let report = try Hostile.checkedJSONRun([
+                log, "--rules", try Hostile.rulesDirectory(dir)
+            ]).report
             #expect(
                 try Hostile.fileCounts(report, log)
                     == Hostile.FileCounts(lines: 12, events: 3, malformed: 9, blank: 0))
@@ -137,13 +129,9 @@ extension HostileLogBytesTests {
             for _ in 0..<3 { try cut.write(chunk) }
             try cut.close()
 
-            let run = Hostile.runCLI([
-                path, cut.path, "--rules", try Hostile.rulesDirectory(dir), "--format", "json"
-            ])
-            #expect(run.code == 1, "\(run.err)")
-            #expect(run.elapsed < Hostile.timeLimit, "took \(run.elapsed)")
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
+            let report = try Hostile.checkedJSONRun([
+                path, cut.path, "--rules", try Hostile.rulesDirectory(dir)
+            ]).report
             #expect(
                 try Hostile.fileCounts(report, path)
                     == Hostile.FileCounts(lines: 3, events: 2, malformed: 1, blank: 0))
@@ -240,11 +228,9 @@ extension HostileLogBytesTests {
             try file.write(buffer)
             try file.close()
 
-            let run = Hostile.runCLI([path, "--only", "log.malformed", "--format", "json"])
-            #expect(run.code == 1, "\(run.err)")
-            #expect(run.elapsed < Hostile.millionLineLimit, "took \(run.elapsed)")
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
+            let report = try Hostile.checkedJSONRun(
+                [path, "--only", "log.malformed"], within: Hostile.millionLineLimit
+            ).report
             #expect(
                 try Hostile.fileCounts(report, path)
                     == Hostile.FileCounts(
@@ -284,13 +270,9 @@ extension HostileLogBytesTests {
             let a = try Hostile.put(content, dir, "deep-a.jsonl")
             let b = try Hostile.put(content, dir, "deep-b.jsonl")
 
-            let run = Hostile.runCLI([
-                a, b, "--jobs", "2", "--rules", try Hostile.rulesDirectory(dir), "--format", "json"
-            ])
-            #expect(run.code == 1, "\(run.err)")
-            #expect(run.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
+            let report = try Hostile.checkedJSONRun([
+                a, b, "--jobs", "2", "--rules", try Hostile.rulesDirectory(dir)
+            ]).report
             for log in [a, b] {
                 #expect(
                     try Hostile.fileCounts(report, log)
@@ -332,13 +314,9 @@ extension HostileLogBytesTests {
                 #"{"t":1.7976931348623157e308,"ev":"probe.hit","gen":1e400}"#  // 9
             ]
             let log = try Hostile.put(lines.joined(separator: "\n") + "\n", dir, "numbers.jsonl")
-            let run = Hostile.runCLI([
-                log, "--rules", try Hostile.rulesDirectory(dir), "--format", "json"
+            let (run, report) = try Hostile.checkedJSONRun([
+                log, "--rules", try Hostile.rulesDirectory(dir)
             ])
-            #expect(run.code == 1, "\(run.err)")
-            #expect(run.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
             #expect(
                 try Hostile.fileCounts(report, log)
                     == Hostile.FileCounts(lines: 9, events: 4, malformed: 5, blank: 0))
@@ -400,13 +378,9 @@ extension HostileLogBytesTests {
             ]
             let log = try Hostile.put(
                 lines.joined(separator: Hostile.newline) + Hostile.newline, dir, "nul.jsonl")
-            let run = Hostile.runCLI([
-                log, "--rules", try Hostile.rulesDirectory(dir), "--format", "json"
+            let (run, report) = try Hostile.checkedJSONRun([
+                log, "--rules", try Hostile.rulesDirectory(dir)
             ])
-            #expect(run.code == 1, "\(run.err)")
-            #expect(run.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
             #expect(
                 try Hostile.fileCounts(report, log)
                     == Hostile.FileCounts(lines: 8, events: 3, malformed: 5, blank: 0))

@@ -28,16 +28,10 @@ extension HostileLogShapesTests {
             let blank = try Hostile.put(blankContent, dir, "blank.jsonl")
             #expect(Hostile.physicalLines(blankContent) == (6, 6))
 
-            let run = Hostile.runCLI([
-                empty, emptyGzip, blank, "--rules", try Hostile.rulesDirectory(dir), "--format",
-                "json"
-            ])
-            #expect(run.code == 2, "\(run.out)\(run.err)")
+            let (run, report) = try Hostile.checkedJSONRun(
+                [empty, emptyGzip, blank, "--rules", try Hostile.rulesDirectory(dir)], code: 2)
             #expect(
                 run.err.hasSuffix(": no event in its 6 lines: nothing was judged\n"), "\(run.err)")
-            #expect(run.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
             #expect(
                 try Hostile.fileCounts(report, empty)
                     == Hostile.FileCounts(lines: 0, events: 0, malformed: 0, blank: 0))
@@ -65,13 +59,9 @@ extension HostileLogShapesTests {
                     // 8: no newline, but a \r: still an event
                 ].joined(separator: "\r\n") + "\r\n" + Hostile.probe(8) + "\r"
             let log = try Hostile.put(content, dir, "crlf.jsonl")
-            let run = Hostile.runCLI([
-                log, "--rules", try Hostile.rulesDirectory(dir), "--format", "json"
-            ])
-            #expect(run.code == 1)
-            #expect(run.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
+            let report = try Hostile.checkedJSONRun([
+                log, "--rules", try Hostile.rulesDirectory(dir)
+            ]).report
             #expect(
                 try Hostile.fileCounts(report, log)
                     == Hostile.FileCounts(lines: 8, events: 4, malformed: 2, blank: 2))
@@ -97,13 +87,9 @@ extension HostileLogShapesTests {
                 + Hostile.bom + Hostile.bytes(Hostile.probe(2)) + Hostile.newline
                 + Hostile.bytes(Hostile.probe(3)) + Hostile.newline
             let log = try Hostile.put(content, dir, "bom.jsonl")
-            let run = Hostile.runCLI([
-                log, "--rules", try Hostile.rulesDirectory(dir), "--format", "json"
-            ])
-            #expect(run.code == 1)
-            #expect(run.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
+            let report = try Hostile.checkedJSONRun([
+                log, "--rules", try Hostile.rulesDirectory(dir)
+            ]).report
             #expect(
                 try Hostile.fileCounts(report, log)
                     == Hostile.FileCounts(lines: 3, events: 2, malformed: 1, blank: 0))
@@ -165,14 +151,9 @@ extension HostileLogShapesTests {
             let expectedEvents = [1, 4, 12, 14, 17]
 
             // The padding expands about 1,000 times gzipped, past the default --max-expansion.
-            let run = Hostile.runCLI([
-                plain, gzip, "--rules", try Hostile.rulesDirectory(dir), "--format", "json",
-                "--max-expansion", "0"
-            ])
-            #expect(run.code == 1, "\(run.err)")
-            #expect(run.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
+            let report = try Hostile.checkedJSONRun([
+                plain, gzip, "--rules", try Hostile.rulesDirectory(dir), "--max-expansion", "0"
+            ]).report
             for log in [plain, gzip] {
                 #expect(
                     try Hostile.fileCounts(report, log)

@@ -72,13 +72,9 @@ extension HostileReportOutputTests {
                 #"{"t":3,"ev":"probe.hit","x":"\#(half).\#(half)"}"#  // 3: no second dot: no token
             ]
             let log = try Hostile.put(lines.joined(separator: "\n") + "\n", dir, "eyj.jsonl")
-            let run1 = Hostile.runCLI([
-                log, "--rules", try Hostile.rulesDirectory(dir), "--format", "json"
-            ])
-            #expect(run1.code == 1, "\(run1.err)")
-            #expect(run1.elapsed < Hostile.timeLimit)
-            let report = try Hostile.parseReport(run1.out)
-            try Hostile.expectAccounting(report)
+            let report = try Hostile.checkedJSONRun([
+                log, "--rules", try Hostile.rulesDirectory(dir)
+            ]).report
             #expect(try Hostile.violationLines(report, "log.no-secrets", file: log) == [2])
             #expect(try Hostile.violationLines(report, "probe.seen", file: log) == [1, 2, 3])
         }

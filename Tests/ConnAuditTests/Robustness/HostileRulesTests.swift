@@ -106,11 +106,7 @@ extension HostileRulesTests {
                 {"t":3,"ev":"probe.hit","v":"\(a)!\(a)"}
 
                 """, dir, "long.jsonl")
-            let run = Hostile.runCLI([log, "--rules", rules, "--format", "json"])
-            #expect(run.code == 1, "\(run.err)")
-            #expect(run.elapsed < Hostile.timeLimit, "took \(run.elapsed)")
-            let report = try Hostile.parseReport(run.out)
-            try Hostile.expectAccounting(report)
+            let report = try Hostile.checkedJSONRun([log, "--rules", rules]).report
             #expect(try Hostile.violationLines(report, "probe.regex", file: log) == [2, 3])
             #expect(try Hostile.violationLines(report, "probe.regex-expr", file: log) == [2, 3])
         }
