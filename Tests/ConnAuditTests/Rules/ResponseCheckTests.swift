@@ -13,6 +13,14 @@ extension CheckKindTests {
             within_ms: 100
             """
 
+        private static let pongWithin50 = """
+            id: t.fast
+            title: Pong within 50 ms
+            each: { ev: ws.ping }
+            followed_by: { ev: ws.pong }
+            within_ms: 50
+            """
+
         @Test func satisfiedWhenEveryTriggerIsAnsweredInTime() throws {
             let v = try verdict(
                 Self.pingAnswered,
@@ -106,13 +114,7 @@ extension CheckKindTests {
         ])
         func withinIsInclusive(_ answerT: Int, _ expected: CheckKindVerdict) throws {
             let v = try verdict(
-                """
-                id: t.fast
-                title: Pong within 50 ms
-                each: { ev: ws.ping }
-                followed_by: { ev: ws.pong }
-                within_ms: 50
-                """,
+                Self.pongWithin50,
                 """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":100,"ev":"ws.ping","gen":1}
@@ -149,13 +151,7 @@ extension CheckKindTests {
             _ decider: String, _ expected: CheckKindVerdict
         ) throws {
             let v = try verdict(
-                """
-                id: t.fast
-                title: Pong within 50 ms
-                each: { ev: ws.ping }
-                followed_by: { ev: ws.pong }
-                within_ms: 50
-                """,
+                Self.pongWithin50,
                 """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":100,"ev":"ws.ping","gen":1}
@@ -168,14 +164,7 @@ extension CheckKindTests {
             // The gen-2 event at t=151 decides gen 1's deadline: the late pong after it changes
             // nothing.
             let result = judge(
-                try loadRule(
-                    """
-                    id: t.fast
-                    title: Pong within 50 ms
-                    each: { ev: ws.ping }
-                    followed_by: { ev: ws.pong }
-                    within_ms: 50
-                    """),
+                try loadRule(Self.pongWithin50),
                 """
                 {"t":100,"ev":"ws.ping","gen":1}
                 {"t":151,"ev":"ws.connect","gen":2}
@@ -188,14 +177,7 @@ extension CheckKindTests {
 
         @Test func aLogEndingBeforeTheDeadlineIsInconclusive() throws {
             let result = judge(
-                try loadRule(
-                    """
-                    id: t.fast
-                    title: Pong within 50 ms
-                    each: { ev: ws.ping }
-                    followed_by: { ev: ws.pong }
-                    within_ms: 50
-                    """),
+                try loadRule(Self.pongWithin50),
                 """
                 {"t":0,"ev":"ws.connect","gen":1}
                 {"t":100,"ev":"ws.ping","gen":1}
