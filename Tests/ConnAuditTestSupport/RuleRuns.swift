@@ -1,4 +1,5 @@
 import ConnAudit
+import Synchronization
 
 /// Rules written in a test, and runs of them over logs held in memory: what the suites that run
 /// a rule over a log they write share.
@@ -70,5 +71,21 @@ public enum RuleRuns {
     ) -> AuditReport {
         let auditor = Auditor(rules: rules, overrides: overrides, jobs: jobs, opener: opener(files))
         return auditor.run(files.map { InputFile(path: $0.path) })
+    }
+
+    /// The whole audit of the one file `bytes`, read as `path`, reading ahead from
+    /// `readAheadFrom` bytes on and allowed to open the file again; and how often it was opened.
+    public static func auditCountingOpens(
+        _ rules: RuleSet, _ bytes: [UInt8], path: String, jobs: Int, readAheadFrom: Int
+    ) -> (report: AuditReport, opens: Int) {
+        let opens = Mutex(0)
+        let auditor = Auditor(
+            rules: rules, jobs: jobs, readAheadFrom: readAheadFrom, rereadable: true,
+            opener: { file throws(InputError) in
+                opens.withLock { $0 += 1 }
+                return ByteSources.memory(bytes, path: file.path)
+            })
+        let report = auditor.run([InputFile(path: path)])
+        return (report, opens.withLock { $0 })
     }
 }

@@ -179,15 +179,9 @@ import ConnSoak
         }
         let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
         func audit(readAheadFrom: Int) -> (AuditReport, Int) {
-            let opens = Mutex(0)
-            let auditor = Auditor(
-                rules: RuleSet(rules: rules), jobs: jobs, readAheadFrom: readAheadFrom,
-                rereadable: true,
-                opener: { file throws(InputError) in
-                    opens.withLock { $0 += 1 }
-                    return ByteSources.memory(bytes, path: file.path)
-                })
-            return (auditor.run([InputFile(path: "fleet.jsonl")]), opens.withLock { $0 })
+            RuleRuns.auditCountingOpens(
+                RuleSet(rules: rules), bytes, path: "fleet.jsonl", jobs: jobs,
+                readAheadFrom: readAheadFrom)
         }
         let (restarted, opens) = audit(readAheadFrom: .max)
         let (ahead, _) = audit(readAheadFrom: 0)

@@ -164,16 +164,9 @@ extension MergeTests {
             }
             let bytes = Array(lines.joined(separator: "\n").utf8)
             func audit(_ readAheadFrom: Int) -> (AuditReport, Int) {
-                let opens = Mutex(0)
-                let auditor = Auditor(
-                    rules: MergeTests.rules, jobs: jobs, readAheadFrom: readAheadFrom,
-                    rereadable: true,
-                    opener: { file throws(InputError) in
-                        opens.withLock { $0 += 1 }
-                        return ByteSources.memory(bytes, path: file.path)
-                    })
-                let report = auditor.run([InputFile(path: "fleet.jsonl")])
-                return (report, opens.withLock { $0 })
+                RuleRuns.auditCountingOpens(
+                    MergeTests.rules, bytes, path: "fleet.jsonl", jobs: jobs,
+                    readAheadFrom: readAheadFrom)
             }
             let (restarted, restartOpens) = audit(.max)
             let (ahead, aheadOpens) = audit(0)
