@@ -29,6 +29,21 @@ struct LinearTimeOnHostileLogsTests {
         return (try result(report, id), elapsed)
     }
 
+    /// A `forbid` whose two steps match every ping: each ping is tried against every earlier one.
+    private static func everyPair() throws -> [Rule] {
+        try RuleRuns.rules(
+            [
+                """
+                id: my.every-pair
+                title: Every pair of events
+                for: source
+                forbid:
+                  - { ev: ws.ping, as: a }
+                  - { ev: ws.ping, where: "t < a.t" }
+                """
+            ], file: "my.yaml")
+    }
+
     private static func timed<T>(_ body: () throws -> T) rethrows -> (T, Duration) {
         let start = ContinuousClock.now
         let value = try body()
@@ -163,17 +178,7 @@ struct LinearTimeOnHostileLogsTests {
     /// A `forbid` whose two steps match every event keeps a match per event, and each event is
     /// compared with all of them: the rule stops at the limit, with one finding saying so, where.
     @Test func aRuleOfOnesOwnThatWouldBeQuadraticStopsAtTheWorkLimit() throws {
-        let rules = try RuleRuns.rules(
-            [
-                """
-                id: my.every-pair
-                title: Every pair of events
-                for: source
-                forbid:
-                  - { ev: ws.ping, as: a }
-                  - { ev: ws.ping, where: "t < a.t" }
-                """
-            ], file: "my.yaml")
+        let rules = try Self.everyPair()
         let n = 40_000
         // t never falls: no pair completes, and every ping is tried against every earlier one.
         let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"ws.ping","gen":1}"# }
@@ -251,17 +256,7 @@ struct LinearTimeOnHostileLogsTests {
 
     /// Below the limit nothing changes: the same rule on a short log judges every event.
     @Test func aShortLogStaysBelowTheLimit() throws {
-        let rules = try RuleRuns.rules(
-            [
-                """
-                id: my.every-pair
-                title: Every pair of events
-                for: source
-                forbid:
-                  - { ev: ws.ping, as: a }
-                  - { ev: ws.ping, where: "t < a.t" }
-                """
-            ], file: "my.yaml")
+        let rules = try Self.everyPair()
         let log = Self.lines(500) { #"{"t":\#(500 - $0),"src":"d","ev":"ws.ping","gen":1}"# }
         let result = try Self.result(
             RuleRuns.audit(rules, log, path: "short.jsonl"), "my.every-pair")
