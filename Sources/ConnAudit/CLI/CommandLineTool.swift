@@ -405,6 +405,7 @@ public enum CommandLineTool {
             }
         }
         let applied = try loaded?.get()
+        var baselineWritten: String?
         if let path = p.value("--write-exact-baseline") {
             // A baseline --exact-baseline could not read back is not written (nor does it replace
             // one).
@@ -417,9 +418,10 @@ public enum CommandLineTool {
             }
             try writeFile(path, text, staged: staged)
             if !p.has("--quiet") {
-                console.err(
+                let line =
                     "conn-audit: wrote \(n) violation\(n == 1 ? "" : "s") to the baseline \(path)\n"
-                )
+                // A staged baseline is written only once the merge found its partials unchanged.
+                if staged == nil { console.err(line) } else { baselineWritten = line }
             }
         }
         if let path = p.value("--exact-baseline"), let baseline = applied {
@@ -462,6 +464,7 @@ public enum CommandLineTool {
         // incomplete, and none is put in place.
         if let failure = report.streamed?.failure { throw OutputError(failure) }
         try staged?.place()
+        if let baselineWritten { console.err(baselineWritten) }
         // Unreadable inputs are named on standard error whatever the format, for CI logs.
         for e in report.inputErrors { console.err("conn-audit: error: \(e.headline())\n") }
         return report.exitCode
