@@ -54,13 +54,7 @@ final class BasicRunner: Runner {
                 } else if !beforeClosed {
                     if let before, Evaluator.matches(before, e, base) != nil {
                         beforeClosed = true
-                        // The scope closed: what happened inside it is judged now.
-                        for (event, ctx) in pending {
-                            report(
-                                .violation, at: event, ctx, context: context, sink: sink,
-                                waitForAfter: false)
-                        }
-                        pending.removeAll()
+                        reportPending(context: context, sink: sink)
                     } else if let term = Evaluator.matches(selector, e, base) {
                         if before == nil {
                             report(
@@ -77,12 +71,7 @@ final class BasicRunner: Runner {
                     if Evaluator.matches(from, e, base) != nil { inInterval = true }
                 } else if Evaluator.matches(to, e, base) != nil {
                     inInterval = false
-                    for (event, ctx) in pending {
-                        report(
-                            .violation, at: event, ctx, context: context, sink: sink,
-                            waitForAfter: false)
-                    }
-                    pending.removeAll()
+                    reportPending(context: context, sink: sink)
                 } else if let term = Evaluator.matches(selector, e, base) {
                     if open {
                         report(
@@ -117,6 +106,14 @@ final class BasicRunner: Runner {
 
     /// Judges an `every` trigger; false when its expectation looked ahead and the answer has not
     /// come yet (it is judged again as later events arrive, and at the end of the timeline).
+    /// A `never` scope (`between`, `before`) closed: what happened inside it is judged now.
+    private func reportPending(context: ContextScope, sink: FindingSink) {
+        for (event, ctx) in pending {
+            report(.violation, at: event, ctx, context: context, sink: sink, waitForAfter: false)
+        }
+        pending.removeAll()
+    }
+
     private func judge(
         _ e: Event, _ ctx: EvalContext, context: ContextScope, sink: FindingSink, late: Bool
     ) -> Bool {
@@ -172,24 +169,22 @@ final class BasicRunner: Runner {
         // `between`, `before`: a scope the log ends inside is not judged; its findings are dropped.
         pending.removeAll()
         guard case .count(_, let minimum?, _, let by) = check else { return }
-        if by == nil, matched < minimum {
-            let anchor = first ?? firstMatch
+        // Too few matches: reported at the timeline's first event.
+        let anchor = first ?? firstMatch
+        func tooFew(_ n: Int, _ what: String) {
             report(
                 .violation, at: anchor, anchor.map { self.context($0) }, context: context,
                 sink: sink,
                 note:
-                    "\(matched) matching event\(matched == 1 ? "" : "s"), at least \(minimum) required",
+                    "\(n) matching event\(n == 1 ? "" : "s")\(what), at least \(minimum) required",
                 waitForAfter: false)
+        }
+        if by == nil, matched < minimum {
+            tooFew(matched, "")
         } else if by != nil {
             for (key, n) in perKey.counts.sorted(by: { $0.key.rendered() < $1.key.rendered() })
             where n < minimum {
-                let anchor = first ?? firstMatch
-                report(
-                    .violation, at: anchor, anchor.map { self.context($0) }, context: context,
-                    sink: sink,
-                    note:
-                        "\(n) matching event\(n == 1 ? "" : "s") for \(key.renderedClipped().visibleControls), at least \(minimum) required",
-                    waitForAfter: false)
+                tooFew(n, " for \(key.renderedClipped().visibleControls)")
             }
         }
     }
