@@ -23,20 +23,19 @@ struct ExpressionLexer {
                 out.append(
                     .init(
                         kind: .ident(String(decoding: text[start..<i], as: UTF8.self)),
-                        offset: start, endOffset: i))
+                        offset: start, endOffset: i, word: Self.word(text[start..<i])))
             } else if b >= 0x30 && b <= 0x39 {
                 out.append(try number(start))
             } else if b == 0x22 || b == 0x27 {
                 out.append(try string(start, quote: b))
             } else {
-                let two = i + 1 < text.count ? String(decoding: text[i...i + 1], as: UTF8.self) : ""
-                if ["==", "!=", "<=", ">=", "??"].contains(two) {
+                let next = i + 1 < text.count ? text[i + 1] : 0
+                if let p = Self.twoBytePunct(b, next) {
                     i += 2
-                    out.append(.init(kind: .punct(two), offset: start, endOffset: i))
-                } else if "()[]{},.:+-*/%<>".utf8.contains(b) {
+                    out.append(.init(kind: .punct(p), offset: start, endOffset: i))
+                } else if let p = Self.oneBytePunct(b) {
                     i += 1
-                    out.append(
-                        .init(kind: .punct(String(UnicodeScalar(b))), offset: start, endOffset: i))
+                    out.append(.init(kind: .punct(p), offset: start, endOffset: i))
                 } else if b == UInt8(ascii: "=") {
                     throw ExpressionError(
                         message: "'=' is not an operator; use '==' to compare", offset: start)
@@ -53,6 +52,60 @@ struct ExpressionLexer {
                     throw ExpressionError(message: "unexpected character '\(shown)'", offset: start)
                 }
             }
+        }
+    }
+
+    /// `==`, `!=`, `<=`, `>=` or `??` as the bytes `b`, `next`.
+    private static func twoBytePunct(_ b: UInt8, _ next: UInt8) -> ExpressionParser.Punct? {
+        switch (b, next) {
+        case (0x3D, 0x3D): return .equal
+        case (0x21, 0x3D): return .notEqual
+        case (0x3C, 0x3D): return .lessEqual
+        case (0x3E, 0x3D): return .greaterEqual
+        case (0x3F, 0x3F): return .coalesce
+        default: return nil
+        }
+    }
+
+    /// One of `()[]{},.:+-*/%<>` as the byte `b`.
+    private static func oneBytePunct(_ b: UInt8) -> ExpressionParser.Punct? {
+        switch b {
+        case UInt8(ascii: "("): return .openParen
+        case UInt8(ascii: ")"): return .closeParen
+        case UInt8(ascii: "["): return .openBracket
+        case UInt8(ascii: "]"): return .closeBracket
+        case UInt8(ascii: "{"): return .openBrace
+        case UInt8(ascii: "}"): return .closeBrace
+        case UInt8(ascii: ","): return .comma
+        case UInt8(ascii: "."): return .dot
+        case UInt8(ascii: ":"): return .colon
+        case UInt8(ascii: "+"): return .plus
+        case UInt8(ascii: "-"): return .minus
+        case UInt8(ascii: "*"): return .star
+        case UInt8(ascii: "/"): return .slash
+        case UInt8(ascii: "%"): return .percent
+        case UInt8(ascii: "<"): return .less
+        case UInt8(ascii: ">"): return .greater
+        default: return nil
+        }
+    }
+
+    /// The word the grammar gives a meaning to that `name` spells, if any.
+    private static func word(_ name: ArraySlice<UInt8>) -> ExpressionParser.Word {
+        guard let first = name.first, name.count <= 5 else { return .other }
+        func spells(_ w: StaticString) -> Bool {
+            name.count == w.utf8CodeUnitCount && w.withUTF8Buffer { name.elementsEqual($0) }
+        }
+        switch first {
+        case UInt8(ascii: "a"): return spells("and") ? .and : .other
+        case UInt8(ascii: "o"): return spells("or") ? .or : .other
+        case UInt8(ascii: "i"): return spells("in") ? .isIn : spells("if") ? .if : .other
+        case UInt8(ascii: "n"): return spells("not") ? .not : spells("null") ? .null : .other
+        case UInt8(ascii: "t"): return spells("then") ? .then : spells("true") ? .true : .other
+        case UInt8(ascii: "e"): return spells("else") ? .else : .other
+        case UInt8(ascii: "s"): return spells("since") ? .since : .other
+        case UInt8(ascii: "f"): return spells("false") ? .false : .other
+        default: return .other
         }
     }
 

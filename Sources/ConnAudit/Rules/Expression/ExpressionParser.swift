@@ -97,7 +97,7 @@ public struct ExpressionParser {
             case number(Value)
             case string(String)
             case ident(String)
-            case punct(String)
+            case punct(Punct)
             case end
 
             var describe: String {
@@ -105,7 +105,7 @@ public struct ExpressionParser {
                 case .number(let v): return "number \(v.rendered())"
                 case .string(let s): return "string '\(s)'"
                 case .ident(let s): return "'\(s)'"
-                case .punct(let p): return "'\(p)'"
+                case .punct(let p): return "'\(p.rawValue)'"
                 case .end: return "end of expression"
                 }
             }
@@ -113,6 +113,23 @@ public struct ExpressionParser {
         var kind: Kind
         var offset: Int
         var endOffset: Int
+        /// The grammar's meaning of an identifier's spelling (``Word/other`` for a name).
+        var word: Word = .other
+    }
+
+    /// The operators and brackets, as spelled.
+    enum Punct: String {
+        case equal = "==", notEqual = "!=", lessEqual = "<=", greaterEqual = ">=", coalesce = "??"
+        case openParen = "(", closeParen = ")", openBracket = "[", closeBracket = "]"
+        case openBrace = "{", closeBrace = "}", comma = ",", dot = ".", colon = ":"
+        case plus = "+", minus = "-", star = "*", slash = "/", percent = "%"
+        case less = "<", greater = ">"
+    }
+
+    /// The identifiers the grammar reads as words of its own.
+    enum Word: String {
+        case other = ""
+        case and, or, not, isIn = "in", `if`, then, `else`, since, `true`, `false`, null
     }
 
     private var current: Token { tokens[position] }
@@ -123,13 +140,16 @@ public struct ExpressionParser {
         return t
     }
 
-    private func isPunct(_ p: String) -> Bool { current.kind == .punct(p) }
-    private func isWord(_ w: String) -> Bool { current.kind == .ident(w) }
+    private func isPunct(_ p: Punct) -> Bool {
+        if case .punct(let q) = current.kind { return q == p }
+        return false
+    }
+    private func isWord(_ w: Word) -> Bool { current.word == w }
 
-    private mutating func expectPunct(_ p: String) throws(ExpressionError) {
+    private mutating func expectPunct(_ p: Punct) throws(ExpressionError) {
         guard isPunct(p) else {
             throw ExpressionError(
-                message: "expected '\(p)' but found \(current.kind.describe)",
+                message: "expected '\(p.rawValue)' but found \(current.kind.describe)",
                 offset: current.offset)
         }
         _ = advance()
@@ -170,18 +190,18 @@ public struct ExpressionParser {
             throw ExpressionError(
                 message: "expression nested deeper than \(Self.maxDepth)", offset: current.offset)
         }
-        if isWord("if") {
+        if isWord(.if) {
             let at = advance().offset
             enclosing += 1
             let condition = try parseExpr()
-            guard isWord("then") else {
+            guard isWord(.then) else {
                 throw ExpressionError(
                     message: "expected 'then' but found \(current.kind.describe)",
                     offset: current.offset)
             }
             _ = advance()
             let a = try parseExpr()
-            guard isWord("else") else {
+            guard isWord(.else) else {
                 throw ExpressionError(
                     message: "expected 'else' but found \(current.kind.describe)",
                     offset: current.offset)
@@ -211,7 +231,7 @@ public struct ExpressionParser {
 
     private mutating func parseOr() throws(ExpressionError) -> Parsed {
         var left = try parseAnd()
-        while isWord("or") {
+        while isWord(.or) {
             let at = advance().offset
             left = try binary(.or, left, at: at) { p throws(ExpressionError) in try p.parseAnd() }
         }
@@ -220,7 +240,7 @@ public struct ExpressionParser {
 
     private mutating func parseAnd() throws(ExpressionError) -> Parsed {
         var left = try parseNot()
-        while isWord("and") {
+        while isWord(.and) {
             let at = advance().offset
             left = try binary(.and, left, at: at) { p throws(ExpressionError) in try p.parseNot() }
         }
@@ -228,7 +248,7 @@ public struct ExpressionParser {
     }
 
     private mutating func parseNot() throws(ExpressionError) -> Parsed {
-        if isWord("not") {
+        if isWord(.not) {
             let at = advance().offset
             depth += 1
             defer { depth -= 1 }
@@ -247,22 +267,18 @@ public struct ExpressionParser {
 
     private mutating func parseComparison() throws(ExpressionError) -> Parsed {
         let left = try parseCoalesce()
-        let ops: [String: Expr.BinaryOp] = [
-            "==": .equal, "!=": .notEqual, "<": .less, "<=": .lessEqual, ">": .greater,
-            ">=": .greaterEqual
-        ]
-        if case .punct(let p) = current.kind, let op = ops[p] {
+        if case .punct(let p) = current.kind, let op = Self.comparison(p) {
             let at = advance().offset
             return try binary(op, left, at: at) { p throws(ExpressionError) in try p.parseCoalesce()
             }
         }
-        if isWord("in") {
+        if isWord(.isIn) {
             let at = advance().offset
             return try binary(.isIn, left, at: at) { p throws(ExpressionError) in
                 try p.parseCoalesce()
             }
         }
-        if isWord("not"), position + 1 < tokens.count, tokens[position + 1].kind == .ident("in") {
+        if isWord(.not), position + 1 < tokens.count, tokens[position + 1].word == .isIn {
             let at = advance().offset
             _ = advance()
             return try binary(.notIn, left, at: at) { p throws(ExpressionError) in
@@ -280,7 +296,7 @@ public struct ExpressionParser {
         let base = enclosing
         var operands = [try parseAdditive()]
         var offsets: [Int] = []
-        while isPunct("??") {
+        while isPunct(.coalesce) {
             let at = advance().offset
             let left = operands[operands.count - 1]
             enclosing = base + offsets.count
@@ -304,9 +320,9 @@ public struct ExpressionParser {
 
     private mutating func parseAdditive() throws(ExpressionError) -> Parsed {
         var left = try parseMultiplicative()
-        while isPunct("+") || isPunct("-") {
+        while isPunct(.plus) || isPunct(.minus) {
             let token = advance()
-            let op: Expr.BinaryOp = token.kind == .punct("+") ? .add : .subtract
+            let op: Expr.BinaryOp = token.kind == .punct(.plus) ? .add : .subtract
             left = try binary(op, left, at: token.offset) { p throws(ExpressionError) in
                 try p.parseMultiplicative()
             }
@@ -316,11 +332,11 @@ public struct ExpressionParser {
 
     private mutating func parseMultiplicative() throws(ExpressionError) -> Parsed {
         var left = try parseUnary()
-        while isPunct("*") || isPunct("/") || isPunct("%") {
+        while isPunct(.star) || isPunct(.slash) || isPunct(.percent) {
             let token = advance()
             let op: Expr.BinaryOp =
-                token.kind == .punct("*")
-                ? .multiply : token.kind == .punct("/") ? .divide : .remainder
+                token.kind == .punct(.star)
+                ? .multiply : token.kind == .punct(.slash) ? .divide : .remainder
             left = try binary(op, left, at: token.offset) { p throws(ExpressionError) in
                 try p.parseUnary()
             }
@@ -329,7 +345,7 @@ public struct ExpressionParser {
     }
 
     private mutating func parseUnary() throws(ExpressionError) -> Parsed {
-        if isPunct("-") {
+        if isPunct(.minus) {
             let at = advance().offset
             depth += 1
             defer { depth -= 1 }
@@ -349,7 +365,7 @@ public struct ExpressionParser {
     private mutating func parsePostfix() throws(ExpressionError) -> Parsed {
         var e = try parsePrimary()
         while true {
-            if isPunct(".") {
+            if isPunct(.dot) {
                 _ = advance()
                 guard case .ident(let name) = current.kind else {
                     throw ExpressionError(
@@ -357,17 +373,29 @@ public struct ExpressionParser {
                 }
                 let at = advance().offset
                 e = try node(.member(e.expr, name, id: -1, at: at), height: 1 + e.height, at: at)
-            } else if isPunct("[") {
+            } else if isPunct(.openBracket) {
                 let at = advance().offset
                 enclosing += 1
                 let index = try parseExpr()
                 enclosing -= 1
-                try expectPunct("]")
+                try expectPunct(.closeBracket)
                 e = try node(
                     .index(e.expr, index.expr), height: 1 + max(e.height, index.height), at: at)
             } else {
                 return e
             }
+        }
+    }
+
+    static func comparison(_ p: Punct) -> Expr.BinaryOp? {
+        switch p {
+        case .equal: return .equal
+        case .notEqual: return .notEqual
+        case .less: return .less
+        case .lessEqual: return .lessEqual
+        case .greater: return .greater
+        case .greaterEqual: return .greaterEqual
+        default: return nil
         }
     }
 
@@ -377,12 +405,12 @@ public struct ExpressionParser {
     ]
 
     /// Items up to `closing` (a list's, or a call's arguments), separated by commas.
-    private mutating func items(until closing: String) throws(ExpressionError) -> [Parsed] {
+    private mutating func items(until closing: Punct) throws(ExpressionError) -> [Parsed] {
         var items: [Parsed] = []
         if !isPunct(closing) {
             while true {
                 items.append(try parseExpr())
-                if isPunct(",") { _ = advance(); continue }
+                if isPunct(.comma) { _ = advance(); continue }
                 break
             }
         }
@@ -400,15 +428,15 @@ public struct ExpressionParser {
         case .number(let v): return Parsed(expr: .literal(v), height: 1)
         case .string(let s): return Parsed(expr: .literal(.string(s)), height: 1)
         case .ident(let word):
-            switch word {
-            case "true": return Parsed(expr: .literal(.bool(true)), height: 1)
-            case "false": return Parsed(expr: .literal(.bool(false)), height: 1)
-            case "null": return Parsed(expr: .literal(.null), height: 1)
-            case "and", "or", "not", "in", "if", "then", "else":
+            switch token.word {
+            case .true: return Parsed(expr: .literal(.bool(true)), height: 1)
+            case .false: return Parsed(expr: .literal(.bool(false)), height: 1)
+            case .null: return Parsed(expr: .literal(.null), height: 1)
+            case .and, .or, .not, .isIn, .if, .then, .else:
                 throw ExpressionError(message: "unexpected '\(word)'", offset: token.offset)
-            default: break
+            case .since, .other: break
             }
-            if isPunct("(") {
+            if isPunct(.openParen) {
                 if let kind = HistoryCall.Kind(rawValue: word) {
                     return try parseHistory(kind, at: token.offset)
                 }
@@ -420,7 +448,7 @@ public struct ExpressionParser {
                 // The call's node holds its arguments (`matches` keeps its first one, and its
                 // second is a literal no deeper than the first).
                 enclosing += 1
-                let args = try items(until: ")")
+                let args = try items(until: .closeParen)
                 enclosing -= 1
                 guard arity.contains(args.count) else {
                     let want =
@@ -457,19 +485,19 @@ public struct ExpressionParser {
                     height: Self.height(of: args), at: token.offset)
             }
             return Parsed(expr: .name(word, at: token.offset), height: 1)
-        case .punct("("):
+        case .punct(.openParen):
             let e = try parseExpr()
-            try expectPunct(")")
+            try expectPunct(.closeParen)
             return e
-        case .punct("["):
+        case .punct(.openBracket):
             // Not counted as enclosing its items: a list of literals folds to one literal.
-            let items = try items(until: "]")
+            let items = try items(until: .closeBracket)
             let folded = Self.folded(list: items.map(\.expr))
             if case .literal = folded { return Parsed(expr: folded, height: 1) }
             return try node(folded, height: Self.height(of: items), at: token.offset)
-        case .punct("{"):
+        case .punct(.openBrace):
             var entries: [(String, Parsed)] = []
-            if !isPunct("}") {
+            if !isPunct(.closeBrace) {
                 while true {
                     let keyToken = advance()
                     let key: String
@@ -481,13 +509,13 @@ public struct ExpressionParser {
                         throw ExpressionError(
                             message: "expected a key in the map", offset: keyToken.offset)
                     }
-                    try expectPunct(":")
+                    try expectPunct(.colon)
                     entries.append((key, try parseExpr()))
-                    if isPunct(",") { _ = advance(); continue }
+                    if isPunct(.comma) { _ = advance(); continue }
                     break
                 }
             }
-            try expectPunct("}")
+            try expectPunct(.closeBrace)
             let folded = Self.folded(map: entries.map { ($0.0, $0.1.expr) })
             if case .literal = folded { return Parsed(expr: folded, height: 1) }
             return try node(folded, height: Self.height(of: entries.map(\.1)), at: token.offset)
@@ -504,7 +532,7 @@ public struct ExpressionParser {
     private mutating func parseHistory(_ kind: HistoryCall.Kind, at: Int) throws(ExpressionError)
         -> Parsed
     {
-        try expectPunct("(")
+        try expectPunct(.openParen)
         // The call's node encloses its value; the `where:` of its selectors goes on from the
         // nesting the call stands at, so a chain of calls inside selectors is bounded too.
         enclosing += 1
@@ -512,7 +540,7 @@ public struct ExpressionParser {
         let selector = try parseSelectorArgument(for: kind.rawValue, depth: selectorDepth)
         var value: Parsed?
         if kind == .maxof || kind == .minof {
-            guard isPunct(",") else {
+            guard isPunct(.comma) else {
                 throw ExpressionError(
                     message:
                         "\(kind.rawValue)() takes a selector and a value: \(kind.rawValue)({ev: ws.connect}, gen)",
@@ -522,15 +550,15 @@ public struct ExpressionParser {
             value = try parseExpr()
         }
         var since: HistoryCall.Since?
-        if isPunct(",") {
+        if isPunct(.comma) {
             _ = advance()
-            guard isWord("since") else {
+            guard isWord(.since) else {
                 throw ExpressionError(
                     message: "expected 'since:' but found \(current.kind.describe)",
                     offset: current.offset)
             }
             _ = advance()
-            try expectPunct(":")
+            try expectPunct(.colon)
             if case .ident(let capture) = current.kind {
                 _ = advance()
                 since = .capture(capture)
@@ -538,7 +566,7 @@ public struct ExpressionParser {
                 since = .selector(try parseSelectorArgument(for: "since", depth: selectorDepth))
             }
         }
-        try expectPunct(")")
+        try expectPunct(.closeParen)
         enclosing -= 1
         let call = HistoryCall(
             kind: kind, selector: selector, value: value?.expr, since: since,
@@ -549,21 +577,21 @@ public struct ExpressionParser {
     private mutating func parseSelectorArgument(for function: String, depth: Int)
         throws(ExpressionError) -> Selector
     {
-        guard isPunct("{") || isPunct("[") else {
+        guard isPunct(.openBrace) || isPunct(.openBracket) else {
             throw ExpressionError(
                 message: "\(function)() takes a selector such as {ev: ws.ping}",
                 offset: current.offset)
         }
         let open = current
-        let closing = open.kind == .punct("{") ? "}" : "]"
-        let opening = open.kind == .punct("{") ? "{" : "["
+        let closing: Punct = open.kind == .punct(.openBrace) ? .closeBrace : .closeBracket
+        let opening = open.kind == .punct(.openBrace) ? "{" : "["
         // Find the matching close token, then hand the raw text to the selector compiler.
         var level = 0
         var index = position
         while index < tokens.count {
             let k = tokens[index].kind
-            if k == .punct("{") || k == .punct("[") { level += 1 }
-            if k == .punct("}") || k == .punct("]") {
+            if k == .punct(.openBrace) || k == .punct(.openBracket) { level += 1 }
+            if k == .punct(.closeBrace) || k == .punct(.closeBracket) {
                 level -= 1
                 if level == 0 { break }
             }
