@@ -11,9 +11,51 @@ extension FileLoader {
             return nil
         }
         var parts: [MessageTemplate.Part] = []
+        for piece in Self.templatePieces(s) {
+            switch piece {
+            case .text(let literal):
+                parts.append(.text(literal))
+            case .unclosed(let offset):
+                errors.append(
+                    expressionDiagnostic(
+                        node, source: s, style: style, offset: offset,
+                        message: "unclosed '{' in message"))
+                return nil
+            case .hole(let inner, let offset):
+                // Where the hole's text starts in the file (after the `{`), in any scalar style:
+                // its errors are placed from there.
+                let start = expressionDiagnostic(
+                    node, source: s, style: style, offset: offset, message: "")
+                let fake = YamlNode(
+                    .scalar(inner, style: .plain), line: start.line, column: start.column)
+                guard let e = expression(fake, context: context) else { return nil }
+                parts.append(.expr(e))
+            }
+        }
+        return MessageTemplate(parts: parts)
+    }
+
+    /// One piece of a message's text: literal text (`{{` and `}}` read as braces), a hole's
+    /// expression with the UTF-8 offset where it starts, or an unclosed `{` at its offset.
+    enum TemplatePiece: Equatable {
+        case text(String)
+        case hole(String, offset: Int)
+        case unclosed(offset: Int)
+    }
+
+    /// The pieces of a message's text, up to the first unclosed `{`. Braces are characters: a
+    /// brace with a combining mark on it is no brace. ASCII text is read as bytes, which are its
+    /// characters (CR LF is one character, and neither a brace).
+    static func templatePieces(_ s: String) -> [TemplatePiece] {
+        if s.utf8.allSatisfy({ $0 < 0x80 }) { return asciiTemplatePieces(Array(s.utf8)) }
+        return characterTemplatePieces(s)
+    }
+
+    /// ``templatePieces(_:)`` of any text, read character by character.
+    static func characterTemplatePieces(_ s: String) -> [TemplatePiece] {
+        var pieces: [TemplatePiece] = []
         var literal = ""
-        // Characters, walked by index (a brace with a combining mark on it is no brace); offsets
-        // are UTF-8 bytes from the scalar's start.
+        // Characters, walked by index; offsets are UTF-8 bytes from the scalar's start.
         func offset(_ i: String.Index) -> Int { s.utf8.distance(from: s.startIndex, to: i) }
         var i = s.startIndex
         while i < s.endIndex {
@@ -35,30 +77,60 @@ extension FileLoader {
                     j = s.index(after: j)
                 }
                 guard j < s.endIndex else {
-                    errors.append(
-                        expressionDiagnostic(
-                            node, source: s, style: style, offset: offset(i),
-                            message: "unclosed '{' in message"))
-                    return nil
+                    pieces.append(.unclosed(offset: offset(i)))
+                    return pieces
                 }
-                let inner = String(s[next..<j])
-                // Where the hole's text starts in the file (after the `{`), in any scalar style:
-                // its errors are placed from there.
-                let start = expressionDiagnostic(
-                    node, source: s, style: style, offset: offset(next), message: "")
-                let fake = YamlNode(
-                    .scalar(inner, style: .plain), line: start.line, column: start.column)
-                guard let e = expression(fake, context: context) else { return nil }
-                if !literal.isEmpty { parts.append(.text(literal)); literal = "" }
-                parts.append(.expr(e))
+                if !literal.isEmpty { pieces.append(.text(literal)); literal = "" }
+                pieces.append(.hole(String(s[next..<j]), offset: offset(next)))
                 i = s.index(after: j)
                 continue
             }
             literal.append(c)
             i = next
         }
-        if !literal.isEmpty { parts.append(.text(literal)) }
-        return MessageTemplate(parts: parts)
+        if !literal.isEmpty { pieces.append(.text(literal)) }
+        return pieces
+    }
+
+    /// ``templatePieces(_:)`` of ASCII text.
+    static func asciiTemplatePieces(_ b: [UInt8]) -> [TemplatePiece] {
+        let open = UInt8(ascii: "{")
+        let close = UInt8(ascii: "}")
+        var pieces: [TemplatePiece] = []
+        var literal: [UInt8] = []
+        func text(_ r: Range<Int>) -> String { String(decoding: b[r], as: UTF8.self) }
+        var i = 0
+        while i < b.count {
+            let c = b[i]
+            if c == open || c == close, i + 1 < b.count, b[i + 1] == c {
+                literal.append(c); i += 2; continue
+            }
+            if c == open {
+                var depth = 1
+                var j = i + 1
+                while j < b.count {
+                    if b[j] == open { depth += 1 }
+                    if b[j] == close { depth -= 1 }
+                    if depth == 0 { break }
+                    j += 1
+                }
+                guard j < b.count else {
+                    pieces.append(.unclosed(offset: i))
+                    return pieces
+                }
+                if !literal.isEmpty {
+                    pieces.append(.text(String(decoding: literal, as: UTF8.self)))
+                    literal = []
+                }
+                pieces.append(.hole(text(i + 1..<j), offset: i + 1))
+                i = j + 1
+                continue
+            }
+            literal.append(c)
+            i += 1
+        }
+        if !literal.isEmpty { pieces.append(.text(String(decoding: literal, as: UTF8.self))) }
+        return pieces
     }
 
     /// A rule's `tests:`; `params` are the rule's, which a fixture's `params:` may set.
