@@ -35,10 +35,17 @@ struct FileLoader {
         self.path = path
         self.parsed = parsed ?? text
         bytes = Array(text.utf8)
-        var starts = [0]
-        for (i, b) in bytes.enumerated() where b == 0x0A { starts.append(i + 1) }
-        starts.append(bytes.count + 1)
-        lineStarts = starts
+        lineStarts = bytes.withUnsafeBufferPointer { b in
+            var starts = [0]
+            guard let base = b.baseAddress else { return [0, 1] }
+            var i = 0
+            while i < b.count, let hit = memchr(base + i, 0x0A, b.count - i) {
+                i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self)) + 1
+                starts.append(i)
+            }
+            starts.append(b.count + 1)
+            return starts
+        }
     }
 
     /// Line `n`'s bytes (1-based), without its line break (LF or CR LF); empty past the text.
@@ -331,31 +338,52 @@ struct FileLoader {
     /// how many they are.
     func yamlText(of node: YamlNode) -> (String, Int) {
         let start = node.line
-        var end = start
         // The rule ends where a line at or left of its dash column starts something new.
         let dashColumn = max(1, node.column - 2)
-        var n = start + 1
-        // Indentation is ASCII spaces: the lines are read as bytes.
-        func indent(_ l: ArraySlice<UInt8>) -> Int { l.prefix(while: { $0 == 0x20 }).count }
-        while n <= lineCount {
-            let l = lineBytes(n)
-            let blank = l.allSatisfy { $0 == 0x20 || $0 == 0x09 }
-            if !blank && indent(l) < dashColumn + 1 { break }
-            if !blank { end = n }
-            n += 1
+        return bytes.withUnsafeBufferPointer { b in
+            // Line `n`'s bytes (as ``lineBytes(_:)``): from `lo` to `hi`, without its break.
+            func bounds(_ n: Int) -> (lo: Int, hi: Int) {
+                let lo = lineStarts[n - 1]
+                var hi = lineStarts[n] - 1
+                if hi > lo, b[hi - 1] == 0x0D { hi -= 1 }
+                return (lo, hi)
+            }
+            // Indentation is ASCII spaces: the lines are read as bytes.
+            func indent(_ n: Int) -> Int {
+                let (lo, hi) = bounds(n)
+                var k = lo
+                while k < hi, b[k] == 0x20 { k += 1 }
+                return k - lo
+            }
+            func isBlank(_ n: Int) -> Bool {
+                let (lo, hi) = bounds(n)
+                var k = lo
+                while k < hi, b[k] == 0x20 || b[k] == 0x09 { k += 1 }
+                return k == hi
+            }
+            var end = start
+            var n = start + 1
+            while n <= lineCount {
+                let blank = isBlank(n)
+                if !blank && indent(n) < dashColumn + 1 { break }
+                if !blank { end = n }
+                n += 1
+            }
+            // A quoted scalar may go on at any indentation (`title: "A` then `b"` at column 1):
+            // the rule reaches at least to the last line a node of it starts on (cut at `b"`,
+            // its tests' lines would end before they begin).
+            end = min(max(end, Self.lastLine(node)), lineCount)
+            var trim = dashColumn - 1 + 2
+            for n in start...end { trim = min(trim, indent(n)) }
+            // Every line has at least `trim` leading spaces: what is dropped is ASCII.
+            var out: [UInt8] = []
+            out.reserveCapacity(lineStarts[end] - lineStarts[start - 1])
+            for n in start...end {
+                if n > start { out.append(0x0A) }
+                let (lo, hi) = bounds(n)
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[min(lo + trim, hi)..<hi]))
+            }
+            return (String(decoding: out, as: UTF8.self), end - start + 1)
         }
-        // A quoted scalar may go on at any indentation (`title: "A` then `b"` at column 1): the
-        // rule reaches at least to the last line a node of it starts on (cut at `b"`, its tests'
-        // lines would end before they begin).
-        end = min(max(end, Self.lastLine(node)), lineCount)
-        var trim = dashColumn - 1 + 2
-        for n in start...end { trim = min(trim, indent(lineBytes(n))) }
-        // Every line has at least `trim` leading spaces: what is dropped is ASCII.
-        var out: [UInt8] = []
-        for n in start...end {
-            if n > start { out.append(0x0A) }
-            out += lineBytes(n).dropFirst(trim)
-        }
-        return (String(decoding: out, as: UTF8.self), end - start + 1)
     }
 }
