@@ -67,20 +67,27 @@ extension FileLoader {
     }
 
     /// Compiles a selector written inside an expression (a history function's first argument):
-    /// its text as YAML, then the loader's selector rules. Errors point at `offset` plus their
+    /// its text as YAML (``FlowSelectorText`` for the usual shapes, else libyaml), then the
+    /// loader's selector rules. Errors point at `offset` plus their
     /// column in `text`; warnings are appended to `warnings`.
     static func compileSelector(
         _ text: String, offset: Int, context: inout NameContext, warnings: inout [Diagnostic]
     ) throws(ExpressionError) -> Selector {
         var inner = FileLoader(path: "<selector>", text: text)
-        let docs: [YamlNode]
-        do throws(Diagnostic) { docs = try YamlLoader.load(text, path: "<selector>") } catch {
-            throw ExpressionError(
-                message: "bad selector: \(error.message)", offset: offset + max(0, error.column - 1)
-            )
-        }
-        guard let root = docs.first else {
-            throw ExpressionError(message: "empty selector", offset: offset)
+        let root: YamlNode
+        if let node = FlowSelectorText.parse(text) {
+            root = node
+        } else {
+            let docs: [YamlNode]
+            do throws(Diagnostic) { docs = try YamlLoader.load(text, path: "<selector>") } catch {
+                throw ExpressionError(
+                    message: "bad selector: \(error.message)",
+                    offset: offset + max(0, error.column - 1))
+            }
+            guard let first = docs.first else {
+                throw ExpressionError(message: "empty selector", offset: offset)
+            }
+            root = first
         }
         let compiled = inner.selector(root, context: &context)
         if let first = inner.errors.first {
