@@ -132,7 +132,7 @@ extension FileLoader {
                 }
                 let indent = blockIndent ?? 0
                 let content = blank ? [] : Array(raw.dropFirst(indent))
-                let length = content.reduce(0) { $0 + String($1).utf8.count }
+                let length = content.reduce(0) { $0 + Self.utf8Length($1) }
                 line = fileLine
                 if target <= position + length || fileLine == lineCount {
                     column = indent + 1 + Self.scalars(in: content, forBytes: target - position)
@@ -200,7 +200,7 @@ extension FileLoader {
                     decoded += 1
                 } else {
                     i += 1
-                    decoded += String(c).utf8.count
+                    decoded += Self.utf8Length(c)
                 }
             }
             line = fileLine
@@ -210,12 +210,22 @@ extension FileLoader {
             path: path, line: line, column: column, message: message, sourceLine: sourceLine(line))
     }
 
+    /// How many bytes `scalar` takes in UTF-8.
+    static func utf8Length(_ scalar: Unicode.Scalar) -> Int {
+        switch scalar.value {
+        case ..<0x80: return 1
+        case ..<0x800: return 2
+        case ..<0x1_0000: return 3
+        default: return 4
+        }
+    }
+
     /// How many scalars of `text` hold its first `bytes` UTF-8 bytes.
     static func scalars(in text: [Unicode.Scalar], forBytes bytes: Int) -> Int {
         var n = 0
         var used = 0
         while n < text.count, used < bytes {
-            used += String(text[n]).utf8.count
+            used += utf8Length(text[n])
             n += 1
         }
         return n + max(0, bytes - used)
