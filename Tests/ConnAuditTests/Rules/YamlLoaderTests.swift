@@ -304,6 +304,20 @@ func duplicateKeysInAnyStyle(input: String, message: String) throws {
     #expect([diagnostic.line, diagnostic.column] == [line, column])
 }
 
+/// A mapping's keys are compared one by one up to some pairs, then looked up: a duplicate is
+/// found, and its first line named, on either side of the switch and across it.
+@Test(arguments: [(3, 9), (3, 16), (3, 17), (3, 40), (17, 18), (20, 39), (16, 17)])
+func duplicateKeysInLongMappings(first: Int, second: Int) throws {
+    var lines = (1...40).map { "k\($0): \($0)" }
+    lines[second - 1] = "k\(first): again"
+    let diagnostic = try #require(failure(lines.joined(separator: "\n") + "\n"))
+    #expect(diagnostic.message == "duplicate key 'k\(first)' (first at line \(first))")
+    #expect([diagnostic.line, diagnostic.column] == [second, 1])
+    // Without the duplicate, all 40 keys load in order.
+    let root = try loadOne((1...40).map { "k\($0): \($0)" }.joined(separator: "\n"))
+    #expect(root.mappingPairs?.map { $0.key.scalar ?? "" } == (1...40).map { "k\($0)" })
+}
+
 @Test func sameKeyInDifferentMappingsIsFine() throws {
     let root = try loadOne("a: {id: 1}\nb: {id: 2}\nc: [{id: 3}, {id: 4}]\n")
     #expect(root["c"]?.sequenceItems?.compactMap { $0["id"]?.scalar } == ["3", "4"])

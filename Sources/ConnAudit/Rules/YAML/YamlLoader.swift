@@ -262,10 +262,35 @@ private struct TreeBuilder {
         var items: [YamlNode] = []
         var pairs: [YamlPair] = []
         var pendingKey: YamlNode?
-        /// Line of the first occurrence of each scalar key, to report duplicates.
-        var keyLines: [String: Int] = [:]
+        /// Line of the first occurrence of each scalar key, to report duplicates: made once the
+        /// mapping has more than ``keysScanned`` pairs (before that, its pairs are scanned).
+        var keyLines: [String: Int]?
         var size = 1
         var height = 1
+
+        /// Most pairs a mapping's keys are compared with one by one.
+        static let keysScanned = 16
+
+        /// The line of the first scalar key `key` of the mapping, if any.
+        func firstLine(ofKey key: String) -> Int? {
+            if let keyLines { return keyLines[key] }
+            for pair in pairs where pair.key.scalar == key { return pair.key.line }
+            return nil
+        }
+
+        /// Notes the scalar key `key`, found first at `line` (its value is yet to come).
+        mutating func note(key: String, line: Int) {
+            if keyLines != nil {
+                keyLines![key] = line
+            } else if pairs.count >= Self.keysScanned {
+                var lines: [String: Int] = [:]
+                for pair in pairs {
+                    if let k = pair.key.scalar, lines[k] == nil { lines[k] = pair.key.line }
+                }
+                lines[key] = line
+                keyLines = lines
+            }
+        }
     }
 
     let path: String
@@ -378,11 +403,11 @@ private struct TreeBuilder {
             return
         }
         if let text = built.node.scalar {
-            if let first = stack[top].keyLines[text] {
+            if let first = stack[top].firstLine(ofKey: text) {
                 let message = "duplicate key '\(text)' (first at line \(first))"
                 throw error(message, line: built.node.line, column: built.node.column)
             }
-            stack[top].keyLines[text] = built.node.line
+            stack[top].note(key: text, line: built.node.line)
         }
         stack[top].pendingKey = built.node
     }
