@@ -7,6 +7,9 @@ struct ExpressionLexer {
 
     mutating func tokenize() throws(ExpressionError) -> [ExpressionParser.Token] {
         var out: [ExpressionParser.Token] = []
+        // About as many tokens as an expression of the pack has (a token and a space are
+        // two bytes); more only grow the array.
+        out.reserveCapacity(text.count / 2 + 2)
         while true {
             while i < text.count,
                 text[i] == 0x20 || text[i] == 0x09 || text[i] == 0x0A || text[i] == 0x0D
