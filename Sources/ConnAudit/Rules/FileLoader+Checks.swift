@@ -5,6 +5,21 @@
 #endif
 
 extension FileLoader {
+    /// For each check kind, the keys of the other kinds that do not go with it: in the order
+    /// they are reported (by kind as ``checkKinds`` lists them, each kind's sorted; a key of two
+    /// other kinds is reported twice), and as a set.
+    static let foreignKeys: [String: (ordered: [String], all: Set<String>)] = {
+        var out: [String: (ordered: [String], all: Set<String>)] = [:]
+        for kind in checkKinds {
+            var ordered: [String] = []
+            for other in checkKinds where other.kind != kind.kind {
+                ordered += other.keys.subtracting(kind.keys).sorted()
+            }
+            out[kind.kind] = (ordered, Set(ordered))
+        }
+        return out
+    }()
+
     mutating func check(
         _ node: YamlNode, id: String, scope: Scope, context: inout NameContext
     ) -> Check? {
@@ -24,9 +39,11 @@ extension FileLoader {
             return nil
         }
         // Keys of other check kinds do not go with this one.
-        let allowed = kind.keys
-        for other in Self.checkKinds where other.kind != kind.kind {
-            for key in other.keys.subtracting(allowed).sorted() {
+        if let foreign = Self.foreignKeys[kind.kind],
+            node.mappingPairs?.contains(where: { foreign.all.contains($0.key.scalar ?? "") })
+                == true
+        {
+            for key in foreign.ordered {
                 if let n = node[key] { error(n, "'\(key)' does not go with '\(kind.kind)'") }
             }
         }
