@@ -403,12 +403,10 @@ final class CompiledRule: @unchecked Sendable {
         self.interest = interest
         switch rule.check {
         case .forbid(let s, let w):
-            keptCaptures = Self.capturesReadLater(rule, s, without: w)
-            keyCaptures = Self.capturesReadLater(rule, s, without: w, message: false)
+            (keptCaptures, keyCaptures) = Self.capturesReadLater(rule, s, without: w)
             stageConcerns = s.steps.map { EvIDSet([$0.selector, $0.without, w].compactMap { $0 }) }
         case .response(let s, _, _, _, _), .precedence(let s, _), .neverAfter(let s, _):
-            keptCaptures = Self.capturesReadLater(rule, s, without: nil)
-            keyCaptures = Self.capturesReadLater(rule, s, without: nil, message: false)
+            (keptCaptures, keyCaptures) = Self.capturesReadLater(rule, s, without: nil)
             stageConcerns = s.steps.map { EvIDSet([$0.selector, $0.without].compactMap { $0 }) }
         default:
             keptCaptures = []
@@ -476,10 +474,11 @@ final class CompiledRule: @unchecked Sendable {
     /// budget: ``Runner/regexBudget``).
     private(set) lazy var usesRegex: Bool = Self.readsRegex(rule)
 
-    /// For each step index i, the capture names read by anything evaluated after step i matched.
-    static func capturesReadLater(
-        _ rule: Rule, _ sequence: Sequence, without: Selector?, message: Bool = true
-    ) -> [Set<String>] {
+    /// For each step index i, the capture names read by anything evaluated after step i matched:
+    /// `kept` with what the message reads, `key` without it.
+    static func capturesReadLater(_ rule: Rule, _ sequence: Sequence, without: Selector?) -> (
+        kept: [Set<String>], key: [Set<String>]
+    ) {
         func names(_ e: Expr) -> Set<String> {
             var out = Set<String>()
             NameWalker.walk(e) { if case .name(let n, _, _) = $0 { out.insert(n) } }
@@ -490,7 +489,7 @@ final class CompiledRule: @unchecked Sendable {
             for w in NameWalker.whereExpressions(of: s) { out.formUnion(names(w)) }
             return out
         }
-        // Read after the whole sequence: the answer, messages, lets, report_at, report_gen.
+        // Read after the whole sequence: the answer, lets, report_at, report_gen; and messages.
         var after = Set<String>()
         switch rule.check {
         case .response(_, let f, let within, let unless, _):
@@ -502,21 +501,27 @@ final class CompiledRule: @unchecked Sendable {
         default: break
         }
         if let without { after.formUnion(names(without)) }
-        if message, let m = rule.message {
-            for case .expr(let e) in m.parts { after.formUnion(names(e)) }
-        }
         for (_, e) in rule.lets { after.formUnion(names(e)) }
         if let r = sequence.reportAt { after.insert(r) }
         if let r = sequence.reportGen { after.insert(r) }
-        // Walk back: step i's partial must keep what steps after i (and their withouts) read.
-        var out = Array(repeating: Set<String>(), count: sequence.steps.count)
-        var needed = after
-        for i in stride(from: sequence.steps.count - 1, through: 0, by: -1) {
-            out[i] = needed
-            needed.formUnion(names(sequence.steps[i].selector))
-            if let w = sequence.steps[i].without { needed.formUnion(names(w)) }
+        var afterWithMessage = after
+        if let m = rule.message {
+            for case .expr(let e) in m.parts { afterWithMessage.formUnion(names(e)) }
         }
-        return out
+        // Walk back: step i's partial must keep what steps after i (and their withouts) read.
+        var kept = Array(repeating: Set<String>(), count: sequence.steps.count)
+        var key = kept
+        var neededKept = afterWithMessage
+        var neededKey = after
+        for i in stride(from: sequence.steps.count - 1, through: 0, by: -1) {
+            kept[i] = neededKept
+            key[i] = neededKey
+            var read = names(sequence.steps[i].selector)
+            if let w = sequence.steps[i].without { read.formUnion(names(w)) }
+            neededKept.formUnion(read)
+            neededKey.formUnion(read)
+        }
+        return (kept, key)
     }
 
     /// The lets of `rule` with a sub-expression for which `marks` holds, given the lets found so
