@@ -229,6 +229,24 @@ public struct ExpressionParser {
             at: at)
     }
 
+    /// A prefix operator (`not`, `-`) at the current token and its operand, which `operand`
+    /// parses one level deeper: a chain of them is bounded by ``maxDepth`` like any nesting.
+    private mutating func prefix(
+        _ op: Expr.UnaryOp, _ operand: (inout Self) throws(ExpressionError) -> Parsed
+    ) throws(ExpressionError) -> Parsed {
+        let at = advance().offset
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maxDepth else {
+            throw ExpressionError(
+                message: "expression nested deeper than \(Self.maxDepth)", offset: current.offset)
+        }
+        enclosing += 1
+        let parsed = try operand(&self)
+        enclosing -= 1
+        return try node(.unary(op, parsed.expr), height: 1 + parsed.height, at: at)
+    }
+
     private mutating func parseOr() throws(ExpressionError) -> Parsed {
         var left = try parseAnd()
         while isWord(.or) {
@@ -249,18 +267,7 @@ public struct ExpressionParser {
 
     private mutating func parseNot() throws(ExpressionError) -> Parsed {
         if isWord(.not) {
-            let at = advance().offset
-            depth += 1
-            defer { depth -= 1 }
-            guard depth <= Self.maxDepth else {
-                throw ExpressionError(
-                    message: "expression nested deeper than \(Self.maxDepth)",
-                    offset: current.offset)
-            }
-            enclosing += 1
-            let operand = try parseNot()
-            enclosing -= 1
-            return try node(.unary(.not, operand.expr), height: 1 + operand.height, at: at)
+            return try prefix(.not) { p throws(ExpressionError) in try p.parseNot() }
         }
         return try parseComparison()
     }
@@ -346,18 +353,7 @@ public struct ExpressionParser {
 
     private mutating func parseUnary() throws(ExpressionError) -> Parsed {
         if isPunct(.minus) {
-            let at = advance().offset
-            depth += 1
-            defer { depth -= 1 }
-            guard depth <= Self.maxDepth else {
-                throw ExpressionError(
-                    message: "expression nested deeper than \(Self.maxDepth)",
-                    offset: current.offset)
-            }
-            enclosing += 1
-            let operand = try parseUnary()
-            enclosing -= 1
-            return try node(.unary(.negate, operand.expr), height: 1 + operand.height, at: at)
+            return try prefix(.negate) { p throws(ExpressionError) in try p.parseUnary() }
         }
         return try parsePostfix()
     }
