@@ -177,7 +177,6 @@ struct CountedShape: @unchecked Sendable {
 
 /// A call answered from a ``CountedIndex``: the index and the call's shape.
 final class CountedCall {
-    /// What a candidate without the fields an unbound capture names reads (nothing).
     let index: CountedIndex
     let shape: CountedShape
 
