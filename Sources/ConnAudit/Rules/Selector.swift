@@ -205,7 +205,14 @@ public struct GlobPattern: Sendable, CustomStringConvertible {
         bytes = Array(pattern.utf8)
     }
 
-    public static func isGlob(_ s: String) -> Bool { s.contains("*") || s.contains("?") }
+    /// Whether `s` has a `*` or `?` character (one with a combining mark on it is another
+    /// character). ASCII text is read as bytes, which are its characters.
+    public static func isGlob(_ s: String) -> Bool {
+        if s.utf8.allSatisfy({ $0 < 0x80 }) {
+            return s.utf8.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }
+        }
+        return s.contains("*") || s.contains("?")
+    }
 
     public var description: String { pattern }
 
