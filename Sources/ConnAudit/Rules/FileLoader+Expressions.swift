@@ -113,9 +113,22 @@ extension FileLoader {
     func expressionDiagnostic(
         _ node: YamlNode, source: String, style: YamlNode.ScalarStyle, offset: Int, message: String
     ) -> Diagnostic {
-        let target = min(max(0, offset), source.utf8.count)
-        var line = node.line
-        var column = node.column
+        let (line, column) = scalarPositions(node, source: source, style: style, offsets: [offset])[
+            0]
+        return Diagnostic(
+            path: path, line: line, column: column, message: message, sourceLine: sourceLine(line))
+    }
+
+    /// The file's line and column of each byte offset inside a scalar, `offsets` in ascending
+    /// order: one walk of the scalar's lines serves them all (a message's holes), and each answer
+    /// is the one a walk to that offset alone gives.
+    func scalarPositions(
+        _ node: YamlNode, source: String, style: YamlNode.ScalarStyle, offsets: [Int]
+    ) -> [(line: Int, column: Int)] {
+        let size = source.utf8.count
+        let targets = offsets.map { min(max(0, $0), size) }
+        var out = Array(repeating: (line: node.line, column: node.column), count: targets.count)
+        var k = 0
         switch style {
         case .literal, .folded:
             // Each content line of a block scalar decodes to its text plus one byte (a newline, or
@@ -123,8 +136,8 @@ extension FileLoader {
             var fileLine = node.line + 1
             var position = 0
             var blockIndent: Int?
-            line = fileLine
-            while fileLine <= lineCount {
+            for i in out.indices { out[i].line = fileLine }
+            while fileLine <= lineCount, k < targets.count {
                 let raw = Array(sourceLine(fileLine).unicodeScalars)
                 let blank = raw.allSatisfy { $0 == " " }
                 if blockIndent == nil, !blank {
@@ -133,10 +146,12 @@ extension FileLoader {
                 let indent = blockIndent ?? 0
                 let content = blank ? [] : Array(raw.dropFirst(indent))
                 let length = content.reduce(0) { $0 + Self.utf8Length($1) }
-                line = fileLine
-                if target <= position + length || fileLine == lineCount {
-                    column = indent + 1 + Self.scalars(in: content, forBytes: target - position)
-                    break
+                while k < targets.count, targets[k] <= position + length || fileLine == lineCount {
+                    out[k] = (
+                        fileLine,
+                        indent + 1 + Self.scalars(in: content, forBytes: targets[k] - position)
+                    )
+                    k += 1
                 }
                 // A folded break followed by blank lines is dropped (the blank lines are the
                 // breaks).
@@ -146,9 +161,9 @@ extension FileLoader {
                 fileLine += 1
             }
         case .plain, .singleQuoted, .doubleQuoted:
-            // Walk the raw text (after the opening quote), decoding escapes, until `target` bytes.
-            // A flow scalar may go on over several lines: each line break, with the next line's
-            // indentation, folds to one space.
+            // Walk the raw text (after the opening quote), decoding escapes, until each target's
+            // bytes. A flow scalar may go on over several lines: each line break, with the next
+            // line's indentation, folds to one space.
             var fileLine = node.line
             var raw = Array(sourceLine(fileLine).unicodeScalars)
             var i = style == .plain ? node.column - 1 : node.column  // 0-based index of the text
@@ -160,54 +175,58 @@ extension FileLoader {
                 return end
             }
             var end = fileLine < lineCount ? textEnd(raw) : raw.count
-            while decoded < target {
-                if i >= end {
-                    guard fileLine < lineCount else { break }
-                    // A break folds to one space; a break followed by blank lines, to one newline
-                    // per blank line.
-                    var blanks = 0
-                    fileLine += 1
-                    while fileLine < lineCount,
-                        textEnd(Array(sourceLine(fileLine).unicodeScalars)) == 0
-                    {
-                        blanks += 1
+            while k < targets.count {
+                let target = targets[k]
+                while decoded < target {
+                    if i >= end {
+                        guard fileLine < lineCount else { break }
+                        // A break folds to one space; a break followed by blank lines, to one
+                        // newline per blank line.
+                        var blanks = 0
                         fileLine += 1
+                        while fileLine < lineCount,
+                            textEnd(Array(sourceLine(fileLine).unicodeScalars)) == 0
+                        {
+                            blanks += 1
+                            fileLine += 1
+                        }
+                        raw = Array(sourceLine(fileLine).unicodeScalars)
+                        end = fileLine < lineCount ? textEnd(raw) : raw.count
+                        i = raw.prefix(while: { $0 == " " || $0 == "\t" }).count
+                        decoded += max(1, blanks)
+                        continue
                     }
-                    raw = Array(sourceLine(fileLine).unicodeScalars)
-                    end = fileLine < lineCount ? textEnd(raw) : raw.count
-                    i = raw.prefix(while: { $0 == " " || $0 == "\t" }).count
-                    decoded += max(1, blanks)
-                    continue
-                }
-                let c = raw[i]
-                if style == .doubleQuoted, c == "\\", i + 1 == raw.count, fileLine < lineCount {
-                    // An escaped line break: it and the next line's indentation decode to nothing.
-                    fileLine += 1
-                    raw = Array(sourceLine(fileLine).unicodeScalars)
-                    end = fileLine < lineCount ? textEnd(raw) : raw.count
-                    i = raw.prefix(while: { $0 == " " || $0 == "\t" }).count
-                    continue
-                }
-                if style == .doubleQuoted, c == "\\", i + 1 < raw.count {
-                    switch raw[i + 1] {
-                    case "x": i += 4; decoded += 1
-                    case "u": i += 6; decoded += 2
-                    case "U": i += 10; decoded += 3
-                    default: i += 2; decoded += 1
+                    let c = raw[i]
+                    if style == .doubleQuoted, c == "\\", i + 1 == raw.count, fileLine < lineCount {
+                        // An escaped line break: it and the next line's indentation decode to
+                        // nothing.
+                        fileLine += 1
+                        raw = Array(sourceLine(fileLine).unicodeScalars)
+                        end = fileLine < lineCount ? textEnd(raw) : raw.count
+                        i = raw.prefix(while: { $0 == " " || $0 == "\t" }).count
+                        continue
                     }
-                } else if style == .singleQuoted, c == "'", i + 1 < raw.count, raw[i + 1] == "'" {
-                    i += 2
-                    decoded += 1
-                } else {
-                    i += 1
-                    decoded += Self.utf8Length(c)
+                    if style == .doubleQuoted, c == "\\", i + 1 < raw.count {
+                        switch raw[i + 1] {
+                        case "x": i += 4; decoded += 1
+                        case "u": i += 6; decoded += 2
+                        case "U": i += 10; decoded += 3
+                        default: i += 2; decoded += 1
+                        }
+                    } else if style == .singleQuoted, c == "'", i + 1 < raw.count, raw[i + 1] == "'"
+                    {
+                        i += 2
+                        decoded += 1
+                    } else {
+                        i += 1
+                        decoded += Self.utf8Length(c)
+                    }
                 }
+                out[k] = (fileLine, i + 1)
+                k += 1
             }
-            line = fileLine
-            column = i + 1
         }
-        return Diagnostic(
-            path: path, line: line, column: column, message: message, sourceLine: sourceLine(line))
+        return out
     }
 
     /// How many bytes `scalar` takes in UTF-8.

@@ -11,7 +11,17 @@ extension FileLoader {
             return nil
         }
         var parts: [MessageTemplate.Part] = []
-        for piece in Self.templatePieces(s) {
+        let pieces = Self.templatePieces(s)
+        // Where each hole's text starts in the file (after the `{`), in any scalar style: its
+        // errors are placed from there. The holes come in order, so one walk places them all.
+        var holeStarts = scalarPositions(
+            node, source: s, style: style,
+            offsets: pieces.compactMap {
+                if case .hole(_, let offset) = $0 { return offset }
+                return nil
+            }
+        )[...]
+        for piece in pieces {
             switch piece {
             case .text(let literal):
                 parts.append(.text(literal))
@@ -21,11 +31,8 @@ extension FileLoader {
                         node, source: s, style: style, offset: offset,
                         message: "unclosed '{' in message"))
                 return nil
-            case .hole(let inner, let offset):
-                // Where the hole's text starts in the file (after the `{`), in any scalar style:
-                // its errors are placed from there.
-                let start = expressionDiagnostic(
-                    node, source: s, style: style, offset: offset, message: "")
+            case .hole(let inner, _):
+                let start = holeStarts.removeFirst()
                 let fake = YamlNode(
                     .scalar(inner, style: .plain), line: start.line, column: start.column)
                 guard let e = expression(fake, context: context) else { return nil }
