@@ -35,9 +35,8 @@ extension JSONLineParser {
         var ev: String?, evID: Int32?
         var gen: UInt64?
         // `src` and `session` by their numbers in ``sourceTexts`` (-1: absent; -2: a text the
-        // table does not keep, then in `srcText` / `sessionText`).
+        // table does not keep, then in ``plainTexts``).
         var src: Int32 = -1, session: Int32 = -1
-        var srcText: String?, sessionText: String?
         var fields: [Event.Field] = []
         if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
         guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
@@ -111,20 +110,20 @@ extension JSONLineParser {
                         session: isSession)
                 else { return false }
                 i = close + 1
-                // -2: a text the table does not keep, held as itself.
+                // -2: a text the table does not keep, held as itself (the text is read only
+                // for -2, so a kept one leaves it as it was: no optional text moved per line).
                 var id: Int32 = -2
-                var new: String?
                 switch found {
                 case .kept(let k): id = k
-                case .new(let text): new = text
+                case .new(let text):
+                    if isSession { plainTexts.session = text } else { plainTexts.src = text }
                 }
-                if isSession {
-                    (session, sessionText) = (id, new)
-                } else {
-                    (src, srcText) = (id, new)
-                }
+                if isSession { session = id } else { src = id }
                 if isSession ? keepsSession : keepsSrc {
-                    let text = new ?? sourceTexts[Int(id)]
+                    let text =
+                        id >= 0
+                        ? sourceTexts[Int(id)]
+                        : (isSession ? plainTexts.session! : plainTexts.src!)
                     fields.append(
                         isSession
                             ? Event.Field("session", .string(text), id: sessionID)
@@ -188,36 +187,24 @@ extension JSONLineParser {
         if i < n { i = Self.skipSpace(p, i, n) }
         guard i == n, t >= 0, let ev, !ev.isEmpty else { return false }
         // A valid plain event: what the general parser would make of it, without its bookkeeping.
-        out.isObject = true
-        if !out.secretPaths.isEmpty { out.secretPaths = [] }
-        if !out.redactedKeys.isEmpty { out.redactedKeys = [] }
-        if !out.redactedValues.isEmpty { out.redactedValues = [] }
-        if !out.unhashableKeys.isEmpty { out.unhashableKeys = [] }
-        out.malformedReason = nil
-        out.t = t
-        out.tExact = tExact
-        out.ev = ev
-        out.evID = evID
-        out.gen = gen
-        if src != -2 && session != -2 {
-            out.sourceTexts = (src, session)
-            out.src = nil
-            out.session = nil
-        } else {
-            out.sourceTexts = nil
-            out.src = src >= 0 ? .string(sourceTexts[Int(src)]) : srcText.map(Value.string)
-            out.session =
-                session >= 0 ? .string(sourceTexts[Int(session)]) : sessionText.map(Value.string)
-        }
-        out.fields = fields
+        out.setPlain(
+            t: t, tExact: tExact, ev: ev, evID: evID, gen: gen, fields: fields,
+            src: src == -2 ? plainTexts.src : nil,
+            session: session == -2 ? plainTexts.session : nil,
+            sources: (src, session), texts: sourceTexts)
         return true
     }
 
     /// What a key other than connlog's own written `"key":` is to the fast path: a field to
     /// decode (with its index among the wanted names), one to skip, or (nil) a key the general
     /// parser must read (a secret name, a token).
+    ///
+    /// Mutating only so that it takes the parser by reference: a non-mutating call from
+    /// ``parsePlain(_:into:)`` hands it a copy of the whole parser (400 bytes) per key.
     @inline(__always)
-    private func classifyKey(_ key: UnsafeBufferPointer<UInt8>, lineEnd: UnsafePointer<UInt8>)
+    private mutating func classifyKey(
+        _ key: UnsafeBufferPointer<UInt8>, lineEnd: UnsafePointer<UInt8>
+    )
         -> (PlainKind, Int32)?
     {
         // connlog's own keys written otherwise (white space before the colon).
@@ -231,10 +218,14 @@ extension JSONLineParser {
         default: break
         }
         if Self.isSecretKey(key) { return nil }
-        if wanted == nil { return Self.keyHoldsToken(key) ? nil : (.field, -1) }
+        // A plain key holds no control byte and nothing beyond ASCII: a token in it needs a space
+        // or a `J` (``mayHoldToken(_:)``, eight bytes at a time).
+        if wanted == nil {
+            return Self.mayHoldToken(key) && Self.containsToken(key) ? nil : (.field, -1)
+        }
         if let w = wantedTable.tag(of: key) { return (.field, w) }
         // A key no rule names may hold a token (rules' own names are known text).
-        return Self.keyHoldsToken(key) ? nil : (.skip, -1)
+        return Self.mayHoldToken(key) && Self.containsToken(key) ? nil : (.skip, -1)
     }
 
     /// connlog's own keys with their closing quote and colon (`t":`, `ev":`, `gen":`, `src":`,
@@ -454,5 +445,45 @@ extension JSONLineParser {
             i += 1
         }
         return false
+    }
+}
+
+extension ParsedLine {
+    /// Sets a plain line's event (``JSONLineParser/parsePlain(_:into:)``): no finding, no
+    /// reason; `src` and `session` by their numbers in `texts` (-1: absent; -2: the text given
+    /// as `src` / `session`).
+    ///
+    /// Apart from the parser's loop, which is too large for the compiler to inline the arrays'
+    /// small accessors into. Each reference is stored only when it changes: the previous line
+    /// mostly left the same empty arrays and absent values, and storing one releases the old.
+    @inline(never)
+    mutating func setPlain(
+        t: Double, tExact: Int64, ev: String, evID: Int32?, gen: UInt64?,
+        fields: [Event.Field], src srcText: String?, session sessionText: String?,
+        sources: (src: Int32, session: Int32), texts: [String]
+    ) {
+        isObject = true
+        if !secretPaths.isEmpty { secretPaths = [] }
+        if !redactedKeys.isEmpty { redactedKeys = [] }
+        if !redactedValues.isEmpty { redactedValues = [] }
+        if !unhashableKeys.isEmpty { unhashableKeys = [] }
+        if malformedReason != nil { malformedReason = nil }
+        self.t = t
+        self.tExact = tExact
+        self.ev = ev
+        self.evID = evID
+        self.gen = gen
+        let (src, session) = sources
+        if src != -2 && session != -2 {
+            sourceTexts = sources
+            if case .some = self.src { self.src = nil }
+            if case .some = self.session { self.session = nil }
+        } else {
+            sourceTexts = nil
+            self.src = src >= 0 ? .string(texts[Int(src)]) : srcText.map(Value.string)
+            self.session =
+                session >= 0 ? .string(texts[Int(session)]) : sessionText.map(Value.string)
+        }
+        if !(fields.isEmpty && self.fields.isEmpty) { self.fields = fields }
     }
 }

@@ -90,6 +90,10 @@ struct JSONLineParser {
     /// numbers in ``sourceTexts`` (the fast path's).
     var lastSource: (w0: UInt64, w1: UInt64, length: Int, id: Int32)?
     var lastSession: (w0: UInt64, w1: UInt64, length: Int, id: Int32)?
+    /// The fast path's `src` and `session` texts that ``sourceTexts`` does not keep (it is full,
+    /// or they are too long): read only for the line that set them, so a plain line moves no
+    /// optional text.
+    var plainTexts: (src: String?, session: String?) = (nil, nil)
     /// The names the loaded rules mention (a snapshot of ``EvNames``).
     let evIDs: [String: Int32]
     /// Whether rules read `src` / `session` as fields too (they always make the source key).

@@ -24,6 +24,8 @@ struct PlainLinesReadAsGeneralParserTests {
         "-1", "-0", "01", "1.5", "2.25e3", "1e400", "-3.5", "1.", "- 1",
         "\"ws.close\"", "\"ws.connect\"", "\"pixel-000001\"", "\"s1\"", "\"\"",
         "\"going away now\"",
+        // Longer than the source table keeps: a `src` or `session` held as its own text.
+        "\"" + String(repeating: "source-", count: 10) + "\"",
         "\"Bearer abcdefghijklmnop\"", "\"bearer  0123456789\"", "\"eyJhbGciOi.eyJzdWIiOi.sig\"",
         "\"JJJJJJJJJJJJ\"", "\"a\\\"b\"", "\"caf\u{E9}\"", "\"\\u00e9t\u{E9}\"", "\"tab\\there\"",
         "true", "false", "null", "tru", "[1,2]", "{\"a\":1}", "{\"token\":\"x\"}", "[]", "{}",
