@@ -50,15 +50,27 @@ extension JSONLineParser {
                 kind = known
                 i += 1 + length
             } else {
-                // Any other key: plain ASCII, no secret name, no token.
+                // Any other key: plain ASCII, no secret name, no token. A short key met before
+                // is known by its words (what it is depends on its bytes alone).
                 guard let close = Self.plainStringEnd(p, from: i + 1, count: n) else {
                     return false
                 }
-                key = UnsafeBufferPointer(start: p + i + 1, count: close - i - 1)
+                let length = close - i - 1
+                key = UnsafeBufferPointer(start: p + i + 1, count: length)
+                if length <= 16 {
+                    let (w0, w1) = Self.shortWords(p, i + 1, length, n)
+                    if let (k, w) = keyMemo.find(w0, w1, length) {
+                        (kind, wantedIndex) = (k, w)
+                    } else {
+                        guard let (k, w) = classifyKey(key, lineEnd: p + n) else { return false }
+                        (kind, wantedIndex) = (k, w)
+                        keyMemo.keep(w0, w1, length, (k, w))
+                    }
+                } else {
+                    guard let (k, w) = classifyKey(key, lineEnd: p + n) else { return false }
+                    (kind, wantedIndex) = (k, w)
+                }
                 i = close + 1
-                guard let (k, w) = classifyKey(key, lineEnd: p + n) else { return false }
-                kind = k
-                wantedIndex = w
                 if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
                 guard i < n, p[i] == UInt8(ascii: ":") else { return false }
                 i += 1
@@ -94,30 +106,55 @@ extension JSONLineParser {
                 gen = UInt64(g)
             case .ev:
                 guard first == UInt8(ascii: "\""),
-                    let close = Self.plainStringEnd(p, from: i + 1, count: n),
-                    let (found, id) = evText(
-                        UnsafeBufferPointer(start: p + i + 1, count: close - i - 1))
+                    let close = Self.plainStringEnd(p, from: i + 1, count: n)
                 else { return false }
+                let length = close - i - 1
+                let bytes = UnsafeBufferPointer(start: p + i + 1, count: length)
+                if length <= 16 {
+                    // A short name met before: by its words, without hashing it.
+                    let (w0, w1) = Self.shortWords(p, i + 1, length, n)
+                    if let (found, id) = evMemo.find(w0, w1, length) {
+                        (ev, evID) = (found, id)
+                    } else {
+                        guard let (found, id) = evText(bytes) else { return false }
+                        (ev, evID) = (found, id)
+                        evMemo.keep(w0, w1, length, (found, id))
+                    }
+                } else {
+                    guard let (found, id) = evText(bytes) else { return false }
+                    (ev, evID) = (found, id)
+                }
                 i = close + 1
-                ev = found
-                evID = id
             case .src, .session:
                 let isSession = kind == .session
                 guard first == UInt8(ascii: "\""),
-                    let close = Self.plainStringEnd(p, from: i + 1, count: n),
-                    let found = sourceText(
-                        UnsafeBufferPointer(start: p + i + 1, count: close - i - 1),
-                        session: isSession)
+                    let close = Self.plainStringEnd(p, from: i + 1, count: n)
                 else { return false }
-                i = close + 1
+                let length = close - i - 1
                 // -2: a text the table does not keep, held as itself (the text is read only
                 // for -2, so a kept one leaves it as it was: no optional text moved per line).
                 var id: Int32 = -2
-                switch found {
-                case .kept(let k): id = k
-                case .new(let text):
-                    if isSession { plainTexts.session = text } else { plainTexts.src = text }
+                // The previous line's text, by its words (a source's lines usually come
+                // together); else through the table.
+                if length <= 16, let memo = isSession ? lastSession : lastSource,
+                    memo.length == length,
+                    case let (w0, w1) = Self.shortWords(p, i + 1, length, n),
+                    w0 == memo.w0, w1 == memo.w1
+                {
+                    id = memo.id
+                } else {
+                    guard
+                        let found = sourceText(
+                            UnsafeBufferPointer(start: p + i + 1, count: length),
+                            session: isSession)
+                    else { return false }
+                    switch found {
+                    case .kept(let k): id = k
+                    case .new(let text):
+                        if isSession { plainTexts.session = text } else { plainTexts.src = text }
+                    }
                 }
+                i = close + 1
                 if isSession { session = id } else { src = id }
                 if isSession ? keepsSession : keepsSrc {
                     let text =
@@ -399,6 +436,24 @@ extension JSONLineParser {
     private static let genWord: UInt64 = 0x6E_65_67
     private static let srcWord: UInt64 = 0x63_72_73
     private static let sessionWord: UInt64 = 0x6E_6F_69_73_73_65_73
+
+    /// The `length` bytes (at most sixteen) at `start` of the line as two little-endian words,
+    /// zero above them: ``ByteStringTable/words(_:)`` of them, with two loads when sixteen bytes
+    /// from `start` lie in the line.
+    @inline(__always)
+    static func shortWords(_ p: UnsafePointer<UInt8>, _ start: Int, _ length: Int, _ n: Int)
+        -> (UInt64, UInt64)
+    {
+        guard start &+ 16 <= n else {
+            return ByteStringTable.words(UnsafeBufferPointer(start: p + start, count: length))
+        }
+        let raw = UnsafeRawPointer(p + start)
+        let w0 = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        if length < 8 { return (w0 & ((1 << UInt64(8 &* length)) &- 1), 0) }
+        let w1 = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        if length == 16 { return (w0, w1) }
+        return (w0, w1 & ((1 << UInt64(8 &* (length &- 8))) &- 1))
+    }
 
     /// The index of the closing quote of the string whose body starts at `from`, when the body
     /// holds only ASCII without escapes or control bytes; nil for any other string.
