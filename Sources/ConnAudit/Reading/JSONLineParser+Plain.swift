@@ -444,15 +444,22 @@ extension JSONLineParser {
     static func shortWords(_ p: UnsafePointer<UInt8>, _ start: Int, _ length: Int, _ n: Int)
         -> (UInt64, UInt64)
     {
-        guard start &+ 16 <= n else {
-            return ByteStringTable.words(UnsafeBufferPointer(start: p + start, count: length))
-        }
+        guard start &+ 16 <= n else { return shortWordsNearEnd(p, start, length) }
         let raw = UnsafeRawPointer(p + start)
         let w0 = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
         if length < 8 { return (w0 & ((1 << UInt64(8 &* length)) &- 1), 0) }
         let w1 = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         if length == 16 { return (w0, w1) }
         return (w0, w1 & ((1 << UInt64(8 &* (length &- 8))) &- 1))
+    }
+
+    /// ``shortWords(_:_:_:_:)`` of a text within sixteen bytes of the line's end: apart, so that
+    /// the common case is small enough to be inlined.
+    @inline(never)
+    static func shortWordsNearEnd(_ p: UnsafePointer<UInt8>, _ start: Int, _ length: Int)
+        -> (UInt64, UInt64)
+    {
+        ByteStringTable.words(UnsafeBufferPointer(start: p + start, count: length))
     }
 
     /// The index of the closing quote of the string whose body starts at `from`, when the body
