@@ -383,8 +383,60 @@ extension JSONLineParser {
     /// A JSON integer of at most 18 digits without sign, fraction or exponent at index `i`, which
     /// is then past it; nil (`i` unchanged) for any other text, which
     /// ``parseNumber(_:decode:)`` reads.
+    ///
+    /// Its first eight bytes are read as one word: which are digits, and their value, with a few
+    /// word operations; further digits byte by byte.
     @inline(__always)
     static func plainInteger(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int) -> Int64? {
+        guard i &+ 8 <= n else { return plainIntegerNearEnd(p, &i, n) }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        // Digits become 0…9; a byte's high bit marks one that is not a digit. A carry out of
+        // `+ 0x76` leaves only a byte that is marked already, so the lowest mark is exact.
+        let x =
+            UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+            ^ (ones &* 0x30)
+        let marks = ((x &+ (ones &* 0x76)) | x) & (ones &* 0x80)
+        let k = marks.trailingZeroBitCount >> 3
+        // No digit, or a leading zero followed by a digit: not a plain integer.
+        guard k > 0, x & 0xFF != 0 || k == 1 else { return nil }
+        // The k digits moved to the word's top, zeros (leading zeros) below them.
+        var value = Int64(eightDigits(x << UInt64(64 &- 8 &* k)))
+        var j = i &+ k
+        if k == 8 {
+            let limit = min(n, i &+ 18)
+            while j < limit {
+                let d = p[j] &- 0x30
+                guard d <= 9 else { break }
+                value = value &* 10 &+ Int64(d)
+                j &+= 1
+            }
+        }
+        if j < n {
+            let b = p[j]
+            if b &- 0x30 <= 9 || b == UInt8(ascii: ".") || b == UInt8(ascii: "e")
+                || b == UInt8(ascii: "E")
+            {
+                return nil
+            }
+        }
+        i = j
+        return value
+    }
+
+    /// The value of eight decimal digits, one a byte (0…9), the first in the lowest byte: pairs,
+    /// then fours, then all eight combined with one multiplication each.
+    @inline(__always)
+    static func eightDigits(_ x: UInt64) -> UInt64 {
+        var v = ((x & 0x0F0F_0F0F_0F0F_0F0F) &* 2561) >> 8
+        v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
+        return ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
+    }
+
+    /// ``plainInteger(_:_:_:)`` within eight bytes of the line's end, byte by byte.
+    @inline(never)
+    static func plainIntegerNearEnd(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int)
+        -> Int64?
+    {
         var j = i
         guard j < n else { return nil }
         let first = p[j] &- 0x30
