@@ -402,23 +402,8 @@ extension JSONLineParser {
         // The k digits moved to the word's top, zeros (leading zeros) below them.
         var value = Int64(eightDigits(x << UInt64(64 &- 8 &* k)))
         var j = i &+ k
-        if k == 8 {
-            let limit = min(n, i &+ 18)
-            while j < limit {
-                let d = p[j] &- 0x30
-                guard d <= 9 else { break }
-                value = value &* 10 &+ Int64(d)
-                j &+= 1
-            }
-        }
-        if j < n {
-            let b = p[j]
-            if b &- 0x30 <= 9 || b == UInt8(ascii: ".") || b == UInt8(ascii: "e")
-                || b == UInt8(ascii: "E")
-            {
-                return nil
-            }
-        }
+        if k == 8 { moreDigits(p, &j, &value, upTo: min(n, i &+ 18)) }
+        guard endsPlainInteger(p, j, n) else { return nil }
         i = j
         return value
     }
@@ -432,6 +417,31 @@ extension JSONLineParser {
         return ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
     }
 
+    /// Adds the digits from `j` on, byte by byte, to `value`, up to `limit`: a plain integer has
+    /// at most 18 digits, so it never overflows.
+    @inline(__always)
+    static func moreDigits(
+        _ p: UnsafePointer<UInt8>, _ j: inout Int, _ value: inout Int64, upTo limit: Int
+    ) {
+        while j < limit {
+            let d = p[j] &- 0x30
+            guard d <= 9 else { break }
+            value = value &* 10 &+ Int64(d)
+            j &+= 1
+        }
+    }
+
+    /// Whether the byte at `j` (or the line's end) ends a plain integer: a 19th digit, a fraction
+    /// or an exponent leave the number to ``parseNumber(_:decode:)``.
+    @inline(__always)
+    static func endsPlainInteger(_ p: UnsafePointer<UInt8>, _ j: Int, _ n: Int) -> Bool {
+        guard j < n else { return true }
+        let b = p[j]
+        return
+            !(b &- 0x30 <= 9 || b == UInt8(ascii: ".") || b == UInt8(ascii: "e")
+            || b == UInt8(ascii: "E"))
+    }
+
     /// ``plainInteger(_:_:_:)`` within eight bytes of the line's end, byte by byte.
     @inline(never)
     static func plainIntegerNearEnd(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int)
@@ -443,23 +453,8 @@ extension JSONLineParser {
         guard first <= 9 else { return nil }
         var value = Int64(first)
         j &+= 1
-        if first != 0 {
-            let limit = min(n, i &+ 18)
-            while j < limit {
-                let d = p[j] &- 0x30
-                guard d <= 9 else { break }
-                value = value &* 10 &+ Int64(d)
-                j &+= 1
-            }
-        }
-        if j < n {
-            let b = p[j]
-            if b &- 0x30 <= 9 || b == UInt8(ascii: ".") || b == UInt8(ascii: "e")
-                || b == UInt8(ascii: "E")
-            {
-                return nil
-            }
-        }
+        if first != 0 { moreDigits(p, &j, &value, upTo: min(n, i &+ 18)) }
+        guard endsPlainInteger(p, j, n) else { return nil }
         i = j
         return value
     }
