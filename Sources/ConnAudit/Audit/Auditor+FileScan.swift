@@ -57,7 +57,7 @@ extension Auditor {
             reader.abandonProgress()
             corpus.restart()
         }
-        let ends = endLines(of: input, index: index, always: readAhead)
+        let ends = endLines(of: input, index: index, always: readAhead, workers: workers)
         // Without a first pass every source of the file stays open to its end: past a few
         // thousand, the file is read again with one (a file of 100,000 one-line sources held
         // 2.4 KB each), unless it cannot be read again (standard input).
@@ -187,9 +187,9 @@ extension Auditor {
     }
 
     /// For a large file that can be read again: the line of each source's last event.
-    private func endLines(of input: InputFile, index: Int32, always: Bool = false) -> [SourceKey:
-        Int]?
-    {
+    private func endLines(
+        of input: InputFile, index: Int32, always: Bool = false, workers: Int = 1
+    ) -> [SourceKey: Int]? {
         guard !input.isStdin else { return nil }
         if readAheadFrom > 0, !always {
             var info = stat()
@@ -201,7 +201,7 @@ extension Auditor {
         // escaped key, a `src` that is not a plain string, ...) in full. The light read's source
         // is closed before the full read opens its own.
         if let ends = (try? opener(input)).flatMap({
-            SourceEndScan.ends(of: LineReader($0), path: input.path)
+            lightEnds(of: $0, path: input.path, workers: workers)
         }) {
             return ends
         }
@@ -216,6 +216,23 @@ extension Auditor {
         var ends: [SourceKey: Int] = [:]
         for (id, line) in lines.enumerated() { ends[reader.key(of: Int32(id))] = line }
         return ends
+    }
+
+    /// The light read's ends of `source`: on `workers` threads, a part of the file each, when
+    /// the file can be split (a plain regular file of at least two parts of ``lightReadPart``
+    /// bytes); else in one read. Both give the same answer (``SourceEndScan/merge``).
+    private func lightEnds(of source: any ByteSource, path: String, workers: Int)
+        -> [SourceKey: Int]?
+    {
+        guard workers > 1, let splittable = source as? any SplittableSource,
+            let parts = splittable.parts(workers, minimumPart: lightReadPart)
+        else {
+            return SourceEndScan.ends(of: LineReader(source), path: path)
+        }
+        let scanned = parallelMap(parts.count, jobs: workers) { i, _ in
+            SourceEndScan.scan(LineReader(parts[i], midFile: i > 0), path: path)
+        }
+        return SourceEndScan.merge(scanned)
     }
 
     /// ``scan`` with the file's sources evaluated on `workers` threads (``PartitionedScan``); nil

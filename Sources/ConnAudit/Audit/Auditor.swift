@@ -26,6 +26,9 @@ public final class Auditor: @unchecked Sendable {
     /// so a source is finished and freed there instead of at the end of the file (memory then
     /// follows the sources open at once, not the size of the file).
     let readAheadFrom: Int
+    /// With more than one job, a file read ahead is read in parts of at least this many bytes, one
+    /// thread each (``SplittableSource``).
+    let lightReadPart: Int
     /// Whether inputs read the same when opened again: nil — regular files do (``isRegularFile``);
     /// true or false for every input (an in-memory opener). Only such an input is read again when
     /// it turns out to hold too many sources for one pass.
@@ -59,6 +62,7 @@ public final class Auditor: @unchecked Sendable {
     public init(
         rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
         readAheadFrom: Int = 16 << 20,
+        lightReadPart: Int = 4 << 20,
         rereadable: Bool? = nil,
         retireIdleAfter: Int = 256,
         keepFindings: Int? = nil,
@@ -80,6 +84,7 @@ public final class Auditor: @unchecked Sendable {
             self.judged = judged
         }
         self.readAheadFrom = readAheadFrom
+        self.lightReadPart = max(1, lightReadPart)
         self.retireIdleAfter = max(0, retireIdleAfter)
         self.rereadable = rereadable
         self.rules = rules

@@ -105,6 +105,9 @@ private final class FileSource: ByteSource {
     /// the end before reading that many means the file shrank under us (log rotation by copy and
     /// truncate).
     private let expected: Int?
+    /// Where the descriptor stood when opened (stdin redirected from a file may start part-way
+    /// in): offset 0 of ``read(at:into:)``.
+    private let start: Int
     private var offset = 0
     private var ended = false
 
@@ -113,8 +116,8 @@ private final class FileSource: ByteSource {
         self.path = path
         self.closes = closes
         var info = stat()
-        // stdin redirected from a file may start part-way in.
         let start = lseek(descriptor, 0, SEEK_CUR)
+        self.start = max(0, Int(start))
         if fstat(descriptor, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG),
             start >= 0
         {
@@ -170,6 +173,40 @@ private final class MemorySource: ByteSource {
                 from: UnsafeRawBufferPointer(rebasing: source[offset..<offset + count]))
         }
         offset += count
+        return count
+    }
+}
+
+extension FileSource: RandomAccessBytes {
+    /// A regular file's bytes from where it was opened to its end then; nil for a pipe or a
+    /// device, which read once.
+    var knownSize: Int? { expected }
+
+    func read(at position: Int, into buffer: UnsafeMutableRawBufferPointer) throws(InputError)
+        -> Int
+    {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let count = pread(descriptor, base, buffer.count, off_t(start + position))
+            if count >= 0 { return count }
+            let code = errno
+            if code != EINTR { throw InputError(path: path, errno: code) }
+        }
+    }
+}
+
+extension MemorySource: RandomAccessBytes {
+    var knownSize: Int? { bytes.count }
+
+    func read(at position: Int, into buffer: UnsafeMutableRawBufferPointer) throws(InputError)
+        -> Int
+    {
+        let count = max(0, min(buffer.count, bytes.count - position))
+        guard count > 0 else { return 0 }
+        bytes.withUnsafeBytes { source in
+            buffer.copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: source[position..<position + count]))
+        }
         return count
     }
 }
@@ -520,5 +557,16 @@ enum Gzip {
             }
         }
         return output
+    }
+}
+
+extension DecodingSource: SplittableSource {
+    func parts(_ count: Int, minimumPart: Int) -> [any ByteSource]? {
+        // Only before anything was read, and never gzip (one stream, decoded in order) nor a
+        // file named `.gz` (its first read judges whether it is one).
+        guard case .undecided = mode, pendingCount == 0, !path.lowercased().hasSuffix(".gz"),
+            let bytes = base as? any RandomAccessBytes
+        else { return nil }
+        return ByteParts.split(bytes, path: path, count: count, minimumPart: minimumPart)
     }
 }

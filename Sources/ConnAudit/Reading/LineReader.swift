@@ -53,9 +53,16 @@ final class LineReader {
         set { longLineScanner = newValue ? LongLineSecretScanner() : nil }
     }
 
-    init(_ source: any ByteSource, chunkSize: Int = 1 << 20) {
+    /// The physical lines handed out so far.
+    var lineCount: Int { lineNumber }
+
+    /// - Parameter midFile: the source starts just after a newline of a file (a part of it,
+    ///   ``SplittableSource``): its first line is no file's first, which alone may start with a
+    ///   BOM.
+    init(_ source: any ByteSource, chunkSize: Int = 1 << 20, midFile: Bool = false) {
         self.source = source
         self.chunk = chunkSize
+        atFileStart = !midFile
         // Room for a whole maximal line plus its line end and one chunk to read into.
         capacity = Self.maxLineBytes + 5 + chunkSize
         buffer = .allocate(capacity: capacity)

@@ -24,17 +24,48 @@ enum SourceEndScan {
     /// The line of each source's last event in `lines` (a file at `path`); nil when a line needs
     /// the full reader. A read error ends the scan with what was read before it.
     static func ends(of lines: LineReader, path: String) -> [SourceKey: Int]? {
+        merge([scan(lines, path: path)])
+    }
+
+    /// What the scan of a file, or of one part of it, found.
+    struct Part {
+        /// The line of each source's last event, counted from the part's first line.
         var ends: [SourceKey: Int] = [:]
+        /// The physical lines read.
+        var lines = 0
+        var end = End.complete
+
+        enum End {
+            /// Read to its end.
+            case complete
+            /// Ended by a read error, after the lines before it.
+            case failed
+            /// Stopped at a line that needs the full reader.
+            case unusual
+        }
+    }
+
+    /// The scan of `lines`: a whole file, or one of its parts read by a reader of its own.
+    static func scan(_ lines: LineReader, path: String) -> Part {
+        var part = Part()
         // Lines of one source usually come together: the previous line's source, by its texts'
         // bytes (compared in place; copied only when the source changes).
         var current: (key: SourceKey, line: Int)?
         var lastSrc: [UInt8]?, lastSession: [UInt8]?
-        while let raw = try? lines.next() {
+        while true {
+            let next: RawLine?
+            do { next = try lines.next() } catch {
+                part.end = .failed
+                break
+            }
+            guard let raw = next else { break }
             if raw.tooLong != nil { continue }
             let scanned: Scanned
             switch plainScan(raw.bytes) ?? scan(raw.bytes) {
             case .notAnEvent: continue
-            case .unusual: return nil
+            case .unusual:
+                part.end = .unusual
+                return part
             case .event(let s): scanned = s
             }
             let src = scanned.src.map { UnsafeBufferPointer(rebasing: raw.bytes[$0]) }
@@ -44,20 +75,46 @@ enum SourceEndScan {
                 continue
             }
             // A token in either is keyed by a hash of it: the full reader's business.
-            if let src, JSONLineParser.containsToken(src) { return nil }
-            if let session, JSONLineParser.containsToken(session) { return nil }
+            if let src, JSONLineParser.containsToken(src) {
+                part.end = .unusual
+                return part
+            }
+            if let session, JSONLineParser.containsToken(session) {
+                part.end = .unusual
+                return part
+            }
             let sessionText = session.map { String(decoding: $0, as: UTF8.self) }
             let key =
                 src.map {
                     SourceKey(src: String(decoding: $0, as: UTF8.self), session: sessionText)
                 }
                 ?? SourceKey(src: path, srcIsFile: true, session: sessionText)
-            if let c = current { ends[c.key] = c.line }
+            if let c = current { part.ends[c.key] = c.line }
             current = (key, raw.number)
             lastSrc = src.map { Array($0) }
             lastSession = session.map { Array($0) }
         }
-        if let c = current { ends[c.key] = c.line }
+        if let c = current { part.ends[c.key] = c.line }
+        part.lines = lines.lineCount
+        return part
+    }
+
+    /// The ends of a file from the scans of its consecutive parts, as one scan of the whole file
+    /// gives them: a source's end is its last part's, its lines counted on from the parts before.
+    /// A read error ends the file there; a line that needs the full reader before that gives nil.
+    static func merge(_ parts: [Part]) -> [SourceKey: Int]? {
+        var ends: [SourceKey: Int] = [:]
+        var before = 0
+        for part in parts {
+            if part.end == .unusual { return nil }
+            if before == 0, ends.isEmpty {
+                ends = part.ends
+            } else {
+                for (key, line) in part.ends { ends[key] = before + line }
+            }
+            if part.end == .failed { break }
+            before += part.lines
+        }
         return ends
     }
 

@@ -150,6 +150,28 @@ extension MergeTests {
         }
 
         @Test(
+            "a file read ahead in parts, one thread each, gives the results of one read",
+            arguments: [2, 3, 5])
+        func readAheadInPartsChangesNothing(jobs: Int) throws {
+            let text = MergeTests.corpus().map(\.text).joined(separator: "\n")
+            let files: [MergeTests.LogFile] = [("collector.jsonl", text)]
+            let whole = MergeTests.auditor(
+                files, rules: MergeTests.rules, jobs: 1, readAheadFrom: 0
+            )
+            .run(files.map { InputFile(path: $0.path) })
+            for part in [1, 97, text.utf8.count / jobs] {
+                let inParts = MergeTests.auditor(
+                    files, rules: MergeTests.rules, jobs: jobs, readAheadFrom: 0,
+                    lightReadPart: part
+                )
+                .run(files.map { InputFile(path: $0.path) })
+                #expect(whole.inputs.sources > 4)
+                #expect(MergeTests.fingerprint(whole) == MergeTests.fingerprint(inParts))
+                #expect(JSONReport.render(whole) == JSONReport.render(inParts), "parts of \(part)")
+            }
+        }
+
+        @Test(
             "a small file with thousands of sources is read again with a first pass, and nothing changes",
             arguments: [1, 2])
         func manySourcesRestartWithReadAhead(jobs: Int) throws {

@@ -18,10 +18,10 @@ struct MergeTests {
     /// Serves in-memory files by path; paths in `unreadable` cannot be opened.
     static func auditor(
         _ files: [LogFile], rules: RuleSet, jobs: Int, unreadable: Set<String> = [],
-        readAheadFrom: Int = 16 << 20
+        readAheadFrom: Int = 16 << 20, lightReadPart: Int = 4 << 20
     ) -> Auditor {
         Auditor(
-            rules: rules, jobs: jobs, readAheadFrom: readAheadFrom,
+            rules: rules, jobs: jobs, readAheadFrom: readAheadFrom, lightReadPart: lightReadPart,
             opener: RuleRuns.opener(files, unreadable: unreadable))
     }
 

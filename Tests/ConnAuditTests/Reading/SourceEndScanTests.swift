@@ -44,7 +44,7 @@ import ConnSoak
     }
 
     /// Lines the full reader finds malformed or reads its own way, in every mix.
-    private static let pieces: [String] = [
+    static let pieces: [String] = [
         #"{"t":1,"src":"a","ev":"ws.ping","gen":1}"#,
         #"{"t":2,"src":"b","session":"s1","ev":"ws.pong","gen":1}"#,
         #"{"t":3,"ev":"app.tick"}"#,
@@ -89,7 +89,7 @@ import ConnSoak
     /// one whose earlier value holds a token is keyed by a hash of the last one (a review found
     /// the light read filing it under "plain", before the line above whose source is that hash) —
     /// and a `src` that is not JSON.
-    private static let rarePieces: [String] = [
+    static let rarePieces: [String] = [
         #"{"t":15,"src":"a","src":"b","ev":"ws.ping"}"#,
         #"{"t":28,"src":nul,"ev":"ws.ping"}"#,
         #"{"t":29,"src":"Bearer abcdefghijklmnop","src":"plain","ev":"ws.ping"}"#,
