@@ -31,7 +31,9 @@ final class PartitionedScan {
     private var last: (id: Int32, worker: Int, end: Int?)?
     /// By the reader's number of each source: its worker and its last line (nil: not seen yet).
     private var owner: [(worker: Int, end: Int?)?] = []
-    private var owned = 0
+    /// By worker: the sources given to it whose last line was not fed yet (all of them when the
+    /// file was not read ahead).
+    private var openSources: [Int]
     /// Where each source's last line is, when the file was read ahead.
     private let ends: [SourceKey: Int]?
     static let batchSize = 1024
@@ -44,6 +46,7 @@ final class PartitionedScan {
         self.ends = ends
         workers = plans.map { Worker(plan: $0, folds: folds) }
         batches = Array(repeating: [], count: plans.count)
+        openSources = Array(repeating: 0, count: plans.count)
         for w in workers {
             let box = WorkerBox(w)
             DispatchQueue.global().async(group: group) { box.worker.run() }
@@ -65,17 +68,17 @@ final class PartitionedScan {
         } else if Int(id) < owner.count, let known = owner[Int(id)] {
             (w, end) = known
         } else {
-            // Round robin by first appearance: deterministic, and balanced when sources are many.
             let k = key(id)
-            w = owned % workers.count
+            w = leastLoaded()
+            openSources[w] += 1
             end = ends?[k]
             while owner.count <= Int(id) { owner.append(nil) }
             owner[Int(id)] = (w, end)
-            owned += 1
             newKey = k
             fed = .new
         }
         if let end, event.line > end { return .ended }
+        if event.line == end { openSources[w] -= 1 }
         last = (id, w, end)
         batches[w].append(
             Item(
@@ -86,6 +89,21 @@ final class PartitionedScan {
             batches[w].removeAll(keepingCapacity: true)
         }
         return fed
+    }
+
+    /// The worker for a new source: the one with the fewest sources open, then the fewest events
+    /// sent and not yet taken, then the first. A source's outcome is the same on any worker, so
+    /// this only spreads the work. Sources open side by side go round the workers; a source that
+    /// starts after others ended (a big file's devices often come one after another, of unequal
+    /// lengths) goes to a worker that is not still busy with a long one, so the reader does not
+    /// wait on one full queue while another worker has nothing to do.
+    private func leastLoaded() -> Int {
+        var best = 0, bestLoad = (Int.max, Int.max)
+        for (w, worker) in workers.enumerated() {
+            let load = (openSources[w], worker.queue.waiting * Self.batchSize + batches[w].count)
+            if load < bestLoad { (best, bestLoad) = (w, load) }
+        }
+        return best
     }
 
     /// Sends what is left, waits for every worker, and returns each source's outcome, and with
@@ -190,6 +208,9 @@ final class PartitionedScan {
             items.withLock { $0.append(batch) }
             filled.signal()
         }
+
+        /// The batches pushed and not yet popped.
+        var waiting: Int { items.withLock { $0.count } }
 
         func pop() -> [Item]? {
             filled.wait()
