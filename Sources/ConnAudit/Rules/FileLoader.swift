@@ -272,13 +272,13 @@ struct FileLoader {
             warnings += reads.warnings
         }
         guard errors.count == errorsBefore, let check else { return nil }
-        let (yaml, yamlLines) = yamlText(of: node)
+        let text = RuleText(bytes: bytes, lineStarts: lineStarts, node: node)
         var rule = Rule(
             id: id, title: title, severity: severity, description: description, scope: scope,
             params: ruleParams, lets: ruleLets, check: check, message: message, tests: tests,
-            file: path, line: node.line, yaml: yaml)
+            file: path, line: node.line, text: text)
         rule.boundParams = pendingBoundParams
-        rule.testsLines = testsLines(of: node, yamlLines: yamlLines)
+        rule.testsLines = testsLines(of: node, text: text)
         if let (letName, depth) = Self.evaluationTooDeep(rule) {
             let limit =
                 "deeper than \(Self.maxEvaluationDepth) (\(depth) levels): each let read adds its own depth where it is read; read fewer lets through one another"
@@ -296,7 +296,7 @@ struct FileLoader {
 
     /// ``Rule/testsLines``: from the `tests` key's line to the line before the next key of the
     /// rule (or to the rule's end), when both keys start their lines.
-    func testsLines(of node: YamlNode, yamlLines: Int) -> Range<Int>? {
+    func testsLines(of node: YamlNode, text: RuleText) -> Range<Int>? {
         guard let pairs = node.mappingPairs,
             let i = pairs.firstIndex(where: { $0.key.scalar == "tests" })
         else {
@@ -317,73 +317,11 @@ struct FileLoader {
             guard next.line > key.line, startsItsLine(next) else { return nil }
             end = next.line
         } else {
-            end = node.line + yamlLines
+            end = node.line + text.lines().count
         }
         // (Never an empty or inverted range, whatever the text's bounds came to.)
         guard end > key.line else { return nil }
         return (key.line - node.line)..<(end - node.line)
     }
 
-    /// The last line any node of `node` starts on.
-    static func lastLine(_ node: YamlNode) -> Int {
-        switch node.kind {
-        case .scalar: return node.line
-        case .sequence(let items): return items.reduce(node.line) { max($0, lastLine($1)) }
-        case .mapping(let pairs):
-            return pairs.reduce(node.line) { max($0, lastLine($1.key), lastLine($1.value)) }
-        }
-    }
-
-    /// The rule's lines as written (from its first line to the line before the next rule), and
-    /// how many they are.
-    func yamlText(of node: YamlNode) -> (String, Int) {
-        let start = node.line
-        // The rule ends where a line at or left of its dash column starts something new.
-        let dashColumn = max(1, node.column - 2)
-        return bytes.withUnsafeBufferPointer { b in
-            // Line `n`'s bytes (as ``lineBytes(_:)``): from `lo` to `hi`, without its break.
-            func bounds(_ n: Int) -> (lo: Int, hi: Int) {
-                let lo = lineStarts[n - 1]
-                var hi = lineStarts[n] - 1
-                if hi > lo, b[hi - 1] == 0x0D { hi -= 1 }
-                return (lo, hi)
-            }
-            // Indentation is ASCII spaces: the lines are read as bytes.
-            func indent(_ n: Int) -> Int {
-                let (lo, hi) = bounds(n)
-                var k = lo
-                while k < hi, b[k] == 0x20 { k += 1 }
-                return k - lo
-            }
-            func isBlank(_ n: Int) -> Bool {
-                let (lo, hi) = bounds(n)
-                var k = lo
-                while k < hi, b[k] == 0x20 || b[k] == 0x09 { k += 1 }
-                return k == hi
-            }
-            var end = start
-            var n = start + 1
-            while n <= lineCount {
-                let blank = isBlank(n)
-                if !blank && indent(n) < dashColumn + 1 { break }
-                if !blank { end = n }
-                n += 1
-            }
-            // A quoted scalar may go on at any indentation (`title: "A` then `b"` at column 1):
-            // the rule reaches at least to the last line a node of it starts on (cut at `b"`,
-            // its tests' lines would end before they begin).
-            end = min(max(end, Self.lastLine(node)), lineCount)
-            var trim = dashColumn - 1 + 2
-            for n in start...end { trim = min(trim, indent(n)) }
-            // Every line has at least `trim` leading spaces: what is dropped is ASCII.
-            var out: [UInt8] = []
-            out.reserveCapacity(lineStarts[end] - lineStarts[start - 1])
-            for n in start...end {
-                if n > start { out.append(0x0A) }
-                let (lo, hi) = bounds(n)
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[min(lo + trim, hi)..<hi]))
-            }
-            return (String(decoding: out, as: UTF8.self), end - start + 1)
-        }
-    }
 }

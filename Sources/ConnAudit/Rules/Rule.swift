@@ -44,8 +44,10 @@ public struct Rule: Sendable {
     public var file: String
     public var line: Int
     /// The rule's own YAML text, as written (it may hold secrets in its fixtures: `rules --explain`
-    /// shows ``redactedYAML``).
-    public var yaml: String
+    /// shows ``redactedYAML``), made from ``text`` on each read.
+    public var yaml: String { text.text }
+    /// Where ``yaml`` comes from: the rule's lines in its file's bytes.
+    var text: RuleText
     /// The lines of ``yaml`` (0-based) that hold its `tests:`, when they are lines of their own
     /// (the key first on its line, the next key on a later line of its own): a fixture that cannot
     /// be redacted in place is shown by rewriting them.
