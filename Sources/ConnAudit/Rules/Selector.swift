@@ -14,6 +14,18 @@ public struct Selector: Sendable {
         ids = Self.union(terms)
     }
 
+    private init(terms: [Term], ids: [Int32]?) {
+        self.terms = terms
+        self.ids = ids
+    }
+
+    /// This selector with `terms` in place of its own, each with the same ``Term/evNames`` as the
+    /// term it replaces (its names resolved, ``NameResolution``): the ids stay as they are.
+    func replacingTerms(sameEvNames terms: [Term]) -> Selector {
+        assert(Self.union(terms) == ids, "the terms' ev names changed")
+        return Selector(terms: terms, ids: ids)
+    }
+
     private static func union(_ terms: [Term]) -> [Int32]? {
         var all: [Int32] = []
         for term in terms {

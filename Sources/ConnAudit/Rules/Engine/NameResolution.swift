@@ -11,18 +11,8 @@ enum NameResolution {
     ///   over file): `params.x` becomes that value when nothing in the rule binds the name
     ///   `params`, as the evaluator would read it at every evaluation. Nil: left to the evaluator.
     static func resolve(_ rule: Rule, params: [String: Value]? = nil) -> Rule {
-        var bound = Set(rule.lets.map(\.name))
-        collectCaptures(rule, into: &bound)
-        // `params` is a let or a capture of this rule? Then `params.x` is looked up at run time.
-        let constants = bound.contains("params") ? nil : params
-        bound.insert("params")
+        let r = resolver(for: rule, params: params)
         var out = rule
-        // Where each let sits in the rule's let table (made from these same lets).
-        let letNames = LetTable.names(of: rule.lets)
-        var slots: [String: Int32] = [:]
-        for (i, n) in letNames.enumerated() { slots[n] = Int32(i) }
-        let r = Resolver(
-            bound: bound, layout: LetLayouts.id(letNames), letSlots: slots, params: constants)
         out.lets = rule.lets.map { (name: $0.name, expr: r.expr($0.expr)) }
         out.check = r.check(rule.check)
         if let message = rule.message {
@@ -35,6 +25,21 @@ enum NameResolution {
         return out
     }
 
+    /// What resolves the names of `rule`'s trees (``resolve(_:params:)``).
+    static func resolver(for rule: Rule, params: [String: Value]? = nil) -> Resolver {
+        var bound = Set(rule.lets.map(\.name))
+        collectCaptures(rule, into: &bound)
+        // `params` is a let or a capture of this rule? Then `params.x` is looked up at run time.
+        let constants = bound.contains("params") ? nil : params
+        bound.insert("params")
+        // Where each let sits in the rule's let table (made from these same lets).
+        let letNames = LetTable.names(of: rule.lets)
+        var slots: [String: Int32] = [:]
+        for (i, n) in letNames.enumerated() { slots[n] = Int32(i) }
+        return Resolver(
+            bound: bound, layout: LetLayouts.id(letNames), letSlots: slots, params: constants)
+    }
+
     /// Every `as:` name in the rule, wherever its selector is written.
     private static func collectCaptures(_ rule: Rule, into names: inout Set<String>) {
         NameWalker.walkTerms(rule.check, lets: rule.lets, message: rule.message) { term in
@@ -42,40 +47,78 @@ enum NameResolution {
         }
     }
 
-    private struct Resolver {
+    /// Resolves the names of one rule's trees. Each `resolved` answers nil when nothing in its
+    /// tree changes, so a tree without names to resolve is kept as it is, not built again.
+    struct Resolver {
         let bound: Set<String>
         let layout: Int32
         let letSlots: [String: Int32]
         /// The rule's params, when `params.x` can be read once here (see ``resolve(_:params:)``).
         let params: [String: Value]?
 
-        func expr(_ e: Expr) -> Expr {
+        func expr(_ e: Expr) -> Expr { resolved(e) ?? e }
+
+        /// `e` with its names resolved; nil when that is `e` itself.
+        func resolved(_ e: Expr) -> Expr? {
             switch e {
-            case .literal, .field: return e
-            case .name(let n, let at, _):
+            case .literal, .field: return nil
+            case .name(let n, let at, let slot):
                 guard bound.contains(n) else { return .field(n, id: FieldNames.id(n)) }
-                return .name(n, at: at, slot: LetSlot(layout: layout, slot: letSlots[n] ?? -1))
-            case .member(let b, let n, _, let at):
+                let resolvedSlot = LetSlot(layout: layout, slot: letSlots[n] ?? -1)
+                return resolvedSlot == slot ? nil : .name(n, at: at, slot: resolvedSlot)
+            case .member(let b, let n, let id, let at):
                 if let params, case .name("params", _, _) = b {
                     return .literal(params[n] ?? .null)
                 }
-                return .member(expr(b), n, id: FieldNames.id(n), at: at)
-            case .index(let a, let b): return .index(expr(a), expr(b))
-            case .list(let items): return .list(items.map(expr))
-            case .map(let entries): return .map(entries.map { ($0.0, expr($0.1)) })
-            case .unary(let op, let a): return .unary(op, expr(a))
+                let base = resolved(b)
+                let fieldID = FieldNames.id(n)
+                guard base != nil || fieldID != id else { return nil }
+                return .member(base ?? b, n, id: fieldID, at: at)
+            case .index(let a, let b):
+                let x = resolved(a), y = resolved(b)
+                guard x != nil || y != nil else { return nil }
+                return .index(x ?? a, y ?? b)
+            case .list(let items): return resolved(items).map { .list($0) }
+            case .map(let entries):
+                guard let values = resolved(entries.map(\.1)) else { return nil }
+                return .map(zip(entries, values).map { ($0.0, $1) })
+            case .unary(let op, let a): return resolved(a).map { .unary(op, $0) }
             case .binary(let op, let a, let b, let at):
-                let l = expr(a), r = expr(b)
-                return Self.existence(op, l, r, at: at) ?? .binary(op, l, r, at: at)
-            case .conditional(let a, let b, let c): return .conditional(expr(a), expr(b), expr(c))
-            case .call(let n, let args, let at): return .call(n, args.map(expr), at: at)
-            case .regex(let a, let regex): return .regex(expr(a), regex)
-            case .history(var call):
-                call.selector = selector(call.selector)
-                call.value = call.value.map(expr)
-                if case .selector(let s)? = call.since { call.since = .selector(selector(s)) }
-                return .history(call)
+                let x = resolved(a), y = resolved(b)
+                let l = x ?? a, r = y ?? b
+                if let rewritten = Self.existence(op, l, r, at: at) { return rewritten }
+                guard x != nil || y != nil else { return nil }
+                return .binary(op, l, r, at: at)
+            case .conditional(let a, let b, let c):
+                let x = resolved(a), y = resolved(b), z = resolved(c)
+                guard x != nil || y != nil || z != nil else { return nil }
+                return .conditional(x ?? a, y ?? b, z ?? c)
+            case .call(let n, let args, let at):
+                return resolved(args).map { .call(n, $0, at: at) }
+            case .regex(let a, let regex): return resolved(a).map { .regex($0, regex) }
+            case .history(let call):
+                let selector = resolved(call.selector)
+                let value = call.value.flatMap(resolved)
+                var since: Selector?
+                if case .selector(let s)? = call.since { since = resolved(s) }
+                guard selector != nil || value != nil || since != nil else { return nil }
+                var out = call
+                if let selector { out.selector = selector }
+                if let value { out.value = value }
+                if let since { out.since = .selector(since) }
+                return .history(out)
             }
+        }
+
+        /// `items` with their names resolved; nil when none changes.
+        private func resolved(_ items: [Expr]) -> [Expr]? {
+            var out: [Expr]?
+            for (i, item) in items.enumerated() {
+                guard let r = resolved(item) else { continue }
+                if out == nil { out = items }
+                out![i] = r
+            }
+            return out
         }
 
         /// `count(S) > 0` asks only whether S has a match: it becomes `first(S) != null`, which
@@ -95,20 +138,37 @@ enum NameResolution {
             return .binary(some ? .notEqual : .equal, .history(call), .literal(.null), at: at)
         }
 
-        func selector(_ s: Selector) -> Selector {
-            var out = s
-            out.terms = s.terms.map { term in
-                var t = term
-                t.tests = term.tests.map { test in
-                    var interned = test
-                    interned.intern()
-                    return interned
-                }
-                t.whereExpr = term.whereExpr.map(expr)
-                t.negated = term.negated.map(selector)
-                return t
+        func selector(_ s: Selector) -> Selector { resolved(s) ?? s }
+
+        /// `s` with the names of its terms resolved (their tests' fields take ids); nil when no
+        /// term changes. The terms keep their `ev` names, so the selector keeps its ids.
+        func resolved(_ s: Selector) -> Selector? {
+            var terms: [Selector.Term]?
+            for (i, term) in s.terms.enumerated() {
+                guard let t = resolved(term) else { continue }
+                if terms == nil { terms = s.terms }
+                terms![i] = t
             }
-            return out
+            return terms.map { s.replacingTerms(sameEvNames: $0) }
+        }
+
+        private func resolved(_ term: Selector.Term) -> Selector.Term? {
+            var tests: [Selector.FieldTest]?
+            for (i, test) in term.tests.enumerated() {
+                var interned = test
+                interned.intern()
+                guard interned.fieldID != test.fieldID else { continue }
+                if tests == nil { tests = term.tests }
+                tests![i] = interned
+            }
+            let whereExpr = term.whereExpr.flatMap(resolved)
+            let negated = term.negated.flatMap(resolved)
+            guard tests != nil || whereExpr != nil || negated != nil else { return nil }
+            var t = term
+            if let tests { t.tests = tests }
+            if let whereExpr { t.whereExpr = whereExpr }
+            if let negated { t.negated = negated }
+            return t
         }
 
         func sequence(_ q: Sequence) -> Sequence {
