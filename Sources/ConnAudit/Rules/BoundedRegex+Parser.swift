@@ -29,19 +29,46 @@ extension BoundedRegex {
         /// Scalars every match consumes: a literal of a concatenation, of every branch of an
         /// alternation, or of a repetition that must happen at least once. (A letter under `(?i)`
         /// is a set, not a literal.)
-        var requiredScalars: Set<UInt32> {
+        /// Ascending, each once.
+        var requiredScalars: [UInt32] {
             switch self {
             case .scalar(let value): [value]
             case .concatenation(let items):
-                items.reduce(into: Set()) { $0.formUnion($1.requiredScalars) }
+                Self.union(items.map(\.requiredScalars))
             case .alternation(let branches):
                 branches.dropFirst().reduce(branches[0].requiredScalars) {
-                    $0.intersection($1.requiredScalars)
+                    Self.intersection($0, $1.requiredScalars)
                 }
             case .group(let inner): inner.requiredScalars
             case .repetition(let inner, let min, _, _): min > 0 ? inner.requiredScalars : []
             case .empty, .any, .set, .begin, .end: []
             }
+        }
+
+        /// The values of ascending lists, ascending, each once.
+        static func union(_ lists: [[UInt32]]) -> [UInt32] {
+            var all = lists.flatMap { $0 }
+            all.sort()
+            var out: [UInt32] = []
+            for v in all where out.last != v { out.append(v) }
+            return out
+        }
+
+        /// The values two ascending lists share, ascending.
+        static func intersection(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
+            var out: [UInt32] = []
+            var i = 0
+            var j = 0
+            while i < a.count, j < b.count {
+                if a[i] < b[j] {
+                    i += 1
+                } else if b[j] < a[i] {
+                    j += 1
+                } else {
+                    out.append(a[i]); i += 1; j += 1
+                }
+            }
+            return out
         }
 
         /// True when every match must begin at the start of the text.
@@ -120,7 +147,8 @@ extension BoundedRegex {
                     previousQuantifier = nil
                     continue
                 }
-                let written = text(start..<index)
+                // The quantifier as written, for the errors only.
+                var written: String { text(start..<index) }
                 if let previous = previousQuantifier {
                     if c == "+" {
                         throw failure(

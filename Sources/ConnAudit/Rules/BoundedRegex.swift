@@ -188,7 +188,7 @@ public struct BoundedRegex: Sendable, CustomStringConvertible {
     /// The encodings of `scalars` to scan for, rarest in logs first: upper-case letters and
     /// punctuation, then digits, then lower-case letters, space and the punctuation of JSON and
     /// URLs. U+FFFD is never required: an invalid byte reads as it.
-    private static func rarestFirst(_ scalars: Set<UInt32>) -> [[UInt8]] {
+    private static func rarestFirst(_ scalars: [UInt32]) -> [[UInt8]] {
         func commonness(_ value: UInt32) -> Int {
             switch value {
             case 0x61...0x7A, 0x20, 0x22, 0x2C, 0x2E, 0x2F, 0x3A, 0x5F, 0x2D: 2
