@@ -12,23 +12,28 @@ extension FileLoader {
 
     /// The first place where evaluating `rule` would go deeper than ``maxEvaluationDepth``: the
     /// let (nil: an expression of the check or message) and how deep, or nil when none does.
-    static func evaluationTooDeep(_ rule: Rule) -> (letName: String?, depth: Int)? {
+    /// `fileLetWalks` are the ``letWalk(_:)`` of the file's lets, the first of the rule's lets
+    /// (fewer, or none: those left are walked here).
+    static func evaluationTooDeep(_ rule: Rule, fileLetWalks: [LetWalk] = [])
+        -> (letName: String?, depth: Int)?
+    {
         // Without lets, the expressions are bounded each (and nested selectors with them).
         guard !rule.lets.isEmpty else { return nil }
         var slots: [String: Int] = [:]
-        var exprs: [Expr] = []
+        var walks: [LetWalk] = []
         var names: [String] = []
         // The last definition of a name wins, as in ``LetTable``.
-        for (name, expr) in rule.lets {
+        for (k, (name, expr)) in rule.lets.enumerated() {
+            let w = k < fileLetWalks.count ? fileLetWalks[k] : letWalk(expr)
             if let i = slots[name] {
-                exprs[i] = expr
+                walks[i] = w
             } else {
-                slots[name] = exprs.count
-                exprs.append(expr)
+                slots[name] = walks.count
+                walks.append(w)
                 names.append(name)
             }
         }
-        let depths = letDepths(exprs, slots: slots)
+        let depths = letDepths(walks, slots: slots)
         for (i, d) in depths.enumerated() where d > maxEvaluationDepth { return (names[i], d) }
         var roots: [Expr] = rule.check.expressions
         if let message = rule.message {
@@ -44,6 +49,22 @@ extension FileLoader {
             }
         }
         return deepest > maxEvaluationDepth ? (nil, deepest) : nil
+    }
+
+    /// What walking a let's expression finds, whichever rule reads it: how deep the expression
+    /// goes, and each bare name in it with the level it is read at, in the walk's order.
+    struct LetWalk {
+        var own = 0
+        var names: [(name: String, level: Int)] = []
+    }
+
+    static func letWalk(_ e: Expr) -> LetWalk {
+        var out = LetWalk()
+        walk(e, from: 1) { sub, l in
+            out.own = max(out.own, l)
+            if case .name(let n, _, _) = sub { out.names.append((n, l)) }
+        }
+        return out
     }
 
     /// The levels an expression's evaluation takes, its root at `level`: each sub-expression is
@@ -65,18 +86,31 @@ extension FileLoader {
     /// Each let's evaluation depth, the lets it reads included. A let being evaluated that is
     /// read again answers undecided without evaluating, so a let is on the stack at most once:
     /// within a cycle of lets reading one another, the bound adds up the deepest read of each.
-    private static func letDepths(_ exprs: [Expr], slots: [String: Int]) -> [Int] {
+    private static func letDepths(_ walks: [LetWalk], slots: [String: Int]) -> [Int] {
         // Per let: its own depth, and the lets it reads with the level of each read.
-        var own = Array(repeating: 0, count: exprs.count)
-        var reads: [[(slot: Int, level: Int)]] = Array(repeating: [], count: exprs.count)
-        for (i, e) in exprs.enumerated() {
-            walk(e, from: 1) { sub, l in
-                own[i] = max(own[i], l)
-                if case .name(let n, _, _) = sub, let slot = slots[n] { reads[i].append((slot, l)) }
+        var own: [Int] = []
+        var reads: [[(slot: Int, level: Int)]] = []
+        var readsLets = false
+        for w in walks {
+            own.append(w.own)
+            var r: [(slot: Int, level: Int)] = []
+            for n in w.names {
+                if let slot = slots[n.name] { r.append((slot, n.level)) }
             }
+            readsLets = readsLets || !r.isEmpty
+            reads.append(r)
         }
-        var depths = Array(repeating: 0, count: exprs.count)
-        var componentOf = Array(repeating: -1, count: exprs.count)
+        // No let reads a let: each is a component of its own, whose depth is its own (none
+        // read inside it, none outside).
+        if !readsLets { return own }
+        return componentDepths(own: own, reads: reads)
+    }
+
+    /// Each let's depth from its own depth and the lets it reads (slot, level of the read), by
+    /// the components of the graph of reads.
+    static func componentDepths(own: [Int], reads: [[(slot: Int, level: Int)]]) -> [Int] {
+        var depths = Array(repeating: 0, count: own.count)
+        var componentOf = Array(repeating: -1, count: own.count)
         for (c, component) in stronglyConnected(reads.map { $0.map(\.slot) }).enumerated() {
             for i in component { componentOf[i] = c }
             // Components come callees first: every let read from outside is done.

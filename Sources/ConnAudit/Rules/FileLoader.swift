@@ -135,6 +135,8 @@ struct FileLoader {
         let fileParams = root["params"].map { params($0) } ?? [:]
         let fileLets = root["let"].map { lets($0, params: nil) } ?? []
         let fileLetTexts = letTexts
+        // Every rule of the file reads its lets: each is walked for the depth bound once.
+        let fileLetWalks = fileLets.map { Self.letWalk($0.expr) }
         guard let rulesNode = root["rules"] else {
             error(root, "missing required key 'rules'")
             return []
@@ -146,7 +148,9 @@ struct FileLoader {
         var out: [(Rule, YamlNode)] = []
         for item in items {
             letTexts = fileLetTexts
-            if var loaded = rule(item, fileParams: fileParams, fileLets: fileLets) {
+            if var loaded = rule(
+                item, fileParams: fileParams, fileLets: fileLets, fileLetWalks: fileLetWalks)
+            {
                 loaded.0.letTexts = letTexts
                 out.append(loaded)
             }
@@ -157,7 +161,8 @@ struct FileLoader {
     // MARK: Rule
 
     mutating func rule(
-        _ node: YamlNode, fileParams: [String: Value], fileLets: [(name: String, expr: Expr)]
+        _ node: YamlNode, fileParams: [String: Value], fileLets: [(name: String, expr: Expr)],
+        fileLetWalks: [LetWalk]
     ) -> (Rule, YamlNode)? {
         guard let pairs = node.mappingPairs else {
             error(node, "a rule must be a mapping, found a \(node.kindName)")
@@ -279,7 +284,7 @@ struct FileLoader {
             file: path, line: node.line, text: text)
         rule.boundParams = pendingBoundParams
         rule.testsLines = testsLines(of: node, text: text)
-        if let (letName, depth) = Self.evaluationTooDeep(rule) {
+        if let (letName, depth) = Self.evaluationTooDeep(rule, fileLetWalks: fileLetWalks) {
             let limit =
                 "deeper than \(Self.maxEvaluationDepth) (\(depth) levels): each let read adds its own depth where it is read; read fewer lets through one another"
             if let letName {
