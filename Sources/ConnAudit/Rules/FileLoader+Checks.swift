@@ -5,20 +5,20 @@
 #endif
 
 extension FileLoader {
-    /// For each check kind, the keys of the other kinds that do not go with it: in the order
-    /// they are reported (by kind as ``checkKinds`` lists them, each kind's sorted; a key of two
-    /// other kinds is reported twice), and as a set.
-    static let foreignKeys: [String: (ordered: [String], all: Set<String>)] = {
-        var out: [String: (ordered: [String], all: Set<String>)] = [:]
-        for kind in checkKinds {
-            var ordered: [String] = []
-            for other in checkKinds where other.kind != kind.kind {
-                ordered += other.keys.subtracting(kind.keys).sorted()
-            }
-            out[kind.kind] = (ordered, Set(ordered))
+    /// The keys of every check kind: a rule's key here that its own kind lacks belongs to
+    /// another kind and does not go with it.
+    static let checkKindKeys: Set<String> = checkKinds.reduce(into: []) { $0.formUnion($1.keys) }
+
+    /// The keys of the other check kinds that do not go with `kind`, in the order they are
+    /// reported: by kind as ``checkKinds`` lists them, each kind's sorted (a key of two other
+    /// kinds is reported twice).
+    static func foreignKeys(of kind: (kind: String, keys: Set<String>)) -> [String] {
+        var ordered: [String] = []
+        for other in checkKinds where other.kind != kind.kind {
+            ordered += other.keys.subtracting(kind.keys).sorted()
         }
-        return out
-    }()
+        return ordered
+    }
 
     mutating func check(
         _ node: YamlNode, id: String, scope: Scope, context: inout NameContext
@@ -39,11 +39,11 @@ extension FileLoader {
             return nil
         }
         // Keys of other check kinds do not go with this one.
-        if let foreign = Self.foreignKeys[kind.kind],
-            node.mappingPairs?.contains(where: { foreign.all.contains($0.key.scalar ?? "") })
-                == true
-        {
-            for key in foreign.ordered {
+        if node.mappingPairs?.contains(where: {
+            let key = $0.key.scalar ?? ""
+            return Self.checkKindKeys.contains(key) && !kind.keys.contains(key)
+        }) == true {
+            for key in Self.foreignKeys(of: kind) {
                 if let n = node[key] { error(n, "'\(key)' does not go with '\(kind.kind)'") }
             }
         }
