@@ -223,21 +223,25 @@ final class CompiledRule: @unchecked Sendable {
                         kind: call.kind, selector: call.selector, since: since, value: call.value))
                 continue
             }
-            for s in [call.selector] + (since.map { [$0] } ?? [])
-            where !lists.contains(where: { $0 == s.evNames }) {
-                lists.append(s.evNames)
+            // Each selector's names once: ``Selector/evNames`` is a union made on each read.
+            let names = call.selector.evNames
+            if !lists.contains(where: { $0 == names }) { lists.append(names) }
+            listOfSlot[call.slot] = lists.firstIndex { $0 == names }
+            if let since {
+                let sinceNames = since.evNames
+                if !lists.contains(where: { $0 == sinceNames }) { lists.append(sinceNames) }
+                sinceListOfSlot[call.slot] = lists.firstIndex { $0 == sinceNames }
             }
-            listOfSlot[call.slot] = lists.firstIndex { $0 == call.selector.evNames }
-            if let since { sinceListOfSlot[call.slot] = lists.firstIndex { $0 == since.evNames } }
         }
         // `preceded_by` looks back through a list of its own.
         var precedence: Int?
         if case .precedence(_, let enabling) = rule.check {
             note(enabling)
-            if let i = lists.firstIndex(where: { $0 == enabling.evNames }) {
+            let names = enabling.evNames
+            if let i = lists.firstIndex(where: { $0 == names }) {
                 precedence = i
             } else {
-                lists.append(enabling.evNames)
+                lists.append(names)
                 precedence = lists.count - 1
             }
         }
