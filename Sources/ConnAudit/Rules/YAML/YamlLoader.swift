@@ -278,8 +278,11 @@ private struct TreeBuilder {
             return nil
         }
 
-        /// Notes the scalar key `key`, found first at `line` (its value is yet to come).
-        mutating func note(key: String, line: Int) {
+        /// Notes the scalar key `key`, found at `line` (its value is yet to come), unless the
+        /// mapping has it already: then the line where it was first, noting nothing. (One
+        /// access to the frame on the stack, which a call that does not mutate it would copy.)
+        mutating func note(key: String, line: Int) -> Int? {
+            if let first = firstLine(ofKey: key) { return first }
             if keyLines != nil {
                 keyLines![key] = line
             } else if pairs.count >= Self.keysScanned {
@@ -290,6 +293,7 @@ private struct TreeBuilder {
                 lines[key] = line
                 keyLines = lines
             }
+            return nil
         }
     }
 
@@ -403,11 +407,10 @@ private struct TreeBuilder {
             return
         }
         if let text = built.node.scalar {
-            if let first = stack[top].firstLine(ofKey: text) {
+            if let first = stack[top].note(key: text, line: built.node.line) {
                 let message = "duplicate key '\(text)' (first at line \(first))"
                 throw error(message, line: built.node.line, column: built.node.column)
             }
-            stack[top].note(key: text, line: built.node.line)
         }
         stack[top].pendingKey = built.node
     }
