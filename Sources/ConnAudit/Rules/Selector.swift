@@ -203,6 +203,18 @@ public struct Selector: Sendable {
         return all
     }
 
+    /// Adds ``evNames`` to `names` term by term, without a union of its own: nil when this
+    /// selector can match any `ev`, and a nil `names` stays nil.
+    func addEvNames(to names: inout Set<String>?) {
+        for term in terms {
+            guard names != nil, let n = term.evNames else {
+                names = nil
+                return
+            }
+            names!.formUnion(n)
+        }
+    }
+
     /// Names captured with `as:` in any term.
     public var captures: [String] { terms.compactMap(\.capture) }
 }

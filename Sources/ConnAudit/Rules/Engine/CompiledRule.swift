@@ -192,13 +192,7 @@ final class CompiledRule: @unchecked Sendable {
         var sinceListOfSlot: [Int: Int] = [:]
         var history: Set<String>? = []
         var lists: [Set<String>?] = []
-        func note(_ s: Selector) {
-            if let names = s.evNames, history != nil {
-                history!.formUnion(names)
-            } else {
-                history = nil
-            }
-        }
+        func note(_ s: Selector) { s.addEvNames(to: &history) }
         for call in calls {
             note(call.selector)
             var since: Selector?
@@ -278,7 +272,7 @@ final class CompiledRule: @unchecked Sendable {
             table[Int(id)] = (list + anyID).sorted()
         }
         staticCallsByID = table
-        checkConcerns = EvIDSet(rule.check.selectors)
+        checkConcerns = EvIDSet(selectors)
         staticCallsForAnyID = anyID
         callSlots = calls.map(\.slot)
         staticSlots = SlotTable(covering: callSlots, slots)
@@ -390,13 +384,7 @@ final class CompiledRule: @unchecked Sendable {
         self.countedLists = countedLists
 
         var interest: Set<String>? = []
-        for s in selectors {
-            if let names = s.evNames, interest != nil {
-                interest!.formUnion(names)
-            } else {
-                interest = nil
-            }
-        }
+        for s in selectors { s.addEvNames(to: &interest) }
         if usesHistory {
             if let h = historyNames, interest != nil {
                 interest!.formUnion(h)
