@@ -75,11 +75,9 @@ enum SourceEndScan {
                 continue
             }
             // A token in either is keyed by a hash of it: the full reader's business.
-            if let src, JSONLineParser.containsToken(src) {
-                part.end = .unusual
-                return part
-            }
-            if let session, JSONLineParser.containsToken(session) {
+            if src.map(JSONLineParser.containsToken) == true
+                || session.map(JSONLineParser.containsToken) == true
+            {
                 part.end = .unusual
                 return part
             }
@@ -108,6 +106,7 @@ enum SourceEndScan {
         for part in parts {
             if part.end == .unusual { return nil }
             if before == 0, ends.isEmpty {
+                // The first part's table is taken whole: one read of a file copies nothing.
                 ends = part.ends
             } else {
                 for (key, line) in part.ends { ends[key] = before + line }

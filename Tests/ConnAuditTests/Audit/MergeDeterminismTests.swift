@@ -8,6 +8,11 @@ import Testing
 import ConnAuditTestSupport
 
 extension MergeTests {
+    /// The whole ``corpus()`` in one collector file: sources interleaved, fewer files than jobs.
+    static func collector() -> [LogFile] {
+        [("collector.jsonl", corpus().map(\.text).joined(separator: "\n"))]
+    }
+
     /// ~20 files, five named sources (one with two sessions) spread over them plus per-file lines
     /// without src, equal and dropping times, malformed lines, secrets and repeated closes.
     static func corpus() -> [LogFile] {
@@ -117,9 +122,7 @@ extension MergeTests {
             "one file of many sources: its sources shared among workers give the jobs: 1 results",
             arguments: [2, 3, 4])
         func oneFileSharedAmongWorkers(jobs: Int) throws {
-            // The whole corpus in one collector file: sources interleaved, fewer files than jobs.
-            let text = MergeTests.corpus().map(\.text).joined(separator: "\n")
-            let files: [MergeTests.LogFile] = [("collector.jsonl", text)]
+            let files = MergeTests.collector()
             let one = MergeTests.run(files, jobs: 1)
             let many = MergeTests.run(files, jobs: jobs)
             #expect(one.inputs.sources > 4, "the file should hold many sources")
@@ -134,8 +137,7 @@ extension MergeTests {
             "reading a file ahead to end each source at its last line changes no result",
             arguments: [1, 2])
         func readAheadChangesNothing(jobs: Int) throws {
-            let text = MergeTests.corpus().map(\.text).joined(separator: "\n")
-            let files: [MergeTests.LogFile] = [("collector.jsonl", text)]
+            let files = MergeTests.collector()
             let plain = MergeTests.auditor(
                 files, rules: MergeTests.rules, jobs: jobs, readAheadFrom: .max
             )
@@ -153,13 +155,12 @@ extension MergeTests {
             "a file read ahead in parts, one thread each, gives the results of one read",
             arguments: [2, 3, 5])
         func readAheadInPartsChangesNothing(jobs: Int) throws {
-            let text = MergeTests.corpus().map(\.text).joined(separator: "\n")
-            let files: [MergeTests.LogFile] = [("collector.jsonl", text)]
+            let files = MergeTests.collector()
             let whole = MergeTests.auditor(
                 files, rules: MergeTests.rules, jobs: 1, readAheadFrom: 0
             )
             .run(files.map { InputFile(path: $0.path) })
-            for part in [1, 97, text.utf8.count / jobs] {
+            for part in [1, 97, files[0].text.utf8.count / jobs] {
                 let inParts = MergeTests.auditor(
                     files, rules: MergeTests.rules, jobs: jobs, readAheadFrom: 0,
                     lightReadPart: part
