@@ -35,9 +35,14 @@ final class SourceEvaluation {
     private var seq = 0
     private var events = 0
     private var lastT: Double?
-    /// The generation of the previous event: most events belong to the same one as the last.
-    private var lastGeneration:
-        (stream: String, streamIndex: Int32?, gen: UInt64, timeline: Timeline)?
+    /// The generation of the previous event (most events belong to the same one as the last):
+    /// its `gen`, its stream's index in ``streamNames`` (nil: no rule names its `ev`) and text,
+    /// and its timeline. Apart, not one tuple: each event reads two numbers, not a copy of the
+    /// text and the timeline. ``generations`` owns the timeline; retiring it clears this first.
+    private var lastTimeline: Unmanaged<Timeline>?
+    private var lastGen: UInt64 = 0
+    private var lastStreamIndex: Int32?
+    private var lastStream = ""
 
     struct GenerationKey: Hashable {
         var stream: Substring
@@ -109,27 +114,34 @@ final class SourceEvaluation {
         }
         sourceTimeline?.observe(e, sink: sink)
         if let gen = e.gen {
-            let timeline: Timeline
+            let timeline: Unmanaged<Timeline>
             let stream = streamIndex(e)
             // Same stream: by index when a rule names the `ev`, else by text.
-            if let last = lastGeneration, last.gen == gen,
-                stream.map({ $0 == last.streamIndex }) ?? (e.stream == last.stream)
+            if let last = lastTimeline, lastGen == gen,
+                stream.map({ $0 == lastStreamIndex }) ?? (e.stream == lastStream)
             {
-                timeline = last.timeline
+                timeline = last
             } else {
                 let gk = GenerationKey(stream: e.stream, gen: gen)
+                let found: Timeline
                 if let t = generations[gk] {
-                    timeline = t
+                    found = t
                 } else if let r = retired.removeValue(forKey: gk) {
-                    timeline = revive(r, key: gk)
+                    found = revive(r, key: gk)
                 } else {
                     generationOrder.append(gk)
-                    timeline = makeTimeline(gk)
+                    found = makeTimeline(gk)
                 }
-                lastGeneration = (String(gk.stream), stream, gen, timeline)
+                timeline = Unmanaged.passUnretained(found)
+                (lastTimeline, lastGen, lastStreamIndex) = (timeline, gen, stream)
+                lastStream = String(gk.stream)
             }
-            timeline.lastSeen = seq
-            timeline.observe(e, sink: sink)
+            // Unretained: ``generations`` holds the timeline, and nothing leaves it during a feed
+            // but in ``retireIdle()``, below.
+            timeline._withUnsafeGuaranteedRef {
+                $0.lastSeen = seq
+                $0.observe(e, sink: sink, logging: clock)
+            }
         }
         if real { clock.advance(to: e.t, seq: seq, sink: sink) }
         context.record(e, sink: sink)
@@ -177,7 +189,7 @@ final class SourceEvaluation {
                         checkAt: timeline.lastSeen + timeline.idleWindow))
                 continue
             }
-            switch timeline.retire(names: retiredNames) {
+            switch timeline.retire(names: retiredNames, clock: clock) {
             case .retired(var r):
                 generations[entry.key] = nil
                 retirements += 1
@@ -187,7 +199,9 @@ final class SourceEvaluation {
                     labelLists[r.labels] = r.labels
                 }
                 retired[entry.key] = r
-                if lastGeneration?.timeline === timeline { lastGeneration = nil }
+                if lastTimeline?.toOpaque() == Unmanaged.passUnretained(timeline).toOpaque() {
+                    lastTimeline = nil
+                }
             case .later:
                 // Looked at again later, and later each time it is still waiting (an obligation
                 // that only the end decides must not cost a look every few events).

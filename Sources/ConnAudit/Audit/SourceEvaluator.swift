@@ -134,6 +134,10 @@ final class Timeline {
     /// Nil once it grew past ``logLimit``: such a timeline is never retired.
     private var log: [(event: Event, clock: Double)]?
     static let logLimit = 1024
+    /// The `$seq` of the last event of ``log`` (nil: the log is empty), kept apart so that the
+    /// clock is asked about a number, not the log's last entry and its event: the highest time
+    /// it reached since then (``SourceClock/highest(since:)``) is each logged event's time.
+    private var lastLoggedSeq: Int?
     /// False when the log starts after a retirement that kept no events (``retire()``):
     /// then the runners that need no replay are set back from their state, not rebuilt by it.
     private var logComplete = true
@@ -178,18 +182,27 @@ final class Timeline {
         return runner
     }
 
-    /// Hands `e` to the rules that react to it, and logs it when the timeline is retirable (not
-    /// when it is being rebuilt: see ``rebuild(from:names:clock:discarded:)``). The caller records
-    /// `e` in the context afterwards.
-    func observe(_ e: Event, sink: FindingSink, logging: Bool = true) {
+    /// Hands `e` to the rules that react to it, and logs it when the timeline is retirable and
+    /// `clock`, the source's, is given (not when it is being rebuilt: see
+    /// ``rebuild(from:names:clock:discarded:)``). The caller records `e` in the context afterwards.
+    ///
+    /// The caller passes the clock it owns (the timeline's ``clock`` is that one whenever it
+    /// logs): a parameter is borrowed for the call, where reading the weak ``clock`` would
+    /// retain and release it per event, on its side table's slow path.
+    func observe(_ e: Event, sink: FindingSink, logging clock: borrowing SourceClock? = nil) {
         if first == nil, !e.isPseudo { first = e }
         let reacting = dispatch.rules(for: e.evID)
         guard !reacting.isEmpty else { return }
-        if logging, log != nil {
+        if let count = log?.count, clock != nil {
             // Past its limit, or with the clock's times since its last event forgotten (t falling
             // for thousands of events), the log is given up: the timeline stays as it is.
-            if log!.count < Self.logLimit, let time = clockSinceLogged() {
+            // The clock's highest time since the last logged event (-infinity before any); nil
+            // when it no longer knows. Asked through `?`: the borrowed clock is not copied.
+            let time: Double? =
+                if let since = lastLoggedSeq { clock?.highest(since: since) } else { -.infinity }
+            if count < Self.logLimit, let time {
                 log!.append((e, time))
+                lastLoggedSeq = e.seq
             } else {
                 log = nil
             }
@@ -213,7 +226,7 @@ final class Timeline {
         let (events, first) = r.log.decode(names: names)
         for (e, time) in events {
             replay.advance(to: time, sink: discarded)
-            observe(e, sink: discarded, logging: false)
+            observe(e, sink: discarded)
         }
         replay.advance(to: r.retiredAt, sink: discarded)
         for state in r.states {
@@ -226,15 +239,8 @@ final class Timeline {
         for case let runner? in runners { runner.clock = source }
         replay.move(to: source)
         log = events
+        lastLoggedSeq = events.last?.event.seq
         self.first = first
-    }
-
-    /// The highest time the clock reached since the last logged event (-infinity before any); nil
-    /// when the clock no longer knows.
-    private func clockSinceLogged() -> Double? {
-        guard let last = log?.last else { return -.infinity }
-        guard let clock else { return -.infinity }
-        return clock.highest(since: last.event.seq)
     }
 
     /// Tries to retire the timeline: every runner must agree (``Runner/retirement()``) — nothing
@@ -249,8 +255,10 @@ final class Timeline {
         case never
     }
 
-    /// - Parameter names: the source's table of names its encoded logs refer to.
-    func retire(names: EventLogNames) -> Retirement {
+    /// - Parameters:
+    ///   - names: the source's table of names its encoded logs refer to.
+    ///   - clock: the source's clock, passed as ``observe(_:sink:logging:)`` gets it.
+    func retire(names: EventLogNames, clock: SourceClock) -> Retirement {
         guard let log else { return .never }
         var labels: [LabelResult] = []
         var anyReplay = false
@@ -274,7 +282,9 @@ final class Timeline {
                 return .never
             }
         }
-        guard let retiredAt = clockSinceLogged() else {
+        // The highest time the clock reached since the last logged event, as ``observe`` asks.
+        let since = lastLoggedSeq.map { clock.highest(since: $0) } ?? -.infinity
+        guard let retiredAt = since else {
             self.log = nil
             return .never
         }
@@ -330,7 +340,8 @@ struct RetiredTimeline {
     /// The labels its finish would count; the evaluator keeps one copy of each distinct list
     /// (its `labelLists`), as most generations end up with the same.
     var labels: [LabelResult]
-    /// The states of runners that need no replay, set back after it (``Timeline/retire(names:)``).
+    /// The states of runners that need no replay, set back after it
+    /// (``Timeline/retire(names:clock:)``).
     let states: [RunnerState]
     /// The window it had (the next one doubles it, up to ``SourceEvaluator/maxIdleWindow``, which
     /// is far below `Int32.max`). Last, with ``logComplete``: the two share one word.
@@ -377,6 +388,9 @@ final class SourceEvaluator {
     /// The events fed before the evaluation began, in order.
     private var held: [Event] = []
     private var evaluation: SourceEvaluation?
+    /// ``evaluation``, not counted: ``feed(_:)`` calls it through this without a retain and a
+    /// release per event (``evaluation`` owns it; both are set together, and cleared together).
+    private var running: Unmanaged<SourceEvaluation>?
     static let holdUpTo = TimelineContext.ring
     /// A source evaluated only for its labels (``EvaluationPlan/labelsOnly``) keeps no ring:
     /// it holds a few events, about what its evaluation costs.
@@ -390,8 +404,8 @@ final class SourceEvaluator {
     }
 
     func feed(_ e: Event) {
-        if let evaluation {
-            evaluation.feed(e)
+        if let running {
+            running._withUnsafeGuaranteedRef { $0.feed(e) }
         } else if held.count < holdLimit {
             held.append(e)
         } else {
@@ -404,6 +418,7 @@ final class SourceEvaluator {
         for e in held { evaluation.feed(e) }
         held = []
         self.evaluation = evaluation
+        running = Unmanaged.passUnretained(evaluation)
         return evaluation
     }
 
@@ -411,6 +426,7 @@ final class SourceEvaluator {
     /// (in a table of the file's sources) until every source of the file is finished.
     func finish() -> SourceOutcome {
         let outcome = (evaluation ?? begin()).finish()
+        running = nil
         evaluation = nil
         return outcome
     }
