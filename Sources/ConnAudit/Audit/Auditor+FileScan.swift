@@ -83,38 +83,44 @@ extension Auditor {
         var evaluators: [SourceEvaluator?] = []
         var ended: [Bool] = []
         var open = 0
-        // Lines of one source usually come together: the previous line's evaluator first.
+        // Lines of one source usually come together: the previous line's evaluator first. Not
+        // counted: ``evaluators`` holds it until it finishes (then this is cleared too).
         var lastID: Int32 = -1
-        var lastSource: SourceEvaluator?
+        var lastSource: Unmanaged<SourceEvaluator>?
         let stats = readEvents(reader, plan: plan, corpus: corpus) { e, id, regression in
-            let evaluator: SourceEvaluator
+            let evaluator: Unmanaged<SourceEvaluator>
             if id == lastID, let last = lastSource {
                 evaluator = last
             } else if Int(id) < evaluators.count, let existing = evaluators[Int(id)] {
-                evaluator = existing
+                evaluator = Unmanaged.passUnretained(existing)
                 lastID = id
-                lastSource = existing
+                lastSource = evaluator
             } else if Int(id) < ended.count, ended[Int(id)] {
                 // A source already ended here: the file grew or changed since it was read ahead.
                 return .ended
             } else {
                 if mayRestart, open >= Self.maxOpenSources { return .abandoned }
                 let key = reader.key(of: id)
-                evaluator = SourceEvaluator(key: key, plan: plan)
-                evaluator.endLine = ends?[key]
+                let made = SourceEvaluator(key: key, plan: plan)
+                made.endLine = ends?[key]
                 while evaluators.count <= Int(id) {
                     evaluators.append(nil)
                     ended.append(false)
                 }
-                evaluators[Int(id)] = evaluator
+                evaluators[Int(id)] = made
                 open += 1
                 lastID = id
+                evaluator = Unmanaged.passUnretained(made)
                 lastSource = evaluator
                 result.order.append(key)
             }
-            if let regression { evaluator.feed(regression) }
-            evaluator.feed(e)
-            if evaluator.endLine == e.line {
+            let last = evaluator._withUnsafeGuaranteedRef { evaluator in
+                if let regression { evaluator.feed(regression) }
+                evaluator.feed(e)
+                return evaluator.endLine == e.line
+            }
+            if last {
+                let evaluator = evaluator.takeUnretainedValue()
                 result.finished(evaluator.key, evaluator.finish(), fold: fold, plan: plan)
                 evaluators[Int(id)] = nil
                 ended[Int(id)] = true
@@ -291,8 +297,11 @@ extension Auditor {
         while let item = reader.next() {
             // Every reader finding takes its place on the corpus timeline; only those its rules
             // react to are handed to it.
-            for e in reader.secrets { corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil) }
-            switch item {
+            if !reader.secrets.isEmpty {
+                for e in reader.secrets { corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil) }
+            }
+            // Consumed: its events move into the cases' names, not copied and then released.
+            switch consume item {
             case .blank: break
             case .malformed(let e): corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil)
             case .event(let e, let id, let regression):
