@@ -338,6 +338,33 @@ final class TimelineContext {
             fresh.removeAll()
             return
         }
+        // Most events find no finding waiting and no text rendered: they only join the ring.
+        if pending == nil, fresh.isEmpty, waitingAll.isEmpty,
+            e.gen == nil || waitingByGen.isEmpty
+        {
+            keep(e, text: nil)
+        } else {
+            keep(e, text: serveWaiting(e, sink: sink))
+        }
+    }
+
+    /// Puts `e` in the ring, in place of the oldest event once it is full.
+    @inline(__always) private func keep(_ e: Event, text known: String?) {
+        if ringEvents.count < Self.ring {
+            ringEvents.append(e)
+            if !ringTexts.isEmpty { ringTexts.append(known) }
+        } else {
+            ringEvents[oldest] = e
+            if !ringTexts.isEmpty { ringTexts[oldest] = known }
+            oldest = (oldest + 1) % Self.ring
+        }
+    }
+
+    /// ``record(_:sink:)``'s work before `e` joins the ring: adds `e` to the context of the
+    /// findings it is a neighbour of, and lets this event's findings wait. Returns `e`'s text when
+    /// it was rendered (for the ring). Out of line: most events never come here.
+    @inline(never)
+    private func serveWaiting(_ e: Event, sink: FindingSink) -> String? {
         var known: String?
         if let p = pending {
             if p.event === e { known = p.text }
@@ -383,14 +410,7 @@ final class TimelineContext {
             enqueue(fresh)
             fresh.removeAll()
         }
-        if ringEvents.count < Self.ring {
-            ringEvents.append(e)
-            if !ringTexts.isEmpty { ringTexts.append(known) }
-        } else {
-            ringEvents[oldest] = e
-            if !ringTexts.isEmpty { ringTexts[oldest] = known }
-            oldest = (oldest + 1) % Self.ring
-        }
+        return known
     }
 
     /// `t=1100 ws.close gen=1 reason="pong_timeout"`: scalar fields only, redacted ones never,
