@@ -120,7 +120,10 @@ public final class Event: @unchecked Sendable {
     /// lookup).
     public let fields: [Field]
     /// Top-level keys whose value must never be shown (flagged by the secret scan).
-    public let redactedKeys: [String]
+    public var redactedKeys: [String] { redacted ?? [] }
+    /// ``redactedKeys``, nil when there are none (most events): then making and freeing an
+    /// event counts no reference for them.
+    private let redacted: [String]?
     /// Whether this is a reader finding (`$malformed`, `$secret`, `$time_regression`), not a
     /// logged event. A logged line whose `ev` starts with `$` is a logged event: it cannot pass
     /// for one of the reader's findings.
@@ -141,9 +144,20 @@ public final class Event: @unchecked Sendable {
         }
     }
 
-    public init(
+    public convenience init(
         t: Double, ev: String, gen: UInt64? = nil, file: Int32 = 0, line: Int = 0,
         fields: [Field] = [], redactedKeys: [String] = [], evID: Int32? = nil, pseudo: Bool? = nil
+    ) {
+        self.init(
+            t: t, ev: ev, gen: gen, file: file, line: line, fields: fields,
+            redacted: redactedKeys.isEmpty ? nil : redactedKeys, evID: evID, pseudo: pseudo)
+    }
+
+    /// - Parameter redacted: ``redactedKeys``, nil for none: a caller that checks for an empty
+    ///   list itself hands over no reference to count then.
+    init(
+        t: Double, ev: String, gen: UInt64?, file: Int32, line: Int, fields: [Field],
+        redacted: [String]?, evID: Int32?, pseudo: Bool?
     ) {
         self.t = t
         self.ev = ev
@@ -160,7 +174,7 @@ public final class Event: @unchecked Sendable {
         self.file = file
         self.line = line
         self.fields = fields
-        self.redactedKeys = redactedKeys
+        self.redacted = redacted
     }
 
     /// Whether `ev` starts with `$`: read from the string's own bytes when it holds them (every
@@ -174,9 +188,8 @@ public final class Event: @unchecked Sendable {
     /// numbers its events itself). Reads nothing an evaluator may be writing.
     public func copy() -> Event {
         Event(
-            t: t, ev: ev, gen: gen, file: file, line: line, fields: fields,
-            redactedKeys: redactedKeys, evID: evID,
-            pseudo: isPseudo)
+            t: t, ev: ev, gen: gen, file: file, line: line, fields: fields, redacted: redacted,
+            evID: evID, pseudo: isPseudo)
     }
 
     /// The stream: the part of `ev` before its first `.` byte (a dot followed by a combining mark

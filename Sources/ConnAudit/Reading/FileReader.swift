@@ -158,9 +158,12 @@ final class FileReader {
             ?? sourceID(src: parsed.src, session: parsed.session)
         var fields = parsed.fields
         if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
+        // `fields` moves into the event: one reference counted, not a second one and a release.
+        // The redacted keys are passed only when there are some (most lines have none).
         let event = Event(
             t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
-            fields: fields, redactedKeys: parsed.redactedKeys,
+            fields: consume fields,
+            redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys,
             evID: parsed.evID ?? evIDs[parsed.ev] ?? -1,
             pseudo: false)
         var regression: Event?
