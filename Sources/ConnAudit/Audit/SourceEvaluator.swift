@@ -207,7 +207,8 @@ final class Timeline {
                 log = nil
             }
         }
-        for i in reacting {
+        for k in reacting {
+            let i = dispatch.rule(at: k)
             let r = borrowed[i] ?? Unmanaged.passUnretained(runner(i))
             r._withUnsafeGuaranteedRef { $0.observe(e, context: scope, sink: sink) }
         }

@@ -1,39 +1,54 @@
 /// Lets every rule of one scope see only the events it can react to.
+///
+/// The rule indexes of every ``EvNames`` id sit in one array, one id's after another, and an
+/// event's are a range of it: finding them copies no list, so counts no reference.
 struct Dispatch {
-    /// Rule indexes by ``EvNames`` id (rules reacting to any event included), in rule order.
-    private var byID: [[Int]] = []
-    /// Rules that react to any event: for ids no rule names.
-    private var everyEvent: [Int] = []
+    /// The rules that react to any event (for ids no rule names) first, then each named id's
+    /// rules (those included), each in rule order.
+    private var order: [Int] = []
+    /// By ``EvNames`` id: where its rules are in ``order``.
+    private var spans: [Range<Int>] = []
+    /// Where the rules that react to any event are in ``order``.
+    private let everyEvent: Range<Int>
     let count: Int
 
     init(_ rules: [CompiledRule]) {
         count = rules.count
         var byName: [String: [Int]] = [:]
+        var any: [Int] = []
         for (i, r) in rules.enumerated() {
             if let names = r.interest {
                 for n in names { byName[n, default: []].append(i) }
             } else {
-                everyEvent.append(i)
+                any.append(i)
             }
         }
-        var table: [[Int]] = []
+        var byID: [[Int]] = []
         for (name, indexes) in byName {
             let id = Int(EvNames.id(name))
-            if table.count <= id { table += Array(repeating: [], count: id + 1 - table.count) }
-            table[id] = indexes
+            if byID.count <= id { byID += Array(repeating: [], count: id + 1 - byID.count) }
+            byID[id] = indexes
         }
-        byID = table.map { ($0 + everyEvent).sorted() }
+        order = any
+        everyEvent = 0..<any.count
+        spans = byID.map { named in
+            let start = order.count
+            order += (named + any).sorted()
+            return start..<order.count
+        }
     }
 
     /// Whether any rule of the scope reacts to the event.
     func reacts(to e: Event) -> Bool { !rules(for: e.evID).isEmpty }
 
-    /// Indexes (into the scope's rule list) of the rules that react to an event, in rule order.
-    @inline(__always) func rules(for id: Int32) -> [Int] {
+    /// Where the rules that react to an event with `ev` id `id` are, in rule order: each index
+    /// of the range gives one through ``rule(at:)``.
+    @inline(__always) func rules(for id: Int32) -> Range<Int> {
         let i = Int(id)
-        if i >= 0 && i < byID.count {
-            return byID[i].isEmpty && !everyEvent.isEmpty ? everyEvent : byID[i]
-        }
-        return everyEvent
+        return i >= 0 && i < spans.count ? spans[i] : everyEvent
     }
+
+    /// The index (into the scope's rule list) of the rule at `k` of a range from
+    /// ``rules(for:)``.
+    @inline(__always) func rule(at k: Int) -> Int { order[k] }
 }
