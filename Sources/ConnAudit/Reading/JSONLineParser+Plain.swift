@@ -32,7 +32,8 @@ extension JSONLineParser {
         // string, `gen` a non-negative 64-bit integer, `src` and `session` strings. Any other
         // line (its reason, its `$malformed`) is the general parser's.
         var t = -1.0, tExact: Int64 = -1
-        var ev: String?, evID: Int32?
+        // `ev` by its number in ``evNames`` (-1: absent, or in `evText` when the table is full).
+        var evName: Int32 = -1, evText: String?, evID: Int32?
         var gen: UInt64?
         // `src` and `session` by their numbers in ``sourceTexts`` (-1: absent; -2: a text the
         // table does not keep, then in ``plainTexts``).
@@ -113,16 +114,16 @@ extension JSONLineParser {
                 if length <= 16 {
                     // A short name met before: by its words, without hashing it.
                     let (w0, w1) = Self.shortWords(p, i + 1, length, n)
-                    if let (found, id) = evMemo.find(w0, w1, length) {
-                        (ev, evID) = (found, id)
+                    if let number = evMemo.find(w0, w1, length) {
+                        (evName, evText, evID) = (number, nil, evNameIDs[Int(number)])
                     } else {
-                        guard let (found, id) = evText(bytes) else { return false }
-                        (ev, evID) = (found, id)
-                        evMemo.keep(w0, w1, length, (found, id))
+                        guard let found = evNameOrText(bytes) else { return false }
+                        (evName, evText, evID) = found
+                        if evName >= 0 { evMemo.keep(w0, w1, length, evName) }
                     }
                 } else {
-                    guard let (found, id) = evText(bytes) else { return false }
-                    (ev, evID) = (found, id)
+                    guard let found = evNameOrText(bytes) else { return false }
+                    (evName, evText, evID) = found
                 }
                 i = close + 1
             case .src, .session:
@@ -222,13 +223,27 @@ extension JSONLineParser {
             guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
         }
         if i < n { i = Self.skipSpace(p, i, n) }
-        guard i == n, t >= 0, let ev, !ev.isEmpty else { return false }
+        guard i == n, t >= 0, evName >= 0 || evText != nil else { return false }
+        // An empty name is the general parser's to give its reason for.
+        if evName >= 0 {
+            guard !evNames[Int(evName)].isEmpty else { return false }
+        } else if evText!.isEmpty {
+            return false
+        }
         // A valid plain event: what the general parser would make of it, without its bookkeeping.
-        out.setPlain(
-            t: t, tExact: tExact, ev: ev, evID: evID, gen: gen, fields: fields,
-            src: src == -2 ? plainTexts.src : nil,
-            session: session == -2 ? plainTexts.session : nil,
-            sources: (src, session), texts: sourceTexts)
+        out.setPlain(t: t, tExact: tExact, evID: evID, gen: gen, fields: fields)
+        // The name goes straight from the table into the line: one copy counted.
+        if evName >= 0 { out.ev = evNames[Int(evName)] } else { out.ev = evText! }
+        if src != -2 && session != -2 {
+            out.setSources(src, session)
+        } else {
+            // -2: the line's own text, in ``plainTexts`` (which an earlier line may have set too).
+            func value(_ number: Int32, _ own: String?) -> Value? {
+                number >= 0
+                    ? .string(sourceTexts[Int(number)]) : number == -2 ? own.map(Value.string) : nil
+            }
+            out.setSources(value(src, plainTexts.src), value(session, plainTexts.session))
+        }
         return true
     }
 
@@ -325,16 +340,35 @@ extension JSONLineParser {
     }
 
     /// An `ev` name through ``evTable``: one met before is neither decoded nor scanned again, a
-    /// new one is kept unless it holds a token (then nil: the general parser records it); with
-    /// its ``EvNames`` id.
+    /// new one is kept unless it holds a token (then nil: the general parser records it). With
+    /// its number in ``evNames`` (-1 and its text when the table keeps no more) and its
+    /// ``EvNames`` id.
     @inline(__always)
-    private mutating func evText(_ bytes: UnsafeBufferPointer<UInt8>) -> (String, Int32)? {
-        if let hit = evTable.lookup(bytes) { return (hit.string, hit.tag) }
+    private mutating func evNameOrText(_ bytes: UnsafeBufferPointer<UInt8>)
+        -> (name: Int32, text: String?, id: Int32)?
+    {
+        if let number = evTable.tag(of: bytes) {
+            return (number, nil, evNameIDs[Int(number)])
+        }
         if Self.mayHoldToken(bytes), Self.containsToken(bytes) { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
         let id = evIDs[text] ?? -1
-        evTable.add(bytes, string: text, tag: id)
-        return (text, id)
+        if let number = keepEvName(bytes, text, id: id) { return (number, nil, id) }
+        return (-1, text, id)
+    }
+
+    /// Keeps a new `ev` name (`bytes` decoded as `text`) in ``evTable`` and ``evNames``: its
+    /// number there, or nil when the table keeps no more (or not one so long).
+    @discardableResult
+    mutating func keepEvName(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String, id: Int32)
+        -> Int32?
+    {
+        let number = Int32(evNames.count)
+        evTable.add(bytes, string: text, tag: number)
+        guard evTable.count > evNames.count else { return nil }
+        evNames.append(text)
+        evNameIDs.append(id)
+        return number
     }
 
     /// A `src` or `session` text: kept in ``sourceTexts`` (by its number), or new text when the
@@ -558,18 +592,15 @@ extension JSONLineParser {
 }
 
 extension ParsedLine {
-    /// Sets a plain line's event (``JSONLineParser/parsePlain(_:into:)``): no finding, no
-    /// reason; `src` and `session` by their numbers in `texts` (-1: absent; -2: the text given
-    /// as `src` / `session`).
+    /// Sets a plain line's event (``JSONLineParser/parsePlain(_:into:)``) but for its `ev` and
+    /// source: no finding, no reason.
     ///
     /// Apart from the parser's loop, which is too large for the compiler to inline the arrays'
     /// small accessors into. Each reference is stored only when it changes: the previous line
     /// mostly left the same empty arrays and absent values, and storing one releases the old.
     @inline(never)
     mutating func setPlain(
-        t: Double, tExact: Int64, ev: String, evID: Int32?, gen: UInt64?,
-        fields: [Event.Field], src srcText: String?, session sessionText: String?,
-        sources: (src: Int32, session: Int32), texts: [String]
+        t: Double, tExact: Int64, evID: Int32?, gen: UInt64?, fields: [Event.Field]
     ) {
         isObject = true
         if !secretPaths.isEmpty { secretPaths = [] }
@@ -579,20 +610,25 @@ extension ParsedLine {
         if malformedReason != nil { malformedReason = nil }
         self.t = t
         self.tExact = tExact
-        self.ev = ev
         self.evID = evID
         self.gen = gen
-        let (src, session) = sources
-        if src != -2 && session != -2 {
-            sourceTexts = sources
-            if case .some = self.src { self.src = nil }
-            if case .some = self.session { self.session = nil }
-        } else {
-            sourceTexts = nil
-            self.src = src >= 0 ? .string(texts[Int(src)]) : srcText.map(Value.string)
-            self.session =
-                session >= 0 ? .string(texts[Int(session)]) : sessionText.map(Value.string)
-        }
         if !(fields.isEmpty && self.fields.isEmpty) { self.fields = fields }
+    }
+
+    /// A plain line's `src` and `session` as numbers of the parser's
+    /// ``JSONLineParser/sourceTexts`` (-1: absent).
+    @inline(__always)
+    mutating func setSources(_ src: Int32, _ session: Int32) {
+        sourceTexts = (src, session)
+        if case .some = self.src { self.src = nil }
+        if case .some = self.session { self.session = nil }
+    }
+
+    /// A plain line's `src` and `session` as values (one of them is a text the parser's table
+    /// does not keep).
+    mutating func setSources(_ src: Value?, _ session: Value?) {
+        sourceTexts = nil
+        self.src = src
+        self.session = session
     }
 }

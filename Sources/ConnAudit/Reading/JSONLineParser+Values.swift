@@ -134,7 +134,7 @@ extension JSONLineParser {
         }
         let bytes = UnsafeBufferPointer(start: c.base + start, count: end - start)
         if let hit = ev ? evTable.lookup(bytes) : sourceTable.lookup(bytes) {
-            if ev { out.evID = hit.tag }
+            if ev { out.evID = evNameIDs[Int(hit.tag)] }
             return .string(hit.string)
         }
         let text = String(decoding: bytes, as: UTF8.self)
@@ -145,7 +145,7 @@ extension JSONLineParser {
         if ev {
             let id = evIDs[text] ?? -1
             out.evID = id
-            evTable.add(bytes, string: text, tag: id)
+            keepEvName(bytes, text, id: id)
         } else {
             _ = addSourceText(bytes, text)
         }

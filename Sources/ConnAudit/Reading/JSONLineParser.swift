@@ -78,10 +78,14 @@ struct JSONLineParser {
     /// ``wanted`` by their bytes, each tagged with its index there (the fast path's lookup).
     let wantedTable: ByteStringTable
     let srcID: Int32, sessionID: Int32
-    /// `ev` names met so far, with their ``EvNames`` ids (the tag), and `src` / `session` texts:
-    /// a repeated one is found by its bytes, not decoded again. Only texts that hold no token
-    /// are kept, so a text found here needs no secret scan.
+    /// `ev` names met so far, each tagged with its number in ``evNames``, and `src` / `session`
+    /// texts: a repeated one is found by its bytes, not decoded again. Only texts that hold no
+    /// token are kept, so a text found here needs no secret scan.
     var evTable = ByteStringTable(capacity: 256)
+    /// The names of ``evTable`` by their numbers, and their ``EvNames`` ids: the fast path
+    /// remembers a name by its number, and copies the text out once per line, into the line.
+    var evNames: [String] = []
+    var evNameIDs: [Int32] = []
     var sourceTable = ByteStringTable(capacity: 1024)
     /// The `src` and `session` texts of ``sourceTable``, by the number each is tagged with there:
     /// a plain line hands its source on as two such numbers (``ParsedLine/sourceTexts``).
@@ -92,7 +96,7 @@ struct JSONLineParser {
     var lastSession: (w0: UInt64, w1: UInt64, length: Int, id: Int32)?
     /// Short `ev` names and keys the fast path met, by their words: one met again is known
     /// without hashing it through ``evTable`` or classifying it again.
-    var evMemo = ShortTextMemo<(String, Int32)>()
+    var evMemo = ShortTextMemo<Int32>()
     var keyMemo = ShortTextMemo<(PlainKind, Int32)>()
     /// The fast path's `src` and `session` texts that ``sourceTexts`` does not keep (it is full,
     /// or they are too long): read only for the line that set them, so a plain line moves no
