@@ -159,24 +159,29 @@ final class PartitionedScan {
 
         func run() {
             var lastID: Int32 = -1
-            var lastSource: SourceEvaluator?
+            // Not counted: ``evaluators`` holds it until it finishes (then this is cleared too).
+            var lastSource: Unmanaged<SourceEvaluator>?
             while let batch = queue.pop() {
                 for item in batch {
-                    let evaluator: SourceEvaluator
+                    let evaluator: Unmanaged<SourceEvaluator>
                     if item.id == lastID, let l = lastSource {
                         evaluator = l
                     } else if let key = item.newKey {
-                        evaluator = SourceEvaluator(key: key, plan: plan)
+                        let made = SourceEvaluator(key: key, plan: plan)
                         while evaluators.count <= Int(item.id) { evaluators.append(nil) }
-                        evaluators[Int(item.id)] = evaluator
+                        evaluators[Int(item.id)] = made
+                        evaluator = Unmanaged.passUnretained(made)
                     } else {
-                        evaluator = evaluators[Int(item.id)]!
+                        evaluator = Unmanaged.passUnretained(evaluators[Int(item.id)]!)
                     }
                     lastID = item.id
                     lastSource = evaluator
-                    if let r = item.regression { evaluator.feed(r) }
-                    evaluator.feed(item.event)
+                    evaluator._withUnsafeGuaranteedRef { evaluator in
+                        if let r = item.regression { evaluator.feed(r) }
+                        evaluator.feed(item.event)
+                    }
                     if item.last {
+                        let evaluator = evaluator.takeUnretainedValue()
                         finished(evaluator.key, evaluator.finish())
                         evaluators[Int(item.id)] = nil
                         lastID = -1
