@@ -5,7 +5,14 @@
 /// retains one buffer, and two bindings compare by their events' `$seq` in name order
 /// (``seqs(of:)``, ``sameEvents(as:for:)``) without sorting.
 public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
-    private var entries: [(name: String, event: Event)] = []
+    private var entries: [Entry] = []
+
+    /// One binding. A struct, not a tuple: an array of tuples is copied and destroyed through
+    /// the runtime's generic tuple code, element by element.
+    private struct Entry {
+        var name: String
+        var event: Event
+    }
 
     public init() {}
 
@@ -28,20 +35,22 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
 
     public subscript(name: String) -> Event? {
         get {
-            for entry in entries where entry.name == name { return entry.event }
-            return nil
+            entries.withUnsafeBufferPointer { entries in
+                for i in entries.indices where entries[i].name == name { return entries[i].event }
+                return nil
+            }
         }
         set {
             if entries.isEmpty {
                 // The first binding (most partial matches hold one or two).
-                if let newValue { entries = [(name, newValue)] }
+                if let newValue { entries = [Entry(name: name, event: newValue)] }
                 return
             }
             if let i = entries.firstIndex(where: { $0.name == name }) {
                 if let newValue { entries[i].event = newValue } else { entries.remove(at: i) }
             } else if let newValue {
                 let at = entries.firstIndex(where: { $0.name > name }) ?? entries.count
-                entries.insert((name, newValue), at: at)
+                entries.insert(Entry(name: name, event: newValue), at: at)
             }
         }
     }

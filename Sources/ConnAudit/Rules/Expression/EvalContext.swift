@@ -114,12 +114,15 @@ public final class EvalEnvironment: @unchecked Sendable {
 public final class EvalShared {
     public let environment: EvalEnvironment
     /// The rule's lets when all of them are static (read only running aggregates and params):
-    /// answered from the runner's cache, with no per-evaluation scope.
-    let statics: StaticLets?
+    /// answered from the runner's cache, with no per-evaluation scope. Not counted: the runner
+    /// that made this object holds them for as long as it lives, and it owns this object (see
+    /// ``runnerRef``). Read through ``withStatics(_:)``.
+    private let staticsRef: Unmanaged<StaticLets>?
     /// The engine's runner answering history calls. It owns this object and every context that
     /// holds it (contexts live in its evaluations, obligations and pending judgements only), so
-    /// the reference is not counted: no cycle, and nothing to retain per context.
-    unowned(unsafe) let runner: Runner?
+    /// the reference is not counted: no cycle, and nothing to retain per context or per call.
+    /// Read through ``withRunner(_:)``.
+    private let runnerRef: Unmanaged<Runner>?
     /// Any other history provider (tests, fuzzing): held strongly.
     let provider: (any HistoryProvider)?
     /// The regex steps left to this context's searches (nil: no limit); a search that runs out is
@@ -129,16 +132,33 @@ public final class EvalShared {
     /// For the engine: `runner` must own this object.
     init(environment: EvalEnvironment, statics: StaticLets?, runner: Runner?) {
         self.environment = environment
-        self.statics = statics
-        self.runner = runner
+        staticsRef = statics.map { Unmanaged.passUnretained($0) }
+        runnerRef = runner.map { Unmanaged.passUnretained($0) }
         provider = nil
     }
 
     public init(environment: EvalEnvironment, history: (any HistoryProvider)?) {
         self.environment = environment
-        statics = nil
-        runner = nil
+        staticsRef = nil
+        runnerRef = nil
         provider = history
+    }
+
+    /// Whether the rule's lets are all static (answered by ``withStatics(_:)``).
+    var hasStatics: Bool { staticsRef != nil }
+
+    /// `body` with the static lets, if there are any; nil when there are none. The lets are used
+    /// without a retain: their runner holds them for as long as this object lives.
+    @inline(__always) func withStatics<T>(_ body: (StaticLets) -> T?) -> T? {
+        guard let staticsRef else { return nil }
+        return staticsRef._withUnsafeGuaranteedRef(body)
+    }
+
+    /// `body` with the engine's runner, if this object has one; nil when it has none. The runner
+    /// is used without a retain: it owns this object, and so outlives every use of it.
+    @inline(__always) func withRunner<T>(_ body: (Runner) -> T) -> T? {
+        guard let runnerRef else { return nil }
+        return runnerRef._withUnsafeGuaranteedRef(body)
     }
 }
 
@@ -164,7 +184,6 @@ public struct EvalContext {
     public let shared: EvalShared
 
     public var environment: EvalEnvironment { shared.environment }
-    var statics: StaticLets? { shared.statics }
     public var params: [String: Value] { shared.environment.params }
     /// File paths by index, for `$file`.
     public var files: [String] { shared.environment.files }

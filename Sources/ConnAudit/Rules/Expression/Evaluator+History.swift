@@ -32,9 +32,11 @@ extension Evaluator {
 
     static func historyAnswer(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
         // The engine's runner is called directly; any other provider through the protocol.
-        if let runner = ctx.shared.runner {
+        if let answer = ctx.shared.withRunner({ runner in
             let answer = historyAnswer(call, ctx, provider: runner)
             if let check = runner.crossCheck { runner.crossCheck(call, answer, ctx, check) }
+            return answer
+        }) {
             return answer
         }
         guard let provider = ctx.shared.provider else { return .undecided }

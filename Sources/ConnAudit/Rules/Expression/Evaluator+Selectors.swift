@@ -11,21 +11,28 @@ extension Evaluator {
         -> SelectorMatch?
     {
         guard selector.mayMatch(candidate.evID) else { return nil }
-        // Terms are read in place: a copy of a term retains each of its parts.
+        // Terms are read in place, through a pointer into the selector's array, which the caller
+        // holds for the whole call: a term handed on by value would be retained and released
+        // around every test.
         return selector.terms.withUnsafeBufferPointer { terms in
-            for i in terms.indices where termMatches(terms[i], candidate, ctx) {
+            for i in terms.indices where termMatches(terms.baseAddress! + i, candidate, ctx) {
                 return SelectorMatch(term: i)
             }
             return nil
         }
     }
 
-    static func termMatches(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool {
+    /// Whether the term at `term` (in a selector the caller holds) matches `candidate`.
+    static func termMatches(
+        _ term: UnsafePointer<Selector.Term>, _ candidate: Event, _ ctx: EvalContext
+    ) -> Bool {
         guard termTestsHold(term, candidate, ctx) else { return false }
-        if let negated = term.negated, matches(negated, candidate, ctx) != nil { return false }
-        if let whereExpr = term.whereExpr {
+        if let negated = term.pointee.negated, matches(negated, candidate, ctx) != nil {
+            return false
+        }
+        if let whereExpr = term.pointee.whereExpr {
             // The candidate is the current event; the context is copied only to bind a capture.
-            if term.whereReadsCapture, let name = term.capture {
+            if term.pointee.whereReadsCapture, let name = term.pointee.capture {
                 var inner = ctx
                 inner.captures[name] = candidate
                 guard evaluate(whereExpr, inner, candidate).truth == true else { return false }
@@ -36,16 +43,24 @@ extension Evaluator {
         return true
     }
 
-    /// Whether `candidate` passes a term's `ev` names and field tests (not its `not:` or `where:`),
-    /// which read nothing but the candidate (and the file names).
+    /// ``termTestsHold(_:_:_:)-(UnsafePointer<Selector.Term>,_,_)`` for a term held by value.
     @inline(__always)
     static func termTestsHold(_ term: Selector.Term, _ candidate: Event, _ ctx: EvalContext) -> Bool
     {
-        if let ids = term.evIDs, !ids.contains(candidate.evID) { return false }
-        return !term.checksFields
-            || term.tests.withUnsafeBufferPointer { tests in
-                for i in tests.indices where Selector.Term.leftToCheck(tests[i], evIDs: term.evIDs)
-                {
+        withUnsafePointer(to: term) { termTestsHold($0, candidate, ctx) }
+    }
+
+    /// Whether `candidate` passes a term's `ev` names and field tests (not its `not:` or `where:`),
+    /// which read nothing but the candidate (and the file names).
+    @inline(__always)
+    static func termTestsHold(
+        _ term: UnsafePointer<Selector.Term>, _ candidate: Event, _ ctx: EvalContext
+    ) -> Bool {
+        if let ids = term.pointee.evIDs, !ids.contains(candidate.evID) { return false }
+        return !term.pointee.checksFields
+            || term.pointee.tests.withUnsafeBufferPointer { tests in
+                let evIDs = term.pointee.evIDs
+                for i in tests.indices where Selector.Term.leftToCheck(tests[i], evIDs: evIDs) {
                     let v: Value
                     let present: Bool
                     if tests[i].fieldID == FieldNames.file {

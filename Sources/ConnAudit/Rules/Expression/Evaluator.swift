@@ -43,7 +43,7 @@ public enum Evaluator {
             if let scope = ctx.letScope, let bound = scope.value(of: name, hint: hint) {
                 return bound
             }
-            if let statics = ctx.statics, let bound = statics.value(of: name, hint: hint, ctx, e) {
+            if let bound = ctx.shared.withStatics({ $0.value(of: name, hint: hint, ctx, e) }) {
                 return bound
             }
             if !ctx.captures.isEmpty, let captured = ctx.captures[name] { return .event(captured) }
@@ -61,7 +61,7 @@ public enum Evaluator {
                 baseName == "params", ctx.boundLets?["params"] == nil,
                 ctx.captures["params"] == nil,
                 ctx.letScope?.defines("params") != true,
-                ctx.statics?.table.slot(of: "params") == nil
+                ctx.shared.withStatics({ $0.table.slot(of: "params") }) == nil
             {
                 return .value(ctx.params[name] ?? .null)
             }
