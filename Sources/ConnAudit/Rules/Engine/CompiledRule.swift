@@ -397,13 +397,16 @@ final class CompiledRule: @unchecked Sendable {
         case .forbid(let s, let w):
             (keptCaptures, keyCaptures) = Self.capturesReadLater(rule, s, without: w)
             stageConcerns = s.steps.map { EvIDSet([$0.selector, $0.without, w].compactMap { $0 }) }
+            steps = s.steps.map(StepSelectors.init)
         case .response(let s, _, _, _, _), .precedence(let s, _), .neverAfter(let s, _):
             (keptCaptures, keyCaptures) = Self.capturesReadLater(rule, s, without: nil)
             stageConcerns = s.steps.map { EvIDSet([$0.selector, $0.without].compactMap { $0 }) }
+            steps = s.steps.map(StepSelectors.init)
         default:
             keptCaptures = []
             keyCaptures = []
             stageConcerns = []
+            steps = []
         }
         keptCaptureNames = keptCaptures.map { $0.sorted() }
         keyCaptureNames = keyCaptures.map { $0.sorted() }
@@ -455,6 +458,8 @@ final class CompiledRule: @unchecked Sendable {
     let keptCaptureNames: [[String]]
     let keyCaptureNames: [[String]]
     let stageConcerns: [EvIDSet]
+    /// A sequence check's steps, each in a box (``StepSelectors``).
+    let steps: [StepSelectors]
     /// A sequence check's plans (``SelectorPlan``), made once for all its runners: per step, its
     /// selector's, its `without`'s and the sequence's `without`'s; and `followed_by`'s and
     /// `unless`'s for its obligations.
@@ -591,5 +596,19 @@ final class CompiledRule: @unchecked Sendable {
             if let n = term.negated, !isStatic(n, outer: outer) { return false }
         }
         return true
+    }
+}
+
+/// One step of a sequence check: its selector and its `without`, in a box the compiled rule holds
+/// for as long as its runners live. Runners read a step in place (``Array/withElement(_:_:)``) and
+/// hand its selectors to the evaluator as they are: a step copied out of the sequence retains
+/// every part of both selectors, and releases them again.
+final class StepSelectors: @unchecked Sendable {
+    let selector: Selector
+    let without: Selector?
+
+    init(_ step: Step) {
+        selector = step.selector
+        without = step.without
     }
 }

@@ -180,20 +180,21 @@ class Runner: HistoryProvider {
         crossCheck?.add(e)
         guard compiled.usesHistory, compiled.historyIDs?.contains(e.evID) ?? true else { return }
         if !aggregates.isEmpty { updateAggregates(e) }
-        for (i, ids) in compiled.historyListIDs.enumerated()
-        where !compiled.countedLists[i] && ids?.contains(e.evID) ?? true {
+        for i in lists.indices where !compiled.countedLists[i] && listKeeps(i, e.evID) {
             lists[i].append(e)
         }
         if !madeIndexes.isEmpty {
-            for index in madeIndexes
-            where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
-                index.add(e, shared: shared(.index))
+            for i in madeIndexes.indices {
+                madeIndexes.withElement(i) { index in
+                    if listKeeps(index.list, e.evID) { index.add(e, shared: shared(.index)) }
+                }
             }
         }
         if !countedIndexes.isEmpty {
-            for index in countedIndexes
-            where compiled.historyListIDs[index.list]?.contains(e.evID) ?? true {
-                index.add(e, shared: shared(.index))
+            for i in countedIndexes.indices {
+                countedIndexes.withElement(i) { index in
+                    if listKeeps(index.list, e.evID) { index.add(e, shared: shared(.index)) }
+                }
             }
         }
         if compiled.usesLookAhead, compiled.lookAheadIDs?.contains(e.evID) ?? true {
@@ -201,6 +202,12 @@ class Runner: HistoryProvider {
         }
         if regexExhausted { stopped = true }
         if stopped, !stopReported { reportStop(at: e, context: context, sink: sink) }
+    }
+
+    /// Whether history list `list` keeps events with this ``EvNames`` id. Its ids are read in
+    /// place: a copy of the list of ids would be retained and released per list and event.
+    @inline(__always) final func listKeeps(_ list: Int, _ id: Int32) -> Bool {
+        compiled.historyListIDs.withUnsafeBufferPointer { $0[list]?.contains(id) ?? true }
     }
 
     /// What the check does with one event of its timeline. Subclasses override.
@@ -443,35 +450,44 @@ class Runner: HistoryProvider {
         guard !slots.isEmpty else { return }
         let ctx = EvalContext(event: e, shared: shared(.noHistory))
         for slot in slots {
-            let call = compiled.staticCalls[slot]
-            let sinceMay = call.sinceMayMatch(e.evID)
-            let selMay = call.selectorMayMatch(e.evID)
-            guard sinceMay || selMay else { continue }
-            if sinceMay, let since = call.since, Evaluator.matches(since, e, ctx) != nil {
-                aggregates[slot] = Aggregate()
-                letCache?.versions[slot] += 1
-            } else if selMay, call.kind == .first, aggregates[slot].first != nil {
-                // A `first` already found stays found until its `since` cut: nothing to match.
-                continue
-            } else if selMay, Evaluator.matches(call.selector, e, ctx) != nil {
-                // The answer of the call's kind changed? (`first` changes once, `last` and `count`
-                // always.)
-                var changed = call.kind != .first || aggregates[slot].first == nil
-                if aggregates[slot].first == nil { aggregates[slot].first = e }
-                aggregates[slot].last = e
-                aggregates[slot].count += 1
-                if let value = call.value, let v = Evaluator.evaluate(value, ctx).value,
-                    v.number != nil
-                {
-                    if aggregates[slot].max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true {
-                        aggregates[slot].max = v; changed = true
-                    }
-                    if aggregates[slot].min.map({ (v.numericOrder($0) ?? 0) < 0 }) ?? true {
-                        aggregates[slot].min = v; changed = true
-                    }
-                }
-                if changed { letCache?.versions[slot] += 1 }
+            // The call is read in place (the compiled rule holds it): its selectors are handed
+            // on without a copy.
+            compiled.staticCalls.withElement(slot) { call in
+                updateAggregate(slot, call, e, ctx)
             }
+        }
+    }
+
+    @inline(__always) private func updateAggregate(
+        _ slot: Int, _ call: StaticCall, _ e: Event, _ ctx: EvalContext
+    ) {
+        let sinceMay = call.sinceMayMatch(e.evID)
+        let selMay = call.selectorMayMatch(e.evID)
+        guard sinceMay || selMay else { return }
+        if sinceMay, let since = call.since, Evaluator.matches(since, e, ctx) != nil {
+            aggregates[slot] = Aggregate()
+            letCache?.versions[slot] += 1
+        } else if selMay, call.kind == .first, aggregates[slot].first != nil {
+            // A `first` already found stays found until its `since` cut: nothing to match.
+            return
+        } else if selMay, Evaluator.matches(call.selector, e, ctx) != nil {
+            // The answer of the call's kind changed? (`first` changes once, `last` and `count`
+            // always.)
+            var changed = call.kind != .first || aggregates[slot].first == nil
+            if aggregates[slot].first == nil { aggregates[slot].first = e }
+            aggregates[slot].last = e
+            aggregates[slot].count += 1
+            if let value = call.value, let v = Evaluator.evaluate(value, ctx).value,
+                v.number != nil
+            {
+                if aggregates[slot].max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true {
+                    aggregates[slot].max = v; changed = true
+                }
+                if aggregates[slot].min.map({ (v.numericOrder($0) ?? 0) < 0 }) ?? true {
+                    aggregates[slot].min = v; changed = true
+                }
+            }
+            if changed { letCache?.versions[slot] += 1 }
         }
     }
 
@@ -524,4 +540,18 @@ class Runner: HistoryProvider {
 
     /// Per call slot: its `$seq > X` conjunct (X as an ``OuterSide``), or nil when it has none.
     var seqBounds: SlotTable<OuterSide?>
+}
+
+extension Array where Element: AnyObject {
+    /// `body` with the element at `i`, not retained: for an array its owner holds unchanged (a
+    /// `let` of a compiled rule or a runner) for as long as `body` runs, which does not change it.
+    @inline(__always) func withElement<T>(_ i: Int, _ body: (Element) -> T) -> T {
+        withUnsafeBufferPointer { buffer in
+            precondition(i >= 0 && i < buffer.count, "index out of range")
+            // Loaded as an unmanaged reference (a plain word): an element loaded as itself is
+            // retained for the call, however long the array holds it.
+            return UnsafeRawPointer(buffer.baseAddress! + i).load(as: Unmanaged<Element>.self)
+                ._withUnsafeGuaranteedRef(body)
+        }
+    }
 }

@@ -55,7 +55,7 @@ extension SequenceRunner {
 
     func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
         // Most events concern no partial and start none: leave everything as it is.
-        let starts = sequence.steps[0].selector.mayMatch(e.evID)
+        let starts = compiled.steps.withElement(0) { $0.selector.mayMatch(e.evID) }
         var concerned: UInt64 = 0
         var open = openStages
         while open != 0 {
@@ -76,14 +76,16 @@ extension SequenceRunner {
         }
         if starts, !startIsKnown(died: died) {
             startsTried += 1
-            if let term = Evaluator.matches(sequence.steps[0].selector, e, self.context(e)) {
-                var captures = Captures()
-                if let name = term.capture(in: sequence.steps[0].selector),
-                    kept[0].contains(name) || sequence.steps.count == 1
-                {
-                    captures[name] = e
+            compiled.steps.withElement(0) { first in
+                if let term = Evaluator.matches(first.selector, e, self.context(e)) {
+                    var captures = Captures()
+                    if let name = term.capture(in: first.selector),
+                        kept[0].contains(name) || sequence.steps.count == 1
+                    {
+                        captures[name] = e
+                    }
+                    grown.append(Partial(stage: 1, captures: captures, last: e))
                 }
-                grown.append(Partial(stage: 1, captures: captures, last: e))
             }
         }
         while died != 0 {
@@ -308,11 +310,24 @@ extension SequenceRunner {
         guard grows || dies else { return true }
         visits += 1
         guard spend(1) else { return false }
-        let p = stages[stage].partials[position]
-        let step = sequence.steps[stage]
-        let pctx = self.context(e, captures: p.captures)
+        // The step is read in place (see ``StepSelectors``).
+        compiled.steps.withElement(stage) { step in
+            attempt(
+                e, step, stage: stage, at: position, grows: grows, dies: dies,
+                completed: &completed, grown: &grown, died: &died)
+        }
+        return true
+    }
+
+    /// ``attempt(_:stage:at:grows:dies:completed:grown:died:)`` with the stage's `step`, once the
+    /// work is charged.
+    @inline(__always) private func attempt(
+        _ e: Event, _ step: StepSelectors, stage: Int, at position: Int, grows: Bool, dies: Bool,
+        completed: inout Bool, grown: inout [Partial], died: inout UInt64
+    ) {
+        let pctx = self.context(e, captures: stages[stage].partials[position].captures)
         if grows, let term = Evaluator.matches(step.selector, e, pctx) {
-            var q = p
+            var q = stages[stage].partials[position]
             q.stage += 1
             if let name = term.capture(in: step.selector),
                 kept[stage].contains(name) || q.stage == sequence.steps.count
@@ -321,12 +336,12 @@ extension SequenceRunner {
             }
             q.last = e
             if q.stage == sequence.steps.count {
-                q.origin = p.ordinal
+                q.origin = stages[stage].partials[position].ordinal
                 if reportsAtLastStep { completed = true }
             }
             grown.append(q)
         }
-        guard dies else { return true }
+        guard dies else { return }
         // The event is now in the gap before this partial's next step.
         if let without = step.without, Evaluator.matches(without, e, pctx) != nil {
             kill(stage: stage, at: position)
@@ -335,7 +350,6 @@ extension SequenceRunner {
             kill(stage: stage, at: position)
             died |= 1 << stage
         }
-        return true
     }
 
     func kill(stage: Int, at position: Int) {
