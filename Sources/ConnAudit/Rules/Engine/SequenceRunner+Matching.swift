@@ -95,7 +95,10 @@ extension SequenceRunner {
         }
         firstMatchKey = nil
         if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
-        for var q in grown {
+        // The grown partials are taken out of the list, in order, rather than copied out of it
+        // (which retains what each holds, and releases it again when the list is emptied).
+        grown.reverse()
+        while var q = grown.popLast() {
             if q.stage == sequence.steps.count {
                 complete(q, context: context, sink: sink)
             } else {
