@@ -168,17 +168,48 @@ public struct EvalContext {
     public var event: Event
     public var captures = Captures()
     /// Results of history calls named with `as:`, bound as they are evaluated (nil: none named).
-    public var historyResults: HistoryResults?
+    public var historyResults: HistoryResults? {
+        get { locals?.historyResults }
+        set {
+            if newValue == nil, locals?.historyResults == nil { return }
+            ownLocals().historyResults = newValue
+        }
+    }
     /// Values bound by name directly (tests, and lets already evaluated).
     public var lets: [String: Eval] {
         get { boundLets ?? [:] }
         set { boundLets = newValue.isEmpty ? nil : newValue }
     }
     /// The storage of ``lets``: nil in the contexts the engine makes (nothing to release).
-    var boundLets: [String: Eval]?
+    var boundLets: [String: Eval]? {
+        get { locals?.boundLets }
+        set {
+            if newValue == nil, locals?.boundLets == nil { return }
+            ownLocals().boundLets = newValue
+        }
+    }
     /// The rule's `let:` bindings, evaluated on first use in the context of the event that
     /// started the evaluation (the trigger), and then remembered.
-    public var letScope: LetScope?
+    public var letScope: LetScope? {
+        get { locals?.letScope }
+        set {
+            if newValue == nil, locals?.letScope == nil { return }
+            ownLocals().letScope = newValue
+        }
+    }
+    /// The storage of the three above (nil: none is set), in one box: a context is made, copied
+    /// and dropped with one optional reference for them, not three.
+    private var locals: EvalLocals?
+
+    /// The box of ``locals`` to change: made when there is none, copied when another context
+    /// shares it (each context's three are its own, as a value's fields are).
+    private mutating func ownLocals() -> EvalLocals {
+        if isKnownUniquelyReferenced(&locals), let own = locals { return own }
+        let own = locals?.copy() ?? EvalLocals()
+        locals = own
+        return own
+    }
+
     /// Params, files, static lets and the history provider (a `let`: as a `var` every context
     /// made would pay for replacing an initial value).
     public let shared: EvalShared
@@ -211,5 +242,20 @@ public struct EvalContext {
         var copy = self
         copy.event = candidate
         return copy
+    }
+}
+
+/// What one context binds for itself (see ``EvalContext/locals``).
+final class EvalLocals {
+    var historyResults: HistoryResults?
+    var boundLets: [String: Eval]?
+    var letScope: LetScope?
+
+    func copy() -> EvalLocals {
+        let c = EvalLocals()
+        c.historyResults = historyResults
+        c.boundLets = boundLets
+        c.letScope = letScope
+        return c
     }
 }
