@@ -449,10 +449,12 @@ class Runner: HistoryProvider {
         let slots = compiled.staticCalls(for: e.evID)
         guard !slots.isEmpty else { return }
         let ctx = EvalContext(event: e, shared: shared(.noHistory))
+        // The list is taken once per event (read from the compiled rule for each call, it is
+        // retained and released each time), and each call is read in place in it: its selectors
+        // are handed on without a copy.
+        let calls = compiled.staticCalls
         for slot in slots {
-            // The call is read in place (the compiled rule holds it): its selectors are handed
-            // on without a copy.
-            compiled.staticCalls.withElement(slot) { call in
+            calls.withElement(slot) { call in
                 updateAggregate(slot, call, e, ctx)
             }
         }

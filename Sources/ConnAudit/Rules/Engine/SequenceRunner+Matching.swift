@@ -117,9 +117,11 @@ extension SequenceRunner {
                     addKey(of: q, role: Role(rawValue: r)!, to: &index)
                     stages[q.stage].indexes[r] = index
                 }
-                stages[q.stage].partials.append(q)
-                stages[q.stage].live += 1
-                openStages |= 1 << q.stage
+                let stage = q.stage
+                stages[stage].live += 1
+                openStages |= 1 << stage
+                // Its last use: the partial moves into the stage's list.
+                stages[stage].partials.append(consume q)
             }
         }
     }
