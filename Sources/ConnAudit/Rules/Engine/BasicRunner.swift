@@ -14,7 +14,13 @@ final class BasicRunner: Runner {
     /// `every` with `next(SEL)`: triggers whose expectation waits for events after them.
     private var waiting: [(Event, EvalContext)] = []
 
+    /// The `every` check's parts (nil for another check), not counted: the compiled rule holds
+    /// them for as long as this runner lives. Read with `_withUnsafeGuaranteedRef`, they are
+    /// handed on without a retain.
+    private let every: Unmanaged<EveryCheck>?
+
     override init(_ compiled: CompiledRule, files: [String]) {
+        every = compiled.every.map { Unmanaged.passUnretained($0) }
         super.init(compiled, files: files)
         if case .never(_, .window(let after, _)) = compiled.rule.check { afterOpen = after == nil }
     }
@@ -28,16 +34,18 @@ final class BasicRunner: Runner {
         guard concerns(e) else { return }
         let base = self.context(e)
         switch check {
-        case .every(let selector, _, _):
-            guard let term = Evaluator.matches(selector, e, base) else { return }
-            // Without a capture the trigger's context is the base one (not copied).
-            if let name = term.capture(in: selector) {
-                let ctx = self.context(e, captures: [name: e])
-                if !judge(e, ctx, context: context, sink: sink, late: false) {
-                    waiting.append((e, ctx))
+        case .every:
+            every?._withUnsafeGuaranteedRef { every in
+                guard let term = Evaluator.matches(every.selector, e, base) else { return }
+                // Without a capture the trigger's context is the base one (not copied).
+                if let name = term.capture(in: every.selector) {
+                    let ctx = self.context(e, captures: [name: e])
+                    if !judge(e, ctx, every, context: context, sink: sink, late: false) {
+                        waiting.append((e, ctx))
+                    }
+                } else if !judge(e, base, every, context: context, sink: sink, late: false) {
+                    waiting.append((e, base))
                 }
-            } else if !judge(e, base, context: context, sink: sink, late: false) {
-                waiting.append((e, base))
             }
 
         case .never(let selector, let scope):
@@ -117,16 +125,26 @@ final class BasicRunner: Runner {
     private func judge(
         _ e: Event, _ ctx: EvalContext, context: ContextScope, sink: FindingSink, late: Bool
     ) -> Bool {
-        guard case .every(_, let expect, let policy) = check else { return true }
+        guard let every else { return true }
+        return every._withUnsafeGuaranteedRef {
+            judge(e, ctx, $0, context: context, sink: sink, late: late)
+        }
+    }
+
+    private func judge(
+        _ e: Event, _ ctx: EvalContext, _ every: EveryCheck, context: ContextScope,
+        sink: FindingSink, late: Bool
+    ) -> Bool {
         lookAheadPending = false
         if late { judging = e }
         defer { judging = nil }
         let verdict: Bool?
-        switch expect {
+        switch every.expect {
         case .expression(let x): verdict = Evaluator.evaluate(x, ctx).truth
         case .selector(let s): verdict = Evaluator.matches(s, e, ctx) != nil
         }
         if lookAheadPending, !ended { return false }
+        let policy = every.policy
         let outcome = verdict ?? (policy == .pass ? true : policy == .fail ? false : nil)
         // A finding whose message looks ahead waits for that answer too.
         if outcome != true, compiled.messageLooksAhead, !ended {

@@ -410,6 +410,11 @@ final class CompiledRule: @unchecked Sendable {
         }
         keptCaptureNames = keptCaptures.map { $0.sorted() }
         keyCaptureNames = keyCaptures.map { $0.sorted() }
+        if case .every(let selector, let expect, let policy) = rule.check {
+            every = EveryCheck(selector: selector, expect: expect, policy: policy)
+        } else {
+            every = nil
+        }
     }
 
     /// The rule's lets that its check, selectors or message read, directly or through other lets
@@ -460,6 +465,8 @@ final class CompiledRule: @unchecked Sendable {
     let stageConcerns: [EvIDSet]
     /// A sequence check's steps, each in a box (``StepSelectors``).
     let steps: [StepSelectors]
+    /// An `every` check's parts, in a box (``EveryCheck``); nil for any other check.
+    let every: EveryCheck?
     /// A sequence check's plans (``SelectorPlan``), made once for all its runners: per step, its
     /// selector's, its `without`'s and the sequence's `without`'s; and `followed_by`'s and
     /// `unless`'s for its obligations.
@@ -610,5 +617,20 @@ final class StepSelectors: @unchecked Sendable {
     init(_ step: Step) {
         selector = step.selector
         without = step.without
+    }
+}
+
+/// An `every` check's trigger, expectation and undecided policy, in a box the compiled rule holds
+/// for as long as its runners live: a runner reads them in place, where taking them out of the
+/// rule's ``Check`` copies (and retains) the selector or expression for every event judged.
+final class EveryCheck: @unchecked Sendable {
+    let selector: Selector
+    let expect: Expectation
+    let policy: UndecidedPolicy
+
+    init(selector: Selector, expect: Expectation, policy: UndecidedPolicy) {
+        self.selector = selector
+        self.expect = expect
+        self.policy = policy
     }
 }
