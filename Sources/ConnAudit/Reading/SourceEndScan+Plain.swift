@@ -42,8 +42,8 @@ extension SourceEndScan {
                 i = close + 1
             } else {
                 // A scalar runs to the next `,` or `}`; containers, white space and `]` are the
-                // general scan's. Most scalars are numbers: their digits first, one test each.
-                while i < n, p[i] &- 0x30 < 10 { i += 1 }
+                // general scan's. Most scalars are numbers: their digits first, eight at a time.
+                i = Self.pastDigits(p, i, n)
                 while i < n {
                     let c = p[i]
                     if c == comma || c == closeBrace { break }
@@ -65,5 +65,25 @@ extension SourceEndScan {
             i += 1
         }
         return tally.line
+    }
+
+    /// The index of the first byte at or after `i` (at most `n`) that is not an ASCII digit.
+    /// Eight bytes at a time while eight remain: digits become 0…9 and a byte's high bit marks one
+    /// that is not a digit; a carry out of `+ 0x76` reaches only bytes after a marked one, so the
+    /// lowest mark is exact (as ``JSONLineParser/plainInteger(_:_:_:)`` reads them).
+    @inline(__always)
+    static func pastDigits(_ p: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var i = i
+        while i &+ 8 <= n {
+            let x =
+                UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+                ^ (ones &* 0x30)
+            let marks = ((x &+ (ones &* 0x76)) | x) & (ones &* 0x80)
+            if marks != 0 { return i &+ marks.trailingZeroBitCount >> 3 }
+            i &+= 8
+        }
+        while i < n, p[i] &- 0x30 < 10 { i &+= 1 }
+        return i
     }
 }

@@ -95,4 +95,25 @@ import ConnSoak
         // The mutations leave many lines plain, so the comparison covers the plain scan's paths.
         #expect(answered > 5_000, "\(answered) of 20,000 mutated lines read by the plain scan")
     }
+
+    /// A run of digits is skipped eight bytes at a time: it ends where the byte loop's ends, for
+    /// runs of every length at every offset, followed by any byte or by the end.
+    @Test func digitRunsEndWhereTheByteLoopEnds() {
+        var rng = SplitMix64(seed: 8)
+        for _ in 0..<20_000 {
+            var bytes: [UInt8] = (0..<rng.below(6)).map { _ in UInt8(rng.below(256)) }
+            let start = bytes.count
+            bytes += (0..<rng.below(24)).map { _ in UInt8(ascii: "0") + UInt8(rng.below(10)) }
+            // Then a byte of any value (digits' neighbours, high bytes), or the end.
+            if rng.below(4) > 0 { bytes.append(UInt8(rng.below(256))) }
+            bytes += (0..<rng.below(10)).map { _ in UInt8(rng.below(256)) }
+            guard !bytes.isEmpty else { continue }
+            var loop = start
+            while loop < bytes.count, bytes[loop] &- 0x30 < 10 { loop += 1 }
+            let words = bytes.withUnsafeBufferPointer {
+                SourceEndScan.pastDigits($0.baseAddress!, start, $0.count)
+            }
+            #expect(words == loop, "\(bytes) from \(start)")
+        }
+    }
 }
