@@ -62,11 +62,19 @@ final class SourceClock {
     /// Advances the clock for the event with `$seq` `seq` (see ``advance(to:sink:)``).
     func advance(to now: Double, seq: Int, sink: FindingSink) {
         if !now.isNaN {
-            while let last = peaks.last, last.t <= now { peaks.removeLast() }
-            peaks.append((seq, now))
-            if peaks.count > Self.maxPeaks {
-                forgottenThrough = peaks[Self.maxPeaks / 2 - 1].seq
-                peaks.removeFirst(Self.maxPeaks / 2)
+            // The peaks at or below `now` give way to it. Usually `t` did not fall, and the last
+            // peak is replaced in place: one write, where removing it and appending are two.
+            var k = peaks.count
+            while k > 0, peaks[k - 1].t <= now { k -= 1 }
+            if k < peaks.count {
+                peaks[k] = (seq, now)
+                if k + 1 < peaks.count { peaks.removeSubrange((k + 1)...) }
+            } else {
+                peaks.append((seq, now))
+                if peaks.count > Self.maxPeaks {
+                    forgottenThrough = peaks[Self.maxPeaks / 2 - 1].seq
+                    peaks.removeFirst(Self.maxPeaks / 2)
+                }
             }
         }
         advance(to: now, sink: sink)
