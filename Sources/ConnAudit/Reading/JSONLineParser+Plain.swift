@@ -223,13 +223,9 @@ extension JSONLineParser {
             guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
         }
         if i < n { i = Self.skipSpace(p, i, n) }
-        guard i == n, t >= 0, evName >= 0 || evText != nil else { return false }
-        // An empty name is the general parser's to give its reason for.
-        if evName >= 0 {
-            guard !evNames[Int(evName)].isEmpty else { return false }
-        } else if evText!.isEmpty {
-            return false
-        }
+        // A missing or empty name is the general parser's to give its reason for.
+        let evEmpty = evName >= 0 ? evNames[Int(evName)].isEmpty : evText?.isEmpty ?? true
+        guard i == n, t >= 0, !evEmpty else { return false }
         // A valid plain event: what the general parser would make of it, without its bookkeeping.
         out.setPlain(t: t, tExact: tExact, evID: evID, gen: gen, fields: fields)
         // The name goes straight from the table into the line: one copy counted.

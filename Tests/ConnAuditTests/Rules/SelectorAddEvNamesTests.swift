@@ -2,8 +2,8 @@ import Testing
 
 @testable import ConnAudit
 
-/// ``Selector/addEvNames(to:)`` adds a selector's `ev` names term by term: the union with
-/// ``Selector/evNames`` that compiling a rule used to make, nil as soon as one side is nil.
+/// ``Selector/addEvNames(to:)`` adds a selector's `ev` names term by term: the same as the union
+/// with ``Selector/evNames``, nil as soon as one side is nil.
 @Suite struct SelectorAddEvNamesTests {
     private static func union(_ a: Set<String>?, _ s: Selector) -> Set<String>? {
         guard let a, let b = s.evNames else { return nil }

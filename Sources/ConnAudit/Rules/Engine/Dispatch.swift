@@ -3,10 +3,10 @@
 /// The rule indexes of every ``EvNames`` id sit in one array, one id's after another, and an
 /// event's are a range of it: finding them copies no list, so counts no reference.
 struct Dispatch {
-    /// The rules that react to any event (for ids no rule names) first, then each named id's
-    /// rules (those included), each in rule order.
+    /// The rules that react to any event first, then each named id's rules (those included),
+    /// each in rule order.
     private var order: [Int] = []
-    /// By ``EvNames`` id: where its rules are in ``order``.
+    /// By ``EvNames`` id: where its rules are in ``order`` (an id no rule names: ``everyEvent``).
     private var spans: [Range<Int>] = []
     /// Where the rules that react to any event are in ``order``.
     private let everyEvent: Range<Int>
@@ -32,6 +32,7 @@ struct Dispatch {
         order = any
         everyEvent = 0..<any.count
         spans = byID.map { named in
+            if named.isEmpty { return everyEvent }
             let start = order.count
             order += (named + any).sorted()
             return start..<order.count

@@ -144,9 +144,6 @@ public final class EvalShared {
         provider = history
     }
 
-    /// Whether the rule's lets are all static (answered by ``withStatics(_:)``).
-    var hasStatics: Bool { staticsRef != nil }
-
     /// `body` with the static lets, if there are any; nil when there are none. The lets are used
     /// without a retain: their runner holds them for as long as this object lives.
     @inline(__always) func withStatics<T>(_ body: (StaticLets) -> T?) -> T? {
