@@ -132,7 +132,14 @@ final class Timeline {
     /// to since the previous one came (``SourceClock/highest(since:)``): what a replay needs to
     /// rebuild the runners once the timeline is retired (``RetiredTimeline``).
     /// Nil once it grew past ``logLimit``: such a timeline is never retired.
+    /// A timeline none of whose rules needs a replay (``CompiledRule/needsReplay``) keeps only
+    /// its first ``keepLogUpTo`` events: past them it retires to its runners' states alone, and
+    /// ``logCount`` still counts what it would have logged.
     private var log: [(event: Event, clock: Double)]?
+    /// How many events ``log`` would hold were every one kept.
+    private var logCount = 0
+    /// Whether a rule of the timeline needs a replay: then ``log`` keeps every event.
+    private let replays: Bool
     static let logLimit = 1024
     /// The `$seq` of the last event of ``log`` (nil: the log is empty), kept apart so that the
     /// clock is asked about a number, not the log's last entry and its event: the highest time
@@ -157,6 +164,7 @@ final class Timeline {
         retirable: Bool = false, idleWindow: Int = 0
     ) {
         log = retirable ? [] : nil
+        replays = rules.contains { $0.needsReplay }
         self.idleWindow = idleWindow
         self.rules = rules
         runners = Array(repeating: nil, count: rules.count)
@@ -193,15 +201,21 @@ final class Timeline {
         if first == nil, !e.isPseudo { first = e }
         let reacting = dispatch.rules(for: e.evID)
         guard !reacting.isEmpty else { return }
-        if let count = log?.count, clock != nil {
+        if log != nil, clock != nil {
             // Past its limit, or with the clock's times since its last event forgotten (t falling
             // for thousands of events), the log is given up: the timeline stays as it is.
             // The clock's highest time since the last logged event (-infinity before any); nil
             // when it no longer knows. Asked through `?`: the borrowed clock is not copied.
             let time: Double? =
                 if let since = lastLoggedSeq { clock?.highest(since: since) } else { -.infinity }
-            if count < Self.logLimit, let time {
-                log!.append((e, time))
+            if logCount < Self.logLimit, let time {
+                if replays || logCount < Self.keepLogUpTo {
+                    log!.append((e, time))
+                } else if logCount == Self.keepLogUpTo {
+                    // Past it, only the runners' states are kept at retirement.
+                    log!.removeAll()
+                }
+                logCount += 1
                 lastLoggedSeq = e.seq
             } else {
                 log = nil
@@ -240,6 +254,7 @@ final class Timeline {
         for case let runner? in runners { runner.clock = source }
         replay.move(to: source)
         log = events
+        logCount = events.count
         lastLoggedSeq = events.last?.event.seq
         self.first = first
     }
@@ -294,7 +309,7 @@ final class Timeline {
         // when it starts after a retirement that kept no events, the log and the states of the
         // runners that need no replay (each set back after the replay, fresh ones too).
         let (kept, restored): ([(event: Event, clock: Double)], [RunnerState])
-        let statesOnly = !anyReplay && (!logComplete || log.count > Self.keepLogUpTo)
+        let statesOnly = !anyReplay && (!logComplete || logCount > Self.keepLogUpTo)
         if statesOnly {
             (kept, restored) = ([], states.filter { $0.flags != nil || $0.aggregates != nil })
         } else {
