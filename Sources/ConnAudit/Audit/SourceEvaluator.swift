@@ -135,7 +135,7 @@ final class Timeline {
     /// A timeline none of whose rules needs a replay (``CompiledRule/needsReplay``) keeps only
     /// its first ``keepLogUpTo`` events: past them it retires to its runners' states alone, and
     /// ``logCount`` still counts what it would have logged.
-    private var log: [(event: Event, clock: Double)]?
+    private var log: [LoggedEvent]?
     /// How many events ``log`` would hold were every one kept.
     private var logCount = 0
     /// Whether a rule of the timeline needs a replay: then ``log`` keeps every event.
@@ -210,7 +210,7 @@ final class Timeline {
                 if let since = lastLoggedSeq { clock?.highest(since: since) } else { -.infinity }
             if logCount < Self.logLimit, let time {
                 if replays || logCount < Self.keepLogUpTo {
-                    log!.append((e, time))
+                    log!.append(LoggedEvent(e, time))
                 } else if logCount == Self.keepLogUpTo {
                     // Past it, only the runners' states are kept at retirement.
                     log!.removeAll()
@@ -239,9 +239,9 @@ final class Timeline {
         let replay = SourceClock()
         clock = replay
         let (events, first) = r.log.decode(names: names)
-        for (e, time) in events {
-            replay.advance(to: time, sink: discarded)
-            observe(e, sink: discarded)
+        for entry in events {
+            replay.advance(to: entry.clock, sink: discarded)
+            observe(entry.event, sink: discarded)
         }
         replay.advance(to: r.retiredAt, sink: discarded)
         for state in r.states {
@@ -308,7 +308,7 @@ final class Timeline {
         // unless the log is whole and shorter than those states would be. Else the log, whole; or,
         // when it starts after a retirement that kept no events, the log and the states of the
         // runners that need no replay (each set back after the replay, fresh ones too).
-        let (kept, restored): ([(event: Event, clock: Double)], [RunnerState])
+        let (kept, restored): ([LoggedEvent], [RunnerState])
         let statesOnly = !anyReplay && (!logComplete || logCount > Self.keepLogUpTo)
         if statesOnly {
             (kept, restored) = ([], states.filter { $0.flags != nil || $0.aggregates != nil })

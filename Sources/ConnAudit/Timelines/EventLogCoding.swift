@@ -1,3 +1,16 @@
+/// An entry of a timeline's log: an event some rule reacted to, and the highest time the source
+/// clock reached since the entry before (``Timeline``). A struct, not a tuple: an array of
+/// tuples is destroyed through the runtime's generic tuple witness, element by element.
+struct LoggedEvent {
+    var event: Event
+    var clock: Double
+
+    init(_ event: Event, _ clock: Double) {
+        self.event = event
+        self.clock = clock
+    }
+}
+
 /// The log of a retired timeline (``RetiredTimeline``) in a compact byte encoding.
 ///
 /// A retired generation is kept only for the case that it speaks again, and most never do, so
@@ -18,7 +31,7 @@ struct EncodedEventLog {
 
     /// Encodes `log` and the timeline's `first` event (kept as the log's first entry when it is
     /// that event, else apart).
-    init(log: [(event: Event, clock: Double)], first: Event?, names: EventLogNames) {
+    init(log: [LoggedEvent], first: Event?, names: EventLogNames) {
         var w = Writer(names: names)
         w.bytes.reserveCapacity(16 + 24 * log.count)
         // How many entries (its first event, when kept apart, not counted), then that event.
@@ -42,12 +55,12 @@ struct EncodedEventLog {
     }
 
     /// The log's entries and the timeline's first event, as events again.
-    func decode(names: EventLogNames) -> (log: [(event: Event, clock: Double)], first: Event?) {
+    func decode(names: EventLogNames) -> (log: [LoggedEvent], first: Event?) {
         var r = Reader(bytes: bytes, names: names.names, texts: texts)
         let count = Int(r.varint())
         let firstKind = r.byte()
         var first: Event? = firstKind == 2 ? r.event().event : nil
-        var log: [(event: Event, clock: Double)] = []
+        var log: [LoggedEvent] = []
         log.reserveCapacity(count)
         for _ in 0..<count { log.append(r.event()) }
         if firstKind == 1 { first = log.first?.event }
@@ -273,7 +286,7 @@ struct EncodedEventLog {
             return String(decoding: bytes[at..<at + n], as: UTF8.self)
         }
 
-        mutating func event() -> (event: Event, clock: Double) {
+        mutating func event() -> LoggedEvent {
             let flags = byte()
             let t: Double
             if flags & Flag.wholeT != 0 {
@@ -317,7 +330,7 @@ struct EncodedEventLog {
                 redactedKeys: redacted,
                 evID: evID, pseudo: flags & Flag.pseudo != 0)
             e.seq = lastSeq
-            return (e, clock)
+            return LoggedEvent(e, clock)
         }
 
         mutating func value() -> Value {

@@ -115,11 +115,11 @@ import ConnSoak
         let names = EventLogNames()
         for round in 0..<400 {
             var seq = rng.below(100)
-            let log: [(event: Event, clock: Double)] = (0..<rng.below(30)).map { _ in
+            let log: [LoggedEvent] = (0..<rng.below(30)).map { _ in
                 seq += 1 + rng.below(3)
                 let e = randomEvent(&rng, seq: seq)
                 let clock = [-Double.infinity, e.t, e.t - 7, randomTime(&rng)][rng.below(4)]
-                return (e, clock)
+                return LoggedEvent(e, clock)
             }
             let first: Event? =
                 switch rng.below(3) {
@@ -156,7 +156,7 @@ import ConnSoak
         let e = Event(t: 5, ev: "ws.ping", gen: gen, file: 0, line: 3)
         e.seq = 2
         let names = EventLogNames()
-        let (decoded, _) = EncodedEventLog(log: [(e, 5)], first: e, names: names).decode(
+        let (decoded, _) = EncodedEventLog(log: [LoggedEvent(e, 5)], first: e, names: names).decode(
             names: names)
         #expect(decoded.count == 1)
         #expect(decoded.first?.event.gen == gen)
@@ -165,7 +165,7 @@ import ConnSoak
     }
 
     @Test func aHeartbeatLogTakesAFewBytesPerEvent() {
-        var log: [(event: Event, clock: Double)] = []
+        var log: [LoggedEvent] = []
         var clock = -Double.infinity
         for i in 0..<100 {
             let t = 1_700_000_000_000 + Double(i * 500)
@@ -173,7 +173,7 @@ import ConnSoak
                 t: t, ev: i % 2 == 0 ? "ws.ping" : "ws.pong", gen: 41, file: 0, line: 80_000 + 2 * i
             )
             e.seq = 80_000 + 2 * i
-            log.append((e, clock))
+            log.append(LoggedEvent(e, clock))
             clock = t + 100
         }
         let names = EventLogNames()
