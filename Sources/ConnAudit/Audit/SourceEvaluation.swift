@@ -59,7 +59,7 @@ final class SourceEvaluation {
             : Timeline(
                 rules: plan.source, dispatch: plan.sourceDispatch,
                 scope: ContextScope(context: context),
-                files: plan.files, clock: clock)
+                files: plan.files, clock: clock, shapes: plan.classifyShapes)
     }
 
     /// Per `ev` id: the index in ``streamNames`` of its stream (-1: not worked out yet), so
@@ -153,7 +153,7 @@ final class SourceEvaluation {
         let timeline = Timeline(
             rules: rules.rules, dispatch: rules.dispatch,
             scope: ContextScope(context: context, stream: gk.stream, gen: gk.gen),
-            files: plan.files, clock: clock, retirable: true,
+            files: plan.files, clock: clock, shapes: plan.classifyShapes, retirable: true,
             idleWindow: idleWindow ?? plan.retireIdleAfter)
         generations[gk] = timeline
         idle.append(IdleEntry(key: gk, timeline: timeline, checkAt: seq + timeline.idleWindow))

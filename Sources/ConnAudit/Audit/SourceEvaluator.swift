@@ -13,6 +13,8 @@ final class EvaluationPlan: @unchecked Sendable {
     let corpusDispatch: Dispatch
     /// Generation rules plus the `classify` rules of a stream, for the streams classify names.
     let perStream: [String: (rules: [CompiledRule], dispatch: Dispatch)]
+    /// Per ``classify`` rule, by its index in the run: what its runners share.
+    let classifyShapes: [Int: ClassifyShape]
     /// Whether a corpus rule reacts to real events (then pass 1 keeps those events for it).
     let corpusWantsEvents: Bool
     let files: [String]
@@ -52,6 +54,8 @@ final class EvaluationPlan: @unchecked Sendable {
             if case .classify = $0.rule.check { return true } else { return false }
         }
         self.classify = classify
+        classifyShapes = Dictionary(
+            classify.map { ($0.index, ClassifyShape($0)) }, uniquingKeysWith: { a, _ in a })
         classifyShared = classify.map {
             EvalShared(environment: $0.environment, statics: nil, runner: nil)
         }
@@ -87,6 +91,7 @@ final class EvaluationPlan: @unchecked Sendable {
         source = []
         corpus = full.corpus
         classify = full.classify
+        classifyShapes = full.classifyShapes
         classifyShared = full.classifyShared
         generationDispatch = Dispatch([])
         sourceDispatch = Dispatch([])
@@ -123,6 +128,8 @@ final class Timeline {
     /// set once and never replaced; code that ever clears one must clear both.
     private var borrowed: [Unmanaged<Runner>?]
     private let files: [String]
+    /// See ``EvaluationPlan/classifyShapes``.
+    private let shapes: [Int: ClassifyShape]
     private(set) weak var clock: SourceClock?
     let dispatch: Dispatch
     let scope: ContextScope
@@ -160,7 +167,7 @@ final class Timeline {
     ///   keeps its log.
     init(
         rules: [CompiledRule], dispatch: Dispatch, scope: ContextScope, files: [String],
-        clock: SourceClock?,
+        clock: SourceClock?, shapes: [Int: ClassifyShape] = [:],
         retirable: Bool = false, idleWindow: Int = 0
     ) {
         log = retirable ? [] : nil
@@ -170,6 +177,7 @@ final class Timeline {
         runners = Array(repeating: nil, count: rules.count)
         borrowed = Array(repeating: nil, count: rules.count)
         self.files = files
+        self.shapes = shapes
         self.clock = clock
         self.dispatch = dispatch
         self.scope = scope
@@ -181,7 +189,8 @@ final class Timeline {
         let runner: Runner
         switch compiled.rule.check {
         case .every, .never, .count: runner = BasicRunner(compiled, files: files)
-        case .classify: runner = ClassifyRunner(compiled, files: files)
+        case .classify:
+            runner = ClassifyRunner(compiled, files: files, shape: shapes[compiled.index])
         default: runner = SequenceRunner(compiled, files: files)
         }
         runner.clock = clock

@@ -1,39 +1,100 @@
-/// Labels one generation for a `classify` rule: a label holds when the generation has an event
-/// matching its `has` (if given) and none matching its `lacks` (if given). Selectors look back
-/// over the generation, from the event being matched.
-final class ClassifyRunner: Runner {
-    private let labels: [Classification.Label]
-    private var has: [Bool]
-    private var lacks: [Bool]
-    /// The events any label's selector may match.
-    private let relevant: EvIDSet
+/// What every runner of one `classify` rule shares, worked out once per plan: its labels, and for
+/// each event id the checks (a label's `has` or `lacks`) whose selector may match it, in the order
+/// the runner makes them.
+final class ClassifyShape: @unchecked Sendable {
+    let labels: [Classification.Label]
+    /// A check: `2 * label` for its `has`, `2 * label + 1` for its `lacks`. The checks of id `i`
+    /// are `checks[starts[i]..<starts[i + 1]]`; ids past the table take ``anyChecks``.
+    private let checks: [Int32]
+    private let starts: [Int32]
+    /// Every check, in order; and those whose selector may match any event.
+    private let allChecks: [Int32]
+    private let anyChecks: [Int32]
 
-    override init(_ compiled: CompiledRule, files: [String]) {
+    init(_ compiled: CompiledRule) {
         if case .classify(let c, _, _, _) = compiled.rule.check {
             labels = c.labels
         } else {
             labels = []
         }
-        has = Array(repeating: false, count: labels.count)
-        lacks = Array(repeating: false, count: labels.count)
-        relevant = EvIDSet(labels.flatMap { [$0.has, $0.lacks].compactMap { $0 } })
+        var all: [(check: Int32, selector: Selector)] = []
+        for (i, label) in labels.enumerated() {
+            if let has = label.has { all.append((Int32(2 * i), has)) }
+            if let lacks = label.lacks { all.append((Int32(2 * i + 1), lacks)) }
+        }
+        let top = all.compactMap { $0.selector.ids?.max() }.max() ?? -1
+        var checks: [Int32] = []
+        var starts: [Int32] = [0]
+        if top >= 0 {
+            for id in 0...top {
+                checks += all.filter { $0.selector.mayMatch(id) }.map(\.check)
+                starts.append(Int32(checks.count))
+            }
+        }
+        self.checks = checks
+        self.starts = starts
+        allChecks = all.map(\.check)
+        anyChecks = all.filter { $0.selector.ids == nil }.map(\.check)
+    }
+
+    /// Calls `body` with the checks that may match an event with this id (none: not called).
+    @inline(__always) func withChecks(for id: Int32, _ body: (UnsafeBufferPointer<Int32>) -> Void) {
+        if id >= 0, Int(id) + 1 < starts.count {
+            let (from, to) = (Int(starts[Int(id)]), Int(starts[Int(id) + 1]))
+            guard from < to else { return }
+            checks.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[from..<to])) }
+        } else if id < 0 {
+            // An id no rule names (-1): looked at only when a selector without names may match
+            // any event, then each selector asked as ``Selector/mayMatch(_:)`` answers.
+            guard !anyChecks.isEmpty else { return }
+            let matching = allChecks.filter { c in
+                let label = labels[Int(c >> 1)]
+                return (c & 1 == 0 ? label.has : label.lacks)?.mayMatch(id) == true
+            }
+            guard !matching.isEmpty else { return }
+            matching.withUnsafeBufferPointer(body)
+        } else if !anyChecks.isEmpty {
+            anyChecks.withUnsafeBufferPointer(body)
+        }
+    }
+}
+
+/// Labels one generation for a `classify` rule: a label holds when the generation has an event
+/// matching its `has` (if given) and none matching its `lacks` (if given). Selectors look back
+/// over the generation, from the event being matched.
+final class ClassifyRunner: Runner {
+    private let shape: ClassifyShape
+    private var labels: [Classification.Label] { shape.labels }
+    private var has: [Bool]
+    private var lacks: [Bool]
+
+    /// - Parameter shape: the rule's, shared by its runners (made here when not given).
+    init(_ compiled: CompiledRule, files: [String], shape: ClassifyShape? = nil) {
+        let shape = shape ?? ClassifyShape(compiled)
+        self.shape = shape
+        has = Array(repeating: false, count: shape.labels.count)
+        lacks = has
         super.init(compiled, files: files)
     }
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
-        // Most events of a generation concern no label: a table lookup instead of copying labels.
-        guard relevant.contains(e.evID) else { return }
+        // Most events of a generation concern no label: one table lookup, and the checks that
+        // may match in the order of the labels (each label's `has`, then its `lacks`).
         var ctx: EvalContext?
-        // Labels are read in place: a copy of one retains its name and both selectors.
-        labels.withUnsafeBufferPointer { labels in
-            for i in labels.indices {
-                if !has[i], labels[i].has?.mayMatch(e.evID) == true {
-                    if ctx == nil { ctx = self.context(e) }
-                    if Evaluator.matches(labels[i].has!, e, ctx!) != nil { has[i] = true }
-                }
-                if !lacks[i], labels[i].lacks?.mayMatch(e.evID) == true {
-                    if ctx == nil { ctx = self.context(e) }
-                    if Evaluator.matches(labels[i].lacks!, e, ctx!) != nil { lacks[i] = true }
+        shape.withChecks(for: e.evID) { checks in
+            // Labels are read in place: a copy of one retains its name and both selectors.
+            shape.labels.withUnsafeBufferPointer { labels in
+                for c in checks {
+                    let i = Int(c >> 1)
+                    if c & 1 == 0 {
+                        if !has[i] {
+                            if ctx == nil { ctx = self.context(e) }
+                            if Evaluator.matches(labels[i].has!, e, ctx!) != nil { has[i] = true }
+                        }
+                    } else if !lacks[i] {
+                        if ctx == nil { ctx = self.context(e) }
+                        if Evaluator.matches(labels[i].lacks!, e, ctx!) != nil { lacks[i] = true }
+                    }
                 }
             }
         }
