@@ -38,10 +38,12 @@ final class SourceClock {
     }
 
     /// The times the clock was advanced to, as suffix maxima: `(seq, t)` with `t` falling, so the
-    /// first entry at or after a `seq` holds the highest `t` since then (``highest(since:)``). With
-    /// `t` that never falls this is one entry; while `t` keeps falling it grows, up to
-    /// ``maxPeaks``: then the older half is forgotten.
+    /// first entry at or after a `seq` holds the highest `t` since then (``highest(since:)``): every
+    /// entry but the last in ``peaks``, the last in ``lastPeak``. With `t` that never falls there is
+    /// only the last, replaced in place without touching the array; while `t` keeps falling they
+    /// grow, up to ``maxPeaks``: then the older half is forgotten.
     private var peaks: [(seq: Int, t: Double)] = []
+    private var lastPeak: (seq: Int, t: Double)?
     private var forgottenThrough = Int.min
     static let maxPeaks = 4096
 
@@ -56,26 +58,26 @@ final class SourceClock {
             let mid = (lo + hi) / 2
             if peaks[mid].seq < seq { lo = mid + 1 } else { hi = mid }
         }
-        return lo < peaks.count ? peaks[lo].t : -.infinity
+        if lo < peaks.count { return peaks[lo].t }
+        if let last = lastPeak, last.seq >= seq { return last.t }
+        return -.infinity
     }
 
     /// Advances the clock for the event with `$seq` `seq` (see ``advance(to:sink:)``).
     func advance(to now: Double, seq: Int, sink: FindingSink) {
         if !now.isNaN {
-            // The peaks at or below `now` give way to it. Usually `t` did not fall, and the last
-            // peak is replaced in place: one write, where removing it and appending are two.
-            var k = peaks.count
-            while k > 0, peaks[k - 1].t <= now { k -= 1 }
-            if k < peaks.count {
-                peaks[k] = (seq, now)
-                if k + 1 < peaks.count { peaks.removeSubrange((k + 1)...) }
-            } else {
-                peaks.append((seq, now))
-                if peaks.count > Self.maxPeaks {
+            // The peaks at or below `now` give way to it. Usually `t` did not fall: the last peak
+            // is replaced, and the array is only read.
+            if let last = lastPeak, last.t > now {
+                peaks.append(last)
+                if peaks.count + 1 > Self.maxPeaks {
                     forgottenThrough = peaks[Self.maxPeaks / 2 - 1].seq
                     peaks.removeFirst(Self.maxPeaks / 2)
                 }
+            } else {
+                while let p = peaks.last, p.t <= now { peaks.removeLast() }
             }
+            lastPeak = (seq, now)
         }
         advance(to: now, sink: sink)
     }
