@@ -99,7 +99,8 @@ final class FileReader {
             }
             return .malformed(malformed(raw.number, "line is longer than 1 MiB (\(length) bytes)"))
         }
-        if isBlank(raw.bytes) {
+        // A line that opens an object is not blank: the scan below is for the others.
+        if raw.bytes.first != UInt8(ascii: "{"), isBlank(raw.bytes) {
             stats.blank += 1
             return .blank
         }
@@ -153,10 +154,18 @@ final class FileReader {
                     : .string(Self.redactedName(parsed.session))
             }
         }
-        let id =
-            parsed.sourceTexts.map(sourceID(texts:))
-            ?? sourceID(src: parsed.src, session: parsed.session)
-        var fields = parsed.fields
+        // The previous line's source when its texts are the very same (most lines), without a
+        // call.
+        let id: Int32
+        if let texts = parsed.sourceTexts {
+            let packed = Self.packed(texts)
+            id =
+                previousTextsID >= 0 && packed == previousTexts
+                ? previousTextsID : sourceID(texts: texts)
+        } else {
+            id = sourceID(src: parsed.src, session: parsed.session)
+        }
+        var fields = parsed.takeFields()
         if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
         // `fields` moves into the event: one reference counted, not a second one and a release.
         // The redacted keys are passed only when there are some (most lines have none).
@@ -212,8 +221,9 @@ final class FileReader {
     /// The number of the source whose `src` and `session` texts have these numbers in the
     /// parser's ``JSONLineParser/sourceTexts`` (-1: absent): the same source as through
     /// ``sourceID(src:session:)`` with those texts as strings, found by two integers.
+    @inline(never)
     private func sourceID(texts: (src: Int32, session: Int32)) -> Int32 {
-        let packed = Int64(texts.src) << 32 | Int64(UInt32(bitPattern: texts.session))
+        let packed = Self.packed(texts)
         if previousTextsID >= 0, packed == previousTexts { return previousTextsID }
         let id: Int32
         if let known = idsByTexts[packed] {
@@ -228,6 +238,11 @@ final class FileReader {
         previousTexts = packed
         previousTextsID = id
         return id
+    }
+
+    /// The two numbers of ``sourceID(texts:)`` in one word.
+    @inline(__always) private static func packed(_ texts: (src: Int32, session: Int32)) -> Int64 {
+        Int64(texts.src) << 32 | Int64(UInt32(bitPattern: texts.session))
     }
 
     /// Whether two `src` (or `session`) values are the same string storage, or both absent: only

@@ -59,6 +59,15 @@ struct ParsedLine {
     /// then ``src`` and ``session`` hold them.
     var sourceTexts: (src: Int32, session: Int32)?
     var fields: [Event.Field] = []
+
+    /// ``fields``, moved out for the line's event (left empty): the event holds the only
+    /// reference, with no count taken for a copy kept here.
+    @inline(__always) mutating func takeFields() -> [Event.Field] {
+        guard !fields.isEmpty else { return [] }
+        var taken: [Event.Field] = []
+        swap(&taken, &fields)
+        return taken
+    }
 }
 
 /// A strict JSON parser for one connlog line, working on the line's bytes.
