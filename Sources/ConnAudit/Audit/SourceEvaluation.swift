@@ -53,6 +53,10 @@ final class SourceEvaluation {
         self.plan = plan
         sink = FindingSink(files: plan.files, keep: plan.keepFindings, divert: plan.divert)
         context = TimelineContext(source: key, enabled: plan.showsContext)
+        classifyPending = plan.classify.count { c in
+            if case .classify(_, _, _, _?) = c.rule.check { return true }
+            return false
+        }
         sourceTimeline =
             plan.source.isEmpty
             ? nil
@@ -68,10 +72,19 @@ final class SourceEvaluation {
     private var streamNames: [String] = []
 
     /// The index of `e`'s stream in ``streamNames``; nil for a name no rule mentions (id -1).
-    private func streamIndex(_ e: Event) -> Int32? {
+    @inline(__always) private func streamIndex(_ e: Event) -> Int32? {
         guard e.evID >= 0 else { return nil }
         let id = Int(e.evID)
-        if id < streamOfEvID.count, streamOfEvID[id] >= 0 { return streamOfEvID[id] }
+        if id < streamOfEvID.count {
+            let known = streamOfEvID[id]
+            if known >= 0 { return known }
+        }
+        return newStreamIndex(e)
+    }
+
+    /// ``streamIndex(_:)`` for an id met the first time.
+    @inline(never) private func newStreamIndex(_ e: Event) -> Int32 {
+        let id = Int(e.evID)
         if id >= streamOfEvID.count {
             streamOfEvID += Array(repeating: -1, count: id + 1 - streamOfEvID.count)
         }
@@ -88,10 +101,7 @@ final class SourceEvaluation {
     }
 
     /// `classify` rules with an `applies_if` no event of this source has matched yet.
-    private lazy var classifyPending = plan.classify.count { c in
-        if case .classify(_, _, _, _?) = c.rule.check { return true }
-        return false
-    }
+    private var classifyPending: Int
 
     func feed(_ e: Event) {
         seq += 1

@@ -356,7 +356,7 @@ final class TimelineContext {
         } else {
             ringEvents[oldest] = e
             if !ringTexts.isEmpty { ringTexts[oldest] = known }
-            oldest = (oldest + 1) % Self.ring
+            oldest = oldest + 1 == Self.ring ? 0 : oldest + 1
         }
     }
 
