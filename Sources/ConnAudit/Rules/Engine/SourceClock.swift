@@ -105,8 +105,8 @@ final class SourceClock {
             swap(0, last)
             deadlines.removeLast()
             let slot = Int(slots.removeLast())
-            due.append(owners[slot]!)
-            owners[slot] = nil
+            // Moved out of its place, not copied and then cleared: no count taken or given back.
+            due.append(owners[slot].take()!)
             free.append(Int32(slot))
             var i = 0
             let n = deadlines.count
