@@ -1,0 +1,77 @@
+import Testing
+
+@testable import ConnAudit
+import ConnAuditTestSupport
+
+/// A generation timeline none of whose rules needs a replay keeps at most 8 logged events while
+/// it is live: at or below that it retires with its whole log, past it with its runners' states
+/// alone. Either way, a generation that speaks again after its retirement is judged as if it had
+/// never been retired.
+@Suite struct LogWithoutReplayTests {
+    static let never = 1 << 40
+
+    private func run(_ rules: RuleSet, _ log: String, retireIdleAfter: Int) -> (
+        outcome: SourceOutcome, report: String
+    ) {
+        let plan = EvaluationPlan(
+            rules: rules.rules, overrides: [:], files: ["log.jsonl"],
+            retireIdleAfter: retireIdleAfter)
+        let reader = FileReader(
+            index: 0, path: "log.jsonl",
+            source: ByteSources.memory(Array(log.utf8), path: "log.jsonl"),
+            wantedFields: rules.fieldsRead)
+        var evaluator: SourceEvaluator?
+        while let item = reader.next() {
+            guard case .event(let e, let id, _) = item else { continue }
+            if evaluator == nil { evaluator = SourceEvaluator(key: reader.key(of: id), plan: plan) }
+            evaluator!.feed(e)
+        }
+        let auditor = Auditor(
+            rules: rules, jobs: 1, retireIdleAfter: retireIdleAfter,
+            opener: RuleRuns.opener([("log.jsonl", log)]))
+        let report = JSONReport.render(auditor.run([InputFile(path: "log.jsonl", isStdin: false)]))
+        return (evaluator!.finish(), report)
+    }
+
+    /// Gen 0 logs `events` events the labeller reacts to (a connect, an open, then pings), goes
+    /// quiet while 40 other generations come and go, and then reports its socket closed: an
+    /// immediate close only if the rebuilt labeller still knows of the open and of no pong.
+    private func log(events: Int) -> String {
+        var log =
+            #"{"t":0,"ev":"ws.connect","gen":0,"interval_ms":100000,"timeout_ms":100000}"# + "\n"
+        log += #"{"t":1,"ev":"ws.open","gen":0}"# + "\n"
+        for i in 0..<(events - 2) { log += #"{"t":\#(2 + i),"ev":"ws.ping","gen":0}"# + "\n" }
+        let later = events + 1000
+        for g in 1...40 {
+            let t = later + g * 10
+            log += #"{"t":\#(t),"ev":"ws.connect","gen":\#(g)}"# + "\n"
+            log += #"{"t":\#(t + 1),"ev":"ws.open","gen":\#(g)}"# + "\n"
+            log += #"{"t":\#(t + 2),"ev":"ws.close","gen":\#(g),"reason":"user"}"# + "\n"
+            log += #"{"t":\#(t + 3),"ev":"ws.closed","gen":\#(g)}"# + "\n"
+        }
+        log += #"{"t":\#(later + 500),"ev":"ws.closed","gen":0}"# + "\n"
+        return log
+    }
+
+    @Test(arguments: [3, 8, 9, 30, 1100])
+    func aRetiredGenerationIsJudgedAsIfItHadStayed(events: Int) throws {
+        let pack = RuleLoader.builtin()
+        let outcomes = try #require(pack.rules.first { $0.id == "ws.required-outcomes" })
+        let rules = RuleSet(rules: [outcomes])
+        #expect(!CompiledRule(rule: outcomes, index: 0, overrides: [:]).needsReplay)
+        let log = log(events: events)
+        let retiring = run(rules, log, retireIdleAfter: 16)
+        let keeping = run(rules, log, retireIdleAfter: Self.never)
+        // Past 1,024 logged events a timeline is never retired; below, gen 0 is retired once and
+        // rebuilt once.
+        if events > Timeline.logLimit {
+            #expect(retiring.outcome.rebuilds == 0)
+        } else {
+            #expect(retiring.outcome.rebuilds == 1)
+        }
+        #expect(retiring.outcome.retirements > 0)
+        #expect(retiring.outcome.sink.labels == keeping.outcome.sink.labels)
+        #expect(retiring.outcome.sink.labels[0]?["immediate_close"] == 1)
+        #expect(retiring.report == keeping.report)
+    }
+}
