@@ -121,6 +121,8 @@ public final class Event: @unchecked Sendable {
     public let fields: [Field]
     /// Top-level keys whose value must never be shown (flagged by the secret scan).
     public var redactedKeys: [String] { redacted ?? [] }
+    /// Whether ``redactedKeys`` has any, asked without making the list.
+    var hasRedactedKeys: Bool { !(redacted?.isEmpty ?? true) }
     /// ``redactedKeys``, nil when there are none (most events): then making and freeing an
     /// event counts no reference for them.
     private let redacted: [String]?

@@ -32,8 +32,8 @@ struct EncodedEventLog {
     /// Encodes `log` and the timeline's `first` event (kept as the log's first entry when it is
     /// that event, else apart).
     init(log: [LoggedEvent], first: Event?, names: EventLogNames) {
-        var w = Writer(names: names)
-        w.bytes.reserveCapacity(16 + 24 * log.count)
+        var w = Writer(names: names, capacity: 16 + 24 * log.count)
+        defer { w.deallocate() }
         // How many entries (its first event, when kept apart, not counted), then that event.
         w.varint(UInt64(log.count))
         if let first {
@@ -48,9 +48,7 @@ struct EncodedEventLog {
         }
         for entry in log { w.event(entry.event, clock: entry.clock) }
         // Copied out at its size: kept for long, it should not carry the room reserved above.
-        bytes = [UInt8](unsafeUninitializedCapacity: w.bytes.count) { buffer, n in
-            n = w.bytes.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
-        }
+        bytes = w.bytes()
         texts = w.texts
     }
 
@@ -100,23 +98,71 @@ struct EncodedEventLog {
         return Double(i).bitPattern == d.bitPattern ? i : nil
     }
 
+    /// Writes into memory of its own, grown by doubling: each piece makes room for its largest
+    /// size once, then stores its bytes without an array's checks on each. Its owner calls
+    /// ``deallocate()`` once done (a copy shares the memory: it is never copied).
     private struct Writer {
-        var bytes: [UInt8] = []
+        private var base: UnsafeMutablePointer<UInt8>
+        private var capacity: Int
+        private var count = 0
         var texts: [String] = []
         let names: EventLogNames
         private var lastT: Int64 = 0
         private var lastLine = 0
         private var lastSeq = 0
 
-        @inline(__always) mutating func byte(_ b: UInt8) { bytes.append(b) }
+        /// A varint takes at most 10 bytes (64 bits, 7 a byte).
+        private static let varintMax = 10
+
+        init(names: EventLogNames, capacity: Int) {
+            self.names = names
+            self.capacity = max(capacity, 64)
+            base = .allocate(capacity: self.capacity)
+        }
+
+        mutating func deallocate() { base.deallocate() }
+
+        /// The bytes written, in an array of their size.
+        func bytes() -> [UInt8] {
+            [UInt8](unsafeUninitializedCapacity: count) { buffer, n in
+                if count > 0 { buffer.baseAddress!.initialize(from: base, count: count) }
+                n = count
+            }
+        }
+
+        /// Makes room for `n` more bytes.
+        @inline(__always) private mutating func room(_ n: Int) {
+            if count &+ n > capacity { grow(n) }
+        }
+
+        @inline(never) private mutating func grow(_ n: Int) {
+            let larger = max(2 * capacity, count + n)
+            let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+            moved.initialize(from: base, count: count)
+            base.deallocate()
+            base = moved
+            capacity = larger
+        }
+
+        /// Stores `b` where room was made for it.
+        @inline(__always) private mutating func put(_ b: UInt8) {
+            base[count] = b
+            count &+= 1
+        }
+
+        @inline(__always) mutating func byte(_ b: UInt8) {
+            room(1)
+            put(b)
+        }
 
         @inline(__always) mutating func varint(_ v: UInt64) {
+            room(Self.varintMax)
             var v = v
             while v >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+                put(UInt8(truncatingIfNeeded: v) | 0x80)
                 v >>= 7
             }
-            bytes.append(UInt8(v))
+            put(UInt8(v))
         }
 
         /// Zigzag: small negative numbers stay short.
@@ -125,15 +171,12 @@ struct EncodedEventLog {
         }
 
         mutating func double(_ d: Double) {
+            room(8)
             var bits = d.bitPattern
             for _ in 0..<8 {
-                bytes.append(UInt8(truncatingIfNeeded: bits))
+                put(UInt8(truncatingIfNeeded: bits))
                 bits >>= 8
             }
-        }
-
-        init(names: EventLogNames) {
-            self.names = names
         }
 
         /// A name (`ev`, a field key), by its index in the source's table.
@@ -151,7 +194,8 @@ struct EncodedEventLog {
                 return
             }
             varint(UInt64(n) << 1)
-            bytes.append(contentsOf: s.utf8)
+            room(n)
+            for b in s.utf8 { put(b) }
         }
 
         mutating func event(_ e: Event, clock: Double) {
@@ -159,7 +203,7 @@ struct EncodedEventLog {
             if e.gen != nil { flags |= Flag.hasGen }
             if e.isPseudo { flags |= Flag.pseudo }
             if !e.fields.isEmpty { flags |= Flag.hasFields }
-            if !e.redactedKeys.isEmpty { flags |= Flag.hasRedacted }
+            if e.hasRedactedKeys { flags |= Flag.hasRedacted }
             let t = EncodedEventLog.whole(e.t)
             if t != nil { flags |= Flag.wholeT }
             let clockWhole = EncodedEventLog.whole(clock)
@@ -194,7 +238,7 @@ struct EncodedEventLog {
                     value(f.value)
                 }
             }
-            if !e.redactedKeys.isEmpty {
+            if e.hasRedactedKeys {
                 varint(UInt64(e.redactedKeys.count))
                 for k in e.redactedKeys { text(k) }
             }
@@ -385,8 +429,10 @@ final class EventLogNames {
     func index(of name: String, id: Int32, isEv: Bool) -> Int {
         guard id >= 0 else { return index(of: name) }
         let slot = Int(id)
-        let cached = isEv ? byEvID : byFieldID
-        if slot < cached.count, let known = cached[slot], known.name.hasSameBytes(as: name) {
+        // Read in place: a copy of either table would be counted per name.
+        if let known = isEv ? Self.cached(byEvID, slot) : Self.cached(byFieldID, slot),
+            known.name.hasSameBytes(as: name)
+        {
             return known.index
         }
         let i = index(of: name)
@@ -396,6 +442,12 @@ final class EventLogNames {
             Self.remember(i, name, at: slot, in: &byFieldID)
         }
         return i
+    }
+
+    @inline(__always) private static func cached(
+        _ cache: borrowing [(index: Int, name: String)?], _ slot: Int
+    ) -> (index: Int, name: String)? {
+        slot < cache.count ? cache[slot] : nil
     }
 
     private static func remember(
