@@ -108,27 +108,37 @@ final class SourceClock {
             // Moved out of its place, not copied and then cleared: no count taken or given back.
             due.append(owners[slot].take()!)
             free.append(Int32(slot))
-            var i = 0
-            let n = deadlines.count
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < n, deadlines[l] < deadlines[m] { m = l }
-                if r < n, deadlines[r] < deadlines[m] { m = r }
-                if m == i { break }
-                swap(i, m)
-                i = m
+            // Sifted down in place: no uniqueness check per swap.
+            deadlines.withUnsafeMutableBufferPointer { deadlines in
+                slots.withUnsafeMutableBufferPointer { slots in
+                    var i = 0
+                    let n = deadlines.count
+                    while true {
+                        let l = 2 * i + 1, r = l + 1
+                        var m = i
+                        if l < n, deadlines[l] < deadlines[m] { m = l }
+                        if r < n, deadlines[r] < deadlines[m] { m = r }
+                        if m == i { break }
+                        deadlines.swapAt(i, m)
+                        slots.swapAt(i, m)
+                        i = m
+                    }
+                }
             }
         }
-        // A runner due several times decides once (it checks all its deadlines).
-        if due.count <= 8 {
-            for k in due.indices where !due[..<k].contains(where: { $0.runner === due[k].runner }) {
-                due[k].runner.expire(now: now, context: due[k].scope, sink: sink)
-            }
-        } else {
-            var seen = Set<ObjectIdentifier>()
-            for (runner, scope) in due where seen.insert(ObjectIdentifier(runner)).inserted {
-                runner.expire(now: now, context: scope, sink: sink)
+        // A runner due several times decides once (it checks all its deadlines). The owners are
+        // read in place: a copy of one counts its runner, its context and its stream's text.
+        due.withUnsafeBufferPointer { due in
+            if due.count <= 8 {
+                for k in due.indices
+                where !due[..<k].contains(where: { $0.runner === due[k].runner }) {
+                    due[k].runner.expire(now: now, context: due[k].scope, sink: sink)
+                }
+            } else {
+                var seen = Set<ObjectIdentifier>()
+                for k in due.indices where seen.insert(ObjectIdentifier(due[k].runner)).inserted {
+                    due[k].runner.expire(now: now, context: due[k].scope, sink: sink)
+                }
             }
         }
         due.truncate(to: 0)
