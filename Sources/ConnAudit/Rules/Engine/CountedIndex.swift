@@ -28,8 +28,9 @@ final class CountedIndex {
     }
 
     /// Records `e` if it passes the term's tests: its seq under its key if that is decided.
-    func add(_ e: Event, shared: EvalShared) {
-        let ctx = EvalContext(event: e, shared: shared)
+    func add(_ e: Event, shared: Unmanaged<EvalShared>) {
+        // The runner that calls this owns `shared` for its life (``Runner/sharedRef(_:)``).
+        let ctx = EvalContext(event: e, borrowing: shared)
         guard Evaluator.termTestsHold(term, e, ctx) else { return }
         guard case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
         seqs.append(e.seq, for: k)

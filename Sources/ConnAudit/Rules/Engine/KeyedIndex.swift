@@ -71,8 +71,12 @@ final class KeyedIndex {
         }
     }
 
-    func add(_ e: Event, shared: EvalShared) {
-        let ctx = EvalContext(event: e, shared: shared)
+    /// ``add(_:shared:)`` with a counted `shared` (alive for the call).
+    func add(_ e: Event, shared: EvalShared) { add(e, shared: Unmanaged.passUnretained(shared)) }
+
+    func add(_ e: Event, shared: Unmanaged<EvalShared>) {
+        // The runner that calls this owns `shared` for its life (``Runner/sharedRef(_:)``).
+        let ctx = EvalContext(event: e, borrowing: shared)
         // `null == null` holds, so null is a key like any other; undecided is none.
         guard case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
         let exact = Self.normalized(k)

@@ -176,7 +176,7 @@ extension Runner {
             index = made
         } else {
             index = KeyedIndex(list: listIndex, key: candidateSide)
-            for e in lists[listIndex] { index.add(e, shared: shared(.index)) }
+            for e in lists[listIndex] { index.add(e, shared: sharedRef(.index)) }
             madeIndexes.append(index)
         }
         indexes[call.slot] = KeyedLookup(index: index, outer: outer)

@@ -186,14 +186,14 @@ class Runner: HistoryProvider {
         if !madeIndexes.isEmpty {
             for i in madeIndexes.indices {
                 madeIndexes.withElement(i) { index in
-                    if listKeeps(index.list, e.evID) { index.add(e, shared: shared(.index)) }
+                    if listKeeps(index.list, e.evID) { index.add(e, shared: sharedRef(.index)) }
                 }
             }
         }
         if !countedIndexes.isEmpty {
             for i in countedIndexes.indices {
                 countedIndexes.withElement(i) { index in
-                    if listKeeps(index.list, e.evID) { index.add(e, shared: shared(.index)) }
+                    if listKeeps(index.list, e.evID) { index.add(e, shared: sharedRef(.index)) }
                 }
             }
         }
@@ -242,7 +242,8 @@ class Runner: HistoryProvider {
     ///   values they have now, even static ones.
     func context(_ e: Event, captures: Captures = Captures(), frozen: Bool = false) -> EvalContext {
         let live = statics != nil && !frozen
-        var ctx = EvalContext(event: e, shared: live ? shared(.live) : shared(.plain))
+        // The runner owns the shared object and every context made here (see ``sharedRefs``).
+        var ctx = EvalContext(event: e, borrowing: live ? sharedRef(.live) : sharedRef(.plain))
         ctx.captures = captures
         if compiled.bindsHistoryResults {
             ctx.historyResults = HistoryResults(declared: compiled.historyResultNames)
@@ -278,10 +279,47 @@ class Runner: HistoryProvider {
     /// without history (a running aggregate's own selector), and an index's key (the runner's
     /// params and files, no history).
     enum SharedKind: Int { case live, plain, noHistory, index }
-    private var sharedMade: [EvalShared?] = [nil, nil, nil, nil]
+    /// The objects made so far, owned here for the runner's life: never replaced or dropped, so
+    /// every context and index of this runner may hold one uncounted (``sharedRefs``).
+    private var sharedMade: [EvalShared] = []
+    /// The same objects by kind, uncounted: handing one to a context costs no retain. Plain
+    /// fields, not an array: reading an array's element retains its buffer for the read.
+    private var sharedRefs = SharedRefs()
 
-    @inline(__always) func shared(_ kind: SharedKind) -> EvalShared {
-        if let made = sharedMade[kind.rawValue] { return made }
+    struct SharedRefs {
+        var live, plain, noHistory, index: Unmanaged<EvalShared>?
+
+        @inline(__always) subscript(kind: SharedKind) -> Unmanaged<EvalShared>? {
+            get {
+                switch kind {
+                case .live: live
+                case .plain: plain
+                case .noHistory: noHistory
+                case .index: index
+                }
+            }
+            set {
+                switch kind {
+                case .live: live = newValue
+                case .plain: plain = newValue
+                case .noHistory: noHistory = newValue
+                case .index: index = newValue
+                }
+            }
+        }
+    }
+
+    /// The shared object of `kind`, uncounted: it lives as long as the runner (``sharedMade``).
+    @inline(__always) final func sharedRef(_ kind: SharedKind) -> Unmanaged<EvalShared> {
+        if let made = sharedRefs[kind] { return made }
+        return makeShared(kind)
+    }
+
+    @inline(__always) final func shared(_ kind: SharedKind) -> EvalShared {
+        sharedRef(kind).takeUnretainedValue()
+    }
+
+    @inline(never) private func makeShared(_ kind: SharedKind) -> Unmanaged<EvalShared> {
         let environment =
             kind == .index
             ? EvalEnvironment(params: compiled.params, files: files) : compiled.environment
@@ -289,8 +327,10 @@ class Runner: HistoryProvider {
             environment: environment, statics: kind == .live ? statics : nil,
             runner: kind == .live || kind == .plain ? self : nil)
         made.regexBudget = regexBudget
-        sharedMade[kind.rawValue] = made
-        return made
+        sharedMade.append(made)
+        let ref = Unmanaged.passUnretained(made)
+        sharedRefs[kind] = ref
+        return ref
     }
 
     // MARK: - Findings
@@ -448,7 +488,7 @@ class Runner: HistoryProvider {
     private func updateAggregates(_ e: Event) {
         let slots = compiled.staticCalls(for: e.evID)
         guard !slots.isEmpty else { return }
-        let ctx = EvalContext(event: e, shared: shared(.noHistory))
+        let ctx = EvalContext(event: e, borrowing: sharedRef(.noHistory))
         // The list is taken once per event (read from the compiled rule for each call, it is
         // retained and released each time), and each call is read in place in it: its selectors
         // are handed on without a copy.
@@ -466,7 +506,9 @@ class Runner: HistoryProvider {
         let sinceMay = call.sinceMayMatch(e.evID)
         let selMay = call.selectorMayMatch(e.evID)
         guard sinceMay || selMay else { return }
-        if sinceMay, let since = call.since, Evaluator.matches(since, e, ctx) != nil {
+        // `since` is read in place (`sinceMay` holds only when there is one): bound to a name
+        // it would be copied, and its parts retained.
+        if sinceMay, Evaluator.matches(call.since.unsafelyUnwrapped, e, ctx) != nil {
             aggregates[slot] = Aggregate()
             letCache?.versions[slot] += 1
         } else if selMay, call.kind == .first, aggregates[slot].first != nil {

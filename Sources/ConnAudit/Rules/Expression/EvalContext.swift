@@ -207,31 +207,60 @@ public struct EvalContext {
         return own
     }
 
-    /// Params, files, static lets and the history provider (a `let`: as a `var` every context
-    /// made would pay for replacing an initial value).
-    public let shared: EvalShared
+    /// Params, files, static lets and the history provider, not counted: making, copying and
+    /// dropping a context then costs nothing for it. Whoever makes the context keeps the object
+    /// alive for as long as the context lives: the engine's runner, which owns the object and
+    /// every context it makes (``init(event:borrowing:)``), or the context's own ``locals`` box
+    /// (the other initializers). Read through ``withShared(_:)`` (or ``shared``).
+    private let sharedRef: Unmanaged<EvalShared>
 
-    public var environment: EvalEnvironment { shared.environment }
-    public var params: [String: Value] { shared.environment.params }
+    /// ``sharedRef`` as a counted reference (retained for the caller: off the hot paths).
+    public var shared: EvalShared { sharedRef.takeUnretainedValue() }
+
+    /// `body` with ``shared``, not retained: the context's maker keeps it alive (see
+    /// ``sharedRef``), and the context is alive while `body` runs.
+    @inline(__always) public func withShared<T>(_ body: (EvalShared) -> T) -> T {
+        sharedRef._withUnsafeGuaranteedRef(body)
+    }
+
+    public var environment: EvalEnvironment { withShared { $0.environment } }
+    public var params: [String: Value] { withShared { $0.environment.params } }
     /// File paths by index, for `$file`.
-    public var files: [String] { shared.environment.files }
+    public var files: [String] { withShared { $0.environment.files } }
 
     public init(
         event: Event, params: [String: Value], history: (any HistoryProvider)?, files: [String]
     ) {
-        self.event = event
-        shared = EvalShared(
-            environment: EvalEnvironment(params: params, files: files), history: history)
+        self.init(
+            event: event,
+            shared: EvalShared(
+                environment: EvalEnvironment(params: params, files: files), history: history))
     }
 
     public init(event: Event, environment: EvalEnvironment, history: (any HistoryProvider)?) {
-        self.event = event
-        shared = EvalShared(environment: environment, history: history)
+        self.init(event: event, shared: EvalShared(environment: environment, history: history))
     }
 
+    /// A context that keeps `shared` alive itself, in its ``locals`` box (a copy of the context
+    /// shares the box, a changed copy copies it).
     public init(event: Event, shared: EvalShared) {
         self.event = event
-        self.shared = shared
+        sharedRef = Unmanaged.passUnretained(shared)
+        let locals = EvalLocals()
+        locals.sharedOwner = shared
+        self.locals = locals
+    }
+
+    /// A context that does not keep `shared` alive: for the engine, whose runner owns `shared`
+    /// (``Runner/shared(_:)``) and every context it makes, so `shared` outlives them all.
+    init(event: Event, borrowing shared: EvalShared) {
+        self.init(event: event, borrowing: Unmanaged.passUnretained(shared))
+    }
+
+    /// ``init(event:borrowing:)`` with the reference as its maker holds it, uncounted.
+    init(event: Event, borrowing shared: Unmanaged<EvalShared>) {
+        self.event = event
+        sharedRef = shared
     }
 
     /// The same context looking at another event (for a nested selector's candidate).
@@ -247,12 +276,15 @@ final class EvalLocals {
     var historyResults: HistoryResults?
     var boundLets: [String: Eval]?
     var letScope: LetScope?
+    /// The context's ``EvalContext/shared`` when the context keeps it alive (nil: its maker does).
+    var sharedOwner: EvalShared?
 
     func copy() -> EvalLocals {
         let c = EvalLocals()
         c.historyResults = historyResults
         c.boundLets = boundLets
         c.letScope = letScope
+        c.sharedOwner = sharedOwner
         return c
     }
 }

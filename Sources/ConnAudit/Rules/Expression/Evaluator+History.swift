@@ -32,15 +32,17 @@ extension Evaluator {
 
     static func historyAnswer(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
         // The engine's runner is called directly; any other provider through the protocol.
-        if let answer = ctx.shared.withRunner({ runner in
-            let answer = historyAnswer(call, ctx, provider: runner)
-            if let check = runner.crossCheck { runner.crossCheck(call, answer, ctx, check) }
-            return answer
-        }) {
-            return answer
+        ctx.withShared { shared in
+            if let answer = shared.withRunner({ runner in
+                let answer = historyAnswer(call, ctx, provider: runner)
+                if let check = runner.crossCheck { runner.crossCheck(call, answer, ctx, check) }
+                return answer
+            }) {
+                return answer
+            }
+            guard let provider = shared.provider else { return .undecided }
+            return historyAnswer(call, ctx, provider: provider)
         }
-        guard let provider = ctx.shared.provider else { return .undecided }
-        return historyAnswer(call, ctx, provider: provider)
     }
 
     static func historyAnswer<P: HistoryProvider>(

@@ -74,10 +74,10 @@ extension Evaluator {
                         v = .null
                         present = false
                     }
-                    guard
-                        predicate(tests[i].predicate, v, present: present, ctx.shared, candidate)
-                            == true
-                    else {
+                    let holds = ctx.withShared { shared in
+                        predicate(tests[i].predicate, v, present: present, shared, candidate)
+                    }
+                    guard holds == true else {
                         return false
                     }
                 }

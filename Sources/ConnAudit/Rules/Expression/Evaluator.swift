@@ -43,7 +43,9 @@ public enum Evaluator {
             if let scope = ctx.letScope, let bound = scope.value(of: name, hint: hint) {
                 return bound
             }
-            if let bound = ctx.shared.withStatics({ $0.value(of: name, hint: hint, ctx, e) }) {
+            if let bound = ctx.withShared({
+                $0.withStatics { $0.value(of: name, hint: hint, ctx, e) }
+            }) {
                 return bound
             }
             if !ctx.captures.isEmpty, let captured = ctx.captures[name] { return .event(captured) }
@@ -61,7 +63,7 @@ public enum Evaluator {
                 baseName == "params", ctx.boundLets?["params"] == nil,
                 ctx.captures["params"] == nil,
                 ctx.letScope?.defines("params") != true,
-                ctx.shared.withStatics({ $0.table.slot(of: "params") }) == nil
+                ctx.withShared({ $0.withStatics { $0.table.slot(of: "params") } }) == nil
             {
                 return .value(ctx.params[name] ?? .null)
             }
@@ -131,7 +133,7 @@ public enum Evaluator {
         case .regex(let subject, let regex):
             switch evaluate(subject, ctx, e) {
             case .value(.string(let text)):
-                guard let budget = ctx.shared.regexBudget else {
+                guard let budget = ctx.withShared({ $0.regexBudget }) else {
                     return .value(.bool(regex.matches(text)))
                 }
                 return budget.matches(regex, text, at: e).map { .value(.bool($0)) } ?? .undecided
