@@ -556,13 +556,14 @@ class Runner: HistoryProvider {
         guard let i = compiled.staticSlots[call.slot] else {
             return counted[call.slot]?.answer(context, existence: call.existence)
         }
-        let a = aggregates[i]
+        // Only the field asked for is read: the whole aggregate copied out would retain (and
+        // release again) every event and value it holds.
         switch call.kind {
-        case .first: return a.first.map { .event($0) } ?? .null
-        case .last: return a.last.map { .event($0) } ?? .null
-        case .count: return .value(.int(Int64(a.count)))
-        case .maxof: return .value(a.max ?? .null)
-        case .minof: return .value(a.min ?? .null)
+        case .first: return aggregates[i].first.map { .event($0) } ?? .null
+        case .last: return aggregates[i].last.map { .event($0) } ?? .null
+        case .count: return .value(.int(Int64(aggregates[i].count)))
+        case .maxof: return .value(aggregates[i].max ?? .null)
+        case .minof: return .value(aggregates[i].min ?? .null)
         case .next: return nil
         }
     }

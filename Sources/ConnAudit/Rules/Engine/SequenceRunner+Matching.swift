@@ -64,11 +64,13 @@ extension SequenceRunner {
             if concerns(e, stage: stage) { concerned |= 1 << stage }
         }
         if !starts, concerned == 0 { return }
-        var grown = grownScratch
-        grownScratch = []
+        // The scratch list trades places with an empty one, there and back: nothing is
+        // released on the way.
+        var grown: [Partial] = []
+        swap(&grown, &grownScratch)
         defer {
             grown.truncate(to: 0)
-            grownScratch = grown
+            swap(&grown, &grownScratch)
         }
         var died: UInt64 = 0
         if concerned != 0 {
@@ -93,7 +95,7 @@ extension SequenceRunner {
             died &= died - 1
             compact(stage)
         }
-        firstMatchKey = nil
+        if firstMatchKey != nil { firstMatchKey = nil }
         if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
         // The grown partials are taken out of the list, in order, rather than copied out of it
         // (which retains what each holds, and releases it again when the list is emptied).
