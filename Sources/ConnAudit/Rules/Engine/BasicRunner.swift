@@ -9,9 +9,11 @@ final class BasicRunner: Runner {
     private var afterOpen = false
     private var beforeClosed = false
     private var inInterval = false
-    /// `between` and `before`: violations inside a scope wait for it to close.
+    /// `between` and `before`: violations inside a scope wait for it to close. Each context looks
+    /// at the event beside it, which holds that event for it (an engine context does not).
     private var pending: [(Event, EvalContext)] = []
-    /// `every` with `next(SEL)`: triggers whose expectation waits for events after them.
+    /// `every` with `next(SEL)`: triggers whose expectation waits for events after them (each
+    /// with its context, looking at it, as in ``pending``).
     private var waiting: [(Event, EvalContext)] = []
 
     /// The `every` check's parts (nil for another check), not counted: the compiled rule holds

@@ -8,6 +8,7 @@
 struct Obligations {
     struct Item {
         var anchor: Event
+        /// Looks at ``anchor``, which holds that event for it (an engine context does not).
         var context: EvalContext
         var deadline: Double?
         /// The message, rendered when the obligation opened (when it reads history).

@@ -161,8 +161,39 @@ public final class EvalShared {
 
 /// Everything an expression can read while it is evaluated.
 public struct EvalContext {
-    /// The current event: the trigger, or the candidate inside a nested selector.
-    public var event: Event
+    /// The current event: the trigger, or the candidate inside a nested selector. Held
+    /// uncounted (``eventRef``); setting it on a context that keeps its event keeps the new one.
+    public var event: Event {
+        get { eventRef.takeUnretainedValue() }
+        set {
+            eventRef = Unmanaged.passUnretained(newValue)
+            if locals?.eventOwner != nil { ownLocals().eventOwner = newValue }
+        }
+    }
+
+    /// ``event``, not counted: making and dropping a context then costs nothing for it. A
+    /// context made with a public initializer, or told to (``keepEvent()``), keeps the event
+    /// alive in its ``locals`` box. An engine context (``init(event:borrowing:)``) does not: it
+    /// lives in one evaluation of its event, which its caller holds, or is kept next to its event
+    /// (a trigger waiting with it, an obligation with its anchor), or keeps it (a let scope's).
+    private var eventRef: Unmanaged<Event>
+
+    /// `body` with ``event``, not retained: it is alive while the context is (see ``eventRef``).
+    @inline(__always) func withEvent<T>(_ body: (Event) -> T) -> T {
+        eventRef._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Whether ``event`` is `e` (compared without a reference counted).
+    @inline(__always) func isLooking(at e: Event) -> Bool {
+        eventRef.toOpaque() == Unmanaged.passUnretained(e).toOpaque()
+    }
+
+    /// Makes the context keep its event alive itself (for a context kept longer than its
+    /// maker holds the event).
+    mutating func keepEvent() {
+        let own = ownLocals()
+        if own.eventOwner !== event { own.eventOwner = event }
+    }
     public var captures = Captures()
     /// Results of history calls named with `as:`, bound as they are evaluated (nil: none named).
     public var historyResults: HistoryResults? {
@@ -244,29 +275,33 @@ public struct EvalContext {
     /// A context that keeps `shared` alive itself, in its ``locals`` box (a copy of the context
     /// shares the box, a changed copy copies it).
     public init(event: Event, shared: EvalShared) {
-        self.event = event
+        eventRef = Unmanaged.passUnretained(event)
         sharedRef = Unmanaged.passUnretained(shared)
         let locals = EvalLocals()
         locals.sharedOwner = shared
+        locals.eventOwner = event
         self.locals = locals
     }
 
-    /// A context that does not keep `shared` alive: for the engine, whose runner owns `shared`
-    /// (``Runner/shared(_:)``) and every context it makes, so `shared` outlives them all.
+    /// A context that keeps neither `event` nor `shared` alive: for the engine, whose runner owns
+    /// `shared` (``Runner/sharedRef(_:)``) and every context it makes, so `shared` outlives them
+    /// all, and which holds `event` for as long as the context lives (see ``eventRef``).
     init(event: Event, borrowing shared: EvalShared) {
         self.init(event: event, borrowing: Unmanaged.passUnretained(shared))
     }
 
     /// ``init(event:borrowing:)`` with the reference as its maker holds it, uncounted.
     init(event: Event, borrowing shared: Unmanaged<EvalShared>) {
-        self.event = event
+        eventRef = Unmanaged.passUnretained(event)
         sharedRef = shared
     }
 
-    /// The same context looking at another event (for a nested selector's candidate).
+    /// The same context looking at another event (for a nested selector's candidate), for one
+    /// evaluation: the candidate is held by the history list it comes from meanwhile, and the
+    /// copy is not kept.
     func looking(at candidate: Event) -> EvalContext {
         var copy = self
-        copy.event = candidate
+        copy.eventRef = Unmanaged.passUnretained(candidate)
         return copy
     }
 }
@@ -278,6 +313,8 @@ final class EvalLocals {
     var letScope: LetScope?
     /// The context's ``EvalContext/shared`` when the context keeps it alive (nil: its maker does).
     var sharedOwner: EvalShared?
+    /// The context's ``EvalContext/event`` when the context keeps it alive (nil: its maker does).
+    var eventOwner: Event?
 
     func copy() -> EvalLocals {
         let c = EvalLocals()
@@ -285,6 +322,7 @@ final class EvalLocals {
         c.boundLets = boundLets
         c.letScope = letScope
         c.sharedOwner = sharedOwner
+        c.eventOwner = eventOwner
         return c
     }
 }

@@ -9,7 +9,8 @@ extension Evaluator {
         // History providers read the current event from the context: one looking at `e` (a copy
         // only when `e` is a nested selector's candidate).
         let result =
-            ctx.event === e ? historyAnswer(call, ctx) : historyAnswer(call, ctx.looking(at: e))
+            ctx.isLooking(at: e)
+            ? historyAnswer(call, ctx) : historyAnswer(call, ctx.looking(at: e))
         if let results = ctx.historyResults {
             let names = call.resultCaptures
             if !names.isEmpty {

@@ -21,7 +21,7 @@ public enum Evaluator {
     // MARK: - Expressions
 
     public static func evaluate(_ expr: Expr, _ ctx: EvalContext) -> Eval {
-        evaluate(expr, ctx, ctx.event)
+        ctx.withEvent { evaluate(expr, ctx, $0) }
     }
 
     /// Evaluates `expr` with `e` as the current event (the trigger, or a nested selector's

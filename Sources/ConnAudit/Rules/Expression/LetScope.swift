@@ -64,9 +64,13 @@ public final class LetScope {
     private enum State { case unset, evaluating, done(Eval) }
     private var states: [State]
     /// The trigger's context, kept without its `letScope` (which is this scope) so the two do
-    /// not hold each other alive; a binding is evaluated in a copy that points back here.
+    /// not hold each other alive; a binding is evaluated in a copy that points back here. It
+    /// keeps its event: a scope may outlive the evaluation that made it (a runner's frozen lets).
     var context: EvalContext? {
-        didSet { if context?.letScope != nil { context?.letScope = nil } }
+        didSet {
+            if context?.letScope != nil { context?.letScope = nil }
+            context?.keepEvent()
+        }
     }
 
     init(table: LetTable) {
