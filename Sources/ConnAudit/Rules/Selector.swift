@@ -49,7 +49,12 @@ public struct Selector: Sendable {
     public struct Term: Sendable {
         private final class Storage: @unchecked Sendable {
             var tests: [FieldTest] = []
-            var whereExpr: Expr?
+            /// `where:`, in a box of its own that is never changed (a new one replaces it).
+            var whereBox: WhereBox? {
+                didSet { whereRef = whereBox.map { Unmanaged.passUnretained($0) } }
+            }
+            /// ``whereBox``, uncounted: the box lives as long as this storage holds it.
+            private(set) var whereRef: Unmanaged<WhereBox>?
             var capture: String?
             var whereReadsCapture = false
             var negated: Selector?
@@ -67,7 +72,7 @@ public struct Selector: Sendable {
             func copy() -> Storage {
                 let c = Storage()
                 c.tests = tests
-                c.whereExpr = whereExpr
+                c.whereBox = whereBox
                 c.capture = capture
                 c.whereReadsCapture = whereReadsCapture
                 c.negated = negated
@@ -103,11 +108,22 @@ public struct Selector: Sendable {
             test.fieldID != FieldNames.ev || evIDs == nil
         }
         public var whereExpr: Expr? {
-            get { storage.whereExpr }
+            get { storage.whereBox?.expr }
             set {
-                unique().whereExpr = newValue
+                unique().whereBox = newValue.map(WhereBox.init)
                 updateWhereReadsCapture()
             }
+        }
+
+        /// `where:` as its box, uncounted: valid while this term is held unchanged. Its
+        /// expression is read in place (``whereExpr`` gives a copy, and so retains it).
+        var whereRef: Unmanaged<WhereBox>? { storage.whereRef }
+
+        /// One `where:` expression, immutable: evaluated through an uncounted reference to it,
+        /// it is read where it is, not copied for each candidate a selector is tried on.
+        final class WhereBox: Sendable {
+            let expr: Expr
+            init(_ expr: Expr) { self.expr = expr }
         }
         /// `as:` — the name the matched event is captured under.
         public var capture: String? {

@@ -30,15 +30,19 @@ extension Evaluator {
         if let negated = term.pointee.negated, matches(negated, candidate, ctx) != nil {
             return false
         }
-        if let whereExpr = term.pointee.whereExpr {
-            // The candidate is the current event; the context is copied only to bind a capture.
-            if term.pointee.whereReadsCapture, let name = term.pointee.capture {
-                var inner = ctx
-                inner.captures[name] = candidate
-                guard evaluate(whereExpr, inner, candidate).truth == true else { return false }
-            } else {
-                guard evaluate(whereExpr, ctx, candidate).truth == true else { return false }
+        if let whereRef = term.pointee.whereRef {
+            // The expression is read in its box, which the term holds, and the caller the term,
+            // for the whole call (not copied, so not retained). The candidate is the current
+            // event; the context is copied only to bind a capture.
+            let holds = whereRef._withUnsafeGuaranteedRef { box in
+                if term.pointee.whereReadsCapture, let name = term.pointee.capture {
+                    var inner = ctx
+                    inner.captures[name] = candidate
+                    return evaluate(box.expr, inner, candidate).truth == true
+                }
+                return evaluate(box.expr, ctx, candidate).truth == true
             }
+            guard holds else { return false }
         }
         return true
     }
