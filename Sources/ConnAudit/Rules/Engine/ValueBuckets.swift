@@ -130,19 +130,31 @@ enum BucketHash {
         case .int(let i):
             return mix(UInt64(bitPattern: i) ^ seed.1, seed.0 ^ 0x01)
         case .string(let s):
-            var s = s
-            let ascii: UInt64? = s.withUTF8 { bytes in
+            // The bytes are read where they are (a native string's always can be): a copy of the
+            // string to read them through would be retained and released.
+            let ascii: UInt64?? = s.utf8.withContiguousStorageIfAvailable { bytes in
                 var or: UInt8 = 0
                 for b in bytes { or |= b }
                 return or < 0x80 ? hash(bytes: UnsafeRawBufferPointer(bytes)) : nil
             }
-            if let ascii { return ascii }
+            if let ascii = ascii ?? asciiHash(copying: s) { return ascii }
             var nfc: [UInt8] = []
             nfc.reserveCapacity(s.utf8.count)
             s._withNFCCodeUnits { nfc.append($0) }
             return nfc.withUnsafeBytes { hash(bytes: $0) }
         default:
             return mix(UInt64(bitPattern: Int64(v.hashValue)) ^ seed.1, seed.0 ^ 0x03)
+        }
+    }
+
+    /// The hash of `s`'s bytes when they are all ASCII (nil otherwise), read through a copy of
+    /// `s` (for a string whose bytes are not stored contiguously, such as a bridged one).
+    private static func asciiHash(copying s: String) -> UInt64? {
+        var s = s
+        return s.withUTF8 { bytes in
+            var or: UInt8 = 0
+            for b in bytes { or |= b }
+            return or < 0x80 ? hash(bytes: UnsafeRawBufferPointer(bytes)) : nil
         }
     }
 
