@@ -49,9 +49,14 @@ enum SourceEndScan {
     static func scan(_ lines: LineReader, path: String) -> Part {
         var part = Part()
         // Lines of one source usually come together: the previous line's source, by its texts'
-        // bytes (compared in place; copied only when the source changes).
-        var current: (key: SourceKey, line: Int)?
-        var lastSrc: [UInt8]?, lastSession: [UInt8]?
+        // bytes (compared in place; copied only when the source changes). Its key is made then
+        // too, and only its line moves while the source stays.
+        var currentKey: SourceKey?
+        var currentLine = 0
+        // Asked instead of `currentKey != nil`, which copies the key and its texts.
+        var hasCurrent = false
+        var last = LastTexts()
+        defer { last.free() }
         while true {
             let next: RawLine?
             do { next = try lines.next() } catch {
@@ -70,8 +75,8 @@ enum SourceEndScan {
             }
             let src = scanned.src.map { UnsafeBufferPointer(rebasing: raw.bytes[$0]) }
             let session = scanned.session.map { UnsafeBufferPointer(rebasing: raw.bytes[$0]) }
-            if let c = current, same(src, lastSrc), same(session, lastSession) {
-                current = (c.key, raw.number)
+            if hasCurrent, last.holds(src, session) {
+                currentLine = raw.number
                 continue
             }
             // A token in either is keyed by a hash of it: the full reader's business.
@@ -87,12 +92,13 @@ enum SourceEndScan {
                     SourceKey(src: String(decoding: $0, as: UTF8.self), session: sessionText)
                 }
                 ?? SourceKey(src: path, srcIsFile: true, session: sessionText)
-            if let c = current { part.ends[c.key] = c.line }
-            current = (key, raw.number)
-            lastSrc = src.map { Array($0) }
-            lastSession = session.map { Array($0) }
+            if let c = currentKey { part.ends[c] = currentLine }
+            currentKey = key
+            currentLine = raw.number
+            hasCurrent = true
+            last.keep(src, session)
         }
-        if let c = current { part.ends[c.key] = c.line }
+        if let c = currentKey { part.ends[c] = currentLine }
         part.lines = lines.lineCount
         return part
     }
@@ -117,14 +123,64 @@ enum SourceEndScan {
         return ends
     }
 
-    /// Whether a line's text (nil: absent) is the one kept from an earlier line.
-    @inline(__always) private static func same(
-        _ text: UnsafeBufferPointer<UInt8>?, _ kept: [UInt8]?
-    ) -> Bool {
-        guard let text, let kept else { return text == nil && kept == nil }
-        guard text.count == kept.count else { return false }
-        return kept.withUnsafeBufferPointer { k in
-            text.count == 0 || memcmp(text.baseAddress!, k.baseAddress!, text.count) == 0
+    /// The `src` and `session` texts of the line whose source is current, kept in one buffer
+    /// of their own: a line of the same source is told by comparing its texts' bytes in place.
+    struct LastTexts {
+        private var bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+        private var capacity = 64
+        /// Each text's length; -1 when absent.
+        private var srcCount = -1, sessionCount = -1
+
+        /// Whether `src` and `session` (nil: absent) are the texts kept.
+        @inline(__always) func holds(
+            _ src: UnsafeBufferPointer<UInt8>?, _ session: UnsafeBufferPointer<UInt8>?
+        ) -> Bool {
+            guard (src?.count ?? -1) == srcCount, (session?.count ?? -1) == sessionCount else {
+                return false
+            }
+            return Self.same(src, bytes) && Self.same(session, bytes + max(srcCount, 0))
+        }
+
+        mutating func keep(
+            _ src: UnsafeBufferPointer<UInt8>?, _ session: UnsafeBufferPointer<UInt8>?
+        ) {
+            let total = (src?.count ?? 0) + (session?.count ?? 0)
+            if total > capacity {
+                bytes.deallocate()
+                capacity = total
+                bytes = .allocate(capacity: total)
+            }
+            srcCount = src?.count ?? -1
+            sessionCount = session?.count ?? -1
+            if let src, let base = src.baseAddress { bytes.update(from: base, count: src.count) }
+            if let session, let base = session.baseAddress {
+                (bytes + max(srcCount, 0)).update(from: base, count: session.count)
+            }
+        }
+
+        func free() { bytes.deallocate() }
+
+        /// Whether `text`'s bytes are those at `kept` (equal lengths known): a word at a time,
+        /// then byte by byte.
+        @inline(__always) private static func same(
+            _ text: UnsafeBufferPointer<UInt8>?, _ kept: UnsafeMutablePointer<UInt8>
+        ) -> Bool {
+            guard let text, let p = text.baseAddress else { return true }
+            let n = text.count
+            var i = 0
+            while i &+ 8 <= n {
+                if UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                    != UnsafeRawPointer(kept + i).loadUnaligned(as: UInt64.self)
+                {
+                    return false
+                }
+                i &+= 8
+            }
+            while i < n {
+                if p[i] != kept[i] { return false }
+                i &+= 1
+            }
+            return true
         }
     }
 
