@@ -76,7 +76,7 @@ final class LineReader {
         while true {
             // Look for a newline in what is buffered.
             if let nl = findNewline(from: start + scanned) {
-                return makeLine(endingAt: nl, terminated: true)
+                return makeTerminatedLine(endingAt: nl)
             }
             scanned = end - start
             // A line may hold maxLineBytes plus a `\r` (and a BOM on the first line) before its
@@ -119,7 +119,26 @@ final class LineReader {
         return buffer.distance(to: p.assumingMemoryBound(to: UInt8.self))
     }
 
-    private func makeLine(endingAt nl: Int, terminated: Bool) -> RawLine {
+    /// The line before the newline at `nl`. A file's first line (which may start with a BOM) and
+    /// one that may be too long go the general way, out of line; any other is a view as it is, a
+    /// `\r` before its newline left out.
+    @inline(__always) private func makeTerminatedLine(endingAt nl: Int) -> RawLine {
+        guard !atFileStart, nl - start <= Self.maxLineBytes else {
+            return makeLine(endingAt: nl, terminated: true)
+        }
+        lineNumber += 1
+        let lineStart = start
+        var lineEnd = nl
+        if lineEnd > lineStart, buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+        start = nl + 1
+        scanned = 0
+        return RawLine(
+            number: lineNumber,
+            bytes: UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart),
+            unterminated: false, tooLong: nil)
+    }
+
+    @inline(never) private func makeLine(endingAt nl: Int, terminated: Bool) -> RawLine {
         lineNumber += 1
         var lineStart = start
         var lineEnd = nl
