@@ -36,6 +36,10 @@ public final class Auditor: @unchecked Sendable {
     /// Source events without one of its own after which a quiet generation timeline is retired
     /// (``RetiredTimeline``). Tests make it 0 to retire, and rebuild, at every chance.
     let retireIdleAfter: Int
+    /// The defaults of ``readAheadFrom``, ``lightReadPart`` and ``retireIdleAfter``.
+    public static let defaultReadAheadFrom = 16 << 20
+    public static let defaultLightReadPart = 4 << 20
+    public static let defaultRetireIdleAfter = 256
     /// nil: every finding is kept (the JSON, SARIF and JUnit reports and baselines list them all).
     /// A number: only that many findings per rule and kind are kept — the ones that come first in
     /// report order (file, line, message), as the text and GitHub reports show them — and the rest
@@ -61,10 +65,10 @@ public final class Auditor: @unchecked Sendable {
 
     public init(
         rules: RuleSet, overrides: [String: Value] = [:], jobs: Int = Auditor.defaultJobs,
-        readAheadFrom: Int = 16 << 20,
-        lightReadPart: Int = 4 << 20,
+        readAheadFrom: Int = Auditor.defaultReadAheadFrom,
+        lightReadPart: Int = Auditor.defaultLightReadPart,
         rereadable: Bool? = nil,
-        retireIdleAfter: Int = 256,
+        retireIdleAfter: Int = Auditor.defaultRetireIdleAfter,
         keepFindings: Int? = nil,
         divert: ViolationFilter? = nil,
         judged: (@Sendable (SourceKey) -> Bool)? = nil,

@@ -66,9 +66,12 @@ extension CommandLineTool {
         let progress = Self.progressLine(
             progressMode, quiet: p.has("--quiet"), files: found.files, console: console)
         // Every finding is kept: the merge decides what its reports show.
+        let streaming = try StreamingSettings.fromEnvironment()
         let auditor = Auditor(
             rules: prepared.ruleSet, overrides: prepared.overrides, jobs: jobs,
-            progress: progress?.progress, shard: shard, opener: opener)
+            readAheadFrom: streaming.readAheadFrom, lightReadPart: streaming.lightReadPart,
+            retireIdleAfter: streaming.retireIdleAfter, progress: progress?.progress, shard: shard,
+            opener: opener)
         let paths = Auditor.filePaths(of: found.files)
         let plan = auditor.makePlan(files: paths)
         progress?.line.start()

@@ -229,9 +229,12 @@ public enum CommandLineTool {
                 today: today)
         let progress = Self.progressLine(
             progressMode, quiet: p.has("--quiet"), files: found.files, console: console)
+        let streaming = try StreamingSettings.fromEnvironment()
         let auditor = Auditor(
-            rules: prepared.ruleSet, overrides: prepared.overrides, jobs: jobs, keepFindings: keep,
-            divert: divert, progress: progress?.progress, opener: opener)
+            rules: prepared.ruleSet, overrides: prepared.overrides, jobs: jobs,
+            readAheadFrom: streaming.readAheadFrom, lightReadPart: streaming.lightReadPart,
+            retireIdleAfter: streaming.retireIdleAfter, keepFindings: keep, divert: divert,
+            progress: progress?.progress, opener: opener)
         progress?.line.start()
         var report = auditor.run(
             found.files, discoveryErrors: found.errors, failOn: request.failOn)
