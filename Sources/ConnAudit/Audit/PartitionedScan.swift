@@ -162,30 +162,41 @@ final class PartitionedScan {
             // Not counted: ``evaluators`` holds it until it finishes (then this is cleared too).
             var lastSource: Unmanaged<SourceEvaluator>?
             while let batch = queue.pop() {
-                for item in batch {
-                    let evaluator: Unmanaged<SourceEvaluator>
-                    if item.id == lastID, let l = lastSource {
-                        evaluator = l
-                    } else if let key = item.newKey {
-                        let made = SourceEvaluator(key: key, plan: plan)
-                        while evaluators.count <= Int(item.id) { evaluators.append(nil) }
-                        evaluators[Int(item.id)] = made
-                        evaluator = Unmanaged.passUnretained(made)
-                    } else {
-                        evaluator = Unmanaged.passUnretained(evaluators[Int(item.id)]!)
-                    }
-                    lastID = item.id
-                    lastSource = evaluator
-                    evaluator._withUnsafeGuaranteedRef { evaluator in
-                        if let r = item.regression { evaluator.feed(r) }
-                        evaluator.feed(item.event)
-                    }
-                    if item.last {
-                        let evaluator = evaluator.takeUnretainedValue()
-                        finished(evaluator.key, evaluator.finish())
-                        evaluators[Int(item.id)] = nil
-                        lastID = -1
-                        lastSource = nil
+                // Each item is read in place: copying it out would retain its event, key and
+                // regression only to release them again at the end of the step.
+                batch.withUnsafeBufferPointer { items in
+                    for i in items.indices {
+                        let item = items.baseAddress.unsafelyUnwrapped + i
+                        let id = item.pointee.id
+                        let evaluator: Unmanaged<SourceEvaluator>
+                        if id == lastID, let l = lastSource {
+                            evaluator = l
+                        } else if item.pointee.newKey != nil {
+                            let made = SourceEvaluator(key: item.pointee.newKey!, plan: plan)
+                            while evaluators.count <= Int(id) { evaluators.append(nil) }
+                            evaluators[Int(id)] = made
+                            evaluator = Unmanaged.passUnretained(made)
+                        } else {
+                            evaluator = Unmanaged.passUnretained(evaluators[Int(id)]!)
+                        }
+                        lastID = id
+                        lastSource = evaluator
+                        evaluator._withUnsafeGuaranteedRef { evaluator in
+                            if item.pointee.regression != nil {
+                                evaluator.feed(item.pointee.regression!)
+                            }
+                            // The batch holds the event until the step ends: handed on as
+                            // it is, not retained for the call.
+                            Unmanaged.passUnretained(item.pointee.event)
+                                ._withUnsafeGuaranteedRef { evaluator.feed($0) }
+                        }
+                        if item.pointee.last {
+                            let evaluator = evaluator.takeUnretainedValue()
+                            finished(evaluator.key, evaluator.finish())
+                            evaluators[Int(id)] = nil
+                            lastID = -1
+                            lastSource = nil
+                        }
                     }
                 }
             }
