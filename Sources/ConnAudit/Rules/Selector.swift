@@ -38,6 +38,16 @@ public struct Selector: Sendable {
         return all
     }
 
+    /// Whether an event matches exactly when its id is one of ``ids``: every term tests plain
+    /// `ev` names and nothing else (no other field, no `not:`, no `where:`). Then ``mayMatch(_:)``
+    /// is the whole answer.
+    var matchesByIDAlone: Bool {
+        guard let ids, ids.allSatisfy({ $0 >= 0 }) else { return false }
+        return terms.allSatisfy {
+            $0.evIDs != nil && !$0.checksFields && $0.negated == nil && $0.whereRef == nil
+        }
+    }
+
     /// Whether an event with this ``EvNames`` id can match (a cheap test before the real one).
     @inline(__always) public func mayMatch(_ id: Int32) -> Bool {
         guard let ids else { return true }

@@ -508,13 +508,15 @@ class Runner: HistoryProvider {
         guard sinceMay || selMay else { return }
         // `since` is read in place (`sinceMay` holds only when there is one): bound to a name
         // it would be copied, and its parts retained.
-        if sinceMay, Evaluator.matches(call.since.unsafelyUnwrapped, e, ctx) != nil {
+        if sinceMay,
+            call.sinceByID || Evaluator.matches(call.since.unsafelyUnwrapped, e, ctx) != nil
+        {
             aggregates[slot] = Aggregate()
             letCache?.versions[slot] += 1
         } else if selMay, call.kind == .first, aggregates[slot].first != nil {
             // A `first` already found stays found until its `since` cut: nothing to match.
             return
-        } else if selMay, Evaluator.matches(call.selector, e, ctx) != nil {
+        } else if selMay, call.selectorByID || Evaluator.matches(call.selector, e, ctx) != nil {
             // The answer of the call's kind changed? (`first` changes once, `last` and `count`
             // always.)
             var changed = call.kind != .first || aggregates[slot].first == nil

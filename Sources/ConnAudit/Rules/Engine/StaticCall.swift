@@ -10,6 +10,11 @@ final class StaticCall: @unchecked Sendable {
     /// an event may move the aggregate copies no selector.
     private let selectorIDs: EvIDSet
     private let sinceIDs: EvIDSet?
+    /// Whether an event's id alone says if it matches the selector, or `since` (true when there
+    /// is none): names only, ``Selector/matchesByIDAlone``. An aggregate such as "the last
+    /// `ws.ping`" then moves without evaluating anything.
+    let selectorByID: Bool
+    let sinceByID: Bool
 
     init(kind: HistoryCall.Kind, selector: Selector, since: Selector?, value: Expr?) {
         self.kind = kind
@@ -18,6 +23,8 @@ final class StaticCall: @unchecked Sendable {
         self.value = value
         selectorIDs = EvIDSet([selector])
         sinceIDs = since.map { EvIDSet([$0]) }
+        selectorByID = selector.matchesByIDAlone
+        sinceByID = since?.matchesByIDAlone ?? true
     }
 
     /// Whether an event with this ``EvNames`` id may match the selector.
