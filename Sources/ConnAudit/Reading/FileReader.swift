@@ -220,11 +220,11 @@ final class FileReader {
 
     /// The number of the source whose `src` and `session` texts have these numbers in the
     /// parser's ``JSONLineParser/sourceTexts`` (-1: absent): the same source as through
-    /// ``sourceID(src:session:)`` with those texts as strings, found by two integers.
+    /// ``sourceID(src:session:)`` with those texts as strings, found by two integers. For texts
+    /// that are not the previous line's (the caller takes those itself).
     @inline(never)
     private func sourceID(texts: (src: Int32, session: Int32)) -> Int32 {
         let packed = Self.packed(texts)
-        if previousTextsID >= 0, packed == previousTexts { return previousTextsID }
         let id: Int32
         if let known = idsByTexts[packed] {
             id = known

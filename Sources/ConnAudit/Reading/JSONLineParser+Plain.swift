@@ -419,13 +419,7 @@ extension JSONLineParser {
     @inline(__always)
     static func plainInteger(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int) -> Int64? {
         guard i &+ 8 <= n else { return plainIntegerNearEnd(p, &i, n) }
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        // Digits become 0…9; a byte's high bit marks one that is not a digit. A carry out of
-        // `+ 0x76` leaves only a byte that is marked already, so the lowest mark is exact.
-        let x =
-            UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
-            ^ (ones &* 0x30)
-        let marks = ((x &+ (ones &* 0x76)) | x) & (ones &* 0x80)
+        let (x, marks) = digitWord(p, i)
         let k = marks.trailingZeroBitCount >> 3
         // No digit, or a leading zero followed by a digit: not a plain integer.
         guard k > 0, x & 0xFF != 0 || k == 1 else { return nil }
@@ -436,6 +430,18 @@ extension JSONLineParser {
         guard endsPlainInteger(p, j, n) else { return nil }
         i = j
         return value
+    }
+
+    /// The eight bytes at `i`, digits turned into 0…9, and a mark (the high bit) on each byte that
+    /// is not a digit. A carry out of `+ 0x76` reaches only bytes after a marked one, so the
+    /// lowest mark is exact.
+    @inline(__always)
+    static func digitWord(_ p: UnsafePointer<UInt8>, _ i: Int) -> (digits: UInt64, marks: UInt64) {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let x =
+            UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+            ^ (ones &* 0x30)
+        return (x, ((x &+ (ones &* 0x76)) | x) & (ones &* 0x80))
     }
 
     /// The value of eight decimal digits, one a byte (0…9), the first in the lowest byte: pairs,

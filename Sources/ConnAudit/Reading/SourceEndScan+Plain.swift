@@ -67,19 +67,13 @@ extension SourceEndScan {
         return tally.line
     }
 
-    /// The index of the first byte at or after `i` (at most `n`) that is not an ASCII digit.
-    /// Eight bytes at a time while eight remain: digits become 0…9 and a byte's high bit marks one
-    /// that is not a digit; a carry out of `+ 0x76` reaches only bytes after a marked one, so the
-    /// lowest mark is exact (as ``JSONLineParser/plainInteger(_:_:_:)`` reads them).
+    /// The index of the first byte at or after `i` (at most `n`) that is not an ASCII digit:
+    /// eight bytes at a time while eight remain (``JSONLineParser/digitWord(_:_:)``).
     @inline(__always)
     static func pastDigits(_ p: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
         var i = i
         while i &+ 8 <= n {
-            let x =
-                UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
-                ^ (ones &* 0x30)
-            let marks = ((x &+ (ones &* 0x76)) | x) & (ones &* 0x80)
+            let marks = JSONLineParser.digitWord(p, i).marks
             if marks != 0 { return i &+ marks.trailingZeroBitCount >> 3 }
             i &+= 8
         }

@@ -8,29 +8,15 @@ import ConnAuditTestSupport
 /// alone. Either way, a generation that speaks again after its retirement is judged as if it had
 /// never been retired.
 @Suite struct LogWithoutReplayTests {
-    static let never = 1 << 40
-
+    /// What one source's evaluation did with `log`, and the run's JSON report (see
+    /// `RetirementTests`).
     private func run(_ rules: RuleSet, _ log: String, retireIdleAfter: Int) -> (
         outcome: SourceOutcome, report: String
     ) {
-        let plan = EvaluationPlan(
-            rules: rules.rules, overrides: [:], files: ["log.jsonl"],
-            retireIdleAfter: retireIdleAfter)
-        let reader = FileReader(
-            index: 0, path: "log.jsonl",
-            source: ByteSources.memory(Array(log.utf8), path: "log.jsonl"),
-            wantedFields: rules.fieldsRead)
-        var evaluator: SourceEvaluator?
-        while let item = reader.next() {
-            guard case .event(let e, let id, _) = item else { continue }
-            if evaluator == nil { evaluator = SourceEvaluator(key: reader.key(of: id), plan: plan) }
-            evaluator!.feed(e)
-        }
-        let auditor = Auditor(
-            rules: rules, jobs: 1, retireIdleAfter: retireIdleAfter,
-            opener: RuleRuns.opener([("log.jsonl", log)]))
-        let report = JSONReport.render(auditor.run([InputFile(path: "log.jsonl", isStdin: false)]))
-        return (evaluator!.finish(), report)
+        (
+            RetirementTests.evaluate(rules, log, retireIdleAfter: retireIdleAfter),
+            RetirementTests.report(rules, log, retireIdleAfter: retireIdleAfter)
+        )
     }
 
     /// Gen 0 logs `events` events the labeller reacts to (a connect, an open, then pings), goes
@@ -61,7 +47,7 @@ import ConnAuditTestSupport
         #expect(!CompiledRule(rule: outcomes, index: 0, overrides: [:]).needsReplay)
         let log = log(events: events)
         let retiring = run(rules, log, retireIdleAfter: 16)
-        let keeping = run(rules, log, retireIdleAfter: Self.never)
+        let keeping = run(rules, log, retireIdleAfter: RetirementTests.never)
         // Past 1,024 logged events a timeline is never retired; below, gen 0 is retired once and
         // rebuilt once.
         if events > Timeline.logLimit {

@@ -10,8 +10,8 @@ import ConnAuditTestSupport
 @Suite struct RetirementTests {
     static let never = 1 << 40
 
-    /// The JSON report of `rules` over one in-memory log.
-    private func report(_ rules: RuleSet, _ log: String, retireIdleAfter: Int) -> String {
+    /// The JSON report of `rules` over one in-memory log (`LogWithoutReplayTests` uses it too).
+    static func report(_ rules: RuleSet, _ log: String, retireIdleAfter: Int) -> String {
         let auditor = Auditor(
             rules: rules, jobs: 1, retireIdleAfter: retireIdleAfter,
             opener: RuleRuns.opener([("log.jsonl", log)]))
@@ -19,7 +19,7 @@ import ConnAuditTestSupport
     }
 
     /// What one source's evaluation did with `log` (all of whose lines are one source's events).
-    private func evaluate(_ rules: RuleSet, _ log: String, retireIdleAfter: Int) -> SourceOutcome {
+    static func evaluate(_ rules: RuleSet, _ log: String, retireIdleAfter: Int) -> SourceOutcome {
         let plan = EvaluationPlan(
             rules: rules.rules, overrides: [:], files: ["log.jsonl"],
             retireIdleAfter: retireIdleAfter)
@@ -42,14 +42,14 @@ import ConnAuditTestSupport
         for rule in pack.rules {
             for fixture in rule.tests {
                 let alone = RuleSet(rules: [rule])
-                let kept = report(alone, fixture.log, retireIdleAfter: Self.never)
+                let kept = Self.report(alone, fixture.log, retireIdleAfter: Self.never)
                 #expect(
-                    report(alone, fixture.log, retireIdleAfter: 0) == kept,
+                    Self.report(alone, fixture.log, retireIdleAfter: 0) == kept,
                     "\(rule.id) '\(fixture.name)'")
                 // The whole pack over the same log: rules that retire beside rules that keep.
-                let all = report(pack, fixture.log, retireIdleAfter: Self.never)
+                let all = Self.report(pack, fixture.log, retireIdleAfter: Self.never)
                 #expect(
-                    report(pack, fixture.log, retireIdleAfter: 0) == all,
+                    Self.report(pack, fixture.log, retireIdleAfter: 0) == all,
                     "pack over \(rule.id) '\(fixture.name)'")
                 compared += 1
             }
@@ -77,7 +77,7 @@ import ConnAuditTestSupport
         let log =
             closedGenerations(400) + #"{"t":5000,"ev":"ws.close","gen":0,"reason":"user"}"# + "\n"
         let pack = RuleLoader.builtin()
-        let outcome = evaluate(pack, log, retireIdleAfter: 256)
+        let outcome = Self.evaluate(pack, log, retireIdleAfter: 256)
         // A timeline is retired within about two idle windows of its last event: all but the last
         // ~128 generations are.
         #expect(outcome.retirements >= 250)
@@ -87,10 +87,11 @@ import ConnAuditTestSupport
         #expect(found.map(\.line) == [1601])
         // The finding, its context lines and every other verdict: as without retirement.
         #expect(
-            report(pack, log, retireIdleAfter: 256)
-                == report(pack, log, retireIdleAfter: Self.never))
+            Self.report(pack, log, retireIdleAfter: 256)
+                == Self.report(pack, log, retireIdleAfter: Self.never))
         #expect(
-            report(pack, log, retireIdleAfter: 0) == report(pack, log, retireIdleAfter: Self.never))
+            Self.report(pack, log, retireIdleAfter: 0)
+                == Self.report(pack, log, retireIdleAfter: Self.never))
     }
 
     @Test func aTimelineWaitingForADeadlineIsNotRetired() throws {
@@ -103,11 +104,12 @@ import ConnAuditTestSupport
         log += closedGenerations(100, from: 10, firstGen: 1)
         log += #"{"t":200000,"ev":"app.tick"}"# + "\n"
         let pack = RuleLoader.builtin()
-        let outcome = evaluate(pack, log, retireIdleAfter: 0)
+        let outcome = Self.evaluate(pack, log, retireIdleAfter: 0)
         let timeout = try #require(pack.rules.firstIndex { $0.id == "ws.timeout-closes" })
         #expect(outcome.sink.violations[timeout]?.map(\.line) == [3])
         #expect(
-            report(pack, log, retireIdleAfter: 0) == report(pack, log, retireIdleAfter: Self.never))
+            Self.report(pack, log, retireIdleAfter: 0)
+                == Self.report(pack, log, retireIdleAfter: Self.never))
     }
 
     @Test func labelsOfRetiredGenerationsAreCounted() {
@@ -117,8 +119,8 @@ import ConnAuditTestSupport
             + #"{"t":901,"ev":"ws.connect_failed","gen":99,"error":"NSURLErrorDomain:-1004"}"#
             + "\n"
         let pack = RuleLoader.builtin()
-        let retiring = evaluate(pack, log, retireIdleAfter: 0)
-        let keeping = evaluate(pack, log, retireIdleAfter: Self.never)
+        let retiring = Self.evaluate(pack, log, retireIdleAfter: 0)
+        let keeping = Self.evaluate(pack, log, retireIdleAfter: Self.never)
         #expect(retiring.retirements >= 40)
         #expect(keeping.retirements == 0)
         #expect(!keeping.sink.labels.isEmpty)
@@ -147,12 +149,12 @@ import ConnAuditTestSupport
             }
         }
         let pack = RuleLoader.builtin()
-        let outcome = evaluate(pack, log, retireIdleAfter: 256)
+        let outcome = Self.evaluate(pack, log, retireIdleAfter: 256)
         #expect(outcome.rebuilds >= 1)
         #expect(outcome.rebuilds <= 4)
         #expect(
-            report(pack, log, retireIdleAfter: 256)
-                == report(pack, log, retireIdleAfter: Self.never))
+            Self.report(pack, log, retireIdleAfter: 256)
+                == Self.report(pack, log, retireIdleAfter: Self.never))
     }
 
     @Test func aCountWithAMinimumKeepsItsTimelines() throws {
@@ -172,12 +174,12 @@ import ConnAuditTestSupport
             )
         ])
         let log = closedGenerations(50)
-        let outcome = evaluate(rules, log, retireIdleAfter: 0)
+        let outcome = Self.evaluate(rules, log, retireIdleAfter: 0)
         #expect(outcome.retirements == 0)
         #expect(outcome.sink.violations[0]?.count == 50)
         #expect(
-            report(rules, log, retireIdleAfter: 0)
-                == report(rules, log, retireIdleAfter: Self.never))
+            Self.report(rules, log, retireIdleAfter: 0)
+                == Self.report(rules, log, retireIdleAfter: Self.never))
     }
 
     @Test func aRebuildDecidesNoOtherTimelinesDeadline() throws {
@@ -199,12 +201,13 @@ import ConnAuditTestSupport
 
             """
         let pack = RuleLoader.builtin()
-        let outcome = evaluate(pack, log, retireIdleAfter: 0)
+        let outcome = Self.evaluate(pack, log, retireIdleAfter: 0)
         #expect(outcome.rebuilds >= 2)
         let timeout = try #require(pack.rules.firstIndex { $0.id == "ws.timeout-closes" })
         #expect(outcome.sink.violations[timeout]?.map(\.line) == [7])
         #expect(
-            report(pack, log, retireIdleAfter: 0) == report(pack, log, retireIdleAfter: Self.never))
+            Self.report(pack, log, retireIdleAfter: 0)
+                == Self.report(pack, log, retireIdleAfter: Self.never))
     }
 
     @Test func theClockKnowsItsHighestTimeSinceAnEvent() {
@@ -258,16 +261,18 @@ import ConnAuditTestSupport
         log += closedGenerations(60, from: 4010, firstGen: 200)
         log += #"{"t":6000,"ev":"ws.close","gen":0,"reason":"user"}"# + "\n"
         for rules in [RuleSet(rules: [outcomes]), RuleSet(rules: [outcomes, single]), pack] {
-            let retiring = evaluate(rules, log, retireIdleAfter: 0)
-            let keeping = evaluate(rules, log, retireIdleAfter: Self.never)
+            let retiring = Self.evaluate(rules, log, retireIdleAfter: 0)
+            let keeping = Self.evaluate(rules, log, retireIdleAfter: Self.never)
             #expect(retiring.rebuilds >= 3)
             #expect(retiring.sink.labels == keeping.sink.labels)
             #expect(
-                report(rules, log, retireIdleAfter: 0)
-                    == report(rules, log, retireIdleAfter: Self.never))
+                Self.report(rules, log, retireIdleAfter: 0)
+                    == Self.report(rules, log, retireIdleAfter: Self.never))
         }
         // The immediate close of gen 0 is counted (the other generations are all "user" closes).
         let index = try #require(pack.rules.firstIndex { $0.id == "ws.required-outcomes" })
-        #expect(evaluate(pack, log, retireIdleAfter: 0).sink.labels[index]?["immediate_close"] == 1)
+        #expect(
+            Self.evaluate(pack, log, retireIdleAfter: 0).sink.labels[index]?["immediate_close"] == 1
+        )
     }
 }

@@ -132,11 +132,7 @@ enum BucketHash {
         case .string(let s):
             // The bytes are read where they are (a native string's always can be): a copy of the
             // string to read them through would be retained and released.
-            let ascii: UInt64?? = s.utf8.withContiguousStorageIfAvailable { bytes in
-                var or: UInt8 = 0
-                for b in bytes { or |= b }
-                return or < 0x80 ? hash(bytes: UnsafeRawBufferPointer(bytes)) : nil
-            }
+            let ascii: UInt64?? = s.utf8.withContiguousStorageIfAvailable(asciiHash)
             if let ascii = ascii ?? asciiHash(copying: s) { return ascii }
             var nfc: [UInt8] = []
             nfc.reserveCapacity(s.utf8.count)
@@ -147,15 +143,18 @@ enum BucketHash {
         }
     }
 
-    /// The hash of `s`'s bytes when they are all ASCII (nil otherwise), read through a copy of
-    /// `s` (for a string whose bytes are not stored contiguously, such as a bridged one).
+    /// The hash of `bytes` when they are all ASCII; nil otherwise.
+    private static func asciiHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        var or: UInt8 = 0
+        for b in bytes { or |= b }
+        return or < 0x80 ? hash(bytes: UnsafeRawBufferPointer(bytes)) : nil
+    }
+
+    /// ``asciiHash(_:)`` of `s`'s bytes read through a copy of `s` (for a string whose bytes are
+    /// not stored contiguously, such as a bridged one).
     private static func asciiHash(copying s: String) -> UInt64? {
         var s = s
-        return s.withUTF8 { bytes in
-            var or: UInt8 = 0
-            for b in bytes { or |= b }
-            return or < 0x80 ? hash(bytes: UnsafeRawBufferPointer(bytes)) : nil
-        }
+        return s.withUTF8(asciiHash)
     }
 
     /// wyhash's mix: the two halves of a 128-bit product, xored.
