@@ -133,7 +133,12 @@ public struct Selector: Sendable {
         /// it is read where it is, not copied for each candidate a selector is tried on.
         final class WhereBox: Sendable {
             let expr: Expr
-            init(_ expr: Expr) { self.expr = expr }
+            /// `expr` compiled, as candidates are tried with it.
+            let compiled: CompiledExpression
+            init(_ expr: Expr) {
+                self.expr = expr
+                compiled = CompiledExpression(expr)
+            }
         }
         /// `as:` — the name the matched event is captured under.
         public var capture: String? {

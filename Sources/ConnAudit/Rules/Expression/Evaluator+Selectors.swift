@@ -38,9 +38,9 @@ extension Evaluator {
                 if term.pointee.whereReadsCapture, let name = term.pointee.capture {
                     var inner = ctx
                     inner.captures[name] = candidate
-                    return evaluate(box.expr, inner, candidate).truth == true
+                    return box.compiled.run(inner, candidate).truth == true
                 }
-                return evaluate(box.expr, ctx, candidate).truth == true
+                return box.compiled.run(ctx, candidate).truth == true
             }
             guard holds else { return false }
         }

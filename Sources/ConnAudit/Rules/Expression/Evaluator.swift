@@ -67,14 +67,7 @@ public enum Evaluator {
             {
                 return .value(ctx.params[name] ?? .null)
             }
-            switch evaluate(base, ctx, e) {
-            case .event(let found): return .value(field(name, id: id, of: found, ctx))
-            case .value(.null): return .null
-            case .value(let v):
-                if case .object = v { return .value(v[name] ?? .null) }
-                return .undecided
-            case .undecided: return .undecided
-            }
+            return member(evaluate(base, ctx, e), name, id: id, ctx)
         case .index(let base, let indexExpr):
             let b = evaluate(base, ctx, e)
             let k = evaluate(indexExpr, ctx, e)
@@ -104,20 +97,7 @@ public enum Evaluator {
             }
             return .value(.object(out))
         case .unary(let op, let operand):
-            let v = evaluate(operand, ctx, e)
-            switch op {
-            case .not:
-                guard let b = v.truth else { return .undecided }
-                return .value(.bool(!b))
-            case .negate:
-                switch v {
-                case .value(.int(let i)) where i != Int64.min: return .value(.int(-i))
-                case .value(let x):
-                    if let d = x.number { return .value(.double(-d)) }
-                    return .undecided
-                default: return .undecided
-                }
-            }
+            return unary(op, evaluate(operand, ctx, e))
         case .binary(let op, let l, let r, _):
             return binary(op, l, r, ctx, e)
         case .conditional(let c, let a, let b):
@@ -131,14 +111,52 @@ public enum Evaluator {
         case .history(let call):
             return history(call, ctx, e)
         case .regex(let subject, let regex):
-            switch evaluate(subject, ctx, e) {
-            case .value(.string(let text)):
-                guard let budget = ctx.withShared({ $0.regexBudget }) else {
-                    return .value(.bool(regex.matches(text)))
-                }
-                return budget.matches(regex, text, at: e).map { .value(.bool($0)) } ?? .undecided
+            return search(regex, evaluate(subject, ctx, e), ctx, e)
+        }
+    }
+
+    /// `base.name` for an evaluated base: a field of an event, a key of an object; null of null.
+    @inline(__always)
+    static func member(_ base: Eval, _ name: String, id: Int32, _ ctx: EvalContext) -> Eval {
+        switch base {
+        case .event(let found): return .value(field(name, id: id, of: found, ctx))
+        case .value(.null): return .null
+        case .value(let v):
+            if case .object = v { return .value(v[name] ?? .null) }
+            return .undecided
+        case .undecided: return .undecided
+        }
+    }
+
+    /// `not v` and `-v`.
+    @inline(__always) static func unary(_ op: Expr.UnaryOp, _ v: Eval) -> Eval {
+        switch op {
+        case .not:
+            guard let b = v.truth else { return .undecided }
+            return .value(.bool(!b))
+        case .negate:
+            switch v {
+            case .value(.int(let i)) where i != Int64.min: return .value(.int(-i))
+            case .value(let x):
+                if let d = x.number { return .value(.double(-d)) }
+                return .undecided
             default: return .undecided
             }
+        }
+    }
+
+    /// `matches(subject, regex)` for an evaluated subject, with the steps of `ctx`'s budget (a
+    /// search of `e`'s rule).
+    static func search(_ regex: BoundedRegex, _ subject: Eval, _ ctx: EvalContext, _ e: Event)
+        -> Eval
+    {
+        switch subject {
+        case .value(.string(let text)):
+            guard let budget = ctx.withShared({ $0.regexBudget }) else {
+                return .value(.bool(regex.matches(text)))
+            }
+            return budget.matches(regex, text, at: e).map { .value(.bool($0)) } ?? .undecided
+        default: return .undecided
         }
     }
 
@@ -190,10 +208,12 @@ public enum Evaluator {
             case let other: return other
             }
         default:
-            break
+            return combine(op, evaluate(l, ctx, e), evaluate(r, ctx, e))
         }
-        let a = evaluate(l, ctx, e)
-        let b = evaluate(r, ctx, e)
+    }
+
+    /// A binary operator other than `and`, `or` and `??` on its evaluated operands.
+    static func combine(_ op: Expr.BinaryOp, _ a: Eval, _ b: Eval) -> Eval {
         switch op {
         case .equal, .notEqual:
             let same: Bool
@@ -280,48 +300,8 @@ public enum Evaluator {
         _ function: Expr.Function, _ args: [Expr], _ ctx: EvalContext, _ e: Event
     ) -> Eval {
         switch function {
-        case .type:
-            switch evaluate(args[0], ctx, e) {
-            case .value(let v): return .value(.string(v.typeName))
-            case .event: return .value(.string("event"))
-            case .undecided: return .undecided
-            }
-        case .str, .json:
-            // `json` as JSON: a string quoted, a number with a fraction keeps it (`1.0`), so a
-            // message can show why `"150"` or `1.0` is not the integer it looks like.
-            switch evaluate(args[0], ctx, e) {
-            case .value(let v): return .value(.string(v.rendered(bare: function == .str)))
-            case .event(let found): return .value(.string("\(found.ev) at line \(found.line)"))
-            case .undecided: return .undecided
-            }
-        case .isInt:
-            switch evaluate(args[0], ctx, e) {
-            case .value(.int), .value(.bigInt): return .true
-            case .undecided: return .undecided
-            default: return .false
-            }
-        case .text:
-            guard let v = decided(evaluate(args[0], ctx, e)) else { return .undecided }
-            // A number with a fraction or exponent: its shortest round-trip decimal (`1.50` is
-            // "1.5"). A whole one from 2^53 up may stand for several integers (a 20-digit id read
-            // as a double): undecided, rather than one text for different ids.
-            if case .double(let d) = v, d.isFinite {
-                if d == d.rounded(), Swift.abs(d) >= 9.007199254740992e15 { return .undecided }
-                return .value(.string(String(d)))
-            }
-            return v.text.map { .value(.string($0)) } ?? .undecided
-        case .len:
-            switch decided(evaluate(args[0], ctx, e)) {
-            case .string(let s)?: return .value(.int(Int64(s.count)))
-            case .array(let items)?: return .value(.int(Int64(items.count)))
-            case .object(let entries)?: return .value(.int(Int64(entries.count)))
-            default: return .undecided
-            }
-        case .abs:
-            guard let v = decided(evaluate(args[0], ctx, e)) else { return .undecided }
-            if case .int(let i) = v, i != Int64.min { return .value(.int(Swift.abs(i))) }
-            guard let d = v.number else { return .undecided }
-            return .value(.double(Swift.abs(d)))
+        case .type, .str, .json, .isInt, .text, .len, .abs:
+            return apply(function, evaluate(args[0], ctx, e))
         case .pow:
             let a = evaluate(args[0], ctx, e)
             let b = evaluate(args[1], ctx, e)
@@ -370,6 +350,56 @@ public enum Evaluator {
         case .matches:
             // Parsed into `.regex` (its pattern must be a literal); never called by name.
             return .undecided
+        }
+    }
+
+    /// A function of one argument (`type str json is_int text len abs`) on its evaluated
+    /// argument; undecided for any other function.
+    static func apply(_ function: Expr.Function, _ arg: Eval) -> Eval {
+        switch function {
+        case .type:
+            switch arg {
+            case .value(let v): return .value(.string(v.typeName))
+            case .event: return .value(.string("event"))
+            case .undecided: return .undecided
+            }
+        case .str, .json:
+            // `json` as JSON: a string quoted, a number with a fraction keeps it (`1.0`), so a
+            // message can show why `"150"` or `1.0` is not the integer it looks like.
+            switch arg {
+            case .value(let v): return .value(.string(v.rendered(bare: function == .str)))
+            case .event(let found): return .value(.string("\(found.ev) at line \(found.line)"))
+            case .undecided: return .undecided
+            }
+        case .isInt:
+            switch arg {
+            case .value(.int), .value(.bigInt): return .true
+            case .undecided: return .undecided
+            default: return .false
+            }
+        case .text:
+            guard let v = decided(arg) else { return .undecided }
+            // A number with a fraction or exponent: its shortest round-trip decimal (`1.50` is
+            // "1.5"). A whole one from 2^53 up may stand for several integers (a 20-digit id read
+            // as a double): undecided, rather than one text for different ids.
+            if case .double(let d) = v, d.isFinite {
+                if d == d.rounded(), Swift.abs(d) >= 9.007199254740992e15 { return .undecided }
+                return .value(.string(String(d)))
+            }
+            return v.text.map { .value(.string($0)) } ?? .undecided
+        case .len:
+            switch decided(arg) {
+            case .string(let s)?: return .value(.int(Int64(s.count)))
+            case .array(let items)?: return .value(.int(Int64(items.count)))
+            case .object(let entries)?: return .value(.int(Int64(entries.count)))
+            default: return .undecided
+            }
+        case .abs:
+            guard let v = decided(arg) else { return .undecided }
+            if case .int(let i) = v, i != Int64.min { return .value(.int(Swift.abs(i))) }
+            guard let d = v.number else { return .undecided }
+            return .value(.double(Swift.abs(d)))
+        default: return .undecided
         }
     }
 
