@@ -22,7 +22,7 @@ struct Obligations {
     fileprivate(set) var live = 0
     fileprivate var nextOrdinal = 0
     /// The deadlines, earliest first at the top: (deadline, ordinal) pairs of a binary heap.
-    fileprivate var heap: [(deadline: Double, ordinal: Int)] = []
+    fileprivate(set) var heap: [(deadline: Double, ordinal: Int)] = []
     /// With `report_at`: the anchors with an open obligation (one at a time per anchor).
     fileprivate(set) var openAnchors = Set<Int>()
     /// The key indexes of `followed_by` (0) and `unless` (1) (``CompiledRule/obligationPlans``),
@@ -145,7 +145,7 @@ extension SequenceRunner {
                 return
             }
             deadline = DecimalRounding.sum(match.last.t, ms)
-            clock?.schedule(deadline!, runner: self, scope: context)
+            keepOnClock(deadline!, scope: context)
         }
         let text = compiled.messageReadsHistory ? message(for: ctx, note: nil) : nil
         // An obligation is charged as a finding (it may become one): the next unit spent stops
@@ -241,11 +241,29 @@ extension SequenceRunner {
         }
     }
 
-    /// The source's clock passed `now` (``Runner/expire(now:context:sink:)``).
+    /// Puts `deadline` on the source's clock unless the runner has an earlier one there already
+    /// (``onClock``): that one wakes the runner first, and it then puts its next deadline there.
+    /// So an obligation answered in time costs the clock nothing, and the clock holds a handful
+    /// of the runner's deadlines, not one per obligation.
+    func keepOnClock(_ deadline: Double, scope: ContextScope) {
+        if let at = onClock, !(deadline < at) { return }
+        guard let clock else { return }
+        clock.schedule(deadline, runner: self, scope: scope)
+        onClock = deadline
+    }
+
+    /// The source's clock passed `now` (``Runner/expire(now:context:sink:)``): it woke the runner
+    /// for one of its deadlines before `now`, and dropped every such one.
     func expireObligations(now: Double, context: ContextScope, sink: FindingSink) {
+        if let at = onClock, at < now { onClock = nil }
         // A deadline of an obligation already answered, or a runner stopped: nothing to decide.
-        guard !stopped, now > obligations.earliestDeadline else { return }
-        settle(now: now, context: context, sink: sink, all: false, answering: []) { _ in false }
+        if !stopped, now > obligations.earliestDeadline {
+            settle(now: now, context: context, sink: sink, all: false, answering: []) { _ in false }
+        }
+        // The earliest deadline still open goes on the clock (every later one waits behind it).
+        guard !stopped, obligations.live > 0 else { return }
+        obligations.trimHeap()
+        if let next = obligations.heap.first { keepOnClock(next.deadline, scope: context) }
     }
 
     /// Decides the obligations whose deadline `now` has passed (each a violation, in the order

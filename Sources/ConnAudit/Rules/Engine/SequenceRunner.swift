@@ -50,6 +50,10 @@ final class SequenceRunner: Runner {
     /// concerns none of them looks at none).
     var visits = 0
     var obligations = Obligations()
+    /// The earliest of this runner's deadlines on the source's clock (nil: none there). Every
+    /// open obligation's deadline is at or after one of them, so the clock wakes the runner in
+    /// time for each (``keepOnClock(_:scope:)``).
+    var onClock: Double?
     var armed: [Captures] = []
     var armedKeys = Set<MatchKey>()
     /// Anchors already reported (a forbidden sequence is matched existentially: once per anchor).

@@ -32,6 +32,10 @@ final class SourceClock {
         }
     }
 
+    /// How many deadlines wait on the clock (tests: a runner keeps a few there, not one per
+    /// obligation).
+    var scheduledCount: Int { deadlines.count }
+
     @inline(__always) private func swap(_ a: Int, _ b: Int) {
         deadlines.swapAt(a, b)
         slots.swapAt(a, b)
