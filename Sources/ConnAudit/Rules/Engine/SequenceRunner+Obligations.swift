@@ -116,8 +116,8 @@ extension SequenceRunner {
         _ match: Partial, anchor: Event, _ ctx: EvalContext, context: ContextScope,
         sink: FindingSink
     ) {
-        guard case .response(_, _, let within, _, _) = check else { return }
-        let key = match.captures.seqs(of: keyed[sequence.steps.count - 1], after: match.last.seq)
+        guard responseFollowedBy != nil else { return }
+        let key = match.captures.seqs(of: lastKeyed, after: match.last.seq)
         guard isNewMatch(key) else { return }
         // With `report_at`, the anchor is one event however many matches share it: one
         // obligation at a time for it, and one finding at most.
@@ -129,8 +129,20 @@ extension SequenceRunner {
         // An obligation keeps its trigger's lets: they are evaluated now.
         ctx.letScope?.evaluateAll()
         var deadline: Double?
-        if let within {
-            guard let ms = Evaluator.evaluate(within, ctx).value?.number else {
+        if responseWithin != nil {
+            // Read only lets and params: the same under the same frozen scope (the scope is held
+            // with the value, so another made at its address cannot pass for it).
+            let number: Double?
+            if withinReadsLetsOnly, let memo = withinMemo, withinMemoScope === ctx.letScope {
+                number = memo
+            } else {
+                number = Evaluator.evaluate(responseWithin!, ctx).value?.number
+                if withinReadsLetsOnly, let number {
+                    withinMemo = number
+                    withinMemoScope = ctx.letScope
+                }
+            }
+            guard let ms = number else {
                 report(
                     .inconclusive, at: anchor, ctx, context: context, sink: sink,
                     note: "within_ms is undecided")
@@ -219,12 +231,13 @@ extension SequenceRunner {
     }
 
     func answer(_ e: Event, context: ContextScope, sink: FindingSink) {
-        guard case .response(_, let followedBy, _, let unless, _) = check else { return }
+        guard responseFollowedBy != nil else { return }
         var answers: [(all: Bool, ordinals: [Int])] = []
         var all = false
         if obligations.live < Self.plannedFrom {
             // A few obligations are each asked in full.
-            all = followedBy.mayMatch(e.evID) || (unless?.mayMatch(e.evID) ?? false)
+            all =
+                responseFollowedBy!.mayMatch(e.evID) || (responseUnless?.mayMatch(e.evID) ?? false)
         } else {
             let ctx = self.context(e)
             if let a = answerable(0, e, ctx) { answers.append(a) }
@@ -236,8 +249,9 @@ extension SequenceRunner {
         // A selector reads the candidate `e` itself (its `where` looks at it), and the
         // obligation's captures and lets.
         settle(now: e.t, context: context, sink: sink, all: all, answering: answers) { ctx in
-            Evaluator.matches(followedBy, e, ctx) != nil
-                || (unless.map { Evaluator.matches($0, e, ctx) != nil } ?? false)
+            Evaluator.matches(self.responseFollowedBy!, e, ctx) != nil
+                || (self.responseUnless != nil
+                    && Evaluator.matches(self.responseUnless!, e, ctx) != nil)
         }
     }
 

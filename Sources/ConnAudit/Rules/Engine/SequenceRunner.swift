@@ -54,6 +54,19 @@ final class SequenceRunner: Runner {
     /// open obligation's deadline is at or after one of them, so the clock wakes the runner in
     /// time for each (``keepOnClock(_:scope:)``).
     var onClock: Double?
+    /// Whether `within_ms` reads only lets and params (``LetsOnlyExpression``): obligations
+    /// opened under one frozen let scope then share its value, evaluated once.
+    let withinReadsLetsOnly: Bool
+    /// The last `within_ms` that was a number, and the let scope it was evaluated under.
+    var withinMemo: Double?
+    var withinMemoScope: LetScope?
+    /// The parts of an `each … followed_by` (nil for other checks), kept apart: the per-event
+    /// paths read them in place, where taking them out of ``Runner/check`` copies them.
+    let responseFollowedBy: Selector?
+    let responseWithin: Expr?
+    let responseUnless: Selector?
+    /// The keyed captures of a complete match (``keyed``'s last).
+    let lastKeyed: [String]
     var armed: [Captures] = []
     var armedKeys = Set<MatchKey>()
     /// Anchors already reported (a forbidden sequence is matched existentially: once per anchor).
@@ -170,6 +183,21 @@ final class SequenceRunner: Runner {
                 ?? true
         }
         reportsAtLastStep = atLast
+        if case .response(_, let followedBy, let within, let unless, _) = compiled.rule.check {
+            responseFollowedBy = followedBy
+            responseWithin = within
+            responseUnless = unless
+        } else {
+            responseFollowedBy = nil
+            responseWithin = nil
+            responseUnless = nil
+        }
+        lastKeyed = sequence.steps.isEmpty ? [] : keyed[sequence.steps.count - 1]
+        let captured = sequence.steps.flatMap { CompiledRule.captureNames($0.selector) }
+        withinReadsLetsOnly =
+            responseWithin.map {
+                LetsOnlyExpression.holds($0, lets: compiled.lets.names, captures: captured)
+            } ?? false
         super.init(compiled, files: files)
     }
 
