@@ -79,7 +79,7 @@ extension SequenceRunner {
         if starts, !startIsKnown(died: died) {
             startsTried += 1
             compiled.steps.withElement(0) { first in
-                if let term = Evaluator.matches(first.selector, e, self.context(e)) {
+                if let term = matchesStart(first.selector, e, self.context(e)) {
                     var captures = Captures()
                     if let name = term.capture(in: first.selector),
                         kept[0].contains(name) || sequence.steps.count == 1

@@ -67,6 +67,22 @@ final class SequenceRunner: Runner {
     let responseUnless: Selector?
     /// The keyed captures of a complete match (``keyed``'s last).
     let lastKeyed: [String]
+    /// The first step's terms (a bit each) whose `where` is kept between events
+    /// (``matchesStart(_:_:_:)``); of those, the ones whose truth is known, and that truth.
+    let startWhereKept: UInt64
+    var startWhereKnown: UInt64 = 0
+    var startWhereHolds: UInt64 = 0
+    /// Whether the last event given may have moved an aggregate (``startWhereSees(_:)``).
+    var aggregatesMayHaveMoved = false
+
+    /// Aggregates set back (a retired timeline rebuilt) make every kept truth stale.
+    override var aggregateState: [Aggregate]? {
+        get { super.aggregateState }
+        set {
+            super.aggregateState = newValue
+            startWhereKnown = 0
+        }
+    }
     var armed: [Captures] = []
     var armedKeys = Set<MatchKey>()
     /// Anchors already reported (a forbidden sequence is matched existentially: once per anchor).
@@ -193,6 +209,9 @@ final class SequenceRunner: Runner {
             responseUnless = nil
         }
         lastKeyed = sequence.steps.isEmpty ? [] : keyed[sequence.steps.count - 1]
+        startWhereKept =
+            compiled.steps.isEmpty
+            ? 0 : Self.startWhereKept(compiled.steps.withElement(0) { $0.selector }, compiled)
         let captured = sequence.steps.flatMap { CompiledRule.captureNames($0.selector) }
         withinReadsLetsOnly =
             responseWithin.map {
@@ -202,6 +221,7 @@ final class SequenceRunner: Runner {
     }
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
+        startWhereSees(e)
         // Open obligations and armed absences see the event before it can start anything new:
         // an event never answers its own trigger.
         if obligations.live > 0 { answer(e, context: context, sink: sink) }

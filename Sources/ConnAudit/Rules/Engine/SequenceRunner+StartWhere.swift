@@ -1,0 +1,107 @@
+/// The first step's `where:`s that read only params, static lets and history answered from running
+/// aggregates, kept between events.
+///
+/// Such a `where` reads nothing of the event it is asked about, and nothing that changes while no
+/// aggregate of the runner moves: its truth is the same for every event in between. So each is
+/// evaluated once per move of the aggregates, not once per event the step is tried on
+/// (ws.timeout-closes' trigger: no `ws.recv_error` yet, and the generation not ended otherwise).
+/// It binds no name and spends no work (its history is answered from the aggregates), so keeping
+/// its value changes nothing but the work done.
+extension SequenceRunner {
+    /// Per term of the first step's selector (the first 64): whether its `where` may be kept.
+    static func startWhereKept(_ selector: Selector, _ compiled: CompiledRule) -> UInt64 {
+        var kept: UInt64 = 0
+        for (i, term) in selector.terms.enumerated() where i < 64 {
+            guard let expr = term.whereExpr, !term.whereReadsCapture else { continue }
+            if readsAggregatesOnly(expr, compiled) { kept |= 1 << i }
+        }
+        return kept
+    }
+
+    /// Whether `expr` reads only literals, params, static lets and history calls answered from
+    /// running aggregates (none of which binds an `as:` name).
+    static func readsAggregatesOnly(_ expr: Expr, _ compiled: CompiledRule) -> Bool {
+        let reads = { (e: Expr) in readsAggregatesOnly(e, compiled) }
+        switch expr {
+        case .literal:
+            return true
+        case .name(let name, _, _):
+            guard let slot = compiled.lets.slot(of: name) else { return false }
+            return compiled.lets.isStatic[slot]
+        case .field, .regex:
+            return false
+        case .history(let call):
+            return call.kind != .next && call.resultCaptures.isEmpty
+                && compiled.staticSlots[call.slot] != nil
+        case .member(let base, _, _, _):
+            // `params.x`: the first step binds no capture that could hide the params.
+            if case .name(let name, _, _) = base, name == "params",
+                compiled.lets.slot(of: name) == nil
+            {
+                return true
+            }
+            return reads(base)
+        case .index(let base, let index):
+            return reads(base) && reads(index)
+        case .list(let items):
+            return items.allSatisfy(reads)
+        case .map(let entries):
+            return entries.allSatisfy { reads($0.1) }
+        case .unary(_, let operand):
+            return reads(operand)
+        case .binary(_, let l, let r, _):
+            return reads(l) && reads(r)
+        case .conditional(let c, let a, let b):
+            return reads(c) && reads(a) && reads(b)
+        case .call(_, let args, _):
+            return args.allSatisfy(reads)
+        }
+    }
+
+    /// Forgets the kept truths when `e` may move an aggregate: called as the runner is given `e`,
+    /// before `e` joins its history, so the truths kept while `e` is judged still hold for it.
+    @inline(__always) func startWhereSees(_ e: Event) {
+        guard startWhereKept != 0 else { return }
+        if aggregatesMayHaveMoved { startWhereKnown = 0 }
+        aggregatesMayHaveMoved = !compiled.staticCalls(for: e.evID).isEmpty
+    }
+
+    /// ``Evaluator/matches(_:_:_:)`` of the first step's `selector`, with the kept `where`s read
+    /// from ``startWhereHolds`` once known.
+    func matchesStart(_ selector: Selector, _ e: Event, _ ctx: EvalContext) -> SelectorMatch? {
+        guard startWhereKept != 0 else { return Evaluator.matches(selector, e, ctx) }
+        guard selector.mayMatch(e.evID) else { return nil }
+        return selector.terms.withUnsafeBufferPointer { terms in
+            for i in terms.indices {
+                let term = terms.baseAddress! + i
+                guard Evaluator.termTestsHold(term, e, ctx) else { continue }
+                if let negated = term.pointee.negated, Evaluator.matches(negated, e, ctx) != nil {
+                    continue
+                }
+                if let whereRef = term.pointee.whereRef {
+                    let bit: UInt64 = i < 64 ? 1 << i : 0
+                    let holds: Bool
+                    if startWhereKnown & bit != 0 {
+                        holds = startWhereHolds & bit != 0
+                    } else {
+                        holds = whereRef._withUnsafeGuaranteedRef { box in
+                            if term.pointee.whereReadsCapture, let name = term.pointee.capture {
+                                var inner = ctx
+                                inner.captures[name] = e
+                                return Evaluator.evaluate(box.expr, inner, e).truth == true
+                            }
+                            return Evaluator.evaluate(box.expr, ctx, e).truth == true
+                        }
+                        if startWhereKept & bit != 0 {
+                            startWhereKnown |= bit
+                            if holds { startWhereHolds |= bit } else { startWhereHolds &= ~bit }
+                        }
+                    }
+                    guard holds else { continue }
+                }
+                return SelectorMatch(term: i)
+            }
+            return nil
+        }
+    }
+}
