@@ -82,7 +82,7 @@ extension SequenceRunner {
                 if let term = matchesStart(first.selector, e, self.context(e)) {
                     var captures = Captures()
                     if let name = term.capture(in: first.selector),
-                        kept[0].contains(name) || sequence.steps.count == 1
+                        sequence.steps.count == 1 || kept[0].contains(name)
                     {
                         captures[name] = e
                     }

@@ -117,8 +117,12 @@ extension SequenceRunner {
         sink: FindingSink
     ) {
         guard responseFollowedBy != nil else { return }
-        let key = match.captures.seqs(of: lastKeyed, after: match.last.seq)
-        guard isNewMatch(key) else { return }
+        // A trigger of one step completes one match per event at most: no other to tell it from.
+        if sequence.steps.count > 1 {
+            guard isNewMatch(match.captures.seqs(of: lastKeyed, after: match.last.seq)) else {
+                return
+            }
+        }
         // With `report_at`, the anchor is one event however many matches share it: one
         // obligation at a time for it, and one finding at most.
         if sequence.reportAt != nil,
@@ -297,7 +301,8 @@ extension SequenceRunner {
             }
             obligations.trimHeap()
         }
-        for i in due.sorted() {
+        if !due.isEmpty { due.sort() }
+        for i in due {
             visits += 1
             guard spend(1) else { return }
             let o = obligations.items[i]
