@@ -10,12 +10,18 @@
 extension SequenceRunner {
     /// Per term of the first step's selector (the first 64): whether its `where` may be kept.
     static func startWhereKept(_ selector: Selector, _ compiled: CompiledRule) -> UInt64 {
-        var kept: UInt64 = 0
-        for (i, term) in selector.terms.enumerated() where i < 64 {
-            guard let expr = term.whereExpr, !term.whereReadsCapture else { continue }
-            if readsAggregatesOnly(expr, compiled) { kept |= 1 << i }
+        selector.terms.withUnsafeBufferPointer { terms in
+            var kept: UInt64 = 0
+            for i in terms.indices where i < 64 {
+                guard let whereRef = terms[i].whereRef, !terms[i].whereReadsCapture else {
+                    continue
+                }
+                if whereRef._withUnsafeGuaranteedRef({ readsAggregatesOnly($0.expr, compiled) }) {
+                    kept |= 1 << i
+                }
+            }
+            return kept
         }
-        return kept
     }
 
     /// Whether `expr` reads only literals, params, static lets and history calls answered from

@@ -212,11 +212,13 @@ final class SequenceRunner: Runner {
         startWhereKept =
             compiled.steps.isEmpty
             ? 0 : Self.startWhereKept(compiled.steps.withElement(0) { $0.selector }, compiled)
-        let captured = sequence.steps.flatMap { CompiledRule.captureNames($0.selector) }
-        withinReadsLetsOnly =
-            responseWithin.map {
-                LetsOnlyExpression.holds($0, lets: compiled.lets.names, captures: captured)
-            } ?? false
+        if let within = responseWithin {
+            let captured = sequence.steps.flatMap { CompiledRule.captureNames($0.selector) }
+            withinReadsLetsOnly = LetsOnlyExpression.holds(
+                within, lets: compiled.lets.names, captures: captured)
+        } else {
+            withinReadsLetsOnly = false
+        }
         super.init(compiled, files: files)
     }
 
