@@ -94,9 +94,9 @@ extension SequenceRunner {
                             if term.pointee.whereReadsCapture, let name = term.pointee.capture {
                                 var inner = ctx
                                 inner.captures[name] = e
-                                return Evaluator.evaluate(box.expr, inner, e).truth == true
+                                return box.compiled.run(inner, e).truth == true
                             }
-                            return Evaluator.evaluate(box.expr, ctx, e).truth == true
+                            return box.compiled.run(ctx, e).truth == true
                         }
                         if startWhereKept & bit != 0 {
                             startWhereKnown |= bit
