@@ -51,8 +51,7 @@ class Runner: HistoryProvider {
         letCache =
             !compiled.lets.isStatic.contains(true)
             ? nil
-            : StaticLetCache(
-                slots: compiled.lets.names.count, aggregates: compiled.staticCalls.count)
+            : StaticLetCache(table: compiled.lets)
         if let letCache, !compiled.lets.isStatic.contains(false) {
             statics = StaticLets(table: compiled.lets, cache: letCache)
         } else {
@@ -251,7 +250,7 @@ class Runner: HistoryProvider {
         if !live, !compiled.lets.names.isEmpty {
             // Frozen static lets: their values depend on the running aggregates only, so
             // obligations opened while no aggregate changed share one evaluated scope.
-            let stamp = statics != nil ? letCache?.versions.reduce(0, &+) : nil
+            let stamp = statics != nil ? letCache?.changes : nil
             if let stamp, stamp == frozenStamp, let shared = frozenScope {
                 ctx.letScope = shared
                 return ctx
@@ -269,8 +268,8 @@ class Runner: HistoryProvider {
         return ctx
     }
 
-    /// The last frozen scope of static lets, and the aggregate versions' sum it was evaluated at
-    /// (versions only grow: the sum changes whenever one does).
+    /// The last frozen scope of static lets, and the count of aggregate changes it was evaluated
+    /// at (``StaticLetCache/changes``).
     private var frozenScope: LetScope?
     private var frozenStamp = -1
 
@@ -512,7 +511,7 @@ class Runner: HistoryProvider {
             call.sinceByID || Evaluator.matches(call.since.unsafelyUnwrapped, e, ctx) != nil
         {
             aggregates[slot] = Aggregate()
-            letCache?.versions[slot] += 1
+            letCache?.changed(aggregate: slot)
         } else if selMay, call.kind == .first, aggregates[slot].first != nil {
             // A `first` already found stays found until its `since` cut: nothing to match.
             return
@@ -533,7 +532,7 @@ class Runner: HistoryProvider {
                     aggregates[slot].min = v; changed = true
                 }
             }
-            if changed { letCache?.versions[slot] += 1 }
+            if changed { letCache?.changed(aggregate: slot) }
         }
     }
 
@@ -549,7 +548,7 @@ class Runner: HistoryProvider {
             if newValue != nil { crossCheck?.giveUp() }
             aggregates =
                 newValue ?? Array(repeating: Aggregate(), count: compiled.staticCalls.count)
-            if let letCache { for i in letCache.versions.indices { letCache.versions[i] += 1 } }
+            letCache?.changedAll()
         }
     }
 

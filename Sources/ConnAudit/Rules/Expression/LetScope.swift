@@ -13,6 +13,9 @@ public final class LetTable: @unchecked Sendable {
     let isStatic: [Bool]
     /// For static slots: the running aggregates (by position) the value depends on.
     let dependsOn: [[Int]]
+    /// Per running aggregate (by position): the static slots whose value depends on it, the
+    /// inverse of ``dependsOn``. A change of the aggregate marks exactly these stale.
+    let dependents: [[Int]]
     /// The ``LetLayouts`` id of `names`: names resolved against it carry their slot.
     let layout: Int32
 
@@ -33,7 +36,13 @@ public final class LetTable: @unchecked Sendable {
         self.names = names
         self.exprs = exprs
         isStatic = names.map { staticNames.contains($0) }
-        self.dependsOn = names.map { (dependsOn[$0] ?? []).sorted() }
+        let deps = names.map { (dependsOn[$0] ?? []).sorted() }
+        self.dependsOn = deps
+        var dependents = Array(repeating: [Int](), count: (deps.joined().max() ?? -1) + 1)
+        for (slot, aggregates) in deps.enumerated() where isStatic[slot] {
+            for a in aggregates { dependents[a].append(slot) }
+        }
+        self.dependents = dependents
         layout = LetLayouts.id(names)
     }
 
@@ -114,12 +123,12 @@ public final class LetScope {
         case .unset: break
         }
         if let cache, table.isStatic[slot] {
-            if let hit = cache.lookup(slot, dependsOn: table.dependsOn[slot]) {
+            if let hit = cache.lookup(slot) {
                 states[slot] = .done(hit)
                 return hit
             }
             let v = evaluate(slot)
-            cache.store(slot, v, dependsOn: table.dependsOn[slot])
+            cache.store(slot, v)
             return v
         }
         return evaluate(slot)
@@ -156,47 +165,61 @@ final class StaticLets {
 
     func value(of name: String, hint: LetSlot, _ ctx: EvalContext, _ e: Event) -> Eval? {
         guard let slot = table.slot(of: name, hint: hint) else { return nil }
-        let deps = table.dependsOn[slot]
-        if let hit = cache.lookup(slot, dependsOn: deps) { return hit }
+        if let hit = cache.lookup(slot) { return hit }
         // A binding that reads itself (directly or through others) is undecided, not a loop.
         if evaluating[slot] { return .undecided }
         evaluating[slot] = true
         let v = Evaluator.evaluate(table.exprs[slot], ctx, e)
         evaluating[slot] = false
-        cache.store(slot, v, dependsOn: deps)
+        cache.store(slot, v)
         return v
     }
 }
 
-/// Values of `let:` bindings that read only running aggregates and params: valid until an
-/// aggregate they depend on changes its answer (each aggregate counts its changes).
+/// Values of `let:` bindings that read only running aggregates and params, each kept until an
+/// aggregate it depends on changes its answer.
+///
+/// Staleness is pushed, not pulled: the runner reports each change of an aggregate
+/// (``changed(aggregate:)``), which marks the lets that depend on it (``LetTable/dependents``)
+/// stale. A read is then one flag and one value: nothing is summed or compared per read, and a
+/// let whose aggregates did not change is not evaluated again.
 final class StaticLetCache {
-    /// Per running aggregate: how many times its answer changed.
-    var versions: [Int]
-    /// Per let: the stamp its value was stored with (-1: none yet), and the value.
-    private var stamps: [Int]
+    private let dependents: [[Int]]
+    /// Per let: whether ``values`` holds its value for the aggregates as they are.
+    private var fresh: [Bool]
     private var values: [Eval]
+    /// How many times any aggregate changed (only grows): a scope of lets evaluated at one count
+    /// holds their values for as long as the count stays.
+    private(set) var changes = 0
 
-    init(slots: Int, aggregates: Int) {
-        stamps = Array(repeating: -1, count: slots)
-        values = Array(repeating: .undecided, count: slots)
-        versions = Array(repeating: 0, count: aggregates)
+    init(table: LetTable) {
+        dependents = table.dependents
+        fresh = Array(repeating: false, count: table.names.count)
+        values = Array(repeating: .undecided, count: table.names.count)
     }
 
-    /// Versions only grow, so their sum over a let's dependencies changes whenever one does.
-    @inline(__always) private func stamp(_ deps: [Int]) -> Int {
-        var s = 0
-        for d in deps { s &+= versions[d] }
-        return s
+    /// The value of let `slot`, if it is fresh.
+    @inline(__always) func lookup(_ slot: Int) -> Eval? {
+        fresh[slot] ? values[slot] : nil
     }
 
-    func lookup(_ slot: Int, dependsOn deps: [Int]) -> Eval? {
-        guard stamps[slot] >= 0, stamps[slot] == stamp(deps) else { return nil }
-        return values[slot]
-    }
-
-    func store(_ slot: Int, _ value: Eval, dependsOn deps: [Int]) {
-        stamps[slot] = stamp(deps)
+    func store(_ slot: Int, _ value: Eval) {
         values[slot] = value
+        fresh[slot] = true
+    }
+
+    /// Aggregate `a` changed its answer: the lets that depend on it are stale.
+    @inline(__always) func changed(aggregate a: Int) {
+        changes &+= 1
+        guard a < dependents.count else { return }
+        dependents.withUnsafeBufferPointer { all in
+            for slot in all[a] { fresh[slot] = false }
+        }
+    }
+
+    /// Every aggregate changed (set back from a retired timeline's state): every let is stale.
+    func changedAll() {
+        changes &+= 1
+        for i in fresh.indices { fresh[i] = false }
     }
 }
