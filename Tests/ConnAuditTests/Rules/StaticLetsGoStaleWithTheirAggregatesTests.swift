@@ -63,4 +63,44 @@ import ConnAuditTestSupport
         #expect(result.violations.isEmpty, "\(result.violations.map(\.message))")
         #expect(result.inconclusive.isEmpty)
     }
+
+    /// A let that is one running aggregate's call and nothing else is read from the aggregate
+    /// (``LetTable/direct``); the answer is the call's, with the same cross-check in debug builds.
+    @Test func aLetThatIsOneAggregateIsReadFromIt() throws {
+        let body = """
+            id: t.direct
+            title: Lets read their aggregates
+            for: source
+            let:
+              p: "last({ev: x.a})"
+              q: "first({ev: x.a}, since: {ev: x.reset})"
+              n: "count({ev: x.a})"
+              lv: "last({ev: x.a}).v"
+              any: "count({ev: x.a}) > 0"
+            every: { ev: x.tick }
+            expect: >
+              n == want_n and (p.v ?? 0) == want_l and (q.v ?? 0) == want_f
+              and (lv ?? 0) == want_l and any == (want_n > 0)
+            """
+        let rule = try RuleRuns.rules([body], file: "rules/checks.yaml")[0]
+        let table = CompiledRule(rule: rule, index: 0, overrides: [:]).lets
+        let direct = table.names.filter { table.direct[table.slot(of: $0)!] != nil }
+        #expect(Set(direct) == ["p", "q", "n"])
+        // Every let is static: the rule's lets are read through ``StaticLets``.
+        #expect(!table.isStatic.contains(false))
+        let log = """
+            {"t":0,"ev":"x.tick","want_n":0,"want_l":0,"want_f":0}
+            {"t":1,"ev":"x.a","v":5}
+            {"t":2,"ev":"x.tick","want_n":1,"want_l":5,"want_f":5}
+            {"t":4,"ev":"x.reset"}
+            {"t":5,"ev":"x.tick","want_n":1,"want_l":5,"want_f":0}
+            {"t":7,"ev":"x.a","v":3}
+            {"t":8,"ev":"x.tick","want_n":2,"want_l":3,"want_f":3}
+            {"t":9,"ev":"x.a","v":8}
+            {"t":11,"ev":"x.tick","want_n":3,"want_l":8,"want_f":3}
+            """
+        let result = RuleRuns.audit([rule], files: [("a.jsonl", log)]).results[0]
+        #expect(result.violations.isEmpty, "\(result.violations.map(\.message))")
+        #expect(result.inconclusive.isEmpty)
+    }
 }

@@ -64,6 +64,14 @@ final class HistoryCrossCheck {
 }
 
 extension Runner {
+    /// Compares `answer`, read from a running aggregate for a let that is that aggregate's call
+    /// (``LetTable/direct``), with the scan's answer to the let's call (`expr`) in `ctx` looking
+    /// at `e`: the check the evaluator's answer to the call would have had.
+    func crossCheckDirect(_ expr: Expr, _ answer: Eval, _ ctx: EvalContext, _ e: Event) {
+        guard let check = crossCheck, case .history(let call) = expr else { return }
+        crossCheck(call, answer, ctx.isLooking(at: e) ? ctx : ctx.looking(at: e), check)
+    }
+
     /// Compares `answer`, the engine's answer to `call` in `ctx`, with the plain scan's, and
     /// stops the run when they differ. Look-aheads (`next`) are not compared: their answers wait
     /// for events still to come. Nor is an answer given after the work or regex limit stopped the

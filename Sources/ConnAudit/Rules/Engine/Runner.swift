@@ -79,6 +79,7 @@ class Runner: HistoryProvider {
         }
         seqBounds = SlotTable(covering: compiled.callSlots)
         aggregates = Array(repeating: Aggregate(), count: compiled.staticCalls.count)
+        statics?.runner = Unmanaged.passUnretained(self)
     }
 
     var rule: Rule { compiled.rule }
@@ -557,15 +558,20 @@ class Runner: HistoryProvider {
         guard let i = compiled.staticSlots[call.slot] else {
             return counted[call.slot]?.answer(context, existence: call.existence)
         }
+        return call.kind == .next ? nil : aggregateAnswer(i, call.kind)
+    }
+
+    /// The answer of a call of `kind` from running aggregate `i`.
+    @inline(__always) final func aggregateAnswer(_ i: Int, _ kind: HistoryCall.Kind) -> Eval {
         // Only the field asked for is read: the whole aggregate copied out would retain (and
         // release again) every event and value it holds.
-        switch call.kind {
+        switch kind {
         case .first: return aggregates[i].first.map { .event($0) } ?? .null
         case .last: return aggregates[i].last.map { .event($0) } ?? .null
         case .count: return .value(.int(Int64(aggregates[i].count)))
         case .maxof: return .value(aggregates[i].max ?? .null)
         case .minof: return .value(aggregates[i].min ?? .null)
-        case .next: return nil
+        case .next: return .undecided
         }
     }
 

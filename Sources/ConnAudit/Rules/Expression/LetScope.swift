@@ -16,6 +16,15 @@ public final class LetTable: @unchecked Sendable {
     /// Per running aggregate (by position): the static slots whose value depends on it, the
     /// inverse of ``dependsOn``. A change of the aggregate marks exactly these stale.
     let dependents: [[Int]]
+    /// Per slot: the running aggregate a let reads when it is that one static history call and
+    /// nothing else (`prev: "last({ev: ws.ping})"`); nil for any other let. Such a let is read
+    /// from the aggregate itself, never evaluated or cached (``StaticLets``).
+    let direct: [DirectAggregate?]
+
+    struct DirectAggregate {
+        let aggregate: Int
+        let kind: HistoryCall.Kind
+    }
     /// The ``LetLayouts`` id of `names`: names resolved against it carry their slot.
     let layout: Int32
 
@@ -35,14 +44,24 @@ public final class LetTable: @unchecked Sendable {
         }
         self.names = names
         self.exprs = exprs
-        isStatic = names.map { staticNames.contains($0) }
+        let statics = names.map { staticNames.contains($0) }
+        isStatic = statics
         let deps = names.map { (dependsOn[$0] ?? []).sorted() }
         self.dependsOn = deps
         var dependents = Array(repeating: [Int](), count: (deps.joined().max() ?? -1) + 1)
-        for (slot, aggregates) in deps.enumerated() where isStatic[slot] {
+        for (slot, aggregates) in deps.enumerated() where statics[slot] {
             for a in aggregates { dependents[a].append(slot) }
         }
         self.dependents = dependents
+        direct = names.indices.map { slot in
+            // A static let's call is a running aggregate's (``CompiledRule/staticCalls``): its
+            // one dependency. One that binds a result, or asks only whether there is a match,
+            // answers otherwise.
+            guard statics[slot], deps[slot].count == 1, case .history(let call) = exprs[slot],
+                call.resultCaptures.isEmpty, !call.existence, call.kind != .next
+            else { return nil }
+            return DirectAggregate(aggregate: deps[slot][0], kind: call.kind)
+        }
         layout = LetLayouts.id(names)
     }
 
@@ -151,11 +170,14 @@ public final class LetScope {
 
 /// A rule's lets when every one is static: their values depend on the runner's running
 /// aggregates and params only, never on the event or captures, so they are evaluated in whatever
-/// context first reads them and kept until an aggregate they depend on changes.
+/// context first reads them and kept until an aggregate they depend on changes. A let that is
+/// one running aggregate's answer (``LetTable/direct``) is read from the aggregate at each read.
 final class StaticLets {
     let table: LetTable
     let cache: StaticLetCache
     private var evaluating: [Bool]
+    /// The runner whose aggregates the direct lets read, not counted: it owns this object.
+    var runner: Unmanaged<Runner>?
 
     init(table: LetTable, cache: StaticLetCache) {
         self.table = table
@@ -165,6 +187,15 @@ final class StaticLets {
 
     func value(of name: String, hint: LetSlot, _ ctx: EvalContext, _ e: Event) -> Eval? {
         guard let slot = table.slot(of: name, hint: hint) else { return nil }
+        if let direct = table.direct[slot], let runner {
+            return runner._withUnsafeGuaranteedRef { runner in
+                let answer = runner.aggregateAnswer(direct.aggregate, direct.kind)
+                if runner.crossCheck != nil {
+                    runner.crossCheckDirect(table.exprs[slot], answer, ctx, e)
+                }
+                return answer
+            }
+        }
         if let hit = cache.lookup(slot) { return hit }
         // A binding that reads itself (directly or through others) is undecided, not a loop.
         if evaluating[slot] { return .undecided }
