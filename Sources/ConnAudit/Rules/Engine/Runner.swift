@@ -21,8 +21,9 @@ class Runner: HistoryProvider {
     /// read keep no events (``CompiledRule/countedLists``).
     private var counted: SlotTable<CountedCall>
     private var countedIndexes: [CountedIndex] = []
-    /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order.
-    private var aggregates: [Aggregate]
+    /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order
+    /// (kept by ``Runner+Aggregates.swift`` alone).
+    var aggregates: [Aggregate]
 
     struct Aggregate {
         var first: Event?
@@ -40,7 +41,7 @@ class Runner: HistoryProvider {
         HistoryCrossCheck.enabled && HistoryCrossCheck.isOn ? HistoryCrossCheck() : nil
 
     /// Values of the static lets, valid until an aggregate changes.
-    private let letCache: StaticLetCache?
+    let letCache: StaticLetCache?
     /// When every let is static: the lets, without a scope per evaluation.
     private let statics: StaticLets?
 
@@ -485,94 +486,13 @@ class Runner: HistoryProvider {
 
     // MARK: - HistoryProvider
 
-    private func updateAggregates(_ e: Event) {
-        let slots = compiled.staticCalls(for: e.evID)
-        guard !slots.isEmpty else { return }
-        let ctx = EvalContext(event: e, borrowing: sharedRef(.noHistory))
-        // The list is taken once per event (read from the compiled rule for each call, it is
-        // retained and released each time), and each call is read in place in it: its selectors
-        // are handed on without a copy.
-        let calls = compiled.staticCalls
-        for slot in slots {
-            calls.withElement(slot) { call in
-                updateAggregate(slot, call, e, ctx)
-            }
-        }
-    }
-
-    @inline(__always) private func updateAggregate(
-        _ slot: Int, _ call: StaticCall, _ e: Event, _ ctx: EvalContext
-    ) {
-        let sinceMay = call.sinceMayMatch(e.evID)
-        let selMay = call.selectorMayMatch(e.evID)
-        guard sinceMay || selMay else { return }
-        // `since` is read in place (`sinceMay` holds only when there is one): bound to a name
-        // it would be copied, and its parts retained.
-        if sinceMay,
-            call.sinceByID || Evaluator.matches(call.since.unsafelyUnwrapped, e, ctx) != nil
-        {
-            aggregates[slot] = Aggregate()
-            letCache?.changed(aggregate: slot)
-        } else if selMay, call.kind == .first, aggregates[slot].first != nil {
-            // A `first` already found stays found until its `since` cut: nothing to match.
-            return
-        } else if selMay, call.selectorByID || Evaluator.matches(call.selector, e, ctx) != nil {
-            // The answer of the call's kind changed? (`first` changes once, `last` and `count`
-            // always.)
-            var changed = call.kind != .first || aggregates[slot].first == nil
-            if aggregates[slot].first == nil { aggregates[slot].first = e }
-            aggregates[slot].last = e
-            aggregates[slot].count += 1
-            if let value = call.value, let v = Evaluator.evaluate(value, ctx).value,
-                v.number != nil
-            {
-                if aggregates[slot].max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true {
-                    aggregates[slot].max = v; changed = true
-                }
-                if aggregates[slot].min.map({ (v.numericOrder($0) ?? 0) < 0 }) ?? true {
-                    aggregates[slot].min = v; changed = true
-                }
-            }
-            if changed { letCache?.changed(aggregate: slot) }
-        }
-    }
-
-    /// The running aggregates, to be set back as they were (``RetiredTimeline``): every cached
-    /// let value is then stale. Nil when none has seen anything (a fresh runner's).
-    var aggregateState: [Aggregate]? {
-        get {
-            aggregates.contains { $0.count > 0 || $0.first != nil || $0.max != nil }
-                ? aggregates : nil
-        }
-        set {
-            // Set back, they stand for events this runner was not given: no scan can check them.
-            if newValue != nil { crossCheck?.giveUp() }
-            aggregates =
-                newValue ?? Array(repeating: Aggregate(), count: compiled.staticCalls.count)
-            letCache?.changedAll()
-        }
-    }
-
-    /// The answer of a static history call, from its running aggregate; nil for other calls.
+    /// The answer of a static history call, from its running aggregate (``aggregateAnswer(_:_:)``),
+    /// or of a counted one, from its index; nil for other calls.
     func answer(_ call: HistoryCall, context: EvalContext) -> Eval? {
         guard let i = compiled.staticSlots[call.slot] else {
             return counted[call.slot]?.answer(context, existence: call.existence)
         }
         return call.kind == .next ? nil : aggregateAnswer(i, call.kind)
-    }
-
-    /// The answer of a call of `kind` from running aggregate `i`.
-    @inline(__always) final func aggregateAnswer(_ i: Int, _ kind: HistoryCall.Kind) -> Eval {
-        // Only the field asked for is read: the whole aggregate copied out would retain (and
-        // release again) every event and value it holds.
-        switch kind {
-        case .first: return aggregates[i].first.map { .event($0) } ?? .null
-        case .last: return aggregates[i].last.map { .event($0) } ?? .null
-        case .count: return .value(.int(Int64(aggregates[i].count)))
-        case .maxof: return .value(aggregates[i].max ?? .null)
-        case .minof: return .value(aggregates[i].min ?? .null)
-        case .next: return .undecided
-        }
     }
 
     // MARK: - Look-ahead

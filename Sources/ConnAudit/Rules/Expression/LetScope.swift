@@ -14,8 +14,9 @@ public final class LetTable: @unchecked Sendable {
     /// For static slots: the running aggregates (by position) the value depends on.
     let dependsOn: [[Int]]
     /// Per running aggregate (by position): the static slots whose value depends on it, the
-    /// inverse of ``dependsOn``. A change of the aggregate marks exactly these stale.
-    let dependents: [[Int]]
+    /// inverse of ``dependsOn``, as a mask of ``StaticLetCache/bit(_:)``s. A change of the
+    /// aggregate marks these stale.
+    let dependents: [UInt64]
     /// Per slot: the running aggregate a let reads when it is that one static history call and
     /// nothing else (`prev: "last({ev: ws.ping})"`); nil for any other let. Such a let is read
     /// from the aggregate itself, never evaluated or cached (``StaticLets``).
@@ -48,9 +49,9 @@ public final class LetTable: @unchecked Sendable {
         isStatic = statics
         let deps = names.map { (dependsOn[$0] ?? []).sorted() }
         self.dependsOn = deps
-        var dependents = Array(repeating: [Int](), count: (deps.joined().max() ?? -1) + 1)
+        var dependents = Array(repeating: UInt64(0), count: (deps.joined().max() ?? -1) + 1)
         for (slot, aggregates) in deps.enumerated() where statics[slot] {
-            for a in aggregates { dependents[a].append(slot) }
+            for a in aggregates { dependents[a] |= StaticLetCache.bit(slot) }
         }
         self.dependents = dependents
         direct = names.indices.map { slot in
@@ -212,12 +213,14 @@ final class StaticLets {
 ///
 /// Staleness is pushed, not pulled: the runner reports each change of an aggregate
 /// (``changed(aggregate:)``), which marks the lets that depend on it (``LetTable/dependents``)
-/// stale. A read is then one flag and one value: nothing is summed or compared per read, and a
-/// let whose aggregates did not change is not evaluated again.
+/// stale. Which lets are fresh is one word, a bit per let (``bit(_:)``): a change clears the
+/// aggregate's mask, a read tests one bit. A rule of more than 64 lets shares bits between lets
+/// 64 apart: a change then also marks the lets that share a bit stale, which only costs their
+/// evaluation again (their inputs, the aggregates and params, gave them the value they had).
 final class StaticLetCache {
-    private let dependents: [[Int]]
-    /// Per let: whether ``values`` holds its value for the aggregates as they are.
-    private var fresh: [Bool]
+    private let dependents: [UInt64]
+    /// The fresh lets' bits: ``values`` holds their values for the aggregates as they are.
+    private var fresh: UInt64 = 0
     private var values: [Eval]
     /// How many times any aggregate changed (only grows): a scope of lets evaluated at one count
     /// holds their values for as long as the count stays.
@@ -225,32 +228,31 @@ final class StaticLetCache {
 
     init(table: LetTable) {
         dependents = table.dependents
-        fresh = Array(repeating: false, count: table.names.count)
         values = Array(repeating: .undecided, count: table.names.count)
     }
 
+    /// The bit that says whether let `slot` is fresh.
+    @inline(__always) static func bit(_ slot: Int) -> UInt64 { 1 << UInt64(slot & 63) }
+
     /// The value of let `slot`, if it is fresh.
     @inline(__always) func lookup(_ slot: Int) -> Eval? {
-        fresh[slot] ? values[slot] : nil
+        fresh & Self.bit(slot) != 0 ? values[slot] : nil
     }
 
     func store(_ slot: Int, _ value: Eval) {
         values[slot] = value
-        fresh[slot] = true
+        fresh |= Self.bit(slot)
     }
 
     /// Aggregate `a` changed its answer: the lets that depend on it are stale.
     @inline(__always) func changed(aggregate a: Int) {
         changes &+= 1
-        guard a < dependents.count else { return }
-        dependents.withUnsafeBufferPointer { all in
-            for slot in all[a] { fresh[slot] = false }
-        }
+        if a < dependents.count { fresh &= ~dependents[a] }
     }
 
     /// Every aggregate changed (set back from a retired timeline's state): every let is stale.
     func changedAll() {
         changes &+= 1
-        for i in fresh.indices { fresh[i] = false }
+        fresh = 0
     }
 }

@@ -1,0 +1,97 @@
+/// The running aggregates of a runner: the answers of its static history calls (first, last,
+/// count, max, min of the events its selector matches since the latest `since` match), moved by
+/// each event as the runner records it.
+///
+/// Each change of an answer is told to the static lets' cache (``StaticLetCache``), which marks
+/// the lets that read it stale. `first` changes once until its `since` cut; `last` and `count`
+/// with every match; max and min only when the value passes them.
+extension Runner {
+    /// Moves the aggregates `e` can move (``CompiledRule/staticCalls(for:)``).
+    func updateAggregates(_ e: Event) {
+        let slots = compiled.staticCalls(for: e.evID)
+        guard !slots.isEmpty else { return }
+        // Without history: a static call's selector reads nothing bound outside it.
+        let ctx = EvalContext(event: e, borrowing: sharedRef(.noHistory))
+        // The list is taken once per event (read from the compiled rule for each call, it is
+        // retained and released each time), and each call is read in place in it: its selectors
+        // are handed on without a copy. The aggregates are written in place, through one
+        // uniqueness check per event: what runs meanwhile (selectors in a context without
+        // history) cannot read them.
+        let calls = compiled.staticCalls
+        aggregates.withUnsafeMutableBufferPointer { aggregates in
+            for slot in slots {
+                calls.withElement(slot) { call in
+                    update(&aggregates[slot], slot, call, e, ctx)
+                }
+            }
+        }
+    }
+
+    @inline(__always) private func update(
+        _ aggregate: inout Aggregate, _ slot: Int, _ call: StaticCall, _ e: Event,
+        _ ctx: EvalContext
+    ) {
+        let sinceMay = call.sinceMayMatch(e.evID)
+        let selMay = call.selectorMayMatch(e.evID)
+        guard sinceMay || selMay else { return }
+        // `since` is read in place (`sinceMay` holds only when there is one): bound to a name
+        // it would be copied, and its parts retained.
+        if sinceMay,
+            call.sinceByID || Evaluator.matches(call.since.unsafelyUnwrapped, e, ctx) != nil
+        {
+            aggregate = Aggregate()
+            letCache?.changed(aggregate: slot)
+        } else if selMay, call.kind == .first, aggregate.first != nil {
+            // A `first` already found stays found until its `since` cut: nothing to match.
+            return
+        } else if selMay, call.selectorByID || Evaluator.matches(call.selector, e, ctx) != nil {
+            // The answer of the call's kind changed? (`first` changes once, `last` and `count`
+            // always.)
+            var changed = call.kind != .first || aggregate.first == nil
+            if aggregate.first == nil { aggregate.first = e }
+            aggregate.last = e
+            aggregate.count += 1
+            if let value = call.value, let v = Evaluator.evaluate(value, ctx).value,
+                v.number != nil
+            {
+                if aggregate.max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true {
+                    aggregate.max = v; changed = true
+                }
+                if aggregate.min.map({ (v.numericOrder($0) ?? 0) < 0 }) ?? true {
+                    aggregate.min = v; changed = true
+                }
+            }
+            if changed { letCache?.changed(aggregate: slot) }
+        }
+    }
+
+    /// The running aggregates, to be set back as they were (``RetiredTimeline``): every cached
+    /// let value is then stale. Nil when none has seen anything (a fresh runner's).
+    var aggregateState: [Aggregate]? {
+        get {
+            aggregates.contains { $0.count > 0 || $0.first != nil || $0.max != nil }
+                ? aggregates : nil
+        }
+        set {
+            // Set back, they stand for events this runner was not given: no scan can check them.
+            if newValue != nil { crossCheck?.giveUp() }
+            aggregates =
+                newValue ?? Array(repeating: Aggregate(), count: compiled.staticCalls.count)
+            letCache?.changedAll()
+        }
+    }
+
+    /// The answer of a call of `kind` from running aggregate `i`.
+    @inline(__always) final func aggregateAnswer(_ i: Int, _ kind: HistoryCall.Kind) -> Eval {
+        // Only the field asked for is read: the whole aggregate copied out would retain (and
+        // release again) every event and value it holds.
+        switch kind {
+        case .first: return aggregates[i].first.map { .event($0) } ?? .null
+        case .last: return aggregates[i].last.map { .event($0) } ?? .null
+        case .count: return .value(.int(Int64(aggregates[i].count)))
+        case .maxof: return .value(aggregates[i].max ?? .null)
+        case .minof: return .value(aggregates[i].min ?? .null)
+        case .next: return .undecided
+        }
+    }
+}
