@@ -10,12 +10,15 @@ class Runner: HistoryProvider {
     /// (``CompiledRule/historyLists``), each holding only events its selectors can match.
     var lists: [[Event]]
     /// Equality indexes over history lists, per history call (see ``keyedCandidates``), with the
-    /// call's outer side.
-    var indexes: SlotTable<KeyedLookup>
+    /// call's outer side. This table, ``unindexable`` and ``seqBounds`` are made when a call
+    /// first searches a list: many runners never do (a timeline's rule that only counts, or
+    /// whose calls are all running aggregates), and a table covering the rule's calls costs
+    /// its making on every runner of every generation.
+    lazy var indexes = SlotTable<KeyedLookup>(covering: compiled.callSlots)
     /// The indexes made so far (each also in ``indexes``), in the order they were made.
     var madeIndexes: [KeyedIndex] = []
     /// Calls found not to be indexable.
-    var unindexable: SlotTable<Bool>
+    lazy var unindexable = SlotTable<Bool>(covering: compiled.callSlots)
     /// Calls answered from a ``CountedIndex`` (by slot; ``CompiledRule/countedShapes``), and the
     /// indexes (calls keyed alike on one list, with the same tests, share one). The lists they
     /// read keep no events (``CompiledRule/countedLists``).
@@ -59,12 +62,12 @@ class Runner: HistoryProvider {
             statics = nil
         }
         lists = Array(repeating: [], count: compiled.historyLists.count)
-        indexes = SlotTable(covering: compiled.callSlots)
-        unindexable = SlotTable(covering: compiled.callSlots)
-        counted = SlotTable(covering: compiled.callSlots)
+        // Covering nothing (made without a search of the slots) unless a call is counted.
+        counted = SlotTable(covering: [])
         for slot in compiled.callSlots {
             guard let shape = compiled.countedShapes[slot], let list = compiled.listOfSlot[slot]
             else { continue }
+            if countedIndexes.isEmpty { counted = SlotTable(covering: compiled.callSlots) }
             let term = shape.term
             let index: CountedIndex
             if let made = countedIndexes.first(where: {
@@ -78,7 +81,6 @@ class Runner: HistoryProvider {
             }
             counted[slot] = CountedCall(index: index, shape: shape)
         }
-        seqBounds = SlotTable(covering: compiled.callSlots)
         aggregates = Array(repeating: Aggregate(), count: compiled.staticCalls.count)
         statics?.runner = Unmanaged.passUnretained(self)
     }
@@ -511,7 +513,7 @@ class Runner: HistoryProvider {
     func recorded(_ e: Event, context: ContextScope, sink: FindingSink) {}
 
     /// Per call slot: its `$seq > X` conjunct (X as an ``OuterSide``), or nil when it has none.
-    var seqBounds: SlotTable<OuterSide?>
+    lazy var seqBounds = SlotTable<OuterSide?>(covering: compiled.callSlots)
 }
 
 extension Array where Element: AnyObject {
