@@ -38,7 +38,10 @@ final class CountedIndex {
 
     /// How many events recorded with key `k` have a seq within `bounds`.
     func count(key k: Value, bounds: [CountedShape.Bound], context: EvalContext) -> Int {
-        guard case .string = k, let found = seqs.events(for: k) else { return 0 }
+        guard case .string = k else { return 0 }
+        // Without bounds, the key's count: its seqs are not looked at.
+        if bounds.isEmpty { return seqs.count(for: k) }
+        guard let found = seqs.events(for: k) else { return 0 }
         var lo = found.startIndex, hi = found.endIndex
         for bound in bounds {
             guard case .value(let x) = Evaluator.evaluate(bound.value, context) else { return 0 }

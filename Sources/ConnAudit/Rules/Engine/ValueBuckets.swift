@@ -34,47 +34,73 @@ struct KeyBuckets<Element> {
 
     /// The events added with a key equal to `key`, oldest first; nil when there are none.
     mutating func events(for key: Value) -> ArraySlice<Element>? {
-        guard !slots.isEmpty, let i = find(key, Self.hash(key)) else { return nil }
+        guard !slots.isEmpty, case .found(let i) = find(key, Self.hash(key)) else { return nil }
         let m = Int(more[i])
         if m != 0 { return rest[m - 1][...] }
         if single.isEmpty { single = [firsts[i]] } else { single[0] = firsts[i] }
         return single[...]
     }
 
+    /// How many elements were added with a key equal to `key`. (Mutating, as ``events(for:)``:
+    /// called on the buckets an object holds, a non-mutating method is given a copy of them,
+    /// each of their arrays retained.)
+    mutating func count(for key: Value) -> Int {
+        guard !slots.isEmpty, case .found(let i) = find(key, Self.hash(key)) else { return 0 }
+        let m = Int(more[i])
+        return m != 0 ? rest[m - 1].count : 1
+    }
+
     /// Adds `e` under `key`.
     mutating func append(_ e: Element, for key: Value) {
         let h = Self.hash(key)
-        if !slots.isEmpty, let i = find(key, h) {
-            let m = Int(more[i])
-            if m != 0 {
-                rest[m - 1].append(e)
-            } else {
-                rest.append([firsts[i], e])
-                more[i] = Int32(rest.count)
+        var free = -1
+        if !slots.isEmpty {
+            switch find(key, h) {
+            case .found(let i):
+                let m = Int(more[i])
+                if m != 0 {
+                    rest[m - 1].append(e)
+                } else {
+                    rest.append([firsts[i], e])
+                    more[i] = Int32(rest.count)
+                }
+                return
+            case .absent(let slot): free = slot
             }
-            return
         }
-        addEntry(key, hash: h, first: e)
+        addEntry(key, hash: h, first: e, free: free)
     }
 
-    /// A new key, with its first element.
-    private mutating func addEntry(_ key: Value, hash h: UInt64, first: Element) {
-        if (keys.count + 1) * 2 > slots.count { grow() }
+    /// A new key, with its first element. `free`: the empty slot where a search for the key
+    /// ended (-1: none), where the key goes unless the table grows first.
+    private mutating func addEntry(_ key: Value, hash h: UInt64, first: Element, free: Int = -1) {
         keys.append(key)
         hashes.append(h)
         firsts.append(first)
         more.append(0)
-        insert(entry: keys.count - 1, hash: h)
+        if keys.count * 2 > slots.count {
+            grow()
+        } else if free >= 0 {
+            slots[free] = Int32(keys.count)
+        } else {
+            insert(entry: keys.count - 1, hash: h)
+        }
     }
 
-    private func find(_ key: Value, _ h: UInt64) -> Int? {
+    /// Where a search for a key ended: at its entry, or at the empty slot where it would go.
+    private enum Probe {
+        case found(Int)
+        case absent(Int)
+    }
+
+    private func find(_ key: Value, _ h: UInt64) -> Probe {
         slots.withUnsafeBufferPointer { slots in
             let mask = slots.count - 1
             var s = Int(truncatingIfNeeded: h) & mask
             while true {
                 let entry = Int(slots[s])
-                if entry == 0 { return nil }
-                if hashes[entry - 1] == h, keys[entry - 1] == key { return entry - 1 }
+                if entry == 0 { return .absent(s) }
+                if hashes[entry - 1] == h, keys[entry - 1] == key { return .found(entry - 1) }
                 s = (s + 1) & mask
             }
         }
@@ -104,11 +130,16 @@ extension KeyBuckets where Element == Int {
     /// Adds one to `key`'s count and returns the new count.
     mutating func increment(_ key: Value) -> Int {
         let h = Self.hash(key)
-        if !slots.isEmpty, let i = find(key, h) {
-            firsts[i] += 1
-            return firsts[i]
+        var free = -1
+        if !slots.isEmpty {
+            switch find(key, h) {
+            case .found(let i):
+                firsts[i] += 1
+                return firsts[i]
+            case .absent(let slot): free = slot
+            }
         }
-        addEntry(key, hash: h, first: 1)
+        addEntry(key, hash: h, first: 1, free: free)
         return 1
     }
 
