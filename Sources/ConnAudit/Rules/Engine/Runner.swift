@@ -245,6 +245,14 @@ class Runner: HistoryProvider {
     ///   values they have now, even static ones.
     func context(_ e: Event, captures: Captures = Captures(), frozen: Bool = false) -> EvalContext {
         let live = statics != nil && !frozen
+        if frozen, let template = frozenTemplate, letCache?.changes == frozenStamp {
+            // A copy of the template shares its box of bindings (the frozen scope): setting the
+            // scope on a new context would make a box per obligation.
+            var ctx = template
+            ctx.event = e
+            ctx.captures = captures
+            return ctx
+        }
         // The runner owns the shared object and every context made here (see ``sharedRefs``).
         var ctx = EvalContext(event: e, borrowing: live ? sharedRef(.live) : sharedRef(.plain))
         ctx.captures = captures
@@ -267,6 +275,8 @@ class Runner: HistoryProvider {
                 scope.evaluateAll()
                 frozenScope = scope
                 frozenStamp = stamp
+                // Its history results are each context's own: such a context is no template.
+                frozenTemplate = compiled.bindsHistoryResults ? nil : ctx
             }
         }
         return ctx
@@ -276,6 +286,10 @@ class Runner: HistoryProvider {
     /// at (``StaticLetCache/changes``).
     private var frozenScope: LetScope?
     private var frozenStamp = -1
+    /// A context with the last frozen scope and no other binding of its own, copied for each
+    /// context frozen while that scope is current (``context(_:captures:frozen:)``). Its event
+    /// and captures are replaced in each copy, and never read from it.
+    private var frozenTemplate: EvalContext?
 
     /// What this runner's contexts share (see ``EvalShared``), made on first use: with the static
     /// lets (`live`), without them (an obligation's frozen lets, or a rule with other lets), and

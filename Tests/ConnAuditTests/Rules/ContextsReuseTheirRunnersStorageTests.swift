@@ -1,0 +1,40 @@
+import Testing
+
+@testable import ConnAudit
+import ConnAuditTestSupport
+
+/// A runner reuses what its contexts would otherwise each allocate: contexts frozen while no
+/// aggregate changed are copies of one template sharing one box of bindings (the frozen lets).
+/// Each context still has its own event and captures.
+@Suite struct ContextsReuseTheirRunnersStorageTests: SingleRuleRunning {
+    private static func event(_ n: Int, _ ev: String = "x") -> Event {
+        Event(t: Double(n), ev: ev, line: n)
+    }
+
+    @Test func contextsFrozenAtOneCountShareTheirLetsButNotTheirEventOrCaptures() throws {
+        let r = try rule(
+            """
+            id: t.frozen
+            title: Pings are answered within T
+            for: generation
+            let: { T: "first({ev: ws.config}).timeout_ms ?? 100" }
+            each: { ev: ws.ping, as: p }
+            followed_by: { ev: ws.pong }
+            within_ms: "T"
+            """)
+        let runner = BasicRunner(CompiledRule(rule: r, index: 0, overrides: [:]), files: [])
+        let (e1, e2, e3) = (Self.event(1), Self.event(2), Self.event(3))
+        let first = runner.context(e1, captures: ["p": e1], frozen: true)
+        let second = runner.context(e2, captures: ["q": e2], frozen: true)
+        #expect(first.letScope != nil)
+        #expect(first.letScope === second.letScope)
+        #expect(first.event === e1 && second.event === e2)
+        #expect(first.captures["p"] === e1 && first.captures["q"] == nil)
+        #expect(second.captures["q"] === e2 && second.captures["p"] == nil)
+        // Every aggregate set back: the lets are evaluated again, in a scope of their own.
+        runner.aggregateState = nil
+        let third = runner.context(e3, frozen: true)
+        #expect(third.letScope !== first.letScope)
+        #expect(third.event === e3 && third.captures.isEmpty)
+    }
+}
