@@ -4,8 +4,9 @@ import Testing
 import ConnAuditTestSupport
 
 /// A runner reuses what its contexts would otherwise each allocate: contexts frozen while no
-/// aggregate changed are copies of one template sharing one box of bindings (the frozen lets).
-/// Each context still has its own event and captures.
+/// aggregate changed are copies of one template sharing one box of bindings (the frozen lets),
+/// and an `every` trigger's captures are written in place once no context holds them. Each
+/// context still has its own event and captures.
 @Suite struct ContextsReuseTheirRunnersStorageTests: SingleRuleRunning {
     private static func event(_ n: Int, _ ev: String = "x") -> Event {
         Event(t: Double(n), ev: ev, line: n)
@@ -36,5 +37,24 @@ import ConnAuditTestSupport
         let third = runner.context(e3, frozen: true)
         #expect(third.letScope !== first.letScope)
         #expect(third.event === e3 && third.captures.isEmpty)
+    }
+
+    @Test func aTriggerThatWaitsKeepsItsOwnCapture() throws {
+        let r = try rule(
+            """
+            id: t.answered
+            title: Each a is answered by a b of its id
+            for: source
+            every: { ev: a, as: c }
+            expect: "next({ev: b, where: 'id == c.id'}) != null"
+            """)
+        let log = """
+            {"t":0,"ev":"a","id":1}
+            {"t":1,"ev":"a","id":2}
+            {"t":2,"ev":"b","id":2}
+            {"t":3,"ev":"a","id":3}
+            {"t":4,"ev":"b","id":3}
+            """
+        #expect(lines(run(r, log).violations) == [1])
     }
 }

@@ -41,7 +41,7 @@ final class BasicRunner: Runner {
                 guard let term = Evaluator.matches(every.selector, e, base) else { return }
                 // Without a capture the trigger's context is the base one (not copied).
                 if let name = term.capture(in: every.selector) {
-                    let ctx = self.context(e, captures: [name: e])
+                    let ctx = self.context(e, captures: bindTrigger(name, e))
                     if !judge(e, ctx, every, context: context, sink: sink, late: false) {
                         waiting.append((e, ctx))
                     }
@@ -114,8 +114,23 @@ final class BasicRunner: Runner {
         }
     }
 
-    /// Judges an `every` trigger; false when its expectation looked ahead and the answer has not
-    /// come yet (it is judged again as later events arrive, and at the end of the timeline).
+    /// The captures of the latest `every` trigger (`as:`), and the name they bind: binding the
+    /// next trigger to the same name writes the event in place once no context holds them (a
+    /// trigger that waits keeps its own copy), where a new binding made storage per trigger.
+    private var triggerCaptures = Captures()
+    private var triggerName: String?
+
+    /// `name` bound to `e` alone.
+    private func bindTrigger(_ name: String, _ e: Event) -> Captures {
+        if triggerName == name {
+            triggerCaptures[name] = e
+        } else {
+            triggerCaptures = [name: e]
+            triggerName = name
+        }
+        return triggerCaptures
+    }
+
     /// A `never` scope (`between`, `before`) closed: what happened inside it is judged now.
     private func reportPending(context: ContextScope, sink: FindingSink) {
         for (event, ctx) in pending {
@@ -124,6 +139,8 @@ final class BasicRunner: Runner {
         pending.removeAll()
     }
 
+    /// Judges an `every` trigger; false when its expectation looked ahead and the answer has not
+    /// come yet (it is judged again as later events arrive, and at the end of the timeline).
     private func judge(
         _ e: Event, _ ctx: EvalContext, context: ContextScope, sink: FindingSink, late: Bool
     ) -> Bool {
