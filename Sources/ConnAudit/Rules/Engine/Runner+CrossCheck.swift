@@ -80,7 +80,7 @@ extension Runner {
         _ call: HistoryCall, _ answer: Eval, _ ctx: EvalContext, _ check: HistoryCrossCheck
     ) {
         guard check.isComplete, !check.scanning, call.kind != .next, !stopped else { return }
-        if compiled.usesRegex, regexBudget?.isExhausted == true { return }
+        if usesRegex, regexBudget?.isExhausted == true { return }
         check.scanning = true
         defer { check.scanning = false }
         let scanned = uncharged { scan(call, ctx, check.events) }

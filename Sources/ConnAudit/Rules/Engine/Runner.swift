@@ -51,6 +51,7 @@ class Runner: HistoryProvider {
     init(_ compiled: CompiledRule, files: [String]) {
         self.compiled = compiled
         self.files = files
+        usesRegex = compiled.usesRegex
         check = compiled.rule.check
         letCache =
             !compiled.lets.isStatic.contains(true)
@@ -117,15 +118,19 @@ class Runner: HistoryProvider {
     private var stopReported = false
     private var reportingStop = false
 
+    /// Whether the rule's expressions search with a regex (``CompiledRule/usesRegex``), read
+    /// twice per event: the compiled rule's is made on first use, and each read of it is a call.
+    let usesRegex: Bool
+
     /// The regex steps the rule's searches may take on this timeline, shared by all its
     /// contexts (nil: the rule has no regex). A search that would pass it is undecided, and the
     /// runner stops as it does at the work limit.
     private(set) lazy var regexBudget: RegexStepBudget? =
-        compiled.usesRegex ? RegexStepBudget() : nil
+        usesRegex ? RegexStepBudget() : nil
 
     /// Whether a regex search ran out of steps (the budget is only looked at once made).
     @inline(__always) private var regexExhausted: Bool {
-        guard compiled.usesRegex else { return false }
+        guard usesRegex else { return false }
         return regexBudget?.isExhausted ?? false
     }
 
@@ -141,7 +146,7 @@ class Runner: HistoryProvider {
     /// as they were: what `body` did is not charged to the rule and cannot change its verdicts
     /// (the cross-check's scan).
     final func uncharged<T>(_ body: () -> T) -> T {
-        let saved = (work, stopped, lookAheadPending, compiled.usesRegex ? regexBudget?.state : nil)
+        let saved = (work, stopped, lookAheadPending, usesRegex ? regexBudget?.state : nil)
         defer {
             (work, stopped, lookAheadPending) = (saved.0, saved.1, saved.2)
             if let steps = saved.3 { regexBudget?.state = steps }
