@@ -78,6 +78,7 @@ extension Runner {
             aggregates =
                 newValue ?? Array(repeating: Aggregate(), count: compiled.staticCalls.count)
             letCache?.changedAll()
+            aggregatesSetBack()
         }
     }
 

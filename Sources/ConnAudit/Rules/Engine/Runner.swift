@@ -236,6 +236,10 @@ class Runner: HistoryProvider {
     /// The base answer is `.never`: a check that does not say otherwise is never dropped.
     func retirement() -> Retirement { .never }
 
+    /// Called once ``aggregateState`` was set back: what a subclass keeps from the aggregates'
+    /// answers is stale.
+    func aggregatesSetBack() {}
+
     /// The source's clock passed `now`: obligations whose deadline is before it are decided.
     func expire(now: Double, context: ContextScope, sink: FindingSink) {}
 

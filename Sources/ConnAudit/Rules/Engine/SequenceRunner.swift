@@ -76,13 +76,7 @@ final class SequenceRunner: Runner {
     var aggregatesMayHaveMoved = false
 
     /// Aggregates set back (a retired timeline rebuilt) make every kept truth stale.
-    override var aggregateState: [Aggregate]? {
-        get { super.aggregateState }
-        set {
-            super.aggregateState = newValue
-            startWhereKnown = 0
-        }
-    }
+    override func aggregatesSetBack() { startWhereKnown = 0 }
     var armed: [Captures] = []
     var armedKeys = Set<MatchKey>()
     /// Anchors already reported (a forbidden sequence is matched existentially: once per anchor).
