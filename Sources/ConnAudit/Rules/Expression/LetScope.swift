@@ -214,9 +214,8 @@ final class StaticLets {
 /// Staleness is pushed, not pulled: the runner reports each change of an aggregate
 /// (``changed(aggregate:)``), which marks the lets that depend on it (``LetTable/dependents``)
 /// stale. Which lets are fresh is one word, a bit per let (``bit(_:)``): a change clears the
-/// aggregate's mask, a read tests one bit. A rule of more than 64 lets shares bits between lets
-/// 64 apart: a change then also marks the lets that share a bit stale, which only costs their
-/// evaluation again (their inputs, the aggregates and params, gave them the value they had).
+/// aggregate's mask, a read tests one bit. Only the first 64 lets of a rule have a bit: a let
+/// past them is never kept, and is evaluated at each read (`StaticLetsBeyondSixtyFourTests`).
 final class StaticLetCache {
     private let dependents: [UInt64]
     /// The fresh lets' bits: ``values`` holds their values for the aggregates as they are.
@@ -231,8 +230,8 @@ final class StaticLetCache {
         values = Array(repeating: .undecided, count: table.names.count)
     }
 
-    /// The bit that says whether let `slot` is fresh.
-    @inline(__always) static func bit(_ slot: Int) -> UInt64 { 1 << UInt64(slot & 63) }
+    /// The bit that says whether let `slot` is fresh; none (0) past the first 64.
+    @inline(__always) static func bit(_ slot: Int) -> UInt64 { slot < 64 ? 1 << UInt64(slot) : 0 }
 
     /// The value of let `slot`, if it is fresh.
     @inline(__always) func lookup(_ slot: Int) -> Eval? {
