@@ -159,7 +159,7 @@ final class BasicRunner: Runner {
         defer { judging = nil }
         let verdict: Bool?
         switch every.expect {
-        case .expression(let x): verdict = Evaluator.evaluate(x, ctx).truth
+        case .expression: verdict = every.expectRun.unsafelyUnwrapped(ctx).truth
         case .selector(let s): verdict = Evaluator.matches(s, e, ctx) != nil
         }
         if lookAheadPending, !ended { return false }

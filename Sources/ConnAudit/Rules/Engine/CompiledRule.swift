@@ -466,11 +466,18 @@ final class StepSelectors: @unchecked Sendable {
 final class EveryCheck: @unchecked Sendable {
     let selector: Selector
     let expect: Expectation
+    /// An expectation that is an expression, compiled (``CompiledExpression``).
+    let expectRun: CompiledExpression?
     let policy: UndecidedPolicy
 
     init(selector: Selector, expect: Expectation, policy: UndecidedPolicy) {
         self.selector = selector
         self.expect = expect
+        if case .expression(let x) = expect {
+            expectRun = CompiledExpression(x)
+        } else {
+            expectRun = nil
+        }
         self.policy = policy
     }
 }

@@ -20,6 +20,12 @@ struct CompiledExpression: Sendable {
 
     init(_ expr: Expr) { run = Self.compile(expr) }
 
+    /// Evaluates the expression with `ctx`'s event as the current event (as the tree walker's
+    /// `evaluate(expr, ctx)`).
+    @inline(__always) func callAsFunction(_ ctx: EvalContext) -> Eval {
+        ctx.withEvent { run(ctx, $0) }
+    }
+
     private static func compile(_ expr: Expr) -> Run {
         switch expr {
         case .literal(let v):

@@ -9,6 +9,8 @@
 public final class LetTable: @unchecked Sendable {
     let names: [String]
     let exprs: [Expr]
+    /// ``exprs`` compiled (``CompiledExpression``), as they are evaluated.
+    let runs: [CompiledExpression]
     /// Slots whose value depends only on running aggregates and params (see ``StaticLetCache``).
     let isStatic: [Bool]
     /// For static slots: the running aggregates (by position) the value depends on.
@@ -45,6 +47,7 @@ public final class LetTable: @unchecked Sendable {
         }
         self.names = names
         self.exprs = exprs
+        runs = exprs.map(CompiledExpression.init)
         let statics = names.map { staticNames.contains($0) }
         isStatic = statics
         let deps = names.map { (dependsOn[$0] ?? []).sorted() }
@@ -158,7 +161,7 @@ public final class LetScope {
         guard var context else { return .undecided }
         context.letScope = self
         states[slot] = .evaluating
-        let v = Evaluator.evaluate(table.exprs[slot], context)
+        let v = table.runs[slot](context)
         states[slot] = .done(v)
         return v
     }
@@ -201,7 +204,7 @@ final class StaticLets {
         // A binding that reads itself (directly or through others) is undecided, not a loop.
         if evaluating[slot] { return .undecided }
         evaluating[slot] = true
-        let v = Evaluator.evaluate(table.exprs[slot], ctx, e)
+        let v = table.runs[slot].run(ctx, e)
         evaluating[slot] = false
         cache.store(slot, v)
         return v
