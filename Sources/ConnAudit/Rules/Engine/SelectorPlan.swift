@@ -10,12 +10,19 @@
 /// - `key`: a one-term selector whose `where` has a conjunct `A == B`, A reading only the event's
 ///   fields and B only captures bound before the step (and params), matches a partial only if
 ///   B's value for it equals A's for the event. Partials are kept by that key (``PartialIndex``).
-struct SelectorPlan {
+///
+/// A class, never changed once made: the per-event paths take a plan out of the runner's lists,
+/// which counts one reference, where taking out a struct counts one for each of its parts.
+final class SelectorPlan {
     let selector: Selector
-    /// Per term: the conjunction of its `where`'s conjuncts that read the event alone (nil: none).
-    private let eventOnly: [Expr?]
+    /// Per term: the conjunction of its `where`'s conjuncts that read the event alone (nil: none),
+    /// compiled.
+    private let eventOnly: [CompiledExpression?]
     /// The equality that keys the partials: the event's side and the partial's side.
     let key: (event: Expr, partial: Expr)?
+    /// ``key``'s two sides compiled once, when the rule loads: the per-event paths run these,
+    /// which give what the tree walker gives for the trees (``CompiledExpression``).
+    let compiledKey: (event: CompiledExpression, partial: CompiledExpression)?
 
     /// - Parameters:
     ///   - declared: every name the rule declares (captures, lets, history results).
@@ -28,8 +35,10 @@ struct SelectorPlan {
                 Self.readsEventOnly($0, declared: declared, own: term.capture)
             }
             return parts.dropFirst().reduce(parts.first) { .binary(.and, $0!, $1, at: 0) }
+                .map(CompiledExpression.init)
         }
         key = Self.key(selector, declared: declared, bound: bound)
+        compiledKey = key.map { (CompiledExpression($0.event), CompiledExpression($0.partial)) }
     }
 
     /// A sequence check's plans per step (see ``CompiledRule/stagePlans``).
@@ -137,7 +146,7 @@ struct SelectorPlan {
             guard let test = eventOnly[i] else { return true }
             var inner = ctx
             if let own = term.capture { inner.captures[own] = e }
-            if Evaluator.evaluate(test, inner, e).truth == true { return true }
+            if test.run(inner, e).truth == true { return true }
         }
         return false
     }

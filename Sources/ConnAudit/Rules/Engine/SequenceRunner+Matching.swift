@@ -10,9 +10,9 @@ extension SequenceRunner {
         all: Bool, ordinals: [Int]
     )? {
         guard let plan = plans[stage][role.rawValue], plan.admits(e, ctx) else { return nil }
-        guard let key = plan.key else { return (true, []) }
+        guard let key = plan.compiledKey else { return (true, []) }
         // The key of the event: undecided matches nothing (`==` with it is undecided).
-        guard case .value(let value) = Evaluator.evaluate(key.event, ctx, e) else {
+        guard case .value(let value) = key.event.run(ctx, e) else {
             return (false, [])
         }
         if stages[stage].indexes[role.rawValue] == nil { buildIndex(role, stage: stage) }
@@ -34,11 +34,9 @@ extension SequenceRunner {
     }
 
     func addKey(of p: Partial, role: Role, to index: inout PartialIndex) {
-        guard let key = plans[p.stage][role.rawValue]?.key else { return }
+        guard let key = plans[p.stage][role.rawValue]?.compiledKey else { return }
         // A partial whose side is undecided can never be equal: it is in no bucket.
-        if case .value(let v) = Evaluator.evaluate(
-            key.partial, context(p.last, captures: p.captures))
-        {
+        if case .value(let v) = key.partial(context(p.last, captures: p.captures)) {
             index.add(p.ordinal, key: v)
         }
     }

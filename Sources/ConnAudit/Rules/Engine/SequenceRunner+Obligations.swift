@@ -185,10 +185,10 @@ extension SequenceRunner {
     }
 
     private func addKey(of position: Int, role: Int, to index: inout PartialIndex) {
-        guard let key = compiled.obligationPlans[role]?.key else { return }
-        let item = obligations.items[position]
-        if case .value(let v) = Evaluator.evaluate(key.partial, item.context) {
-            index.add(item.ordinal, key: v)
+        guard let key = compiled.obligationPlans[role]?.compiledKey else { return }
+        // The obligation's context is read in place (a copy would count its references).
+        if case .value(let v) = key.partial(obligations.items[position].context) {
+            index.add(obligations.items[position].ordinal, key: v)
         }
     }
 
@@ -198,8 +198,8 @@ extension SequenceRunner {
         all: Bool, ordinals: [Int]
     )? {
         guard let plan = compiled.obligationPlans[role], plan.admits(e, ctx) else { return nil }
-        guard let key = plan.key else { return (true, []) }
-        guard case .value(let value) = Evaluator.evaluate(key.event, ctx, e) else {
+        guard let key = plan.compiledKey else { return (true, []) }
+        guard case .value(let value) = key.event.run(ctx, e) else {
             return (false, [])
         }
         if obligations.indexes[role] == nil {
