@@ -18,12 +18,14 @@ final class CountedIndex {
     let list: Int
     /// The candidate's side of the equality (a `text(…)` call).
     let key: Expr
+    private let keyOf: IndexKey
     /// The selector's term: its `ev` names and field tests are checked when an event is added.
     let term: Selector.Term
     private var seqs = SeqBuckets()
-    init(list: Int, key: Expr, term: Selector.Term) {
+    init(list: Int, key: IndexKey, term: Selector.Term) {
         self.list = list
-        self.key = key
+        self.key = key.expr
+        keyOf = key
         self.term = term
     }
 
@@ -32,7 +34,7 @@ final class CountedIndex {
         // The runner that calls this owns `shared` for its life (``Runner/sharedRef(_:)``).
         let ctx = EvalContext(event: e, borrowing: shared)
         guard Evaluator.termTestsHold(term, e, ctx) else { return }
-        guard case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
+        guard case .value(let k) = keyOf(e, ctx) else { return }
         seqs.append(e.seq, for: k)
     }
 
@@ -44,7 +46,7 @@ final class CountedIndex {
         guard let found = seqs.events(for: k) else { return 0 }
         var lo = found.startIndex, hi = found.endIndex
         for bound in bounds {
-            guard case .value(let x) = Evaluator.evaluate(bound.value, context) else { return 0 }
+            guard case .value(let x) = bound.compiled(context) else { return 0 }
             // How the seq at position i orders against x (nil: not a number, or NaN).
             func order(_ i: Int) -> Int? { Value.int(Int64(found[i])).order(x) }
             guard lo < hi, order(lo) != nil else { return 0 }
@@ -94,13 +96,34 @@ struct CountedShape: @unchecked Sendable {
     struct Bound {
         /// How the candidate's `$seq` must order against `value` (`$seq < value`: `.less`).
         var op: Expr.BinaryOp
-        var value: Expr
+        var value: Expr {
+            didSet { compiled = CompiledExpression(value) }
+        }
+        /// `value`, compiled.
+        private(set) var compiled: CompiledExpression
+
+        init(op: Expr.BinaryOp, value: Expr) {
+            self.op = op
+            self.value = value
+            compiled = CompiledExpression(value)
+        }
     }
     /// The selector's one term (its tests are checked as events are recorded).
     var term: Selector.Term
-    var key: Expr
-    var outer: Expr
+    /// The candidate's side, read as the index files events (made once per rule).
+    let key: IndexKey
+    let outer: Expr
+    /// `outer`, compiled.
+    let outerValue: CompiledExpression
     var bounds: [Bound]
+
+    init(term: Selector.Term, key: Expr, outer: Expr, bounds: [Bound]) {
+        self.term = term
+        self.key = IndexKey(key)
+        self.outer = outer
+        outerValue = CompiledExpression(outer)
+        self.bounds = bounds
+    }
 
     /// The shape of `call` when the names in `outer` (the rule's lets and captures) are what its
     /// `where:` may read outside the candidate; nil when a ``CountedIndex`` cannot answer it.
@@ -199,7 +222,7 @@ final class CountedCall {
 
     private func answer(looking context: EvalContext, existence: Bool) -> Eval {
         var n = 0
-        if case .value(let k) = Evaluator.evaluate(shape.outer, context) {
+        if case .value(let k) = shape.outerValue(context) {
             n = index.count(key: k, bounds: shape.bounds, context: context)
         }
         if existence { return n > 0 ? .true : .null }

@@ -71,6 +71,9 @@ final class KeyedIndex {
         }
     }
 
+    /// ``sameKey(_:_:)`` with an index key made with its shape (``CountedShape/key``).
+    static func sameKey(_ a: Expr, _ b: IndexKey) -> Bool { sameKey(a, b.expr) }
+
     /// ``add(_:shared:)`` with a counted `shared` (alive for the call).
     func add(_ e: Event, shared: EvalShared) { add(e, shared: Unmanaged.passUnretained(shared)) }
 
