@@ -76,7 +76,8 @@ final class CompiledRule: @unchecked Sendable {
     let countedShapes: SlotTable<CountedShape>
     let countedLists: [Bool]
     /// History calls answered from running aggregates; `staticSlots` maps a call's slot to its
-    /// position here.
+    /// position here. Calls asked alike (``StaticCall/answersAlike(kind:selector:since:value:)``)
+    /// share one position.
     let staticCalls: [StaticCall]
     /// The static calls (positions) an event of each ``EvNames`` id can move; others see only
     /// ``staticCallsForAnyID``.
@@ -211,6 +212,14 @@ final class CompiledRule: @unchecked Sendable {
             // then include events after it.
             if !lookAhead, sinceIsStatic, valueIsStatic, Self.isStatic(call.selector, outer: outer)
             {
+                // Calls asked alike share one aggregate: it moves once per event for all of them.
+                if let shared = aggregates.firstIndex(where: {
+                    $0.answersAlike(selector: call.selector, since: since, value: call.value)
+                }) {
+                    slots[call.slot] = shared
+                    aggregates[shared] = aggregates[shared].merged(with: call.kind)
+                    continue
+                }
                 slots[call.slot] = aggregates.count
                 aggregates.append(
                     StaticCall(

@@ -27,6 +27,37 @@ final class StaticCall: @unchecked Sendable {
         sinceByID = since?.matchesByIDAlone ?? true
     }
 
+    /// Whether this aggregate answers a call on `selector` (since `since`, of `value`) as one of
+    /// the call's own would: the same events move both, and the same events set them back. Every
+    /// aggregate keeps the first and last match and the count; a `first` and a `last` asked
+    /// alike share one aggregate of the kind that is not `first` (``merged(with:)``).
+    ///
+    /// Conservative: both selectors (and both `since`s, or neither) test plain `ev` names alone
+    /// (``selectorByID``), with the same ids; neither keeps a `value`.
+    func answersAlike(selector: Selector, since: Selector?, value: Expr?) -> Bool {
+        guard value == nil, self.value == nil, selectorByID, selector.matchesByIDAlone,
+            Self.sameIDs(self.selector, selector)
+        else { return false }
+        switch (self.since, since) {
+        case (nil, nil): return true
+        case (let a?, let b?): return sinceByID && b.matchesByIDAlone && Self.sameIDs(a, b)
+        default: return false
+        }
+    }
+
+    /// The aggregate that answers this one's calls and those of a call of `kind` asked alike:
+    /// one that is not `first` moves on every match (a `first` stops once found), and its lets
+    /// go stale with every match, which is when a `last` or `count` changes.
+    func merged(with kind: HistoryCall.Kind) -> StaticCall {
+        guard self.kind == .first, kind != .first else { return self }
+        return StaticCall(kind: kind, selector: selector, since: since, value: value)
+    }
+
+    private static func sameIDs(_ a: Selector, _ b: Selector) -> Bool {
+        guard let x = a.ids, let y = b.ids else { return false }
+        return Set(x) == Set(y)
+    }
+
     /// Whether an event with this ``EvNames`` id may match the selector.
     @inline(__always) func selectorMayMatch(_ id: Int32) -> Bool {
         selectorIDs.contains(id)
