@@ -6,18 +6,9 @@ import Testing
 /// tree, with the same event and context: on random expressions over every operator and
 /// function, and on every expression of the built-in pack, with captures bound and unbound.
 @Suite struct CompiledExpressionAgreesWithTreeWalkerTests {
-    /// A small deterministic generator (the test must not depend on the run).
-    struct SplitMix {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-        mutating func pick(_ options: [String]) -> String { options[next(options.count)] }
-    }
+    /// The deterministic generator of `CapturesBindingOrderTests` (the test must not depend on
+    /// the run).
+    typealias SplitMix = CapturesBindingOrderTests.SplitMix
 
     static func event(_ ev: String, t: Double, gen: UInt64?, line: Int, fields: [Event.Field] = [])
         -> Event
@@ -148,4 +139,8 @@ import Testing
         }
         #expect(count > 50, "the pack's expressions were found")
     }
+}
+
+extension CapturesBindingOrderTests.SplitMix {
+    mutating func pick(_ options: [String]) -> String { options[next(options.count)] }
 }

@@ -11,33 +11,17 @@ enum LetsOnlyExpression {
     ///   - captures: every name the rule's steps capture (a capture named `params` hides the
     ///     params from `params.x`).
     static func holds(_ expr: Expr, lets: [String], captures: [String]) -> Bool {
-        let reads = { (e: Expr) in holds(e, lets: lets, captures: captures) }
-        switch expr {
-        case .literal:
-            return true
-        case .name(let name, _, _):
-            return lets.contains(name)
-        case .field, .history, .regex:
-            return false
-        case .member(let base, _, _, _):
-            if case .name(let name, _, _) = base, name == "params", !lets.contains(name) {
-                return !captures.contains(name)
+        expr.readsOnly { e in
+            switch e {
+            case .name(let name, _, _):
+                return lets.contains(name)
+            case .field, .history, .regex:
+                return false
+            case .member(.name("params", _, _), _, _, _) where !lets.contains("params"):
+                return !captures.contains("params")
+            default:
+                return nil
             }
-            return reads(base)
-        case .index(let base, let index):
-            return reads(base) && reads(index)
-        case .list(let items):
-            return items.allSatisfy(reads)
-        case .map(let entries):
-            return entries.allSatisfy { reads($0.1) }
-        case .unary(_, let operand):
-            return reads(operand)
-        case .binary(_, let l, let r, _):
-            return reads(l) && reads(r)
-        case .conditional(let c, let a, let b):
-            return reads(c) && reads(a) && reads(b)
-        case .call(_, let args, _):
-            return args.allSatisfy(reads)
         }
     }
 }

@@ -27,40 +27,23 @@ extension SequenceRunner {
     /// Whether `expr` reads only literals, params, static lets and history calls answered from
     /// running aggregates (none of which binds an `as:` name).
     static func readsAggregatesOnly(_ expr: Expr, _ compiled: CompiledRule) -> Bool {
-        let reads = { (e: Expr) in readsAggregatesOnly(e, compiled) }
-        switch expr {
-        case .literal:
-            return true
-        case .name(let name, _, _):
-            guard let slot = compiled.lets.slot(of: name) else { return false }
-            return compiled.lets.isStatic[slot]
-        case .field, .regex:
-            return false
-        case .history(let call):
-            return call.kind != .next && call.resultCaptures.isEmpty
-                && compiled.staticSlots[call.slot] != nil
-        case .member(let base, _, _, _):
+        expr.readsOnly { e in
+            switch e {
+            case .name(let name, _, _):
+                guard let slot = compiled.lets.slot(of: name) else { return false }
+                return compiled.lets.isStatic[slot]
+            case .field, .regex:
+                return false
+            case .history(let call):
+                return call.kind != .next && call.resultCaptures.isEmpty
+                    && compiled.staticSlots[call.slot] != nil
             // `params.x`: the first step binds no capture that could hide the params.
-            if case .name(let name, _, _) = base, name == "params",
-                compiled.lets.slot(of: name) == nil
-            {
+            case .member(.name("params", _, _), _, _, _)
+            where compiled.lets.slot(of: "params") == nil:
                 return true
+            default:
+                return nil
             }
-            return reads(base)
-        case .index(let base, let index):
-            return reads(base) && reads(index)
-        case .list(let items):
-            return items.allSatisfy(reads)
-        case .map(let entries):
-            return entries.allSatisfy { reads($0.1) }
-        case .unary(_, let operand):
-            return reads(operand)
-        case .binary(_, let l, let r, _):
-            return reads(l) && reads(r)
-        case .conditional(let c, let a, let b):
-            return reads(c) && reads(a) && reads(b)
-        case .call(_, let args, _):
-            return args.allSatisfy(reads)
         }
     }
 

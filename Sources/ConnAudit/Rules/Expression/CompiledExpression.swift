@@ -4,9 +4,10 @@
 /// on every evaluation, and so counts a reference for each child it visits. A compiled node holds
 /// its children's closures and its constants in its own context, which the caller keeps alive:
 /// an evaluation reads them in place. Each node does what the tree walker does for it, through
-/// the same functions (``Evaluator/combine(_:_:_:)``, ``Evaluator/unary(_:_:)``,
-/// ``Evaluator/member(_:_:id:_:)``, ``Evaluator/apply(_:_:)``, ``Evaluator/search(_:_:_:_:)``),
-/// with its operands evaluated in the same order. A history call is answered by the tree
+/// the same functions (``Evaluator/combine(_:_:_:)``, ``Evaluator/shortCircuit(_:_:_:)``,
+/// ``Evaluator/choose(_:_:_:)``, ``Evaluator/unary(_:_:)``, ``Evaluator/member(_:_:id:_:)``,
+/// ``Evaluator/apply(_:_:)``, ``Evaluator/search(_:_:_:_:)``), with its operands evaluated in the
+/// same order. A history call is answered by the tree
 /// walker's own function (``Evaluator/history(_:_:_:)``). A bare name (a let, capture or result,
 /// looked up at run time), `params.x` left to run time and the rare list, map and index nodes
 /// are handed to the tree walker whole. So a compiled expression gives what the tree
@@ -45,31 +46,11 @@ struct CompiledExpression: Sendable {
         case .binary(let op, let l, let r, _):
             let a = compile(l), b = compile(r)
             switch op {
-            case .and:
-                return { ctx, e in
-                    let x = a(ctx, e).truth
-                    if x == false { return .false }
-                    let y = b(ctx, e).truth
-                    if y == false { return .false }
-                    if x == true && y == true { return .true }
-                    return .undecided
-                }
-            case .or:
-                return { ctx, e in
-                    let x = a(ctx, e).truth
-                    if x == true { return .true }
-                    let y = b(ctx, e).truth
-                    if y == true { return .true }
-                    if x == false && y == false { return .false }
-                    return .undecided
-                }
+            // The operator is a constant of each closure: its switch folds away.
+            case .and: return { ctx, e in Evaluator.shortCircuit(.and, a(ctx, e)) { b(ctx, e) } }
+            case .or: return { ctx, e in Evaluator.shortCircuit(.or, a(ctx, e)) { b(ctx, e) } }
             case .coalesce:
-                return { ctx, e in
-                    switch a(ctx, e) {
-                    case .value(.null), .undecided: return b(ctx, e)
-                    case let other: return other
-                    }
-                }
+                return { ctx, e in Evaluator.shortCircuit(.coalesce, a(ctx, e)) { b(ctx, e) } }
             default:
                 return { ctx, e in
                     let x = a(ctx, e)
@@ -78,13 +59,7 @@ struct CompiledExpression: Sendable {
             }
         case .conditional(let c, let yes, let no):
             let test = compile(c), a = compile(yes), b = compile(no)
-            return { ctx, e in
-                switch test(ctx, e).truth {
-                case true?: return a(ctx, e)
-                case false?: return b(ctx, e)
-                case nil: return .undecided
-                }
-            }
+            return { ctx, e in Evaluator.choose(test(ctx, e), { a(ctx, e) }, { b(ctx, e) }) }
         case .call(let function, let args, _):
             switch function {
             case .type, .str, .json, .isInt, .text, .len, .abs:

@@ -101,11 +101,7 @@ public enum Evaluator {
         case .binary(let op, let l, let r, _):
             return binary(op, l, r, ctx, e)
         case .conditional(let c, let a, let b):
-            switch evaluate(c, ctx, e).truth {
-            case true?: return evaluate(a, ctx, e)
-            case false?: return evaluate(b, ctx, e)
-            case nil: return .undecided
-            }
+            return choose(evaluate(c, ctx, e), { evaluate(a, ctx, e) }, { evaluate(b, ctx, e) })
         case .call(let function, let args, _):
             return call(function, args, ctx, e)
         case .history(let call):
@@ -188,27 +184,48 @@ public enum Evaluator {
         _ op: Expr.BinaryOp, _ l: Expr, _ r: Expr, _ ctx: EvalContext, _ e: Event
     ) -> Eval {
         switch op {
+        case .and, .or, .coalesce:
+            return shortCircuit(op, evaluate(l, ctx, e)) { evaluate(r, ctx, e) }
+        default:
+            return combine(op, evaluate(l, ctx, e), evaluate(r, ctx, e))
+        }
+    }
+
+    /// `and`, `or` and `??` on the left operand's value: the right one is evaluated only when
+    /// the left leaves the answer open. `and`, `or` are three-valued (docs/rules.md, "Missing
+    /// data").
+    @inline(__always)
+    static func shortCircuit(_ op: Expr.BinaryOp, _ left: Eval, _ right: () -> Eval) -> Eval {
+        switch op {
         case .and:
-            let a = evaluate(l, ctx, e).truth
+            let a = left.truth
             if a == false { return .false }
-            let b = evaluate(r, ctx, e).truth
+            let b = right().truth
             if b == false { return .false }
             if a == true && b == true { return .true }
             return .undecided
         case .or:
-            let a = evaluate(l, ctx, e).truth
+            let a = left.truth
             if a == true { return .true }
-            let b = evaluate(r, ctx, e).truth
+            let b = right().truth
             if b == true { return .true }
             if a == false && b == false { return .false }
             return .undecided
-        case .coalesce:
-            switch evaluate(l, ctx, e) {
-            case .value(.null), .undecided: return evaluate(r, ctx, e)
+        default:
+            switch left {
+            case .value(.null), .undecided: return right()
             case let other: return other
             }
-        default:
-            return combine(op, evaluate(l, ctx, e), evaluate(r, ctx, e))
+        }
+    }
+
+    /// `if c then a else b` on the condition's value: only the branch taken is evaluated.
+    @inline(__always)
+    static func choose(_ test: Eval, _ yes: () -> Eval, _ no: () -> Eval) -> Eval {
+        switch test.truth {
+        case true?: return yes()
+        case false?: return no()
+        case nil: return .undecided
         }
     }
 
