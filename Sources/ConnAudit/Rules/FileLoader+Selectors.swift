@@ -63,7 +63,7 @@ extension FileLoader {
         // `where` sees the term's own capture as well as the ones bound earlier.
         if let capture = term.capture { context.captures.insert(capture) }
         if let whereNode {
-            term.whereExpr = expression(whereNode, context: context)
+            term.setParsedWhere(expression(whereNode, context: context))
             if case .literal(let v)? = term.whereExpr, case .bool = v {
             } else if case .literal(let v)? = term.whereExpr {
                 error(

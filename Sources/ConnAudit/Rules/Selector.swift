@@ -119,10 +119,20 @@ public struct Selector: Sendable {
         }
         public var whereExpr: Expr? {
             get { storage.whereBox?.expr }
-            set {
-                unique().whereBox = newValue.map(WhereBox.init)
-                updateWhereReadsCapture()
-            }
+            set { setWhere(newValue, compiled: true) }
+        }
+
+        /// Sets `where:` as the rules file says it, left to the tree walker: a rule's names are
+        /// resolved when it compiles, and that makes a new, compiled box (``NameResolution``).
+        /// Compiling the parsed one too would be thrown away.
+        mutating func setParsedWhere(_ expr: Expr?) { setWhere(expr, compiled: false) }
+
+        /// Whether `where:` is compiled (or absent).
+        var whereIsCompiled: Bool { storage.whereBox?.isCompiled ?? true }
+
+        private mutating func setWhere(_ expr: Expr?, compiled: Bool) {
+            unique().whereBox = expr.map { WhereBox($0, compiled: compiled) }
+            updateWhereReadsCapture()
         }
 
         /// `where:` as its box, uncounted: valid while this term is held unchanged. Its
@@ -133,11 +143,15 @@ public struct Selector: Sendable {
         /// it is read where it is, not copied for each candidate a selector is tried on.
         final class WhereBox: Sendable {
             let expr: Expr
-            /// `expr` compiled, as candidates are tried with it.
+            /// `expr` compiled, as candidates are tried with it; or, in a box made by the
+            /// parser, the tree walker's evaluation of it.
             let compiled: CompiledExpression
-            init(_ expr: Expr) {
+            let isCompiled: Bool
+            init(_ expr: Expr, compiled: Bool) {
                 self.expr = expr
-                compiled = CompiledExpression(expr)
+                self.compiled =
+                    compiled ? CompiledExpression(expr) : CompiledExpression.walking(expr)
+                isCompiled = compiled
             }
         }
         /// `as:` — the name the matched event is captured under.

@@ -161,7 +161,9 @@ enum NameResolution {
                 if tests == nil { tests = term.tests }
                 tests![i] = interned
             }
-            let whereExpr = term.whereExpr.flatMap(resolved)
+            // A parsed `where:` is compiled here, resolved or not.
+            let whereExpr =
+                term.whereExpr.flatMap(resolved) ?? (term.whereIsCompiled ? nil : term.whereExpr)
             let negated = term.negated.flatMap(resolved)
             guard tests != nil || whereExpr != nil || negated != nil else { return nil }
             var t = term

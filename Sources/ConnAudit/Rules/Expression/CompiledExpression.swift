@@ -21,6 +21,12 @@ struct CompiledExpression: Sendable {
 
     init(_ expr: Expr) { run = Self.compile(expr) }
 
+    /// The tree walker's evaluation of `expr`, not compiled: for an expression that is replaced
+    /// before it runs much (a `where:` as parsed, before its rule's names are resolved).
+    static func walking(_ expr: Expr) -> CompiledExpression { .init(run: walker(expr)) }
+
+    private init(run: @escaping Run) { self.run = run }
+
     /// Evaluates the expression with `ctx`'s event as the current event (as the tree walker's
     /// `evaluate(expr, ctx)`).
     @inline(__always) func callAsFunction(_ ctx: EvalContext) -> Eval {
