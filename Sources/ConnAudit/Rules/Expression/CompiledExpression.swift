@@ -8,9 +8,10 @@
 /// ``Evaluator/choose(_:_:_:)``, ``Evaluator/unary(_:_:)``, ``Evaluator/member(_:_:id:_:)``,
 /// ``Evaluator/apply(_:_:)``, ``Evaluator/search(_:_:_:_:)``), with its operands evaluated in the
 /// same order. A history call is answered by the tree
-/// walker's own function (``Evaluator/history(_:_:_:)``). A bare name (a let, capture or result,
-/// looked up at run time), `params.x` left to run time and the rare list, map and index nodes
-/// are handed to the tree walker whole. So a compiled expression gives what the tree
+/// walker's own function (``Evaluator/history(_:_:_:)``). A bare name its rule resolved reads the
+/// let's slot, or skips the lets, as its resolution says (``bare(_:_:)``). A bare name nobody
+/// resolved, `params.x` left to run time and the rare list, map and index nodes are handed to
+/// the tree walker whole. So a compiled expression gives what the tree
 /// walker gives, in every context (`CompiledExpressionAgreesWithTreeWalkerTests`).
 struct CompiledExpression: Sendable {
     typealias Run = @Sendable (EvalContext, Event) -> Eval
@@ -78,13 +79,15 @@ struct CompiledExpression: Sendable {
             return { ctx, e in Evaluator.search(regex, a(ctx, e), ctx, e) }
         case .history(let call):
             return { ctx, e in Evaluator.history(call, ctx, e) }
+        case .name(let name, _, let hint) where hint.layout >= 0 && name != "params":
+            return bare(name, hint)
         case .name, .index, .list, .map:
             return walker(expr)
         }
     }
 
     /// The tree walker's evaluation of `expr`, as a node.
-    private static func walker(_ expr: Expr) -> Run {
+    static func walker(_ expr: Expr) -> Run {
         { ctx, e in Evaluator.evaluate(expr, ctx, e) }
     }
 }

@@ -39,25 +39,7 @@ public enum Evaluator {
         case .field(let name, let id):
             return .value(field(name, id: id, of: e, ctx))
         case .name(let name, _, let hint):
-            if let bound = ctx.boundLets?[name] { return bound }
-            if let scope = ctx.letScope, let bound = scope.value(of: name, hint: hint) {
-                return bound
-            }
-            if let bound = ctx.withShared({
-                $0.withStatics { $0.value(of: name, hint: hint, ctx, e) }
-            }) {
-                return bound
-            }
-            if !ctx.captures.isEmpty, let captured = ctx.captures[name] { return .event(captured) }
-            if let results = ctx.historyResults, let bound = results.lookup(name) {
-                return bound.map { .event($0) } ?? .null
-            }
-            // In a rule, a name left bare by its resolution is a let, a capture, a named result or
-            // `params`, never a field: one read where it is not bound (yet) is null. A bare
-            // `params` is the event's field of that name. An expression nobody resolved reads
-            // every bare name as a field.
-            if hint == .unresolved || name == "params" { return .value(field(name, of: e, ctx)) }
-            return .null
+            return bound(name, hint, ctx, e)
         case .member(let base, let name, let id, _):
             if case .name(let baseName, _, _) = base, baseName.utf8.count == 6,
                 baseName == "params", ctx.boundLets?["params"] == nil,
@@ -109,6 +91,41 @@ public enum Evaluator {
         case .regex(let subject, let regex):
             return search(regex, evaluate(subject, ctx, e), ctx, e)
         }
+    }
+
+    /// A bare name's value: a let, then a capture, then a named result.
+    ///
+    /// In a rule, a name left bare by its resolution is a let, a capture, a named result or
+    /// `params`, never a field: one read where it is not bound (yet) is null. A bare `params` is
+    /// the event's field of that name. An expression nobody resolved reads every bare name as a
+    /// field.
+    static func bound(_ name: String, _ hint: LetSlot, _ ctx: EvalContext, _ e: Event) -> Eval {
+        if let bound = ctx.boundLets?[name] { return bound }
+        if let scope = ctx.letScope, let bound = scope.value(of: name, hint: hint) {
+            return bound
+        }
+        if let bound = ctx.withShared({
+            $0.withStatics { $0.value(of: name, hint: hint, ctx, e) }
+        }) {
+            return bound
+        }
+        return captureOrResult(name, ctx) ?? unbound(name, hint, ctx, e)
+    }
+
+    /// `name` as a capture or a named result of `ctx`; nil when it is neither.
+    @inline(__always) static func captureOrResult(_ name: String, _ ctx: EvalContext) -> Eval? {
+        if !ctx.captures.isEmpty, let captured = ctx.captures[name] { return .event(captured) }
+        if let results = ctx.historyResults, let bound = results.lookup(name) {
+            return bound.map { .event($0) } ?? .null
+        }
+        return nil
+    }
+
+    /// A bare name bound to nothing in `ctx` (see ``bound(_:_:_:_:)``).
+    @inline(__always)
+    static func unbound(_ name: String, _ hint: LetSlot, _ ctx: EvalContext, _ e: Event) -> Eval {
+        if hint == .unresolved || name == "params" { return .value(field(name, of: e, ctx)) }
+        return .null
     }
 
     /// `base.name` for an evaluated base: a field of an event, a key of an object; null of null.

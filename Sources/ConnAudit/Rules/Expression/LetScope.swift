@@ -191,6 +191,11 @@ final class StaticLets {
 
     func value(of name: String, hint: LetSlot, _ ctx: EvalContext, _ e: Event) -> Eval? {
         guard let slot = table.slot(of: name, hint: hint) else { return nil }
+        return value(slot: slot, ctx, e)
+    }
+
+    /// The value of the let at `slot`, read in `ctx` looking at `e` when it must be evaluated.
+    func value(slot: Int, _ ctx: EvalContext, _ e: Event) -> Eval {
         if let direct = table.direct[slot], let runner {
             return runner._withUnsafeGuaranteedRef { runner in
                 let answer = runner.aggregateAnswer(direct.aggregate, direct.kind)
