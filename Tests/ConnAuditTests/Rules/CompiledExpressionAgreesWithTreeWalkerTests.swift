@@ -104,7 +104,13 @@ import Testing
         case 6:
             let f = r.pick(["text", "type", "len", "abs", "str", "json", "is_int"])
             return "\(f)(\(a))"
-        case 7: return "\(r.pick(["min", "max", "pow"]))(\(a), \(b))"
+        case 7:
+            let f = r.pick(["min", "max", "pow"])
+            switch r.next(3) {
+            case 0 where f != "pow": return "\(f)(\(a), \(b), 1)"
+            case 1 where f != "pow": return "\(f)([\(a), \(b)])"
+            default: return "\(f)(\(a), \(b))"
+            }
         default: return "matches(\(a), '^(p|4)')"
         }
     }

@@ -3,16 +3,16 @@
 /// The tree walker (``Evaluator/evaluate(_:_:_:)``) takes each node's parts out of its enum box
 /// on every evaluation, and so counts a reference for each child it visits. A compiled node holds
 /// its children's closures and its constants in its own context, which the caller keeps alive:
-/// an evaluation reads them in place. Each node does what the tree walker does for it, through
-/// the same functions (``Evaluator/combine(_:_:_:)``, ``Evaluator/shortCircuit(_:_:_:)``,
-/// ``Evaluator/choose(_:_:_:)``, ``Evaluator/unary(_:_:)``, ``Evaluator/member(_:_:id:_:)``,
-/// ``Evaluator/apply(_:_:)``, ``Evaluator/search(_:_:_:_:)``), with its operands evaluated in the
-/// same order. A history call is answered by the tree
-/// walker's own function (``Evaluator/history(_:_:_:)``). A bare name its rule resolved reads the
-/// let's slot, or skips the lets, as its resolution says (``bare(_:_:)``). A bare name nobody
-/// resolved, `params.x` left to run time and the rare list, map and index nodes are handed to
-/// the tree walker whole. So a compiled expression gives what the tree
-/// walker gives, in every context (`CompiledExpressionAgreesWithTreeWalkerTests`).
+/// an evaluation reads them in place. Every kind of node is compiled, and each does what the
+/// tree walker does for it, through the same functions (``Evaluator/combine(_:_:_:)``,
+/// ``Evaluator/shortCircuit(_:_:_:)``, ``Evaluator/choose(_:_:_:)``, ``Evaluator/unary(_:_:)``,
+/// ``Evaluator/member(_:_:id:_:)``, ``Evaluator/index(_:_:)``, ``Evaluator/apply(_:_:)``,
+/// ``Evaluator/power(_:_:)``, ``Evaluator/extreme(_:_:_:)``, ``Evaluator/search(_:_:_:_:)``,
+/// ``Evaluator/history(_:_:_:)``, ``Evaluator/bound(_:_:_:_:)``), with its operands evaluated in
+/// the same order. A bare name its rule resolved reads the let's slot, or skips the lets, as its
+/// resolution says (``bare(_:_:)``). So a compiled expression gives what the tree walker gives,
+/// in every context (`CompiledExpressionAgreesWithTreeWalkerTests`,
+/// `ResolvedNamesGiveTheTreeWalkersAnswerTests`).
 struct CompiledExpression: Sendable {
     typealias Run = @Sendable (EvalContext, Event) -> Eval
 
@@ -42,11 +42,42 @@ struct CompiledExpression: Sendable {
         case .field(let name, let id):
             return { ctx, e in .value(Evaluator.field(name, id: id, of: e, ctx)) }
         case .member(let base, let name, let id, _):
-            // `params.x` left to run time (the rule binds `params`, or it was not resolved):
-            // the tree walker's lookup of what `params` is.
-            if case .name("params", _, _) = base { return walker(expr) }
             let b = compile(base)
+            if case .name("params", _, _) = base {
+                // `params.x` left to run time (the rule binds `params`, or it was not resolved).
+                return { ctx, e in
+                    Evaluator.paramsUnbound(ctx)
+                        ? .value(ctx.params[name] ?? .null)
+                        : Evaluator.member(b(ctx, e), name, id: id, ctx)
+                }
+            }
             return { ctx, e in Evaluator.member(b(ctx, e), name, id: id, ctx) }
+        case .index(let base, let key):
+            let b = compile(base), k = compile(key)
+            return { ctx, e in
+                let x = b(ctx, e)
+                return Evaluator.index(x, k(ctx, e))
+            }
+        case .list(let items):
+            let runs = items.map(compile)
+            return { ctx, e in
+                var values: [Value] = []
+                for run in runs {
+                    guard case .value(let v) = run(ctx, e) else { return .undecided }
+                    values.append(v)
+                }
+                return .value(.array(values))
+            }
+        case .map(let entries):
+            let keys = entries.map(\.0), runs = entries.map { compile($0.1) }
+            return { ctx, e in
+                var out: [Value.ObjectEntry] = []
+                for (key, run) in zip(keys, runs) {
+                    guard case .value(let v) = run(ctx, e) else { return .undecided }
+                    out.append(.init(key, v))
+                }
+                return .value(.object(out))
+            }
         case .unary(let op, let operand):
             let a = compile(operand)
             return { ctx, e in Evaluator.unary(op, a(ctx, e)) }
@@ -72,7 +103,26 @@ struct CompiledExpression: Sendable {
             case .type, .str, .json, .isInt, .text, .len, .abs:
                 let a = compile(args[0])
                 return { ctx, e in Evaluator.apply(function, a(ctx, e)) }
-            default: return walker(expr)
+            case .pow:
+                let a = compile(args[0]), b = compile(args[1])
+                return { ctx, e in
+                    let x = a(ctx, e)
+                    return Evaluator.power(x, b(ctx, e))
+                }
+            case .min, .max:
+                let wantsMin = function == .min
+                if args.count == 2 {
+                    let a = compile(args[0]), b = compile(args[1])
+                    return { ctx, e in
+                        let x = a(ctx, e)
+                        return Evaluator.extreme(wantsMin, x, b(ctx, e))
+                    }
+                }
+                let runs = args.map(compile)
+                return { ctx, e in Evaluator.extreme(wantsMin, runs.map { $0(ctx, e) }) }
+            case .matches:
+                // Parsed into `.regex` (its pattern must be a literal); never called by name.
+                return { _, _ in .undecided }
             }
         case .regex(let subject, let regex):
             let a = compile(subject)
@@ -81,8 +131,8 @@ struct CompiledExpression: Sendable {
             return { ctx, e in Evaluator.history(call, ctx, e) }
         case .name(let name, _, let hint) where hint.layout >= 0 && name != "params":
             return bare(name, hint)
-        case .name, .index, .list, .map:
-            return walker(expr)
+        case .name(let name, _, let hint):
+            return { ctx, e in Evaluator.bound(name, hint, ctx, e) }
         }
     }
 

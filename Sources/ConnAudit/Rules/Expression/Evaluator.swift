@@ -42,28 +42,14 @@ public enum Evaluator {
             return bound(name, hint, ctx, e)
         case .member(let base, let name, let id, _):
             if case .name(let baseName, _, _) = base, baseName.utf8.count == 6,
-                baseName == "params", ctx.boundLets?["params"] == nil,
-                ctx.captures["params"] == nil,
-                ctx.letScope?.defines("params") != true,
-                ctx.withShared({ $0.withStatics { $0.table.slot(of: "params") } }) == nil
+                baseName == "params", paramsUnbound(ctx)
             {
                 return .value(ctx.params[name] ?? .null)
             }
             return member(evaluate(base, ctx, e), name, id: id, ctx)
         case .index(let base, let indexExpr):
             let b = evaluate(base, ctx, e)
-            let k = evaluate(indexExpr, ctx, e)
-            guard case .value(let key) = k else { return .undecided }
-            switch b {
-            case .value(.object(let entries)):
-                guard let text = key.text else { return key == .null ? .null : .undecided }
-                return .value(entries.last(where: { $0.key == text })?.value ?? .null)
-            case .value(.array(let items)):
-                guard case .int(let i) = key else { return .undecided }
-                return i >= 0 && i < items.count ? .value(items[Int(i)]) : .null
-            case .value(.null): return .null
-            default: return .undecided
-            }
+            return index(b, evaluate(indexExpr, ctx, e))
         case .list(let items):
             var values: [Value] = []
             for item in items {
@@ -90,6 +76,30 @@ public enum Evaluator {
             return history(call, ctx, e)
         case .regex(let subject, let regex):
             return search(regex, evaluate(subject, ctx, e), ctx, e)
+        }
+    }
+
+    /// Whether `params` in `params.x` is the rule's params in `ctx`: no let, capture or
+    /// binding of that name.
+    @inline(__always) static func paramsUnbound(_ ctx: EvalContext) -> Bool {
+        ctx.boundLets?["params"] == nil && ctx.captures["params"] == nil
+            && ctx.letScope?.defines("params") != true
+            && ctx.withShared({ $0.withStatics { $0.table.slot(of: "params") } }) == nil
+    }
+
+    /// `base[key]` on the evaluated base and key: a key of an object, an element of a list;
+    /// null of null.
+    static func index(_ base: Eval, _ key: Eval) -> Eval {
+        guard case .value(let key) = key else { return .undecided }
+        switch base {
+        case .value(.object(let entries)):
+            guard let text = key.text else { return key == .null ? .null : .undecided }
+            return .value(entries.last(where: { $0.key == text })?.value ?? .null)
+        case .value(.array(let items)):
+            guard case .int(let i) = key else { return .undecided }
+            return i >= 0 && i < items.count ? .value(items[Int(i)]) : .null
+        case .value(.null): return .null
+        default: return .undecided
         }
     }
 
@@ -338,53 +348,68 @@ public enum Evaluator {
             return apply(function, evaluate(args[0], ctx, e))
         case .pow:
             let a = evaluate(args[0], ctx, e)
-            let b = evaluate(args[1], ctx, e)
-            guard let x = decided(a), let y = decided(b), let base = x.number, let e = y.number
-            else { return .undecided }
-            let r = Foundation_pow(base, e)
-            guard r.isFinite else { return .undecided }
-            if case .int = x, case .int = y, r == r.rounded(), Swift.abs(r) < 9.0e15 {
-                return .value(.int(Int64(r)))
-            }
-            return .value(.double(r))
+            return power(a, evaluate(args[1], ctx, e))
         case .min, .max:
-            let wantsMin = function == .min
             if args.count == 2 {
                 let a = evaluate(args[0], ctx, e)
-                let b = evaluate(args[1], ctx, e)
-                guard let x = decided(a), let y = decided(b), let order = y.numericOrder(x) else {
-                    return .undecided
-                }
-                return .value((wantsMin ? order < 0 : order > 0) ? y : x)
+                return extreme(function == .min, a, evaluate(args[1], ctx, e))
             }
-            var values: [Value] = []
+            var values: [Eval] = []
             values.reserveCapacity(args.count)
-            var allDecided = true
-            for arg in args {
-                if let v = decided(evaluate(arg, ctx, e)) {
-                    values.append(v)
-                } else {
-                    allDecided = false
-                }
-            }
-            guard allDecided else { return .undecided }
-            let items: [Value]
-            if values.count == 1, case .array(let list) = values[0] {
-                items = list
-            } else {
-                items = values
-            }
-            guard !items.isEmpty else { return .undecided }
-            var best = items[0]
-            for v in items {
-                guard let order = v.numericOrder(best) else { return .undecided }
-                if wantsMin ? order < 0 : order > 0 { best = v }
-            }
-            return best.number == nil ? .undecided : .value(best)
+            for arg in args { values.append(evaluate(arg, ctx, e)) }
+            return extreme(function == .min, values)
         case .matches:
             // Parsed into `.regex` (its pattern must be a literal); never called by name.
             return .undecided
         }
+    }
+
+    /// `pow(a, b)` on its evaluated arguments.
+    static func power(_ a: Eval, _ b: Eval) -> Eval {
+        guard let x = decided(a), let y = decided(b), let base = x.number, let e = y.number
+        else { return .undecided }
+        let r = Foundation_pow(base, e)
+        guard r.isFinite else { return .undecided }
+        if case .int = x, case .int = y, r == r.rounded(), Swift.abs(r) < 9.0e15 {
+            return .value(.int(Int64(r)))
+        }
+        return .value(.double(r))
+    }
+
+    /// `min(a, b)` (`wantsMin`) or `max(a, b)` on its evaluated arguments.
+    static func extreme(_ wantsMin: Bool, _ a: Eval, _ b: Eval) -> Eval {
+        guard let x = decided(a), let y = decided(b), let order = y.numericOrder(x) else {
+            return .undecided
+        }
+        return .value((wantsMin ? order < 0 : order > 0) ? y : x)
+    }
+
+    /// `min` or `max` of any other number of evaluated arguments (one list argument: its items).
+    static func extreme(_ wantsMin: Bool, _ args: [Eval]) -> Eval {
+        var values: [Value] = []
+        values.reserveCapacity(args.count)
+        var allDecided = true
+        for arg in args {
+            if let v = decided(arg) {
+                values.append(v)
+            } else {
+                allDecided = false
+            }
+        }
+        guard allDecided else { return .undecided }
+        let items: [Value]
+        if values.count == 1, case .array(let list) = values[0] {
+            items = list
+        } else {
+            items = values
+        }
+        guard !items.isEmpty else { return .undecided }
+        var best = items[0]
+        for v in items {
+            guard let order = v.numericOrder(best) else { return .undecided }
+            if wantsMin ? order < 0 : order > 0 { best = v }
+        }
+        return best.number == nil ? .undecided : .value(best)
     }
 
     /// A function of one argument (`type str json is_int text len abs`) on its evaluated
