@@ -95,7 +95,7 @@ extension Evaluator {
             for e in found.events {
                 guard affordable() else { return .undecided }
                 guard matches(call.selector, e, ctx) != nil else { continue }
-                guard let v = call.value.flatMap({ Evaluator.evaluate($0, ctx, e).value }),
+                guard let v = call.compiledValue.flatMap({ $0.run(ctx, e).value }),
                     v.number != nil
                 else { continue }
                 if let b = best, let order = v.numericOrder(b),

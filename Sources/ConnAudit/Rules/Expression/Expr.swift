@@ -63,7 +63,11 @@ public struct HistoryCall: Sendable {
     private final class Storage: @unchecked Sendable {
         var kind: Kind
         var selector: Selector
-        var value: Expr?
+        var value: Expr? {
+            didSet { compiledValue = value.map(CompiledExpression.init) }
+        }
+        /// ``value`` compiled, as each candidate's value is taken with it.
+        var compiledValue: CompiledExpression?
         var since: Since?
         var slot: Int
         var at: Int
@@ -73,6 +77,7 @@ public struct HistoryCall: Sendable {
             self.kind = kind
             self.selector = selector
             self.value = value
+            compiledValue = value.map(CompiledExpression.init)
             self.since = since
             self.slot = slot
             self.at = at
@@ -106,6 +111,8 @@ public struct HistoryCall: Sendable {
         get { storage.value }
         set { unique().value = newValue }
     }
+    /// ``value`` compiled.
+    var compiledValue: CompiledExpression? { storage.compiledValue }
     /// Look back only to the latest event matching this (or to this capture).
     public var since: Since? {
         get { storage.since }
