@@ -82,6 +82,7 @@ extension SequenceRunner {
                     if let name = term.capture(in: first.selector),
                         sequence.steps.count == 1 || kept[0].contains(name)
                     {
+                        if let spare = spareCaptures.popLast() { captures = spare }
                         captures[name] = e
                     }
                     grown.append(Partial(stage: 1, captures: captures, last: e))
@@ -370,6 +371,9 @@ extension SequenceRunner {
     /// move down in order); its key indexes are made again when next asked for.
     func compact(_ stage: Int) {
         if stages[stage].live == 0 {
+            for i in stages[stage].partials.indices {
+                recycle(&stages[stage].partials[i].captures)
+            }
             stages[stage].partials.truncate(to: 0)
             stages[stage].keys = nil
             stages[stage].indexes = KeyIndexes()
@@ -389,6 +393,7 @@ extension SequenceRunner {
             }
             return live
         }
+        for i in live..<list.count { recycle(&list[i].captures) }
         list.truncate(to: live)
         stages[stage].indexes = KeyIndexes()
     }

@@ -335,6 +335,7 @@ extension SequenceRunner {
                 }
                 return open
             }
+            for i in open..<list.count { recycle(&list[i].context.captures) }
             list.truncate(to: open)
             swap(&list, &obligations.items)
             obligations.answered(answeredCount, anchors: anchors)

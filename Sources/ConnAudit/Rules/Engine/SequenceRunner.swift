@@ -98,6 +98,22 @@ final class SequenceRunner: Runner {
     /// Scratch lists of ``advance``, kept between events so they allocate nothing.
     var grownScratch: [Partial] = []
     var visitScratch: [Visit] = []
+    /// Captures of dropped partials and obligations, unbound (``Captures/unbindAll()``) and kept
+    /// for the next partial to start: a trigger per ping that dies at its pong would otherwise
+    /// allocate its captures' storage and free it again each time. They bind nothing, so they
+    /// keep no event alive, and a value like any other: one still shared is copied when unbound.
+    var spareCaptures: [Captures] = []
+    static let sparesKept = 4
+
+    /// Keeps `captures` (which the caller is dropping) as spare storage, unbound, when there is
+    /// room.
+    @inline(__always) func recycle(_ captures: inout Captures) {
+        guard spareCaptures.count < Self.sparesKept, !captures.isEmpty else { return }
+        var spare = Captures()
+        swap(&spare, &captures)
+        spare.unbindAll()
+        spareCaptures.append(spare)
+    }
     /// Per step, the captures bound up to it that anything after it reads; others are dropped
     /// from partial matches, so partials that differ only in them merge.
     /// (A handful of names per step: a linear search is cheaper than hashing one.)

@@ -42,8 +42,9 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
         }
         set {
             if entries.isEmpty {
-                // The first binding (most partial matches hold one or two).
-                if let newValue { entries = [Entry(name: name, event: newValue)] }
+                // The first binding (most partial matches hold one or two), in the storage left
+                // by ``unbindAll()`` when there is some.
+                if let newValue { entries.append(Entry(name: name, event: newValue)) }
                 return
             }
             if let i = entries.firstIndex(where: { $0.name == name }) {
@@ -54,6 +55,10 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
             }
         }
     }
+
+    /// Unbinds every name, keeping the storage (when these captures are its only holder): binding
+    /// names again then allocates nothing (``SequenceRunner``'s spare captures).
+    mutating func unbindAll() { entries.truncate(to: 0) }
 
     /// The `$seq` of the events bound to `names` (a handful), in name order.
     func seqs(of names: [String]) -> MatchKey { seqs(of: names, after: nil) }
