@@ -39,6 +39,41 @@ import ConnAuditTestSupport
         #expect(third.event === e3 && third.captures.isEmpty)
     }
 
+    /// An obligation opened under the runner's shared frozen scope is not evaluated again (the
+    /// scope was evaluated in full when made): each keeps the values of its own aggregate state.
+    @Test func obligationsSharingAFrozenScopeKeepTheLetsOfTheirTrigger() throws {
+        let r = try rule(
+            """
+            id: t.kept
+            title: Pings are answered within T
+            for: generation
+            let: { T: "count({ev: ws.config}) * 10 + 10" }
+            each: { ev: ws.ping, as: p }
+            followed_by: { ev: ws.pong }
+            within_ms: "T"
+            message: "no pong within {T}"
+            """)
+        let runner = BasicRunner(CompiledRule(rule: r, index: 0, overrides: [:]), files: [])
+        let (e1, e2) = (Self.event(1), Self.event(2))
+        let first = runner.context(e1, captures: ["p": e1], frozen: true)
+        let scope = try #require(first.letScope)
+        #expect(runner.isFrozenScope(scope))
+        #expect(runner.context(e2, captures: ["p": e2], frozen: true).letScope === scope)
+        let log = """
+            {"t":0,"ev":"ws.ping","gen":1}
+            {"t":1,"ev":"ws.ping","gen":1}
+            {"t":2,"ev":"ws.config","gen":1}
+            {"t":3,"ev":"ws.ping","gen":1}
+            {"t":100,"ev":"ws.state","gen":1}
+            """
+        let found = run(r, log).violations
+        #expect(lines(found) == [1, 2, 4])
+        #expect(
+            found.map(\.message) == [
+                "no pong within 10", "no pong within 10", "no pong within 20"
+            ])
+    }
+
     @Test func aTriggerThatWaitsKeepsItsOwnCapture() throws {
         let r = try rule(
             """

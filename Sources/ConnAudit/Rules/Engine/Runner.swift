@@ -295,6 +295,9 @@ class Runner: HistoryProvider {
     /// at (``StaticLetCache/changes``).
     private var frozenScope: LetScope?
     private var frozenStamp = -1
+
+    /// Whether `scope` is the last frozen scope: one evaluated in full when it was made.
+    final func isFrozenScope(_ scope: LetScope) -> Bool { scope === frozenScope }
     /// A context with the last frozen scope and no other binding of its own, copied for each
     /// context frozen while that scope is current (``context(_:captures:frozen:)``). Its event
     /// and captures are replaced in each copy, and never read from it.

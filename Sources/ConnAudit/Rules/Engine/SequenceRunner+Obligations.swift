@@ -130,20 +130,23 @@ extension SequenceRunner {
         {
             return
         }
-        // An obligation keeps its trigger's lets: they are evaluated now.
-        ctx.letScope?.evaluateAll()
+        // An obligation keeps its trigger's lets: they are evaluated now. The runner's frozen
+        // scope, shared by the obligations opened while no aggregate changed, was evaluated in
+        // full when it was made, and an evaluated binding never changes.
+        let scope = ctx.letScope
+        if let scope, !isFrozenScope(scope) { scope.evaluateAll() }
         var deadline: Double?
         if responseWithin != nil {
             // Read only lets and params: the same under the same frozen scope (the scope is held
             // with the value, so another made at its address cannot pass for it).
             let number: Double?
-            if withinReadsLetsOnly, let memo = withinMemo, withinMemoScope === ctx.letScope {
+            if withinReadsLetsOnly, let memo = withinMemo, withinMemoScope === scope {
                 number = memo
             } else {
                 number = Evaluator.evaluate(responseWithin!, ctx).value?.number
                 if withinReadsLetsOnly, let number {
                     withinMemo = number
-                    withinMemoScope = ctx.letScope
+                    withinMemoScope = scope
                 }
             }
             guard let ms = number else {
