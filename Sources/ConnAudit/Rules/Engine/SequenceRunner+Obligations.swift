@@ -82,11 +82,12 @@ struct Obligations {
         while let top = heap.first, !isLive(top.ordinal) { pop() }
     }
 
-    /// `count` obligations answered and dropped from the list at once (their anchors `anchors`).
-    fileprivate mutating func answered(_ count: Int, anchors: [Int]) {
-        live -= count
-        for a in anchors { openAnchors.remove(a) }
-    }
+    /// `count` obligations answered and dropped from the list at once (their anchors closed with
+    /// ``closeAnchor(_:)``).
+    fileprivate mutating func answered(_ count: Int) { live -= count }
+
+    /// An answered obligation's anchor is open no more (with `report_at`, ``openAnchors``).
+    fileprivate mutating func closeAnchor(_ seq: Int) { openAnchors.remove(seq) }
 
     fileprivate mutating func kill(at position: Int) {
         guard !items[position].dead else { return }
@@ -321,7 +322,6 @@ extension SequenceRunner {
             var list: [Obligations.Item] = []
             swap(&list, &obligations.items)
             var answeredCount = 0
-            var anchors: [Int] = []
             let open = list.withUnsafeMutableBufferPointer { buffer -> Int in
                 var open = 0
                 for i in buffer.indices {
@@ -330,7 +330,10 @@ extension SequenceRunner {
                     if !spend(1) { return buffer.count }
                     if answered(buffer[i].context) {
                         answeredCount += 1
-                        if sequence.reportAt != nil { anchors.append(buffer[i].anchor.seq) }
+                        // Closed in place: a list of them would be allocated per event.
+                        if sequence.reportAt != nil {
+                            obligations.closeAnchor(buffer[i].anchor.seq)
+                        }
                         continue
                     }
                     if open != i { buffer.swapAt(open, i) }
@@ -341,7 +344,7 @@ extension SequenceRunner {
             for i in open..<list.count { recycle(&list[i].context.captures) }
             list.truncate(to: open)
             swap(&list, &obligations.items)
-            obligations.answered(answeredCount, anchors: anchors)
+            obligations.answered(answeredCount)
             if stopped { return }
         } else if !answering.isEmpty {
             for ordinal in Set(answering.flatMap(\.ordinals)).sorted() {
