@@ -97,8 +97,9 @@ extension SequenceRunner {
         if firstMatchKey != nil { firstMatchKey = nil }
         if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
         // The grown partials are taken out of the list, in order, rather than copied out of it
-        // (which retains what each holds, and releases it again when the list is emptied).
-        grown.reverse()
+        // (which retains what each holds, and releases it again when the list is emptied). Most
+        // events grow one at most: nothing to reverse (a call, even for an empty list).
+        if grown.count > 1 { grown.reverse() }
         while var q = grown.popLast() {
             if q.stage == sequence.steps.count {
                 complete(q, context: context, sink: sink)
