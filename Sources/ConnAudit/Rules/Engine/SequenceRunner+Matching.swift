@@ -110,7 +110,8 @@ extension SequenceRunner {
                 guard !isKnown(q) else { continue }
                 q.ordinal = nextOrdinal
                 nextOrdinal += 1
-                stages[q.stage].keys?.insert(key(q))
+                // Read first: a stage without keys (most) is then not accessed for a change.
+                if stages[q.stage].keys != nil { stages[q.stage].keys!.insert(key(q)) }
                 for r in 0..<3 where stages[q.stage].indexes.isMade(r) {
                     // Taken out while the key is added (an evaluation must not meet the stage
                     // being changed).
