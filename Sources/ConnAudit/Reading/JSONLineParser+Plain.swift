@@ -39,6 +39,11 @@ extension JSONLineParser {
         // table does not keep, then in ``plainTexts``).
         var src: Int32 = -1, session: Int32 = -1
         var fields: [Event.Field] = []
+        // The ``sourceSpan`` of this line: where it starts and where its last pair's next key
+        // opens, and the numbers it sets.
+        var span = SpanState.first
+        var spanFrom = 0, spanTo = -1
+        var spanTexts: (src: Int32, session: Int32) = (-1, -1)
         if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
         guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
         while true {
@@ -221,11 +226,37 @@ extension JSONLineParser {
             guard b == UInt8(ascii: ","), i < n else { return false }
             if p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
             guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
+            // At the next key's quote: the span after a leading `t`, taken whole when it is the
+            // previous line's, else followed while its pairs are `src` and `session` texts kept.
+            if span != .closed {
+                if span == .first {
+                    span = .closed
+                    if kind == .t, tracksSourceSpan {
+                        if sourceSpan.matches(p, i, n) {
+                            (src, session) = (sourceSpan.src, sourceSpan.session)
+                            i &+= sourceSpan.length &- 1
+                        } else {
+                            span = .open
+                            spanFrom = i
+                        }
+                    }
+                } else if kind == .src ? src >= 0 : kind == .session && session >= 0 {
+                    spanTo = i
+                    spanTexts = (src, session)
+                } else {
+                    span = .closed
+                }
+            }
         }
         if i < n { i = Self.skipSpace(p, i, n) }
         // A missing or empty name is the general parser's to give its reason for.
         let evEmpty = evName >= 0 ? evNames[Int(evName)].isEmpty : evText?.isEmpty ?? true
         guard i == n, t >= 0, !evEmpty else { return false }
+        if spanTo >= 0, spanTo &- spanFrom < SourceSpan.capacity {
+            sourceSpan.keep(
+                p + spanFrom, count: spanTo &- spanFrom &+ 1, src: spanTexts.src,
+                session: spanTexts.session)
+        }
         // A valid plain event: what the general parser would make of it, without its bookkeeping.
         out.setPlain(t: t, tExact: tExact, evID: evID, gen: gen, fields: fields)
         // The name goes straight from the table into the line: one copy counted.
@@ -242,6 +273,14 @@ extension JSONLineParser {
         }
         return true
     }
+
+    /// Where a line is in its ``sourceSpan``: at its first pair, within the span's pairs, or past
+    /// them.
+    enum SpanState { case first, open, closed }
+
+    /// Whether the fast path keeps a ``sourceSpan``: only when rules read neither `src` nor
+    /// `session` as a field (the span sets their numbers, not fields).
+    var tracksSourceSpan: Bool { !keepsSrc && !keepsSession }
 
     /// What a key other than connlog's own written `"key":` is to the fast path: a field to
     /// decode (with its index among the wanted names), one to skip, or (nil) a key the general

@@ -1,0 +1,94 @@
+import Testing
+
+@testable import ConnAudit
+import ConnAuditTestSupport
+import ConnSoak
+
+/// The fast path takes the `src` and `session` pairs after a line's leading `t` in one comparison
+/// when their bytes are the previous line's (``SourceSpan``): however the pairs are written, in
+/// whichever order, repeated, near the line's end or too long to keep, and whatever follows them,
+/// a line reads as the general parser reads it.
+@Suite("Source spans met again")
+struct SourceSpanMetAgainTests {
+    /// `src` and `session` pairs as lines write them after `t`, a few bytes apart from each other.
+    static let spans: [String] = [
+        #""src":"pixel-000001","session":"s1""#, #""src":"pixel-000001","session":"s2""#,
+        #""src":"pixel-000002","session":"s1""#, #""src":"pixel-000001""#,
+        #""session":"s1","src":"pixel-000001""#, #""session":"s1""#,
+        #""src" :"pixel-000001", "session":"s1""#, #""src":"a","src":"b""#,
+        #""src":"pixel-000001","session":"s1","src":"pixel-000002""#,
+        #""src":"\#(String(repeating: "long-", count: 12))","session":"s1""#,
+        #""src":"","session":"""#, #""src":"Bearer abcdefghijklmnop""#, #""src":1"#,
+        #""src":"pixel-000001","session":"s1","token":"x""#
+    ]
+
+    /// What follows the pairs: the line's other keys, its end, or text that breaks it.
+    static let rests: [String] = [
+        #","ev":"ws.ping","gen":1}"#, #","ev":"ws.pong"}"#, #","gen":2,"ev":"sse.event","id":"7"}"#,
+        #","ev":"ws.ping","src":"other"}"#, #","ev":"ws.ping","session":"s9"}"#, #"}"#,
+        #","ev":"ws.ping""#, #","ev":"ws.ping",}"#, #", "ev":"ws.ping"}"#, #","ev":"ws.ping"} x"#,
+        #","ev":"a","state":"connecting"}"#
+    ]
+
+    static func line(_ rng: inout SplitMix64) -> String {
+        let t = ["0", "17", "3.5", "123456789012345678"][rng.below(4)]
+        let rest = rests[rng.below(rests.count)]
+        // Mostly the previous line's pairs again; sometimes none, or `t` not first.
+        switch rng.below(12) {
+        case 0: return #"{"t":"# + t + rest
+        case 1: return #"{"ev":"x","t":"# + t + "," + spans[rng.below(spans.count)] + rest
+        default: return #"{"t":"# + t + "," + spans[rng.below(spans.count)] + rest
+        }
+    }
+
+    @Test(
+        "lines whose pairs after `t` are the previous line's read as the general parser reads them",
+        arguments: [nil, Set(["state", "src"]), Set(["session"]), Set(["state"]), Set<String>()]
+            as [Set<String>?])
+    func spansMetAgainReadAlike(wanted: Set<String>?) {
+        var both = JSONLineParser(wantedFields: wanted, evIDs: ["ws.ping": 3])
+        var general = JSONLineParser(wantedFields: wanted, evIDs: ["ws.ping": 3])
+        var rng = SplitMix64(seed: 52)
+        var a = ParsedLine(), b = ParsedLine()
+        var differing: [String] = []
+        var previous = Self.line(&rng)
+        for _ in 0..<20_000 {
+            // The same pairs as the previous line's half of the time.
+            let text = rng.chance(50) ? previous : Self.line(&rng)
+            previous = text
+            Array(text.utf8).withUnsafeBufferPointer { line in
+                both.parse(line, into: &a)
+                general.parseGeneral(line, into: &b)
+            }
+            if !PlainLinesReadAsGeneralParserTests.same(a, both, b, general), differing.count < 5 {
+                differing.append(text)
+            }
+        }
+        #expect(differing.isEmpty, "lines read otherwise: \(differing)")
+        // A span was kept: the comparison took the span's way too (unless rules read `src` or
+        // `session`, which no span stands for).
+        #expect(both.sourceSpan.length > 0 || !both.tracksSourceSpan)
+    }
+
+    @Test("a span is kept from one line and stands for the pairs of the next")
+    func spanKeptAndTaken() {
+        var parser = JSONLineParser(wantedFields: [], evIDs: [:])
+        var out = ParsedLine()
+        func read(_ text: String) -> Bool {
+            Array(text.utf8).withUnsafeBufferPointer { parser.parsePlain($0, into: &out) }
+        }
+        #expect(read(#"{"t":1,"src":"d1","session":"s1","ev":"a"}"#))
+        #expect(parser.sourceSpan.length == #""src":"d1","session":"s1",""#.utf8.count)
+        let kept = parser.sourceSpan
+        #expect(read(#"{"t":2,"src":"d1","session":"s1","ev":"b"}"#))
+        #expect(parser.sourceValues(of: out) == (.string("d1"), .string("s1")))
+        #expect(out.ev == "b" && out.t == 2)
+        // Another source's pairs replace the span; the first source's are known again after it.
+        #expect(read(#"{"t":3,"src":"d2","session":"s1","ev":"c"}"#))
+        #expect(parser.sourceValues(of: out) == (.string("d2"), .string("s1")))
+        #expect(parser.sourceSpan.src != kept.src)
+        #expect(read(#"{"t":4,"src":"d1","session":"s1","gen":1,"ev":"d"}"#))
+        #expect(parser.sourceValues(of: out) == (.string("d1"), .string("s1")))
+        #expect(out.gen == 1)
+    }
+}
