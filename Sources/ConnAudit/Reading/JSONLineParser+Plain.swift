@@ -34,6 +34,8 @@ extension JSONLineParser {
         var t = -1.0, tExact: Int64 = -1
         // `ev` by its number in ``evNames`` (-1: absent, or in `evText` when the table is full).
         var evName: Int32 = -1, evText: String?, evID: Int32?
+        // Whether `ev` is absent or empty (the general parser's to give its reason for).
+        var evEmpty = true
         var gen: UInt64?
         // `src` and `session` by their numbers in ``sourceTexts`` (-1: absent; -2: a text the
         // table does not keep, then in ``plainTexts``).
@@ -115,19 +117,27 @@ extension JSONLineParser {
                     let close = Self.plainStringEnd(p, from: i + 1, count: n)
                 else { return false }
                 let length = close - i - 1
-                let bytes = UnsafeBufferPointer(start: p + i + 1, count: length)
+                // Plain text has no escapes: the name is empty when its bytes are.
+                evEmpty = length == 0
                 if length <= 16 {
-                    // A short name met before: by its words, without hashing it.
+                    // A short name met before: by its words, without hashing it, with its
+                    // number and id.
                     let (w0, w1) = Self.shortWords(p, i + 1, length, n)
-                    if let number = evMemo.find(w0, w1, length) {
-                        (evName, evText, evID) = (number, nil, evNameIDs[Int(number)])
+                    if let (number, id) = evMemo.find(w0, w1, length) {
+                        (evName, evText, evID) = (number, nil, id)
                     } else {
-                        guard let found = evNameOrText(bytes) else { return false }
+                        guard
+                            let found = evNameOrText(
+                                UnsafeBufferPointer(start: p + i + 1, count: length))
+                        else { return false }
                         (evName, evText, evID) = found
-                        if evName >= 0 { evMemo.keep(w0, w1, length, evName) }
+                        if evName >= 0 { evMemo.keep(w0, w1, length, (evName, found.id)) }
                     }
                 } else {
-                    guard let found = evNameOrText(bytes) else { return false }
+                    guard
+                        let found = evNameOrText(
+                            UnsafeBufferPointer(start: p + i + 1, count: length))
+                    else { return false }
                     (evName, evText, evID) = found
                 }
                 i = close + 1
@@ -249,8 +259,6 @@ extension JSONLineParser {
             }
         }
         if i < n { i = Self.skipSpace(p, i, n) }
-        // A missing or empty name is the general parser's to give its reason for.
-        let evEmpty = evName >= 0 ? evNames[Int(evName)].isEmpty : evText?.isEmpty ?? true
         guard i == n, t >= 0, !evEmpty else { return false }
         if spanTo >= 0, spanTo &- spanFrom < SourceSpan.capacity {
             sourceSpan.keep(

@@ -104,8 +104,9 @@ struct JSONLineParser {
     var lastSource: (w0: UInt64, w1: UInt64, length: Int, id: Int32)?
     var lastSession: (w0: UInt64, w1: UInt64, length: Int, id: Int32)?
     /// Short `ev` names and keys the fast path met, by their words: one met again is known
-    /// without hashing it through ``evTable`` or classifying it again.
-    var evMemo = ShortTextMemo<Int32>()
+    /// without hashing it through ``evTable`` or classifying it again (a name with its number in
+    /// ``evNames`` and its id there in ``evNameIDs``, which never change).
+    var evMemo = ShortTextMemo<(name: Int32, id: Int32)>()
     var keyMemo = ShortTextMemo<(PlainKind, Int32)>()
     /// The fast path's `src` and `session` texts that ``sourceTexts`` does not keep (it is full,
     /// or they are too long): read only for the line that set them, so a plain line moves no
