@@ -41,7 +41,7 @@ extension JSONLineParser {
         // table does not keep, then in ``plainTexts``).
         var src: Int32 = -1, session: Int32 = -1
         var fields: [Event.Field] = []
-        // The ``sourceSpan`` of this line: where it starts and where its last pair's next key
+        // The span of ``sourceSpans`` of this line: where it starts and where its last pair's next key
         // opens, and the numbers it sets.
         var span = SpanState.first
         var spanFrom = 0, spanTo = -1
@@ -241,10 +241,10 @@ extension JSONLineParser {
             if span != .closed {
                 if span == .first {
                     span = .closed
-                    if kind == .t, tracksSourceSpan {
-                        if sourceSpan.matches(p, i, n) {
-                            (src, session) = (sourceSpan.src, sourceSpan.session)
-                            i &+= sourceSpan.length &- 1
+                    if kind == .t, tracksSourceSpan, i &+ SourceSpans.lookahead <= n {
+                        if let kept = sourceSpans.match(SourceSpans.slot(p, i), p, i, n) {
+                            (src, session) = (kept.src, kept.session)
+                            i &+= kept.length &- 1
                         } else {
                             span = .open
                             spanFrom = i
@@ -260,9 +260,10 @@ extension JSONLineParser {
         }
         if i < n { i = Self.skipSpace(p, i, n) }
         guard i == n, t >= 0, !evEmpty else { return false }
-        if spanTo >= 0, spanTo &- spanFrom < SourceSpan.capacity {
-            sourceSpan.keep(
-                p + spanFrom, count: spanTo &- spanFrom &+ 1, src: spanTexts.src,
+        if spanTo >= 0, spanTo &- spanFrom < SourceSpans.capacity {
+            sourceSpans.keep(
+                SourceSpans.slot(p, spanFrom), p + spanFrom, count: spanTo &- spanFrom &+ 1,
+                src: spanTexts.src,
                 session: spanTexts.session)
         }
         // A valid plain event: what the general parser would make of it, without its bookkeeping.
@@ -282,11 +283,11 @@ extension JSONLineParser {
         return true
     }
 
-    /// Where a line is in its ``sourceSpan``: at its first pair, within the span's pairs, or past
+    /// Where a line is in its span of ``sourceSpans``: at its first pair, within the span's pairs, or past
     /// them.
     enum SpanState { case first, open, closed }
 
-    /// Whether the fast path keeps a ``sourceSpan``: only when rules read neither `src` nor
+    /// Whether the fast path keeps ``sourceSpans``: only when rules read neither `src` nor
     /// `session` as a field (the span sets their numbers, not fields).
     var tracksSourceSpan: Bool { !keepsSrc && !keepsSession }
 

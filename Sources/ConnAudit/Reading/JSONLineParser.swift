@@ -112,9 +112,9 @@ struct JSONLineParser {
     /// or they are too long): read only for the line that set them, so a plain line moves no
     /// optional text.
     var plainTexts: (src: String?, session: String?) = (nil, nil)
-    /// The bytes of the `src` and `session` pairs after a plain line's leading `t`, met again on
-    /// the next line in one comparison (the fast path's, when rules read neither as a field).
-    var sourceSpan = SourceSpan()
+    /// The bytes of the `src` and `session` pairs after plain lines' leading `t`, met again on a
+    /// later line in one comparison (the fast path's, when rules read neither as a field).
+    var sourceSpans = SourceSpans()
     /// The names the loaded rules mention (a snapshot of ``EvNames``).
     let evIDs: [String: Int32]
     /// Whether rules read `src` / `session` as fields too (they always make the source key).
