@@ -41,11 +41,11 @@ extension JSONLineParser {
         // table does not keep, then in ``plainTexts``).
         var src: Int32 = -1, session: Int32 = -1
         var fields: [Event.Field] = []
-        // The span of ``sourceSpans`` of this line: where it starts and where its last pair's next key
-        // opens, and the numbers it sets.
+        // This line's span for ``sourceSpans``: where it starts, where its last pair's next key
+        // opens, and what it sets.
         var span = SpanState.first
         var spanFrom = 0, spanTo = -1
-        var spanTexts: (src: Int32, session: Int32) = (-1, -1)
+        var spanKept = SourceSpans.Span()
         if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
         guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
         while true {
@@ -236,23 +236,34 @@ extension JSONLineParser {
             guard b == UInt8(ascii: ","), i < n else { return false }
             if p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
             guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
-            // At the next key's quote: the span after a leading `t`, taken whole when it is the
-            // previous line's, else followed while its pairs are `src` and `session` texts kept.
+            // At the next key's quote: the span after a leading `t`, taken whole when it is one
+            // met before, else followed while its pairs are `src`, `session` and `ev` texts kept.
             if span != .closed {
                 if span == .first {
                     span = .closed
                     if kind == .t, tracksSourceSpan, i &+ SourceSpans.lookahead <= n {
                         if let kept = sourceSpans.match(SourceSpans.slot(p, i), p, i, n) {
                             (src, session) = (kept.src, kept.session)
+                            if kept.ev >= 0 {
+                                (evName, evText, evID, evEmpty) = (
+                                    kept.ev, nil, kept.evID, kept.evEmpty
+                                )
+                            }
                             i &+= kept.length &- 1
                         } else {
                             span = .open
                             spanFrom = i
                         }
                     }
-                } else if kind == .src ? src >= 0 : kind == .session && session >= 0 {
+                } else if i &- spanFrom < SourceSpans.capacity,
+                    kind == .src
+                        ? src >= 0 : kind == .session ? session >= 0 : kind == .ev && evName >= 0
+                {
+                    // The longest run of such pairs that fits.
                     spanTo = i
-                    spanTexts = (src, session)
+                    spanKept = SourceSpans.Span(
+                        src: src, session: session, ev: evName, evID: evID ?? -1,
+                        evEmpty: evEmpty)
                 } else {
                     span = .closed
                 }
@@ -263,8 +274,7 @@ extension JSONLineParser {
         if spanTo >= 0, spanTo &- spanFrom < SourceSpans.capacity {
             sourceSpans.keep(
                 SourceSpans.slot(p, spanFrom), p + spanFrom, count: spanTo &- spanFrom &+ 1,
-                src: spanTexts.src,
-                session: spanTexts.session)
+                span: spanKept)
         }
         // A valid plain event: what the general parser would make of it, without its bookkeeping.
         out.setPlain(t: t, tExact: tExact, evID: evID, gen: gen, fields: fields)
@@ -283,12 +293,12 @@ extension JSONLineParser {
         return true
     }
 
-    /// Where a line is in its span of ``sourceSpans``: at its first pair, within the span's pairs, or past
-    /// them.
+    /// Where a line is in its span for ``sourceSpans``: at its first pair, within the span's
+    /// pairs, or past them.
     enum SpanState { case first, open, closed }
 
     /// Whether the fast path keeps ``sourceSpans``: only when rules read neither `src` nor
-    /// `session` as a field (the span sets their numbers, not fields).
+    /// `session` as a field (a span sets their numbers, not fields).
     var tracksSourceSpan: Bool { !keepsSrc && !keepsSession }
 
     /// What a key other than connlog's own written `"key":` is to the fast path: a field to

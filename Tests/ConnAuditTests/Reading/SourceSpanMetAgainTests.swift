@@ -27,7 +27,8 @@ struct SourceSpanMetAgainTests {
         #","ev":"ws.ping","gen":1}"#, #","ev":"ws.pong"}"#, #","gen":2,"ev":"sse.event","id":"7"}"#,
         #","ev":"ws.ping","src":"other"}"#, #","ev":"ws.ping","session":"s9"}"#, #"}"#,
         #","ev":"ws.ping""#, #","ev":"ws.ping",}"#, #", "ev":"ws.ping"}"#, #","ev":"ws.ping"} x"#,
-        #","ev":"a","state":"connecting"}"#
+        #","ev":"a","state":"connecting"}"#, #","ev":"","gen":1,"state":"connecting"}"#,
+        #","ev":"Bearer abcdefghijklmnop","gen":1}"#
     ]
 
     static func line(_ rng: inout SplitMix64) -> String {
@@ -72,25 +73,30 @@ struct SourceSpanMetAgainTests {
 
     @Test("a span is kept from one line and stands for the pairs of a later one")
     func spanKeptAndTaken() {
-        var parser = JSONLineParser(wantedFields: [], evIDs: [:])
+        var parser = JSONLineParser(wantedFields: [], evIDs: ["ws.ping": 3])
         var out = ParsedLine()
         func read(_ text: String) -> Bool {
             Array(text.utf8).withUnsafeBufferPointer { parser.parsePlain($0, into: &out) }
         }
-        #expect(read(#"{"t":1,"src":"device-1","session":"s1","ev":"a"}"#))
+        let tail = #","gen":1,"interval_ms":100}"#
+        #expect(read(#"{"t":1,"src":"device-1","session":"s1","ev":"ws.ping""# + tail))
         #expect(parser.sourceSpans.keptCount == 1)
-        #expect(read(#"{"t":2,"src":"device-1","session":"s1","ev":"b"}"#))
+        #expect(read(#"{"t":2,"src":"device-1","session":"s1","ev":"ws.ping""# + tail))
         #expect(parser.sourceSpans.keptCount == 1)
         #expect(parser.sourceValues(of: out) == (.string("device-1"), .string("s1")))
-        #expect(out.ev == "b" && out.t == 2)
-        // Another source's pairs are kept too; the first source's are still known after them.
-        #expect(read(#"{"t":3,"src":"device-2","session":"s1","ev":"c"}"#))
+        #expect(out.ev == "ws.ping" && out.evID == 3 && out.t == 2 && out.gen == 1)
+        // Another source's pairs, and another name, are kept too; the first span is still known.
+        #expect(read(#"{"t":3,"src":"device-2","session":"s1","ev":"ws.ping""# + tail))
         #expect(parser.sourceValues(of: out) == (.string("device-2"), .string("s1")))
-        #expect(read(#"{"t":4,"src":"device-1","session":"s1","gen":1,"ev":"d"}"#))
+        #expect(read(#"{"t":4,"src":"device-1","session":"s1","ev":"ws.pong""# + tail))
+        #expect(out.ev == "ws.pong" && out.evID == -1)
+        #expect(parser.sourceSpans.keptCount == 3)
+        #expect(read(#"{"t":5,"src":"device-1","session":"s1","ev":"ws.ping""# + tail))
         #expect(parser.sourceValues(of: out) == (.string("device-1"), .string("s1")))
-        #expect(out.gen == 1)
-        // The span stands for the pairs whatever follows them.
-        #expect(read(#"{"t":5,"src":"device-1","session":"s1","ev":"z"}"#))
-        #expect(parser.sourceValues(of: out) == (.string("device-1"), .string("s1")))
+        #expect(out.ev == "ws.ping" && out.evID == 3 && out.t == 5)
+        #expect(parser.sourceSpans.keptCount == 3)
+        // An empty name in a span is still the general parser's to give its reason for.
+        #expect(read(#"{"t":6,"src":"device-1","session":"s1","ev":"""# + tail) == false)
+        #expect(read(#"{"t":7,"src":"device-1","session":"s1","ev":"""# + tail) == false)
     }
 }
