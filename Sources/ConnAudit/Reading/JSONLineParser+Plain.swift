@@ -473,24 +473,33 @@ extension ParsedLine {
     /// Sets a plain line's event (``JSONLineParser/parsePlain(_:into:)``) but for its `ev` and
     /// source: no finding, no reason.
     ///
-    /// Apart from the parser's loop, which is too large for the compiler to inline the arrays'
-    /// small accessors into. Each reference is stored only when it changes: the previous line
-    /// mostly left the same empty arrays and absent values, and storing one releases the old.
-    @inline(never)
+    /// The finding lists and reason are cleared only when the general parser filled the line
+    /// (``filledByGeneralParser``): the fast path sets none of them, so after a plain line they
+    /// are empty still. `fields` is stored only when it changes: the previous line mostly left
+    /// the same empty array, and storing one releases the old.
+    @inline(__always)
     mutating func setPlain(
         t: Double, tExact: Int64, evID: Int32?, gen: UInt64?, fields: [Event.Field]
     ) {
         isObject = true
-        if !secretPaths.isEmpty { secretPaths = [] }
-        if !redactedKeys.isEmpty { redactedKeys = [] }
-        if !redactedValues.isEmpty { redactedValues = [] }
-        if !unhashableKeys.isEmpty { unhashableKeys = [] }
-        if malformedReason != nil { malformedReason = nil }
+        if filledByGeneralParser { clearFindings() }
         self.t = t
         self.tExact = tExact
         self.evID = evID
         self.gen = gen
         if !(fields.isEmpty && self.fields.isEmpty) { self.fields = fields }
+    }
+
+    /// Empties what only the general parser sets. Apart from the parser's loop, which is too
+    /// large for the compiler to inline the arrays' small accessors into.
+    @inline(never)
+    mutating func clearFindings() {
+        if !secretPaths.isEmpty { secretPaths = [] }
+        if !redactedKeys.isEmpty { redactedKeys = [] }
+        if !redactedValues.isEmpty { redactedValues = [] }
+        if !unhashableKeys.isEmpty { unhashableKeys = [] }
+        if malformedReason != nil { malformedReason = nil }
+        filledByGeneralParser = false
     }
 
     /// A plain line's `src` and `session` as numbers of the parser's

@@ -43,6 +43,10 @@ struct ParsedLine {
     var unhashableKeys: [String] = []
     /// Nil when the line is a valid connlog event; else a short reason.
     var malformedReason: String?
+    /// Set when the general parser filled the line: the lists and reason above may then hold
+    /// something, which a plain line read into it next must clear
+    /// (``JSONLineParser/parsePlain(_:into:)`` sets none of them).
+    var filledByGeneralParser = false
     var t: Double = 0
     /// `t` when it was a JSON integer (of at most 64 bits), exactly; -1 otherwise. A double holds
     /// integers exactly only below 2^53.
@@ -257,6 +261,7 @@ struct JSONLineParser {
     /// parser (tests compare the two).
     mutating func parseGeneral(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) {
         out = ParsedLine()
+        out.filledByGeneralParser = true
         if !seenSecretPaths.isEmpty {
             // Emptied in place, a set grown by a line of many findings made every later line with a
             // secret clear all of its buckets: such a set is let go instead.
