@@ -10,8 +10,8 @@ import Testing
 @Suite struct ResolvedNamesGiveTheTreeWalkersAnswerTests {
     typealias Agree = CompiledExpressionAgreesWithTreeWalkerTests
 
-    /// A rule with a file-level let, two lets of its own (one reading a capture, one a history
-    /// call) and a capture `c`.
+    /// A rule with a file-level let, lets of its own (one reading a capture, one a history call,
+    /// one a named result `r`) and a capture `c`.
     static let ruleText = """
         let:
           a: "t + 1"
@@ -23,6 +23,7 @@ import Testing
             let:
               b: "c.t ?? 0"
               w: "first({ev: ws.connect})"
+              x: "first({ev: ws.connect, as: r}) != null and r.t >= 0"
             every: { ev: ws.close, as: c }
             expect: "a != null and b != null and w != null"
             message: "m"
@@ -105,7 +106,10 @@ import Testing
         let resolver = NameResolution.resolver(for: rule)
         let lets = rule.lets.map { (name: $0.name, expr: resolver.expr($0.expr)) }
         var exprs = lets.map(\.expr) + rule.check.expressions.map(resolver.expr)
-        exprs += ["a", "b", "w", "w.t", "c", "c.t", "a + b", "b ?? a"].map {
+        exprs += [
+            "a", "b", "w", "w.t", "c", "c.t", "c.missing", "a + b", "b ?? a",
+            "first({ev: ws.connect, as: r}).gen + r.t", "r.t", "x"
+        ].map {
             resolver.expr(
                 try! ExpressionParser.parse(
                     $0,

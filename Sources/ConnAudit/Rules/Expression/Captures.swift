@@ -56,6 +56,15 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
         }
     }
 
+    /// `body` with the event bound to `name`, read in place: not retained, as these captures
+    /// hold it while `body` runs. Nil when `name` is not bound.
+    @inline(__always) func withEvent<T>(_ name: String, _ body: (Event) -> T) -> T? {
+        entries.withUnsafeBufferPointer { entries in
+            for i in entries.indices where entries[i].name == name { return body(entries[i].event) }
+            return nil
+        }
+    }
+
     /// Unbinds every name, keeping the storage (when these captures are its only holder): binding
     /// names again then allocates nothing (``SequenceRunner``'s spare captures).
     mutating func unbindAll() { entries.truncate(to: 0) }

@@ -28,11 +28,39 @@ extension CompiledExpression {
             }
         }
         return { ctx, e in
-            guard ctx.boundLets == nil,
-                ctx.letScope.map({ $0.table.layout == hint.layout }) ?? true,
-                ctx.withShared({ $0.withStatics { $0.table.layout == hint.layout } }) ?? true
-            else { return Evaluator.bound(name, hint, ctx, e) }
+            guard hintHolds(hint, ctx) else { return Evaluator.bound(name, hint, ctx, e) }
             return Evaluator.captureOrResult(name, ctx) ?? .null
         }
+    }
+
+    /// `capture.field` for a bare name its rule resolved to no let (a capture or a named
+    /// result): what ``Evaluator/member(_:_:id:_:)`` gives of the name's value. A captured
+    /// event's field is read where the captures hold it, so the event is not counted and
+    /// released again for one field.
+    static func captureMember(_ capture: String, _ hint: LetSlot, _ field: String, _ id: Int32)
+        -> Run
+    {
+        { ctx, e in
+            guard hintHolds(hint, ctx) else {
+                return Evaluator.member(Evaluator.bound(capture, hint, ctx, e), field, id: id, ctx)
+            }
+            if !ctx.captures.isEmpty,
+                let v = ctx.captures.withEvent(
+                    capture, { Evaluator.field(field, id: id, of: $0, ctx) })
+            {
+                return .value(v)
+            }
+            // A named result, or nothing bound: null, whose member is null.
+            return Evaluator.member(
+                Evaluator.captureOrResult(capture, ctx) ?? .null, field, id: id, ctx)
+        }
+    }
+
+    /// Whether a name resolved to no let (`hint.slot` < 0) is no let in `ctx` either: no lets
+    /// bound by name, and the lets, if any, laid out as the hint says.
+    @inline(__always) private static func hintHolds(_ hint: LetSlot, _ ctx: EvalContext) -> Bool {
+        ctx.boundLets == nil
+            && ctx.letScope.map({ $0.table.layout == hint.layout }) ?? true
+            && ctx.withShared({ $0.withStatics { $0.table.layout == hint.layout } }) ?? true
     }
 }
