@@ -102,34 +102,36 @@ extension String {
 /// A reference: one event sits in many places at once (history lists of several rules, running
 /// aggregates, captures, the context ring), and each holds a pointer, not a copy. An event is
 /// filled in by its reader and given its ``seq`` by the one evaluator of its source before anything
-/// else reads it; after that it does not change.
+/// else reads it; after that it does not change while anything but the reader holds it. The
+/// reader fills an event again for a later line (``refill(t:ev:gen:file:line:fields:redacted:evID:)``)
+/// only once its own reference is the only one left (``EventRing``).
 public final class Event: @unchecked Sendable {
-    public let t: Double
-    public let ev: String
+    public private(set) var t: Double
+    public private(set) var ev: String
     /// `ev` as an ``EvNames`` id (-1: a name no loaded rule mentions).
-    public let evID: Int32
+    public private(set) var evID: Int32
     /// `gen` when the line had a valid one (a JSON integer from 0 to 2^64 − 1).
-    public let gen: UInt64?
+    public private(set) var gen: UInt64?
     /// Index of the file in the run's file list.
-    public let file: Int32
+    public private(set) var file: Int32
     /// 1-based physical line in the (decompressed) file.
-    public let line: Int
+    public private(set) var line: Int
     /// Ordinal in its source timeline (`$seq`); assigned when the source is evaluated.
     public var seq: Int = 0
     /// Top-level fields other than `t`, `ev` and `gen`, in line order (the last duplicate wins on
     /// lookup).
-    public let fields: [Field]
+    public private(set) var fields: [Field]
     /// Top-level keys whose value must never be shown (flagged by the secret scan).
     public var redactedKeys: [String] { redacted ?? [] }
     /// Whether ``redactedKeys`` has any, asked without making the list.
     var hasRedactedKeys: Bool { !(redacted?.isEmpty ?? true) }
     /// ``redactedKeys``, nil when there are none (most events): then making and freeing an
     /// event counts no reference for them.
-    private let redacted: [String]?
+    private var redacted: [String]?
     /// Whether this is a reader finding (`$malformed`, `$secret`, `$time_regression`), not a
     /// logged event. A logged line whose `ev` starts with `$` is a logged event: it cannot pass
     /// for one of the reader's findings.
-    public let isPseudo: Bool
+    public private(set) var isPseudo: Bool
     /// The names of the reader's findings.
     static let readerFindings: Set<String> = ["$malformed", "$secret", "$time_regression"]
 
@@ -175,6 +177,25 @@ public final class Event: @unchecked Sendable {
         self.gen = gen
         self.file = file
         self.line = line
+        self.fields = fields
+        self.redacted = redacted
+    }
+
+    /// Fills the event with a logged line, as the initializer with `pseudo: false` and this
+    /// `evID` makes it, with no ``seq`` yet. For the reader's ``EventRing`` only, on an event
+    /// whose one reference is the ring's: nothing else can read it any more.
+    @inline(__always) func refill(
+        t: Double, ev: consuming String, gen: UInt64?, file: Int32, line: Int,
+        fields: consuming [Field], redacted: consuming [String]?, evID: Int32
+    ) {
+        self.t = t
+        self.evID = Self.startsWithDollar(ev) && Self.readerFindings.contains(ev) ? -1 : evID
+        self.ev = ev
+        isPseudo = false
+        self.gen = gen
+        self.file = file
+        self.line = line
+        seq = 0
         self.fields = fields
         self.redacted = redacted
     }

@@ -43,6 +43,9 @@ final class FileReader {
     private let malformedID: Int32
     private let secretID: Int32
     private let regressionID: Int32
+    /// The events of the last lines read, each filled again for a later line once nothing else
+    /// holds it.
+    private var recent = EventRing()
     /// `$secret` pseudo-events of the line just read.
     private(set) var secrets: [Event] = []
     private(set) var stats: FileStats
@@ -168,13 +171,25 @@ final class FileReader {
         var fields = parsed.takeFields()
         if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
         // `fields` moves into the event: one reference counted, not a second one and a release.
-        // The redacted keys are passed only when there are some (most lines have none).
-        let event = Event(
-            t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
-            fields: consume fields,
-            redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys,
-            evID: parsed.evID ?? evIDs[parsed.ev] ?? -1,
-            pseudo: false)
+        // The redacted keys are passed only when there are some (most lines have none). An event
+        // of a line read earlier that nothing holds any more is filled again, not a new one made.
+        let event: Event
+        if let spare = recent.spare() {
+            spare.refill(
+                t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
+                fields: consume fields,
+                redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys,
+                evID: parsed.evID ?? evIDs[parsed.ev] ?? -1)
+            event = spare
+        } else {
+            event = Event(
+                t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
+                fields: consume fields,
+                redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys,
+                evID: parsed.evID ?? evIDs[parsed.ev] ?? -1,
+                pseudo: false)
+            recent.keep(event)
+        }
         var regression: Event?
         let earlier = lastT[Int(id)]
         let now = Stamp(t: parsed.t, exact: parsed.tExact)
