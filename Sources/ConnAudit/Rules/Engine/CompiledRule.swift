@@ -83,6 +83,8 @@ final class CompiledRule: @unchecked Sendable {
     /// ``staticCallsForAnyID``.
     let staticCallsByID: [[Int]]
     let staticCallsForAnyID: [Int]
+    /// The same calls per id in one flat table, for runners to read in place (``StaticCallTable``).
+    let staticCallTable: StaticCallTable
 
     /// The events that can matter to the check itself (any of its selectors may match them), not
     /// only to its history.
@@ -262,6 +264,7 @@ final class CompiledRule: @unchecked Sendable {
         default: needsReplay = true
         }
         staticCalls = aggregates
+        staticCallTable = StaticCallTable(aggregates)
         var byID: [Int32: [Int]] = [:]
         var anyID: [Int] = []
         for (i, call) in aggregates.enumerated() {

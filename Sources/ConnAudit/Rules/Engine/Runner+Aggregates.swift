@@ -6,34 +6,32 @@
 /// the lets that read it stale. `first` changes once until its `since` cut; `last` and `count`
 /// with every match; max and min only when the value passes them.
 extension Runner {
-    /// Moves the aggregates `e` can move (``CompiledRule/staticCalls(for:)``).
+    /// Moves the aggregates `e` can move (``StaticCallTable``).
     func updateAggregates(_ e: Event) {
-        let slots = compiled.staticCalls(for: e.evID)
-        guard !slots.isEmpty else { return }
+        // The table's entries are read in place, each call uncounted: nothing is copied out of
+        // the compiled rule, so nothing is retained.
+        let entries = staticCalls.entries(for: e.evID)
+        guard !entries.isEmpty else { return }
         // Without history: a static call's selector reads nothing bound outside it.
         let ctx = EvalContext(event: e, borrowing: sharedRef(.noHistory))
-        // The list is taken once per event (read from the compiled rule for each call, it is
-        // retained and released each time), and each call is read in place in it: its selectors
-        // are handed on without a copy. The aggregates are written in place, through one
-        // uniqueness check per event: what runs meanwhile (selectors in a context without
-        // history) cannot read them.
-        let calls = compiled.staticCalls
+        // The aggregates are written in place, through one uniqueness check per event: what runs
+        // meanwhile (selectors in a context without history) cannot read them.
         aggregates.withUnsafeMutableBufferPointer { aggregates in
-            for slot in slots {
-                calls.withElement(slot) { call in
-                    update(&aggregates[slot], slot, call, e, ctx)
+            for entry in entries {
+                let slot = Int(entry.position)
+                entry.call._withUnsafeGuaranteedRef { call in
+                    update(&aggregates[slot], slot, call, entry.flags, e, ctx)
                 }
             }
         }
     }
 
     @inline(__always) private func update(
-        _ aggregate: inout Aggregate, _ slot: Int, _ call: StaticCall, _ e: Event,
-        _ ctx: EvalContext
+        _ aggregate: inout Aggregate, _ slot: Int, _ call: StaticCall,
+        _ flags: StaticCallTable.Flags, _ e: Event, _ ctx: EvalContext
     ) {
-        let sinceMay = call.sinceMayMatch(e.evID)
-        let selMay = call.selectorMayMatch(e.evID)
-        guard sinceMay || selMay else { return }
+        let sinceMay = flags.contains(.sinceMay)
+        let selMay = flags.contains(.selectorMay)
         // `since` is read in place (`sinceMay` holds only when there is one): bound to a name
         // it would be copied, and its parts retained.
         if sinceMay,

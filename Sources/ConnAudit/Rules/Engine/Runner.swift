@@ -27,6 +27,9 @@ class Runner: HistoryProvider {
     /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order
     /// (kept by ``Runner+Aggregates.swift`` alone).
     var aggregates: [Aggregate]
+    /// The compiled rule's ``CompiledRule/staticCallTable``, read in place: the runner holds the
+    /// compiled rule, and with it the table, for its whole life.
+    let staticCalls: StaticCallTable.View
 
     struct Aggregate {
         var first: Event?
@@ -83,6 +86,7 @@ class Runner: HistoryProvider {
             counted[slot] = CountedCall(index: index, shape: shape)
         }
         aggregates = Array(repeating: Aggregate(), count: compiled.staticCalls.count)
+        staticCalls = compiled.staticCallTable.view
         statics?.runner = Unmanaged.passUnretained(self)
     }
 
