@@ -18,26 +18,34 @@
 struct KeyBuckets<Element> {
     /// Per slot: an entry's index + 1, 0 when empty. Its count is a power of two (or 0).
     private var slots: [Int32] = []
-    private var hashes: [UInt64] = []
-    private var keys: [Value] = []
-    /// Per entry: its first event, and when it has more than one the index + 1 of all of them in
-    /// ``rest`` (most keys, an SSE id in one list, have one event: no array is made for those).
-    private var firsts: [Element] = []
-    private var more: [Int32] = []
+    /// The keys in the order they came, each with its hash and its elements: one array, so that
+    /// a new key costs one append (one uniqueness check), and a found key one write.
+    private var entries: [Entry] = []
+    /// Per entry with more than one element: all of them (most keys, an SSE id in one list, have
+    /// one: no array is made for those).
     private var rest: [[Element]] = []
     /// The one-element list a lookup of a key with one event answers with (written in place when
     /// the previous answer is gone, as it is after each history call).
     private var single: [Element] = []
 
+    private struct Entry {
+        let hash: UInt64
+        let key: Value
+        /// The entry's first element (a count's count).
+        var first: Element
+        /// The index + 1 of its elements in ``rest`` when it has more than one; 0 otherwise.
+        var more: Int32 = 0
+    }
+
     /// How many distinct keys there are.
-    var count: Int { keys.count }
+    var count: Int { entries.count }
 
     /// The events added with a key equal to `key`, oldest first; nil when there are none.
     mutating func events(for key: Value) -> ArraySlice<Element>? {
-        guard !slots.isEmpty, case .found(let i) = find(key, Self.hash(key)) else { return nil }
-        let m = Int(more[i])
+        guard let i = lookup(key) else { return nil }
+        let m = Int(entries[i].more)
         if m != 0 { return rest[m - 1][...] }
-        if single.isEmpty { single = [firsts[i]] } else { single[0] = firsts[i] }
+        if single.isEmpty { single = [entries[i].first] } else { single[0] = entries[i].first }
         return single[...]
     }
 
@@ -45,9 +53,15 @@ struct KeyBuckets<Element> {
     /// called on the buckets an object holds, a non-mutating method is given a copy of them,
     /// each of their arrays retained.)
     mutating func count(for key: Value) -> Int {
-        guard !slots.isEmpty, case .found(let i) = find(key, Self.hash(key)) else { return 0 }
-        let m = Int(more[i])
+        guard let i = lookup(key) else { return 0 }
+        let m = Int(entries[i].more)
         return m != 0 ? rest[m - 1].count : 1
+    }
+
+    /// The entry of a key equal to `key`; nil when there is none.
+    @inline(__always) private func lookup(_ key: Value) -> Int? {
+        guard !slots.isEmpty, case .found(let i) = find(key, Self.hash(key)) else { return nil }
+        return i
     }
 
     /// Adds `e` under `key`.
@@ -57,13 +71,7 @@ struct KeyBuckets<Element> {
         if !slots.isEmpty {
             switch find(key, h) {
             case .found(let i):
-                let m = Int(more[i])
-                if m != 0 {
-                    rest[m - 1].append(e)
-                } else {
-                    rest.append([firsts[i], e])
-                    more[i] = Int32(rest.count)
-                }
+                appendTo(i, e)
                 return
             case .absent(let slot): free = slot
             }
@@ -71,19 +79,28 @@ struct KeyBuckets<Element> {
         addEntry(key, hash: h, first: e, free: free)
     }
 
+    /// Adds `e` to entry `i`'s elements.
+    @inline(__always) private mutating func appendTo(_ i: Int, _ e: Element) {
+        let m = Int(entries[i].more)
+        if m != 0 {
+            rest[m - 1].append(e)
+        } else {
+            rest.append([entries[i].first, e])
+            entries[i].more = Int32(rest.count)
+        }
+    }
+
     /// A new key, with its first element. `free`: the empty slot where a search for the key
     /// ended (-1: none), where the key goes unless the table grows first.
     private mutating func addEntry(_ key: Value, hash h: UInt64, first: Element, free: Int = -1) {
-        keys.append(key)
-        hashes.append(h)
-        firsts.append(first)
-        more.append(0)
-        if keys.count * 2 > slots.count {
+        entries.append(Entry(hash: h, key: key, first: first))
+        let n = entries.count
+        if n * 2 > slots.count {
             grow()
         } else if free >= 0 {
-            slots[free] = Int32(keys.count)
+            slots[free] = Int32(n)
         } else {
-            insert(entry: keys.count - 1, hash: h)
+            insert(entry: n - 1, hash: h)
         }
     }
 
@@ -95,13 +112,17 @@ struct KeyBuckets<Element> {
 
     private func find(_ key: Value, _ h: UInt64) -> Probe {
         slots.withUnsafeBufferPointer { slots in
-            let mask = slots.count - 1
-            var s = Int(truncatingIfNeeded: h) & mask
-            while true {
-                let entry = Int(slots[s])
-                if entry == 0 { return .absent(s) }
-                if hashes[entry - 1] == h, keys[entry - 1] == key { return .found(entry - 1) }
-                s = (s + 1) & mask
+            entries.withUnsafeBufferPointer { entries in
+                let mask = slots.count - 1
+                var s = Int(truncatingIfNeeded: h) & mask
+                while true {
+                    let entry = Int(slots[s])
+                    if entry == 0 { return .absent(s) }
+                    if entries[entry - 1].hash == h, entries[entry - 1].key == key {
+                        return .found(entry - 1)
+                    }
+                    s = (s + 1) & mask
+                }
             }
         }
     }
@@ -115,7 +136,7 @@ struct KeyBuckets<Element> {
 
     private mutating func grow() {
         slots = [Int32](repeating: 0, count: max(8, slots.count * 2))
-        for i in hashes.indices { insert(entry: i, hash: hashes[i]) }
+        for i in entries.indices { insert(entry: i, hash: entries[i].hash) }
     }
 
     /// A value's hash: equal values (`==`) hash alike (``BucketHash/hash(_:)``).
@@ -134,8 +155,8 @@ extension KeyBuckets where Element == Int {
         if !slots.isEmpty {
             switch find(key, h) {
             case .found(let i):
-                firsts[i] += 1
-                return firsts[i]
+                entries[i].first += 1
+                return entries[i].first
             case .absent(let slot): free = slot
             }
         }
@@ -144,7 +165,7 @@ extension KeyBuckets where Element == Int {
     }
 
     /// Every key with its count, in the order the keys came.
-    var counts: [(key: Value, count: Int)] { Array(zip(keys, firsts)) }
+    var counts: [(key: Value, count: Int)] { entries.map { ($0.key, $0.first) } }
 }
 
 /// How ``KeyBuckets`` hash their keys.
