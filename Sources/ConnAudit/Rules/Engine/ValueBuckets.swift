@@ -195,11 +195,11 @@ enum BucketHash {
         }
     }
 
-    /// The hash of `bytes` when they are all ASCII; nil otherwise.
+    /// The hash of `bytes` when they are all ASCII; nil otherwise. (Checked as they are hashed:
+    /// a second pass over them would cost as much again.)
     private static func asciiHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
-        var or: UInt8 = 0
-        for b in bytes { or |= b }
-        return or < 0x80 ? hash(bytes: UnsafeRawBufferPointer(bytes)) : nil
+        let (h, or) = hashAndOr(bytes: UnsafeRawBufferPointer(bytes))
+        return or & 0x8080_8080_8080_8080 == 0 ? h : nil
     }
 
     /// ``asciiHash(_:)`` of `s`'s bytes read through a copy of `s` (for a string whose bytes are
@@ -216,13 +216,22 @@ enum BucketHash {
     }
 
     /// The bytes of a string (tagged apart from integers and other values), eight at a time.
-    static func hash(bytes: UnsafeRawBufferPointer) -> UInt64 {
+    static func hash(bytes: UnsafeRawBufferPointer) -> UInt64 { hashAndOr(bytes: bytes).hash }
+
+    /// ``hash(bytes:)``, and every byte or-ed into one word (a byte at 0x80 or above sets a high
+    /// bit of one of its bytes).
+    @inline(__always) private static func hashAndOr(
+        bytes: UnsafeRawBufferPointer
+    ) -> (hash: UInt64, or: UInt64) {
         let (s0, s1, s2) = seed
         var h = s0 ^ 0x02 ^ UInt64(bytes.count) &* s2
+        var or: UInt64 = 0
         var i = 0
         let n = bytes.count
         while i + 8 <= n {
-            h = mix(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ s1, h ^ s2)
+            let word = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            or |= word
+            h = mix(word ^ s1, h ^ s2)
             i += 8
         }
         if i < n {
@@ -233,8 +242,9 @@ enum BucketHash {
                 shift += 8
                 i += 1
             }
+            or |= tail
             h = mix(tail ^ s1, h ^ s2)
         }
-        return mix(h ^ s1, s2)
+        return (mix(h ^ s1, s2), or)
     }
 }
