@@ -10,8 +10,7 @@ import Testing
         -> NameResolution
         .Resolver
     {
-        var bound = Set(lets + captures)
-        bound.insert("params")
+        let bound = lets + captures + ["params"]
         var slots: [String: Int32] = [:]
         for (i, n) in lets.enumerated() { slots[n] = Int32(i) }
         return .init(bound: bound, layout: LetLayouts.id(lets), letSlots: slots, params: nil)

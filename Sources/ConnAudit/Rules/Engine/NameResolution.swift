@@ -27,11 +27,12 @@ enum NameResolution {
 
     /// What resolves the names of `rule`'s trees (``resolve(_:params:)``).
     static func resolver(for rule: Rule, params: [String: Value]? = nil) -> Resolver {
-        var bound = Set(rule.lets.map(\.name))
+        // A handful of names: an array searched in order costs less than a set hashed and made.
+        var bound = rule.lets.map(\.name)
         collectCaptures(rule, into: &bound)
         // `params` is a let or a capture of this rule? Then `params.x` is looked up at run time.
         let constants = bound.contains("params") ? nil : params
-        bound.insert("params")
+        bound.append("params")
         // Where each let sits in the rule's let table (made from these same lets).
         let letNames = LetTable.names(of: rule.lets)
         var slots: [String: Int32] = [:]
@@ -41,16 +42,17 @@ enum NameResolution {
     }
 
     /// Every `as:` name in the rule, wherever its selector is written.
-    private static func collectCaptures(_ rule: Rule, into names: inout Set<String>) {
+    private static func collectCaptures(_ rule: Rule, into names: inout [String]) {
         NameWalker.walkTerms(rule.check, lets: rule.lets, message: rule.message) { term in
-            if let c = term.capture { names.insert(c) }
+            if let c = term.capture, !names.contains(c) { names.append(c) }
         }
     }
 
     /// Resolves the names of one rule's trees. Each `resolved` answers nil when nothing in its
     /// tree changes, so a tree without names to resolve is kept as it is, not built again.
     struct Resolver {
-        let bound: Set<String>
+        /// Every name the rule binds (lets, captures, results, `params`).
+        let bound: [String]
         let layout: Int32
         let letSlots: [String: Int32]
         /// The rule's params, when `params.x` can be read once here (see ``resolve(_:params:)``).
