@@ -120,13 +120,7 @@ import Testing
         var parsed = 0
         for _ in 0..<3000 {
             let source = Self.expression(&r, depth: 4)
-            guard
-                let expr = try? ExpressionParser.parse(
-                    source,
-                    compileSelector: { text, offset, depth throws(ExpressionError) in
-                        try FileLoader.compileSelector(text, offset, depth)
-                    })
-            else { continue }
+            guard let expr = try? IndexKeyAgreesWithTreeWalkerTests.parse(source) else { continue }
             parsed += 1
             Self.agree(expr, source)
         }

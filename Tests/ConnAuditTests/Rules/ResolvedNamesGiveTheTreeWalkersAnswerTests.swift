@@ -110,12 +110,7 @@ import Testing
             "a", "b", "w", "w.t", "c", "c.t", "c.missing", "a + b", "b ?? a",
             "first({ev: ws.connect, as: r}).gen + r.t", "r.t", "x"
         ].map {
-            resolver.expr(
-                try! ExpressionParser.parse(
-                    $0,
-                    compileSelector: { text, offset, depth throws(ExpressionError) in
-                        try FileLoader.compileSelector(text, offset, depth)
-                    }))
+            resolver.expr(try! IndexKeyAgreesWithTreeWalkerTests.parse($0))
         }
         for e in exprs { Self.agree(e, "\(e)", lets: lets) }
     }
@@ -134,13 +129,7 @@ import Testing
                 .replacingOccurrences(of: "d.t", with: "b")
                 .replacingOccurrences(of: "empty", with: "a")
                 .replacingOccurrences(of: "none", with: "w.t")
-            guard
-                let expr = try? ExpressionParser.parse(
-                    source,
-                    compileSelector: { text, offset, depth throws(ExpressionError) in
-                        try FileLoader.compileSelector(text, offset, depth)
-                    })
-            else { continue }
+            guard let expr = try? IndexKeyAgreesWithTreeWalkerTests.parse(source) else { continue }
             checked += 1
             Self.agree(resolver.expr(expr), source, lets: lets)
         }

@@ -7,13 +7,6 @@ import ConnAuditTestSupport
 /// each row must hold exactly the calls whose selector or `since` an event of that id may match,
 /// in their order, with what the id says of each. Ids past the table and -1 share the last row.
 @Suite struct StaticCallTableTests {
-    private func compiled(_ expect: String) throws -> CompiledRule {
-        let rule = try RuleRuns.rules(
-            ["id: t.a\ntitle: T\nevery: { ev: ws.close, as: c }\nexpect: \"\(expect)\""],
-            file: "rules/checks.yaml")[0]
-        return CompiledRule(rule: rule, index: 0, overrides: [:])
-    }
-
     @Test(arguments: [
         "count({ev: ws.ping}) > 0 and last({ev: ws.pong}) != null",
         "count({ev: ws.ping}, since: {ev: ws.open}) > 0 and maxof({ev: ws.pong}, t) > 0",
@@ -21,7 +14,7 @@ import ConnAuditTestSupport
         "count({ev: [ws.ping, ws.pong]}, since: {t: 3}) > 0 and first({ev: ws.message}) != null"
     ])
     func eachIDsRowHoldsTheCallsItMayMove(_ expect: String) throws {
-        let rule = try compiled(expect)
+        let rule = try StaticCallsAskedAlikeShareOneAggregateTests.compiled(expect)
         let view = rule.staticCallTable.view
         let names = ["ws.ping", "ws.pong", "ws.open", "ws.message", "ws.close", "t.unnamed.x"]
         var ids = names.map { EvNames.id($0) } + [-1, Int32.max]

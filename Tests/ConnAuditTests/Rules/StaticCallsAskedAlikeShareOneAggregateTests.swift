@@ -8,7 +8,8 @@ import ConnAuditTestSupport
 /// back, or in when their answers change keep one each. `OptimisationEquivalence` compares
 /// aggregates' answers with the same calls answered from history lists.
 @Suite struct StaticCallsAskedAlikeShareOneAggregateTests {
-    private func compiled(_ expect: String) throws -> CompiledRule {
+    /// A rule whose `every` expects `expect`, compiled.
+    static func compiled(_ expect: String) throws -> CompiledRule {
         let rule = try RuleRuns.rules(
             ["id: t.a\ntitle: T\nevery: { ev: ws.close, as: c }\nexpect: \"\(expect)\""],
             file: "rules/checks.yaml")[0]
@@ -36,7 +37,7 @@ import ConnAuditTestSupport
         ("count({ev: ws.ping}) == 2 and maxof({ev: ws.ping}, t) > 0", 2)
     ])
     func callsShareAnAggregateOnlyWhenAskedAlike(_ expect: String, _ aggregates: Int) throws {
-        let rule = try compiled(expect)
+        let rule = try Self.compiled(expect)
         #expect(rule.staticCalls.count == aggregates, "\(expect)")
         // A shared aggregate with a `last` or `count` among its calls moves on every match.
         if aggregates == 1, expect.contains("last") || expect.contains("count") {

@@ -140,7 +140,7 @@ struct CompiledExpression: Sendable {
     }
 
     /// The tree walker's evaluation of `expr`, as a node.
-    static func walker(_ expr: Expr) -> Run {
+    private static func walker(_ expr: Expr) -> Run {
         { ctx, e in Evaluator.evaluate(expr, ctx, e) }
     }
 }
