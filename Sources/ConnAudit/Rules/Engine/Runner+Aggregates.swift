@@ -80,6 +80,16 @@ extension Runner {
         }
     }
 
+    /// `body` with the first or last event of running aggregate `i`, read in place: not
+    /// retained, as the aggregate holds it while `body` runs.
+    @inline(__always) final func withAggregateEvent<T>(
+        _ i: Int, first: Bool, _ body: (Event?) -> T
+    ) -> T {
+        let held = (first ? aggregates[i].first : aggregates[i].last).map(Unmanaged.passUnretained)
+        guard let held else { return body(nil) }
+        return held._withUnsafeGuaranteedRef { body($0) }
+    }
+
     /// The answer of a call of `kind` from running aggregate `i`.
     @inline(__always) final func aggregateAnswer(_ i: Int, _ kind: HistoryCall.Kind) -> Eval {
         // Only the field asked for is read: the whole aggregate copied out would retain (and

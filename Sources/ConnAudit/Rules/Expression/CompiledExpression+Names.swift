@@ -56,6 +56,29 @@ extension CompiledExpression {
         }
     }
 
+    /// `let.field` for a bare name its rule resolved to a let's slot: what
+    /// ``Evaluator/member(_:_:id:_:)`` gives of the let's value (``bare(_:_:)``). Where the let is
+    /// a running aggregate's `first` or `last` (``StaticLets/member(slot:_:id:_:)``), the field
+    /// is read from the event where the runner holds it: the event is not counted and released
+    /// again for one field. Anywhere else the let's value is read whole.
+    static func letMember(_ name: String, _ hint: LetSlot, _ field: String, _ id: Int32) -> Run {
+        let slot = Int(hint.slot)
+        let whole = bare(name, hint)
+        return { ctx, e in
+            if ctx.boundLets == nil, ctx.letScope == nil,
+                let v = ctx.withShared({
+                    $0.withStatics { s in
+                        s.table.layout == hint.layout
+                            ? s.member(slot: slot, field, id: id, ctx) : nil
+                    }
+                })
+            {
+                return v
+            }
+            return Evaluator.member(whole(ctx, e), field, id: id, ctx)
+        }
+    }
+
     /// Whether a name resolved to no let (`hint.slot` < 0) is no let in `ctx` either: no lets
     /// bound by name, and the lets, if any, laid out as the hint says.
     @inline(__always) private static func hintHolds(_ hint: LetSlot, _ ctx: EvalContext) -> Bool {

@@ -51,8 +51,9 @@ struct CompiledExpression: Sendable {
                         : Evaluator.member(b(ctx, e), name, id: id, ctx)
                 }
             }
-            if case .name(let capture, _, let hint) = base, hint.layout >= 0, hint.slot < 0 {
-                return captureMember(capture, hint, name, id)
+            if case .name(let bound, _, let hint) = base, hint.layout >= 0, bound != "params" {
+                return hint.slot < 0
+                    ? captureMember(bound, hint, name, id) : letMember(bound, hint, name, id)
             }
             return { ctx, e in Evaluator.member(b(ctx, e), name, id: id, ctx) }
         case .index(let base, let key):

@@ -214,6 +214,22 @@ final class StaticLets {
         cache.store(slot, v)
         return v
     }
+
+    /// `let.field` of the let at `slot`, read in place, when the let is a running aggregate's
+    /// `first` or `last` (``LetTable/direct``): the field of the event the aggregate holds, or
+    /// null when it holds none. Nil for any other let, and while the runner cross-checks its
+    /// answers (``value(slot:_:_:)`` checks each read).
+    func member(slot: Int, _ field: String, id: Int32, _ ctx: EvalContext) -> Eval? {
+        guard let direct = table.direct[slot], direct.kind == .first || direct.kind == .last,
+            let runner
+        else { return nil }
+        return runner._withUnsafeGuaranteedRef { runner in
+            guard runner.crossCheck == nil else { return nil }
+            return runner.withAggregateEvent(direct.aggregate, first: direct.kind == .first) {
+                $0.map { .value(Evaluator.field(field, id: id, of: $0, ctx)) } ?? .null
+            }
+        }
+    }
 }
 
 /// Values of `let:` bindings that read only running aggregates and params, each kept until an
