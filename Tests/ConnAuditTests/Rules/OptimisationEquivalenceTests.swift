@@ -283,7 +283,7 @@ extension CheckKindTests {
         /// 2^62 in one bucket: every lookup a scan, 0.9 s -> 10.7 s).
         @Test func integersThatRoundAlikeKeepBucketsOfTheirOwn() throws {
             let key = try ExpressionParser.parse("gen", compileSelector: FileLoader.compileSelector)
-            let index = KeyedIndex(list: 0, key: key)
+            let index = KeyedIndex(list: 0, key: IndexKey(key))
             let shared = EvalShared(
                 environment: EvalEnvironment(params: [:], files: []), history: nil)
             let base: UInt64 = 1 << 62

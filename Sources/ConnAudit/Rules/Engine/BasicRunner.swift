@@ -98,8 +98,8 @@ final class BasicRunner: Runner {
             let ctx = bind(term, selector, e, base)
             if firstMatch == nil { firstMatch = e }
             let n: Int
-            if let by {
-                guard case .value(let key) = Evaluator.evaluate(by, ctx) else { return }
+            if by != nil {
+                guard case .value(let key) = compiled.countBy!(ctx) else { return }
                 n = perKey.increment(key)
             } else {
                 matched += 1

@@ -23,6 +23,18 @@ final class CompiledRule: @unchecked Sendable {
     /// The rule's lets, one slot per name; `isStatic` marks those whose value depends only on
     /// static history calls, params and other such lets.
     let lets: LetTable
+    /// The message's holes, compiled, in the order its template holds them.
+    let messageHoles: [CompiledExpression]
+    /// `count`'s `by:` and `response`'s `within_ms:`, compiled (nil: the check has none).
+    let countBy: CompiledExpression?
+    let responseWithin: CompiledExpression?
+    /// Each static call's value (``StaticCall/value``), compiled: by position in ``staticCalls``.
+    let staticValues: [CompiledExpression?]
+    /// Per correlated call (by slot): its `$seq > X` bound and its equality index's shape, for
+    /// the calls that have one (``lookupShapes(_:)``). Set last in `init`: they are read from
+    /// the names and lets worked out before them.
+    private(set) var seqSides = SlotTable<OuterSide>(covering: [])
+    private(set) var keyedShapes = SlotTable<KeyedShape>(covering: [])
     /// Whether the message reads history (then an obligation renders it when it opens, so it
     /// describes the trigger's moment, not the moment the deadline was decided).
     let messageReadsHistory: Bool
@@ -190,6 +202,7 @@ final class CompiledRule: @unchecked Sendable {
         }
         lookAheadIDs = aheadIDs
         var aggregates: [StaticCall] = []
+        var aggregateValues: [CompiledExpression?] = []
         var slots: [Int: Int] = [:]
         var listOfSlot: [Int: Int] = [:]
         var sinceListOfSlot: [Int: Int] = [:]
@@ -226,6 +239,7 @@ final class CompiledRule: @unchecked Sendable {
                 aggregates.append(
                     StaticCall(
                         kind: call.kind, selector: call.selector, since: since, value: call.value))
+                aggregateValues.append(call.compiledValue)
                 continue
             }
             // Each selector's names once: ``Selector/evNames`` is a union made on each read.
@@ -264,6 +278,7 @@ final class CompiledRule: @unchecked Sendable {
         default: needsReplay = true
         }
         staticCalls = aggregates
+        staticValues = aggregateValues
         staticCallTable = StaticCallTable(aggregates)
         var byID: [Int32: [Int]] = [:]
         var anyID: [Int] = []
@@ -296,6 +311,20 @@ final class CompiledRule: @unchecked Sendable {
             }
         }
         messageReadsHistory = messageHistory
+        messageHoles = (rule.message?.parts ?? []).compactMap { part in
+            if case .expr(let e) = part { return CompiledExpression(e) }
+            return nil
+        }
+        if case .count(_, _, _, let by?) = rule.check {
+            countBy = CompiledExpression(by)
+        } else {
+            countBy = nil
+        }
+        if case .response(_, _, let within?, _, _) = rule.check {
+            responseWithin = CompiledExpression(within)
+        } else {
+            responseWithin = nil
+        }
         findingFields = rule.findingFields.map { ($0, FieldNames.id($0)) }
         switch rule.check {
         case .response(let trigger, _, _, _, _), .precedence(let trigger, _),
@@ -427,6 +456,7 @@ final class CompiledRule: @unchecked Sendable {
         } else {
             every = nil
         }
+        (seqSides, keyedShapes) = lookupShapes(calls)
     }
 
     /// For sequence checks: per step, the captures read after it (see ``SequenceRunner``).

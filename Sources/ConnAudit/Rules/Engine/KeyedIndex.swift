@@ -1,10 +1,36 @@
 /// The side of a history `where:` conjunct that reads only what is bound outside the candidate:
 /// an index's key looked up, or a `$seq` bound (`strict`: `>`, not `>=`). `bindings`: the names
 /// it reads that must be bound where the call runs for it to mean that (``Runner/binds(_:_:)``).
-struct OuterSide {
+/// Made once per rule (``CompiledRule/lookupShapes(_:)``), with its expression compiled; a
+/// class, so that a runner reading it from the rule's table counts one reference.
+final class OuterSide {
     let expr: Expr
-    var strict = false
+    /// `expr` compiled, evaluated in the history call's context.
+    let value: CompiledExpression
+    let strict: Bool
     let bindings: [String]
+
+    init(_ expr: Expr, strict: Bool = false, bindings: [String]) {
+        self.expr = expr
+        value = CompiledExpression(expr)
+        self.strict = strict
+        self.bindings = bindings
+    }
+}
+
+/// A history call an equality index can answer (``CompiledRule/keyedShape(_:)``): the list it
+/// reads, the candidate's side as the index files events under it, and the outer side whose
+/// value is the key looked up.
+final class KeyedShape {
+    let list: Int
+    let key: IndexKey
+    let outer: OuterSide
+
+    init(list: Int, key: IndexKey, outer: OuterSide) {
+        self.list = list
+        self.key = key
+        self.outer = outer
+    }
 }
 
 /// A history call answered from a ``KeyedIndex``: the index, and the call's outer side (whose
@@ -22,7 +48,7 @@ final class KeyedLookup {
 /// A hash index of one history list by an expression over the candidate event.
 final class KeyedIndex {
     let list: Int
-    let key: Expr
+    let key: IndexKey
     /// The events by their key, exactly (``normalized(_:)``).
     private var buckets = ValueBuckets()
     /// The events whose key is an integer that a double cannot hold (2^53 and up, in magnitude),
@@ -30,7 +56,7 @@ final class KeyedIndex {
     /// key finds them here. Empty unless such keys come (a `gen` from a nanosecond clock).
     private var byRounding = ValueBuckets()
 
-    init(list: Int, key: Expr) {
+    init(list: Int, key: IndexKey) {
         self.list = list
         self.key = key
     }
@@ -81,7 +107,7 @@ final class KeyedIndex {
         // The runner that calls this owns `shared` for its life (``Runner/sharedRef(_:)``).
         let ctx = EvalContext(event: e, borrowing: shared)
         // `null == null` holds, so null is a key like any other; undecided is none.
-        guard case .value(let k) = Evaluator.evaluate(key, ctx) else { return }
+        guard case .value(let k) = key(e, ctx) else { return }
         let exact = Self.normalized(k)
         buckets.append(e, for: exact)
         if let rounded = Self.rounding(exact) { byRounding.append(e, for: rounded) }

@@ -49,7 +49,7 @@ extension Runner {
             if aggregate.first == nil { aggregate.first = e }
             aggregate.last = e
             aggregate.count += 1
-            if let value = call.value, let v = Evaluator.evaluate(value, ctx).value,
+            if call.value != nil, let v = compiled.staticValues[slot]!(ctx).value,
                 v.number != nil
             {
                 if aggregate.max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true {

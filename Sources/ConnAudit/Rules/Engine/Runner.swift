@@ -10,15 +10,13 @@ class Runner: HistoryProvider {
     /// (``CompiledRule/historyLists``), each holding only events its selectors can match.
     var lists: [[Event]]
     /// Equality indexes over history lists, per history call (see ``keyedCandidates``), with the
-    /// call's outer side. This table, ``unindexable`` and ``seqBounds`` are made when a call
-    /// first searches a list: many runners never do (a timeline's rule that only counts, or
-    /// whose calls are all running aggregates), and a table covering the rule's calls costs
-    /// its making on every runner of every generation.
+    /// call's outer side. The table is made when a call first searches a list: many runners
+    /// never do (a timeline's rule that only counts, or whose calls are all running aggregates),
+    /// and a table covering the rule's calls costs its making on every runner of every
+    /// generation.
     lazy var indexes = SlotTable<KeyedLookup>(covering: compiled.callSlots)
     /// The indexes made so far (each also in ``indexes``), in the order they were made.
     var madeIndexes: [KeyedIndex] = []
-    /// Calls found not to be indexable.
-    lazy var unindexable = SlotTable<Bool>(covering: compiled.callSlots)
     /// Calls answered from a ``CountedIndex`` (by slot; ``CompiledRule/countedShapes``), and the
     /// indexes (calls keyed alike on one list, with the same tests, share one). The lists they
     /// read keep no events (``CompiledRule/countedLists``).
@@ -453,11 +451,11 @@ class Runner: HistoryProvider {
     /// same values (a file of lines that are not JSON: one reason for them all): when every hole
     /// evaluates to what it did for the last message made, that text is given again (one string,
     /// which ``MessageTable`` then answers at once) instead of being built, escaped and looked up.
+    /// `template` is the rule's message: its holes run as the rule compiled them
+    /// (``CompiledRule/messageHoles``).
     private func filled(_ template: MessageTemplate, _ ctx: EvalContext) -> String {
         holes.truncate(to: 0)
-        for part in template.parts {
-            if case .expr(let x) = part { holes.append(Evaluator.evaluate(x, ctx)) }
-        }
+        for hole in compiled.messageHoles { holes.append(hole(ctx)) }
         if let last = lastFilled, last.pseudo == ctx.event.isPseudo, lastHoles.count == holes.count,
             zip(lastHoles, holes).allSatisfy({ Self.renderAlike($0, $1) })
         {
@@ -541,9 +539,6 @@ class Runner: HistoryProvider {
 
     /// Called after `e` was recorded in the rule's history (subclasses judge what waited for it).
     func recorded(_ e: Event, context: ContextScope, sink: FindingSink) {}
-
-    /// Per call slot: its `$seq > X` conjunct (X as an ``OuterSide``), or nil when it has none.
-    lazy var seqBounds = SlotTable<OuterSide?>(covering: compiled.callSlots)
 }
 
 extension Array where Element: AnyObject {

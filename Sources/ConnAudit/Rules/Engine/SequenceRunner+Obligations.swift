@@ -144,7 +144,7 @@ extension SequenceRunner {
             if withinReadsLetsOnly, let memo = withinMemo, withinMemoScope === scope {
                 number = memo
             } else {
-                number = Evaluator.evaluate(responseWithin!, ctx).value?.number
+                number = compiled.responseWithin!(ctx).value?.number
                 if withinReadsLetsOnly, let number {
                     withinMemo = number
                     withinMemoScope = scope
