@@ -122,9 +122,9 @@ public struct Selector: Sendable {
             set { setWhere(newValue, compiled: true) }
         }
 
-        /// Sets `where:` as the rules file says it, left to the tree walker: a rule's names are
-        /// resolved when it compiles, and that makes a new, compiled box (``NameResolution``).
-        /// Compiling the parsed one too would be thrown away.
+        /// Sets `where:` as the rules file says it, compiled only when it runs: a rule's names
+        /// are resolved when it compiles, and that makes a new, compiled box
+        /// (``NameResolution``). Compiling the parsed one too would be thrown away.
         mutating func setParsedWhere(_ expr: Expr?) { setWhere(expr, compiled: false) }
 
         /// Whether `where:` is compiled (or absent).
@@ -144,13 +144,13 @@ public struct Selector: Sendable {
         final class WhereBox: Sendable {
             let expr: Expr
             /// `expr` compiled, as candidates are tried with it; or, in a box made by the
-            /// parser, the tree walker's evaluation of it.
+            /// parser, compiled each time it runs (``CompiledExpression/compilingEachRun(_:)``).
             let compiled: CompiledExpression
             let isCompiled: Bool
             init(_ expr: Expr, compiled: Bool) {
                 self.expr = expr
                 self.compiled =
-                    compiled ? CompiledExpression(expr) : CompiledExpression.walking(expr)
+                    compiled ? CompiledExpression(expr) : .compilingEachRun(expr)
                 isCompiled = compiled
             }
         }

@@ -3,26 +3,26 @@ import Testing
 @testable import ConnAudit
 
 /// A `where:` is compiled once, when its rule's names are resolved (``NameResolution``): the
-/// parser's box is left to the tree walker, since resolution replaces it. Every `where:` a
-/// compiled rule runs must then be compiled, resolved or not.
+/// parser's box compiles it only if it runs, since resolution replaces it. Every `where:` a
+/// compiled rule runs must then be compiled once, resolved or not.
 @Suite struct WhereIsCompiledOnceItsNamesAreResolvedTests {
     @Test func everyWhereOfACompiledRuleIsCompiled() {
-        var parsedLeftToTheWalker = 0
+        var parsedNotCompiledYet = 0
         var wheres = 0
         for (index, rule) in RuleLoader.builtin(fixtures: false).rules.enumerated() {
             NameWalker.walkTerms(rule.check, lets: rule.lets, message: rule.message) { term in
-                if term.whereExpr != nil, !term.whereIsCompiled { parsedLeftToTheWalker += 1 }
+                if term.whereExpr != nil, !term.whereIsCompiled { parsedNotCompiledYet += 1 }
             }
             let compiled = CompiledRule(rule: rule, index: index, overrides: [:]).rule
             NameWalker.walkTerms(compiled.check, lets: compiled.lets, message: compiled.message) {
                 term in
                 guard term.whereExpr != nil else { return }
                 wheres += 1
-                #expect(term.whereIsCompiled, "\(rule.id): a where: left to the tree walker")
+                #expect(term.whereIsCompiled, "\(rule.id): a where: compiled on each run")
             }
         }
         #expect(wheres > 0, "the pack's where: terms were found")
-        #expect(parsedLeftToTheWalker > 0, "the parser compiles no where: of its own")
+        #expect(parsedNotCompiledYet > 0, "the parser compiles no where: of its own")
     }
 
     /// A `where:` that resolution leaves as it is (it names nothing) is compiled all the same.

@@ -1,9 +1,10 @@
 /// The candidate's side of an index's key (``CountedIndex``, ``KeyedIndex``), made once with the
-/// key's shape: the value an index files an event under, as the tree walker gives it.
+/// key's shape: the value an index files an event under.
 ///
-/// A key `text(FIELD)` reads the field and takes its text through the function the tree walker
-/// applies (``Evaluator/apply(_:_:)``), with no walk: the ids of the SSE rules are keyed so. Any
-/// other key runs compiled (``CompiledExpression``), which gives what the tree walker gives.
+/// A key `text(FIELD)` reads the field and takes its text through the function a compiled
+/// `text(…)` applies (``Evaluator/apply(_:_:)``), with no closure: the ids of the SSE rules are
+/// keyed so. Any other key runs compiled (``CompiledExpression``).
+/// (`IndexKeyAgreesWithTreeWalkerTests` compares both with the tests' tree walker.)
 struct IndexKey: Sendable {
     let expr: Expr
     private let field: (name: String, id: Int32)?

@@ -20,8 +20,8 @@ final class SelectorPlan {
     private let eventOnly: [CompiledExpression?]
     /// The equality that keys the partials: the event's side and the partial's side.
     let key: (event: Expr, partial: Expr)?
-    /// ``key``'s two sides compiled once, when the rule loads: the per-event paths run these,
-    /// which give what the tree walker gives for the trees (``CompiledExpression``).
+    /// ``key``'s two sides compiled once, when the rule loads: the per-event paths run these
+    /// (``CompiledExpression``).
     let compiledKey: (event: CompiledExpression, partial: CompiledExpression)?
 
     /// - Parameters:

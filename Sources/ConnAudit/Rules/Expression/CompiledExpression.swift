@@ -1,35 +1,38 @@
-/// An expression compiled once, when its rule loads, into nested closures.
+/// An expression compiled once, when its rule loads, into nested closures: the one way the
+/// product evaluates an expression.
 ///
-/// The tree walker (``Evaluator/evaluate(_:_:_:)``) takes each node's parts out of its enum box
-/// on every evaluation, and so counts a reference for each child it visits. A compiled node holds
-/// its children's closures and its constants in its own context, which the caller keeps alive:
-/// an evaluation reads them in place. Every kind of node is compiled, and each does what the
-/// tree walker does for it, through the same functions (``Evaluator/combine(_:_:_:)``,
+/// A compiled node holds its children's closures and its constants in its own context, which
+/// the caller keeps alive: an evaluation reads them in place, and takes nothing out of an enum
+/// box. Each node calls the function its kind is evaluated with (``Evaluator/combine(_:_:_:)``,
 /// ``Evaluator/shortCircuit(_:_:_:)``, ``Evaluator/choose(_:_:_:)``, ``Evaluator/unary(_:_:)``,
 /// ``Evaluator/member(_:_:id:_:)``, ``Evaluator/index(_:_:)``, ``Evaluator/apply(_:_:)``,
 /// ``Evaluator/power(_:_:)``, ``Evaluator/extreme(_:_:_:)``, ``Evaluator/search(_:_:_:_:)``,
-/// ``Evaluator/history(_:_:_:)``, ``Evaluator/bound(_:_:_:_:)``), with its operands evaluated in
-/// the same order. A bare name its rule resolved reads the let's slot, or skips the lets, as its
-/// resolution says (``bare(_:_:)``). So a compiled expression gives what the tree walker gives,
-/// in every context (`CompiledExpressionAgreesWithTreeWalkerTests`,
-/// `ResolvedNamesGiveTheTreeWalkersAnswerTests`).
+/// ``Evaluator/history(_:_:_:)``, ``Evaluator/bound(_:_:_:_:)``), with its operands evaluated
+/// left to right. A bare name its rule resolved reads the let's slot, or skips the lets, as its
+/// resolution says (``bare(_:_:)``); in a context whose lets are laid out otherwise it is looked
+/// up by name. So a compiled expression gives, in every context, what walking its tree node by
+/// node gives: the tests keep such a tree walker as the reference and compare the two
+/// (`CompiledExpressionAgreesWithTreeWalkerTests`, `ResolvedNamesGiveTheTreeWalkersAnswerTests`).
 struct CompiledExpression: Sendable {
     typealias Run = @Sendable (EvalContext, Event) -> Eval
 
-    /// Evaluates the expression with `e` as the current event (as the tree walker's
-    /// `evaluate(expr, ctx, e)`).
+    /// Evaluates the expression with `e` as the current event (the trigger, or a nested
+    /// selector's candidate); everything else comes from the context.
     let run: Run
 
     init(_ expr: Expr) { run = Self.compile(expr) }
 
-    /// The tree walker's evaluation of `expr`, not compiled: for an expression that is replaced
-    /// before it runs much (a `where:` as parsed, before its rule's names are resolved).
-    static func walking(_ expr: Expr) -> CompiledExpression { .init(run: walker(expr)) }
+    /// `expr` compiled each time it runs: for an expression replaced before a rule runs (a
+    /// `where:` as parsed, which resolving its rule's names compiles anew), so that compiling
+    /// it once is not thrown away. Only an expression evaluated outside a compiled rule (a
+    /// test's) runs so.
+    static func compilingEachRun(_ expr: Expr) -> CompiledExpression {
+        .init(run: { ctx, e in compile(expr)(ctx, e) })
+    }
 
     private init(run: @escaping Run) { self.run = run }
 
-    /// Evaluates the expression with `ctx`'s event as the current event (as the tree walker's
-    /// `evaluate(expr, ctx)`).
+    /// Evaluates the expression with `ctx`'s event as the current event.
     @inline(__always) func callAsFunction(_ ctx: EvalContext) -> Eval {
         ctx.withEvent { run(ctx, $0) }
     }
@@ -138,10 +141,5 @@ struct CompiledExpression: Sendable {
         case .name(let name, _, let hint):
             return { ctx, e in Evaluator.bound(name, hint, ctx, e) }
         }
-    }
-
-    /// The tree walker's evaluation of `expr`, as a node.
-    private static func walker(_ expr: Expr) -> Run {
-        { ctx, e in Evaluator.evaluate(expr, ctx, e) }
     }
 }

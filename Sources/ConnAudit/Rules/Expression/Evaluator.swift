@@ -16,68 +16,14 @@ public struct SelectorMatch {
     }
 }
 
-/// Evaluates expressions and selectors; pure functions over an ``EvalContext``.
+/// What expressions and selectors are evaluated with: pure functions over an ``EvalContext``.
+///
+/// An expression runs compiled (``CompiledExpression``): each node calls the function here
+/// for its kind (``combine(_:_:_:)``, ``member(_:_:id:_:)``, ``bound(_:_:_:_:)``…) on its
+/// evaluated operands. Selectors are matched here (``matches(_:_:_:)``), history calls answered
+/// (``history(_:_:_:)``).
 public enum Evaluator {
     // MARK: - Expressions
-
-    public static func evaluate(_ expr: Expr, _ ctx: EvalContext) -> Eval {
-        ctx.withEvent { evaluate(expr, ctx, $0) }
-    }
-
-    /// Evaluates `expr` with `e` as the current event (the trigger, or a nested selector's
-    /// candidate): everything else comes from `ctx`, which is not copied to look at another
-    /// event. Code outside the evaluator that reads `ctx.event` (history providers) is handed a
-    /// context looking at `e`.
-    ///
-    /// Recursive, as deep as the expression (at most ``ExpressionParser/maxDepth`` levels, the
-    /// selectors nested in it included) with the lets it reads (at most
-    /// ``FileLoader/maxEvaluationDepth`` levels in all).
-    static func evaluate(_ expr: Expr, _ ctx: EvalContext, _ e: Event) -> Eval {
-        switch expr {
-        case .literal(let v):
-            return .value(v)
-        case .field(let name, let id):
-            return .value(field(name, id: id, of: e, ctx))
-        case .name(let name, _, let hint):
-            return bound(name, hint, ctx, e)
-        case .member(let base, let name, let id, _):
-            if case .name(let baseName, _, _) = base, baseName.utf8.count == 6,
-                baseName == "params", paramsUnbound(ctx)
-            {
-                return .value(ctx.params[name] ?? .null)
-            }
-            return member(evaluate(base, ctx, e), name, id: id, ctx)
-        case .index(let base, let indexExpr):
-            let b = evaluate(base, ctx, e)
-            return index(b, evaluate(indexExpr, ctx, e))
-        case .list(let items):
-            var values: [Value] = []
-            for item in items {
-                guard case .value(let v) = evaluate(item, ctx, e) else { return .undecided }
-                values.append(v)
-            }
-            return .value(.array(values))
-        case .map(let entries):
-            var out: [Value.ObjectEntry] = []
-            for (k, item) in entries {
-                guard case .value(let v) = evaluate(item, ctx, e) else { return .undecided }
-                out.append(.init(k, v))
-            }
-            return .value(.object(out))
-        case .unary(let op, let operand):
-            return unary(op, evaluate(operand, ctx, e))
-        case .binary(let op, let l, let r, _):
-            return binary(op, l, r, ctx, e)
-        case .conditional(let c, let a, let b):
-            return choose(evaluate(c, ctx, e), { evaluate(a, ctx, e) }, { evaluate(b, ctx, e) })
-        case .call(let function, let args, _):
-            return call(function, args, ctx, e)
-        case .history(let call):
-            return history(call, ctx, e)
-        case .regex(let subject, let regex):
-            return search(regex, evaluate(subject, ctx, e), ctx, e)
-        }
-    }
 
     /// Whether `params` in `params.x` is the rule's params in `ctx`: no let, capture or
     /// binding of that name.
@@ -207,17 +153,6 @@ public enum Evaluator {
         return e.value(of: name) ?? .null
     }
 
-    private static func binary(
-        _ op: Expr.BinaryOp, _ l: Expr, _ r: Expr, _ ctx: EvalContext, _ e: Event
-    ) -> Eval {
-        switch op {
-        case .and, .or, .coalesce:
-            return shortCircuit(op, evaluate(l, ctx, e)) { evaluate(r, ctx, e) }
-        default:
-            return combine(op, evaluate(l, ctx, e), evaluate(r, ctx, e))
-        }
-    }
-
     /// `and`, `or` and `??` on the left operand's value: the right one is evaluated only when
     /// the left leaves the answer open. `and`, `or` are three-valued (docs/rules.md, "Missing
     /// data").
@@ -334,33 +269,6 @@ public enum Evaluator {
         case .add: return .value(.double(DecimalRounding.sum(p, q)))
         case .subtract: return .value(.double(DecimalRounding.sum(p, -q)))
         default: return .value(.double(DecimalRounding.rounded(r)))
-        }
-    }
-
-    /// A value function. Every argument is evaluated (left to right) before any is judged, as
-    /// history calls among them bind their `as:` names; no argument list is built for the
-    /// functions of one or two arguments.
-    private static func call(
-        _ function: Expr.Function, _ args: [Expr], _ ctx: EvalContext, _ e: Event
-    ) -> Eval {
-        switch function {
-        case .type, .str, .json, .isInt, .text, .len, .abs:
-            return apply(function, evaluate(args[0], ctx, e))
-        case .pow:
-            let a = evaluate(args[0], ctx, e)
-            return power(a, evaluate(args[1], ctx, e))
-        case .min, .max:
-            if args.count == 2 {
-                let a = evaluate(args[0], ctx, e)
-                return extreme(function == .min, a, evaluate(args[1], ctx, e))
-            }
-            var values: [Eval] = []
-            values.reserveCapacity(args.count)
-            for arg in args { values.append(evaluate(arg, ctx, e)) }
-            return extreme(function == .min, values)
-        case .matches:
-            // Parsed into `.regex` (its pattern must be a literal); never called by name.
-            return .undecided
         }
     }
 
