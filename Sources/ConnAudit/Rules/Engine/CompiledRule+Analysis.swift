@@ -6,12 +6,17 @@ extension CompiledRule {
     /// (in their written order).
     static func letsRead(by rule: Rule) -> [(name: String, expr: Expr)] {
         guard !rule.lets.isEmpty else { return [] }
-        var read = Set<String>()
+        // The names read so far: a rule reads a few dozen, which a list finds sooner than a
+        // set hashes them.
+        var read: [String] = []
         // Names read for the first time, still to be followed into the lets of that name.
         var pending: [String] = []
         func expr(_ e: Expr) {
             NameWalker.walk(e) {
-                if case .name(let n, _, _) = $0, read.insert(n).inserted { pending.append(n) }
+                if case .name(let n, _, _) = $0, !read.contains(n) {
+                    read.append(n)
+                    pending.append(n)
+                }
             }
         }
         rule.check.expressions.forEach(expr)
