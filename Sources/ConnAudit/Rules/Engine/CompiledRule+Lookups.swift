@@ -3,19 +3,27 @@
 /// (``Runner/keyedCandidates(_:context:)``). Both are read from the rule alone, once, with
 /// their outer sides compiled: every runner of the rule shares them.
 extension CompiledRule {
-    /// Each call's `$seq` bound and keyed shape (by slot), for the calls that have one: calls
-    /// that search a list (the others are answered without candidates), whose selector is one
-    /// term with a `where:`.
-    func lookupShapes(_ calls: [HistoryCall]) -> (SlotTable<OuterSide>, SlotTable<KeyedShape>) {
-        var seq: [Int: OuterSide] = [:]
-        var keyed: [Int: KeyedShape] = [:]
-        for call in calls where listOfSlot[call.slot] != nil {
+    /// The calls that may have a `$seq` bound or a keyed shape: calls that search a list (the
+    /// others are answered without candidates), whose selector is one term with a `where:`.
+    static func lookupCalls(_ calls: [HistoryCall], lists listOfSlot: [Int: Int]) -> [HistoryCall] {
+        calls.filter { call in
             let terms = call.selector.terms
-            guard terms.count == 1, terms[0].whereRef != nil else { continue }
-            seq[call.slot] = seqConjunct(call.selector)
-            keyed[call.slot] = keyedShape(call)
+            return listOfSlot[call.slot] != nil && terms.count == 1 && terms[0].whereRef != nil
         }
-        return (SlotTable(covering: callSlots, seq), SlotTable(covering: callSlots, keyed))
+    }
+
+    /// Each of ``lookupCalls`` with a `$seq` bound, by slot.
+    func seqSideTable() -> SlotTable<OuterSide> {
+        var seq: [Int: OuterSide] = [:]
+        for call in lookupCalls { seq[call.slot] = seqConjunct(call.selector) }
+        return SlotTable(covering: callSlots, seq)
+    }
+
+    /// Each of ``lookupCalls`` with a keyed shape, by slot.
+    func keyedShapeTable() -> SlotTable<KeyedShape> {
+        var keyed: [Int: KeyedShape] = [:]
+        for call in lookupCalls { keyed[call.slot] = keyedShape(call) }
+        return SlotTable(covering: callSlots, keyed)
     }
 
     /// For a call whose single selector term has a conjunct `$seq > X` (or `>=`) with X reading

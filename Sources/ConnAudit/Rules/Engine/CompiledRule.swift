@@ -23,18 +23,27 @@ final class CompiledRule: @unchecked Sendable {
     /// The rule's lets, one slot per name; `isStatic` marks those whose value depends only on
     /// static history calls, params and other such lets.
     let lets: LetTable
-    /// The message's holes, compiled, in the order its template holds them.
-    let messageHoles: [CompiledExpression]
+    /// The message's holes, compiled, in the order its template holds them. Compiled when the
+    /// rule's first finding is rendered: most rules of a run make none. (A plan's rules are its
+    /// thread's own, ``Auditor/makePlan(files:judging:)``: nothing else can read this meanwhile.)
+    private(set) lazy var messageHoles: [CompiledExpression] =
+        (rule.message?.parts ?? []).compactMap { part in
+            if case .expr(let e) = part { return CompiledExpression(e) }
+            return nil
+        }
     /// `count`'s `by:` and `response`'s `within_ms:`, compiled (nil: the check has none).
     let countBy: CompiledExpression?
     let responseWithin: CompiledExpression?
     /// Each static call's value (``StaticCall/value``), compiled: by position in ``staticCalls``.
     let staticValues: [CompiledExpression?]
     /// Per correlated call (by slot): its `$seq > X` bound and its equality index's shape, for
-    /// the calls that have one (``lookupShapes(_:)``). Set last in `init`: they are read from
-    /// the names and lets worked out before them.
-    private(set) var seqSides = SlotTable<OuterSide>(covering: [])
-    private(set) var keyedShapes = SlotTable<KeyedShape>(covering: [])
+    /// the calls that have one (``seqSideTable()``, ``keyedShapeTable()``). Made when a runner
+    /// of the rule first searches a list: most calls are answered without one, and most runs
+    /// search few. (A plan's rules are its thread's own, ``Auditor/makePlan(files:judging:)``.)
+    private(set) lazy var seqSides: SlotTable<OuterSide> = seqSideTable()
+    private(set) lazy var keyedShapes: SlotTable<KeyedShape> = keyedShapeTable()
+    /// The calls the two tables above are made for (``lookupCalls(_:lists:)``).
+    let lookupCalls: [HistoryCall]
     /// Whether the message reads history (then an obligation renders it when it opens, so it
     /// describes the trigger's moment, not the moment the deadline was decided).
     let messageReadsHistory: Bool
@@ -311,10 +320,6 @@ final class CompiledRule: @unchecked Sendable {
             }
         }
         messageReadsHistory = messageHistory
-        messageHoles = (rule.message?.parts ?? []).compactMap { part in
-            if case .expr(let e) = part { return CompiledExpression(e) }
-            return nil
-        }
         if case .count(_, _, _, let by?) = rule.check {
             countBy = CompiledExpression(by)
         } else {
@@ -382,6 +387,7 @@ final class CompiledRule: @unchecked Sendable {
         historyIDs = historyNames.map { $0.map { EvNames.id($0) } }
         historyListIDs = lists.map { $0.map { $0.map { EvNames.id($0) } } }
         self.listOfSlot = SlotTable(covering: callSlots, listOfSlot)
+        lookupCalls = Self.lookupCalls(calls, lists: listOfSlot)
         self.sinceListOfSlot = SlotTable(covering: callSlots, sinceListOfSlot)
         // Counted lists: not in a rule that looks ahead (a trigger judged later counts only what
         // came before it), nor a list a `since:` or `preceded_by` reads.
@@ -456,7 +462,6 @@ final class CompiledRule: @unchecked Sendable {
         } else {
             every = nil
         }
-        (seqSides, keyedShapes) = lookupShapes(calls)
     }
 
     /// For sequence checks: per step, the captures read after it (see ``SequenceRunner``).

@@ -1,8 +1,9 @@
 /// The side of a history `where:` conjunct that reads only what is bound outside the candidate:
 /// an index's key looked up, or a `$seq` bound (`strict`: `>`, not `>=`). `bindings`: the names
 /// it reads that must be bound where the call runs for it to mean that (``Runner/binds(_:_:)``).
-/// Made once per rule (``CompiledRule/lookupShapes(_:)``), with its expression compiled; a
-/// class, so that a runner reading it from the rule's table counts one reference.
+/// Made once per rule (``CompiledRule/seqSideTable()``, ``CompiledRule/keyedShapeTable()``),
+/// with its expression compiled; a class, so that a runner reading it from the rule's table
+/// counts one reference.
 final class OuterSide {
     let expr: Expr
     /// `expr` compiled, evaluated in the history call's context.
