@@ -75,9 +75,9 @@ extension SequenceRunner {
                     } else {
                         holds = whereRef._withUnsafeGuaranteedRef { box in
                             if term.pointee.whereReadsCapture, let name = term.pointee.capture {
-                                var inner = ctx
-                                inner.captures[name] = e
-                                return box.compiled.run(inner, e).truth == true
+                                return ctx.binding(name, to: e) {
+                                    box.compiled.run($0, e).truth == true
+                                }
                             }
                             return box.compiled.run(ctx, e).truth == true
                         }

@@ -36,9 +36,9 @@ extension Evaluator {
             // event; the context is copied only to bind a capture.
             let holds = whereRef._withUnsafeGuaranteedRef { box in
                 if term.pointee.whereReadsCapture, let name = term.pointee.capture {
-                    var inner = ctx
-                    inner.captures[name] = candidate
-                    return box.compiled.run(inner, candidate).truth == true
+                    return ctx.binding(name, to: candidate) {
+                        box.compiled.run($0, candidate).truth == true
+                    }
                 }
                 return box.compiled.run(ctx, candidate).truth == true
             }
