@@ -49,8 +49,12 @@ extension Auditor {
             result.stats.error = error
             return result
         }
+        // With workers, the reader keeps for reuse as many events as can be on their way to them.
         let reader = FileReader(
-            index: index, path: input.path, source: source, wantedFields: wanted)
+            index: index, path: input.path, source: source, wantedFields: wanted,
+            eventsKept: workers > 1
+                ? PartitionedScan.eventsInFlight(workers: workers) + EventRing.size
+                : EventRing.size)
         reader.progress = progress
         // A reading abandoned to start again takes back what it counted.
         func restart() {

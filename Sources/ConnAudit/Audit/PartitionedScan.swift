@@ -37,6 +37,13 @@ final class PartitionedScan {
     /// Where each source's last line is, when the file was read ahead.
     private let ends: [SourceKey: Int]?
     static let batchSize = 1024
+    /// Up to 64 batches (65,536 events) ahead per worker: enough for the reader to move on to
+    /// the next source while a worker is still on a long one, bounded all the same.
+    static let queueDepth = 64
+
+    /// The most events the reader can have handed to `workers` workers and not yet seen let go:
+    /// per worker, a full queue, the batch it is on and the one being filled.
+    static func eventsInFlight(workers: Int) -> Int { workers * (queueDepth + 2) * batchSize }
 
     /// - Parameter plans: one per worker (threads that share compiled rules contend on their
     ///   reference counts).
@@ -215,9 +222,7 @@ final class PartitionedScan {
     private final class BatchQueue: @unchecked Sendable {
         private let items = Mutex<[[Item]]>([])
         private let filled = DispatchSemaphore(value: 0)
-        /// Up to 64 batches (65,536 events) ahead: enough for the reader to move on to the next
-        /// source while a worker is still on a long one, bounded all the same.
-        private let free = DispatchSemaphore(value: 64)
+        private let free = DispatchSemaphore(value: PartitionedScan.queueDepth)
 
         func push(_ batch: [Item]) {
             free.wait()

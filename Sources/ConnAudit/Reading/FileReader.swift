@@ -45,7 +45,7 @@ final class FileReader {
     private let regressionID: Int32
     /// The events of the last lines read, each filled again for a later line once nothing else
     /// holds it.
-    private var recent = EventRing()
+    private var recent: EventRing
     /// `$secret` pseudo-events of the line just read.
     private(set) var secrets: [Event] = []
     private(set) var stats: FileStats
@@ -56,8 +56,14 @@ final class FileReader {
     private var bytesCounted = 0
     private var eventsCounted = 0
 
-    init(index: Int32, path: String, source: any ByteSource, wantedFields: Set<String>?) {
+    /// - Parameter eventsKept: the most events kept for reuse (``EventRing/limit``): more than
+    ///   the default when the events go on to other threads and are held there a while.
+    init(
+        index: Int32, path: String, source: any ByteSource, wantedFields: Set<String>?,
+        eventsKept: Int = EventRing.size
+    ) {
         self.index = index
+        recent = EventRing(limit: eventsKept)
         self.path = path
         lines = LineReader(source)
         lines.scansLongLines = true

@@ -13,11 +13,11 @@ import ConnAuditTestSupport
             .joined(separator: "\n") + "\n"
     }
 
-    static func reader(_ text: String) -> FileReader {
+    static func reader(_ text: String, eventsKept: Int = EventRing.size) -> FileReader {
         FileReader(
             index: 0, path: "reuse.jsonl",
             source: ByteSources.memory(Array(text.utf8), path: "reuse.jsonl"),
-            wantedFields: nil)
+            wantedFields: nil, eventsKept: eventsKept)
     }
 
     @Test func anEventKeptByItsHolderKeepsItsFieldsAfterManyMoreLines() {
@@ -55,6 +55,72 @@ import ConnAuditTestSupport
         #expect(read == lines)
         // The ring's events, and no more, serve every line.
         #expect(objects.count <= EventRing.size)
+    }
+
+    /// A reader whose events go to worker threads lets its ring grow: events held in a window
+    /// longer than the ring's first round (batches on their way) are filled again once the
+    /// window lets them go, never while it holds them.
+    @Test func aRingAllowedToGrowFillsAgainWhatAWindowOfHoldersLetsGo() {
+        let lines = EventRing.size * 12
+        let window = EventRing.size * 3
+        let reader = Self.reader(Self.log(lines), eventsKept: EventRing.size * 8)
+        var held: [(event: Event, line: Int)] = []
+        var first = 0
+        var objects = Set<ObjectIdentifier>()
+        func letGo(_ h: (event: Event, line: Int)) {
+            #expect(h.event.line == h.line)
+            #expect(h.event.t == Double(h.line))
+            #expect(h.event.value(of: "tag") == .string("line-\(h.line)"))
+        }
+        while let item = reader.next() {
+            guard case .event(let e, _, _) = item else { continue }
+            objects.insert(ObjectIdentifier(e))
+            held.append((e, e.line))
+            if held.count - first > window {
+                letGo(held[first])
+                held[first].event = Event(t: 0, ev: "x.gone")
+                first += 1
+            }
+        }
+        for h in held[first...] { letGo(h) }
+        // Past the window, the ring's events serve every line: the window and a round more.
+        #expect(objects.count <= window + EventRing.size)
+    }
+
+    /// A slot added to the ring goes round with the next round: an event held to the end costs
+    /// the ring one slot a round, not one a line.
+    @Test func anEventHeldToTheEndGrowsTheRingBySlotARound() {
+        var ring = EventRing(limit: EventRing.size * 100)
+        let rounds = 10
+        var kept: Event?
+        for line in 1...(EventRing.size * rounds) {
+            if let spare = ring.spare() {
+                spare.refill(
+                    t: Double(line), ev: "x.step", gen: nil, file: 0, line: line, fields: [],
+                    redacted: nil, evID: -1)
+            } else {
+                let made = Event(t: Double(line), ev: "x.step", line: line)
+                ring.keep(made)
+                if line == 1 { kept = made }
+            }
+        }
+        #expect(kept?.line == 1)
+        #expect(ring.count <= EventRing.size + rounds)
+    }
+
+    /// With every event held, the ring grows to its limit and no further.
+    @Test func aRingOfHeldEventsStopsAtItsLimit() {
+        let limit = EventRing.size * 3
+        var ring = EventRing(limit: limit)
+        var held: [Event] = []
+        for line in 1...(limit * 2) {
+            #expect(ring.spare() == nil)
+            let made = Event(t: Double(line), ev: "x.step", line: line)
+            ring.keep(made)
+            held.append(made)
+        }
+        #expect(ring.count == limit)
+        #expect(held.enumerated().allSatisfy { $0.element.line == $0.offset + 1 })
     }
 
     /// An obligation keeps its anchor (a capture) open to the end of the log: its message reads
