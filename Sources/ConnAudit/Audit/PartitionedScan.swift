@@ -164,11 +164,32 @@ final class PartitionedScan {
             return outcomes
         }
 
+        /// What ``touch(_:)`` read, kept so that its reads are done.
+        private var touched = 0
+
+        /// Reads a word from each event of `batch` (both cache lines of the object, and the
+        /// first of its fields' storage) before any is evaluated. The reader's thread wrote
+        /// them, often long ago, so each is a cache miss here: in one tight loop the processor
+        /// waits for many at once, where evaluating event after event waits for each in turn.
+        @inline(never) private func touch(_ batch: [Item]) {
+            var sum = 0
+            batch.withUnsafeBufferPointer { items in
+                for i in items.indices {
+                    let item = items.baseAddress.unsafelyUnwrapped + i
+                    sum &+= Unmanaged.passUnretained(item.pointee.event)._withUnsafeGuaranteedRef {
+                        Int($0.evID) &+ $0.line &+ $0.fields.count
+                    }
+                }
+            }
+            touched = sum
+        }
+
         func run() {
             var lastID: Int32 = -1
             // Not counted: ``evaluators`` holds it until it finishes (then this is cleared too).
             var lastSource: Unmanaged<SourceEvaluator>?
             while let batch = queue.pop() {
+                touch(batch)
                 // Each item is read in place: copying it out would retain its event, key and
                 // regression only to release them again at the end of the step.
                 batch.withUnsafeBufferPointer { items in
