@@ -4,9 +4,9 @@ import Testing
 import ConnAuditTestSupport
 
 /// A `where:` that reads its own `as:` name binds it in a copy of the context
-/// (``EvalContext/binding(_:to:_:)``), whose captures reuse the spare storage of the context's
-/// ``EvalShared`` when the context binds nothing itself. The storage is given back emptied, and
-/// a copy of those captures kept beyond the evaluation keeps its own binding.
+/// (``EvalContext/binding(_:to:_:)``), whose captures (the context's and the candidate) are
+/// written into the spare storage of the context's ``EvalShared``. The storage is given back
+/// emptied, and a copy of those captures kept beyond the evaluation keeps its own bindings.
 @Suite struct WhereCaptureStorageIsReusedTests {
     private func context(_ e: Event) -> EvalContext {
         EvalContext(event: e, params: [:], history: nil, files: [])
@@ -48,6 +48,13 @@ import ConnAuditTestSupport
         let names = ctx.binding("x", to: b) { $0.captures.names }
         #expect(names == ["p", "x"])
         #expect(ctx.captures.names == ["p"])
+        // The copy's captures went into the spare storage, which came back empty.
+        #expect(ctx.withShared { $0.spareCaptures.isEmpty })
+        let kept = ctx.binding("x", to: b) { $0 }
+        let other = ctx.binding("q", to: a) { $0.captures.names }
+        #expect(other == ["p", "q"])
+        #expect(kept.captures.names == ["p", "x"])
+        #expect(kept.captures["x"] === b && kept.captures["p"] === a)
     }
 
     /// Through a selector: every candidate is judged with its own binding.

@@ -69,6 +69,14 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
     /// names again then allocates nothing (``SequenceRunner``'s spare captures).
     mutating func unbindAll() { entries.truncate(to: 0) }
 
+    /// Binds every name `other` binds, as it does, in these captures, which bind none: in their
+    /// storage, so captures emptied by ``unbindAll()`` take another's bindings without an
+    /// allocation.
+    mutating func bindAll(of other: Captures) {
+        precondition(entries.isEmpty, "bindAll(of:) needs empty captures")
+        entries.append(contentsOf: other.entries)
+    }
+
     /// The `$seq` of the events bound to `names` (a handful), in name order.
     func seqs(of names: [String]) -> MatchKey { seqs(of: names, after: nil) }
 

@@ -128,9 +128,9 @@ public final class EvalShared {
     /// The regex steps left to this context's searches (nil: no limit); a search that runs out is
     /// undecided, and the budget records where.
     public var regexBudget: RegexStepBudget?
-    /// Storage for the one capture a `where:` binds to its own candidate
-    /// (``EvalContext/binding(_:to:_:)``), kept between evaluations: binding it then allocates
-    /// nothing. Empty while one is in use (a nested one makes its own).
+    /// Storage for the captures of a `where:` that binds its own candidate
+    /// (``EvalContext/binding(_:to:_:)``), kept between evaluations: binding them then allocates
+    /// nothing. Empty while it is in use (a nested one makes its own).
     var spareCaptures = Captures()
 
     /// For the engine: `runner` must own this object.
@@ -193,23 +193,21 @@ public struct EvalContext {
     }
 
     /// `body` with a copy of this context in which `name` is bound to `candidate` as well (a
-    /// selector's `where:` that reads its own `as:` name). When this context binds nothing, the
-    /// copy's captures use the spare storage of its ``EvalShared``, given back emptied once
-    /// `body` is done: emptying keeps the storage only when nothing else kept those captures
-    /// (a copy shares them; the array then makes new storage, and the copy's stay as they were).
+    /// selector's `where:` that reads its own `as:` name). The copy's captures are this
+    /// context's, written into the spare storage of its ``EvalShared`` and given back emptied
+    /// once `body` is done: emptying keeps the storage only when nothing else kept those
+    /// captures (a copy shares them; the array then makes new storage, and the copy's stay as
+    /// they were).
     @inline(__always) func binding<T>(
         _ name: String, to candidate: Event, _ body: (EvalContext) -> T
     ) -> T {
         var inner = self
-        guard captures.isEmpty else {
-            inner.captures[name] = candidate
-            return body(inner)
-        }
         inner.captures = withShared { shared in
             var spare = Captures()
             swap(&spare, &shared.spareCaptures)
             return spare
         }
+        if !captures.isEmpty { inner.captures.bindAll(of: captures) }
         inner.captures[name] = candidate
         let result = body(inner)
         var used = Captures()
