@@ -11,7 +11,7 @@ import Testing
 import ConnAuditTestSupport
 
 /// Inputs that vanish, shrink, loop or cannot be read: each is named, and the others are checked.
-@Suite("Hostile input: the file system under the reader", .timeLimit(.minutes(2)))
+@Suite("Hostile input: the file system under the reader", .timeLimit(.minutes(10)))
 struct HostileFileSystemTests {}
 
 // MARK: - Logs: the file system moves under the reader

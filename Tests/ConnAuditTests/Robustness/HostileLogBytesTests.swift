@@ -13,7 +13,7 @@ import ConnSoak
 
 /// Hostile logs whose lines are not connlog: garbage, invalid UTF-8, huge or deep lines, huge
 /// numbers, NUL bytes. The damaged lines are malformed; the good lines around them are checked.
-@Suite("Hostile input: bytes that are not connlog", .timeLimit(.minutes(2)))
+@Suite("Hostile input: bytes that are not connlog", .timeLimit(.minutes(10)))
 struct HostileLogBytesTests {}
 
 // MARK: - Logs: bytes that are not connlog

@@ -13,7 +13,7 @@ import ConnSoak
 
 /// Ordinary files of odd shape (empty, blank, CRLF, a mid-file byte order mark) and a mixed
 /// hostile file where every physical line is an event, malformed or blank.
-@Suite("Hostile input: edge shapes of a log file", .timeLimit(.minutes(2)))
+@Suite("Hostile input: edge shapes of a log file", .timeLimit(.minutes(10)))
 struct HostileLogShapesTests {}
 
 // MARK: - Logs: edge shapes of an ordinary file

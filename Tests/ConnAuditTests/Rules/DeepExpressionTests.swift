@@ -16,7 +16,7 @@ import ConnAuditTestSupport
 /// expression parser never builds a tree deeper than its limit (freeing a deeper one overflowed
 /// the stack). The command line runs in a child process, so a crash fails the test instead of
 /// ending the test run.
-@Suite("Deep expressions", .serialized, .timeLimit(.minutes(3)))
+@Suite("Deep expressions", .serialized, .timeLimit(.minutes(10)))
 struct DeepExpressionTests {
     /// One way to chain or nest terms, built from its name (the test list shows the name, not
     /// 100,000 terms).

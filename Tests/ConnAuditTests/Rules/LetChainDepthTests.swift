@@ -7,7 +7,7 @@ import Testing
 /// one another nest evaluation as deep as all of them together. 2,000 lets of 100 levels each
 /// (within every other limit) overflowed the stack on the first event; such a rule is refused
 /// when it loads, naming the let.
-@Suite("Let chain depth", .timeLimit(.minutes(2)))
+@Suite("Let chain depth", .timeLimit(.minutes(10)))
 struct LetChainDepthTests {
     /// `count` lets, each reading the one before at the bottom of `levels` levels of `+ 1` (the
     /// last one `lastLevels`), the first `fileLets` of them at the top of the file and the rest

@@ -7,7 +7,7 @@ import ConnSoak
 /// A regex search within a budget of VM steps: it answers as the unbudgeted search does, or stops
 /// at the budget with "exhausted" (then the budget is empty); the required-byte scan in front of
 /// the VM changes no answer. Rule evaluation draws on ``EvalShared/regexBudget`` when it has one.
-@Suite("Regex step budget", .timeLimit(.minutes(2)))
+@Suite("Regex step budget", .timeLimit(.minutes(10)))
 struct RegexStepBudgetTests {
     /// 20,000 instructions, with no way to fail early on a text of `a`s.
     static let heavy = "(a|aa|aaa|aaaa){1000}c"
