@@ -34,18 +34,6 @@ final class KeyedShape {
     }
 }
 
-/// A history call answered from a ``KeyedIndex``: the index, and the call's outer side (whose
-/// value is the key looked up).
-final class KeyedLookup {
-    let index: KeyedIndex
-    let outer: OuterSide
-
-    init(index: KeyedIndex, outer: OuterSide) {
-        self.index = index
-        self.outer = outer
-    }
-}
-
 /// A hash index of one history list by an expression over the candidate event.
 final class KeyedIndex {
     let list: Int

@@ -96,14 +96,13 @@ extension Runner {
     /// index kept up to date as events are retained. Nil when the call is not of that shape
     /// (``CompiledRule/keyedShape(_:)``).
     func keyedCandidates(_ call: HistoryCall, context: EvalContext) -> ArraySlice<Event>? {
-        let lookup: KeyedLookup
+        guard let shape = compiled.keyedShapes[call.slot] else { return nil }
+        let index: KeyedIndex
         if let made = indexes[call.slot] {
-            lookup = made
+            index = made
         } else {
-            guard let shape = compiled.keyedShapes[call.slot] else { return nil }
             // Calls that key the same list by the same expression share one index (the
             // selector's other tests are still checked on each event found).
-            let index: KeyedIndex
             if let made = madeIndexes.first(where: {
                 $0.list == shape.list && KeyedIndex.sameKey($0.key.expr, shape.key.expr)
             }) {
@@ -113,11 +112,10 @@ extension Runner {
                 for e in lists[shape.list] { index.add(e, shared: sharedRef(.index)) }
                 madeIndexes.append(index)
             }
-            lookup = KeyedLookup(index: index, outer: shape.outer)
-            indexes[call.slot] = lookup
+            indexes[call.slot] = index
         }
-        guard Self.binds(lookup.outer.bindings, context) else { return nil }
-        guard case .value(let key) = lookup.outer.value(context) else { return [] }
-        return lookup.index.candidates(for: key)
+        guard Self.binds(shape.outer.bindings, context) else { return nil }
+        guard case .value(let key) = shape.outer.value(context) else { return [] }
+        return index.candidates(for: key)
     }
 }

@@ -9,12 +9,12 @@ class Runner: HistoryProvider {
     /// Events the history functions may read, oldest first: one list per set of `ev` names
     /// (``CompiledRule/historyLists``), each holding only events its selectors can match.
     var lists: [[Event]]
-    /// Equality indexes over history lists, per history call (see ``keyedCandidates``), with the
-    /// call's outer side. The table is made when a call first searches a list: many runners
-    /// never do (a timeline's rule that only counts, or whose calls are all running aggregates),
-    /// and a table covering the rule's calls costs its making on every runner of every
-    /// generation.
-    lazy var indexes = SlotTable<KeyedLookup>(covering: compiled.callSlots)
+    /// Equality indexes over history lists, per history call (see ``keyedCandidates``); the
+    /// call's outer side is its rule's (``CompiledRule/keyedShapes``). The table is made when a
+    /// call first searches a list: many runners never do (a timeline's rule that only counts, or
+    /// whose calls are all running aggregates), and a table covering the rule's calls costs its
+    /// making on every runner of every generation.
+    lazy var indexes = SlotTable<KeyedIndex>(covering: compiled.callSlots)
     /// The indexes made so far (each also in ``indexes``), in the order they were made.
     var madeIndexes: [KeyedIndex] = []
     /// Calls answered from a ``CountedIndex`` (by slot; ``CompiledRule/countedShapes``), and the
