@@ -181,21 +181,33 @@ public final class Event: @unchecked Sendable {
         self.redacted = redacted
     }
 
-    /// Fills the event with a logged line, as the initializer with `pseudo: false` and this
-    /// `evID` makes it, with no ``seq`` yet. For the reader's ``EventRing`` only, on an event
+    /// Fills the event with a logged line, as the initializer with `pseudo: false` makes it,
+    /// with no ``seq`` yet, but for its fields and redacted keys (``refill(fields:redacted:)``,
+    /// needed only when the line or the event's earlier one has some: ``holdsFields``). `evID`
+    /// is the id the line's `ev` takes: -1 for the name of one of the reader's findings
+    /// (``readerFindings``), whatever its id. For the reader's ``EventRing`` only, on an event
     /// whose one reference is the ring's: nothing else can read it any more.
     @inline(__always) func refill(
-        t: Double, ev: consuming String, gen: UInt64?, file: Int32, line: Int,
-        fields: consuming [Field], redacted: consuming [String]?, evID: Int32
+        t: Double, ev: consuming String, gen: UInt64?, file: Int32, line: Int, evID: Int32
     ) {
         self.t = t
-        self.evID = Self.startsWithDollar(ev) && Self.readerFindings.contains(ev) ? -1 : evID
+        self.evID = evID
         self.ev = ev
         isPseudo = false
         self.gen = gen
         self.file = file
         self.line = line
         seq = 0
+    }
+
+    /// Whether the event holds fields or redacted keys (most lines have neither: an event
+    /// filled again for such a line after such a line keeps its empty ones, and nothing is
+    /// stored or released).
+    @inline(__always) var holdsFields: Bool { !fields.isEmpty || redacted != nil }
+
+    /// Sets the fields and redacted keys of an event being filled again
+    /// (``refill(t:ev:gen:file:line:evID:)``).
+    @inline(__always) func refill(fields: consuming [Field], redacted: consuming [String]?) {
         self.fields = fields
         self.redacted = redacted
     }

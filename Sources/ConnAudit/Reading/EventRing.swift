@@ -19,7 +19,7 @@
 /// at once (``PartitionedScan/eventsInFlight(workers:)``). Else nearly every event is still in a
 /// queue when its slot comes round: it is made on the reader's thread and freed on a worker's,
 /// and the allocator's work for that costs more than the event's evaluation.
-struct EventRing {
+struct EventRing: ~Copyable {
     /// The slots a ring starts with, and the most a reader that keeps its events on its own
     /// thread uses: many times a timeline's context ring (`TimelineContext.ring`), so most
     /// events the rules keep a while are let go by then, and the ring's events take a few
@@ -27,23 +27,33 @@ struct EventRing {
     static let size = 1024
     /// The most slots the ring grows to.
     let limit: Int
-    private var slots: [Event?]
+    /// The slots, ``count`` of them in use: a buffer of the ring's own, so a line's look at its
+    /// slot checks one reference count (the event's), not an array's first.
+    private var slots: UnsafeMutablePointer<Event?>
+    private var capacity: Int
+    /// The slots the ring has.
+    private(set) var count: Int
     private var next = 0
 
     init(limit: Int = Self.size) {
         self.limit = max(Self.size, limit)
-        slots = [Event?](repeating: nil, count: Self.size)
+        capacity = Self.size
+        count = Self.size
+        slots = .allocate(capacity: Self.size)
+        slots.initialize(repeating: nil, count: Self.size)
     }
 
-    /// The slots the ring has.
-    var count: Int { slots.count }
+    deinit {
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
 
     /// The next slot's event when nothing else holds it (the slot keeps it, and the caller fills
     /// it for its line); nil when the slot is empty or its event is held elsewhere: the caller
     /// makes a new event and hands it to ``keep(_:)``.
     @inline(__always) mutating func spare() -> Event? {
         guard isKnownUniquelyReferenced(&slots[next]), let spare = slots[next] else { return nil }
-        next = next == slots.count - 1 ? 0 : next + 1
+        next = next == count - 1 ? 0 : next + 1
         return spare
     }
 
@@ -52,9 +62,23 @@ struct EventRing {
     /// A slot added goes round with the next round, not this one: else an event held long at
     /// the end would be met again at once, and the ring grow by one slot a line.
     @inline(__always) mutating func keep(_ event: Event) {
-        let round = slots.count
-        if round < limit, let held = slots[next] { slots.append(held) }
+        let round = count
+        if round < limit, let held = slots[next] { append(held) }
         slots[next] = event
         next = next == round - 1 ? 0 : next + 1
+    }
+
+    /// Adds a slot holding `event` at the end, the buffer doubled when it is full.
+    @inline(never) private mutating func append(_ event: Event) {
+        if count == capacity {
+            let grown = min(limit, 2 * capacity)
+            let moved = UnsafeMutablePointer<Event?>.allocate(capacity: grown)
+            moved.moveInitialize(from: slots, count: count)
+            slots.deallocate()
+            slots = moved
+            capacity = grown
+        }
+        (slots + count).initialize(to: event)
+        count += 1
     }
 }

@@ -25,8 +25,13 @@ final class FileReader {
     /// ``LineItem/event(_:source:regression:)`` carries), and each one's number.
     private var keys: [SourceKey] = []
     private var ids: [SourceKey: Int32] = [:]
-    /// Each source's latest `t`, by number.
+    /// Each source's latest `t`, by number, but for the previous line's source (``currentID``):
+    /// its own is in ``currentStamp``, written back when a line of another source comes. Lines
+    /// of one source usually come together: each then reads and sets a stored value, not an
+    /// array's element.
     private var lastT: [Stamp] = []
+    private var currentID: Int32 = -1
+    private var currentStamp = Stamp(t: 0, exact: Stamp.none)
     /// The previous event's source: lines of one source usually come together, and a line whose
     /// `src` and `session` are the very texts of the previous line's (the parser hands out one
     /// interned text per value) is of its source without a key being made.
@@ -174,20 +179,31 @@ final class FileReader {
         } else {
             id = sourceID(src: parsed.src, session: parsed.session)
         }
-        var fields = parsed.takeFields()
-        if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
-        // `fields` moves into the event: one reference counted, not a second one and a release.
-        // The redacted keys are passed only when there are some (most lines have none). An event
-        // of a line read earlier that nothing holds any more is filled again, not a new one made.
+        // An event of a line read earlier that nothing holds any more is filled again, not a new
+        // one made. Its fields and redacted keys are set only when this line or its earlier one
+        // has some (most lines have neither). `fields` moves into the event: one reference
+        // counted, not a second one and a release. The redacted keys are passed only when there
+        // are some.
         let event: Event
         if let spare = recent.spare() {
+            // A logged `ev` named as one of the reader's findings has the id of none: the
+            // finding's id, when a rule names it, is one of three.
+            let evID = parsed.evID ?? evIDs[parsed.ev] ?? -1
             spare.refill(
                 t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
-                fields: consume fields,
-                redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys,
-                evID: parsed.evID ?? evIDs[parsed.ev] ?? -1)
+                evID: evID >= 0 && (evID == malformedID || evID == secretID || evID == regressionID)
+                    ? -1 : evID)
+            if !parsed.fields.isEmpty || !parsed.redactedKeys.isEmpty || spare.holdsFields {
+                var fields = parsed.takeFields()
+                if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
+                spare.refill(
+                    fields: consume fields,
+                    redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys)
+            }
             event = spare
         } else {
+            var fields = parsed.takeFields()
+            if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
             event = Event(
                 t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
                 fields: consume fields,
@@ -197,7 +213,8 @@ final class FileReader {
             recent.keep(event)
         }
         var regression: Event?
-        let earlier = lastT[Int(id)]
+        if id != currentID { switchStamp(to: id) }
+        let earlier = currentStamp
         let now = Stamp(t: parsed.t, exact: parsed.tExact)
         if earlier.exact != Stamp.none, now.isBefore(earlier) {
             // `t_exact` only where the finding's own `t` does not read as the integer logged (from
@@ -210,8 +227,17 @@ final class FileReader {
                 t: parsed.t, ev: "$time_regression", file: index, line: raw.number,
                 fields: located(fields, raw.number), evID: regressionID)
         }
-        lastT[Int(id)] = now
+        currentStamp = now
         return .event(event, source: id, regression: regression)
+    }
+
+    /// Writes the latest `t` of the previous line's source back to ``lastT`` and takes source
+    /// `id`'s out.
+    @inline(never)
+    private func switchStamp(to id: Int32) {
+        if currentID >= 0 { lastT[Int(currentID)] = currentStamp }
+        currentID = id
+        currentStamp = lastT[Int(id)]
     }
 
     /// The key of the source numbered `id` (see ``LineItem/event(_:source:regression:)``).

@@ -32,15 +32,18 @@ extension JSONLineParser {
         // string, `gen` a non-negative 64-bit integer, `src` and `session` strings. Any other
         // line (its reason, its `$malformed`) is the general parser's.
         var t = -1.0, tExact: Int64 = -1
-        // `ev` by its number in ``evNames`` (-1: absent, or in `evText` when the table is full).
-        var evName: Int32 = -1, evText: String?, evID: Int32?
+        // `ev` by its number in ``evNames`` (-1: absent, or in ``plainEvText`` when the table is
+        // full).
+        var evName: Int32 = -1, evID: Int32?
         // Whether `ev` is absent or empty (the general parser's to give its reason for).
         var evEmpty = true
         var gen: UInt64?
         // `src` and `session` by their numbers in ``sourceTexts`` (-1: absent; -2: a text the
         // table does not keep, then in ``plainTexts``).
         var src: Int32 = -1, session: Int32 = -1
-        var fields: [Event.Field] = []
+        // Decoded fields go straight into the line (a plain line that is given up is read again by
+        // the general parser, which starts from an empty line).
+        if !out.fields.isEmpty { out.fields = [] }
         // This line's span for ``sourceSpans``: where it starts, where its last pair's next key
         // opens, and what it sets.
         var span = SpanState.first
@@ -124,13 +127,13 @@ extension JSONLineParser {
                     // number and id.
                     let (w0, w1) = Self.shortWords(p, i + 1, length, n)
                     if let (number, id) = evMemo.find(w0, w1, length) {
-                        (evName, evText, evID) = (number, nil, id)
+                        (evName, evID) = (number, id)
                     } else {
                         guard
                             let found = evNameOrText(
                                 UnsafeBufferPointer(start: p + i + 1, count: length))
                         else { return false }
-                        (evName, evText, evID) = found
+                        (evName, evID) = found
                         if evName >= 0 { evMemo.keep(w0, w1, length, (evName, found.id)) }
                     }
                 } else {
@@ -138,7 +141,7 @@ extension JSONLineParser {
                         let found = evNameOrText(
                             UnsafeBufferPointer(start: p + i + 1, count: length))
                     else { return false }
-                    (evName, evText, evID) = found
+                    (evName, evID) = found
                 }
                 i = close + 1
             case .src, .session:
@@ -177,7 +180,7 @@ extension JSONLineParser {
                         id >= 0
                         ? sourceTexts[Int(id)]
                         : (isSession ? plainTexts.session! : plainTexts.src!)
-                    fields.append(
+                    out.fields.append(
                         isSession
                             ? Event.Field("session", .string(text), id: sessionID)
                             : Event.Field("src", .string(text), id: srcID))
@@ -223,7 +226,7 @@ extension JSONLineParser {
                     let name =
                         wantedIndex >= 0
                         ? wantedNames[Int(wantedIndex)] : String(decoding: key, as: UTF8.self)
-                    fields.append(
+                    out.fields.append(
                         Event.Field(
                             name, value, id: wantedIndex >= 0 ? wantedIDs[Int(wantedIndex)] : -1))
                 }
@@ -245,9 +248,7 @@ extension JSONLineParser {
                         if let kept = sourceSpans.match(SourceSpans.slot(p, i), p, i, n) {
                             (src, session) = (kept.src, kept.session)
                             if kept.ev >= 0 {
-                                (evName, evText, evID, evEmpty) = (
-                                    kept.ev, nil, kept.evID, kept.evEmpty
-                                )
+                                (evName, evID, evEmpty) = (kept.ev, kept.evID, kept.evEmpty)
                             }
                             i &+= kept.length &- 1
                         } else {
@@ -277,9 +278,9 @@ extension JSONLineParser {
                 span: spanKept)
         }
         // A valid plain event: what the general parser would make of it, without its bookkeeping.
-        out.setPlain(t: t, tExact: tExact, evID: evID, gen: gen, fields: fields)
+        out.setPlain(t: t, tExact: tExact, evID: evID, gen: gen)
         // The name goes straight from the table into the line: one copy counted.
-        if evName >= 0 { out.ev = evNames[Int(evName)] } else { out.ev = evText! }
+        if evName >= 0 { out.ev = evNames[Int(evName)] } else { out.ev = plainEvText }
         if src != -2 && session != -2 {
             out.setSources(src, session)
         } else {
@@ -395,20 +396,21 @@ extension JSONLineParser {
 
     /// An `ev` name through ``evTable``: one met before is neither decoded nor scanned again, a
     /// new one is kept unless it holds a token (then nil: the general parser records it). With
-    /// its number in ``evNames`` (-1 and its text when the table keeps no more) and its
-    /// ``EvNames`` id.
+    /// its number in ``evNames`` (-1 when the table keeps no more: its text is then in
+    /// ``plainEvText``) and its ``EvNames`` id.
     @inline(__always)
     private mutating func evNameOrText(_ bytes: UnsafeBufferPointer<UInt8>)
-        -> (name: Int32, text: String?, id: Int32)?
+        -> (name: Int32, id: Int32)?
     {
         if let number = evTable.tag(of: bytes) {
-            return (number, nil, evNameIDs[Int(number)])
+            return (number, evNameIDs[Int(number)])
         }
         if Self.mayHoldToken(bytes), Self.containsToken(bytes) { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
         let id = evIDs[text] ?? -1
-        if let number = keepEvName(bytes, text, id: id) { return (number, nil, id) }
-        return (-1, text, id)
+        if let number = keepEvName(bytes, text, id: id) { return (number, id) }
+        plainEvText = text
+        return (-1, id)
     }
 
     /// Keeps a new `ev` name (`bytes` decoded as `text`) in ``evTable`` and ``evNames``: its
@@ -475,19 +477,15 @@ extension ParsedLine {
     ///
     /// The finding lists and reason are cleared only when the general parser filled the line
     /// (``filledByGeneralParser``): the fast path sets none of them, so after a plain line they
-    /// are empty still. `fields` is stored only when it changes: the previous line mostly left
-    /// the same empty array, and storing one releases the old.
+    /// are empty still. The decoded fields are in ``fields`` already.
     @inline(__always)
-    mutating func setPlain(
-        t: Double, tExact: Int64, evID: Int32?, gen: UInt64?, fields: [Event.Field]
-    ) {
+    mutating func setPlain(t: Double, tExact: Int64, evID: Int32?, gen: UInt64?) {
         isObject = true
         if filledByGeneralParser { clearFindings() }
         self.t = t
         self.tExact = tExact
         self.evID = evID
         self.gen = gen
-        if !(fields.isEmpty && self.fields.isEmpty) { self.fields = fields }
     }
 
     /// Empties what only the general parser sets. Apart from the parser's loop, which is too

@@ -116,6 +116,9 @@ struct JSONLineParser {
     /// or they are too long): read only for the line that set them, so a plain line moves no
     /// optional text.
     var plainTexts: (src: String?, session: String?) = (nil, nil)
+    /// The fast path's `ev` text when ``evNames`` keeps no more: read only for the line that set
+    /// it (its `ev` number is then -1).
+    var plainEvText = ""
     /// The bytes of the `src` and `session` pairs after plain lines' leading `t`, met again on a
     /// later line in one comparison (the fast path's, when rules read neither as a field).
     var sourceSpans = SourceSpans()

@@ -87,6 +87,63 @@ import ConnAuditTestSupport
         #expect(objects.count <= window + EventRing.size)
     }
 
+    /// An event filled again keeps nothing of its earlier line: no field and no redacted key of
+    /// it, whether this line has none, some, or others (they are set only when either line has
+    /// some).
+    @Test func anEventFilledAgainHoldsOnlyItsOwnLinesFieldsAndRedactedKeys() {
+        let lines = EventRing.size * 4
+        // By the line's number: no field; a field; a secret key (redacted); both. A slot of the
+        // ring serves lines one round apart: each round, its line is of the next kind.
+        func kind(_ n: Int) -> Int { (n + (n - 1) / EventRing.size) % 4 }
+        func text(_ n: Int) -> String {
+            switch kind(n) {
+            case 0: return #"{"t":\#(n),"ev":"x.step"}"#
+            case 1: return #"{"t":\#(n),"ev":"x.step","n":\#(n)}"#
+            case 2: return #"{"t":\#(n),"ev":"x.step","password":"p\#(n)"}"#
+            default: return #"{"t":\#(n),"ev":"x.step","n":\#(n),"password":"p\#(n)"}"#
+            }
+        }
+        let reader = Self.reader((1...lines).map(text).joined(separator: "\n") + "\n")
+        var read = 0
+        var objects = Set<ObjectIdentifier>()
+        while let item = reader.next() {
+            guard case .event(let e, _, _) = item else { continue }
+            read += 1
+            objects.insert(ObjectIdentifier(e))
+            let hasN = kind(read) % 2 == 1, secret = kind(read) >= 2
+            #expect(e.value(of: "n") == (hasN ? .int(Int64(read)) : nil), "line \(e.line)")
+            #expect(e.redactedKeys == (secret ? ["password"] : []), "line \(e.line)")
+            #expect(e.hasRedactedKeys == secret)
+            #expect(e.fields.contains { $0.key == "password" } == secret)
+        }
+        #expect(read == lines)
+        // The lines were read into events filled again.
+        #expect(objects.count <= EventRing.size)
+    }
+
+    /// A logged line named as one of the reader's findings takes no id, also when its event is
+    /// one filled again (the reader resolves the id, not the event): a log cannot pass a line
+    /// for `$malformed`, `$secret` or `$time_regression`.
+    @Test func aLoggedLineNamedAsAReaderFindingTakesNoIdInAnEventFilledAgain() {
+        let findings = ["$malformed", "$secret", "$time_regression"]
+        for name in findings { _ = EvNames.id(name) }
+        let other = EvNames.id("x.step")
+        let lines = EventRing.size * 3
+        let text =
+            (1...lines).map { n in
+                #"{"t":\#(n),"ev":"\#(n % 4 == 0 ? "x.step" : findings[n % 4 - 1])"}"#
+            }.joined(separator: "\n") + "\n"
+        let reader = Self.reader(text)
+        var read = 0
+        while let item = reader.next() {
+            guard case .event(let e, _, _) = item else { continue }
+            read += 1
+            #expect(!e.isPseudo)
+            #expect(e.evID == (e.ev == "x.step" ? other : -1), "line \(e.line): \(e.ev)")
+        }
+        #expect(read == lines)
+    }
+
     /// A slot added to the ring goes round with the next round: an event held to the end costs
     /// the ring one slot a round, not one a line.
     @Test func anEventHeldToTheEndGrowsTheRingBySlotARound() {
@@ -95,9 +152,7 @@ import ConnAuditTestSupport
         var kept: Event?
         for line in 1...(EventRing.size * rounds) {
             if let spare = ring.spare() {
-                spare.refill(
-                    t: Double(line), ev: "x.step", gen: nil, file: 0, line: line, fields: [],
-                    redacted: nil, evID: -1)
+                spare.refill(t: Double(line), ev: "x.step", gen: nil, file: 0, line: line, evID: -1)
             } else {
                 let made = Event(t: Double(line), ev: "x.step", line: line)
                 ring.keep(made)
