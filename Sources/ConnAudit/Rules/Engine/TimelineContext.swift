@@ -330,7 +330,21 @@ final class TimelineContext {
     }
 
     /// Called once per source event, after every timeline saw it.
-    func record(_ e: Event, sink: FindingSink) {
+    ///
+    /// Inlined into each event's feed: most events find no finding waiting and no text rendered,
+    /// and only join the ring.
+    @inline(__always) func record(_ e: Event, sink: FindingSink) {
+        if enabled, !e.isPseudo, pending == nil, fresh.isEmpty, waitingAll.isEmpty,
+            e.gen == nil || waitingByGen.isEmpty
+        {
+            keep(e, text: nil)
+        } else {
+            recordOther(e, sink: sink)
+        }
+    }
+
+    /// ``record(_:sink:)`` for an event that serves or makes findings, or is not to be shown.
+    @inline(never) private func recordOther(_ e: Event, sink: FindingSink) {
         // The reader's pseudo-events are findings, not things that happened: not shown as context.
         guard enabled, !e.isPseudo else {
             // A finding anchored at a pseudo-event shows the real event of the same line after it.
@@ -338,14 +352,7 @@ final class TimelineContext {
             fresh.removeAll()
             return
         }
-        // Most events find no finding waiting and no text rendered: they only join the ring.
-        if pending == nil, fresh.isEmpty, waitingAll.isEmpty,
-            e.gen == nil || waitingByGen.isEmpty
-        {
-            keep(e, text: nil)
-        } else {
-            keep(e, text: serveWaiting(e, sink: sink))
-        }
+        keep(e, text: serveWaiting(e, sink: sink))
     }
 
     /// Puts `e` in the ring, in place of the oldest event once it is full.
