@@ -72,7 +72,16 @@ final class LineReader {
 
     /// The next line, or nil at the end of the input. Throws the source's InputError; lines read
     /// before an error have all been handed out first.
-    func next() throws(InputError) -> RawLine? {
+    ///
+    /// Inlined into the reader's loop: most lines end in what is buffered already.
+    @inline(__always) func next() throws(InputError) -> RawLine? {
+        if let nl = findNewline(from: start + scanned) { return makeTerminatedLine(endingAt: nl) }
+        return try nextAfterReading()
+    }
+
+    /// ``next()`` when the buffer holds no newline past what was scanned: reads on to one (or
+    /// to the end, or past a line too long to hold).
+    @inline(never) private func nextAfterReading() throws(InputError) -> RawLine? {
         while true {
             // Look for a newline in what is buffered.
             if let nl = findNewline(from: start + scanned) {
@@ -113,7 +122,7 @@ final class LineReader {
         }
     }
 
-    private func findNewline(from position: Int) -> Int? {
+    @inline(__always) private func findNewline(from position: Int) -> Int? {
         guard position < end else { return nil }
         guard let p = memchr(buffer + position, 0x0A, end - position) else { return nil }
         return buffer.distance(to: p.assumingMemoryBound(to: UInt8.self))
