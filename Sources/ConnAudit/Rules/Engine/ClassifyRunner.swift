@@ -79,22 +79,34 @@ final class ClassifyRunner: Runner {
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
         // Most events of a generation concern no label: one table lookup, and the checks that
-        // may match in the order of the labels (each label's `has`, then its `lacks`).
-        var ctx: EvalContext?
+        // may match in the order of the labels (each label's `has`, then its `lacks`). Most of
+        // the rest meet only checks a label's flag decided already: they are passed over
+        // without a context or a look at the labels.
         shape.withChecks(for: e.evID) { checks in
-            // Labels are read in place: a copy of one retains its name and both selectors.
-            shape.labels.withUnsafeBufferPointer { labels in
-                for c in checks {
-                    let i = Int(c >> 1)
-                    if c & 1 == 0 {
-                        if !has[i] {
-                            if ctx == nil { ctx = self.context(e) }
-                            if Evaluator.matches(labels[i].has!, e, ctx!) != nil { has[i] = true }
-                        }
-                    } else if !lacks[i] {
+            for c in checks where !(c & 1 == 0 ? has[Int(c >> 1)] : lacks[Int(c >> 1)]) {
+                evaluate(checks, e)
+                return
+            }
+        }
+    }
+
+    /// Makes `checks` on `e`, in order, those whose flag is set passed over (``handle``: at
+    /// least one is not): each check that matches sets its flag.
+    @inline(never)
+    private func evaluate(_ checks: UnsafeBufferPointer<Int32>, _ e: Event) {
+        var ctx: EvalContext?
+        // Labels are read in place: a copy of one retains its name and both selectors.
+        shape.labels.withUnsafeBufferPointer { labels in
+            for c in checks {
+                let i = Int(c >> 1)
+                if c & 1 == 0 {
+                    if !has[i] {
                         if ctx == nil { ctx = self.context(e) }
-                        if Evaluator.matches(labels[i].lacks!, e, ctx!) != nil { lacks[i] = true }
+                        if Evaluator.matches(labels[i].has!, e, ctx!) != nil { has[i] = true }
                     }
+                } else if !lacks[i] {
+                    if ctx == nil { ctx = self.context(e) }
+                    if Evaluator.matches(labels[i].lacks!, e, ctx!) != nil { lacks[i] = true }
                 }
             }
         }
