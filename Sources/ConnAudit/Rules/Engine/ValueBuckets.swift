@@ -220,30 +220,39 @@ enum BucketHash {
 
     /// ``hash(bytes:)``, and every byte or-ed into one word (a byte at 0x80 or above sets a high
     /// bit of one of its bytes).
+    ///
+    /// Every byte is read in a word: past eight bytes, the last word overlaps the one before;
+    /// four to seven bytes are the first four and the last four; one to three are the first,
+    /// the middle and the last (wyhash's reads). With the length mixed in, the words determine
+    /// the bytes, so equal bytes hash alike and no byte is read one at a time (most keys, ids
+    /// and generations, are a few bytes long).
     @inline(__always) private static func hashAndOr(
         bytes: UnsafeRawBufferPointer
     ) -> (hash: UInt64, or: UInt64) {
         let (s0, s1, s2) = seed
-        var h = s0 ^ 0x02 ^ UInt64(bytes.count) &* s2
-        var or: UInt64 = 0
-        var i = 0
         let n = bytes.count
-        while i + 8 <= n {
-            let word = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            or |= word
-            h = mix(word ^ s1, h ^ s2)
-            i += 8
-        }
-        if i < n {
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < n {
-                tail |= UInt64(bytes[i]) << shift
-                shift += 8
-                i += 1
+        var h = s0 ^ 0x02 ^ UInt64(n) &* s2
+        var or: UInt64 = 0
+        if n >= 8 {
+            var i = 0
+            while i + 8 < n {
+                let word = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                or |= word
+                h = mix(word ^ s1, h ^ s2)
+                i += 8
             }
-            or |= tail
-            h = mix(tail ^ s1, h ^ s2)
+            let last = bytes.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            or |= last
+            h = mix(last ^ s1, h ^ s2)
+        } else if n >= 4 {
+            let first = UInt64(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+            let last = UInt64(bytes.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+            or = first | last
+            h = mix((first | last << 32) ^ s1, h ^ s2)
+        } else if n > 0 {
+            let word = UInt64(bytes[0]) | UInt64(bytes[n / 2]) << 8 | UInt64(bytes[n - 1]) << 16
+            or = word
+            h = mix(word ^ s1, h ^ s2)
         }
         return (mix(h ^ s1, s2), or)
     }
