@@ -34,13 +34,18 @@ final class CountedIndex {
         // The runner that calls this owns `shared` for its life (``Runner/sharedRef(_:)``).
         let ctx = EvalContext(event: e, borrowing: shared)
         guard Evaluator.termTestsHold(term, e, ctx) else { return }
-        guard case .value(let k) = keyOf(e, ctx) else { return }
-        seqs.append(e.seq, for: k)
+        guard let k = keyOf.value(e, ctx) else { return }
+        seqs.append(e.seq, for: HashedKey(k))
     }
 
     /// How many events recorded with key `k` have a seq within `bounds`.
     func count(key k: Value, bounds: [CountedShape.Bound], context: EvalContext) -> Int {
         guard case .string = k else { return 0 }
+        return count(key: HashedKey(k), bounds: bounds, context: context)
+    }
+
+    /// ``count(key:bounds:context:)`` of a string key hashed already.
+    func count(key k: HashedKey, bounds: [CountedShape.Bound], context: EvalContext) -> Int {
         // Without bounds, the key's count: its seqs are not looked at.
         if bounds.isEmpty { return seqs.count(for: k) }
         guard let found = seqs.events(for: k) else { return 0 }
@@ -112,16 +117,14 @@ struct CountedShape: @unchecked Sendable {
     var term: Selector.Term
     /// The candidate's side, read as the index files events (made once per rule).
     let key: IndexKey
-    let outer: Expr
-    /// `outer`, compiled.
-    let outerValue: CompiledExpression
+    /// The outer side, read as the shape says (``OuterKey``).
+    let outer: OuterKey
     var bounds: [Bound]
 
     init(term: Selector.Term, key: Expr, outer: Expr, bounds: [Bound]) {
         self.term = term
         self.key = IndexKey(key)
-        self.outer = outer
-        outerValue = CompiledExpression(outer)
+        self.outer = OuterKey(outer)
         self.bounds = bounds
     }
 
@@ -222,8 +225,9 @@ final class CountedCall {
 
     private func answer(looking context: EvalContext, existence: Bool) -> Eval {
         var n = 0
-        if case .value(let k) = shape.outerValue(context) {
-            n = index.count(key: k, bounds: shape.bounds, context: context)
+        // Only a string can be `==` to a text (``CountedIndex``): any other key counts nothing.
+        if let k = shape.outer.value(context), case .string = k {
+            n = index.count(key: HashedKey(k), bounds: shape.bounds, context: context)
         }
         if existence { return n > 0 ? .true : .null }
         return .value(.int(Int64(n)))

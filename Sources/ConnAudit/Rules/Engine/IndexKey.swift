@@ -34,4 +34,71 @@ struct IndexKey: Sendable {
         }
         return compiled!.run(ctx, e)
     }
+
+    /// ``callAsFunction(_:_:)`` as a value; nil when it is undecided or an event.
+    @inline(__always) func value(_ e: Event, _ ctx: EvalContext) -> Value? {
+        if let field { return Self.text(Evaluator.field(field.name, id: field.id, of: e, ctx)) }
+        guard case .value(let k) = compiled!.run(ctx, e) else { return nil }
+        return k
+    }
+
+    /// `text(v)` as a compiled `text(…)` gives it (``Evaluator/apply(_:_:)``); nil when that is
+    /// undecided. A string is its own text: it is returned without a call.
+    @inline(__always) static func text(_ v: Value) -> Value? {
+        if case .string = v { return v }
+        guard case .value(let k) = Evaluator.apply(.text, .value(v)) else { return nil }
+        return k
+    }
+}
+
+/// The outer side of a counted call (``CountedShape``), made once with its shape: the key looked
+/// up, as a value.
+///
+/// `text(CAPTURE.FIELD)` (`text(c.id)`: the SSE rules' shape) reads the field where the context's
+/// captures hold the event and takes its text, as the compiled expression's `capture.field`
+/// (``CompiledExpression/captureMember(_:_:_:_:)``) and `text(…)` do, without the `Eval`s
+/// between them. Where the name is not read so (lets bound by name or laid out otherwise than
+/// the rule's resolution says, or no capture of that name), and for any other side, the
+/// compiled expression runs. (`OuterKeyAgreesWithCompiledTests` compares both.)
+struct OuterKey: Sendable {
+    let expr: Expr
+    private let member: (capture: String, hint: LetSlot, field: String, id: Int32)?
+    private let compiled: CompiledExpression
+
+    init(_ expr: Expr) {
+        self.expr = expr
+        compiled = CompiledExpression(expr)
+        if case .call(.text, let args, _) = expr, args.count == 1,
+            case .member(.name(let capture, _, let hint), let field, let id, _) = args[0],
+            hint.layout >= 0, hint.slot < 0, capture != "params"
+        {
+            member = (capture, hint, field, id)
+        } else {
+            member = nil
+        }
+    }
+
+    /// Whether the side is read without the compiled expression where the captures allow.
+    var readsCaptureDirectly: Bool { member != nil }
+
+    /// The side's value in `ctx`; nil when it is undecided or an event.
+    @inline(__always) func value(_ ctx: EvalContext) -> Value? {
+        if let member, !ctx.captures.isEmpty, Self.hintHolds(member.hint, ctx),
+            let v = ctx.captures.withEvent(
+                member.capture, { Evaluator.field(member.field, id: member.id, of: $0, ctx) })
+        {
+            return IndexKey.text(v)
+        }
+        guard case .value(let k) = compiled(ctx) else { return nil }
+        return k
+    }
+
+    /// Whether a name its rule resolved to no let is no let in `ctx` either: no lets bound by
+    /// name, and the lets, if any, laid out as the hint says (the test a compiled
+    /// `capture.field` makes before it reads the captures).
+    @inline(__always) private static func hintHolds(_ hint: LetSlot, _ ctx: EvalContext) -> Bool {
+        ctx.boundLets == nil
+            && ctx.letScope.map({ $0.table.layout == hint.layout }) ?? true
+            && ctx.withShared({ $0.withStatics { $0.table.layout == hint.layout } }) ?? true
+    }
 }

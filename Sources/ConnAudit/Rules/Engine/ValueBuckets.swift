@@ -41,7 +41,10 @@ struct KeyBuckets<Element> {
     var count: Int { entries.count }
 
     /// The events added with a key equal to `key`, oldest first; nil when there are none.
-    mutating func events(for key: Value) -> ArraySlice<Element>? {
+    mutating func events(for key: Value) -> ArraySlice<Element>? { events(for: HashedKey(key)) }
+
+    /// ``events(for:)`` of a key hashed already.
+    mutating func events(for key: HashedKey) -> ArraySlice<Element>? {
         guard let i = lookup(key) else { return nil }
         let m = Int(entries[i].more)
         if m != 0 { return rest[m - 1][...] }
@@ -52,31 +55,36 @@ struct KeyBuckets<Element> {
     /// How many elements were added with a key equal to `key`. (Mutating, as ``events(for:)``:
     /// called on the buckets an object holds, a non-mutating method is given a copy of them,
     /// each of their arrays retained.)
-    mutating func count(for key: Value) -> Int {
+    mutating func count(for key: Value) -> Int { count(for: HashedKey(key)) }
+
+    /// ``count(for:)`` of a key hashed already.
+    mutating func count(for key: HashedKey) -> Int {
         guard let i = lookup(key) else { return 0 }
         let m = Int(entries[i].more)
         return m != 0 ? rest[m - 1].count : 1
     }
 
     /// The entry of a key equal to `key`; nil when there is none.
-    @inline(__always) private func lookup(_ key: Value) -> Int? {
-        guard !slots.isEmpty, case .found(let i) = find(key, Self.hash(key)) else { return nil }
+    @inline(__always) private func lookup(_ key: HashedKey) -> Int? {
+        guard !slots.isEmpty, case .found(let i) = find(key.value, key.hash) else { return nil }
         return i
     }
 
     /// Adds `e` under `key`.
-    mutating func append(_ e: Element, for key: Value) {
-        let h = Self.hash(key)
+    mutating func append(_ e: Element, for key: Value) { append(e, for: HashedKey(key)) }
+
+    /// ``append(_:for:)`` under a key hashed already.
+    mutating func append(_ e: Element, for key: HashedKey) {
         var free = -1
         if !slots.isEmpty {
-            switch find(key, h) {
+            switch find(key.value, key.hash) {
             case .found(let i):
                 appendTo(i, e)
                 return
             case .absent(let slot): free = slot
             }
         }
-        addEntry(key, hash: h, first: e, free: free)
+        addEntry(key.value, hash: key.hash, first: e, free: free)
     }
 
     /// Adds `e` to entry `i`'s elements.
@@ -141,6 +149,17 @@ struct KeyBuckets<Element> {
 
     /// A value's hash: equal values (`==`) hash alike (``BucketHash/hash(_:)``).
     static func hash(_ v: Value) -> UInt64 { BucketHash.hash(v) }
+}
+
+/// A key with its hash (``BucketHash/hash(_:)``), taken once however many tables look it up.
+struct HashedKey {
+    let value: Value
+    let hash: UInt64
+
+    @inline(__always) init(_ value: Value) {
+        self.value = value
+        hash = BucketHash.hash(value)
+    }
 }
 
 typealias ValueBuckets = KeyBuckets<Event>
