@@ -22,20 +22,73 @@ final class CountedIndex {
     /// The selector's term: its `ev` names and field tests are checked when an event is added.
     let term: Selector.Term
     private var seqs = SeqBuckets()
+    /// The term's tests and key when they read the event alone (``EventTests``); nil when one
+    /// needs a context (a `$file` test, a glob, a regex, a key run compiled).
+    private let eventTests: EventTests?
+
     init(list: Int, key: IndexKey, term: Selector.Term) {
         self.list = list
         self.key = key.expr
         keyOf = key
         self.term = term
+        eventTests = key.readsEventAlone ? EventTests(term) : nil
     }
 
     /// Records `e` if it passes the term's tests: its seq under its key if that is decided.
     func add(_ e: Event, shared: Unmanaged<EvalShared>) {
-        // The runner that calls this owns `shared` for its life (``Runner/sharedRef(_:)``).
-        let ctx = EvalContext(event: e, borrowing: shared)
-        guard Evaluator.termTestsHold(term, e, ctx) else { return }
-        guard let k = keyOf.value(e, ctx) else { return }
+        let k: Value?
+        if let eventTests {
+            guard eventTests.hold(e) else { return }
+            k = keyOf.value(of: e)
+        } else {
+            // The runner that calls this owns `shared` for its life (``Runner/sharedRef(_:)``).
+            let ctx = EvalContext(event: e, borrowing: shared)
+            guard Evaluator.termTestsHold(term, e, ctx) else { return }
+            k = keyOf.value(e, ctx)
+        }
+        guard let k else { return }
         seqs.append(e.seq, for: HashedKey(k))
+    }
+
+    /// A term's `ev` names and field tests, decided at load time to read the event alone:
+    /// `equals` and `exists` tests of fields other than `$file`. They are what
+    /// ``Evaluator/termTestsHold(_:_:_:)`` checks, without the context it takes for a file's
+    /// name or a regex's step budget. (`CountedIndexAddsWithoutAContextTests` compares both.)
+    struct EventTests {
+        private let evIDs: [Int32]?
+        private let tests: [Selector.FieldTest]
+
+        /// Nil when a test needs a context.
+        init?(_ term: Selector.Term) {
+            evIDs = term.evIDs
+            let left = term.tests.filter { Selector.Term.leftToCheck($0, evIDs: term.evIDs) }
+            for test in left {
+                guard test.fieldID != -1, test.fieldID != FieldNames.file else { return nil }
+                switch test.predicate {
+                case .equals, .exists: continue
+                default: return nil
+                }
+            }
+            tests = left
+        }
+
+        /// Whether `e` passes: its `ev` is one of the names, and every test holds (an absent
+        /// field is null, and does not exist).
+        @inline(__always) func hold(_ e: Event) -> Bool {
+            if let evIDs, !evIDs.contains(e.evID) { return false }
+            for test in tests {
+                let found = e.value(of: test.field, id: test.fieldID)
+                switch test.predicate {
+                case .equals(let x):
+                    guard (found ?? .null).looselyEquals(x) else { return false }
+                case .exists(let wanted):
+                    guard (found != nil && found != .null) == wanted else { return false }
+                default:
+                    return false
+                }
+            }
+            return true
+        }
     }
 
     /// How many events recorded with key `k` have a seq within `bounds`.

@@ -26,6 +26,13 @@ struct IndexKey: Sendable {
     /// Whether the key is read without an expression (`text(FIELD)`).
     var readsFieldDirectly: Bool { field != nil }
 
+    /// Whether the key reads its field from the event alone (not `$file`, which names a file
+    /// of the context's, nor a field found by name): then ``value(of:)`` needs no context.
+    var readsEventAlone: Bool {
+        guard let field else { return false }
+        return field.id != -1 && field.id != FieldNames.file
+    }
+
     /// The key of `e`, with `ctx` as the context it is evaluated in (its event is `e`).
     @inline(__always) func callAsFunction(_ e: Event, _ ctx: EvalContext) -> Eval {
         if let field {
@@ -40,6 +47,12 @@ struct IndexKey: Sendable {
         if let field { return Self.text(Evaluator.field(field.name, id: field.id, of: e, ctx)) }
         guard case .value(let k) = compiled!.run(ctx, e) else { return nil }
         return k
+    }
+
+    /// ``value(_:_:)`` of a key that ``readsEventAlone``.
+    @inline(__always) func value(of e: Event) -> Value? {
+        let field = field!
+        return Self.text(e.value(of: field.name, id: field.id) ?? .null)
     }
 
     /// `text(v)` as a compiled `text(…)` gives it (``Evaluator/apply(_:_:)``); nil when that is
