@@ -74,7 +74,7 @@ struct KeyBuckets<Element> {
     mutating func append(_ e: Element, for key: Value) { append(e, for: HashedKey(key)) }
 
     /// ``append(_:for:)`` under a key hashed already.
-    mutating func append(_ e: Element, for key: HashedKey) {
+    mutating func append(_ e: Element, for key: consuming HashedKey) {
         var free = -1
         if !slots.isEmpty {
             switch find(key.value, key.hash) {
@@ -100,7 +100,9 @@ struct KeyBuckets<Element> {
 
     /// A new key, with its first element. `free`: the empty slot where a search for the key
     /// ended (-1: none), where the key goes unless the table grows first.
-    private mutating func addEntry(_ key: Value, hash h: UInt64, first: Element, free: Int = -1) {
+    private mutating func addEntry(
+        _ key: consuming Value, hash h: UInt64, first: Element, free: Int = -1
+    ) {
         entries.append(Entry(hash: h, key: key, first: first))
         let n = entries.count
         if n * 2 > slots.count {
@@ -118,7 +120,7 @@ struct KeyBuckets<Element> {
         case absent(Int)
     }
 
-    private func find(_ key: Value, _ h: UInt64) -> Probe {
+    @inline(__always) private func find(_ key: Value, _ h: UInt64) -> Probe {
         slots.withUnsafeBufferPointer { slots in
             entries.withUnsafeBufferPointer { entries in
                 let mask = slots.count - 1
