@@ -55,39 +55,53 @@ final class CountedIndex {
     /// ``Evaluator/termTestsHold(_:_:_:)`` checks, without the context it takes for a file's
     /// name or a regex's step budget. (`CountedIndexAddsWithoutAContextTests` compares both.)
     struct EventTests {
+        /// A test as the index checks it: plain cases, so that reading one in place copies no
+        /// box (``Selector/Predicate`` is indirect) and retains nothing.
+        private enum Check {
+            case equals(Value)
+            case exists(Bool)
+        }
+
         private let evIDs: [Int32]?
-        private let tests: [Selector.FieldTest]
+        private let fields: [(name: String, id: Int32)]
+        private let checks: [Check]
 
         /// Nil when a test needs a context.
         init?(_ term: Selector.Term) {
             evIDs = term.evIDs
-            let left = term.tests.filter { Selector.Term.leftToCheck($0, evIDs: term.evIDs) }
-            for test in left {
+            var fields: [(name: String, id: Int32)] = []
+            var checks: [Check] = []
+            for test in term.tests where Selector.Term.leftToCheck(test, evIDs: term.evIDs) {
                 guard test.fieldID != -1, test.fieldID != FieldNames.file else { return nil }
                 switch test.predicate {
-                case .equals, .exists: continue
+                case .equals(let x): checks.append(.equals(x))
+                case .exists(let wanted): checks.append(.exists(wanted))
                 default: return nil
                 }
+                fields.append((test.field, test.fieldID))
             }
-            tests = left
+            self.fields = fields
+            self.checks = checks
         }
 
         /// Whether `e` passes: its `ev` is one of the names, and every test holds (an absent
         /// field is null, and does not exist).
         @inline(__always) func hold(_ e: Event) -> Bool {
             if let evIDs, !evIDs.contains(e.evID) { return false }
-            for test in tests {
-                let found = e.value(of: test.field, id: test.fieldID)
-                switch test.predicate {
-                case .equals(let x):
-                    guard (found ?? .null).looselyEquals(x) else { return false }
-                case .exists(let wanted):
-                    guard (found != nil && found != .null) == wanted else { return false }
-                default:
-                    return false
+            return fields.withUnsafeBufferPointer { fields in
+                checks.withUnsafeBufferPointer { checks in
+                    for i in fields.indices {
+                        let found = e.value(of: fields[i].name, id: fields[i].id)
+                        switch checks[i] {
+                        case .equals(let x):
+                            guard (found ?? .null).looselyEquals(x) else { return false }
+                        case .exists(let wanted):
+                            guard (found != nil && found != .null) == wanted else { return false }
+                        }
+                    }
+                    return true
                 }
             }
-            return true
         }
     }
 

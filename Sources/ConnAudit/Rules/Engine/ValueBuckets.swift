@@ -170,7 +170,7 @@ typealias SeqBuckets = KeyBuckets<Int>
 /// Counts by key (a `count … by:`'s): each key's count is its one element.
 extension KeyBuckets where Element == Int {
     /// Adds one to `key`'s count and returns the new count.
-    mutating func increment(_ key: Value) -> Int {
+    mutating func increment(_ key: consuming Value) -> Int {
         let h = Self.hash(key)
         var free = -1
         if !slots.isEmpty {
