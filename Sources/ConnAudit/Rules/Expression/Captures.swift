@@ -9,9 +9,16 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
 
     /// One binding. A struct, not a tuple: an array of tuples is copied and destroyed through
     /// the runtime's generic tuple code, element by element.
+    ///
+    /// The event comes first: ``withEvent(_:_:)`` reads it at the entry's address.
     private struct Entry {
-        var name: String
         var event: Event
+        var name: String
+
+        init(name: String, event: Event) {
+            self.event = event
+            self.name = name
+        }
     }
 
     public init() {}
@@ -59,11 +66,21 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
     /// `body` with the event bound to `name`, read in place: not retained, as these captures
     /// hold it while `body` runs. Nil when `name` is not bound.
     @inline(__always) func withEvent<T>(_ name: String, _ body: (Event) -> T) -> T? {
-        entries.withUnsafeBufferPointer { entries in
-            for i in entries.indices where entries[i].name == name { return body(entries[i].event) }
+        // Found as an unmanaged reference (a plain word), and `body` called after the search:
+        // an event loaded as itself is retained for the call, and so is the buffer when a call
+        // runs inside its closure.
+        let found = entries.withUnsafeBufferPointer { entries -> Unmanaged<Event>? in
+            for i in entries.indices where entries[i].name == name {
+                assert(Self.entryEventOffset == 0, "an entry holds its event first")
+                return UnsafeRawPointer(entries.baseAddress! + i).load(as: Unmanaged<Event>.self)
+            }
             return nil
         }
+        return found?._withUnsafeGuaranteedRef(body)
     }
+
+    /// Where an entry holds its event: first, which ``withEvent(_:_:)`` reads it as.
+    static var entryEventOffset: Int? { MemoryLayout<Entry>.offset(of: \Entry.event) }
 
     /// Unbinds every name, keeping the storage (when these captures are its only holder): binding
     /// names again then allocates nothing (``SequenceRunner``'s spare captures).
