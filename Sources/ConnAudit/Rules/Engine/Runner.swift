@@ -252,21 +252,25 @@ class Runner: HistoryProvider {
     // MARK: - Contexts
 
     /// A context looking at `e` with `captures`, and the rule's lets bound lazily to it.
+    /// - Parameter captures: taken over by the context (consumed): empty ones, or ones made for
+    ///   it, move in without a retain.
     /// - Parameter frozen: the context outlives this event (an obligation): its lets keep the
     ///   values they have now, even static ones.
-    func context(_ e: Event, captures: Captures = Captures(), frozen: Bool = false) -> EvalContext {
+    func context(
+        _ e: Event, captures: consuming Captures = Captures(), frozen: Bool = false
+    ) -> EvalContext {
         let live = statics != nil && !frozen
         if frozen, let template = frozenTemplate, letCache?.changes == frozenStamp {
             // A copy of the template shares its box of bindings (the frozen scope): setting the
             // scope on a new context would make a box per obligation.
             var ctx = template
             ctx.event = e
-            ctx.captures = captures
+            ctx.captures = consume captures
             return ctx
         }
         // The runner owns the shared object and every context made here (see ``sharedRefs``).
         var ctx = EvalContext(event: e, borrowing: live ? sharedRef(.live) : sharedRef(.plain))
-        ctx.captures = captures
+        ctx.captures = consume captures
         if compiled.bindsHistoryResults {
             ctx.historyResults = HistoryResults(declared: compiled.historyResultNames)
         }
