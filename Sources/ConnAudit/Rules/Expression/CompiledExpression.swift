@@ -97,6 +97,16 @@ struct CompiledExpression: Sendable {
             case .coalesce:
                 return { ctx, e in Evaluator.shortCircuit(.coalesce, a(ctx, e)) { b(ctx, e) } }
             default:
+                // A literal operand is handed to the operator where this closure holds it: run
+                // as a node, it would be copied out (its text or list retained) and dropped again.
+                if case .literal(let v) = r {
+                    let right = Eval.value(v)
+                    return { ctx, e in Evaluator.combine(op, a(ctx, e), right) }
+                }
+                if case .literal(let v) = l {
+                    let left = Eval.value(v)
+                    return { ctx, e in Evaluator.combine(op, left, b(ctx, e)) }
+                }
                 return { ctx, e in
                     let x = a(ctx, e)
                     return Evaluator.combine(op, x, b(ctx, e))
