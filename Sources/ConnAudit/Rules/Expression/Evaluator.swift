@@ -321,8 +321,9 @@ public enum Evaluator {
     }
 
     /// A function of one argument (`type str json is_int text len abs`) on its evaluated
-    /// argument; undecided for any other function.
-    static func apply(_ function: Expr.Function, _ arg: Eval) -> Eval {
+    /// argument; undecided for any other function. The argument is taken over (consumed): a
+    /// text's `text(…)` hands it back as it came, with nothing copied out and dropped.
+    static func apply(_ function: Expr.Function, _ arg: consuming Eval) -> Eval {
         switch function {
         case .type:
             switch arg {
@@ -345,6 +346,7 @@ public enum Evaluator {
             default: return .false
             }
         case .text:
+            if case .value(.string) = arg { return arg }
             guard let v = decided(arg) else { return .undecided }
             // A number with a fraction or exponent: its shortest round-trip decimal (`1.50` is
             // "1.5"). A whole one from 2^53 up may stand for several integers (a 20-digit id read
