@@ -53,7 +53,7 @@ extension SequenceRunner {
 
     func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
         // Most events concern no partial and start none: leave everything as it is.
-        let starts = compiled.steps.withElement(0) { $0.selector.mayMatch(e.evID) }
+        let starts = firstStep!._withUnsafeGuaranteedRef { $0.selector.mayMatch(e.evID) }
         var concerned: UInt64 = 0
         var open = openStages
         while open != 0 {
@@ -76,7 +76,7 @@ extension SequenceRunner {
         }
         if starts, !startIsKnown(died: died) {
             startsTried += 1
-            compiled.steps.withElement(0) { first in
+            firstStep!._withUnsafeGuaranteedRef { first in
                 if let term = matchesStart(first.selector, e, self.context(e)) {
                     var captures = Captures()
                     if let name = term.capture(in: first.selector),
@@ -85,7 +85,7 @@ extension SequenceRunner {
                         if let spare = spareCaptures.popLast() { captures = spare }
                         captures[name] = e
                     }
-                    grown.append(Partial(stage: 1, captures: captures, last: e))
+                    grown.append(Partial(stage: 1, captures: consume captures, last: e))
                 }
             }
         }

@@ -114,6 +114,11 @@ final class SequenceRunner: Runner {
         spare.unbindAll()
         spareCaptures.append(spare)
     }
+    /// The first step (nil: the sequence has none), not counted: the compiled rule holds it for
+    /// as long as this runner lives. Read with `_withUnsafeGuaranteedRef` for every event the
+    /// runner is given, it costs no retain, where a read out of the rule's list of steps
+    /// retains the list for the call.
+    let firstStep: Unmanaged<StepSelectors>?
     /// Per step, the captures bound up to it that anything after it reads; others are dropped
     /// from partial matches, so partials that differ only in them merge.
     /// (A handful of names per step: a linear search is cheaper than hashing one.)
@@ -194,6 +199,7 @@ final class SequenceRunner: Runner {
             sequence = Sequence(steps: [], reportAt: nil)
             sequenceWithout = nil
         }
+        firstStep = compiled.steps.first.map { Unmanaged.passUnretained($0) }
         kept = compiled.keptCaptureNames
         stageConcerns = compiled.stageConcerns
         keyed = compiled.keyCaptureNames
