@@ -155,11 +155,14 @@ final class BasicRunner: Runner {
         sink: FindingSink, late: Bool
     ) -> Bool {
         lookAheadPending = false
+        // `judging` is nil but while a late judgement runs: only those set it back.
         if late { judging = e }
-        defer { judging = nil }
+        defer { if late { judging = nil } }
         let verdict: Bool?
         switch every.expect {
-        case .expression: verdict = every.expectRun.unsafelyUnwrapped(ctx).truth
+        // Called where the check holds it: taken out of its optional, the compiled
+        // expression would be retained for the call and released after it.
+        case .expression: verdict = every.expectRun?.callAsFunction(ctx).truth
         case .selector(let s): verdict = Evaluator.matches(s, e, ctx) != nil
         }
         if lookAheadPending, !ended { return false }
