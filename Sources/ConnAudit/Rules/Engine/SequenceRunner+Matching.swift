@@ -319,7 +319,7 @@ extension SequenceRunner {
         visits += 1
         guard spend(1) else { return false }
         // The step is read in place (see ``StepSelectors``).
-        compiled.steps.withElement(stage) { step in
+        steps.withElement(stage) { step in
             attempt(
                 e, step, stage: stage, at: position, grows: grows, dies: dies,
                 completed: &completed, grown: &grown, died: &died)

@@ -119,6 +119,9 @@ final class SequenceRunner: Runner {
     /// runner is given, it costs no retain, where a read out of the rule's list of steps
     /// retains the list for the call.
     let firstStep: Unmanaged<StepSelectors>?
+    /// The compiled rule's steps, shared: read out of this runner's own `let`, a step costs no
+    /// retain of the list, where a read through the compiled rule retains the list for the call.
+    let steps: [StepSelectors]
     /// Per step, the captures bound up to it that anything after it reads; others are dropped
     /// from partial matches, so partials that differ only in them merge.
     /// (A handful of names per step: a linear search is cheaper than hashing one.)
@@ -200,6 +203,7 @@ final class SequenceRunner: Runner {
             sequenceWithout = nil
         }
         firstStep = compiled.steps.first.map { Unmanaged.passUnretained($0) }
+        steps = compiled.steps
         kept = compiled.keptCaptureNames
         stageConcerns = compiled.stageConcerns
         keyed = compiled.keyCaptureNames
