@@ -79,6 +79,28 @@ extension CompiledExpression {
         }
     }
 
+    /// `let == null` (or `!=`, `equal` false) for a bare name its rule resolved to a let's slot:
+    /// what ``Evaluator/combine(_:_:_:)`` gives of the let's value and null. Where the let is a
+    /// running aggregate's `first` or `last` (``StaticLets/isNull(slot:)``), the aggregate is
+    /// asked whether it holds an event: the event is not counted and released again for a
+    /// test. Anywhere else the let's value is read whole.
+    static func letNullTest(_ name: String, _ hint: LetSlot, equal: Bool) -> Run {
+        let slot = Int(hint.slot)
+        let whole = bare(name, hint)
+        return { ctx, e in
+            if ctx.boundLets == nil, ctx.letScope == nil,
+                let isNull = ctx.withShared({
+                    $0.withStatics { s in
+                        s.table.layout == hint.layout ? s.isNull(slot: slot) : nil
+                    }
+                })
+            {
+                return .value(.bool(isNull == equal))
+            }
+            return Evaluator.combine(equal ? .equal : .notEqual, whole(ctx, e), .null)
+        }
+    }
+
     /// Whether a name resolved to no let (`hint.slot` < 0) is no let in `ctx` either: no lets
     /// bound by name, and the lets, if any, laid out as the hint says.
     @inline(__always) private static func hintHolds(_ hint: LetSlot, _ ctx: EvalContext) -> Bool {

@@ -37,6 +37,26 @@ struct CompiledExpression: Sendable {
         ctx.withEvent { run(ctx, $0) }
     }
 
+    /// A binary operator other than `and`, `or`, `??` on its compiled operands `a` and `b`
+    /// (of `l` and `r`). A literal operand is handed to the operator where this closure holds
+    /// it: run as a node, it would be copied out (its text or list retained) and dropped again.
+    private static func binary(
+        _ op: Expr.BinaryOp, _ a: @escaping Run, _ b: @escaping Run, _ l: Expr, _ r: Expr
+    ) -> Run {
+        if case .literal(let v) = r {
+            let right = Eval.value(v)
+            return { ctx, e in Evaluator.combine(op, a(ctx, e), right) }
+        }
+        if case .literal(let v) = l {
+            let left = Eval.value(v)
+            return { ctx, e in Evaluator.combine(op, left, b(ctx, e)) }
+        }
+        return { ctx, e in
+            let x = a(ctx, e)
+            return Evaluator.combine(op, x, b(ctx, e))
+        }
+    }
+
     private static func compile(_ expr: Expr) -> Run {
         switch expr {
         case .literal(let v):
@@ -96,21 +116,22 @@ struct CompiledExpression: Sendable {
             case .or: return { ctx, e in Evaluator.shortCircuit(.or, a(ctx, e)) { b(ctx, e) } }
             case .coalesce:
                 return { ctx, e in Evaluator.shortCircuit(.coalesce, a(ctx, e)) { b(ctx, e) } }
+            case .equal, .notEqual:
+                // A let compared with null: asked of its aggregate where it is one's first or
+                // last (``letNullTest(_:_:equal:)``).
+                if case .literal(.null) = r, case .name(let name, _, let hint) = l,
+                    hint.layout >= 0, hint.slot >= 0, name != "params"
+                {
+                    return letNullTest(name, hint, equal: op == .equal)
+                }
+                if case .literal(.null) = l, case .name(let name, _, let hint) = r,
+                    hint.layout >= 0, hint.slot >= 0, name != "params"
+                {
+                    return letNullTest(name, hint, equal: op == .equal)
+                }
+                return binary(op, a, b, l, r)
             default:
-                // A literal operand is handed to the operator where this closure holds it: run
-                // as a node, it would be copied out (its text or list retained) and dropped again.
-                if case .literal(let v) = r {
-                    let right = Eval.value(v)
-                    return { ctx, e in Evaluator.combine(op, a(ctx, e), right) }
-                }
-                if case .literal(let v) = l {
-                    let left = Eval.value(v)
-                    return { ctx, e in Evaluator.combine(op, left, b(ctx, e)) }
-                }
-                return { ctx, e in
-                    let x = a(ctx, e)
-                    return Evaluator.combine(op, x, b(ctx, e))
-                }
+                return binary(op, a, b, l, r)
             }
         case .conditional(let c, let yes, let no):
             let test = compile(c), a = compile(yes), b = compile(no)

@@ -215,6 +215,21 @@ final class StaticLets {
         return v
     }
 
+    /// Whether the let at `slot` is null, read in place, when the let is a running aggregate's
+    /// `first` or `last` (``LetTable/direct``): whether the aggregate holds no event. Nil for any
+    /// other let, and while the runner cross-checks its answers (as ``member(slot:_:id:_:)``).
+    func isNull(slot: Int) -> Bool? {
+        guard let direct = table.direct[slot], direct.kind == .first || direct.kind == .last,
+            let runner
+        else { return nil }
+        return runner._withUnsafeGuaranteedRef { runner in
+            guard runner.crossCheck == nil else { return nil }
+            return runner.withAggregateEvent(direct.aggregate, first: direct.kind == .first) {
+                $0 == nil
+            }
+        }
+    }
+
     /// `let.field` of the let at `slot`, read in place, when the let is a running aggregate's
     /// `first` or `last` (``LetTable/direct``): the field of the event the aggregate holds, or
     /// null when it holds none. Nil for any other let, and while the runner cross-checks its
