@@ -6,7 +6,8 @@ import Testing
 /// (``SequenceRunner/firstStep``): that holds only while the reference is the compiled rule's
 /// own first step, which the runner's compiled rule keeps alive for the runner's whole life.
 @Suite struct SequenceRunnerReadsItsFirstStepInPlaceTests {
-    @Test func theFirstStepIsTheCompiledRulesOwn() throws {
+    /// A two-step sequence rule.
+    static func sequenceRule() throws -> Rule {
         let text = """
             rules:
               - id: t.late
@@ -16,7 +17,11 @@ import Testing
                   - { ev: ws.ping, as: p }
                   - { ev: ws.pong, where: "t >= p.t + 10" }
             """
-        let rule = try #require(try RuleLoader.load(files: [("rules/t.yaml", text)]).rules.first)
+        return try #require(try RuleLoader.load(files: [("rules/t.yaml", text)]).rules.first)
+    }
+
+    @Test func theFirstStepIsTheCompiledRulesOwn() throws {
+        let rule = try Self.sequenceRule()
         let compiled = CompiledRule(rule: rule, index: 0, overrides: [:])
         let runner = SequenceRunner(compiled, files: ["a.jsonl"])
         let first = try #require(runner.firstStep)
@@ -24,16 +29,7 @@ import Testing
     }
 
     @Test func theFirstStepLivesAsLongAsTheRunner() throws {
-        let text = """
-            rules:
-              - id: t.late
-                title: A pong after a ping
-                for: generation
-                forbid:
-                  - { ev: ws.ping, as: p }
-                  - { ev: ws.pong, where: "t >= p.t + 10" }
-            """
-        let rule = try #require(try RuleLoader.load(files: [("rules/t.yaml", text)]).rules.first)
+        let rule = try Self.sequenceRule()
         weak var step: StepSelectors?
         var runner: SequenceRunner? = SequenceRunner(
             CompiledRule(rule: rule, index: 0, overrides: [:]), files: ["a.jsonl"])

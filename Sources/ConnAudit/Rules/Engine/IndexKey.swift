@@ -96,7 +96,7 @@ struct OuterKey: Sendable {
 
     /// The side's value in `ctx`; nil when it is undecided or an event.
     @inline(__always) func value(_ ctx: EvalContext) -> Value? {
-        if let member, !ctx.captures.isEmpty, Self.hintHolds(member.hint, ctx),
+        if let member, !ctx.captures.isEmpty, CompiledExpression.hintHolds(member.hint, ctx),
             let v = ctx.captures.withEvent(
                 member.capture, { Evaluator.field(member.field, id: member.id, of: $0, ctx) })
         {
@@ -104,14 +104,5 @@ struct OuterKey: Sendable {
         }
         guard case .value(let k) = compiled(ctx) else { return nil }
         return k
-    }
-
-    /// Whether a name its rule resolved to no let is no let in `ctx` either: no lets bound by
-    /// name, and the lets, if any, laid out as the hint says (the test a compiled
-    /// `capture.field` makes before it reads the captures).
-    @inline(__always) private static func hintHolds(_ hint: LetSlot, _ ctx: EvalContext) -> Bool {
-        ctx.boundLets == nil
-            && ctx.letScope.map({ $0.table.layout == hint.layout }) ?? true
-            && ctx.withShared({ $0.withStatics { $0.table.layout == hint.layout } }) ?? true
     }
 }

@@ -65,14 +65,7 @@ extension CompiledExpression {
         let slot = Int(hint.slot)
         let whole = bare(name, hint)
         return { ctx, e in
-            if ctx.boundLets == nil, ctx.letScope == nil,
-                let v = ctx.withShared({
-                    $0.withStatics { s in
-                        s.table.layout == hint.layout
-                            ? s.member(slot: slot, field, id: id, ctx) : nil
-                    }
-                })
-            {
+            if let v = withStaticLets(hint, ctx, { $0.member(slot: slot, field, id: id, ctx) }) {
                 return v
             }
             return Evaluator.member(whole(ctx, e), field, id: id, ctx)
@@ -88,22 +81,28 @@ extension CompiledExpression {
         let slot = Int(hint.slot)
         let whole = bare(name, hint)
         return { ctx, e in
-            if ctx.boundLets == nil, ctx.letScope == nil,
-                let isNull = ctx.withShared({
-                    $0.withStatics { s in
-                        s.table.layout == hint.layout ? s.isNull(slot: slot) : nil
-                    }
-                })
-            {
+            if let isNull = withStaticLets(hint, ctx, { $0.isNull(slot: slot) }) {
                 return .value(.bool(isNull == equal))
             }
             return Evaluator.combine(equal ? .equal : .notEqual, whole(ctx, e), .null)
         }
     }
 
+    /// `body` with the runner's static lets, when a let's slot resolved at load time (`hint`)
+    /// is the slot they hold in `ctx`: no lets bound by name or in a scope of the context's own,
+    /// and the static lets laid out as the hint says. Nil otherwise, or when `body` gives nil.
+    @inline(__always) private static func withStaticLets<T>(
+        _ hint: LetSlot, _ ctx: EvalContext, _ body: (StaticLets) -> T?
+    ) -> T? {
+        guard ctx.boundLets == nil, ctx.letScope == nil else { return nil }
+        return ctx.withShared {
+            $0.withStatics { s in s.table.layout == hint.layout ? body(s) : nil }
+        }
+    }
+
     /// Whether a name resolved to no let (`hint.slot` < 0) is no let in `ctx` either: no lets
     /// bound by name, and the lets, if any, laid out as the hint says.
-    @inline(__always) private static func hintHolds(_ hint: LetSlot, _ ctx: EvalContext) -> Bool {
+    @inline(__always) static func hintHolds(_ hint: LetSlot, _ ctx: EvalContext) -> Bool {
         ctx.boundLets == nil
             && ctx.letScope.map({ $0.table.layout == hint.layout }) ?? true
             && ctx.withShared({ $0.withStatics { $0.table.layout == hint.layout } }) ?? true

@@ -215,34 +215,29 @@ final class StaticLets {
         return v
     }
 
-    /// Whether the let at `slot` is null, read in place, when the let is a running aggregate's
-    /// `first` or `last` (``LetTable/direct``): whether the aggregate holds no event. Nil for any
-    /// other let, and while the runner cross-checks its answers (as ``member(slot:_:id:_:)``).
-    func isNull(slot: Int) -> Bool? {
-        guard let direct = table.direct[slot], direct.kind == .first || direct.kind == .last,
-            let runner
-        else { return nil }
-        return runner._withUnsafeGuaranteedRef { runner in
-            guard runner.crossCheck == nil else { return nil }
-            return runner.withAggregateEvent(direct.aggregate, first: direct.kind == .first) {
-                $0 == nil
-            }
+    /// Whether the let at `slot` is null, read in place (``withAggregateEvent(slot:_:)``):
+    /// whether the aggregate holds no event.
+    func isNull(slot: Int) -> Bool? { withAggregateEvent(slot: slot) { $0 == nil } }
+
+    /// `let.field` of the let at `slot`, read in place (``withAggregateEvent(slot:_:)``): the
+    /// field of the event the aggregate holds, or null when it holds none.
+    func member(slot: Int, _ field: String, id: Int32, _ ctx: EvalContext) -> Eval? {
+        withAggregateEvent(slot: slot) {
+            $0.map { .value(Evaluator.field(field, id: id, of: $0, ctx)) } ?? .null
         }
     }
 
-    /// `let.field` of the let at `slot`, read in place, when the let is a running aggregate's
-    /// `first` or `last` (``LetTable/direct``): the field of the event the aggregate holds, or
-    /// null when it holds none. Nil for any other let, and while the runner cross-checks its
-    /// answers (``value(slot:_:_:)`` checks each read).
-    func member(slot: Int, _ field: String, id: Int32, _ ctx: EvalContext) -> Eval? {
+    /// `body` with the event the let at `slot` stands for, read where its runner holds it (nil:
+    /// none yet), when the let is a running aggregate's `first` or `last` (``LetTable/direct``):
+    /// the event is not counted and released again for one look. Nil for any other let, and
+    /// while the runner cross-checks its answers (``value(slot:_:_:)`` checks each read whole).
+    @inline(__always) private func withAggregateEvent<T>(slot: Int, _ body: (Event?) -> T) -> T? {
         guard let direct = table.direct[slot], direct.kind == .first || direct.kind == .last,
             let runner
         else { return nil }
         return runner._withUnsafeGuaranteedRef { runner in
             guard runner.crossCheck == nil else { return nil }
-            return runner.withAggregateEvent(direct.aggregate, first: direct.kind == .first) {
-                $0.map { .value(Evaluator.field(field, id: id, of: $0, ctx)) } ?? .null
-            }
+            return runner.withAggregateEvent(direct.aggregate, first: direct.kind == .first, body)
         }
     }
 }
