@@ -77,7 +77,11 @@ extension SequenceRunner {
         if starts, !startIsKnown(died: died) {
             startsTried += 1
             firstStep!._withUnsafeGuaranteedRef { first in
-                if let term = matchesStart(first.selector, e, self.context(e)) {
+                let match =
+                    stepsByID & 1 != 0
+                    ? Self.matchByID(first.selector, e)
+                    : matchesStart(first.selector, e, self.context(e))
+                if let term = match {
                     var captures = Captures()
                     if let name = term.capture(in: first.selector),
                         sequence.steps.count == 1 || kept[0].contains(name)
@@ -333,21 +337,25 @@ extension SequenceRunner {
         _ e: Event, _ step: StepSelectors, stage: Int, at position: Int, grows: Bool, dies: Bool,
         completed: inout Bool, grown: inout [Partial], died: inout UInt64
     ) {
+        let bit: UInt64 = 1 << stage
+        if !grows || stepsByID & bit != 0, !dies || withoutsByID & bit != 0 {
+            // Every test the partial is given here reads the event's id alone: no context.
+            if grows, let term = Self.matchByID(step.selector, e) {
+                grow(e, step, term, stage: stage, at: position, completed: &completed, into: &grown)
+            }
+            guard dies else { return }
+            if let without = step.without, without.mayMatch(e.evID) {
+                kill(stage: stage, at: position)
+                died |= bit
+            } else if let without = sequenceWithout, without.mayMatch(e.evID) {
+                kill(stage: stage, at: position)
+                died |= bit
+            }
+            return
+        }
         let pctx = self.context(e, captures: stages[stage].partials[position].captures)
         if grows, let term = Evaluator.matches(step.selector, e, pctx) {
-            var q = stages[stage].partials[position]
-            q.stage += 1
-            if let name = term.capture(in: step.selector),
-                kept[stage].contains(name) || q.stage == sequence.steps.count
-            {
-                q.captures[name] = e
-            }
-            q.last = e
-            if q.stage == sequence.steps.count {
-                q.origin = stages[stage].partials[position].ordinal
-                if reportsAtLastStep { completed = true }
-            }
-            grown.append(q)
+            grow(e, step, term, stage: stage, at: position, completed: &completed, into: &grown)
         }
         guard dies else { return }
         // The event is now in the gap before this partial's next step.
@@ -358,6 +366,27 @@ extension SequenceRunner {
             kill(stage: stage, at: position)
             died |= 1 << stage
         }
+    }
+
+    /// Adds to `grown` the partial at `position` of `stage` grown by `e`, which matched `step`'s
+    /// selector at `term`.
+    @inline(__always) private func grow(
+        _ e: Event, _ step: StepSelectors, _ term: SelectorMatch, stage: Int, at position: Int,
+        completed: inout Bool, into grown: inout [Partial]
+    ) {
+        var q = stages[stage].partials[position]
+        q.stage += 1
+        if let name = term.capture(in: step.selector),
+            kept[stage].contains(name) || q.stage == sequence.steps.count
+        {
+            q.captures[name] = e
+        }
+        q.last = e
+        if q.stage == sequence.steps.count {
+            q.origin = stages[stage].partials[position].ordinal
+            if reportsAtLastStep { completed = true }
+        }
+        grown.append(q)
     }
 
     func kill(stage: Int, at position: Int) {

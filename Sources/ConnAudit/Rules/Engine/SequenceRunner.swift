@@ -133,6 +133,11 @@ final class SequenceRunner: Runner {
     /// `report_at` is unset or names its last step): once one is, the others would be dropped
     /// as the same anchor, so the last stage stops trying.
     let reportsAtLastStep: Bool
+    /// Per step (a bit each): whether its selector, and whether what kills a partial waiting for
+    /// it, match by the event's id alone (``matchByID(_:_:)``): then no context is made for them.
+    /// Tests clear them to try every step with a context.
+    var stepsByID: UInt64
+    var withoutsByID: UInt64
 
     /// Whether nothing after the first step tells its matches apart (none of its captures is
     /// keyed): every partial of stage 1 then has one key, and at most one is open. And whether
@@ -219,6 +224,8 @@ final class SequenceRunner: Runner {
                 ?? true
         }
         reportsAtLastStep = atLast
+        stepsByID = Self.stepsByID(compiled.steps)
+        withoutsByID = Self.withoutsByID(compiled.steps, sequenceWithout: sequenceWithout)
         if case .response(_, let followedBy, let within, let unless, _) = compiled.rule.check {
             responseFollowedBy = followedBy
             responseWithin = within
