@@ -83,8 +83,12 @@ struct Obligations {
     }
 
     /// `count` obligations answered and dropped from the list at once (their anchors closed with
-    /// ``closeAnchor(_:)``).
-    fileprivate mutating func answered(_ count: Int) { live -= count }
+    /// ``closeAnchor(_:)``). With none left open no deadline is left to wait for: the heap is
+    /// emptied, rather than its entries popped one by one as their deadlines pass.
+    fileprivate mutating func answered(_ count: Int) {
+        live -= count
+        if live == 0 { heap.truncate(to: 0) }
+    }
 
     /// An answered obligation's anchor is open no more (with `report_at`, ``openAnchors``).
     fileprivate mutating func closeAnchor(_ seq: Int) { openAnchors.remove(seq) }
