@@ -402,12 +402,21 @@ extension SequenceRunner {
     /// move down in order); its key indexes are made again when next asked for.
     func compact(_ stage: Int) {
         if stages[stage].live == 0 {
-            for i in stages[stage].partials.indices {
-                recycle(&stages[stage].partials[i].captures)
+            // Emptied through one pointer to the stage (most often its one partial died): each
+            // access by index checks that the list of stages, then its partials, is held once.
+            stages.withUnsafeMutableBufferPointer { stages in
+                let s = stages.baseAddress! + stage
+                for i in s.pointee.partials.indices where !s.pointee.partials[i].captures.isEmpty {
+                    recycle(&s.pointee.partials[i].captures)
+                }
+                s.pointee.partials.truncate(to: 0)
+                if s.pointee.keys != nil { s.pointee.keys = nil }
+                if s.pointee.indexes.isMade(0) || s.pointee.indexes.isMade(1)
+                    || s.pointee.indexes.isMade(2)
+                {
+                    s.pointee.indexes = KeyIndexes()
+                }
             }
-            stages[stage].partials.truncate(to: 0)
-            stages[stage].keys = nil
-            stages[stage].indexes = KeyIndexes()
             openStages &= ~(1 << stage)
             return
         }
