@@ -106,7 +106,7 @@ extension SequenceRunner {
         if grown.count > 1 { grown.reverse() }
         while var q = grown.popLast() {
             if q.stage == sequence.steps.count {
-                complete(q, context: context, sink: sink)
+                complete(&q, context: context, sink: sink)
             } else {
                 if stages.isEmpty {
                     stages = Array(repeating: Stage(), count: sequence.steps.count)
@@ -456,13 +456,17 @@ extension SequenceRunner {
         return match.last
     }
 
-    func complete(_ match: Partial, context: ContextScope, sink: FindingSink) {
+    /// Reports, opens or arms what the complete `match` calls for. Its captures move into the
+    /// context it is judged with (`match` is left without them): an obligation keeps them there.
+    func complete(_ match: inout Partial, context: ContextScope, sink: FindingSink) {
         let anchor = anchor(of: match)
         // Bare names in messages read the event the finding points at. An obligation keeps its
         // context until it is answered: its lets are frozen.
         var isResponse = false
         if case .response = check { isResponse = true }
-        let ctx = self.context(anchor, captures: match.captures, frozen: isResponse)
+        var captures = Captures()
+        swap(&captures, &match.captures)
+        let ctx = self.context(anchor, captures: consume captures, frozen: isResponse)
         switch check {
         case .forbid:
             if reportedAnchors.insert(anchor.seq).inserted {
@@ -482,8 +486,8 @@ extension SequenceRunner {
             guard spend(looked) else { return }
             if !found { report(.violation, at: anchor, ctx, context: context, sink: sink) }
         case .neverAfter:
-            let key = match.captures.seqs(of: keyed[sequence.steps.count - 1])
-            if armedKeys.insert(key).inserted { armed.append(match.captures) }
+            let key = ctx.captures.seqs(of: keyed[sequence.steps.count - 1])
+            if armedKeys.insert(key).inserted { armed.append(ctx.captures) }
         default:
             break
         }

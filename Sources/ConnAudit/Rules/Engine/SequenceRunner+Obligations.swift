@@ -116,7 +116,7 @@ struct Obligations {
 
 extension SequenceRunner {
     /// Opens the obligation of a complete trigger match (or reports it at once: an undecided or
-    /// negative `within_ms`).
+    /// negative `within_ms`). The match's captures are in `ctx` (``complete(_:context:sink:)``).
     func open(
         _ match: Partial, anchor: Event, _ ctx: EvalContext, context: ContextScope,
         sink: FindingSink
@@ -124,7 +124,7 @@ extension SequenceRunner {
         guard responseFollowedBy != nil else { return }
         // A trigger of one step completes one match per event at most: no other to tell it from.
         if sequence.steps.count > 1 {
-            guard isNewMatch(match.captures.seqs(of: lastKeyed, after: match.last.seq)) else {
+            guard isNewMatch(ctx.captures.seqs(of: lastKeyed, after: match.last.seq)) else {
                 return
             }
         }
