@@ -4,9 +4,10 @@
 /// matches an event exactly when its id is one of the selector's: no field is read, no `where:`
 /// runs, so the answer needs no evaluation context. A partial tried only against such tests (its
 /// step's selector, its `without`, the sequence's `without`) is decided with no context made and
-/// none of its captures copied, and a first step of that kind starts a partial the same way. The
-/// answer is the one ``Evaluator/matches(_:_:_:)`` gives, term for term (a capture is the
-/// matching term's).
+/// none of its captures copied, and a first step of that kind starts a partial the same way.
+/// Where only the `without`s are of that kind, a partial's death is decided by id and its step
+/// alone is evaluated. The answer is the one ``Evaluator/matches(_:_:_:)`` gives, term for term
+/// (a capture is the matching term's).
 extension SequenceRunner {
     /// Per step (bit `i` for step `i`): whether its selector matches by id alone.
     static func stepsByID(_ steps: [StepSelectors]) -> UInt64 {

@@ -358,6 +358,13 @@ extension SequenceRunner {
             grow(e, step, term, stage: stage, at: position, completed: &completed, into: &grown)
         }
         guard dies else { return }
+        if withoutsByID & bit != 0 {
+            if step.without?.mayMatch(e.evID) == true || sequenceWithout?.mayMatch(e.evID) == true {
+                kill(stage: stage, at: position)
+                died |= bit
+            }
+            return
+        }
         // The event is now in the gap before this partial's next step.
         if let without = step.without, Evaluator.matches(without, e, pctx) != nil {
             kill(stage: stage, at: position)
