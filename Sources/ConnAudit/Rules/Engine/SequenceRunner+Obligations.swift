@@ -298,7 +298,7 @@ extension SequenceRunner {
     private func settle(
         now: Double, context: ContextScope, sink: FindingSink, all: Bool,
         answering: [(all: Bool, ordinals: [Int])],
-        answered: (EvalContext) -> Bool
+        answered: (inout EvalContext) -> Bool
     ) {
         var due: [Int] = []
         if let top = obligations.heap.first, top.deadline < now { obligations.trimHeap() }
@@ -332,7 +332,9 @@ extension SequenceRunner {
                     if buffer[i].dead { continue }
                     visits += 1
                     if !spend(1) { return buffer.count }
-                    if answered(buffer[i].context) {
+                    // In place: handed on by value, the context would be copied (its captures
+                    // and lets retained) for every obligation asked.
+                    if answered(&buffer[i].context) {
                         answeredCount += 1
                         // Closed in place: a list of them would be allocated per event.
                         if sequence.reportAt != nil {
@@ -357,7 +359,8 @@ extension SequenceRunner {
                 }
                 visits += 1
                 guard spend(1) else { return }
-                if answered(obligations.items[i].context) { obligations.kill(at: i) }
+                var ctx = obligations.items[i].context
+                if answered(&ctx) { obligations.kill(at: i) }
             }
         }
         if obligations.live < obligations.items.count {
