@@ -22,7 +22,14 @@ struct Obligations {
     fileprivate(set) var live = 0
     fileprivate var nextOrdinal = 0
     /// The deadlines, earliest first at the top: (deadline, ordinal) pairs of a binary heap.
-    fileprivate(set) var heap: [(deadline: Double, ordinal: Int)] = []
+    fileprivate(set) var heap: [Deadline] = []
+
+    /// An obligation's deadline in the heap. A struct, not a tuple: an array of tuples is
+    /// appended to and its elements swapped through the runtime's generic tuple code.
+    struct Deadline {
+        var deadline: Double
+        var ordinal: Int
+    }
     /// With `report_at`: the anchors with an open obligation (one at a time per anchor).
     fileprivate(set) var openAnchors = Set<Int>()
     /// The key indexes of `followed_by` (0) and `unless` (1) (``CompiledRule/obligationPlans``),
@@ -46,7 +53,7 @@ struct Obligations {
     }
 
     fileprivate mutating func push(_ deadline: Double, _ ordinal: Int) {
-        heap.append((deadline, ordinal))
+        heap.append(Deadline(deadline: deadline, ordinal: ordinal))
         var i = heap.count - 1
         while i > 0 {
             let parent = (i - 1) / 2
@@ -72,7 +79,7 @@ struct Obligations {
     }
 
     private static func precedes(
-        _ a: (deadline: Double, ordinal: Int), _ b: (deadline: Double, ordinal: Int)
+        _ a: Deadline, _ b: Deadline
     ) -> Bool {
         a.deadline < b.deadline || (a.deadline == b.deadline && a.ordinal < b.ordinal)
     }
