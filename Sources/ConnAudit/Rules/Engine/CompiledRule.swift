@@ -100,20 +100,18 @@ final class CompiledRule: @unchecked Sendable {
     /// position here. Calls asked alike (``StaticCall/answersAlike(kind:selector:since:value:)``)
     /// share one position.
     let staticCalls: [StaticCall]
-    /// The static calls (positions) an event of each ``EvNames`` id can move; others see only
-    /// ``staticCallsForAnyID``.
-    let staticCallsByID: [[Int]]
-    let staticCallsForAnyID: [Int]
-    /// The same calls per id in one flat table, for runners to read in place (``StaticCallTable``).
+    /// The static calls an event of each ``EvNames`` id can move, in one flat table, for runners
+    /// to read in place (``StaticCallTable``).
     let staticCallTable: StaticCallTable
 
     /// The events that can matter to the check itself (any of its selectors may match them), not
     /// only to its history.
     let checkConcerns: EvIDSet
 
-    /// The static calls an event with ``EvNames`` id `id` can move.
-    @inline(__always) func staticCalls(for id: Int32) -> [Int] {
-        id >= 0 && Int(id) < staticCallsByID.count ? staticCallsByID[Int(id)] : staticCallsForAnyID
+    /// The static calls an event with ``EvNames`` id `id` can move (valid while this rule lives).
+    @inline(__always) func staticCalls(for id: Int32) -> UnsafeBufferPointer<StaticCallTable.Entry>
+    {
+        staticCallTable.view.entries(for: id)
     }
     let staticSlots: SlotTable<Int>
     /// `ev` names this rule reacts to; nil: every event.
@@ -289,27 +287,7 @@ final class CompiledRule: @unchecked Sendable {
         staticCalls = aggregates
         staticValues = aggregateValues
         staticCallTable = StaticCallTable(aggregates)
-        var byID: [Int32: [Int]] = [:]
-        var anyID: [Int] = []
-        for (i, call) in aggregates.enumerated() {
-            if let ids = call.selector.ids, call.since.map({ $0.ids != nil }) ?? true {
-                for id in ids + (call.since?.ids ?? []) where byID[id]?.last != i {
-                    byID[id, default: []].append(i)
-                }
-            } else {
-                anyID.append(i)
-            }
-        }
-        var table: [[Int]] = []
-        for (id, list) in byID where id >= 0 {
-            if table.count <= Int(id) {
-                table += Array(repeating: anyID, count: Int(id) + 1 - table.count)
-            }
-            table[Int(id)] = (list + anyID).sorted()
-        }
-        staticCallsByID = table
         checkConcerns = EvIDSet(selectors)
-        staticCallsForAnyID = anyID
         callSlots = calls.map(\.slot)
         staticSlots = SlotTable(covering: callSlots, slots)
         historyNames = usesHistory ? history : []

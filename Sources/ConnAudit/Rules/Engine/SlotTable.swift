@@ -12,16 +12,34 @@ struct SlotTable<Element> {
 
     /// A table covering `slots` (the rule's calls), every entry empty.
     init(covering slots: [Int]) {
-        let valid = slots.filter { $0 >= 0 }
-        guard let lo = valid.min(), let hi = valid.max() else { return }
-        base = lo
-        count = hi - lo + 1
+        var range = (lo: Int.max, hi: -1)
+        Self.widen(&range, slots)
+        self.init(range)
     }
 
     /// A table covering `slots`, filled from `values`.
     init(covering slots: [Int], _ values: [Int: Element]) {
-        self.init(covering: slots + Array(values.keys))
+        var range = (lo: Int.max, hi: -1)
+        Self.widen(&range, slots)
+        Self.widen(&range, values.keys)
+        self.init(range)
         for (slot, value) in values { self[slot] = value }
+    }
+
+    /// A table from slot `lo` to `hi`; empty when `hi` is below `lo`.
+    private init(_ range: (lo: Int, hi: Int)) {
+        guard range.lo <= range.hi else { return }
+        base = range.lo
+        count = range.hi - range.lo + 1
+    }
+
+    /// `range` widened to the valid (non-negative) slots of `slots`.
+    private static func widen<S: Swift.Sequence>(_ range: inout (lo: Int, hi: Int), _ slots: S)
+    where S.Element == Int {
+        for slot in slots where slot >= 0 {
+            range.lo = Swift.min(range.lo, slot)
+            range.hi = Swift.max(range.hi, slot)
+        }
     }
 
     /// Whether `slot` is one of the rule's (an entry can be stored for it).
