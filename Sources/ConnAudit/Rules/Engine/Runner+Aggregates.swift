@@ -90,6 +90,21 @@ extension Runner {
         return held._withUnsafeGuaranteedRef { body($0) }
     }
 
+    /// `field` of the event `call` finds, as a ``Scalar``, read where its running aggregate
+    /// holds the event (null when it holds none): what ``Evaluator/history(_:_:_:)`` gives of
+    /// the call, then ``Evaluator/member(_:_:id:_:)`` of it. Nil when `call` is no static
+    /// `first` or `last`, or while answers are cross-checked (each is then checked whole).
+    @inline(__always) final func scalarAggregateMember(
+        _ call: HistoryCall, _ field: String, id: Int32, _ ctx: EvalContext
+    ) -> Scalar? {
+        guard crossCheck == nil, call.kind == .first || call.kind == .last,
+            let i = compiled.staticSlots[call.slot]
+        else { return nil }
+        return withAggregateEvent(i, first: call.kind == .first) {
+            $0.map { Scalar.field(field, id: id, of: $0, ctx) } ?? .null
+        }
+    }
+
     /// The answer of a call of `kind` from running aggregate `i`.
     @inline(__always) final func aggregateAnswer(_ i: Int, _ kind: HistoryCall.Kind) -> Eval {
         // Only the field asked for is read: the whole aggregate copied out would retain (and

@@ -57,7 +57,96 @@ struct CompiledExpression: Sendable {
         }
     }
 
-    private static func compile(_ expr: Expr) -> Run {
+    /// `expr` compiled, and compiled as a scalar where it is a kind a scalar run reads
+    /// (``Scalar``): a unary, binary or conditional node whose parts all are, and a leaf when
+    /// `wanted` (its parent may read it so). The general form of a node with a scalar form
+    /// evaluates its parts the general way: it runs only when the scalar run gave no scalar.
+    private static func node(_ expr: Expr, scalar wanted: Bool) -> (run: Run, scalar: Scalar.Run?) {
+        switch expr {
+        case .unary(let op, let operand):
+            let a = node(operand, scalar: true)
+            let run = a.run
+            return (
+                { ctx, e in Evaluator.unary(op, run(ctx, e)) },
+                a.scalar.map { s in { Scalar.unary(op, s($0, $1)) } }
+            )
+        case .binary(let op, let l, let r, _):
+            if let (name, hint) = nullTested(op, l, r) {
+                return (
+                    letNullTest(name, hint, equal: op == .equal),
+                    scalarNullTest(name, hint, equal: op == .equal)
+                )
+            }
+            // Leaves are made scalar only where both sides can be (no closure made for nothing).
+            let parts = op != .isIn && op != .notIn && scalarKind(l) && scalarKind(r)
+            let a = node(l, scalar: parts), b = node(r, scalar: parts)
+            if let x = a.scalar, let y = b.scalar, let s = scalarBinary(op, x, y) {
+                return (binaryNode(op, a.run, b.run, l, r), s)
+            }
+            return (binaryNode(op, first(a), first(b), l, r), nil)
+        case .conditional(let c, let yes, let no):
+            let parts = scalarKind(c) && scalarKind(yes) && scalarKind(no)
+            let t = node(c, scalar: parts), a = node(yes, scalar: parts)
+            let b = node(no, scalar: parts)
+            if let st = t.scalar, let sa = a.scalar, let sb = b.scalar {
+                return (choice(t.run, a.run, b.run), scalarConditional(st, sa, sb))
+            }
+            return (choice(first(t), first(a), first(b)), nil)
+        default:
+            return (compileOther(expr), wanted ? scalarLeaf(expr) : nil)
+        }
+    }
+
+    /// A compiled node as it runs on its own: its scalar form first, where it has one.
+    private static func first(_ node: (run: Run, scalar: Scalar.Run?)) -> Run {
+        guard let scalar = node.scalar else { return node.run }
+        return scalarFirst(scalar, general: node.run)
+    }
+
+    /// `if test then a else b` on compiled parts.
+    private static func choice(_ test: @escaping Run, _ a: @escaping Run, _ b: @escaping Run)
+        -> Run
+    {
+        { ctx, e in Evaluator.choose(test(ctx, e), { a(ctx, e) }, { b(ctx, e) }) }
+    }
+
+    /// The name a let's comparison with null tests (``letNullTest(_:_:equal:)``), if it is one.
+    private static func nullTested(_ op: Expr.BinaryOp, _ l: Expr, _ r: Expr) -> (
+        String, LetSlot
+    )? {
+        guard op == .equal || op == .notEqual else { return nil }
+        if case .literal(.null) = r, case .name(let name, _, let hint) = l, hint.layout >= 0,
+            hint.slot >= 0, name != "params"
+        {
+            return (name, hint)
+        }
+        if case .literal(.null) = l, case .name(let name, _, let hint) = r, hint.layout >= 0,
+            hint.slot >= 0, name != "params"
+        {
+            return (name, hint)
+        }
+        return nil
+    }
+
+    /// A binary node on its compiled operands `a` and `b` (of `l` and `r`), other than a let's
+    /// comparison with null (``letNullTest(_:_:equal:)``).
+    private static func binaryNode(
+        _ op: Expr.BinaryOp, _ a: @escaping Run, _ b: @escaping Run, _ l: Expr, _ r: Expr
+    ) -> Run {
+        switch op {
+        // The operator is a constant of each closure: its switch folds away.
+        case .and: return { ctx, e in Evaluator.shortCircuit(.and, a(ctx, e)) { b(ctx, e) } }
+        case .or: return { ctx, e in Evaluator.shortCircuit(.or, a(ctx, e)) { b(ctx, e) } }
+        case .coalesce:
+            return { ctx, e in Evaluator.shortCircuit(.coalesce, a(ctx, e)) { b(ctx, e) } }
+        default: return binary(op, a, b, l, r)
+        }
+    }
+
+    private static func compile(_ expr: Expr) -> Run { first(node(expr, scalar: false)) }
+
+    /// Any node but a unary, binary or conditional one (``node(_:)``).
+    private static func compileOther(_ expr: Expr) -> Run {
         switch expr {
         case .literal(let v):
             let answer = Eval.value(v)
@@ -105,37 +194,8 @@ struct CompiledExpression: Sendable {
                 }
                 return .value(.object(out))
             }
-        case .unary(let op, let operand):
-            let a = compile(operand)
-            return { ctx, e in Evaluator.unary(op, a(ctx, e)) }
-        case .binary(let op, let l, let r, _):
-            let a = compile(l), b = compile(r)
-            switch op {
-            // The operator is a constant of each closure: its switch folds away.
-            case .and: return { ctx, e in Evaluator.shortCircuit(.and, a(ctx, e)) { b(ctx, e) } }
-            case .or: return { ctx, e in Evaluator.shortCircuit(.or, a(ctx, e)) { b(ctx, e) } }
-            case .coalesce:
-                return { ctx, e in Evaluator.shortCircuit(.coalesce, a(ctx, e)) { b(ctx, e) } }
-            case .equal, .notEqual:
-                // A let compared with null: asked of its aggregate where it is one's first or
-                // last (``letNullTest(_:_:equal:)``).
-                if case .literal(.null) = r, case .name(let name, _, let hint) = l,
-                    hint.layout >= 0, hint.slot >= 0, name != "params"
-                {
-                    return letNullTest(name, hint, equal: op == .equal)
-                }
-                if case .literal(.null) = l, case .name(let name, _, let hint) = r,
-                    hint.layout >= 0, hint.slot >= 0, name != "params"
-                {
-                    return letNullTest(name, hint, equal: op == .equal)
-                }
-                return binary(op, a, b, l, r)
-            default:
-                return binary(op, a, b, l, r)
-            }
-        case .conditional(let c, let yes, let no):
-            let test = compile(c), a = compile(yes), b = compile(no)
-            return { ctx, e in Evaluator.choose(test(ctx, e), { a(ctx, e) }, { b(ctx, e) }) }
+        case .unary, .binary, .conditional:
+            return compile(expr)
         case .call(let function, let args, _):
             switch function {
             case .type, .str, .json, .isInt, .text, .len, .abs:

@@ -215,6 +215,21 @@ final class StaticLets {
         return v
     }
 
+    /// Whether a read of the let at `slot` gives what the read before it gave without
+    /// evaluating it again (``CompiledExpression/keptLet(_:_:_:_:)``): an aggregate's answer,
+    /// or a let the cache keeps (one of the first 64).
+    @inline(__always) func isKept(slot: Int) -> Bool {
+        table.direct[slot] != nil || StaticLetCache.bit(slot) != 0
+    }
+
+    /// `let.field` of the let at `slot` as a ``Scalar``, read in place as ``member(slot:_:id:_:)``
+    /// reads it; nil where that gives nil.
+    func scalarMember(slot: Int, _ field: String, id: Int32, _ ctx: EvalContext) -> Scalar? {
+        withAggregateEvent(slot: slot) {
+            $0.map { Scalar.field(field, id: id, of: $0, ctx) } ?? .null
+        }
+    }
+
     /// Whether the let at `slot` is null, read in place (``withAggregateEvent(slot:_:)``):
     /// whether the aggregate holds no event.
     func isNull(slot: Int) -> Bool? { withAggregateEvent(slot: slot) { $0 == nil } }

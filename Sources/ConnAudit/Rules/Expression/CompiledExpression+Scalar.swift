@@ -1,0 +1,404 @@
+/// Expressions over numbers, booleans and null, evaluated without an ``Eval`` per node.
+///
+/// A node whose parts are numbers, fields, lets, captures' fields, running aggregates' fields
+/// and the operators over them (`open != null and t >= answer.t + I`) also compiles as a
+/// *scalar* closure (``CompiledExpression/node(_:)``): each part gives a ``Scalar``, a plain
+/// value of a few bytes with no reference in it. Two integers are compared or added in place;
+/// any other pair goes through ``Evaluator/combine(_:_:_:)``, and `and`, `or`, `??`, `if` and
+/// `not` through the same truth tables as ``Evaluator``, so every answer is the general one.
+///
+/// A value that is no scalar (a text, an event, a list) ends the scalar run with
+/// ``Scalar/nonScalar`` or ``Scalar/other``, and the node is evaluated again the general way.
+/// That second evaluation must not differ from the first: a scalar leaf only reads what reading
+/// again gives alike (an event's field, a capture, a let a scope or cache keeps once
+/// evaluated, an aggregate's event), and gives ``Scalar/other`` before evaluating anything else
+/// (a let bound by name or laid out otherwise, a static let that is never kept, a history call
+/// that searches). Parts run in the general order, and the first ``Scalar/other`` stops the
+/// scalar run, so lets are first evaluated in the general order too.
+/// Tests: `ScalarComparisonsGiveTheGeneralAnswerTests`.
+enum Scalar {
+    case null, undecided
+    /// A value read that is no scalar: a text, list, object, big integer or event.
+    case nonScalar
+    /// Nothing read: the general evaluation must answer.
+    case other
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+
+    typealias Run = @Sendable (EvalContext, Event) -> Scalar
+
+    /// `v` as a scalar: ``nonScalar`` for a text, list, object or big integer.
+    @inline(__always) init(_ v: Value) {
+        switch v {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .int(let i): self = .int(i)
+        case .double(let d): self = .double(d)
+        default: self = .nonScalar
+        }
+    }
+
+    /// `e` as a scalar: ``nonScalar`` for an event or a value that is no scalar.
+    @inline(__always) init(_ e: Eval) {
+        switch e {
+        case .value(let v): self.init(v)
+        case .undecided: self = .undecided
+        case .event: self = .nonScalar
+        }
+    }
+
+    /// The value as an ``Eval`` (never asked of ``other`` or ``nonScalar``).
+    @inline(__always) var eval: Eval {
+        switch self {
+        case .null: .null
+        case .undecided, .other, .nonScalar: .undecided
+        case .bool(let b): .value(.bool(b))
+        case .int(let i): .value(.int(i))
+        case .double(let d): .value(.double(d))
+        }
+    }
+
+    /// Whether nothing was read (the general evaluation must answer).
+    @inline(__always) var isOther: Bool {
+        if case .other = self { return true }
+        return false
+    }
+
+    /// Whether the value cannot be handed on as an ``Eval``.
+    @inline(__always) var isOtherOrNonScalar: Bool {
+        switch self {
+        case .other, .nonScalar: return true
+        default: return false
+        }
+    }
+
+    /// Three-valued truth, as ``Eval/truth``: a boolean's; nil for anything else.
+    @inline(__always) var truth: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    /// `not x` and `-x`, as ``Evaluator/unary(_:_:)`` gives them.
+    @inline(__always) static func unary(_ op: Expr.UnaryOp, _ x: Scalar) -> Scalar {
+        if x.isOther { return .other }
+        switch op {
+        case .not:
+            guard let b = x.truth else { return .undecided }
+            return .bool(!b)
+        case .negate:
+            switch x {
+            case .int(let i) where i != Int64.min: return .int(-i)
+            case .int(let i): return .double(-Double(i))
+            case .double(let d): return .double(-d)
+            case .nonScalar: return .other
+            default: return .undecided
+            }
+        }
+    }
+
+    /// `x op y` for an operator ``Evaluator/combine(_:_:_:)`` evaluates, neither operand
+    /// ``other``: what it gives for the two values. A value that is no scalar is equal to no
+    /// null; with anything else it leaves the answer to the general evaluation (``other``).
+    @inline(__always) static func combine(_ op: Expr.BinaryOp, _ x: Scalar, _ y: Scalar) -> Scalar {
+        if case .nonScalar = x { return nonScalar(op, y) }
+        if case .nonScalar = y { return nonScalar(op, x) }
+        if case .int(let i) = x, case .int(let j) = y {
+            switch op {
+            case .less: return .bool(i < j)
+            case .lessEqual: return .bool(i <= j)
+            case .greater: return .bool(i > j)
+            case .greaterEqual: return .bool(i >= j)
+            case .equal: return .bool(i == j)
+            case .notEqual: return .bool(i != j)
+            case .add:
+                let (r, o) = i.addingReportingOverflow(j)
+                if !o { return .int(r) }
+            case .subtract:
+                let (r, o) = i.subtractingReportingOverflow(j)
+                if !o { return .int(r) }
+            default: break
+            }
+        }
+        return Scalar(Evaluator.combine(op, x.eval, y.eval))
+    }
+
+    /// `combine` of a value that is no scalar with `other`: `==` and `!=` with null are decided
+    /// (a text, event or list is never null); anything else is not.
+    @inline(never) private static func nonScalar(_ op: Expr.BinaryOp, _ other: Scalar) -> Scalar {
+        guard case .null = other else { return .other }
+        switch op {
+        case .equal: return .bool(false)
+        case .notEqual: return .bool(true)
+        default: return .other
+        }
+    }
+
+    /// Field `name` of `e` as ``Evaluator/field(_:id:of:_:)`` reads it: `t` without making a
+    /// value first, a field with an id where the event holds it (a text is not copied out to
+    /// be found no scalar).
+    @inline(__always) static func field(_ name: String, id: Int32, of e: Event, _ ctx: EvalContext)
+        -> Scalar
+    {
+        if id == FieldNames.t {
+            let t = e.t
+            if t.isNaN { return .null }
+            return t == t.rounded() && abs(t) < 9e15 ? .int(Int64(t)) : .double(t)
+        }
+        guard id >= 0 else { return Scalar(Evaluator.field(name, id: id, of: e, ctx)) }
+        // As ``Event/value(of:id:)`` finds it: the last field with the id, or without an id
+        // and of the name.
+        return e.fields.withUnsafeBufferPointer { fields in
+            var i = fields.count
+            while i > 0 {
+                i -= 1
+                if fields[i].id == id || (fields[i].id < 0 && fields[i].key == name) {
+                    return Scalar(fields[i].value)
+                }
+            }
+            return .null
+        }
+    }
+}
+
+extension CompiledExpression {
+    /// The operators ``Evaluator/combine(_:_:_:)`` evaluates.
+    static func isScalarOperator(_ op: Expr.BinaryOp) -> Bool {
+        switch op {
+        case .add, .subtract, .multiply, .divide, .remainder, .equal, .notEqual, .less,
+            .lessEqual, .greater, .greaterEqual:
+            return true
+        case .and, .or, .coalesce, .isIn, .notIn:
+            return false
+        }
+    }
+
+    /// A node that runs `scalar` first, and `general` when it gives no scalar.
+    static func scalarFirst(_ scalar: @escaping Scalar.Run, general: @escaping Run) -> Run {
+        { ctx, e in
+            let v = scalar(ctx, e)
+            return v.isOtherOrNonScalar ? general(ctx, e) : v.eval
+        }
+    }
+
+    /// Whether `expr` compiles as a scalar (``node(_:scalar:)``): a leaf ``scalarLeaf(_:)``
+    /// reads, or a unary, binary (but `in`, `not in`) or conditional node of such parts.
+    static func scalarKind(_ expr: Expr) -> Bool {
+        switch expr {
+        case .unary(_, let operand): return scalarKind(operand)
+        case .binary(let op, let l, let r, _):
+            return op != .isIn && op != .notIn && scalarKind(l) && scalarKind(r)
+        case .conditional(let c, let a, let b):
+            return scalarKind(c) && scalarKind(a) && scalarKind(b)
+        case .literal(let v): return !Scalar(v).isOtherOrNonScalar
+        case .field: return true
+        case .member(.name(let bound, _, let hint), _, _, _):
+            return hint.layout >= 0 && bound != "params"
+        case .member(.history(let call), _, _, _):
+            return call.resultCaptures.isEmpty && (call.kind == .first || call.kind == .last)
+        case .name(let name, _, let hint): return hint.layout >= 0 && name != "params"
+        default: return false
+        }
+    }
+
+    /// `expr` as a scalar leaf; nil when it is no kind a scalar run reads (see ``Scalar``).
+    static func scalarLeaf(_ expr: Expr) -> Scalar.Run? {
+        switch expr {
+        case .literal(let v):
+            let s = Scalar(v)
+            if s.isOtherOrNonScalar { return nil }
+            return { _, _ in s }
+        case .field(let name, let id):
+            return { ctx, e in Scalar.field(name, id: id, of: e, ctx) }
+        case .member(.name(let bound, _, let hint), let field, let id, _)
+        where hint.layout >= 0 && bound != "params":
+            return hint.slot < 0
+                ? scalarCaptureMember(bound, hint, field, id)
+                : scalarLetMember(bound, hint, field, id)
+        case .member(.history(let call), let field, let id, _)
+        where call.resultCaptures.isEmpty && (call.kind == .first || call.kind == .last):
+            return scalarAggregateMember(call, field, id)
+        case .name(let name, _, let hint) where hint.layout >= 0 && name != "params":
+            return scalarBare(name, hint)
+        default:
+            return nil
+        }
+    }
+
+    /// A binary node over scalar operands `a` and `b`, as ``Evaluator/shortCircuit(_:_:_:)``
+    /// and ``Evaluator/combine(_:_:_:)`` evaluate it; nil for `in` and `not in`.
+    static func scalarBinary(
+        _ op: Expr.BinaryOp, _ a: @escaping Scalar.Run, _ b: @escaping Scalar.Run
+    )
+        -> Scalar.Run?
+    {
+        switch op {
+        case .and:
+            return { ctx, e in
+                let x = a(ctx, e)
+                if x.isOther { return .other }
+                let p = x.truth
+                if p == false { return .bool(false) }
+                let y = b(ctx, e)
+                if y.isOther { return .other }
+                let q = y.truth
+                if q == false { return .bool(false) }
+                return p == true && q == true ? .bool(true) : .undecided
+            }
+        case .or:
+            return { ctx, e in
+                let x = a(ctx, e)
+                if x.isOther { return .other }
+                let p = x.truth
+                if p == true { return .bool(true) }
+                let y = b(ctx, e)
+                if y.isOther { return .other }
+                let q = y.truth
+                if q == true { return .bool(true) }
+                return p == false && q == false ? .bool(false) : .undecided
+            }
+        case .coalesce:
+            return { ctx, e in
+                let x = a(ctx, e)
+                switch x {
+                case .null, .undecided: return b(ctx, e)
+                default: return x
+                }
+            }
+        case .isIn, .notIn:
+            return nil
+        default:
+            return { ctx, e in
+                let x = a(ctx, e)
+                if x.isOther { return .other }
+                let y = b(ctx, e)
+                if y.isOther { return .other }
+                return Scalar.combine(op, x, y)
+            }
+        }
+    }
+
+    /// `if c then a else b` over scalar parts, as ``Evaluator/choose(_:_:_:)`` evaluates it.
+    static func scalarConditional(
+        _ c: @escaping Scalar.Run, _ a: @escaping Scalar.Run, _ b: @escaping Scalar.Run
+    ) -> Scalar.Run {
+        { ctx, e in
+            let test = c(ctx, e)
+            if test.isOther { return .other }
+            switch test.truth {
+            case true?: return a(ctx, e)
+            case false?: return b(ctx, e)
+            case nil: return .undecided
+            }
+        }
+    }
+
+    /// `let == null` (or `!=`, `equal` false) as a scalar (see ``letNullTest(_:_:equal:)``):
+    /// asked of the aggregate where the let is one's `first` or `last`, else of the let's kept
+    /// value.
+    static func scalarNullTest(_ name: String, _ hint: LetSlot, equal: Bool) -> Scalar.Run {
+        let slot = Int(hint.slot)
+        return { ctx, e in
+            if ctx.boundLets == nil, ctx.letScope == nil,
+                let isNull = ctx.withShared({
+                    $0.withStatics { s in s.table.layout == hint.layout ? s.isNull(slot: slot) : nil
+                    }
+                })
+            {
+                return .bool(isNull == equal)
+            }
+            guard let v = keptLet(slot, hint, ctx, e) else { return .other }
+            switch v {
+            case .undecided: return .undecided
+            case .value(.null): return .bool(equal)
+            default: return .bool(!equal)
+            }
+        }
+    }
+
+    /// The value of the let at `slot` (resolved as `hint`), where reading it again gives the
+    /// same without evaluating anything more: from the context's scope of lets (each evaluated
+    /// once), or from the runner's static lets when the cache keeps it or it is an aggregate's
+    /// answer. Nil where the let is bound by name, laid out otherwise, or never kept.
+    @inline(__always) static func keptLet(
+        _ slot: Int, _ hint: LetSlot, _ ctx: EvalContext, _ e: Event
+    ) -> Eval? {
+        guard ctx.boundLets == nil else { return nil }
+        if let scope = ctx.letScope {
+            guard scope.table.layout == hint.layout else { return nil }
+            return scope.value(slot: slot)
+        }
+        return ctx.withShared {
+            $0.withStatics { s in
+                s.table.layout == hint.layout && s.isKept(slot: slot)
+                    ? s.value(slot: slot, ctx, e) : nil
+            }
+        }
+    }
+
+    /// A bare name its rule resolved, as a scalar operand (see ``bare(_:_:)``).
+    static func scalarBare(_ name: String, _ hint: LetSlot) -> Scalar.Run {
+        let slot = Int(hint.slot)
+        if slot >= 0 {
+            return { ctx, e in keptLet(slot, hint, ctx, e).map(Scalar.init) ?? .other }
+        }
+        return { ctx, _ in
+            guard hintHolds(hint, ctx) else { return .other }
+            return Scalar(Evaluator.captureOrResult(name, ctx) ?? .null)
+        }
+    }
+
+    /// `capture.field` as a scalar operand (see ``captureMember(_:_:_:_:)``).
+    static func scalarCaptureMember(
+        _ capture: String, _ hint: LetSlot, _ field: String, _ id: Int32
+    ) -> Scalar.Run {
+        { ctx, e in
+            guard hintHolds(hint, ctx) else { return .other }
+            if !ctx.captures.isEmpty,
+                let v = ctx.captures.withEvent(
+                    capture, { Scalar.field(field, id: id, of: $0, ctx) })
+            {
+                return v
+            }
+            return Scalar(
+                Evaluator.member(
+                    Evaluator.captureOrResult(capture, ctx) ?? .null, field, id: id, ctx))
+        }
+    }
+
+    /// `first(SEL).field` or `last(SEL).field` as a scalar operand, where the engine's runner
+    /// answers the call from a running aggregate (``Runner/scalarAggregateMember(_:_:id:_:)``):
+    /// the field is read from the event the aggregate holds. Anywhere else the call is left to
+    /// the general evaluation (``Scalar/other``): a search spends work.
+    static func scalarAggregateMember(_ call: HistoryCall, _ field: String, _ id: Int32)
+        -> Scalar.Run
+    {
+        { ctx, _ in
+            ctx.withShared {
+                $0.withRunner { $0.scalarAggregateMember(call, field, id: id, ctx) } ?? nil
+            } ?? .other
+        }
+    }
+
+    /// `let.field` as a scalar operand (see ``letMember(_:_:_:_:)``): read in place from the
+    /// event a running aggregate holds, or from the let's kept value.
+    static func scalarLetMember(_ name: String, _ hint: LetSlot, _ field: String, _ id: Int32)
+        -> Scalar.Run
+    {
+        let slot = Int(hint.slot)
+        return { ctx, e in
+            if ctx.boundLets == nil, ctx.letScope == nil,
+                let v = ctx.withShared({
+                    $0.withStatics { s in
+                        s.table.layout == hint.layout
+                            ? s.scalarMember(slot: slot, field, id: id, ctx) : nil
+                    }
+                })
+            {
+                return v
+            }
+            guard let whole = keptLet(slot, hint, ctx, e) else { return .other }
+            return Scalar(Evaluator.member(whole, field, id: id, ctx))
+        }
+    }
+}
