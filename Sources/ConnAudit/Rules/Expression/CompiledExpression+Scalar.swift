@@ -101,8 +101,6 @@ enum Scalar {
     /// ``other``: what it gives for the two values. A value that is no scalar is equal to no
     /// null; with anything else it leaves the answer to the general evaluation (``other``).
     @inline(__always) static func combine(_ op: Expr.BinaryOp, _ x: Scalar, _ y: Scalar) -> Scalar {
-        if case .nonScalar = x { return nonScalar(op, y) }
-        if case .nonScalar = y { return nonScalar(op, x) }
         if case .int(let i) = x, case .int(let j) = y {
             switch op {
             case .less: return .bool(i < j)
@@ -120,6 +118,15 @@ enum Scalar {
             default: break
             }
         }
+        return combineOther(op, x, y)
+    }
+
+    /// ``combine(_:_:_:)`` of any pair but two integers it answers in place.
+    @inline(never) static func combineOther(_ op: Expr.BinaryOp, _ x: Scalar, _ y: Scalar)
+        -> Scalar
+    {
+        if case .nonScalar = x { return nonScalar(op, y) }
+        if case .nonScalar = y { return nonScalar(op, x) }
         return Scalar(Evaluator.combine(op, x.eval, y.eval))
     }
 
@@ -134,17 +141,20 @@ enum Scalar {
         }
     }
 
+    /// `t` of `e` as ``Event/value(of:id:)`` gives it, without making a value first.
+    @inline(__always) static func time(of e: Event) -> Scalar {
+        let t = e.t
+        if t.isNaN { return .null }
+        return t == t.rounded() && abs(t) < 9e15 ? .int(Int64(t)) : .double(t)
+    }
+
     /// Field `name` of `e` as ``Evaluator/field(_:id:of:_:)`` reads it: `t` without making a
     /// value first, a field with an id where the event holds it (a text is not copied out to
     /// be found no scalar).
     @inline(__always) static func field(_ name: String, id: Int32, of e: Event, _ ctx: EvalContext)
         -> Scalar
     {
-        if id == FieldNames.t {
-            let t = e.t
-            if t.isNaN { return .null }
-            return t == t.rounded() && abs(t) < 9e15 ? .int(Int64(t)) : .double(t)
-        }
+        if id == FieldNames.t { return time(of: e) }
         guard id >= 0 else { return Scalar(Evaluator.field(name, id: id, of: e, ctx)) }
         // As ``Event/value(of:id:)`` finds it: the last field with the id, or without an id
         // and of the name.
@@ -208,6 +218,8 @@ extension CompiledExpression {
             let s = Scalar(v)
             if s.isOtherOrNonScalar { return nil }
             return { _, _ in s }
+        case .field(_, FieldNames.t):
+            return { _, e in Scalar.time(of: e) }
         case .field(let name, let id):
             return { ctx, e in Scalar.field(name, id: id, of: e, ctx) }
         case .member(.name(let bound, _, let hint), let field, let id, _)
@@ -267,15 +279,29 @@ extension CompiledExpression {
             }
         case .isIn, .notIn:
             return nil
-        default:
-            return { ctx, e in
-                let x = a(ctx, e)
-                if x.isOther { return .other }
-                let y = b(ctx, e)
-                if y.isOther { return .other }
-                return Scalar.combine(op, x, y)
-            }
+        // The operator is a constant of each closure: the switch of ``Scalar/combine(_:_:_:)``
+        // folds away.
+        case .less: return { combined(.less, a, b, $0, $1) }
+        case .lessEqual: return { combined(.lessEqual, a, b, $0, $1) }
+        case .greater: return { combined(.greater, a, b, $0, $1) }
+        case .greaterEqual: return { combined(.greaterEqual, a, b, $0, $1) }
+        case .equal: return { combined(.equal, a, b, $0, $1) }
+        case .notEqual: return { combined(.notEqual, a, b, $0, $1) }
+        case .add: return { combined(.add, a, b, $0, $1) }
+        case .subtract: return { combined(.subtract, a, b, $0, $1) }
+        case .multiply, .divide, .remainder: return { combined(op, a, b, $0, $1) }
         }
+    }
+
+    /// `a op b` on the scalars of its operands, run left to right.
+    @inline(__always) private static func combined(
+        _ op: Expr.BinaryOp, _ a: Scalar.Run, _ b: Scalar.Run, _ ctx: EvalContext, _ e: Event
+    ) -> Scalar {
+        let x = a(ctx, e)
+        if x.isOther { return .other }
+        let y = b(ctx, e)
+        if y.isOther { return .other }
+        return Scalar.combine(op, x, y)
     }
 
     /// `if c then a else b` over scalar parts, as ``Evaluator/choose(_:_:_:)`` evaluates it.
