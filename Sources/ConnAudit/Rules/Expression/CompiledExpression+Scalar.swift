@@ -366,7 +366,19 @@ extension CompiledExpression {
     static func scalarBare(_ name: String, _ hint: LetSlot) -> Scalar.Run {
         let slot = Int(hint.slot)
         if slot >= 0 {
-            return { ctx, e in keptLet(slot, hint, ctx, e).map(Scalar.init) ?? .other }
+            return { ctx, e in
+                guard ctx.boundLets == nil else { return .other }
+                if let scope = ctx.letScope {
+                    guard scope.table.layout == hint.layout else { return .other }
+                    return scope.value(slot: slot).map(Scalar.init) ?? .other
+                }
+                // A static let's kept scalar is read without copying its value out.
+                return ctx.withShared {
+                    $0.withStatics { s in
+                        s.table.layout == hint.layout ? s.scalar(slot: slot, ctx, e) : .other
+                    }
+                } ?? .other
+            }
         }
         return { ctx, _ in
             guard hintHolds(hint, ctx) else { return .other }

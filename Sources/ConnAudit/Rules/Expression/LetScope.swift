@@ -215,6 +215,15 @@ final class StaticLets {
         return v
     }
 
+    /// The value of the let at `slot` as a ``Scalar``, where reading it again gives the same
+    /// (``isKept(slot:)``): from the cache when it is fresh, else evaluated and kept. ``Scalar/other``
+    /// for a let that is never kept, which is left to the general evaluation.
+    @inline(__always) func scalar(slot: Int, _ ctx: EvalContext, _ e: Event) -> Scalar {
+        if table.direct[slot] == nil, let hit = cache.scalarLookup(slot) { return hit }
+        guard isKept(slot: slot) else { return .other }
+        return Scalar(value(slot: slot, ctx, e))
+    }
+
     /// Whether a read of the let at `slot` gives what the read before it gave without
     /// evaluating it again (``CompiledExpression/keptLet(_:_:_:_:)``): an aggregate's answer,
     /// or a let the cache keeps (one of the first 64).
@@ -269,14 +278,21 @@ final class StaticLetCache {
     private let dependents: [UInt64]
     /// The fresh lets' bits: ``values`` holds their values for the aggregates as they are.
     private var fresh: UInt64 = 0
-    private var values: [Eval]
+    private var values: [Kept]
+
+    /// A let's value, and the same as a ``Scalar`` (read without copying the value out).
+    private struct Kept {
+        var value: Eval
+        var scalar: Scalar
+    }
     /// How many times any aggregate changed (only grows): a scope of lets evaluated at one count
     /// holds their values for as long as the count stays.
     private(set) var changes = 0
 
     init(table: LetTable) {
         dependents = table.dependents
-        values = Array(repeating: .undecided, count: table.names.count)
+        values = Array(
+            repeating: Kept(value: .undecided, scalar: .undecided), count: table.names.count)
     }
 
     /// The bit that says whether let `slot` is fresh; none (0) past the first 64.
@@ -284,11 +300,16 @@ final class StaticLetCache {
 
     /// The value of let `slot`, if it is fresh.
     @inline(__always) func lookup(_ slot: Int) -> Eval? {
-        fresh & Self.bit(slot) != 0 ? values[slot] : nil
+        fresh & Self.bit(slot) != 0 ? values[slot].value : nil
+    }
+
+    /// ``lookup(_:)`` as a ``Scalar``.
+    @inline(__always) func scalarLookup(_ slot: Int) -> Scalar? {
+        fresh & Self.bit(slot) != 0 ? values[slot].scalar : nil
     }
 
     func store(_ slot: Int, _ value: Eval) {
-        values[slot] = value
+        values[slot] = Kept(value: value, scalar: Scalar(value))
         fresh |= Self.bit(slot)
     }
 
