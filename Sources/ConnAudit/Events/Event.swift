@@ -103,7 +103,7 @@ extension String {
 /// aggregates, captures, the context ring), and each holds a pointer, not a copy. An event is
 /// filled in by its reader and given its ``seq`` by the one evaluator of its source before anything
 /// else reads it; after that it does not change while anything but the reader holds it. The
-/// reader fills an event again for a later line (``refill(t:ev:gen:file:line:fields:redacted:evID:)``)
+/// reader fills an event again for a later line (``refill(t:swappingEv:gen:file:line:evID:)``)
 /// only once its own reference is the only one left (``EventRing``).
 public final class Event: @unchecked Sendable {
     public private(set) var t: Double
@@ -187,17 +187,28 @@ public final class Event: @unchecked Sendable {
     /// is the id the line's `ev` takes: -1 for the name of one of the reader's findings
     /// (``readerFindings``), whatever its id. For the reader's ``EventRing`` only, on an event
     /// whose one reference is the ring's: nothing else can read it any more.
+    ///
+    /// The name is swapped in, not copied: `ev` is left holding the event's earlier name, so
+    /// no reference is counted for either (the caller's next line overwrites it).
     @inline(__always) func refill(
-        t: Double, ev: consuming String, gen: UInt64?, file: Int32, line: Int, evID: Int32
+        t: Double, swappingEv ev: inout String, gen: UInt64?, file: Int32, line: Int, evID: Int32
     ) {
         self.t = t
         self.evID = evID
-        self.ev = ev
+        swap(&self.ev, &ev)
         isPseudo = false
         self.gen = gen
         self.file = file
         self.line = line
         seq = 0
+    }
+
+    /// ``refill(t:swappingEv:gen:file:line:evID:)`` with a name of the caller's own.
+    @inline(__always) func refill(
+        t: Double, ev: consuming String, gen: UInt64?, file: Int32, line: Int, evID: Int32
+    ) {
+        var ev = ev
+        refill(t: t, swappingEv: &ev, gen: gen, file: file, line: line, evID: evID)
     }
 
     /// Whether the event holds fields or redacted keys (most lines have neither: an event
@@ -206,7 +217,7 @@ public final class Event: @unchecked Sendable {
     @inline(__always) var holdsFields: Bool { !fields.isEmpty || redacted != nil }
 
     /// Sets the fields and redacted keys of an event being filled again
-    /// (``refill(t:ev:gen:file:line:evID:)``).
+    /// (``refill(t:swappingEv:gen:file:line:evID:)``).
     @inline(__always) func refill(fields: consuming [Field], redacted: consuming [String]?) {
         self.fields = fields
         self.redacted = redacted

@@ -189,8 +189,11 @@ final class FileReader {
             // A logged `ev` named as one of the reader's findings has the id of none: the
             // finding's id, when a rule names it, is one of three.
             let evID = parsed.evID ?? evIDs[parsed.ev] ?? -1
+            // The name moves into the event, and the event's earlier one into the line, which
+            // the next line's parse overwrites: no reference counted for either.
             spare.refill(
-                t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
+                t: parsed.t, swappingEv: &parsed.ev, gen: parsed.gen, file: index,
+                line: raw.number,
                 evID: evID >= 0 && (evID == malformedID || evID == secretID || evID == regressionID)
                     ? -1 : evID)
             if !parsed.fields.isEmpty || !parsed.redactedKeys.isEmpty || spare.holdsFields {

@@ -51,6 +51,8 @@ struct ParsedLine {
     /// `t` when it was a JSON integer (of at most 64 bits), exactly; -1 otherwise. A double holds
     /// integers exactly only below 2^53.
     var tExact: Int64 = -1
+    /// Set by every parse. The reader swaps it into the line's event, leaving the event's
+    /// earlier name here until the next parse (``Event/refill(t:swappingEv:gen:file:line:evID:)``).
     var ev: String = ""
     /// `ev` as an ``EvNames`` id when the parser found it in its table (nil: look the name up).
     var evID: Int32?
