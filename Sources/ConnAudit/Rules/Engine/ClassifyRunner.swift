@@ -10,6 +10,10 @@ final class ClassifyShape: @unchecked Sendable {
     /// Every check, in order; and those whose selector may match any event.
     private let allChecks: [Int32]
     private let anyChecks: [Int32]
+    /// The checks of each id in the table as bits (bit `c` for check `c`), then those of the ids
+    /// past it (``anyChecks``) last; empty when the checks do not fit in a word (more than 32
+    /// labels).
+    private let masks: [UInt64]
 
     init(_ compiled: CompiledRule) {
         if case .classify(let c, _, _, _) = compiled.rule.check {
@@ -35,6 +39,23 @@ final class ClassifyShape: @unchecked Sendable {
         self.starts = starts
         allChecks = all.map(\.check)
         anyChecks = all.filter { $0.selector.ids == nil }.map(\.check)
+        if labels.count <= 32 {
+            func bits(_ list: some Swift.Sequence<Int32>) -> UInt64 {
+                list.reduce(0) { $0 | 1 << UInt64($1) }
+            }
+            masks =
+                (0..<starts.count - 1).map { bits(checks[Int(starts[$0])..<Int(starts[$0 + 1])]) }
+                + [bits(anyChecks)]
+        } else {
+            masks = []
+        }
+    }
+
+    /// The checks ``withChecks(for:_:)`` gives an event with this id, as bits (bit `c` for
+    /// check `c`); nil for an id no rule names (-1) or when they do not fit in a word.
+    @inline(__always) func mask(for id: Int32) -> UInt64? {
+        guard id >= 0, !masks.isEmpty else { return nil }
+        return masks.withUnsafeBufferPointer { $0[min(Int(id), $0.count - 1)] }
     }
 
     /// Calls `body` with the checks that may match an event with this id (none: not called).
@@ -67,6 +88,10 @@ final class ClassifyRunner: Runner {
     private var labels: [Classification.Label] { shape.labels }
     private var has: [Bool]
     private var lacks: [Bool]
+    /// The flags of ``has`` and ``lacks`` that are set, as bits (bit `2 * label` for its `has`,
+    /// `2 * label + 1` for its `lacks`), kept with them when the shape has masks
+    /// (``ClassifyShape/mask(for:)``).
+    private var setChecks: UInt64 = 0
 
     /// - Parameter shape: the rule's, shared by its runners (made here when not given).
     init(_ compiled: CompiledRule, files: [String], shape: ClassifyShape? = nil) {
@@ -78,9 +103,11 @@ final class ClassifyRunner: Runner {
     }
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
-        // Most events of a generation concern no label: one table lookup, and the checks that
-        // may match in the order of the labels (each label's `has`, then its `lacks`). Most of
-        // the rest meet only checks a label's flag decided already: they are passed over
+        // Most events of a generation concern no label, or meet only checks whose flags are
+        // set already: one word of the shape's tells, without a look at the checks.
+        if let m = shape.mask(for: e.evID), m & ~setChecks == 0 { return }
+        // The others: one table lookup, and the checks that may match in the order of the
+        // labels (each label's `has`, then its `lacks`); those whose flag is set are passed over
         // without a context or a look at the labels.
         shape.withChecks(for: e.evID) { checks in
             for c in checks where !(c & 1 == 0 ? has[Int(c >> 1)] : lacks[Int(c >> 1)]) {
@@ -102,11 +129,17 @@ final class ClassifyRunner: Runner {
                 if c & 1 == 0 {
                     if !has[i] {
                         if ctx == nil { ctx = self.context(e) }
-                        if Evaluator.matches(labels[i].has!, e, ctx!) != nil { has[i] = true }
+                        if Evaluator.matches(labels[i].has!, e, ctx!) != nil {
+                            has[i] = true
+                            setChecks |= 1 &<< UInt64(c)
+                        }
                     }
                 } else if !lacks[i] {
                     if ctx == nil { ctx = self.context(e) }
-                    if Evaluator.matches(labels[i].lacks!, e, ctx!) != nil { lacks[i] = true }
+                    if Evaluator.matches(labels[i].lacks!, e, ctx!) != nil {
+                        lacks[i] = true
+                        setChecks |= 1 &<< UInt64(c)
+                    }
                 }
             }
         }
@@ -127,6 +160,7 @@ final class ClassifyRunner: Runner {
 
     /// Sets the state ``flags`` gave (a retired generation rebuilt without replaying its events).
     func restore(_ flags: [Bool]?) {
+        setChecks = 0
         guard let flags else {
             has = Array(repeating: false, count: labels.count)
             lacks = has
@@ -134,6 +168,10 @@ final class ClassifyRunner: Runner {
         }
         has = Array(flags[..<labels.count])
         lacks = Array(flags[labels.count...])
+        for i in labels.indices {
+            if has[i] { setChecks |= 1 &<< UInt64(2 * i) }
+            if lacks[i] { setChecks |= 1 &<< UInt64(2 * i + 1) }
+        }
     }
 
     /// A label depends on nothing but the generation's events: always retirable.
