@@ -15,7 +15,7 @@ final class SourceEvaluation {
     /// The names the encoded logs of ``retired`` refer to.
     private let retiredNames = EventLogNames()
     /// The distinct label lists of retired timelines (each kept once, shared by all that have it).
-    private var labelLists: [[LabelResult]: [LabelResult]] = [:]
+    private var labelLists: [LabelList: [LabelResult]] = [:]
     private var generationOrder: [GenerationKey] = []
     /// Live generation timelines in the order they are due to be looked at for retirement.
     private var idle: [IdleEntry] = []
@@ -43,6 +43,24 @@ final class SourceEvaluation {
     private var lastGen: UInt64 = 0
     private var lastStreamIndex: Int32?
     private var lastStream = ""
+
+    /// A label list as a key of ``labelLists``: hashed by its rules and flags, not its names
+    /// (each rule's label names come in one order), and compared whole.
+    struct LabelList: Hashable {
+        var results: [LabelResult]
+
+        func hash(into hasher: inout Hasher) {
+            var h = UInt64(results.count)
+            for r in results {
+                h =
+                    (h ^ UInt64(UInt(bitPattern: r.rule)) << 1 ^ (r.holds ? 1 : 0))
+                    &* 0x9E37_79B9_7F4A_7C15
+            }
+            hasher.combine(h)
+        }
+
+        static func == (a: LabelList, b: LabelList) -> Bool { a.results == b.results }
+    }
 
     struct GenerationKey: Hashable {
         var stream: Substring
@@ -203,10 +221,10 @@ final class SourceEvaluation {
             case .retired(var r):
                 generations[entry.key] = nil
                 retirements += 1
-                if let known = labelLists[r.labels] {
+                if let known = labelLists[LabelList(results: r.labels)] {
                     r.labels = known
                 } else {
-                    labelLists[r.labels] = r.labels
+                    labelLists[LabelList(results: r.labels)] = r.labels
                 }
                 retired[entry.key] = r
                 if lastTimeline?.toOpaque() == Unmanaged.passUnretained(timeline).toOpaque() {
