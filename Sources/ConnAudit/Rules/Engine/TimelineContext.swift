@@ -153,7 +153,7 @@ final class TimelineContext {
     /// costs little memory and time (its events are freed later).
     static let ring = 64
     /// The last ``ring`` events, oldest first from ``oldest`` (a circular buffer).
-    private var ringEvents: [Event] = []
+    private var ringEvents = RingSlots()
     private var oldest = 0
     /// Each ring event's text once rendered (nil: not yet). Findings close together show the
     /// same events: they share one copy of each event's text instead of each rendering its own
@@ -447,6 +447,41 @@ final class TimelineContext {
             }
         }
         return text
+    }
+}
+
+/// The events of a ``TimelineContext``'s ring, at most ``TimelineContext/ring`` of them, in a
+/// buffer of their own: putting a source's every event in place of the oldest checks no
+/// array's reference count. Each slot holds its event counted, as an array would.
+private struct RingSlots: ~Copyable {
+    private var slots: UnsafeMutablePointer<Event>?
+    private(set) var count = 0
+
+    init() {}
+
+    deinit {
+        guard let slots else { return }
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
+
+    @inline(__always) subscript(k: Int) -> Event {
+        get {
+            assert(k >= 0 && k < count)
+            return slots.unsafelyUnwrapped[k]
+        }
+        set {
+            assert(k >= 0 && k < count)
+            slots.unsafelyUnwrapped[k] = newValue
+        }
+    }
+
+    /// Adds an event in the next free slot (the buffer made on the first).
+    @inline(__always) mutating func append(_ e: Event) {
+        assert(count < TimelineContext.ring)
+        if slots == nil { slots = .allocate(capacity: TimelineContext.ring) }
+        (slots.unsafelyUnwrapped + count).initialize(to: e)
+        count += 1
     }
 }
 
