@@ -7,10 +7,9 @@ import Testing
 
 @testable import ConnAudit
 
-/// Near a line's end the fast path reads the line's last eight bytes as a word and moves them
-/// down (``JSONLineParser/wordToEnd(_:_:_:)``): it must read no byte past the line's end, and
-/// what it makes of keys, integers and texts that end there must be what the general parser
-/// makes of them.
+/// Near a line's end the fast path reads keys, integers and texts byte by byte where a word
+/// would pass the end: it must read no byte past the line's end, and what it makes of keys,
+/// integers and texts that end there must be what the general parser makes of them.
 @Suite("The fast path reads nothing past a line's end")
 struct PlainLineEndReadsTests {
     /// Lines whose last pair (a connlog key, a key rules read or not, an integer, a short text)

@@ -2,7 +2,7 @@
 ///
 /// A node whose parts are numbers, fields, lets, captures' fields, running aggregates' fields
 /// and the operators over them (`open != null and t >= answer.t + I`) also compiles as a
-/// *scalar* closure (``CompiledExpression/node(_:)``): each part gives a ``Scalar``, a plain
+/// *scalar* closure (``CompiledExpression/node(_:scalar:)``): each part gives a ``Scalar``, a plain
 /// value of a few bytes with no reference in it. Two integers are compared or added in place;
 /// any other pair goes through ``Evaluator/combine(_:_:_:)``, and `and`, `or`, `??`, `if` and
 /// `not` through the same truth tables as ``Evaluator``, so every answer is the general one.
@@ -172,17 +172,6 @@ enum Scalar {
 }
 
 extension CompiledExpression {
-    /// The operators ``Evaluator/combine(_:_:_:)`` evaluates.
-    static func isScalarOperator(_ op: Expr.BinaryOp) -> Bool {
-        switch op {
-        case .add, .subtract, .multiply, .divide, .remainder, .equal, .notEqual, .less,
-            .lessEqual, .greater, .greaterEqual:
-            return true
-        case .and, .or, .coalesce, .isIn, .notIn:
-            return false
-        }
-    }
-
     /// A node that runs `scalar` first, and `general` when it gives no scalar.
     static func scalarFirst(_ scalar: @escaping Scalar.Run, general: @escaping Run) -> Run {
         { ctx, e in

@@ -145,7 +145,7 @@ struct CompiledExpression: Sendable {
 
     private static func compile(_ expr: Expr) -> Run { first(node(expr, scalar: false)) }
 
-    /// Any node but a unary, binary or conditional one (``node(_:)``).
+    /// Any node but a unary, binary or conditional one (``node(_:scalar:)``).
     private static func compileOther(_ expr: Expr) -> Run {
         switch expr {
         case .literal(let v):
