@@ -103,6 +103,8 @@ final class CompiledRule: @unchecked Sendable {
     /// The static calls an event of each ``EvNames`` id can move, in one flat table, for runners
     /// to read in place (``StaticCallTable``).
     let staticCallTable: StaticCallTable
+    /// What a runner does with an event of each id (``RunnerRoutes``), made for the first runner.
+    private(set) lazy var routes = RunnerRoutes(self)
 
     /// The events that can matter to the check itself (any of its selectors may match them), not
     /// only to its history.

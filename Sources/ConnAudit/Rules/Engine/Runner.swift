@@ -28,6 +28,13 @@ class Runner: HistoryProvider {
     /// The compiled rule's ``CompiledRule/staticCallTable``, read in place: the runner holds the
     /// compiled rule, and with it the table, for its whole life.
     let staticCalls: StaticCallTable.View
+    /// The compiled rule's ``CompiledRule/routes``, read in place like ``staticCalls``.
+    let routes: RunnerRoutes.View
+    /// Whether the check must see every event the runner is given, whatever its id: a sequence's
+    /// open obligations (any event's time may pass a deadline) and armed absences (each charged
+    /// per event). Set by the check as it changes; otherwise an event reaches ``handle`` only when
+    /// its route says the check may react to it.
+    var takesEveryEvent = false
 
     struct Aggregate {
         var first: Event?
@@ -85,6 +92,7 @@ class Runner: HistoryProvider {
         }
         aggregates = Array(repeating: Aggregate(), count: compiled.staticCalls.count)
         staticCalls = compiled.staticCallTable.view
+        routes = compiled.routes.view
         statics?.runner = Unmanaged.passUnretained(self)
     }
 
@@ -177,39 +185,52 @@ class Runner: HistoryProvider {
         }
     }
 
-    /// Handles `e` (the subclass's work), then remembers it for history functions.
+    /// Handles `e` (the subclass's work), then remembers it for history functions. What the
+    /// event's id decides is read from its route (``RunnerRoutes``), once.
     final func observe(_ e: Event, context: ContextScope, sink: FindingSink) {
         guard !stopped else { return }
         eventsGiven &+= 1
-        handle(e, context: context, sink: sink)
+        let route = routes.route(for: e.evID)
+        if route.flags.contains(.handles) || takesEveryEvent {
+            handle(e, context: context, sink: sink)
+        }
         if regexExhausted { stopped = true }
         if stopped {
             reportStop(at: e, context: context, sink: sink)
             return
         }
         crossCheck?.add(e)
-        guard compiled.usesHistory, compiled.historyIDs?.contains(e.evID) ?? true else { return }
-        if !aggregates.isEmpty { updateAggregates(e) }
-        for i in lists.indices where !compiled.countedLists[i] && listKeeps(i, e.evID) {
-            lists[i].append(e)
+        guard route.flags.contains(.history) else { return }
+        if route.flags.contains(.aggregates) { updateAggregates(e) }
+        var appends = route.appends
+        while appends != 0 {
+            lists[appends.trailingZeroBitCount].append(e)
+            appends &= appends &- 1
+        }
+        if lists.count > 64 {
+            for i in 64..<lists.count where !compiled.countedLists[i] && listKeeps(i, e.evID) {
+                lists[i].append(e)
+            }
         }
         if !madeIndexes.isEmpty {
             for i in madeIndexes.indices {
                 madeIndexes.withElement(i) { index in
-                    if listKeeps(index.list, e.evID) { index.add(e, shared: sharedRef(.index)) }
+                    if route.keeps(index.list, self, e.evID) {
+                        index.add(e, shared: sharedRef(.index))
+                    }
                 }
             }
         }
         if !countedIndexes.isEmpty {
             for i in countedIndexes.indices {
                 countedIndexes.withElement(i) { index in
-                    if listKeeps(index.list, e.evID) { index.add(e, shared: sharedRef(.index)) }
+                    if route.keeps(index.list, self, e.evID) {
+                        index.add(e, shared: sharedRef(.index))
+                    }
                 }
             }
         }
-        if compiled.usesLookAhead, compiled.lookAheadIDs?.contains(e.evID) ?? true {
-            recorded(e, context: context, sink: sink)
-        }
+        if route.flags.contains(.lookAhead) { recorded(e, context: context, sink: sink) }
         if regexExhausted { stopped = true }
         if stopped, !stopReported { reportStop(at: e, context: context, sink: sink) }
     }

@@ -250,6 +250,8 @@ final class SequenceRunner: Runner {
     }
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
+        // Obligations and armed absences open only here: while any is, every event is handled.
+        defer { takesEveryEvent = obligations.live > 0 || !armed.isEmpty }
         startWhereSees(e)
         // Open obligations and armed absences see the event before it can start anything new:
         // an event never answers its own trigger.
