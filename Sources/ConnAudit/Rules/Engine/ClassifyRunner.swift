@@ -14,6 +14,11 @@ final class ClassifyShape: @unchecked Sendable {
     /// past it (``anyChecks``) last; empty when the checks do not fit in a word (more than 32
     /// labels).
     private let masks: [UInt64]
+    /// Per running aggregate (by position in ``CompiledRule/staticCalls``): the checks that may
+    /// read it, as bits (bit `c` for check `c`), through their `where:`s and the lets those read;
+    /// empty when the checks do not fit in a word. An aggregate read by none is given all bits:
+    /// nothing here says it may be left behind.
+    let readers: [UInt64]
 
     init(_ compiled: CompiledRule) {
         if case .classify(let c, _, _, _) = compiled.rule.check {
@@ -49,6 +54,31 @@ final class ClassifyShape: @unchecked Sendable {
         } else {
             masks = []
         }
+        readers = labels.count <= 32 ? Self.readers(all, compiled) : []
+    }
+
+    private static func readers(
+        _ checks: [(check: Int32, selector: Selector)], _ compiled: CompiledRule
+    ) -> [UInt64] {
+        var readers = Array(repeating: UInt64(0), count: compiled.staticCalls.count)
+        let lets = Dictionary(
+            compiled.rule.lets.map { ($0.name, $0.expr) }, uniquingKeysWith: { a, _ in a })
+        for (check, selector) in checks {
+            var names: [String] = []
+            var seen = Set<String>()
+            func visit(_ e: Expr) {
+                switch e {
+                case .history(let call):
+                    if let i = compiled.staticSlots[call.slot] { readers[i] |= 1 << UInt64(check) }
+                case .name(let n, _, _):
+                    if lets[n] != nil, seen.insert(n).inserted { names.append(n) }
+                default: break
+                }
+            }
+            NameWalker.walkSelector(selector, visit)
+            while let n = names.popLast() { NameWalker.walk(lets[n]!, visit) }
+        }
+        return readers.map { $0 == 0 ? ~0 : $0 }
     }
 
     /// The checks ``withChecks(for:_:)`` gives an event with this id, as bits (bit `c` for
@@ -91,7 +121,17 @@ final class ClassifyRunner: Runner {
     /// The flags of ``has`` and ``lacks`` that are set, as bits (bit `2 * label` for its `has`,
     /// `2 * label + 1` for its `lacks`), kept with them when the shape has masks
     /// (``ClassifyShape/mask(for:)``).
-    private var setChecks: UInt64 = 0
+    private var setChecks: UInt64 = 0 {
+        didSet { quietAggregates = Self.quiet(shape.readers, setChecks) }
+    }
+
+    /// The running aggregates (the first 64) whose every reader's flag is set: no check that
+    /// reads them is made again, so nothing they would answer can change a label.
+    private static func quiet(_ readers: [UInt64], _ set: UInt64) -> UInt64 {
+        var quiet: UInt64 = 0
+        for (i, r) in readers.enumerated() where i < 64 && r & ~set == 0 { quiet |= 1 << UInt64(i) }
+        return quiet
+    }
 
     /// - Parameter shape: the rule's, shared by its runners (made here when not given).
     init(_ compiled: CompiledRule, files: [String], shape: ClassifyShape? = nil) {

@@ -19,6 +19,7 @@ extension Runner {
         aggregates.withUnsafeMutableBufferPointer { aggregates in
             for entry in entries {
                 let slot = Int(entry.position)
+                if slot < 64, quietAggregates & (1 << UInt64(slot)) != 0 { continue }
                 entry.call._withUnsafeGuaranteedRef { call in
                     update(&aggregates[slot], slot, call, entry.flags, e, ctx)
                 }

@@ -35,6 +35,10 @@ class Runner: HistoryProvider {
     /// per event). Set by the check as it changes; otherwise an event reaches ``handle`` only when
     /// its route says the check may react to it.
     var takesEveryEvent = false
+    /// Running aggregates (bit `i` for position `i`, the first 64) that nothing the runner will
+    /// evaluate reads any more (a `classify` generation's, once the checks that read them are
+    /// decided): ``updateAggregates(_:)`` leaves them as they are.
+    var quietAggregates: UInt64 = 0
 
     struct Aggregate {
         var first: Event?

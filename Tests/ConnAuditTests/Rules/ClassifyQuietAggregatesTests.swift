@@ -1,0 +1,81 @@
+import Testing
+
+@testable import ConnAudit
+import ConnAuditTestSupport
+
+/// A `classify` runner stops moving a running aggregate once every check that reads it (through
+/// its `where:` or a let) has its flag set: no such check is made again. An aggregate that a check
+/// still undecided reads keeps moving, so that check is judged on every event before it.
+@Suite struct ClassifyQuietAggregatesTests {
+    static let rule = """
+        id: t.outcomes
+        title: Outcomes are covered
+        for: corpus
+        let:
+          pings: "count({ev: ws.ping})"
+        classify:
+          per: generation
+          stream: ws
+          labels:
+            answered: { has: { ev: ws.pong, where: "pings > 0" } }
+            busy: { has: { ev: ws.close, where: "pings > 2" } }
+            opened: { has: { ev: ws.open, where: "count({ev: ws.message}) == 0" } }
+        """
+
+    private static func runner() throws -> ClassifyRunner {
+        let rule = try #require(try RuleRuns.rules([rule], file: "t.yaml").first)
+        return ClassifyRunner(CompiledRule(rule: rule, index: 0, overrides: [:]), files: ["t"])
+    }
+
+    private static func labels(_ runner: ClassifyRunner) -> [String: Bool] {
+        guard case .now(let results) = runner.retirement() else { return [:] }
+        return Dictionary(uniqueKeysWithValues: results.map { ($0.name, $0.holds) })
+    }
+
+    private static func feed(_ runner: ClassifyRunner, _ names: [String], seq: inout Int) {
+        let scope = ContextScope(context: TimelineContext(source: nil))
+        let sink = FindingSink(files: ["t"])
+        for ev in names {
+            seq += 1
+            let e = Event(t: Double(seq), ev: ev, gen: 1, line: seq)
+            e.seq = seq
+            runner.observe(e, context: scope, sink: sink)
+        }
+    }
+
+    @Test func anAggregateGoesQuietOnlyOnceEveryCheckReadingItIsDecided() throws {
+        let runner = try Self.runner()
+        var seq = 0
+        Self.feed(runner, ["ws.ping", "ws.pong"], seq: &seq)
+        // `answered` is decided, `busy` (which reads the same count) is not: the count moves on.
+        #expect(Self.labels(runner)["answered"] == true)
+        #expect(runner.quietAggregates == 0)
+        Self.feed(runner, ["ws.ping", "ws.close", "ws.ping", "ws.close"], seq: &seq)
+        #expect(Self.labels(runner) == ["answered": true, "busy": true, "opened": false])
+        // Both readers of the ping count are decided; the message count is still read.
+        let compiled = runner.compiled
+        let pings = try #require(
+            compiled.staticCalls.firstIndex { $0.selector.ids == [EvNames.id("ws.ping")] })
+        let messages = try #require(
+            compiled.staticCalls.firstIndex { $0.selector.ids == [EvNames.id("ws.message")] })
+        #expect(runner.quietAggregates & (1 << UInt64(pings)) != 0)
+        #expect(runner.quietAggregates & (1 << UInt64(messages)) == 0)
+        Self.feed(runner, ["ws.message", "ws.open"], seq: &seq)
+        #expect(Self.labels(runner)["opened"] == false)
+    }
+
+    @Test func aRestoredRunnerLeavesTheSameAggregatesQuiet() throws {
+        let original = try Self.runner()
+        var seq = 0
+        Self.feed(original, ["ws.ping", "ws.pong", "ws.ping", "ws.ping", "ws.close"], seq: &seq)
+        let restored = try Self.runner()
+        restored.aggregateState = original.aggregateState
+        restored.restore(original.flags)
+        #expect(restored.quietAggregates == original.quietAggregates)
+        #expect(original.quietAggregates != 0)
+        Self.feed(original, ["ws.open"], seq: &seq)
+        var other = seq - 1
+        Self.feed(restored, ["ws.open"], seq: &other)
+        #expect(Self.labels(restored) == Self.labels(original))
+    }
+}
