@@ -74,6 +74,9 @@ class Runner: HistoryProvider {
         } else {
             statics = nil
         }
+        plainKind =
+            compiled.bindsHistoryResults
+            ? nil : statics != nil ? .live : compiled.lets.names.isEmpty ? .plain : nil
         lists = Array(repeating: [], count: compiled.historyLists.count)
         // Covering nothing (made without a search of the slots) unless a call is counted.
         counted = SlotTable(covering: [])
@@ -281,8 +284,26 @@ class Runner: HistoryProvider {
     ///   it, move in without a retain.
     /// - Parameter frozen: the context outlives this event (an obligation): its lets keep the
     ///   values they have now, even static ones.
-    func context(
+    @inline(__always) final func context(
         _ e: Event, captures: consuming Captures = Captures(), frozen: Bool = false
+    ) -> EvalContext {
+        // The common context, made where it is asked for: what ``madeContext`` would make.
+        if !frozen, let kind = plainKind, let shared = sharedRefs[kind] {
+            var ctx = EvalContext(event: e, borrowing: shared)
+            ctx.captures = consume captures
+            return ctx
+        }
+        return madeContext(e, captures: captures, frozen: frozen)
+    }
+
+    /// The shared object of a context that is not frozen, when such a context binds nothing but
+    /// its captures: the static lets' (`live`: every let is static) or the plain one (the rule
+    /// has no lets), and no history results. Nil otherwise.
+    private let plainKind: SharedKind?
+
+    /// ``context(_:captures:frozen:)``, in full.
+    @inline(never) final func madeContext(
+        _ e: Event, captures: consuming Captures, frozen: Bool
     ) -> EvalContext {
         let live = statics != nil && !frozen
         if frozen, let template = frozenTemplate, letCache?.changes == frozenStamp {
