@@ -21,7 +21,9 @@ class Runner: HistoryProvider {
     /// indexes (calls keyed alike on one list, with the same tests, share one). The lists they
     /// read keep no events (``CompiledRule/countedLists``).
     private var counted: SlotTable<CountedCall>
-    private var countedIndexes: [CountedIndex] = []
+    /// (A `let`, made with the runner: a `var`'s buffer is retained for each call made while
+    /// reading it, as any call may change a `var`.)
+    private let countedIndexes: [CountedIndex]
     /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order
     /// (kept by ``Runner+Aggregates.swift`` alone).
     var aggregates: [Aggregate]
@@ -80,6 +82,7 @@ class Runner: HistoryProvider {
         lists = Array(repeating: [], count: compiled.historyLists.count)
         // Covering nothing (made without a search of the slots) unless a call is counted.
         counted = SlotTable(covering: [])
+        var countedIndexes: [CountedIndex] = []
         for slot in compiled.callSlots {
             guard let shape = compiled.countedShapes[slot], let list = compiled.listOfSlot[slot]
             else { continue }
@@ -97,6 +100,7 @@ class Runner: HistoryProvider {
             }
             counted[slot] = CountedCall(index: index, shape: shape)
         }
+        self.countedIndexes = countedIndexes
         aggregates = Array(repeating: Aggregate(), count: compiled.staticCalls.count)
         staticCalls = compiled.staticCallTable.view
         routes = compiled.routes.view
