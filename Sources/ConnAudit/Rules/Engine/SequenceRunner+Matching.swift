@@ -61,7 +61,9 @@ extension SequenceRunner {
             open &= open - 1
             if concerns(e, stage: stage) { concerned |= 1 << stage }
         }
-        if !starts, concerned == 0 { return }
+        // Nor does an event whose only use is a start sure to be dropped as known (see
+        // ``startIsKnown(died:)``: no partial dies when none is concerned).
+        if concerned == 0, !starts || startIsKnown(died: 0) { return }
         // The scratch list trades places with an empty one, there and back: nothing is
         // released on the way.
         var grown: [Partial] = []
@@ -83,9 +85,7 @@ extension SequenceRunner {
                     : matchesStart(first.selector, e, self.context(e))
                 if let term = match {
                     var captures = Captures()
-                    if let name = term.capture(in: first.selector),
-                        sequence.steps.count == 1 || kept[0].contains(name)
-                    {
+                    if startBindsCapture(term.term), let name = term.capture(in: first.selector) {
                         if let spare = spareCaptures.popLast() { captures = spare }
                         captures[name] = e
                     }

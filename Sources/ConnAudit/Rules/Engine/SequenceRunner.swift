@@ -126,6 +126,23 @@ final class SequenceRunner: Runner {
     /// from partial matches, so partials that differ only in them merge.
     /// (A handful of names per step: a linear search is cheaper than hashing one.)
     let kept: [[String]]
+    /// Per term of the first step's selector (the first 64, a bit each): whether a start on it
+    /// binds its capture (it has one, and a later step reads it or there is none).
+    let startBinds: UInt64
+
+    /// Whether a start on term `i` of the first step binds its capture (``startBinds``).
+    @inline(__always) func startBindsCapture(_ i: Int) -> Bool {
+        if i < 64 { return startBinds & (1 << UInt64(i)) != 0 }
+        return firstStep!._withUnsafeGuaranteedRef {
+            Self.binds($0.selector.terms[i], kept, sequence)
+        }
+    }
+
+    private static func binds(_ term: Selector.Term, _ kept: [[String]], _ s: Sequence) -> Bool {
+        guard let name = term.capture else { return false }
+        return s.steps.count == 1 || kept[0].contains(name)
+    }
+
     /// Per step, the kept captures that make two partials different: not those only the message
     /// reads (partials differing in those merge; the first one's are shown).
     let keyed: [[String]]
@@ -212,6 +229,15 @@ final class SequenceRunner: Runner {
         kept = compiled.keptCaptureNames
         stageConcerns = compiled.stageConcerns
         keyed = compiled.keyCaptureNames
+        var startBinds: UInt64 = 0
+        if !compiled.steps.isEmpty {
+            let first = compiled.steps.withElement(0) { $0.selector }
+            for (i, term) in first.terms.enumerated()
+            where i < 64 && Self.binds(term, kept, sequence) {
+                startBinds |= 1 << UInt64(i)
+            }
+        }
+        self.startBinds = startBinds
         startsAlike =
             sequence.steps.count > 1
             && Set(CompiledRule.captureNames(sequence.steps[0].selector)).isDisjoint(with: keyed[0])
