@@ -110,9 +110,27 @@ struct EncodedEventLog {
         private var lastT: Int64 = 0
         private var lastLine = 0
         private var lastSeq = 0
+        /// `ev` names written, with their ids and indexes in ``names``, in four slots chosen by
+        /// the id's low bits: a log names a few `ev`s, often in turn (a ping, then its pong), and
+        /// each is found again by its id and its text's two words (the reader hands out one
+        /// interned text per name) rather than by asking the table.
+        private var ev0 = EvSlot(), ev1 = EvSlot(), ev2 = EvSlot(), ev3 = EvSlot()
+
+        private struct EvSlot {
+            var id: Int32 = -2
+            var name = ""
+            var index = 0
+
+            @inline(__always) func holds(_ e: Event) -> Bool {
+                id == e.evID && name.hasSameBytes(as: e.ev)
+            }
+        }
 
         /// A varint takes at most 10 bytes (64 bits, 7 a byte).
         private static let varintMax = 10
+        /// The most an entry's fixed part takes: its flags byte and eight numbers (a double's 8
+        /// bytes or a varint's 10).
+        private static let fixedMax = 1 + 8 * varintMax
 
         init(names: EventLogNames, capacity: Int) {
             self.names = names
@@ -157,6 +175,11 @@ struct EncodedEventLog {
 
         @inline(__always) mutating func varint(_ v: UInt64) {
             room(Self.varintMax)
+            putVarint(v)
+        }
+
+        /// A varint where room was made for it.
+        @inline(__always) private mutating func putVarint(_ v: UInt64) {
             var v = v
             while v >= 0x80 {
                 put(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -170,13 +193,45 @@ struct EncodedEventLog {
             varint(UInt64(bitPattern: (v << 1) ^ (v >> 63)))
         }
 
+        /// ``signed(_:)`` where room was made for it.
+        @inline(__always) private mutating func putSigned(_ v: Int64) {
+            putVarint(UInt64(bitPattern: (v << 1) ^ (v >> 63)))
+        }
+
         mutating func double(_ d: Double) {
             room(8)
-            var bits = d.bitPattern
-            for _ in 0..<8 {
-                put(UInt8(truncatingIfNeeded: bits))
-                bits >>= 8
+            putDouble(d)
+        }
+
+        /// A double's 8 bytes, little-endian, where room was made for them.
+        @inline(__always) private mutating func putDouble(_ d: Double) {
+            (UnsafeMutableRawPointer(base) + count).storeBytes(
+                of: d.bitPattern.littleEndian, as: UInt64.self)
+            count &+= 8
+        }
+
+        /// The index of the `ev` name `e` carries: from its slot (``ev0`` …) when the slot holds
+        /// the same id and bytes, else from the table, and then kept in the slot.
+        @inline(__always) private mutating func evIndex(_ e: Event) -> Int {
+            switch e.evID & 3 {
+            case 0: if ev0.holds(e) { return ev0.index }
+            case 1: if ev1.holds(e) { return ev1.index }
+            case 2: if ev2.holds(e) { return ev2.index }
+            default: if ev3.holds(e) { return ev3.index }
             }
+            return evIndexFromTable(e)
+        }
+
+        @inline(never) private mutating func evIndexFromTable(_ e: Event) -> Int {
+            let slot = EvSlot(
+                id: e.evID, name: e.ev, index: names.index(of: e.ev, id: e.evID, isEv: true))
+            switch e.evID & 3 {
+            case 0: ev0 = slot
+            case 1: ev1 = slot
+            case 2: ev2 = slot
+            default: ev3 = slot
+            }
+            return slot.index
         }
 
         /// A name (`ev`, a field key), by its index in the source's table.
@@ -212,23 +267,30 @@ struct EncodedEventLog {
             } else if t != nil, clockWhole != nil {
                 flags |= Flag.wholeClock
             }
-            byte(flags)
+            // The fixed part: room made once, then stored without a check per number.
+            let index = evIndex(e)
+            room(Self.fixedMax)
+            put(flags)
             if let t {
-                signed(t &- lastT)
+                putSigned(t &- lastT)
                 lastT = t
             } else {
-                double(e.t)
+                putDouble(e.t)
             }
             if flags & Flag.clockUnset == 0 {
-                if flags & Flag.wholeClock != 0 { signed(clockWhole! &- t!) } else { double(clock) }
+                if flags & Flag.wholeClock != 0 {
+                    putSigned(clockWhole! &- t!)
+                } else {
+                    putDouble(clock)
+                }
             }
-            signed(Int64(e.evID))
-            text(e.ev, id: e.evID, isEv: true)
-            if let gen = e.gen { varint(gen) }
-            signed(Int64(e.file))
-            signed(Int64(e.line) &- Int64(lastLine))
+            putSigned(Int64(e.evID))
+            putVarint(UInt64(index))
+            if let gen = e.gen { putVarint(gen) }
+            putSigned(Int64(e.file))
+            putSigned(Int64(e.line) &- Int64(lastLine))
             lastLine = e.line
-            signed(Int64(e.seq) &- Int64(lastSeq))
+            putSigned(Int64(e.seq) &- Int64(lastSeq))
             lastSeq = e.seq
             if !e.fields.isEmpty {
                 varint(UInt64(e.fields.count))

@@ -164,6 +164,24 @@ import ConnSoak
         #expect(decoded.first.map { same(e, $0.event) } == true)
     }
 
+    /// The writer finds an `ev` name met just before by its id and its bytes: a name with the same
+    /// id but other bytes (canonically equivalent, as `String`'s `==` has it) keeps its own.
+    @Test func anEvNameWithTheIdOfTheOneBeforeKeepsItsOwnBytes() {
+        let names = EventLogNames()
+        let spellings = ["caf\u{E9}.x", "cafe\u{301}.x", "caf\u{E9}.x", "cafe\u{301}.x"]
+        let log = spellings.enumerated().map { i, ev in
+            let e = Event(t: Double(i), ev: ev, gen: 1, file: 0, line: i + 1, evID: 7)
+            e.seq = i + 1
+            return LoggedEvent(e, Double(i))
+        }
+        let (decoded, _) = EncodedEventLog(log: log, first: nil, names: names).decode(names: names)
+        #expect(decoded.count == spellings.count)
+        for (entry, ev) in zip(decoded, spellings) {
+            #expect(entry.event.ev.hasSameBytes(as: ev), "\(Array(entry.event.ev.utf8))")
+            #expect(entry.event.evID == 7)
+        }
+    }
+
     @Test func aHeartbeatLogTakesAFewBytesPerEvent() {
         var log: [LoggedEvent] = []
         var clock = -Double.infinity
