@@ -217,10 +217,15 @@ public final class Event: @unchecked Sendable {
     @inline(__always) var holdsFields: Bool { !fields.isEmpty || redacted != nil }
 
     /// Sets the fields and redacted keys of an event being filled again
-    /// (``refill(t:swappingEv:gen:file:line:evID:)``).
-    @inline(__always) func refill(fields: consuming [Field], redacted: consuming [String]?) {
-        self.fields = fields
+    /// (``refill(t:swappingEv:gen:file:line:evID:)``), and hands back its earlier fields: the
+    /// reader decodes a later line's fields into that array's room (``ParsedLine/recycle(_:)``).
+    @inline(__always) func refill(
+        fields: consuming [Field], redacted: consuming [String]?
+    ) -> [Field] {
+        var fields = fields
+        swap(&self.fields, &fields)
         self.redacted = redacted
+        return fields
     }
 
     /// Whether `ev` starts with `$`: read from the string's own bytes when it holds them (every

@@ -182,8 +182,8 @@ final class FileReader {
         // An event of a line read earlier that nothing holds any more is filled again, not a new
         // one made. Its fields and redacted keys are set only when this line or its earlier one
         // has some (most lines have neither). `fields` moves into the event: one reference
-        // counted, not a second one and a release. The redacted keys are passed only when there
-        // are some.
+        // counted, not a second one and a release; the event's earlier array, emptied, holds the
+        // next line's fields. The redacted keys are passed only when there are some.
         let event: Event
         if let spare = recent.spare() {
             // A logged `ev` named as one of the reader's findings has the id of none: the
@@ -199,9 +199,11 @@ final class FileReader {
             if !parsed.fields.isEmpty || !parsed.redactedKeys.isEmpty || spare.holdsFields {
                 var fields = parsed.takeFields()
                 if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
-                spare.refill(
-                    fields: consume fields,
-                    redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys)
+                // The event's earlier fields become the room of the next line's.
+                parsed.recycle(
+                    spare.refill(
+                        fields: consume fields,
+                        redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys))
             }
             event = spare
         } else {

@@ -74,6 +74,18 @@ struct ParsedLine {
         swap(&taken, &fields)
         return taken
     }
+
+    /// Keeps `spare`, the earlier fields of an event filled again, emptied, as the room the next
+    /// line's fields are decoded into, when ``fields`` has none: a line with fields then
+    /// allocates no array for them, nor grows one field at a time. The event gave its array
+    /// up, so emptying it frees nothing anyone reads; were the array held elsewhere too, emptying
+    /// it would copy it first, as any change of a shared array does.
+    @inline(__always) mutating func recycle(_ spare: consuming [Event.Field]) {
+        guard fields.capacity == 0, spare.capacity > 0 else { return }
+        var spare = spare
+        spare.truncate(to: 0)
+        fields = spare
+    }
 }
 
 /// A strict JSON parser for one connlog line, working on the line's bytes.

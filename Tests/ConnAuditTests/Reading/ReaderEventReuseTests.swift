@@ -39,6 +39,42 @@ import ConnAuditTestSupport
         #expect(Set(kept.map(ObjectIdentifier.init)).count == kept.count)
     }
 
+    /// An event filled again hands its earlier field array to the reader, which decodes a later
+    /// line's fields into it (``ParsedLine/recycle(_:)``). A field list someone still holds
+    /// apart from its event keeps its values, and lines of none, one or three fields each read
+    /// theirs, whatever array they are decoded into.
+    @Test func aFieldListHeldApartFromItsEventKeepsItsValuesWhenTheEventIsFilledAgain() {
+        let lines = EventRing.size * 6
+        let text =
+            (1...lines).map { i -> String in
+                switch i % 3 {
+                case 0: #"{"t":\#(i),"ev":"x.step"}"#
+                case 1: #"{"t":\#(i),"ev":"x.step","n":\#(i)}"#
+                default: #"{"t":\#(i),"ev":"x.step","n":\#(i),"tag":"line-\#(i)","ok":true}"#
+                }
+            }.joined(separator: "\n") + "\n"
+        let reader = Self.reader(text)
+        var held: [(fields: [Event.Field], line: Int)] = []
+        while let item = reader.next() {
+            guard case .event(let e, _, _) = item else { continue }
+            #expect(e.fields.count == [0, 1, 3][e.line % 3], "line \(e.line)")
+            if e.line % 3 != 0 { #expect(e.value(of: "n") == .int(Int64(e.line))) }
+            // Every fifth line's fields are kept; its event is let go.
+            if e.line % 5 == 2 { held.append((e.fields, e.line)) }
+        }
+        #expect(held.count == (lines + 3) / 5)
+        for (fields, line) in held {
+            #expect(fields.count == [0, 1, 3][line % 3], "line \(line)")
+            if line % 3 != 0 {
+                #expect(fields.first?.value == .int(Int64(line)), "line \(line)")
+            }
+            if line % 3 == 2 {
+                #expect(fields.map(\.key) == ["n", "tag", "ok"], "line \(line)")
+                #expect(fields.dropFirst().first?.value == .string("line-\(line)"))
+            }
+        }
+    }
+
     @Test func anEventNothingElseHoldsIsFilledAgainAsItsLineReadsIt() {
         let lines = EventRing.size * 10
         let reader = Self.reader(Self.log(lines))
