@@ -21,6 +21,12 @@ final class FileReader {
     private var parser: JSONLineParser
     /// The line being read, parsed in place.
     private var parsed = ParsedLine()
+    /// Emptied field arrays of events filled again, waiting for lines with fields: an event
+    /// filled again often had fields when its new line has none, and the next line with fields
+    /// then takes one of these instead of allocating (``ParsedLine/recycle(_:)``). At most
+    /// ``spareFieldsKept``.
+    private var spareFields: [[Event.Field]] = []
+    private static let spareFieldsKept = 8
     /// The file's sources, numbered in the order their first event came (the id a
     /// ``LineItem/event(_:source:regression:)`` carries), and each one's number.
     private var keys: [SourceKey] = []
@@ -199,16 +205,17 @@ final class FileReader {
             if !parsed.fields.isEmpty || !parsed.redactedKeys.isEmpty || spare.holdsFields {
                 var fields = parsed.takeFields()
                 if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
-                // The event's earlier fields become the room of the next line's.
-                parsed.recycle(
-                    spare.refill(
-                        fields: consume fields,
-                        redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys))
+                // The event's earlier fields become the room of a later line's.
+                let earlier = spare.refill(
+                    fields: consume fields,
+                    redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys)
+                if earlier.capacity > 0 { keepSpare(earlier) } else { takeSpare() }
             }
             event = spare
         } else {
             var fields = parsed.takeFields()
             if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
+            takeSpare()
             event = Event(
                 t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
                 fields: consume fields,
@@ -234,6 +241,25 @@ final class FileReader {
         }
         currentStamp = now
         return .event(event, source: id, regression: regression)
+    }
+
+    /// Gives the parsed line a spare array when its fields went to their event: the next line's
+    /// go there. Called only where a line's fields were taken, not on every line.
+    @inline(__always) private func takeSpare() {
+        if parsed.fields.capacity == 0, !spareFields.isEmpty {
+            parsed.recycle(spareFields.removeLast())
+        }
+    }
+
+    /// Keeps `fields`, an event's earlier field array, emptied, for a later line's fields.
+    @inline(__always) private func keepSpare(_ fields: consuming [Event.Field]) {
+        if parsed.fields.capacity == 0 {
+            parsed.recycle(fields)
+        } else if spareFields.count < Self.spareFieldsKept {
+            var fields = fields
+            fields.truncate(to: 0)
+            spareFields.append(fields)
+        }
     }
 
     /// Writes the latest `t` of the previous line's source back to ``lastT`` and takes source
