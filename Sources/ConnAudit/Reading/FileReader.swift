@@ -244,10 +244,15 @@ final class FileReader {
     }
 
     /// Gives the parsed line a spare array when its fields went to their event: the next line's
-    /// go there. Called only where a line's fields were taken, not on every line.
+    /// go there. Called only where a line's fields were taken, not on every line. Without a
+    /// spare, room for two fields is made at once: appended one by one into no room, a line's
+    /// second field would allocate again.
     @inline(__always) private func takeSpare() {
-        if parsed.fields.capacity == 0, !spareFields.isEmpty {
+        guard parsed.fields.capacity == 0 else { return }
+        if !spareFields.isEmpty {
             parsed.recycle(spareFields.removeLast())
+        } else {
+            parsed.fields.reserveCapacity(2)
         }
     }
 
