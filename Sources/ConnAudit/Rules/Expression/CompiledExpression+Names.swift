@@ -10,12 +10,13 @@ extension CompiledExpression {
         let slot = Int(hint.slot)
         if slot >= 0 {
             return { ctx, e in
-                guard ctx.boundLets == nil else { return Evaluator.bound(name, hint, ctx, e) }
-                if let scope = ctx.letScope {
-                    guard scope.table.layout == hint.layout else {
+                let lets = ctx.letsInPlace
+                guard !lets.byName else { return Evaluator.bound(name, hint, ctx, e) }
+                if let scope = lets.scope {
+                    guard scope._withUnsafeGuaranteedRef({ $0.table.layout == hint.layout }) else {
                         return Evaluator.bound(name, hint, ctx, e)
                     }
-                    if let v = scope.value(slot: slot) { return v }
+                    if let v = scope._withUnsafeGuaranteedRef({ $0.value(slot: slot) }) { return v }
                 }
                 let statics = ctx.withShared {
                     $0.withStatics { s in
@@ -94,7 +95,8 @@ extension CompiledExpression {
     @inline(__always) private static func withStaticLets<T>(
         _ hint: LetSlot, _ ctx: EvalContext, _ body: (StaticLets) -> T?
     ) -> T? {
-        guard ctx.boundLets == nil, ctx.letScope == nil else { return nil }
+        let lets = ctx.letsInPlace
+        guard !lets.byName, lets.scope == nil else { return nil }
         return ctx.withShared {
             $0.withStatics { s in s.table.layout == hint.layout ? body(s) : nil }
         }
@@ -103,8 +105,10 @@ extension CompiledExpression {
     /// Whether a name resolved to no let (`hint.slot` < 0) is no let in `ctx` either: no lets
     /// bound by name, and the lets, if any, laid out as the hint says.
     @inline(__always) static func hintHolds(_ hint: LetSlot, _ ctx: EvalContext) -> Bool {
-        ctx.boundLets == nil
-            && ctx.letScope.map({ $0.table.layout == hint.layout }) ?? true
+        let lets = ctx.letsInPlace
+        return !lets.byName
+            && lets.scope.map({ $0._withUnsafeGuaranteedRef { $0.table.layout == hint.layout } })
+                ?? true
             && ctx.withShared({ $0.withStatics { $0.table.layout == hint.layout } }) ?? true
     }
 }

@@ -145,7 +145,13 @@ enum Scalar {
     @inline(__always) static func time(of e: Event) -> Scalar {
         let t = e.t
         if t.isNaN { return .null }
-        return t == t.rounded() && abs(t) < 9e15 ? .int(Int64(t)) : .double(t)
+        // Whole where converting to an integer and back gives it again (a whole number, as
+        // `t == t.rounded()` tests, without a call to the C library).
+        if abs(t) < 9e15 {
+            let i = Int64(t)
+            if Double(i) == t { return .int(i) }
+        }
+        return .double(t)
     }
 
     /// Field `name` of `e` as ``Evaluator/field(_:id:of:_:)`` reads it: `t` without making a
@@ -314,7 +320,20 @@ extension CompiledExpression {
     static func scalarNullTest(_ name: String, _ hint: LetSlot, equal: Bool) -> Scalar.Run {
         let slot = Int(hint.slot)
         return { ctx, e in
-            if ctx.boundLets == nil, ctx.letScope == nil,
+            let lets = ctx.letsInPlace
+            if !lets.byName, let scope = lets.scope {
+                // The scope's scalar: a text, list or event (``Scalar/nonScalar``) is not null.
+                let v = scope._withUnsafeGuaranteedRef { scope in
+                    scope.table.layout == hint.layout ? scope.scalar(slot: slot) : .other
+                }
+                switch v {
+                case .other: return .other
+                case .undecided: return .undecided
+                case .null: return .bool(equal)
+                default: return .bool(!equal)
+                }
+            }
+            if !lets.byName,
                 let isNull = ctx.withShared({
                     $0.withStatics { s in s.table.layout == hint.layout ? s.isNull(slot: slot) : nil
                     }
@@ -338,10 +357,12 @@ extension CompiledExpression {
     @inline(__always) static func keptLet(
         _ slot: Int, _ hint: LetSlot, _ ctx: EvalContext, _ e: Event
     ) -> Eval? {
-        guard ctx.boundLets == nil else { return nil }
-        if let scope = ctx.letScope {
-            guard scope.table.layout == hint.layout else { return nil }
-            return scope.value(slot: slot)
+        let lets = ctx.letsInPlace
+        guard !lets.byName else { return nil }
+        if let scope = lets.scope {
+            return scope._withUnsafeGuaranteedRef { scope in
+                scope.table.layout == hint.layout ? scope.value(slot: slot) : nil
+            }
         }
         return ctx.withShared {
             $0.withStatics { s in
@@ -356,10 +377,13 @@ extension CompiledExpression {
         let slot = Int(hint.slot)
         if slot >= 0 {
             return { ctx, e in
-                guard ctx.boundLets == nil else { return .other }
-                if let scope = ctx.letScope {
-                    guard scope.table.layout == hint.layout else { return .other }
-                    return scope.value(slot: slot).map(Scalar.init) ?? .other
+                let lets = ctx.letsInPlace
+                guard !lets.byName else { return .other }
+                if let scope = lets.scope {
+                    // The scope's kept scalar is read in place.
+                    return scope._withUnsafeGuaranteedRef { scope in
+                        scope.table.layout == hint.layout ? scope.scalar(slot: slot) : .other
+                    }
                 }
                 // A static let's kept scalar is read without copying its value out.
                 return ctx.withShared {
@@ -414,7 +438,8 @@ extension CompiledExpression {
     {
         let slot = Int(hint.slot)
         return { ctx, e in
-            if ctx.boundLets == nil, ctx.letScope == nil,
+            let lets = ctx.letsInPlace
+            if !lets.byName, lets.scope == nil,
                 let v = ctx.withShared({
                     $0.withStatics { s in
                         s.table.layout == hint.layout

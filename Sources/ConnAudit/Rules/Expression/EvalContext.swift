@@ -258,6 +258,14 @@ public struct EvalContext {
     /// and dropped with one optional reference for them, not three.
     private var locals: EvalLocals?
 
+    /// Whether lets are bound by name (``lets``), and the ``letScope``, not counted: the
+    /// context's box holds the scope for as long as the context is alive and unchanged. For an
+    /// expression's read of a let, which would otherwise count the box's references for a look.
+    @inline(__always) var letsInPlace: (byName: Bool, scope: Unmanaged<LetScope>?) {
+        // Two short reads of the box: bound to a name, it would be retained for the caller.
+        (locals?.bindsByName ?? false, locals?.letScopeRef)
+    }
+
     /// The box of ``locals`` to change: made when there is none, copied when another context
     /// shares it (each context's three are its own, as a value's fields are).
     private mutating func ownLocals() -> EvalLocals {
@@ -338,8 +346,12 @@ public struct EvalContext {
 /// What one context binds for itself (see ``EvalContext/locals``).
 final class EvalLocals {
     var historyResults: HistoryResults?
-    var boundLets: [String: Eval]?
-    var letScope: LetScope?
+    var boundLets: [String: Eval]? { didSet { bindsByName = boundLets != nil } }
+    var letScope: LetScope? { didSet { letScopeRef = letScope.map(Unmanaged.passUnretained) } }
+    /// Whether ``boundLets`` is set, and ``letScope`` not counted (this box holds it): read in
+    /// place by ``EvalContext/letsInPlace``, with no reference counted for a look.
+    private(set) var bindsByName = false
+    private(set) var letScopeRef: Unmanaged<LetScope>?
     /// The context's ``EvalContext/shared`` when the context keeps it alive (nil: its maker does).
     var sharedOwner: EvalShared?
     /// The context's ``EvalContext/event`` when the context keeps it alive (nil: its maker does).

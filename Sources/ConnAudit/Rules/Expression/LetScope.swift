@@ -94,7 +94,19 @@ public final class LetTable: @unchecked Sendable {
 public final class LetScope {
     let table: LetTable
     private enum State { case unset, evaluating, done(Eval) }
-    private var states: [State]
+    /// A binding's state, and its value as a ``Scalar`` once evaluated (``Scalar/other`` before):
+    /// a scalar run reads the let in place (``scalar(slot:)``), without copying its value out.
+    /// One array for both: a scope is made per evaluation of a rule with lets that are not static.
+    private struct Slot {
+        var state: State
+        var scalar: Scalar
+
+        mutating func set(_ v: Eval) {
+            state = .done(v)
+            scalar = Scalar(v)
+        }
+    }
+    private var slots: [Slot]
     /// The trigger's context, kept without its `letScope` (which is this scope) so the two do
     /// not hold each other alive; a binding is evaluated in a copy that points back here. It
     /// keeps its event: a scope may outlive the evaluation that made it (a runner's frozen lets).
@@ -107,7 +119,7 @@ public final class LetScope {
 
     init(table: LetTable) {
         self.table = table
-        states = Array(repeating: .unset, count: table.names.count)
+        slots = Array(repeating: Slot(state: .unset, scalar: .other), count: table.names.count)
     }
 
     convenience init(_ definitions: [(name: String, expr: Expr)]) {
@@ -118,7 +130,7 @@ public final class LetScope {
     /// results in `results` (for an evaluation that must leave this scope as it is).
     func copy(results: HistoryResults?) -> LetScope {
         let c = LetScope(table: table)
-        c.states = states
+        c.slots = slots
         c.cache = cache
         c.context = context
         c.context?.historyResults = results
@@ -139,7 +151,7 @@ public final class LetScope {
     }
 
     func value(slot: Int) -> Eval? {
-        switch states[slot] {
+        switch slots[slot].state {
         case .done(let v): return v
         // A binding that reads itself (directly or through others) is undecided, not a loop.
         case .evaluating: return .undecided
@@ -147,7 +159,7 @@ public final class LetScope {
         }
         if let cache, table.isStatic[slot] {
             if let hit = cache.lookup(slot) {
-                states[slot] = .done(hit)
+                slots[slot].set(hit)
                 return hit
             }
             let v = evaluate(slot)
@@ -157,18 +169,29 @@ public final class LetScope {
         return evaluate(slot)
     }
 
+    /// The value of the binding at `slot` as a ``Scalar``: read in place once it is evaluated,
+    /// else as ``value(slot:)`` gives it (evaluated now).
+    @inline(__always) func scalar(slot: Int) -> Scalar {
+        let s = slots[slot].scalar
+        return s.isOther ? evaluatedScalar(slot: slot) : s
+    }
+
+    @inline(never) private func evaluatedScalar(slot: Int) -> Scalar {
+        value(slot: slot).map(Scalar.init) ?? .other
+    }
+
     private func evaluate(_ slot: Int) -> Eval {
         guard var context else { return .undecided }
         context.letScope = self
-        states[slot] = .evaluating
+        slots[slot].state = .evaluating
         let v = table.runs[slot](context)
-        states[slot] = .done(v)
+        slots[slot].set(v)
         return v
     }
 
     /// Evaluates every binding now (an obligation keeps the values of its trigger).
     func evaluateAll() {
-        for slot in states.indices { _ = value(slot: slot) }
+        for slot in slots.indices { _ = value(slot: slot) }
     }
 }
 
