@@ -8,8 +8,9 @@
 /// `not` through the same truth tables as ``Evaluator``, so every answer is the general one.
 ///
 /// A value that is no scalar (a text, an event, a list) ends the scalar run with
-/// ``Scalar/nonScalar`` or ``Scalar/other``, and the node is evaluated again the general way.
-/// That second evaluation must not differ from the first: a scalar leaf only reads what reading
+/// ``Scalar/nonScalar`` or ``Scalar/other``, and the node is evaluated again the general way (a
+/// part of `and` or `or` alone: ``scalarBinary(_:_:_:generalA:generalB:)``). That second
+/// evaluation must not differ from the first: a scalar leaf only reads what reading
 /// again gives alike (an event's field, a capture, a let a scope or cache keeps once
 /// evaluated, an aggregate's event), and gives ``Scalar/other`` before evaluating anything else
 /// (a let bound by name or laid out otherwise, a static let that is never kept, a history call
@@ -234,33 +235,30 @@ extension CompiledExpression {
 
     /// A binary node over scalar operands `a` and `b`, as ``Evaluator/shortCircuit(_:_:_:)``
     /// and ``Evaluator/combine(_:_:_:)`` evaluate it; nil for `in` and `not in`.
+    ///
+    /// `and` and `or` read only their parts' truth, and always answer with a scalar: a part whose
+    /// scalar run gives none is evaluated by its general form (`generalA`, `generalB`), where the
+    /// general order would evaluate it next, and the other part stays scalar.
     static func scalarBinary(
-        _ op: Expr.BinaryOp, _ a: @escaping Scalar.Run, _ b: @escaping Scalar.Run
+        _ op: Expr.BinaryOp, _ a: @escaping Scalar.Run, _ b: @escaping Scalar.Run,
+        generalA: @escaping Run, generalB: @escaping Run
     )
         -> Scalar.Run?
     {
         switch op {
         case .and:
             return { ctx, e in
-                let x = a(ctx, e)
-                if x.isOther { return .other }
-                let p = x.truth
+                let p = truth(a, generalA, ctx, e)
                 if p == false { return .bool(false) }
-                let y = b(ctx, e)
-                if y.isOther { return .other }
-                let q = y.truth
+                let q = truth(b, generalB, ctx, e)
                 if q == false { return .bool(false) }
                 return p == true && q == true ? .bool(true) : .undecided
             }
         case .or:
             return { ctx, e in
-                let x = a(ctx, e)
-                if x.isOther { return .other }
-                let p = x.truth
+                let p = truth(a, generalA, ctx, e)
                 if p == true { return .bool(true) }
-                let y = b(ctx, e)
-                if y.isOther { return .other }
-                let q = y.truth
+                let q = truth(b, generalB, ctx, e)
                 if q == true { return .bool(true) }
                 return p == false && q == false ? .bool(false) : .undecided
             }
@@ -286,6 +284,15 @@ extension CompiledExpression {
         case .subtract: return { combined(.subtract, a, b, $0, $1) }
         case .multiply, .divide, .remainder: return { combined(op, a, b, $0, $1) }
         }
+    }
+
+    /// The truth of a part of `and` or `or`: of its scalar, or where that is ``Scalar/other``, of
+    /// its general form's answer (a value that is no scalar has none, either way).
+    @inline(__always) private static func truth(
+        _ scalar: Scalar.Run, _ general: Run, _ ctx: EvalContext, _ e: Event
+    ) -> Bool? {
+        let x = scalar(ctx, e)
+        return x.isOther ? general(ctx, e).truth : x.truth
     }
 
     /// `a op b` on the scalars of its operands, run left to right.

@@ -59,8 +59,12 @@ struct CompiledExpression: Sendable {
 
     /// `expr` compiled, and compiled as a scalar where it is a kind a scalar run reads
     /// (``Scalar``): a unary, binary or conditional node whose parts all are, and a leaf when
-    /// `wanted` (its parent may read it so). The general form of a node with a scalar form
-    /// evaluates its parts the general way: it runs only when the scalar run gave no scalar.
+    /// `wanted` (its parent may read it so). The general form of a node with a scalar form runs
+    /// only when the scalar run gave no scalar. It evaluates an operator's parts the general way,
+    /// and each part of `??` and `if` that is itself an operator scalar first (``inner(_:_:)``).
+    /// The scalar form of `and` and `or` always answers: a part that gives no scalar is evaluated
+    /// the general way alone. So a text compared in one part (`id == p.id and t < p.t + T`) does
+    /// not send the other parts the general way too.
     private static func node(_ expr: Expr, scalar wanted: Bool) -> (run: Run, scalar: Scalar.Run?) {
         switch expr {
         case .unary(let op, let operand):
@@ -80,8 +84,16 @@ struct CompiledExpression: Sendable {
             // Leaves are made scalar only where both sides can be (no closure made for nothing).
             let parts = op != .isIn && op != .notIn && scalarKind(l) && scalarKind(r)
             let a = node(l, scalar: parts), b = node(r, scalar: parts)
-            if let x = a.scalar, let y = b.scalar, let s = scalarBinary(op, x, y) {
-                return (binaryNode(op, a.run, b.run, l, r), s)
+            if let x = a.scalar, let y = b.scalar,
+                let s = scalarBinary(op, x, y, generalA: a.run, generalB: b.run)
+            {
+                let shortCircuit = op == .and || op == .or || op == .coalesce
+                return (
+                    binaryNode(
+                        op, shortCircuit ? inner(l, a) : a.run, shortCircuit ? inner(r, b) : b.run,
+                        l, r),
+                    s
+                )
             }
             return (binaryNode(op, first(a), first(b), l, r), nil)
         case .conditional(let c, let yes, let no):
@@ -89,7 +101,9 @@ struct CompiledExpression: Sendable {
             let t = node(c, scalar: parts), a = node(yes, scalar: parts)
             let b = node(no, scalar: parts)
             if let st = t.scalar, let sa = a.scalar, let sb = b.scalar {
-                return (choice(t.run, a.run, b.run), scalarConditional(st, sa, sb))
+                return (
+                    choice(inner(c, t), inner(yes, a), inner(no, b)), scalarConditional(st, sa, sb)
+                )
             }
             return (choice(first(t), first(a), first(b)), nil)
         default:
@@ -101,6 +115,16 @@ struct CompiledExpression: Sendable {
     private static func first(_ node: (run: Run, scalar: Scalar.Run?)) -> Run {
         guard let scalar = node.scalar else { return node.run }
         return scalarFirst(scalar, general: node.run)
+    }
+
+    /// A part of `and`, `or`, `??` or `if` as the general form of a node with a scalar form runs
+    /// it: an operator scalar first (``first(_:)``); a leaf the general way, as its scalar read
+    /// gave none or it is read once more in the general order.
+    private static func inner(_ expr: Expr, _ node: (run: Run, scalar: Scalar.Run?)) -> Run {
+        switch expr {
+        case .unary, .binary, .conditional: first(node)
+        default: node.run
+        }
     }
 
     /// `if test then a else b` on compiled parts.
