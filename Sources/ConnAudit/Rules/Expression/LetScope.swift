@@ -243,6 +243,14 @@ final class StaticLets {
     /// for a let that is never kept, which is left to the general evaluation.
     @inline(__always) func scalar(slot: Int, _ ctx: EvalContext, _ e: Event) -> Scalar {
         if table.direct[slot] == nil, let hit = cache.scalarLookup(slot) { return hit }
+        return evaluatedScalar(slot: slot, ctx, e)
+    }
+
+    /// ``scalar(slot:_:_:)`` of a let that is not fresh in the cache, out of line: the reads
+    /// that inline the cache's answer stay small.
+    @inline(never) private func evaluatedScalar(slot: Int, _ ctx: EvalContext, _ e: Event)
+        -> Scalar
+    {
         guard isKept(slot: slot) else { return .other }
         return Scalar(value(slot: slot, ctx, e))
     }
