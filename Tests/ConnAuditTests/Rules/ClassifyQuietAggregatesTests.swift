@@ -22,8 +22,8 @@ import ConnAuditTestSupport
             opened: { has: { ev: ws.open, where: "count({ev: ws.message}) == 0" } }
         """
 
-    private static func runner() throws -> ClassifyRunner {
-        let rule = try #require(try RuleRuns.rules([rule], file: "t.yaml").first)
+    private static func runner(_ text: String = rule) throws -> ClassifyRunner {
+        let rule = try #require(try RuleRuns.rules([text], file: "t.yaml").first)
         return ClassifyRunner(CompiledRule(rule: rule, index: 0, overrides: [:]), files: ["t"])
     }
 
@@ -77,5 +77,30 @@ import ConnAuditTestSupport
         var other = seq - 1
         Self.feed(restored, ["ws.open"], seq: &other)
         #expect(Self.labels(restored) == Self.labels(original))
+    }
+
+    /// Moving an aggregate may run a regex search, which spends the runner's regex budget (and
+    /// its exhaustion is a finding) whether or not a label reads the answer.
+    @Test func aRuleThatSearchesWithARegexKeepsEveryAggregateMoving() throws {
+        let text = """
+            id: t.outcomes
+            title: Outcomes are covered
+            for: corpus
+            let:
+              pings: "count({ev: ws.ping, where: 'matches(text(ev), \\"ping\\")'})"
+            classify:
+              per: generation
+              stream: ws
+              labels:
+                answered: { has: { ev: ws.pong, where: "pings > 0" } }
+                busy: { has: { ev: ws.close, where: "pings > 2" } }
+            """
+        let runner = try Self.runner(text)
+        #expect(runner.compiled.usesRegex)
+        var seq = 0
+        Self.feed(runner, ["ws.ping", "ws.pong", "ws.ping", "ws.ping", "ws.close"], seq: &seq)
+        #expect(Self.labels(runner)["answered"] == true)
+        #expect(Self.labels(runner)["busy"] == true)
+        #expect(runner.quietAggregates == 0)
     }
 }

@@ -15,9 +15,11 @@ final class ClassifyShape: @unchecked Sendable {
     /// labels).
     private let masks: [UInt64]
     /// Per running aggregate (by position in ``CompiledRule/staticCalls``): the checks that may
-    /// read it, as bits (bit `c` for check `c`), through their `where:`s and the lets those read;
-    /// empty when the checks do not fit in a word. An aggregate read by none is given all bits:
-    /// nothing here says it may be left behind.
+    /// read it, as bits (bit `c` for check `c`), through their `where:`s and the lets those read.
+    /// Zero for an aggregate read by none: nothing here says it may be left behind. Empty when the
+    /// checks do not fit in a word, or when the rule searches with a regex: moving an aggregate
+    /// may run a search, which spends the runner's regex budget whether or not a label reads the
+    /// answer, so every aggregate keeps moving.
     let readers: [UInt64]
 
     init(_ compiled: CompiledRule) {
@@ -54,7 +56,7 @@ final class ClassifyShape: @unchecked Sendable {
         } else {
             masks = []
         }
-        readers = labels.count <= 32 ? Self.readers(all, compiled) : []
+        readers = labels.count <= 32 && !compiled.usesRegex ? Self.readers(all, compiled) : []
     }
 
     private static func readers(
@@ -78,7 +80,7 @@ final class ClassifyShape: @unchecked Sendable {
             NameWalker.walkSelector(selector, visit)
             while let n = names.popLast() { NameWalker.walk(lets[n]!, visit) }
         }
-        return readers.map { $0 == 0 ? ~0 : $0 }
+        return readers
     }
 
     /// The checks ``withChecks(for:_:)`` gives an event with this id, as bits (bit `c` for
@@ -125,11 +127,14 @@ final class ClassifyRunner: Runner {
         didSet { quietAggregates = Self.quiet(shape.readers, setChecks) }
     }
 
-    /// The running aggregates (the first 64) whose every reader's flag is set: no check that
-    /// reads them is made again, so nothing they would answer can change a label.
+    /// The running aggregates (the first 64) that some check reads and whose every reader's flag
+    /// is set: no check that reads them is made again, so nothing they would answer can change a
+    /// label.
     private static func quiet(_ readers: [UInt64], _ set: UInt64) -> UInt64 {
         var quiet: UInt64 = 0
-        for (i, r) in readers.enumerated() where i < 64 && r & ~set == 0 { quiet |= 1 << UInt64(i) }
+        for (i, r) in readers.enumerated() where i < 64 && r != 0 && r & ~set == 0 {
+            quiet |= 1 << UInt64(i)
+        }
         return quiet
     }
 

@@ -104,6 +104,8 @@ final class CompiledRule: @unchecked Sendable {
     /// to read in place (``StaticCallTable``).
     let staticCallTable: StaticCallTable
     /// What a runner does with an event of each id (``RunnerRoutes``), made for the first runner.
+    /// Runners keep plain pointers into it, so it is made once, on one thread: every worker
+    /// compiles its own plan.
     private(set) lazy var routes = RunnerRoutes(self)
 
     /// The events that can matter to the check itself (any of its selectors may match them), not
