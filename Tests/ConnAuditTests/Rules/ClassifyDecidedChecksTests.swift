@@ -30,30 +30,16 @@ import ConnAuditTestSupport
         return ClassifyRunner(CompiledRule(rule: rule, index: 0, overrides: [:]), files: ["t"])
     }
 
-    private static func labels(_ runner: ClassifyRunner) -> [String: Bool] {
-        guard case .now(let results) = runner.retirement() else { return [:] }
-        return Dictionary(uniqueKeysWithValues: results.map { ($0.name, $0.holds) })
-    }
-
-    private static func feed(_ runner: ClassifyRunner, _ names: [String], seq: inout Int) {
-        let scope = ContextScope(context: TimelineContext(source: nil))
-        let sink = FindingSink(files: ["t"])
-        for ev in names {
-            seq += 1
-            let e = Event(t: Double(seq), ev: ev, gen: 1, line: seq)
-            e.seq = seq
-            runner.observe(e, context: scope, sink: sink)
-        }
-    }
-
     @Test func aCheckIsPassedOverOnlyOnceItsFlagIsSet() throws {
         let runner = try Self.runner(late: true)
         var seq = 0
         // The first pong sets `normal` but not `late` (one ping): the second pong, whose
         // `normal` check is decided, must still be judged for `late`.
-        Self.feed(runner, ["ws.ping", "ws.pong", "ws.ping", "ws.pong", "ws.pong"], seq: &seq)
+        RunnerFeed.feed(runner, ["ws.ping", "ws.pong", "ws.ping", "ws.pong", "ws.pong"], seq: &seq)
         #expect(
-            Self.labels(runner) == ["normal": true, "failed": false, "silent": true, "late": true])
+            RunnerFeed.labels(runner) == [
+                "normal": true, "failed": false, "silent": true, "late": true
+            ])
     }
 
     @Test(arguments: [
@@ -63,18 +49,19 @@ import ConnAuditTestSupport
         let later = ["ws.ping", "ws.pong", "ws.open", "ws.connect_failed", "ws.message", "ws.pong"]
         var seq = 0, otherSeq = 0
         let original = try Self.runner()
-        Self.feed(original, before, seq: &seq)
+        RunnerFeed.feed(original, before, seq: &seq)
         // A runner that saw other events, then takes the original's flags (the rule reads no
         // history: its flags are its whole state).
         let restored = try Self.runner()
-        Self.feed(
+        RunnerFeed.feed(
             restored, ["ws.pong", "ws.ping", "ws.pong", "ws.message", "ws.open"], seq: &otherSeq)
         restored.restore(original.flags)
-        #expect(Self.labels(restored) == Self.labels(original))
+        #expect(RunnerFeed.labels(restored) == RunnerFeed.labels(original))
         for k in later.indices {
-            Self.feed(original, [later[k]], seq: &seq)
-            Self.feed(restored, [later[k]], seq: &otherSeq)
-            #expect(Self.labels(restored) == Self.labels(original), "after \(later[...k])")
+            RunnerFeed.feed(original, [later[k]], seq: &seq)
+            RunnerFeed.feed(restored, [later[k]], seq: &otherSeq)
+            #expect(
+                RunnerFeed.labels(restored) == RunnerFeed.labels(original), "after \(later[...k])")
         }
     }
 }

@@ -27,31 +27,15 @@ import ConnAuditTestSupport
         return ClassifyRunner(CompiledRule(rule: rule, index: 0, overrides: [:]), files: ["t"])
     }
 
-    private static func labels(_ runner: ClassifyRunner) -> [String: Bool] {
-        guard case .now(let results) = runner.retirement() else { return [:] }
-        return Dictionary(uniqueKeysWithValues: results.map { ($0.name, $0.holds) })
-    }
-
-    private static func feed(_ runner: ClassifyRunner, _ names: [String], seq: inout Int) {
-        let scope = ContextScope(context: TimelineContext(source: nil))
-        let sink = FindingSink(files: ["t"])
-        for ev in names {
-            seq += 1
-            let e = Event(t: Double(seq), ev: ev, gen: 1, line: seq)
-            e.seq = seq
-            runner.observe(e, context: scope, sink: sink)
-        }
-    }
-
     @Test func anAggregateGoesQuietOnlyOnceEveryCheckReadingItIsDecided() throws {
         let runner = try Self.runner()
         var seq = 0
-        Self.feed(runner, ["ws.ping", "ws.pong"], seq: &seq)
+        RunnerFeed.feed(runner, ["ws.ping", "ws.pong"], seq: &seq)
         // `answered` is decided, `busy` (which reads the same count) is not: the count moves on.
-        #expect(Self.labels(runner)["answered"] == true)
+        #expect(RunnerFeed.labels(runner)["answered"] == true)
         #expect(runner.quietAggregates == 0)
-        Self.feed(runner, ["ws.ping", "ws.close", "ws.ping", "ws.close"], seq: &seq)
-        #expect(Self.labels(runner) == ["answered": true, "busy": true, "opened": false])
+        RunnerFeed.feed(runner, ["ws.ping", "ws.close", "ws.ping", "ws.close"], seq: &seq)
+        #expect(RunnerFeed.labels(runner) == ["answered": true, "busy": true, "opened": false])
         // Both readers of the ping count are decided; the message count is still read.
         let compiled = runner.compiled
         let pings = try #require(
@@ -60,23 +44,24 @@ import ConnAuditTestSupport
             compiled.staticCalls.firstIndex { $0.selector.ids == [EvNames.id("ws.message")] })
         #expect(runner.quietAggregates & (1 << UInt64(pings)) != 0)
         #expect(runner.quietAggregates & (1 << UInt64(messages)) == 0)
-        Self.feed(runner, ["ws.message", "ws.open"], seq: &seq)
-        #expect(Self.labels(runner)["opened"] == false)
+        RunnerFeed.feed(runner, ["ws.message", "ws.open"], seq: &seq)
+        #expect(RunnerFeed.labels(runner)["opened"] == false)
     }
 
     @Test func aRestoredRunnerLeavesTheSameAggregatesQuiet() throws {
         let original = try Self.runner()
         var seq = 0
-        Self.feed(original, ["ws.ping", "ws.pong", "ws.ping", "ws.ping", "ws.close"], seq: &seq)
+        RunnerFeed.feed(
+            original, ["ws.ping", "ws.pong", "ws.ping", "ws.ping", "ws.close"], seq: &seq)
         let restored = try Self.runner()
         restored.aggregateState = original.aggregateState
         restored.restore(original.flags)
         #expect(restored.quietAggregates == original.quietAggregates)
         #expect(original.quietAggregates != 0)
-        Self.feed(original, ["ws.open"], seq: &seq)
+        RunnerFeed.feed(original, ["ws.open"], seq: &seq)
         var other = seq - 1
-        Self.feed(restored, ["ws.open"], seq: &other)
-        #expect(Self.labels(restored) == Self.labels(original))
+        RunnerFeed.feed(restored, ["ws.open"], seq: &other)
+        #expect(RunnerFeed.labels(restored) == RunnerFeed.labels(original))
     }
 
     /// Moving an aggregate may run a regex search, which spends the runner's regex budget (and
@@ -98,9 +83,9 @@ import ConnAuditTestSupport
         let runner = try Self.runner(text)
         #expect(runner.compiled.usesRegex)
         var seq = 0
-        Self.feed(runner, ["ws.ping", "ws.pong", "ws.ping", "ws.ping", "ws.close"], seq: &seq)
-        #expect(Self.labels(runner)["answered"] == true)
-        #expect(Self.labels(runner)["busy"] == true)
+        RunnerFeed.feed(runner, ["ws.ping", "ws.pong", "ws.ping", "ws.ping", "ws.close"], seq: &seq)
+        #expect(RunnerFeed.labels(runner)["answered"] == true)
+        #expect(RunnerFeed.labels(runner)["busy"] == true)
         #expect(runner.quietAggregates == 0)
     }
 }

@@ -25,3 +25,24 @@ extension SingleRuleRunning {
 
 extension EngineTests: SingleRuleRunning {}
 extension MessageReuseTests: SingleRuleRunning {}
+
+/// Feeds a runner events by hand, as its timeline would: one generation, times and `seq` counting
+/// up from `seq`, no source.
+enum RunnerFeed {
+    static func feed(_ runner: Runner, _ names: [String], seq: inout Int) {
+        let scope = ContextScope(context: TimelineContext(source: nil))
+        let sink = FindingSink(files: ["t"])
+        for ev in names {
+            seq += 1
+            let e = Event(t: Double(seq), ev: ev, gen: 1, line: seq)
+            e.seq = seq
+            runner.observe(e, context: scope, sink: sink)
+        }
+    }
+
+    /// The labels a `classify` runner would retire with after the events fed so far.
+    static func labels(_ runner: ClassifyRunner) -> [String: Bool] {
+        guard case .now(let results) = runner.retirement() else { return [:] }
+        return Dictionary(uniqueKeysWithValues: results.map { ($0.name, $0.holds) })
+    }
+}

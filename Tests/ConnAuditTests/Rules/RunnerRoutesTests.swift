@@ -55,17 +55,6 @@ import ConnAuditTestSupport
         return SequenceRunner(CompiledRule(rule: rule, index: 0, overrides: [:]), files: ["t"])
     }
 
-    private static func feed(_ runner: Runner, _ names: [String], seq: inout Int) {
-        let scope = ContextScope(context: TimelineContext(source: nil))
-        let sink = FindingSink(files: ["t"])
-        for ev in names {
-            seq += 1
-            let e = Event(t: Double(seq), ev: ev, gen: 1, line: seq)
-            e.seq = seq
-            runner.observe(e, context: scope, sink: sink)
-        }
-    }
-
     @Test func anArmedAbsenceIsChargedForEveryEventItsRunnerIsGiven() throws {
         let runner = try Self.runner(
             """
@@ -77,9 +66,9 @@ import ConnAuditTestSupport
         var seq = 0
         // A ping concerns none of the check's selectors; once the close armed the absence, each
         // event given is tried against it, and charged.
-        Self.feed(runner, ["ws.ping"], seq: &seq)
+        RunnerFeed.feed(runner, ["ws.ping"], seq: &seq)
         #expect(runner.visits == 0)
-        Self.feed(runner, ["ws.close", "ws.ping", "ws.ping"], seq: &seq)
+        RunnerFeed.feed(runner, ["ws.close", "ws.ping", "ws.ping"], seq: &seq)
         #expect(runner.takesEveryEvent)
         #expect(runner.visits == 2)
     }
@@ -94,12 +83,12 @@ import ConnAuditTestSupport
             within_ms: 100
             """)
         var seq = 0
-        Self.feed(runner, ["ws.message"], seq: &seq)
+        RunnerFeed.feed(runner, ["ws.message"], seq: &seq)
         #expect(!runner.takesEveryEvent)
-        Self.feed(runner, ["ws.ping", "ws.message"], seq: &seq)
+        RunnerFeed.feed(runner, ["ws.ping", "ws.message"], seq: &seq)
         #expect(runner.takesEveryEvent)
         #expect(runner.obligations.live == 1)
-        Self.feed(runner, ["ws.pong", "ws.message"], seq: &seq)
+        RunnerFeed.feed(runner, ["ws.pong", "ws.message"], seq: &seq)
         #expect(runner.obligations.live == 0)
         #expect(!runner.takesEveryEvent)
     }
