@@ -160,9 +160,7 @@ final class BasicRunner: Runner {
         defer { if late { judging = nil } }
         let verdict: Bool?
         switch every.expect {
-        // Called where the check holds it: taken out of its optional, the compiled
-        // expression would be retained for the call and released after it.
-        case .expression: verdict = every.expectRun?.callAsFunction(ctx).truth
+        case .expression: verdict = ctx.withEvent { every.expectRun.holds(ctx, $0) }
         case .selector(let s): verdict = Evaluator.matches(s, e, ctx) != nil
         }
         if lookAheadPending, !ended { return false }

@@ -495,8 +495,9 @@ final class StepSelectors: @unchecked Sendable {
 final class EveryCheck: @unchecked Sendable {
     let selector: Selector
     let expect: Expectation
-    /// An expectation that is an expression, compiled (``CompiledExpression``).
-    let expectRun: CompiledExpression?
+    /// An expectation that is an expression, compiled (``CompiledExpression``); for a selector,
+    /// null, never run.
+    let expectRun: CompiledExpression
     let policy: UndecidedPolicy
 
     init(selector: Selector, expect: Expectation, policy: UndecidedPolicy) {
@@ -505,7 +506,7 @@ final class EveryCheck: @unchecked Sendable {
         if case .expression(let x) = expect {
             expectRun = CompiledExpression(x)
         } else {
-            expectRun = nil
+            expectRun = CompiledExpression(.literal(.null))
         }
         self.policy = policy
     }

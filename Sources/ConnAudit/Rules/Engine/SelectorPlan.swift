@@ -146,7 +146,7 @@ final class SelectorPlan {
             guard let test = eventOnly[i] else { return true }
             var inner = ctx
             if let own = term.capture { inner.captures[own] = e }
-            if test.run(inner, e).truth == true { return true }
+            if test.holds(inner, e) == true { return true }
         }
         return false
     }

@@ -187,7 +187,7 @@ extension CompiledExpression {
         }
     }
 
-    /// Whether `expr` compiles as a scalar (``node(_:scalar:)``): a leaf ``scalarLeaf(_:)``
+    /// Whether `expr` compiles as a scalar (``node(_:scalar:)``): a leaf ``scalarOperand(_:)``
     /// reads, or a unary, binary (but `in`, `not in`) or conditional node of such parts.
     static func scalarKind(_ expr: Expr) -> Bool {
         switch expr {
@@ -207,27 +207,27 @@ extension CompiledExpression {
         }
     }
 
-    /// `expr` as a scalar leaf; nil when it is no kind a scalar run reads (see ``Scalar``).
-    static func scalarLeaf(_ expr: Expr) -> Scalar.Run? {
+    /// `expr` as a scalar leaf, read in its parent's closure; nil when it is no kind a scalar
+    /// run reads (see ``Scalar``).
+    static func scalarOperand(_ expr: Expr) -> ScalarOperand? {
         switch expr {
         case .literal(let v):
             let s = Scalar(v)
             if s.isOtherOrNonScalar { return nil }
-            return { _, _ in s }
+            return .constant(s)
         case .field(_, FieldNames.t):
-            return { _, e in Scalar.time(of: e) }
+            return .time
         case .field(let name, let id):
-            return { ctx, e in Scalar.field(name, id: id, of: e, ctx) }
+            return .field(name, id)
         case .member(.name(let bound, _, let hint), let field, let id, _)
         where hint.layout >= 0 && bound != "params":
             return hint.slot < 0
-                ? scalarCaptureMember(bound, hint, field, id)
-                : scalarLetMember(bound, hint, field, id)
+                ? .captureMember(bound, hint, field, id) : .letMember(bound, hint, field, id)
         case .member(.history(let call), let field, let id, _)
         where call.resultCaptures.isEmpty && (call.kind == .first || call.kind == .last):
-            return scalarAggregateMember(call, field, id)
+            return .aggregateMember(call, field, id)
         case .name(let name, _, let hint) where hint.layout >= 0 && name != "params":
-            return scalarBare(name, hint)
+            return .bare(name, hint)
         default:
             return nil
         }
@@ -240,13 +240,14 @@ extension CompiledExpression {
     /// scalar run gives none is evaluated by its general form (`generalA`, `generalB`), where the
     /// general order would evaluate it next, and the other part stays scalar.
     static func scalarBinary(
-        _ op: Expr.BinaryOp, _ a: @escaping Scalar.Run, _ b: @escaping Scalar.Run,
+        _ op: Expr.BinaryOp, _ x: ScalarOperand, _ y: ScalarOperand,
         generalA: @escaping Run, generalB: @escaping Run
     )
         -> Scalar.Run?
     {
         switch op {
         case .and:
+            let a = x.closure, b = y.closure
             return { ctx, e in
                 let p = truth(a, generalA, ctx, e)
                 if p == false { return .bool(false) }
@@ -255,6 +256,7 @@ extension CompiledExpression {
                 return p == true && q == true ? .bool(true) : .undecided
             }
         case .or:
+            let a = x.closure, b = y.closure
             return { ctx, e in
                 let p = truth(a, generalA, ctx, e)
                 if p == true { return .bool(true) }
@@ -263,26 +265,18 @@ extension CompiledExpression {
                 return p == false && q == false ? .bool(false) : .undecided
             }
         case .coalesce:
+            let a = x.closure, b = y.closure
             return { ctx, e in
-                let x = a(ctx, e)
-                switch x {
+                let v = a(ctx, e)
+                switch v {
                 case .null, .undecided: return b(ctx, e)
-                default: return x
+                default: return v
                 }
             }
         case .isIn, .notIn:
             return nil
-        // The operator is a constant of each closure: the switch of ``Scalar/combine(_:_:_:)``
-        // folds away.
-        case .less: return { combined(.less, a, b, $0, $1) }
-        case .lessEqual: return { combined(.lessEqual, a, b, $0, $1) }
-        case .greater: return { combined(.greater, a, b, $0, $1) }
-        case .greaterEqual: return { combined(.greaterEqual, a, b, $0, $1) }
-        case .equal: return { combined(.equal, a, b, $0, $1) }
-        case .notEqual: return { combined(.notEqual, a, b, $0, $1) }
-        case .add: return { combined(.add, a, b, $0, $1) }
-        case .subtract: return { combined(.subtract, a, b, $0, $1) }
-        case .multiply, .divide, .remainder: return { combined(op, a, b, $0, $1) }
+        default:
+            return scalarPair(op, x, y)
         }
     }
 
@@ -295,22 +289,12 @@ extension CompiledExpression {
         return x.isOther ? general(ctx, e).truth : x.truth
     }
 
-    /// `a op b` on the scalars of its operands, run left to right.
-    @inline(__always) private static func combined(
-        _ op: Expr.BinaryOp, _ a: Scalar.Run, _ b: Scalar.Run, _ ctx: EvalContext, _ e: Event
-    ) -> Scalar {
-        let x = a(ctx, e)
-        if x.isOther { return .other }
-        let y = b(ctx, e)
-        if y.isOther { return .other }
-        return Scalar.combine(op, x, y)
-    }
-
     /// `if c then a else b` over scalar parts, as ``Evaluator/choose(_:_:_:)`` evaluates it.
-    static func scalarConditional(
-        _ c: @escaping Scalar.Run, _ a: @escaping Scalar.Run, _ b: @escaping Scalar.Run
-    ) -> Scalar.Run {
-        { ctx, e in
+    static func scalarConditional(_ test: ScalarOperand, _ yes: ScalarOperand, _ no: ScalarOperand)
+        -> Scalar.Run
+    {
+        let c = test.closure, a = yes.closure, b = no.closure
+        return { ctx, e in
             let test = c(ctx, e)
             if test.isOther { return .other }
             switch test.truth {
@@ -380,84 +364,82 @@ extension CompiledExpression {
     }
 
     /// A bare name its rule resolved, as a scalar operand (see ``bare(_:_:)``).
-    static func scalarBare(_ name: String, _ hint: LetSlot) -> Scalar.Run {
+    @inline(never) static func scalarBare(
+        _ name: String, _ hint: LetSlot, _ ctx: EvalContext, _ e: Event
+    ) -> Scalar {
         let slot = Int(hint.slot)
         if slot >= 0 {
-            return { ctx, e in
-                let lets = ctx.letsInPlace
-                guard !lets.byName else { return .other }
-                if let scope = lets.scope {
-                    // The scope's kept scalar is read in place.
-                    return scope._withUnsafeGuaranteedRef { scope in
-                        scope.table.layout == hint.layout ? scope.scalar(slot: slot) : .other
-                    }
+            let lets = ctx.letsInPlace
+            guard !lets.byName else { return .other }
+            if let scope = lets.scope {
+                // The scope's kept scalar is read in place.
+                return scope._withUnsafeGuaranteedRef { scope in
+                    scope.table.layout == hint.layout ? scope.scalar(slot: slot) : .other
                 }
-                // A static let's kept scalar is read without copying its value out.
-                return ctx.withShared {
-                    $0.withStatics { s in
-                        s.table.layout == hint.layout ? s.scalar(slot: slot, ctx, e) : .other
-                    }
-                } ?? .other
             }
+            // A static let's kept scalar is read without copying its value out.
+            return ctx.withShared {
+                $0.withStatics { s in
+                    s.table.layout == hint.layout ? s.scalar(slot: slot, ctx, e) : .other
+                }
+            } ?? .other
         }
-        return { ctx, _ in
-            guard hintHolds(hint, ctx) else { return .other }
-            return Scalar(Evaluator.captureOrResult(name, ctx) ?? .null)
-        }
+        guard hintHolds(hint, ctx) else { return .other }
+        return Scalar(Evaluator.captureOrResult(name, ctx) ?? .null)
     }
 
     /// `capture.field` as a scalar operand (see ``captureMember(_:_:_:_:)``).
     static func scalarCaptureMember(
-        _ capture: String, _ hint: LetSlot, _ field: String, _ id: Int32
-    ) -> Scalar.Run {
-        { ctx, e in
-            guard hintHolds(hint, ctx) else { return .other }
-            if !ctx.captures.isEmpty,
-                let v = ctx.captures.withEvent(
-                    capture, { Scalar.field(field, id: id, of: $0, ctx) })
-            {
-                return v
-            }
-            return Scalar(
-                Evaluator.member(
-                    Evaluator.captureOrResult(capture, ctx) ?? .null, field, id: id, ctx))
+        _ capture: String, _ hint: LetSlot, _ field: String, _ id: Int32, _ ctx: EvalContext
+    ) -> Scalar {
+        guard hintHolds(hint, ctx) else { return .other }
+        if !ctx.captures.isEmpty,
+            let v = ctx.captures.withEvent(capture, { Scalar.field(field, id: id, of: $0, ctx) })
+        {
+            return v
         }
+        return scalarUncaptured(capture, field, id, ctx)
+    }
+
+    /// `capture.field` where no capture of that name is bound: a named result's field, or null.
+    @inline(never) private static func scalarUncaptured(
+        _ capture: String, _ field: String, _ id: Int32, _ ctx: EvalContext
+    ) -> Scalar {
+        Scalar(
+            Evaluator.member(Evaluator.captureOrResult(capture, ctx) ?? .null, field, id: id, ctx))
     }
 
     /// `first(SEL).field` or `last(SEL).field` as a scalar operand, where the engine's runner
     /// answers the call from a running aggregate (``Runner/scalarAggregateMember(_:_:id:_:)``):
     /// the field is read from the event the aggregate holds. Anywhere else the call is left to
     /// the general evaluation (``Scalar/other``): a search spends work.
-    static func scalarAggregateMember(_ call: HistoryCall, _ field: String, _ id: Int32)
-        -> Scalar.Run
-    {
-        { ctx, _ in
-            ctx.withShared {
-                $0.withRunner { $0.scalarAggregateMember(call, field, id: id, ctx) } ?? nil
-            } ?? .other
-        }
+    @inline(never) static func scalarAggregateMember(
+        _ call: HistoryCall, _ field: String, _ id: Int32, _ ctx: EvalContext
+    ) -> Scalar {
+        ctx.withShared {
+            $0.withRunner { $0.scalarAggregateMember(call, field, id: id, ctx) } ?? nil
+        } ?? .other
     }
 
     /// `let.field` as a scalar operand (see ``letMember(_:_:_:_:)``): read in place from the
     /// event a running aggregate holds, or from the let's kept value.
-    static func scalarLetMember(_ name: String, _ hint: LetSlot, _ field: String, _ id: Int32)
-        -> Scalar.Run
-    {
+    @inline(never) static func scalarLetMember(
+        _ name: String, _ hint: LetSlot, _ field: String, _ id: Int32, _ ctx: EvalContext,
+        _ e: Event
+    ) -> Scalar {
         let slot = Int(hint.slot)
-        return { ctx, e in
-            let lets = ctx.letsInPlace
-            if !lets.byName, lets.scope == nil,
-                let v = ctx.withShared({
-                    $0.withStatics { s in
-                        s.table.layout == hint.layout
-                            ? s.scalarMember(slot: slot, field, id: id, ctx) : nil
-                    }
-                })
-            {
-                return v
-            }
-            guard let whole = keptLet(slot, hint, ctx, e) else { return .other }
-            return Scalar(Evaluator.member(whole, field, id: id, ctx))
+        let lets = ctx.letsInPlace
+        if !lets.byName, lets.scope == nil,
+            let v = ctx.withShared({
+                $0.withStatics { s in
+                    s.table.layout == hint.layout
+                        ? s.scalarMember(slot: slot, field, id: id, ctx) : nil
+                }
+            })
+        {
+            return v
         }
+        guard let whole = keptLet(slot, hint, ctx, e) else { return .other }
+        return Scalar(Evaluator.member(whole, field, id: id, ctx))
     }
 }

@@ -20,7 +20,38 @@ struct CompiledExpression: Sendable {
     /// selector's candidate); everything else comes from the context.
     let run: Run
 
-    init(_ expr: Expr) { run = Self.compile(expr) }
+    /// The root's scalar form and its general form, where the root has a scalar form
+    /// (``hasTruth``): ``holds(_:_:)`` runs them as ``run`` does (the scalar form first, the
+    /// general form when that gives no scalar), and reads the answer's truth without making an
+    /// ``Eval``. Not optional: a closure taken out of an optional is retained for the call.
+    private let scalar: Scalar.Run
+    private let general: Run
+    let hasTruth: Bool
+
+    init(_ expr: Expr) {
+        let root = Self.node(expr, scalar: false)
+        guard let operand = root.scalar else {
+            run = root.run
+            scalar = Self.noScalar
+            general = root.run
+            hasTruth = false
+            return
+        }
+        scalar = operand.closure
+        general = root.run
+        run = Self.scalarFirst(scalar, general: general)
+        hasTruth = true
+    }
+
+    /// ``scalar`` of an expression without a scalar form: never called.
+    private static let noScalar: Scalar.Run = { _, _ in .other }
+
+    /// The truth of ``run``'s answer with `e` as the current event (``Eval/truth``).
+    @inline(__always) func holds(_ ctx: EvalContext, _ e: Event) -> Bool? {
+        guard hasTruth else { return run(ctx, e).truth }
+        let v = scalar(ctx, e)
+        return v.isOtherOrNonScalar ? general(ctx, e).truth : v.truth
+    }
 
     /// `expr` compiled each time it runs: for an expression replaced before a rule runs (a
     /// `where:` as parsed, which resolving its rule's names compiles anew), so that compiling
@@ -30,11 +61,21 @@ struct CompiledExpression: Sendable {
         .init(run: { ctx, e in compile(expr)(ctx, e) })
     }
 
-    private init(run: @escaping Run) { self.run = run }
+    private init(run: @escaping Run) {
+        self.run = run
+        scalar = Self.noScalar
+        general = run
+        hasTruth = false
+    }
 
     /// Evaluates the expression with `ctx`'s event as the current event.
     @inline(__always) func callAsFunction(_ ctx: EvalContext) -> Eval {
         ctx.withEvent { run(ctx, $0) }
+    }
+
+    /// ``holds(_:_:)`` with `ctx`'s event as the current event.
+    @inline(__always) func holds(_ ctx: EvalContext) -> Bool? {
+        ctx.withEvent { holds(ctx, $0) }
     }
 
     /// A binary operator other than `and`, `or`, `??` on its compiled operands `a` and `b`
@@ -65,20 +106,27 @@ struct CompiledExpression: Sendable {
     /// The scalar form of `and` and `or` always answers: a part that gives no scalar is evaluated
     /// the general way alone. So a text compared in one part (`id == p.id and t < p.t + T`) does
     /// not send the other parts the general way too.
-    private static func node(_ expr: Expr, scalar wanted: Bool) -> (run: Run, scalar: Scalar.Run?) {
+    /// A leaf's scalar form is read in its parent's closure (``ScalarOperand``); an operator
+    /// node's is a closure of its own.
+    private static func node(_ expr: Expr, scalar wanted: Bool) -> (
+        run: Run, scalar: ScalarOperand?
+    ) {
         switch expr {
         case .unary(let op, let operand):
             let a = node(operand, scalar: true)
             let run = a.run
             return (
                 { ctx, e in Evaluator.unary(op, run(ctx, e)) },
-                a.scalar.map { s in { Scalar.unary(op, s($0, $1)) } }
+                a.scalar.map { s in
+                    let s = s.closure
+                    return .run({ Scalar.unary(op, s($0, $1)) })
+                }
             )
         case .binary(let op, let l, let r, _):
             if let (name, hint) = nullTested(op, l, r) {
                 return (
                     letNullTest(name, hint, equal: op == .equal),
-                    scalarNullTest(name, hint, equal: op == .equal)
+                    .run(scalarNullTest(name, hint, equal: op == .equal))
                 )
             }
             // Leaves are made scalar only where both sides can be (no closure made for nothing).
@@ -92,7 +140,7 @@ struct CompiledExpression: Sendable {
                     binaryNode(
                         op, shortCircuit ? inner(l, a) : a.run, shortCircuit ? inner(r, b) : b.run,
                         l, r),
-                    s
+                    .run(s)
                 )
             }
             return (binaryNode(op, first(a), first(b), l, r), nil)
@@ -102,25 +150,26 @@ struct CompiledExpression: Sendable {
             let b = node(no, scalar: parts)
             if let st = t.scalar, let sa = a.scalar, let sb = b.scalar {
                 return (
-                    choice(inner(c, t), inner(yes, a), inner(no, b)), scalarConditional(st, sa, sb)
+                    choice(inner(c, t), inner(yes, a), inner(no, b)),
+                    .run(scalarConditional(st, sa, sb))
                 )
             }
             return (choice(first(t), first(a), first(b)), nil)
         default:
-            return (compileOther(expr), wanted ? scalarLeaf(expr) : nil)
+            return (compileOther(expr), wanted ? scalarOperand(expr) : nil)
         }
     }
 
     /// A compiled node as it runs on its own: its scalar form first, where it has one.
-    private static func first(_ node: (run: Run, scalar: Scalar.Run?)) -> Run {
+    private static func first(_ node: (run: Run, scalar: ScalarOperand?)) -> Run {
         guard let scalar = node.scalar else { return node.run }
-        return scalarFirst(scalar, general: node.run)
+        return scalarFirst(scalar.closure, general: node.run)
     }
 
     /// A part of `and`, `or`, `??` or `if` as the general form of a node with a scalar form runs
     /// it: an operator scalar first (``first(_:)``); a leaf the general way, as its scalar read
     /// gave none or it is read once more in the general order.
-    private static func inner(_ expr: Expr, _ node: (run: Run, scalar: Scalar.Run?)) -> Run {
+    private static func inner(_ expr: Expr, _ node: (run: Run, scalar: ScalarOperand?)) -> Run {
         switch expr {
         case .unary, .binary, .conditional: first(node)
         default: node.run

@@ -37,10 +37,10 @@ extension Evaluator {
             let holds = whereRef._withUnsafeGuaranteedRef { box in
                 if term.pointee.whereReadsCapture, let name = term.pointee.capture {
                     return ctx.binding(name, to: candidate) {
-                        box.compiled.run($0, candidate).truth == true
+                        box.compiled.holds($0, candidate) == true
                     }
                 }
-                return box.compiled.run(ctx, candidate).truth == true
+                return box.compiled.holds(ctx, candidate) == true
             }
             guard holds else { return false }
         }

@@ -1,0 +1,147 @@
+/// An operand of a scalar node (``Scalar``), as its rule's expression gives it.
+///
+/// An operator of two operands (`<`, `==`, `+`, …) reads a leaf (a number, the event's `t` or a
+/// field, a capture's field) in its own closure, made for that pair of leaf kinds
+/// (``CompiledExpression/scalarPair(_:_:_:)``): `t < p.t + T` runs as two closures (the
+/// comparison and the sum), not five. Any other operand is a closure of its own
+/// (``closure``). A leaf read in place gives what its closure gives (the tests compare every
+/// pair of operand kinds with the tree walker: `ScalarComparisonsGiveTheGeneralAnswerTests`,
+/// `CompiledTruthIsTheAnswersTruthTests`).
+enum ScalarOperand: Sendable {
+    case constant(Scalar)
+    /// The current event's `t`.
+    case time
+    /// A field of the current event: its name and its ``FieldNames`` id.
+    case field(String, Int32)
+    /// `capture.field` for a bare name its rule resolved to no let.
+    case captureMember(String, LetSlot, String, Int32)
+    /// `let.field` for a bare name its rule resolved to a let's slot.
+    case letMember(String, LetSlot, String, Int32)
+    /// `first(SEL).field` or `last(SEL).field`.
+    case aggregateMember(HistoryCall, String, Int32)
+    /// A bare name its rule resolved.
+    case bare(String, LetSlot)
+    /// An operator node, compiled as a closure.
+    case run(Scalar.Run)
+
+    /// The operand as a closure of its own.
+    var closure: Scalar.Run {
+        switch self {
+        case .constant(let s): return { _, _ in s }
+        case .time: return { _, e in Scalar.time(of: e) }
+        case .field(let name, let id): return { ctx, e in Scalar.field(name, id: id, of: e, ctx) }
+        case .captureMember(let capture, let hint, let field, let id):
+            return { ctx, _ in
+                CompiledExpression.scalarCaptureMember(capture, hint, field, id, ctx)
+            }
+        case .letMember(let name, let hint, let field, let id):
+            return { ctx, e in
+                CompiledExpression.scalarLetMember(name, hint, field, id, ctx, e)
+            }
+        case .aggregateMember(let call, let field, let id):
+            return { ctx, _ in CompiledExpression.scalarAggregateMember(call, field, id, ctx) }
+        case .bare(let name, let hint):
+            return { ctx, e in CompiledExpression.scalarBare(name, hint, ctx, e) }
+        case .run(let run): return run
+        }
+    }
+}
+
+/// How a closure of ``CompiledExpression/scalarPair(_:_:_:)`` reads one operand: a leaf in
+/// place, anything else through its closure.
+protocol ScalarRead: Sendable {
+    func read(_ ctx: EvalContext, _ e: Event) -> Scalar
+}
+
+struct ConstantRead: ScalarRead {
+    let value: Scalar
+    @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar { value }
+}
+
+struct TimeRead: ScalarRead {
+    @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar { Scalar.time(of: e) }
+}
+
+struct FieldRead: ScalarRead {
+    let name: String
+    let id: Int32
+    @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar {
+        Scalar.field(name, id: id, of: e, ctx)
+    }
+}
+
+struct CaptureFieldRead: ScalarRead {
+    let capture: String
+    let hint: LetSlot
+    let field: String
+    let id: Int32
+    @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar {
+        CompiledExpression.scalarCaptureMember(capture, hint, field, id, ctx)
+    }
+}
+
+struct ClosureRead: ScalarRead {
+    let run: Scalar.Run
+    @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar { run(ctx, e) }
+}
+
+extension CompiledExpression {
+    /// `a op b` for an operator ``Scalar/combine(_:_:_:)`` evaluates, as one closure that reads
+    /// each leaf operand in place (``ScalarOperand``), left to right.
+    static func scalarPair(_ op: Expr.BinaryOp, _ a: ScalarOperand, _ b: ScalarOperand)
+        -> Scalar.Run
+    {
+        switch a {
+        case .constant(let s): return scalarPair(op, ConstantRead(value: s), b)
+        case .time: return scalarPair(op, TimeRead(), b)
+        case .field(let name, let id): return scalarPair(op, FieldRead(name: name, id: id), b)
+        case .captureMember(let capture, let hint, let field, let id):
+            return scalarPair(
+                op, CaptureFieldRead(capture: capture, hint: hint, field: field, id: id), b)
+        default: return scalarPair(op, ClosureRead(run: a.closure), b)
+        }
+    }
+
+    private static func scalarPair<A: ScalarRead>(
+        _ op: Expr.BinaryOp, _ a: A, _ b: ScalarOperand
+    ) -> Scalar.Run {
+        switch b {
+        case .constant(let s): return scalarPair(op, a, ConstantRead(value: s))
+        case .time: return scalarPair(op, a, TimeRead())
+        case .field(let name, let id): return scalarPair(op, a, FieldRead(name: name, id: id))
+        case .captureMember(let capture, let hint, let field, let id):
+            return scalarPair(
+                op, a, CaptureFieldRead(capture: capture, hint: hint, field: field, id: id))
+        default: return scalarPair(op, a, ClosureRead(run: b.closure))
+        }
+    }
+
+    private static func scalarPair<A: ScalarRead, B: ScalarRead>(
+        _ op: Expr.BinaryOp, _ a: A, _ b: B
+    ) -> Scalar.Run {
+        switch op {
+        // The operator is a constant of each closure: the switch of ``Scalar/combine(_:_:_:)``
+        // folds away.
+        case .less: return { pair(.less, a, b, $0, $1) }
+        case .lessEqual: return { pair(.lessEqual, a, b, $0, $1) }
+        case .greater: return { pair(.greater, a, b, $0, $1) }
+        case .greaterEqual: return { pair(.greaterEqual, a, b, $0, $1) }
+        case .equal: return { pair(.equal, a, b, $0, $1) }
+        case .notEqual: return { pair(.notEqual, a, b, $0, $1) }
+        case .add: return { pair(.add, a, b, $0, $1) }
+        case .subtract: return { pair(.subtract, a, b, $0, $1) }
+        default: return { pair(op, a, b, $0, $1) }
+        }
+    }
+
+    /// `a op b` on the scalars of its operands, read left to right.
+    @inline(__always) private static func pair<A: ScalarRead, B: ScalarRead>(
+        _ op: Expr.BinaryOp, _ a: A, _ b: B, _ ctx: EvalContext, _ e: Event
+    ) -> Scalar {
+        let x = a.read(ctx, e)
+        if x.isOther { return .other }
+        let y = b.read(ctx, e)
+        if y.isOther { return .other }
+        return Scalar.combine(op, x, y)
+    }
+}
