@@ -54,11 +54,19 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
                 if let newValue { entries.append(Entry(name: name, event: newValue)) }
                 return
             }
-            if let i = entries.firstIndex(where: { $0.name == name }) {
+            // One pass over the names in order: the first not before `name` is it, or where it
+            // goes (most often the end: one comparison, and an append).
+            let n = entries.count
+            var i = 0
+            while i < n, entries[i].name < name { i += 1 }
+            if i < n, entries[i].name == name {
                 if let newValue { entries[i].event = newValue } else { entries.remove(at: i) }
             } else if let newValue {
-                let at = entries.firstIndex(where: { $0.name > name }) ?? entries.count
-                entries.insert(Entry(name: name, event: newValue), at: at)
+                if i == n {
+                    entries.append(Entry(name: name, event: newValue))
+                } else {
+                    entries.insert(Entry(name: name, event: newValue), at: i)
+                }
             }
         }
     }
