@@ -20,48 +20,55 @@ extension Runner {
             for entry in entries {
                 let slot = Int(entry.position)
                 if slot < 64, quietAggregates & (1 << UInt64(slot)) != 0 { continue }
-                entry.call._withUnsafeGuaranteedRef { call in
-                    update(&aggregates[slot], slot, call, entry.flags, e, ctx)
-                }
+                update(&aggregates[slot], slot, entry.call, entry.flags, e, ctx)
             }
         }
     }
 
+    /// Moves one aggregate. The call's fields are each read through its uncounted reference
+    /// (the compiled rule holds the call): small reads, made where they are needed, where one
+    /// closure over the whole update is a call of its own per entry.
     @inline(__always) private func update(
-        _ aggregate: inout Aggregate, _ slot: Int, _ call: StaticCall,
+        _ aggregate: inout Aggregate, _ slot: Int, _ call: Unmanaged<StaticCall>,
         _ flags: StaticCallTable.Flags, _ e: Event, _ ctx: EvalContext
     ) {
-        let sinceMay = flags.contains(.sinceMay)
-        let selMay = flags.contains(.selectorMay)
         // `since` is read in place (`sinceMay` holds only when there is one): bound to a name
         // it would be copied, and its parts retained.
-        if sinceMay,
-            call.sinceByID || Evaluator.matches(call.since.unsafelyUnwrapped, e, ctx) != nil
+        if flags.contains(.sinceMay),
+            call._withUnsafeGuaranteedRef({
+                $0.sinceByID || Evaluator.matches($0.since.unsafelyUnwrapped, e, ctx) != nil
+            })
         {
             aggregate = Aggregate()
             letCache?.changed(aggregate: slot)
-        } else if selMay, call.kind == .first, aggregate.first != nil {
-            // A `first` already found stays found until its `since` cut: nothing to match.
             return
-        } else if selMay, call.selectorByID || Evaluator.matches(call.selector, e, ctx) != nil {
-            // The answer of the call's kind changed? (`first` changes once, `last` and `count`
-            // always.)
-            var changed = call.kind != .first || aggregate.first == nil
-            if aggregate.first == nil { aggregate.first = e }
-            aggregate.last = e
-            aggregate.count += 1
-            if call.value != nil, let v = compiled.staticValues[slot]!(ctx).value,
-                v.number != nil
-            {
-                if aggregate.max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true {
-                    aggregate.max = v; changed = true
-                }
-                if aggregate.min.map({ (v.numericOrder($0) ?? 0) < 0 }) ?? true {
-                    aggregate.min = v; changed = true
-                }
-            }
-            if changed { letCache?.changed(aggregate: slot) }
         }
+        guard flags.contains(.selectorMay) else { return }
+        let first = call._withUnsafeGuaranteedRef { $0.kind == .first }
+        // A `first` already found stays found until its `since` cut: nothing to match.
+        if first, aggregate.first != nil { return }
+        guard
+            call._withUnsafeGuaranteedRef({
+                $0.selectorByID || Evaluator.matches($0.selector, e, ctx) != nil
+            })
+        else { return }
+        // The answer of the call's kind changed? (`first` changes once, `last` and `count`
+        // always.)
+        var changed = !first || aggregate.first == nil
+        if aggregate.first == nil { aggregate.first = e }
+        aggregate.last = e
+        aggregate.count += 1
+        if call._withUnsafeGuaranteedRef({ $0.value != nil }),
+            let v = compiled.staticValues[slot]!(ctx).value, v.number != nil
+        {
+            if aggregate.max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true {
+                aggregate.max = v; changed = true
+            }
+            if aggregate.min.map({ (v.numericOrder($0) ?? 0) < 0 }) ?? true {
+                aggregate.min = v; changed = true
+            }
+        }
+        if changed { letCache?.changed(aggregate: slot) }
     }
 
     /// The running aggregates, to be set back as they were (``RetiredTimeline``): every cached
