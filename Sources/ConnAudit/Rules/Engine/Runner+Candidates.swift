@@ -1,4 +1,10 @@
 extension Runner {
+    /// Whether history list `list` keeps events with this ``EvNames`` id. Its ids are read in
+    /// place: a copy of the list of ids would be retained and released per list and event.
+    @inline(__always) final func listKeeps(_ list: Int, _ id: Int32) -> Bool {
+        compiled.historyListIDs.withUnsafeBufferPointer { $0[list]?.contains(id) ?? true }
+    }
+
     /// The events before the current one that `call` may match, after its `since` cut; for
     /// `next`, the events after it seen so far.
     func candidates(for call: HistoryCall, context: EvalContext) -> HistoryCandidates {

@@ -211,7 +211,15 @@ class Runner: HistoryProvider {
             return
         }
         crossCheck?.add(e)
-        guard route.flags.contains(.history) else { return }
+        if route.flags.contains(.history) { record(e, route, context: context, sink: sink) }
+    }
+
+    /// Remembers `e`, which the rule's history records (its route says so), for history
+    /// functions. Kept out of ``observe``: about half the events a runner is given go to no
+    /// history, and ``observe`` without this part saves and restores fewer registers for each.
+    @inline(never) private final func record(
+        _ e: Event, _ route: RunnerRoutes.Route, context: ContextScope, sink: FindingSink
+    ) {
         if route.flags.contains(.aggregates) { updateAggregates(e) }
         var appends = route.appends
         while appends != 0 {
@@ -244,12 +252,6 @@ class Runner: HistoryProvider {
         if route.flags.contains(.lookAhead) { recorded(e, context: context, sink: sink) }
         if regexExhausted { stopped = true }
         if stopped, !stopReported { reportStop(at: e, context: context, sink: sink) }
-    }
-
-    /// Whether history list `list` keeps events with this ``EvNames`` id. Its ids are read in
-    /// place: a copy of the list of ids would be retained and released per list and event.
-    @inline(__always) final func listKeeps(_ list: Int, _ id: Int32) -> Bool {
-        compiled.historyListIDs.withUnsafeBufferPointer { $0[list]?.contains(id) ?? true }
     }
 
     /// What the check does with one event of its timeline. Subclasses override.
