@@ -76,10 +76,10 @@ extension SequenceRunner {
                         holds = whereRef._withUnsafeGuaranteedRef { box in
                             if term.pointee.whereReadsCapture, let name = term.pointee.capture {
                                 return ctx.binding(name, to: e) {
-                                    box.compiled.run($0, e).truth == true
+                                    box.compiled.holds($0, e) == true
                                 }
                             }
-                            return box.compiled.run(ctx, e).truth == true
+                            return box.compiled.holds(ctx, e) == true
                         }
                         if startWhereKept & bit != 0 {
                             startWhereKnown |= bit
