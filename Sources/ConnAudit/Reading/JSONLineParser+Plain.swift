@@ -48,7 +48,7 @@ extension JSONLineParser {
         // opens, and what it sets.
         var span = SpanState.first
         var spanFrom = 0, spanTo = -1
-        var spanKept = SourceSpans.Span()
+        var spanKept = PlainSpan()
         if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
         guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
         while true {
@@ -262,7 +262,7 @@ extension JSONLineParser {
                 {
                     // The longest run of such pairs that fits.
                     spanTo = i
-                    spanKept = SourceSpans.Span(
+                    spanKept = PlainSpan(
                         src: src, session: session, ev: evName, evID: evID ?? -1,
                         evEmpty: evEmpty)
                 } else {

@@ -7,12 +7,20 @@ extension SourceEndScan {
     /// value. Almost every line of a real log is one. Where it answers, it answers as the general
     /// scan does: both find the same keys and the same value bounds, and hand them to one
     /// ``Tally`` (`SourceEndScanPlainLinesTests` checks both on the same lines).
-    static func plainScan(_ b: UnsafeBufferPointer<UInt8>) -> Line? {
+    ///
+    /// The pairs after a leading `t` are taken from `spans` when their bytes are a span met
+    /// before (``ScanSpan``), and kept there otherwise.
+    static func plainScan(_ b: UnsafeBufferPointer<UInt8>, spans: inout ScanSpans) -> Line? {
         guard let p = b.baseAddress else { return nil }
         let n = b.count
         guard n >= 2, p[0] == openBrace, p[1] == quote else { return nil }
         var tally = Tally()
         var i = 1
+        // This line's span for `spans`: where it starts (its slot), where its last pair's next
+        // key opens, and where its values lie.
+        var span = JSONLineParser.SpanState.first
+        var spanFrom = 0, spanTo = -1, spanSlot = 0
+        var spanKept = ScanSpan()
         while true {
             // At a key's opening quote.
             let key: Key
@@ -55,6 +63,7 @@ extension SourceEndScan {
                 guard i > valueStart else { return nil }
             }
             guard tally.take(key, first: first, value: valueStart..<i) else { return .unusual }
+            let valueEnd = i
             guard i < n else { return nil }
             if p[i] == closeBrace { break }
             // `,"`: the next key's comma and opening quote, as one two-byte word.
@@ -63,8 +72,41 @@ extension SourceEndScan {
                     == 0x222C
             else { return nil }
             i += 1
+            // At the next key's quote: the span after a leading `t`, taken whole when it is one
+            // met before, else followed while its pairs are `src`, `session` and `ev` strings.
+            if span != .closed {
+                if span == .first {
+                    span = .closed
+                    if key == .t, i &+ ScanSpans.lookahead <= n {
+                        let slot = ScanSpans.slot(p, i)
+                        if let kept = spans.match(slot, p, i, n) {
+                            guard kept.take(into: &tally, start: i) else { return .unusual }
+                            i &+= kept.length &- 1
+                        } else {
+                            (span, spanFrom, spanSlot) = (.open, i, slot)
+                        }
+                    }
+                } else if i &- spanFrom < ScanSpans.capacity, first == quote,
+                    key == .src || key == .session || key == .ev
+                {
+                    // The longest run of such pairs that fits.
+                    spanTo = i
+                    spanKept.set(key, valueStart..<valueEnd, start: spanFrom)
+                } else {
+                    span = .closed
+                }
+            }
+        }
+        if spanTo >= 0 {
+            spans.keep(spanSlot, p + spanFrom, count: spanTo &- spanFrom &+ 1, span: spanKept)
         }
         return tally.line
+    }
+
+    /// ``plainScan(_:spans:)`` with no span met before (for tests).
+    static func plainScan(_ b: UnsafeBufferPointer<UInt8>) -> Line? {
+        var spans = ScanSpans()
+        return plainScan(b, spans: &spans)
     }
 
     /// The index of the first byte at or after `i` (at most `n`) that is not an ASCII digit:

@@ -57,6 +57,7 @@ enum SourceEndScan {
         var hasCurrent = false
         var last = LastTexts()
         defer { last.free() }
+        var spans = ScanSpans()
         while true {
             let next: RawLine?
             do { next = try lines.next() } catch {
@@ -66,7 +67,7 @@ enum SourceEndScan {
             guard let raw = next else { break }
             if raw.tooLong != nil { continue }
             let scanned: Scanned
-            switch plainScan(raw.bytes) ?? scan(raw.bytes) {
+            switch plainScan(raw.bytes, spans: &spans) ?? scan(raw.bytes) {
             case .notAnEvent: continue
             case .unusual:
                 part.end = .unusual

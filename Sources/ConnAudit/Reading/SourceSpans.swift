@@ -12,29 +12,42 @@
 /// Direct-mapped: a span's slot is picked by its first 48 bytes (the line's, for a span shorter
 /// than that), so devices interleaved in one file each keep theirs, and the memo stays small
 /// whatever the input. A span pushed out, or never kept, is only read the long way.
-struct SourceSpans {
-    static let slotCount = 256
+///
+/// The pre-pass keeps its own spans (``SourceEndScan/ScanSpan``): the same bytes, with where
+/// their values lie instead of what they set.
+typealias SourceSpans = SpanMemo<PlainSpan>
+
+/// What a plain span sets: its length in bytes (at least eight when one is kept), the numbers of
+/// its `src` and `session` texts (-1: absent), and its `ev` name's number (-1: absent), id and
+/// emptiness.
+struct PlainSpan: SpanPayload {
+    var length = 0
+    var src: Int32 = -1
+    var session: Int32 = -1
+    var ev: Int32 = -1
+    var evID: Int32 = -1
+    var evEmpty = true
+}
+
+/// What a ``SpanMemo`` keeps with a span's bytes: at least its length (0: an empty slot).
+protocol SpanPayload {
+    init()
+    var length: Int { get set }
+}
+
+/// Spans of line bytes met before, each with what it stands for, in 256 direct-mapped slots
+/// (``SourceSpans``).
+struct SpanMemo<Span: SpanPayload> {
+    @inline(__always) static var slotCount: Int { 256 }
     /// The longest span kept, in bytes (eight words a slot).
-    static let capacity = 64
+    @inline(__always) static var capacity: Int { 64 }
     /// Bytes a line must hold from a span's start for the span to be looked up or kept.
-    static let lookahead = 48
+    @inline(__always) static var lookahead: Int { 48 }
 
     /// Each slot's bytes, eight words a slot.
     private var words = ContiguousArray<UInt64>(repeating: 0, count: slotCount * 8)
     /// Each slot's span (``Span/length`` 0: empty).
     private var spans = ContiguousArray<Span>(repeating: Span(), count: slotCount)
-
-    /// What a span sets: its length in bytes (at least eight when one is kept), the numbers of
-    /// its `src` and `session` texts (-1: absent), and its `ev` name's number (-1: absent), id and
-    /// emptiness.
-    struct Span {
-        var length = 0
-        var src: Int32 = -1
-        var session: Int32 = -1
-        var ev: Int32 = -1
-        var evID: Int32 = -1
-        var evEmpty = true
-    }
 
     /// The slot of a span starting at `i` (``lookahead`` bytes from `i` lie in the line).
     @inline(__always)
