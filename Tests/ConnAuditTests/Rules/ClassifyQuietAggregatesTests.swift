@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ConnAudit
@@ -67,19 +68,11 @@ import ConnAuditTestSupport
     /// Moving an aggregate may run a regex search, which spends the runner's regex budget (and
     /// its exhaustion is a finding) whether or not a label reads the answer.
     @Test func aRuleThatSearchesWithARegexKeepsEveryAggregateMoving() throws {
-        let text = """
-            id: t.outcomes
-            title: Outcomes are covered
-            for: corpus
-            let:
-              pings: "count({ev: ws.ping, where: 'matches(text(ev), \\"ping\\")'})"
-            classify:
-              per: generation
-              stream: ws
-              labels:
-                answered: { has: { ev: ws.pong, where: "pings > 0" } }
-                busy: { has: { ev: ws.close, where: "pings > 2" } }
-            """
+        // The test rule, its ping count searching each ping's text.
+        let text = Self.rule.replacingOccurrences(
+            of: #""count({ev: ws.ping})""#,
+            with: #""count({ev: ws.ping, where: 'matches(text(ev), \"ping\")'})""#)
+        #expect(text != Self.rule)
         let runner = try Self.runner(text)
         #expect(runner.compiled.usesRegex)
         var seq = 0

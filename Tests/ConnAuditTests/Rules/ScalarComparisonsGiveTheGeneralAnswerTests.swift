@@ -56,11 +56,20 @@ import ConnAuditTestSupport
     /// `w` is a history call evaluated in a scope of lets: compared with a text (no scalar), the
     /// comparison is evaluated again the general way, which reads `w` from its scope.
     @Test func aLetComparedWithNoScalarIsEvaluatedOnce() throws {
+        try Self.expectOneSearch(["w.t < reason", "w.t + 1 >= reason", "w.t == c", "w.t + t != 'a'"]
+        )
+    }
+
+    /// Runs each of `sources`, compiled, in a scope of the test rule's lets with `c` captured, and
+    /// expects the history call behind `w` searched once.
+    static func expectOneSearch(
+        _ sources: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let rule = try Resolved.rule()
         let resolver = NameResolution.resolver(for: rule)
         let lets = rule.lets.map { (name: $0.name, expr: resolver.expr($0.expr)) }
         let agree = CompiledExpressionAgreesWithTreeWalkerTests.self
-        for source in ["w.t < reason", "w.t + 1 >= reason", "w.t == c", "w.t + t != 'a'"] {
+        for source in sources {
             let history = CountingHistory(events: [agree.captured])
             let e = agree.events[0]
             var ctx = EvalContext(event: e, params: [:], history: history, files: [])
@@ -70,7 +79,9 @@ import ConnAuditTestSupport
             scope.context = ctx
             let expr = resolver.expr(try IndexKeyAgreesWithTreeWalkerTests.parse(source))
             _ = CompiledExpression(expr).run(ctx, e)
-            #expect(history.searches == 1, "\(source): \(history.searches) searches")
+            #expect(
+                history.searches == 1, "\(source): \(history.searches) searches",
+                sourceLocation: sourceLocation)
         }
     }
 

@@ -35,27 +35,11 @@ import ConnAuditTestSupport
     /// `w` is a history call kept in a scope of lets: read after a text that sends its node the
     /// general way, it is searched once.
     @Test func aLetReadAfterATextIsEvaluatedOnce() throws {
-        let rule = try Resolved.rule()
-        let resolver = NameResolution.resolver(for: rule)
-        let lets = rule.lets.map { (name: $0.name, expr: resolver.expr($0.expr)) }
-        let agree = CompiledExpressionAgreesWithTreeWalkerTests.self
         let sources = [
             "id == c.id and w.t < t", "reason == 'x' or w.t > t", "if id == c.id then w.t else 0",
             "not (id == w.id) and w.t < t", "w.id == id and w.t + 1 > t"
         ]
-        for source in sources {
-            let history = ScalarComparisonsGiveTheGeneralAnswerTests.CountingHistory(
-                events: [agree.captured])
-            let e = agree.events[0]
-            var ctx = EvalContext(event: e, params: [:], history: history, files: [])
-            ctx.captures["c"] = agree.captured
-            let scope = LetScope(table: LetTable(lets))
-            ctx.letScope = scope
-            scope.context = ctx
-            let expr = resolver.expr(try IndexKeyAgreesWithTreeWalkerTests.parse(source))
-            _ = CompiledExpression(expr).run(ctx, e)
-            #expect(history.searches == 1, "\(source): \(history.searches) searches")
-        }
+        try ScalarComparisonsGiveTheGeneralAnswerTests.expectOneSearch(sources)
     }
 
     /// An obligation answered by the pong of its ping's id, in time: ids are texts, numbers or
