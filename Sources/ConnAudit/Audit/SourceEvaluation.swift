@@ -36,13 +36,12 @@ final class SourceEvaluation {
     private var events = 0
     private var lastT: Double?
     /// The generation of the previous event (most events belong to the same one as the last):
-    /// its `gen`, its stream's index in ``streamNames`` (nil: no rule names its `ev`) and text,
-    /// and its timeline. Apart, not one tuple: each event reads two numbers, not a copy of the
-    /// text and the timeline. ``generations`` owns the timeline; retiring it clears this first.
+    /// its `gen`, its stream's index in ``streamNames``, and its timeline. Apart, not one tuple:
+    /// each event reads two numbers, not the timeline. ``generations`` owns the timeline;
+    /// retiring it clears this first.
     private var lastTimeline: Unmanaged<Timeline>?
     private var lastGen: UInt64 = 0
-    private var lastStreamIndex: Int32?
-    private var lastStream = ""
+    private var lastStreamIndex: Int32 = -1
 
     /// A label list as a key of ``labelLists``: hashed by its rules and flags, not its names
     /// (each rule's label names come in one order), and compared whole.
@@ -62,8 +61,10 @@ final class SourceEvaluation {
         static func == (a: LabelList, b: LabelList) -> Bool { a.results == b.results }
     }
 
+    /// A generation: its stream by index in ``streamNames`` (one index per text, as `==` tells
+    /// texts apart), and its `gen`. Two integers: hashed and compared without reading a text.
     struct GenerationKey: Hashable {
-        var stream: Substring
+        var stream: Int32
         var gen: UInt64
     }
 
@@ -87,11 +88,25 @@ final class SourceEvaluation {
     /// Per `ev` id: the index in ``streamNames`` of its stream (-1: not worked out yet), so
     /// the generation of most events is found by comparing two integers.
     private var streamOfEvID: [Int32] = []
+    /// Every stream met, each text once (as `==` tells them apart), and the rules of each.
     private var streamNames: [String] = []
+    /// Each text of ``streamNames`` to its index: a source may name any number of streams, and
+    /// finding one must not take longer the more there are.
+    private var streamPlaces: [String: Int32] = [:]
+    private var streamRules: [(rules: [CompiledRule], dispatch: Dispatch)] = []
+    /// The last `ev` text no rule names (id -1) and its stream's index: the reader hands out
+    /// one text per name, so the next such event is usually known by the text's two words.
+    private var lastUnnamedEv = ""
+    private var lastUnnamedStream: Int32 = -1
 
-    /// The index of `e`'s stream in ``streamNames``; nil for a name no rule mentions (id -1).
-    @inline(__always) private func streamIndex(_ e: Event) -> Int32? {
-        guard e.evID >= 0 else { return nil }
+    /// The index of `e`'s stream in ``streamNames``.
+    @inline(__always) private func streamIndex(_ e: Event) -> Int32 {
+        guard e.evID >= 0 else {
+            if lastUnnamedStream >= 0, e.ev.hasSameBytes(as: lastUnnamedEv) {
+                return lastUnnamedStream
+            }
+            return unnamedStreamIndex(e)
+        }
         let id = Int(e.evID)
         if id < streamOfEvID.count {
             let known = streamOfEvID[id]
@@ -106,16 +121,30 @@ final class SourceEvaluation {
         if id >= streamOfEvID.count {
             streamOfEvID += Array(repeating: -1, count: id + 1 - streamOfEvID.count)
         }
-        let stream = String(e.stream)
-        let index: Int
-        if let known = streamNames.firstIndex(of: stream) {
-            index = known
-        } else {
-            streamNames.append(stream)
-            index = streamNames.count - 1
-        }
-        streamOfEvID[id] = Int32(index)
-        return Int32(index)
+        let index = place(of: e.stream)
+        streamOfEvID[id] = index
+        return index
+    }
+
+    /// ``streamIndex(_:)`` for an `ev` no rule names, not the last such one: names of one stream
+    /// that take turns are found by the stream's text, before the table.
+    @inline(never) private func unnamedStreamIndex(_ e: Event) -> Int32 {
+        let index =
+            lastUnnamedStream >= 0 && e.stream == streamNames[Int(lastUnnamedStream)]
+            ? lastUnnamedStream : place(of: e.stream)
+        (lastUnnamedEv, lastUnnamedStream) = (e.ev, index)
+        return index
+    }
+
+    /// The index of `stream` in ``streamNames``, added if new.
+    private func place(of stream: Substring) -> Int32 {
+        let text = String(stream)
+        if let known = streamPlaces[text] { return known }
+        let index = Int32(streamNames.count)
+        streamPlaces[text] = index
+        streamNames.append(text)
+        streamRules.append(plan.perStream[text] ?? (plan.generation, plan.generationDispatch))
+        return index
     }
 
     /// `classify` rules with an `applies_if` no event of this source has matched yet.
@@ -144,13 +173,10 @@ final class SourceEvaluation {
         if let gen = e.gen {
             let timeline: Unmanaged<Timeline>
             let stream = streamIndex(e)
-            // Same stream: by index when a rule names the `ev`, else by text.
-            if let last = lastTimeline, lastGen == gen,
-                stream.map({ $0 == lastStreamIndex }) ?? (e.stream == lastStream)
-            {
+            if let last = lastTimeline, lastGen == gen, stream == lastStreamIndex {
                 timeline = last
             } else {
-                let gk = GenerationKey(stream: e.stream, gen: gen)
+                let gk = GenerationKey(stream: stream, gen: gen)
                 let found: Timeline
                 if let t = generations[gk] {
                     found = t
@@ -162,7 +188,6 @@ final class SourceEvaluation {
                 }
                 timeline = Unmanaged.passUnretained(found)
                 (lastTimeline, lastGen, lastStreamIndex) = (timeline, gen, stream)
-                lastStream = String(gk.stream)
             }
             // Unretained: ``generations`` holds the timeline, and nothing leaves it during a feed
             // but in ``retireIdle()``, below.
@@ -177,10 +202,11 @@ final class SourceEvaluation {
     }
 
     private func makeTimeline(_ gk: GenerationKey, idleWindow: Int? = nil) -> Timeline {
-        let rules = plan.perStream[String(gk.stream)] ?? (plan.generation, plan.generationDispatch)
+        let rules = streamRules[Int(gk.stream)]
         let timeline = Timeline(
             rules: rules.rules, dispatch: rules.dispatch,
-            scope: ContextScope(context: context, stream: gk.stream, gen: gk.gen),
+            scope: ContextScope(
+                context: context, stream: streamNames[Int(gk.stream)][...], gen: gk.gen),
             files: plan.files, clock: clock, shapes: plan.classifyShapes, retirable: true,
             idleWindow: idleWindow ?? plan.retireIdleAfter)
         generations[gk] = timeline

@@ -173,6 +173,19 @@ struct LinearTimeOnHostileLogsTests {
         #expect(elapsed < .seconds(30), "took \(elapsed)")
     }
 
+    /// Every event of its own stream, named by no rule: each stream is found by its name in a
+    /// table, not compared with every stream met before.
+    @Test func aHundredThousandStreamsNoRuleNamesAreFoundInLinearTime() throws {
+        let n = 100_000
+        let log = Self.lines(n) { #"{"t":\#($0),"src":"d","ev":"s\#($0).x","gen":1}"# }
+        let (result, elapsed) = try Self.runBuiltin(
+            "ws.single-live-connection", log, path: "streams.jsonl")
+        #expect(result.violations.isEmpty)
+        #expect(result.inconclusive.isEmpty)
+        // Comparing each new stream with all before it is 5 billion text compares here.
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
+    }
+
     // MARK: - The work limit
 
     /// A `forbid` whose two steps match every event keeps a match per event, and each event is
