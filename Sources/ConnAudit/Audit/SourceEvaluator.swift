@@ -211,29 +211,46 @@ final class Timeline {
         let reacting = dispatch.rules(for: e.evID)
         guard !reacting.isEmpty else { return }
         if log != nil, clock != nil {
-            // Past its limit, or with the clock's times since its last event forgotten (t falling
-            // for thousands of events), the log is given up: the timeline stays as it is.
-            // The clock's highest time since the last logged event (-infinity before any); nil
-            // when it no longer knows. Asked through `?`: the borrowed clock is not copied.
-            let time: Double? =
-                if let since = lastLoggedSeq { clock?.highest(since: since) } else { -.infinity }
-            if logCount < Self.logLimit, let time {
-                if replays || logCount < Self.keepLogUpTo {
-                    log!.append(LoggedEvent(e, time))
-                } else if logCount == Self.keepLogUpTo {
-                    // Past it, only the runners' states are kept at retirement.
-                    log!.removeAll()
+            if !replays, logCount > Self.keepLogUpTo {
+                // Only counted: the log stays empty, and the retirement keeps the runners'
+                // states, which no time decides (their rebuild replays no event). Whether the
+                // clock still knows its times since the last event is asked once, at retirement.
+                if logCount < Self.logLimit {
+                    logCount += 1
+                    lastLoggedSeq = e.seq
+                } else {
+                    log = nil
                 }
-                logCount += 1
-                lastLoggedSeq = e.seq
             } else {
-                log = nil
+                logEvent(e, clock: clock)
             }
         }
         for k in reacting {
             let i = dispatch.rule(at: k)
             let r = borrowed[i] ?? Unmanaged.passUnretained(runner(i))
             r._withUnsafeGuaranteedRef { $0.observe(e, context: scope, sink: sink) }
+        }
+    }
+
+    /// ``observe(_:sink:logging:)``'s log while it keeps events (or may give them up).
+    @inline(__always) private func logEvent(_ e: Event, clock: borrowing SourceClock?) {
+        // Past its limit, or with the clock's times since its last event forgotten (t falling
+        // for thousands of events), the log is given up: the timeline stays as it is.
+        // The clock's highest time since the last logged event (-infinity before any); nil
+        // when it no longer knows. Asked through `?`: the borrowed clock is not copied.
+        let time: Double? =
+            if let since = lastLoggedSeq { clock?.highest(since: since) } else { -.infinity }
+        if logCount < Self.logLimit, let time {
+            if replays || logCount < Self.keepLogUpTo {
+                log!.append(LoggedEvent(e, time))
+            } else if logCount == Self.keepLogUpTo {
+                // Past it, only the runners' states are kept at retirement.
+                log!.removeAll()
+            }
+            logCount += 1
+            lastLoggedSeq = e.seq
+        } else {
+            log = nil
         }
     }
 

@@ -60,4 +60,32 @@ import ConnAuditTestSupport
         #expect(retiring.outcome.sink.labels[0]?["immediate_close"] == 1)
         #expect(retiring.report == keeping.report)
     }
+
+    /// Past its 8 events a timeline keeps its runners' states alone, which no time of the clock
+    /// decides: it still retires after the clock forgot its times since an event of it (t falling
+    /// for thousands of events while it was quiet), and is judged as if it had stayed.
+    @Test func aTimelineKeepingStatesRetiresAfterTheClockForgotItsTimes() throws {
+        let pack = RuleLoader.builtin()
+        let outcomes = try #require(pack.rules.first { $0.id == "ws.required-outcomes" })
+        let rules = RuleSet(rules: [outcomes])
+        var log =
+            #"{"t":0,"ev":"ws.connect","gen":0,"interval_ms":100000,"timeout_ms":100000}"# + "\n"
+        log += #"{"t":1,"ev":"ws.open","gen":0}"# + "\n"
+        for i in 0..<10 { log += #"{"t":\#(2 + i),"ev":"ws.ping","gen":0}"# + "\n" }
+        // Falling times, more than the clock keeps (``SourceClock/maxPeaks``): it forgets its
+        // times since gen 0's last ping, which its next ping comes after.
+        for i in 0..<(SourceClock.maxPeaks + 200) {
+            log += #"{"t":\#(100_000 - i),"ev":"x.tick"}"# + "\n"
+        }
+        log += #"{"t":95000,"ev":"ws.ping","gen":0}"# + "\n"
+        // Quiet for longer than its idle window, then its socket closes.
+        for i in 0..<6_100 { log += #"{"t":\#(100_001 + i),"ev":"x.tick"}"# + "\n" }
+        log += #"{"t":200000,"ev":"ws.closed","gen":0}"# + "\n"
+        let retiring = run(rules, log, retireIdleAfter: 6_000)
+        let keeping = run(rules, log, retireIdleAfter: RetirementTests.never)
+        #expect(retiring.outcome.rebuilds == 1)
+        #expect(retiring.outcome.sink.labels == keeping.outcome.sink.labels)
+        #expect(retiring.outcome.sink.labels[0]?["immediate_close"] == 1)
+        #expect(retiring.report == keeping.report)
+    }
 }
