@@ -33,9 +33,14 @@ enum DecimalRounding {
     /// Operands with more digits than that (16 or 17 significant digits, as a `Double` uptime in
     /// milliseconds with a long fraction: `693745144.0586978`) are added as decimal text
     /// (``textSum(_:_:)``): slower, and exact.
+    ///
+    /// A whole number added to another number (`p.t + T`, and a sum of two whole numbers) is
+    /// tried first (``shifted(_:by:)``): where it answers, it is the nearest double to the
+    /// decimal sum, which the digits of both would give too, without searching for them.
     static func sum(_ a: Double, _ b: Double) -> Double {
         let r = a + b
         guard r.isFinite else { return r }
+        if let s = shifted(a, by: b) ?? shifted(b, by: a) { return s }
         if let da = fractionDigits(a), let db = fractionDigits(b) {
             let d = Swift.max(da, db)
             if d == 0 { return r }
@@ -45,7 +50,7 @@ enum DecimalRounding {
                 return (sa.rounded() + sb.rounded()) / p
             }
         }
-        return shifted(a, by: b) ?? shifted(b, by: a) ?? textSum(a, b) ?? r
+        return textSum(a, b) ?? r
     }
 
     /// `long + whole` when binary addition is already the decimal sum: `whole` is a whole number

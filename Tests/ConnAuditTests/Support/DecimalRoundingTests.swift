@@ -86,6 +86,31 @@ import ConnSoak
         #expect(textPath > 10_000)
     }
 
+    /// A time with a fraction plus (or minus) whole milliseconds, `p.t + T`, is answered by the
+    /// binary sum before the fraction's digits are looked for: it must be the sum of the decimals,
+    /// as the text of both gives it (``DecimalRounding/textSum(_:_:)``).
+    @Test func wholeMillisecondsAddedToAFractionalTimeAreTheTextSum() throws {
+        var rng = SplitMix64(seed: 0x5EED_0058)
+        var failures = 0
+        for i in 0..<40_000 {
+            var scale = 1.0
+            for _ in 0..<(1 + i % 6) { scale *= 10 }
+            let magnitude = Double(rng.below(1 << 36)) * [1.0, 1e-3, 1e3][i % 3]
+            let t = (magnitude * scale + Double(rng.below(1_000_000))).rounded() / scale
+            let whole = Double(rng.below(3_600_000))
+            for (a, b) in [(t, whole), (whole, t), (t, -whole), (-t, whole)] {
+                let text = try #require(DecimalRounding.textSum(a, b))
+                if DecimalRounding.sum(a, b) != text {
+                    failures += 1
+                    if failures <= 5 {
+                        Issue.record("\(a) + \(b): \(DecimalRounding.sum(a, b)), text \(text)")
+                    }
+                }
+            }
+        }
+        #expect(failures == 0)
+    }
+
     @Test func decimalSumsAtTheEdges() {
         // Cancellation: the result's own 15th digit is noise.
         #expect(DecimalRounding.sum(777.18063, -875.375) == -98.19437)
