@@ -157,6 +157,27 @@ import ConnSoak
         return (runner, observe(made, by: runner))
     }
 
+    @Test func anIdenticalPartialOpensAgainOnceItsStageEmptied() throws {
+        // Twenty partials reach stage 2 (past ``SequenceRunner/keyedFrom``: the stage keeps their
+        // keys), all die there, and each grows again from stage 1 with the same captures: a stage
+        // with no live partial knows none, so every one opens again and the last step matches.
+        let compiled = try Self.rule(
+            """
+            id: t.again
+            title: again
+            forbid:
+              - { ev: x.a, as: a }
+              - { ev: x.b, without: { ev: x.e } }
+              - { ev: x.d, where: "t > a.t", without: { ev: x.c } }
+            message: "d after a at {a.t}"
+            """)
+        let starts = (0..<20).map { ("x.a", Double($0)) }
+        let (runner, _) = Self.feed(compiled, starts + [("x.b", 20), ("x.c", 21), ("x.b", 22)])
+        #expect(runner.stages[2].live == 20)
+        let (_, sink) = Self.feed(compiled, [("x.d", 23)], into: runner, after: 23)
+        #expect(sink.violations[0]?.map(\.line) == [24])
+    }
+
     @Test func aFirstStepWhoseMatchWouldMergeIsNotTried() throws {
         // reconnect.resets-after-open's shape: every pong would open the same partial.
         let compiled = try Self.rule(

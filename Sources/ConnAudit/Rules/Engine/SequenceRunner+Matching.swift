@@ -84,12 +84,15 @@ extension SequenceRunner {
                     ? Self.matchByID(first.selector, e)
                     : matchesStart(first.selector, e, self.context(e))
                 if let term = match {
-                    var captures = Captures()
+                    // The spare storage (or empty captures) is taken as it is: no empty list is
+                    // made and released per start.
                     if startBindsCapture(term.term), let name = term.capture(in: first.selector) {
-                        if let spare = spareCaptures.popLast() { captures = spare }
+                        var captures = spareCaptures.popLast() ?? Captures()
                         captures[name] = e
+                        grown.append(Partial(stage: 1, captures: consume captures, last: e))
+                    } else {
+                        grown.append(Partial(stage: 1, captures: Captures(), last: e))
                     }
-                    grown.append(Partial(stage: 1, captures: consume captures, last: e))
                 }
             }
         }
@@ -111,7 +114,9 @@ extension SequenceRunner {
                 if stages.isEmpty {
                     stages = Array(repeating: Stage(), count: sequence.steps.count)
                 }
-                guard !isKnown(q) else { continue }
+                // A stage with no live partial knows none (its keys, when kept, are the live
+                // ones'): the search is not made.
+                guard stages[q.stage].live == 0 || !isKnown(q) else { continue }
                 q.ordinal = nextOrdinal
                 nextOrdinal += 1
                 // Read first: a stage without keys (most) is then not accessed for a change.
