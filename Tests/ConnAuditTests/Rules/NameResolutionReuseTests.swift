@@ -13,7 +13,9 @@ import Testing
         let bound = lets + captures + ["params"]
         var slots: [String: Int32] = [:]
         for (i, n) in lets.enumerated() { slots[n] = Int32(i) }
-        return .init(bound: bound, layout: LetLayouts.id(lets), letSlots: slots, params: nil)
+        return .init(
+            bound: bound, layout: LetLayouts.id(lets), letSlots: slots,
+            captures: captures.filter { !lets.contains($0) }.sorted(), params: nil)
     }
 
     private static func parse(_ text: String) throws -> Expr {

@@ -30,6 +30,9 @@ enum NameResolution {
         // A handful of names: an array searched in order costs less than a set hashed and made.
         var bound = rule.lets.map(\.name)
         collectCaptures(rule, into: &bound)
+        // The `as:` names that are no let (those added after the lets), in name order: a
+        // capture's place there is its slot.
+        let captures = bound[rule.lets.count...].sorted()
         // `params` is a let or a capture of this rule? Then `params.x` is looked up at run time.
         let constants = bound.contains("params") ? nil : params
         bound.append("params")
@@ -38,7 +41,8 @@ enum NameResolution {
         var slots: [String: Int32] = [:]
         for (i, n) in letNames.enumerated() { slots[n] = Int32(i) }
         return Resolver(
-            bound: bound, layout: LetLayouts.id(letNames), letSlots: slots, params: constants)
+            bound: bound, layout: LetLayouts.id(letNames), letSlots: slots, captures: captures,
+            params: constants)
     }
 
     /// Every `as:` name in the rule, wherever its selector is written.
@@ -55,6 +59,8 @@ enum NameResolution {
         let bound: [String]
         let layout: Int32
         let letSlots: [String: Int32]
+        /// The rule's `as:` names that are no let, in name order (``LetSlot/capture``).
+        let captures: [String]
         /// The rule's params, when `params.x` can be read once here (see ``resolve(_:params:)``).
         let params: [String: Value]?
 
@@ -66,7 +72,9 @@ enum NameResolution {
             case .literal, .field: return nil
             case .name(let n, let at, let slot):
                 guard bound.contains(n) else { return .field(n, id: FieldNames.id(n)) }
-                let resolvedSlot = LetSlot(layout: layout, slot: letSlots[n] ?? -1)
+                let letSlot = letSlots[n] ?? -1
+                let capture = letSlot < 0 ? captures.firstIndex(of: n).map(Int32.init) ?? -1 : -1
+                let resolvedSlot = LetSlot(layout: layout, slot: letSlot, capture: capture)
                 return resolvedSlot == slot ? nil : .name(n, at: at, slot: resolvedSlot)
             case .member(let b, let n, let id, let at):
                 if let params, case .name("params", _, _) = b {

@@ -87,6 +87,26 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
         return found?._withUnsafeGuaranteedRef(body)
     }
 
+    /// ``withEvent(_:_:)`` for a capture its rule resolved to `slot` (``LetSlot/capture``): its
+    /// place among the rule's `as:` names in name order. These captures hold a subset of those
+    /// names in the same order, so the entry at `slot` is the capture's whenever every name
+    /// before it is bound, as in a sequence's steps bound in name order. One name compared
+    /// confirms it (an equal name compares its two words); another entry there sends the read
+    /// to the search by name, so a slot never reads another capture, and a name not bound is nil.
+    @inline(__always) func withEvent<T>(slot: Int, _ name: String, _ body: (Event) -> T) -> T? {
+        let found = entries.withUnsafeBufferPointer { entries -> Unmanaged<Event>? in
+            assert(Self.entryEventOffset == 0, "an entry holds its event first")
+            if slot < entries.count, entries[slot].name == name {
+                return UnsafeRawPointer(entries.baseAddress! + slot).load(as: Unmanaged<Event>.self)
+            }
+            for i in entries.indices where entries[i].name == name {
+                return UnsafeRawPointer(entries.baseAddress! + i).load(as: Unmanaged<Event>.self)
+            }
+            return nil
+        }
+        return found?._withUnsafeGuaranteedRef(body)
+    }
+
     /// Where an entry holds its event: first, which ``withEvent(_:_:)`` reads it as.
     static var entryEventOffset: Int? { MemoryLayout<Entry>.offset(of: \Entry.event) }
 

@@ -38,10 +38,26 @@ extension CompiledExpression {
     /// result): what ``Evaluator/member(_:_:id:_:)`` gives of the name's value. A captured
     /// event's field is read where the captures hold it, so the event is not counted and
     /// released again for one field.
+    ///
+    /// A name resolved to a capture's slot (``LetSlot/capture``) is that capture, or the named
+    /// result, wherever its rule's expression runs: the lets are not asked (no let of its rule
+    /// has the name). Where it is bound to nothing it is null, never a field of the same name.
     static func captureMember(_ capture: String, _ hint: LetSlot, _ field: String, _ id: Int32)
         -> Run
     {
-        { ctx, e in
+        let slot = Int(hint.capture)
+        if slot >= 0 {
+            return { ctx, _ in
+                if let v = ctx.captures.withEvent(
+                    slot: slot, capture, { Evaluator.field(field, id: id, of: $0, ctx) })
+                {
+                    return .value(v)
+                }
+                return Evaluator.member(
+                    Evaluator.captureOrResult(capture, ctx) ?? .null, field, id: id, ctx)
+            }
+        }
+        return { ctx, e in
             guard hintHolds(hint, ctx) else {
                 return Evaluator.member(Evaluator.bound(capture, hint, ctx, e), field, id: id, ctx)
             }

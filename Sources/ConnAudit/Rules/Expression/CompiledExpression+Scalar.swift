@@ -392,6 +392,14 @@ extension CompiledExpression {
     static func scalarCaptureMember(
         _ capture: String, _ hint: LetSlot, _ field: String, _ id: Int32, _ ctx: EvalContext
     ) -> Scalar {
+        if hint.capture >= 0 {
+            if let v = ctx.captures.withEvent(
+                slot: Int(hint.capture), capture, { Scalar.field(field, id: id, of: $0, ctx) })
+            {
+                return v
+            }
+            return scalarUncaptured(capture, field, id, ctx)
+        }
         guard hintHolds(hint, ctx) else { return .other }
         if !ctx.captures.isEmpty,
             let v = ctx.captures.withEvent(capture, { Scalar.field(field, id: id, of: $0, ctx) })

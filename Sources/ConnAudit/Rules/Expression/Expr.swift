@@ -47,9 +47,14 @@ public indirect enum Expr: Sendable {
 /// a ``LetTable`` of the same `layout` (the same let names in the same order), where `slot` is
 /// the name's place, or -1 when the name is not a let there. A table of another layout ignores it
 /// and looks the name up.
+///
+/// `capture` is, for a name that is no let of its rule but one of its `as:` names, the name's
+/// place among those names in name order (-1 for any other name): where ``Captures`` of the
+/// rule hold it when every name before it is bound (``Captures/withEvent(slot:_:_:)``).
 public struct LetSlot: Sendable, Equatable {
     public var layout: Int32
     public var slot: Int32
+    public var capture: Int32 = -1
     public static let unresolved = LetSlot(layout: -1, slot: -1)
 }
 
