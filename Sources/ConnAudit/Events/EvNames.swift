@@ -69,5 +69,15 @@ public enum FieldNames {
 enum LetLayouts {
     static let registry = NameRegistry()
 
-    static func id(_ names: [String]) -> Int32 { registry.id(names.joined(separator: "\u{0}")) }
+    /// The id of the names joined by NUL, the key written name by name: the generic
+    /// `joined(separator:)` looks up its element type's witnesses at each call, many times the
+    /// cost of the key itself.
+    static func id(_ names: [String]) -> Int32 {
+        var key = ""
+        for (i, name) in names.enumerated() {
+            if i > 0 { key.append("\u{0}") }
+            key.append(name)
+        }
+        return registry.id(key)
+    }
 }

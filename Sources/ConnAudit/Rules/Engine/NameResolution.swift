@@ -41,8 +41,8 @@ enum NameResolution {
         var slots: [String: Int32] = [:]
         for (i, n) in letNames.enumerated() { slots[n] = Int32(i) }
         return Resolver(
-            bound: bound, layout: LetLayouts.id(letNames), letSlots: slots, captures: captures,
-            params: constants)
+            bound: bound, layout: LetLayouts.id(letNames), letSlots: slots,
+            captures: captures, params: constants)
     }
 
     /// Every `as:` name in the rule, wherever its selector is written.

@@ -108,14 +108,12 @@ struct CompiledExpression: Sendable {
     /// not send the other parts the general way too.
     /// A leaf's scalar form is read in its parent's closure (``ScalarOperand``); an operator
     /// node's is a closure of its own.
-    private static func node(_ expr: Expr, scalar wanted: Bool) -> (
-        run: Run, scalar: ScalarOperand?
-    ) {
+    private static func node(_ expr: Expr, scalar wanted: Bool) -> Node {
         switch expr {
         case .unary(let op, let operand):
             let a = node(operand, scalar: true)
             let run = a.run
-            return (
+            return Node(
                 { ctx, e in Evaluator.unary(op, run(ctx, e)) },
                 a.scalar.map { s in
                     let s = s.closure
@@ -124,7 +122,7 @@ struct CompiledExpression: Sendable {
             )
         case .binary(let op, let l, let r, _):
             if let (name, hint) = nullTested(op, l, r) {
-                return (
+                return Node(
                     letNullTest(name, hint, equal: op == .equal),
                     .run(scalarNullTest(name, hint, equal: op == .equal))
                 )
@@ -136,32 +134,45 @@ struct CompiledExpression: Sendable {
                 let s = scalarBinary(op, x, y, generalA: a.run, generalB: b.run)
             {
                 let shortCircuit = op == .and || op == .or || op == .coalesce
-                return (
+                return Node(
                     binaryNode(
                         op, shortCircuit ? inner(l, a) : a.run, shortCircuit ? inner(r, b) : b.run,
                         l, r),
                     .run(s)
                 )
             }
-            return (binaryNode(op, first(a), first(b), l, r), nil)
+            return Node(binaryNode(op, first(a), first(b), l, r), nil)
         case .conditional(let c, let yes, let no):
             let parts = scalarKind(c) && scalarKind(yes) && scalarKind(no)
             let t = node(c, scalar: parts), a = node(yes, scalar: parts)
             let b = node(no, scalar: parts)
             if let st = t.scalar, let sa = a.scalar, let sb = b.scalar {
-                return (
+                return Node(
                     choice(inner(c, t), inner(yes, a), inner(no, b)),
                     .run(scalarConditional(st, sa, sb))
                 )
             }
-            return (choice(first(t), first(a), first(b)), nil)
+            return Node(choice(first(t), first(a), first(b)), nil)
         default:
-            return (compileOther(expr), wanted ? scalarOperand(expr) : nil)
+            return Node(compileOther(expr), wanted ? scalarOperand(expr) : nil)
+        }
+    }
+
+    /// A compiled node: its general form, and its scalar form where it has one. A struct, not a
+    /// tuple: the compiler copies a tuple of a closure and an enum through the runtime's generic
+    /// tuple code, looking its type up each time.
+    private struct Node {
+        let run: Run
+        let scalar: ScalarOperand?
+
+        init(_ run: @escaping Run, _ scalar: ScalarOperand?) {
+            self.run = run
+            self.scalar = scalar
         }
     }
 
     /// A compiled node as it runs on its own: its scalar form first, where it has one.
-    private static func first(_ node: (run: Run, scalar: ScalarOperand?)) -> Run {
+    private static func first(_ node: Node) -> Run {
         guard let scalar = node.scalar else { return node.run }
         return scalarFirst(scalar.closure, general: node.run)
     }
@@ -169,7 +180,7 @@ struct CompiledExpression: Sendable {
     /// A part of `and`, `or`, `??` or `if` as the general form of a node with a scalar form runs
     /// it: an operator scalar first (``first(_:)``); a leaf the general way, as its scalar read
     /// gave none or it is read once more in the general order.
-    private static func inner(_ expr: Expr, _ node: (run: Run, scalar: ScalarOperand?)) -> Run {
+    private static func inner(_ expr: Expr, _ node: Node) -> Run {
         switch expr {
         case .unary, .binary, .conditional: first(node)
         default: node.run
@@ -227,6 +238,10 @@ struct CompiledExpression: Sendable {
         case .field(let name, let id):
             return { ctx, e in .value(Evaluator.field(name, id: id, of: e, ctx)) }
         case .member(let base, let name, let id, _):
+            if case .name(let bound, _, let hint) = base, hint.layout >= 0, bound != "params" {
+                return hint.slot < 0
+                    ? captureMember(bound, hint, name, id) : letMember(bound, hint, name, id)
+            }
             let b = compile(base)
             if case .name("params", _, _) = base {
                 // `params.x` left to run time (the rule binds `params`, or it was not resolved).
@@ -235,10 +250,6 @@ struct CompiledExpression: Sendable {
                         ? .value(ctx.params[name] ?? .null)
                         : Evaluator.member(b(ctx, e), name, id: id, ctx)
                 }
-            }
-            if case .name(let bound, _, let hint) = base, hint.layout >= 0, bound != "params" {
-                return hint.slot < 0
-                    ? captureMember(bound, hint, name, id) : letMember(bound, hint, name, id)
             }
             return { ctx, e in Evaluator.member(b(ctx, e), name, id: id, ctx) }
         case .index(let base, let key):

@@ -20,23 +20,39 @@ enum NameWalker {
             case .literal, .name, .field: break
             case .member(let b, _, _, _): pending.append(b)
             case .index(let a, let b): pending.append(b); pending.append(a)
-            case .list(let items): pending.append(contentsOf: items.reversed())
-            case .map(let entries): pending.append(contentsOf: entries.reversed().map(\.1))
+            case .list(let items): pushReversed(items, &pending)
+            case .map(let entries):
+                var i = entries.count
+                while i > 0 {
+                    i -= 1
+                    pending.append(entries[i].1)
+                }
             case .unary(_, let a): pending.append(a)
             case .binary(_, let a, let b, _): pending.append(b); pending.append(a)
             case .conditional(let a, let b, let c):
                 pending.append(c); pending.append(b); pending.append(a)
-            case .call(_, let args, _): pending.append(contentsOf: args.reversed())
+            case .call(_, let args, _): pushReversed(args, &pending)
             case .regex(let subject, _): pending.append(subject)
             case .history(let call):
                 if intoSelectors {
                     if case .selector(let s)? = call.since {
-                        pending.append(contentsOf: whereExpressions(of: s).reversed())
+                        pushReversed(whereExpressions(of: s), &pending)
                     }
-                    pending.append(contentsOf: whereExpressions(of: call.selector).reversed())
+                    pushReversed(whereExpressions(of: call.selector), &pending)
                 }
                 if let v = call.value { pending.append(v) }
             }
+        }
+    }
+
+    /// Pushes `items` last first, so the first is popped first. One append per item: appending
+    /// a reversed view of the array goes through the generic collection copy, several times the
+    /// cost for the handful of items a node has.
+    @inline(__always) private static func pushReversed(_ items: [Expr], _ pending: inout [Expr]) {
+        var i = items.count
+        while i > 0 {
+            i -= 1
+            pending.append(items[i])
         }
     }
 
