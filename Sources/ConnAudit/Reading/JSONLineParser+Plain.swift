@@ -51,7 +51,7 @@ extension JSONLineParser {
         var spanKept = PlainSpan()
         if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
         guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
-        while true {
+        pairs: while true {
             // At a key's opening quote.
             var kind = PlainKind.skip
             var wantedIndex: Int32 = -1
@@ -235,20 +235,44 @@ extension JSONLineParser {
             guard i < n else { return false }
             let b = p[i]
             i += 1
-            if b == UInt8(ascii: "}") { break }
+            // Whether the pair just read may be part of a span: what it sets is fixed by its bytes.
+            let spannable =
+                kind == .src
+                ? src >= 0
+                : kind == .session ? session >= 0 : kind == .ev ? evName >= 0 : kind == .gen
+            if b == UInt8(ascii: "}") {
+                // A span whose pairs run to the line's last byte takes its `}` too: a later line
+                // with these bytes to its end is then read whole.
+                if span == .open, i == n, spannable, i &- 1 &- spanFrom < SourceSpans.capacity {
+                    spanTo = i &- 1
+                    spanKept = PlainSpan(
+                        src: src, session: session, ev: evName, evID: evID ?? -1,
+                        evEmpty: evEmpty, gen: gen.map { Int64($0) } ?? -1, closes: true)
+                }
+                break
+            }
             guard b == UInt8(ascii: ","), i < n else { return false }
             if p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
             guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
             // At the next key's quote: the span after a leading `t`, taken whole when it is one
-            // met before, else followed while its pairs are `src`, `session` and `ev` texts kept.
+            // met before, else followed while its pairs are `src`, `session` and `ev` texts kept
+            // and `gen`s.
             if span != .closed {
                 if span == .first {
                     span = .closed
                     if kind == .t, tracksSourceSpan, i &+ SourceSpans.lookahead <= n {
-                        if let kept = sourceSpans.match(SourceSpans.slot(p, i), p, i, n) {
+                        // A span that ends the line stands only for a line's whole rest.
+                        if let kept = sourceSpans.match(SourceSpans.slot(p, i), p, i, n),
+                            !kept.closes || i &+ kept.length == n
+                        {
                             (src, session) = (kept.src, kept.session)
                             if kept.ev >= 0 {
                                 (evName, evID, evEmpty) = (kept.ev, kept.evID, kept.evEmpty)
+                            }
+                            if kept.gen >= 0 { gen = UInt64(kept.gen) }
+                            if kept.closes {
+                                i = n
+                                break pairs
                             }
                             i &+= kept.length &- 1
                         } else {
@@ -256,15 +280,12 @@ extension JSONLineParser {
                             spanFrom = i
                         }
                     }
-                } else if i &- spanFrom < SourceSpans.capacity,
-                    kind == .src
-                        ? src >= 0 : kind == .session ? session >= 0 : kind == .ev && evName >= 0
-                {
+                } else if i &- spanFrom < SourceSpans.capacity, spannable {
                     // The longest run of such pairs that fits.
                     spanTo = i
                     spanKept = PlainSpan(
                         src: src, session: session, ev: evName, evID: evID ?? -1,
-                        evEmpty: evEmpty)
+                        evEmpty: evEmpty, gen: gen.map { Int64($0) } ?? -1)
                 } else {
                     span = .closed
                 }

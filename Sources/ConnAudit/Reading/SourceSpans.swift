@@ -5,15 +5,19 @@
 #endif
 
 /// The bytes of plain lines from the key after their leading `t` to the opening quote of the key
-/// after their `src`, `session` and `ev` pairs (`"src":"pixel-1","session":"s1","ev":"ws.ping","`),
-/// with the numbers of the texts they set: the fast path's memo of the spans met, in 256 slots.
+/// after their `src`, `session`, `ev` and `gen` pairs
+/// (`"src":"pixel-1","session":"s1","ev":"ws.ping","`), or to the `}` that ends the line when
+/// those pairs are all it has (`…,"ev":"ws.ping","gen":3}`), with what they set: the fast path's
+/// memo of the spans met, in 256 slots.
 ///
 /// A source's lines are written alike, so a line mostly holds the very same bytes there as an
 /// earlier line of its source with the same `ev`. What those bytes make is fixed by the bytes
-/// alone: the keys `src`, `session` and `ev` (no secret name), each with a text the parser keeps
-/// under a fixed number (``JSONLineParser/sourceTexts``, ``JSONLineParser/evNames``; kept texts
-/// hold no token), and the next key's quote. A line that holds a kept span after its `t` is read as
-/// if it had been scanned pair by pair, in one comparison.
+/// alone: the keys `src`, `session`, `ev` and `gen` (no secret name), each `src`, `session` and
+/// `ev` with a text the parser keeps under a fixed number (``JSONLineParser/sourceTexts``,
+/// ``JSONLineParser/evNames``; kept texts hold no token), each `gen` with its integer, and the next
+/// key's quote or the line's end. A line that holds a kept span after its `t` is read as if it had
+/// been scanned pair by pair, in one comparison; one that ends the line (``PlainSpan/closes``)
+/// only when the line ends with it.
 ///
 /// Direct-mapped: a span's slot is picked by its first 48 bytes (the line's, for a span shorter
 /// than that), so devices interleaved in one file each keep theirs, and the memo stays small
@@ -24,8 +28,8 @@
 typealias SourceSpans = SpanMemo<PlainSpan>
 
 /// What a plain span sets: its length in bytes (at least eight when one is kept), the numbers of
-/// its `src` and `session` texts (-1: absent), and its `ev` name's number (-1: absent), id and
-/// emptiness.
+/// its `src` and `session` texts (-1: absent), its `ev` name's number (-1: absent), id and
+/// emptiness, its last `gen` (-1: absent), and whether it ends with the line's `}`.
 struct PlainSpan: SpanPayload {
     var length = 0
     var src: Int32 = -1
@@ -33,6 +37,8 @@ struct PlainSpan: SpanPayload {
     var ev: Int32 = -1
     var evID: Int32 = -1
     var evEmpty = true
+    var gen: Int64 = -1
+    var closes = false
 }
 
 /// What a ``SpanMemo`` keeps with a span's bytes: at least its length (0: an empty slot).

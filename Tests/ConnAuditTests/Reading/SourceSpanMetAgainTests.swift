@@ -28,7 +28,14 @@ struct SourceSpanMetAgainTests {
         #","ev":"ws.ping","src":"other"}"#, #","ev":"ws.ping","session":"s9"}"#, #"}"#,
         #","ev":"ws.ping""#, #","ev":"ws.ping",}"#, #", "ev":"ws.ping"}"#, #","ev":"ws.ping"} x"#,
         #","ev":"a","state":"connecting"}"#, #","ev":"","gen":1,"state":"connecting"}"#,
-        #","ev":"Bearer abcdefghijklmnop","gen":1}"#
+        #","ev":"Bearer abcdefghijklmnop","gen":1}"#,
+        // `gen` in a span, to the line's end or not, repeated, not an integer, or after text.
+        #","ev":"ws.ping","gen":3}"#, #","ev":"ws.ping","gen":4}"#, #","ev":"ws.ping","gen":3} "#,
+        #","ev":"ws.ping","gen":3}}"#, #","ev":"ws.ping","gen":3,"gen":5}"#,
+        #","ev":"ws.ping","gen":3,"state":"x"}"#, #","gen":3,"ev":"ws.ping"}"#, #","gen":3}"#,
+        #","ev":"ws.ping","gen":12345678901234567890}"#, #","ev":"ws.ping","gen":-1}"#,
+        #","ev":"ws.ping","gen":1.5}"#, #","ev":"ws.ping","gen":"3"}"#,
+        #","ev":"ws.ping","gen":9223372036854775807}"#, #","ev":"ws.ping","gen":3,"ev":"ws.pong"}"#
     ]
 
     static func line(_ rng: inout SplitMix64) -> String {
@@ -95,8 +102,36 @@ struct SourceSpanMetAgainTests {
         #expect(parser.sourceValues(of: out) == (.string("device-1"), .string("s1")))
         #expect(out.ev == "ws.ping" && out.evID == 3 && out.t == 5)
         #expect(parser.sourceSpans.keptCount == 3)
+        // A span through `gen` to the line's end: `gen` from the span, and the line read whole.
+        #expect(read(#"{"t":8,"src":"device-1","session":"s1","ev":"ws.ping","gen":7}"#))
+        #expect(read(#"{"t":9,"src":"device-1","session":"s1","ev":"ws.ping","gen":7}"#))
+        #expect(out.ev == "ws.ping" && out.t == 9 && out.gen == 7)
+        #expect(parser.sourceValues(of: out) == (.string("device-1"), .string("s1")))
         // An empty name in a span is still the general parser's to give its reason for.
         #expect(read(#"{"t":6,"src":"device-1","session":"s1","ev":"""# + tail) == false)
         #expect(read(#"{"t":7,"src":"device-1","session":"s1","ev":"""# + tail) == false)
+    }
+
+    @Test("a span that ends its line stands only for a line that ends with it")
+    func spanToTheLineEnd() {
+        var parser = JSONLineParser(wantedFields: [], evIDs: ["ws.ping": 3])
+        var general = JSONLineParser(wantedFields: [], evIDs: ["ws.ping": 3])
+        var out = ParsedLine(), want = ParsedLine()
+        func readAlike(_ text: String) -> Bool {
+            Array(text.utf8).withUnsafeBufferPointer {
+                parser.parse($0, into: &out)
+                general.parseGeneral($0, into: &want)
+            }
+            return PlainLinesReadAsGeneralParserTests.same(out, parser, want, general)
+        }
+        let head = #"{"t":1,"src":"device-000001","session":"s1","ev":"ws.ping","gen":7"#
+        #expect(readAlike(head + "}"))
+        #expect(parser.sourceSpans.keptCount == 1)
+        // The same bytes, then more: the rest is read, and a `gen` after the span's wins.
+        for rest in ["} ", "}}", #"} x"#, #","gen":8}"#, #","id":"1"}"#, #","gen":8,"gen":7}"#] {
+            #expect(readAlike(head + rest), "\(rest)")
+            #expect(readAlike(head + "}"), "after \(rest)")
+        }
+        #expect(out.gen == 7 && out.t == 1)
     }
 }
