@@ -270,7 +270,7 @@ struct JSONLineParser {
     /// Parses `line` into `out`, which is reset first (the reader keeps one, so a line's result is
     /// not copied out of the parser).
     mutating func parse(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) {
-        if parsePlain(line, into: &out) { return }
+        if parseSpanned(line, into: &out) || parsePlain(line, into: &out) { return }
         parseGeneral(line, into: &out)
     }
 

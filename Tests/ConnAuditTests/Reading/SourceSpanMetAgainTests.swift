@@ -4,8 +4,9 @@ import Testing
 import ConnAuditTestSupport
 import ConnSoak
 
-/// The fast path takes the `src` and `session` pairs after a line's leading `t` in one comparison
-/// when their bytes are an earlier line's (``SourceSpans``): however the pairs are written, in
+/// The fast path takes the `src`, `session`, `ev` and `gen` pairs after a line's leading `t` in one
+/// comparison when their bytes are an earlier line's (``SourceSpans``), and the line's closing
+/// brace when the span ends the line: however the pairs are written, in
 /// whichever order, repeated, near the line's end or too long to keep, whatever follows them, and
 /// however many sources take turns, a line reads as the general parser reads it.
 @Suite("Source spans met again")
@@ -133,5 +134,35 @@ struct SourceSpanMetAgainTests {
             #expect(readAlike(head + "}"), "after \(rest)")
         }
         #expect(out.gen == 7 && out.t == 1)
+    }
+
+    @Test(
+        "a line whose rest is a kept span that ends it reads as parsePlain reads it",
+        arguments: [nil, Set(["state"]), Set(["src"]), Set<String>()] as [Set<String>?])
+    func lineReadWholeBySpan(wanted: Set<String>?) {
+        var fast = JSONLineParser(wantedFields: wanted, evIDs: ["ws.ping": 3])
+        var loop = JSONLineParser(wantedFields: wanted, evIDs: ["ws.ping": 3])
+        var rng = SplitMix64(seed: 10_205)
+        var a = ParsedLine(), b = ParsedLine()
+        var differing: [String] = [], readWhole = 0
+        var previous = Self.line(&rng)
+        for _ in 0..<20_000 {
+            let text = rng.chance(50) ? previous : Self.line(&rng)
+            previous = text
+            Array(text.utf8).withUnsafeBufferPointer { line in
+                if fast.parseSpanned(line, into: &a) {
+                    readWhole += 1
+                } else {
+                    fast.parse(line, into: &a)
+                }
+                if !loop.parsePlain(line, into: &b) { loop.parseGeneral(line, into: &b) }
+            }
+            if !PlainLinesReadAsGeneralParserTests.same(a, fast, b, loop), differing.count < 5 {
+                differing.append(text)
+            }
+        }
+        #expect(differing.isEmpty, "lines read otherwise: \(differing)")
+        // Lines were read whole by a span, unless rules read `src` or `session`.
+        #expect(readWhole > 100 || !fast.tracksSourceSpan, "\(readWhole) lines read whole")
     }
 }
