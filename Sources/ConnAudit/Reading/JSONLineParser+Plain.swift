@@ -20,14 +20,20 @@ extension JSONLineParser {
     /// One pass, left to right, over the line's bytes with a plain index: strings are scanned
     /// eight bytes at a time, and connlog's own keys are matched with their closing quote and
     /// colon as one word. Nothing is decoded that no rule reads.
+    @inline(__always)
     mutating func parsePlain(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) -> Bool
     {
+        parsePlain(line, into: &out, from: PlainStart(t: -1, at: 0, kept: PlainSpan()))
+    }
+
+    /// ``parsePlain(_:into:)`` from where ``readSpanned(_:into:)`` left the line: after its `t`,
+    /// at the quote that opens the next key (``PlainStart/at`` 0: from the line's start).
+    mutating func parsePlain(
+        _ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine, from start: PlainStart
+    ) -> Bool {
         guard let p = line.baseAddress else { return false }
         let n = line.count
         var i = 0
-        if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
-        guard i < n, p[i] == UInt8(ascii: "{") else { return false }
-        i += 1
         // Only a valid event is answered here: `t` a non-negative number, `ev` a non-empty
         // string, `gen` a non-negative 64-bit integer, `src` and `session` strings. Any other
         // line (its reason, its `$malformed`) is the general parser's.
@@ -49,8 +55,27 @@ extension JSONLineParser {
         var span = SpanState.first
         var spanFrom = 0, spanTo = -1
         var spanKept = PlainSpan()
-        if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
-        guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
+        if start.at > 0 {
+            // `{"t":N,` read: the kept span there taken whole, else followed from there.
+            (t, tExact, i) = (Double(start.t), start.t, start.at)
+            let kept = start.kept
+            span = .closed
+            if kept.length == 0 {
+                span = .open
+                spanFrom = i
+            } else {
+                (src, session) = (kept.src, kept.session)
+                if kept.ev >= 0 { (evName, evID, evEmpty) = (kept.ev, kept.evID, kept.evEmpty) }
+                if kept.gen >= 0 { gen = UInt64(kept.gen) }
+                i &+= kept.length &- 1
+            }
+        } else {
+            if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
+            guard i < n, p[i] == UInt8(ascii: "{") else { return false }
+            i += 1
+            if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
+            guard i < n, p[i] == UInt8(ascii: "\"") else { return false }
+        }
         pairs: while true {
             // At a key's opening quote.
             var kind = PlainKind.skip

@@ -270,7 +270,12 @@ struct JSONLineParser {
     /// Parses `line` into `out`, which is reset first (the reader keeps one, so a line's result is
     /// not copied out of the parser).
     mutating func parse(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) {
-        if parseSpanned(line, into: &out) || parsePlain(line, into: &out) { return }
+        switch readSpanned(line, into: &out) {
+        case .read: return
+        case .started(let start): if parsePlain(line, into: &out, from: start) { return }
+        case .notStarted: if parsePlain(line, into: &out) { return }
+        case .general: break
+        }
         parseGeneral(line, into: &out)
     }
 
