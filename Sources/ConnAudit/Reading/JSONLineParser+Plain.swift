@@ -210,8 +210,37 @@ extension JSONLineParser {
                             ? Event.Field("session", .string(text), id: sessionID)
                             : Event.Field("src", .string(text), id: srcID))
                 }
-            case .field, .skip:
-                let decode = kind == .field
+            case .skip:
+                // A value no rule reads: stepped over, a string checked for tokens as a decoded
+                // one is, and no value made.
+                switch first {
+                case UInt8(ascii: "\""):
+                    guard let close = Self.plainStringEnd(p, from: i + 1, count: n) else {
+                        return false
+                    }
+                    // A token takes at least ten bytes (``mayHoldToken(_:)``).
+                    if close - i - 1 >= 10 {
+                        let bytes = UnsafeBufferPointer(start: p + i + 1, count: close - i - 1)
+                        if Self.mayHoldToken(bytes), Self.containsToken(bytes) { return false }
+                    }
+                    i = close + 1
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    guard Self.plainInteger(p, &i, n) != nil || Self.skipNumber(p, &i, n) else {
+                        return false
+                    }
+                case UInt8(ascii: "t"):
+                    guard Self.literal(p, &i, n, 0x65_75_72_74) else { return false }
+                case UInt8(ascii: "f"):
+                    guard i + 5 <= n, p[i + 4] == UInt8(ascii: "e"),
+                        Self.literal(p, &i, n, 0x73_6C_61_66)
+                    else { return false }
+                    i += 1
+                case UInt8(ascii: "n"):
+                    guard Self.literal(p, &i, n, 0x6C_6C_75_6E) else { return false }
+                default:
+                    return false
+                }
+            case .field:
                 let value: Value?
                 switch first {
                 case UInt8(ascii: "\""):
@@ -221,14 +250,14 @@ extension JSONLineParser {
                     let bytes = UnsafeBufferPointer(start: p + i + 1, count: close - i - 1)
                     i = close + 1
                     if Self.mayHoldToken(bytes), Self.containsToken(bytes) { return false }
-                    value = decode ? .string(String(decoding: bytes, as: UTF8.self)) : nil
+                    value = .string(String(decoding: bytes, as: UTF8.self))
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                     if let v = Self.plainInteger(p, &i, n) {
                         value = .int(v)
                         break
                     }
                     do throws(JSONSyntaxError) {
-                        value = try parseNumber(p, &i, n, decode: decode)
+                        value = try parseNumber(p, &i, n, decode: true)
                     } catch {
                         return false
                     }
@@ -247,7 +276,7 @@ extension JSONLineParser {
                 default:
                     return false
                 }
-                if decode, let value {
+                if let value {
                     let name =
                         wantedIndex >= 0
                         ? wantedNames[Int(wantedIndex)] : String(decoding: key, as: UTF8.self)
@@ -402,6 +431,21 @@ extension JSONLineParser {
     private static let srcColon: UInt64 = 0x3A_22_63_72_73
     private static let genColon: UInt64 = 0x3A_22_6E_65_67
     private static let sessionQuote: UInt64 = 0x22_6E_6F_69_73_73_65_73
+
+    /// Steps `i` past the number there that is not a plain integer; false when it is no JSON
+    /// number (out of line: plain integers are the common case).
+    @inline(never)
+    static func skipNumber(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int) -> Bool {
+        var c = Cursor(base: p, count: n)
+        c.i = i
+        do throws(JSONSyntaxError) {
+            _ = try parseNumber(&c, decode: false)
+        } catch {
+            return false
+        }
+        i = c.i
+        return true
+    }
 
     /// The index past JSON white space from `i` (at most `n`).
     @inline(__always)
