@@ -78,14 +78,16 @@ struct SpanMemo<Span: SpanPayload> {
     /// line's `n` bytes).
     @inline(__always)
     func match(_ slot: Int, _ p: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Span? {
-        let span = spans.withUnsafeBufferPointer { $0[slot] }
-        let length = span.length
-        guard length != 0, i &+ length <= n else { return nil }
-        // One `memcmp`, which compares a span's 8 to 64 bytes in a few vector steps.
-        let same = words.withUnsafeBufferPointer { words in
-            memcmp(p + i, words.baseAddress! + slot &* 8, length) == 0
+        spans.withUnsafeBufferPointer { spans in
+            let length = spans[slot].length
+            guard length != 0, i &+ length <= n else { return nil }
+            // One `memcmp`, which compares a span's 8 to 64 bytes in a few vector steps. The
+            // span is read after it: its fields are not kept across the call.
+            let same = words.withUnsafeBufferPointer { words in
+                memcmp(p + i, words.baseAddress! + slot &* 8, length) == 0
+            }
+            return same ? spans[slot] : nil
         }
-        return same ? span : nil
     }
 
     /// Keeps the `count` bytes at `start` (from 8 to ``capacity``) as `slot`'s span, which sets
