@@ -23,11 +23,14 @@ extension JSONLineParser {
     @inline(__always)
     mutating func parsePlain(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) -> Bool
     {
-        parsePlain(line, into: &out, from: PlainStart(t: -1, at: 0, kept: PlainSpan()))
+        if !out.fields.isEmpty { out.fields = [] }
+        return parsePlain(line, into: &out, from: PlainStart(t: -1, at: 0, kept: PlainSpan()))
     }
 
     /// ``parsePlain(_:into:)`` from where ``readSpanned(_:into:)`` left the line: after its `t`,
-    /// at the quote that opens the next key (``PlainStart/at`` 0: from the line's start).
+    /// at the quote that opens the next key (``PlainStart/at`` 0: from the line's start). The
+    /// caller empties `out`'s fields first (inlined there, where the array's count is read
+    /// without a call).
     mutating func parsePlain(
         _ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine, from start: PlainStart
     ) -> Bool {
@@ -47,9 +50,8 @@ extension JSONLineParser {
         // `src` and `session` by their numbers in ``sourceTexts`` (-1: absent; -2: a text the
         // table does not keep, then in ``plainTexts``).
         var src: Int32 = -1, session: Int32 = -1
-        // Decoded fields go straight into the line (a plain line that is given up is read again by
-        // the general parser, which starts from an empty line).
-        if !out.fields.isEmpty { out.fields = [] }
+        // Decoded fields go straight into the line, emptied by the caller (a plain line that is
+        // given up is read again by the general parser, which starts from an empty line).
         // This line's span for ``sourceSpans``: where it starts, where its last pair's next key
         // opens, and what it sets.
         var span = SpanState.first
@@ -372,10 +374,6 @@ extension JSONLineParser {
     /// Where a line is in its span for ``sourceSpans``: at its first pair, within the span's
     /// pairs, or past them.
     enum SpanState { case first, open, closed }
-
-    /// Whether the fast path keeps ``sourceSpans``: only when rules read neither `src` nor
-    /// `session` as a field (a span sets their numbers, not fields).
-    var tracksSourceSpan: Bool { !keepsSrc && !keepsSession }
 
     /// What a key other than connlog's own written `"key":` is to the fast path: a field to
     /// decode (with its index among the wanted names), one to skip, or (nil) a key the general

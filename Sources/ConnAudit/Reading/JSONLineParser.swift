@@ -141,6 +141,9 @@ struct JSONLineParser {
     /// Whether rules read `src` / `session` as fields too (they always make the source key).
     let keepsSrc: Bool
     let keepsSession: Bool
+    /// Whether the fast path keeps ``sourceSpans``: only when rules read neither `src` nor
+    /// `session` as a field (a span sets their numbers, not fields). Stored: every line asks.
+    let tracksSourceSpan: Bool
     /// The key names `log.no-secrets` flags, lower case (the long-line scanner packs the same
     /// list).
     static let secretKeyNames: [[UInt8]] = [
@@ -255,6 +258,7 @@ struct JSONLineParser {
         self.evIDs = evIDs
         keepsSrc = wantedFields?.contains("src") ?? true
         keepsSession = wantedFields?.contains("session") ?? true
+        tracksSourceSpan = !keepsSrc && !keepsSession
         path.reserveCapacity(16)
         scratch.reserveCapacity(256)
     }
@@ -272,7 +276,9 @@ struct JSONLineParser {
     mutating func parse(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) {
         switch readSpanned(line, into: &out) {
         case .read: return
-        case .started(let start): if parsePlain(line, into: &out, from: start) { return }
+        case .started(let start):
+            if !out.fields.isEmpty { out.fields = [] }
+            if parsePlain(line, into: &out, from: start) { return }
         case .notStarted: if parsePlain(line, into: &out) { return }
         case .general: break
         }
