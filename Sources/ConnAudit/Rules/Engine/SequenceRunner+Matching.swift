@@ -64,17 +64,14 @@ extension SequenceRunner {
         // Nor does an event whose only use is a start sure to be dropped as known (see
         // ``startIsKnown(died:)``: no partial dies when none is concerned).
         if concerned == 0, !starts || startIsKnown(died: 0) { return }
-        // The scratch list trades places with an empty one, there and back: nothing is
-        // released on the way.
-        var grown: [Partial] = []
-        swap(&grown, &grownScratch)
-        defer {
-            grown.truncate(to: 0)
-            swap(&grown, &grownScratch)
-        }
+        // The grown partials go to the runner's scratch list, used in place: a local list
+        // swapped in and out would release the empty one it held, once per event.
         var died: UInt64 = 0
         if concerned != 0 {
-            guard visit(e, concerned: concerned, grown: &grown, died: &died) else { return }
+            guard visit(e, concerned: concerned, grown: &grown, died: &died) else {
+                grown.truncate(to: 0)
+                return
+            }
         }
         if starts, !startIsKnown(died: died) {
             startsTried += 1

@@ -95,8 +95,9 @@ final class SequenceRunner: Runner {
         if matchKeys.isEmpty { matchKeys.insert(first) }
         return matchKeys.insert(key).inserted
     }
-    /// Scratch lists of ``advance``, kept between events so they allocate nothing.
-    var grownScratch: [Partial] = []
+    /// Scratch lists of ``advance``, kept between events so they allocate nothing: the partials
+    /// an event grew or started (empty between events), and the partials it is tried against.
+    var grown: [Partial] = []
     var visitScratch: [Visit] = []
     /// Captures of dropped partials and obligations, unbound (``Captures/unbindAll()``) and kept
     /// for the next partial to start: a trigger per ping that dies at its pong would otherwise
