@@ -415,10 +415,9 @@ extension SequenceRunner {
             // access by index checks that the list of stages, then its partials, is held once.
             stages.withUnsafeMutableBufferPointer { stages in
                 let s = stages.baseAddress! + stage
-                for i in s.pointee.partials.indices where !s.pointee.partials[i].captures.isEmpty {
-                    recycle(&s.pointee.partials[i].captures)
-                }
-                s.pointee.partials.truncate(to: 0)
+                // Each partial moves out of the list (which keeps its room), and its captures
+                // out of it: nothing is copied to be dropped.
+                while var p = s.pointee.partials.popLast() { recycle(&p.captures) }
                 if s.pointee.keys != nil { s.pointee.keys = nil }
                 if s.pointee.indexes.isMade(0) || s.pointee.indexes.isMade(1)
                     || s.pointee.indexes.isMade(2)

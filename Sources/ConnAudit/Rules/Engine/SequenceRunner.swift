@@ -113,7 +113,7 @@ final class SequenceRunner: Runner {
         var spare = Captures()
         swap(&spare, &captures)
         spare.unbindAll()
-        spareCaptures.append(spare)
+        spareCaptures.append(consume spare)
     }
     /// The first step (nil: the sequence has none), not counted: the compiled rule holds it for
     /// as long as this runner lives. Read with `_withUnsafeGuaranteedRef` for every event the
