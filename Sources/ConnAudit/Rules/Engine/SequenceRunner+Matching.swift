@@ -73,24 +73,25 @@ extension SequenceRunner {
                 return
             }
         }
+        // A partial the event starts opens after every one it grew: it is kept apart and moved
+        // in last, not through the scratch list.
+        var started: Partial?
         if starts, !startIsKnown(died: died) {
             startsTried += 1
-            firstStep!._withUnsafeGuaranteedRef { first in
+            started = firstStep!._withUnsafeGuaranteedRef { first -> Partial? in
                 let match =
                     stepsByID & 1 != 0
                     ? Self.matchByID(first.selector, e)
                     : matchesStart(first.selector, e, self.context(e))
-                if let term = match {
-                    // The spare storage (or empty captures) is taken as it is: no empty list is
-                    // made and released per start.
-                    if startBindsCapture(term.term), let name = term.capture(in: first.selector) {
-                        var captures = spareCaptures.popLast() ?? Captures()
-                        captures[name] = e
-                        grown.append(Partial(stage: 1, captures: consume captures, last: e))
-                    } else {
-                        grown.append(Partial(stage: 1, captures: Captures(), last: e))
-                    }
+                guard let term = match else { return nil }
+                // The spare storage (or empty captures) is taken as it is: no empty list is
+                // made and released per start.
+                if startBindsCapture(term.term), let name = term.capture(in: first.selector) {
+                    var captures = spareCaptures.popLast() ?? Captures()
+                    captures[name] = e
+                    return Partial(stage: 1, captures: consume captures, last: e)
                 }
+                return Partial(stage: 1, captures: Captures(), last: e)
             }
         }
         while died != 0 {
@@ -104,35 +105,42 @@ extension SequenceRunner {
         // (which retains what each holds, and releases it again when the list is emptied). Most
         // events grow one at most: nothing to reverse (a call, even for an empty list).
         if grown.count > 1 { grown.reverse() }
-        while var q = grown.popLast() {
-            if q.stage == sequence.steps.count {
-                complete(&q, context: context, sink: sink)
-            } else {
-                if stages.isEmpty {
-                    stages = Array(repeating: Stage(), count: sequence.steps.count)
-                }
-                // A stage with no live partial knows none (its keys, when kept, are the live
-                // ones'): the search is not made.
-                guard stages[q.stage].live == 0 || !isKnown(q) else { continue }
-                q.ordinal = nextOrdinal
-                nextOrdinal += 1
-                // Read first: a stage without keys (most) is then not accessed for a change.
-                if stages[q.stage].keys != nil { stages[q.stage].keys!.insert(key(q)) }
-                for r in 0..<3 where stages[q.stage].indexes.isMade(r) {
-                    // Taken out while the key is added (an evaluation must not meet the stage
-                    // being changed).
-                    var index = stages[q.stage].indexes[r]!
-                    stages[q.stage].indexes[r] = nil
-                    addKey(of: q, role: Role(rawValue: r)!, to: &index)
-                    stages[q.stage].indexes[r] = index
-                }
-                let stage = q.stage
-                stages[stage].live += 1
-                openStages |= 1 << stage
-                // Its last use: the partial moves into the stage's list.
-                stages[stage].partials.append(consume q)
-            }
+        while let q = grown.popLast() { take(q, context: context, sink: sink) }
+        if let q = started.take() { take(q, context: context, sink: sink) }
+    }
+
+    /// Completes `q`, grown or started by the event, or opens it at its stage (unless an
+    /// identical partial is open there).
+    @inline(__always) private func take(
+        _ q: consuming Partial, context: ContextScope, sink: FindingSink
+    ) {
+        if q.stage == sequence.steps.count {
+            complete(&q, context: context, sink: sink)
+            return
         }
+        if stages.isEmpty {
+            stages = Array(repeating: Stage(), count: sequence.steps.count)
+        }
+        // A stage with no live partial knows none (its keys, when kept, are the live
+        // ones'): the search is not made.
+        guard stages[q.stage].live == 0 || !isKnown(q) else { return }
+        q.ordinal = nextOrdinal
+        nextOrdinal += 1
+        // Read first: a stage without keys (most) is then not accessed for a change.
+        if stages[q.stage].keys != nil { stages[q.stage].keys!.insert(key(q)) }
+        for r in 0..<3 where stages[q.stage].indexes.isMade(r) {
+            // Taken out while the key is added (an evaluation must not meet the stage
+            // being changed).
+            var index = stages[q.stage].indexes[r]!
+            stages[q.stage].indexes[r] = nil
+            addKey(of: q, role: Role(rawValue: r)!, to: &index)
+            stages[q.stage].indexes[r] = index
+        }
+        let stage = q.stage
+        stages[stage].live += 1
+        openStages |= 1 << stage
+        // Its last use: the partial moves into the stage's list.
+        stages[stage].partials.append(q)
     }
 
     /// Tries `e` against the partials of the `concerned` stages it may grow or kill: the grown

@@ -96,7 +96,8 @@ final class SequenceRunner: Runner {
         return matchKeys.insert(key).inserted
     }
     /// Scratch lists of ``advance``, kept between events so they allocate nothing: the partials
-    /// an event grew or started (empty between events), and the partials it is tried against.
+    /// an event grew (empty between events; one it started is kept apart), and the partials it
+    /// is tried against.
     var grown: [Partial] = []
     var visitScratch: [Visit] = []
     /// Captures of dropped partials and obligations, unbound (``Captures/unbindAll()``) and kept
