@@ -265,13 +265,14 @@ extension SequenceRunner {
         }
         // Most events neither answer nor pass a deadline: leave the obligations as they are.
         if !all, answers.isEmpty, !(e.t > obligations.earliestDeadline) { return }
-        // A selector reads the candidate `e` itself (its `where` looks at it), and the
-        // obligation's captures and lets.
-        settle(now: e.t, context: context, sink: sink, all: all, answering: answers) { ctx in
-            Evaluator.matches(self.responseFollowedBy!, e, ctx) != nil
-                || (self.responseUnless != nil
-                    && Evaluator.matches(self.responseUnless!, e, ctx) != nil)
-        }
+        settle(now: e.t, context: context, sink: sink, all: all, answering: answers, by: e)
+    }
+
+    /// Whether `e` answers the obligation of `ctx`: its selector reads the candidate `e` itself
+    /// (its `where` looks at it), and the obligation's captures and lets.
+    @inline(__always) private func answersObligation(_ e: Event, _ ctx: inout EvalContext) -> Bool {
+        Evaluator.matches(responseFollowedBy!, e, ctx) != nil
+            || (responseUnless != nil && Evaluator.matches(responseUnless!, e, ctx) != nil)
     }
 
     /// Puts `deadline` on the source's clock unless the runner has an earlier one there already
@@ -291,7 +292,7 @@ extension SequenceRunner {
         if let at = onClock, at < now { onClock = nil }
         // A deadline of an obligation already answered, or a runner stopped: nothing to decide.
         if !stopped, now > obligations.earliestDeadline {
-            settle(now: now, context: context, sink: sink, all: false, answering: []) { _ in false }
+            settle(now: now, context: context, sink: sink, all: false, answering: [], by: nil)
         }
         // The earliest deadline still open goes on the clock (every later one waits behind it).
         guard !stopped, obligations.live > 0 else { return }
@@ -300,12 +301,12 @@ extension SequenceRunner {
     }
 
     /// Decides the obligations whose deadline `now` has passed (each a violation, in the order
-    /// they opened), then those `answered` says the event answers: every open one (`all`), or
-    /// the candidates `answering` names.
+    /// they opened), then those the event `e` (nil: none) answers, of every open one (`all`) or
+    /// the candidates `answering` names. The event is a parameter, not captured by a closure:
+    /// a closure's captures are retained and released around each call.
     private func settle(
         now: Double, context: ContextScope, sink: FindingSink, all: Bool,
-        answering: [(all: Bool, ordinals: [Int])],
-        answered: (inout EvalContext) -> Bool
+        answering: [(all: Bool, ordinals: [Int])], by e: Event?
     ) {
         var due: [Int] = []
         if let top = obligations.heap.first, top.deadline < now { obligations.trimHeap() }
@@ -341,7 +342,7 @@ extension SequenceRunner {
                     if !spend(1) { return buffer.count }
                     // In place: handed on by value, the context would be copied (its captures
                     // and lets retained) for every obligation asked.
-                    if answered(&buffer[i].context) {
+                    if let e, answersObligation(e, &buffer[i].context) {
                         answeredCount += 1
                         // Closed in place: a list of them would be allocated per event.
                         if sequence.reportAt != nil {
@@ -367,7 +368,7 @@ extension SequenceRunner {
                 visits += 1
                 guard spend(1) else { return }
                 var ctx = obligations.items[i].context
-                if answered(&ctx) { obligations.kill(at: i) }
+                if let e, answersObligation(e, &ctx) { obligations.kill(at: i) }
             }
         }
         if obligations.live < obligations.items.count {
