@@ -483,6 +483,7 @@ extension SequenceRunner {
         var captures = Captures()
         swap(&captures, &match.captures)
         let ctx = self.context(anchor, captures: consume captures, frozen: isResponse)
+        let anchorSeq = anchor.seq
         switch check {
         case .forbid:
             if reportedAnchors.insert(anchor.seq).inserted {
@@ -491,7 +492,8 @@ extension SequenceRunner {
                     waitForAfter: anchor.seq == match.last.seq)
             }
         case .response:
-            open(match, anchor: anchor, ctx, context: context, sink: sink)
+            // The anchor and the context move into the obligation: not copied, then dropped.
+            open(match, anchor: consume anchor, consume ctx, context: context, sink: sink)
         case .precedence(_, let enabling):
             var found = false
             var looked = 0
@@ -508,7 +510,7 @@ extension SequenceRunner {
             break
         }
         if compiled.completedMatchesRetire,
-            reportedAnchors.contains(anchor.seq) || obligations.openAnchors.contains(anchor.seq)
+            reportedAnchors.contains(anchorSeq) || obligations.openAnchors.contains(anchorSeq)
         {
             retire(match)
         }

@@ -124,9 +124,10 @@ struct Obligations {
 extension SequenceRunner {
     /// Opens the obligation of a complete trigger match (or reports it at once: an undecided or
     /// negative `within_ms`). The match's captures are in `ctx` (``complete(_:context:sink:)``).
+    /// The anchor and the context are given up to it: the obligation keeps them as they are.
     func open(
-        _ match: Partial, anchor: Event, _ ctx: EvalContext, context: ContextScope,
-        sink: FindingSink
+        _ match: Partial, anchor: consuming Event, _ ctx: consuming EvalContext,
+        context: ContextScope, sink: FindingSink
     ) {
         guard responseFollowedBy != nil else { return }
         // A trigger of one step completes one match per event at most: no other to tell it from.
@@ -184,11 +185,11 @@ extension SequenceRunner {
         _ = spend(Self.workPerFinding)
         let ordinal = obligations.nextOrdinal
         obligations.nextOrdinal += 1
+        if sequence.reportAt != nil { obligations.openAnchors.insert(anchor.seq) }
         obligations.items.append(
             Obligations.Item(
                 anchor: anchor, context: ctx, deadline: deadline, message: text, ordinal: ordinal))
         obligations.live += 1
-        if sequence.reportAt != nil { obligations.openAnchors.insert(anchor.seq) }
         if let deadline { obligations.push(deadline, ordinal) }
         for role in 0..<2 where obligations.indexes.isMade(role) {
             // Taken out while the key is added: making it reads the obligations.
