@@ -3,9 +3,11 @@
 /// A node whose parts are numbers, fields, lets, captures' fields, running aggregates' fields
 /// and the operators over them (`open != null and t >= answer.t + I`) also compiles as a
 /// *scalar* closure (``CompiledExpression/node(_:scalar:)``): each part gives a ``Scalar``, a plain
-/// value of a few bytes with no reference in it. Two integers are compared or added in place;
-/// any other pair goes through ``Evaluator/combine(_:_:_:)``, and `and`, `or`, `??`, `if` and
-/// `not` through the same truth tables as ``Evaluator``, so every answer is the general one.
+/// value of a few bytes with no reference in it. Any two scalars are compared in place, as
+/// ``Value/looselyEquals(_:)`` and ``Value/numericOrder(_:)`` decide; two integers are added
+/// in place, and any other arithmetic goes through ``Evaluator/combine(_:_:_:)``. `and`, `or`,
+/// `??`, `if` and `not` follow the same truth tables as ``Evaluator``, so every answer is the
+/// general one.
 ///
 /// A value that is no scalar (a text, an event, a list) ends the scalar run with
 /// ``Scalar/nonScalar`` or ``Scalar/other``, and the node is evaluated again the general way (a
@@ -122,13 +124,65 @@ enum Scalar {
         return combineOther(op, x, y)
     }
 
-    /// ``combine(_:_:_:)`` of any pair but two integers it answers in place.
+    /// ``combine(_:_:_:)`` of any pair but two integers it answers in place. A comparison or an
+    /// equality test is decided here, as ``Evaluator/combine(_:_:_:)`` decides it for the two
+    /// values (`gen == null` on every event, a fraction against a whole number): made into
+    /// ``Eval``s and taken apart again, each pair cost a few hundred instructions. Arithmetic
+    /// other than on two integers goes to the general evaluation (decimal sums, overflow).
     @inline(never) static func combineOther(_ op: Expr.BinaryOp, _ x: Scalar, _ y: Scalar)
         -> Scalar
     {
         if case .nonScalar = x { return nonScalar(op, y) }
         if case .nonScalar = y { return nonScalar(op, x) }
-        return Scalar(Evaluator.combine(op, x.eval, y.eval))
+        switch op {
+        case .equal, .notEqual:
+            guard let same = looselyEqual(x, y) else { return .undecided }
+            return .bool(op == .equal ? same : !same)
+        case .less, .lessEqual, .greater, .greaterEqual:
+            guard let order = numericOrder(x, y) else { return .undecided }
+            switch op {
+            case .less: return .bool(order < 0)
+            case .lessEqual: return .bool(order <= 0)
+            case .greater: return .bool(order > 0)
+            default: return .bool(order >= 0)
+            }
+        default:
+            return Scalar(Evaluator.combine(op, x.eval, y.eval))
+        }
+    }
+
+    /// ``Value/looselyEquals(_:)`` of two scalars (neither ``nonScalar``); nil when either is
+    /// undecided (or ``other``, which ``eval`` makes undecided). Two integers compare exactly,
+    /// any other two numbers as doubles; null equals null, a boolean the same boolean, and
+    /// values of two different kinds are not equal.
+    @inline(__always) private static func looselyEqual(_ x: Scalar, _ y: Scalar) -> Bool? {
+        switch (x, y) {
+        case (.undecided, _), (_, .undecided), (.other, _), (_, .other): return nil
+        case (.int(let i), .int(let j)): return i == j
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        default:
+            guard let p = x.number, let q = y.number else { return false }
+            return p == q
+        }
+    }
+
+    /// ``Value/numericOrder(_:)`` of two scalars: -1, 0 or 1; nil unless both are numbers and
+    /// neither is NaN. Two integers compare exactly, any other two numbers as doubles.
+    @inline(__always) private static func numericOrder(_ x: Scalar, _ y: Scalar) -> Int? {
+        if case .int(let i) = x, case .int(let j) = y { return i < j ? -1 : (i > j ? 1 : 0) }
+        guard let p = x.number, let q = y.number, !p.isNaN, !q.isNaN else { return nil }
+        return p < q ? -1 : (p > q ? 1 : 0)
+    }
+
+    /// The number of an integer or a fraction, as ``Value/number`` gives it; nil for anything
+    /// else.
+    @inline(__always) private var number: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
     }
 
     /// `combine` of a value that is no scalar with `other`: `==` and `!=` with null are decided
