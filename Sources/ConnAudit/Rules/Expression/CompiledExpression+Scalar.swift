@@ -417,8 +417,27 @@ extension CompiledExpression {
         }
     }
 
-    /// A bare name its rule resolved, as a scalar operand (see ``bare(_:_:)``).
-    @inline(never) static func scalarBare(
+    /// A bare name its rule resolved, as a scalar operand (see ``bare(_:_:)``). A static let the
+    /// runner's cache keeps is read here, in its operand's closure; anything else out of line
+    /// (``scalarBareElsewhere(_:_:_:_:)``).
+    @inline(__always) static func scalarBare(
+        _ name: String, _ hint: LetSlot, _ ctx: EvalContext, _ e: Event
+    ) -> Scalar {
+        let slot = Int(hint.slot)
+        if slot >= 0, ctx.hasNoLocals,
+            let hit = ctx.withShared({
+                $0.withStatics { s in
+                    s.table.layout == hint.layout ? s.cachedScalar(slot: slot) : nil
+                }
+            })
+        {
+            return hit
+        }
+        return scalarBareElsewhere(name, hint, ctx, e)
+    }
+
+    /// ``scalarBare(_:_:_:_:)`` in full.
+    @inline(never) static func scalarBareElsewhere(
         _ name: String, _ hint: LetSlot, _ ctx: EvalContext, _ e: Event
     ) -> Scalar {
         let slot = Int(hint.slot)
@@ -484,10 +503,30 @@ extension CompiledExpression {
     }
 
     /// `let.field` as a scalar operand (see ``letMember(_:_:_:_:)``): read in place from the
-    /// event a running aggregate holds, or from the let's kept value.
-    @inline(never) static func scalarLetMember(
+    /// event a running aggregate holds (here, in its operand's closure), or from the let's kept
+    /// value (out of line).
+    @inline(__always) static func scalarLetMember(
         _ name: String, _ hint: LetSlot, _ field: String, _ id: Int32, _ ctx: EvalContext,
         _ e: Event
+    ) -> Scalar {
+        let slot = Int(hint.slot)
+        if ctx.hasNoLocals,
+            let v = ctx.withShared({
+                $0.withStatics { s in
+                    s.table.layout == hint.layout
+                        ? s.scalarMember(slot: slot, field, id: id, ctx) : nil
+                }
+            })
+        {
+            return v
+        }
+        return scalarKeptLetMember(hint, field, id, ctx, e)
+    }
+
+    /// ``scalarLetMember(_:_:_:_:_:_:)`` of a let that is not a running aggregate's event read
+    /// in place: its kept value's field.
+    @inline(never) static func scalarKeptLetMember(
+        _ hint: LetSlot, _ field: String, _ id: Int32, _ ctx: EvalContext, _ e: Event
     ) -> Scalar {
         let slot = Int(hint.slot)
         let lets = ctx.letsInPlace

@@ -266,6 +266,11 @@ public struct EvalContext {
         (locals?.bindsByName ?? false, locals?.letScopeRef)
     }
 
+    /// Whether the context binds nothing of its own (no ``locals`` box): no lets by name, no
+    /// scope of lets, no history results, as the engine's plain contexts. One read, where
+    /// ``letsInPlace`` reads the box twice.
+    @inline(__always) var hasNoLocals: Bool { locals == nil }
+
     /// The box of ``locals`` to change: made when there is none, copied when another context
     /// shares it (each context's three are its own, as a value's fields are).
     private mutating func ownLocals() -> EvalLocals {

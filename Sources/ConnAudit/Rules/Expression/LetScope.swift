@@ -246,6 +246,12 @@ final class StaticLets {
         return evaluatedScalar(slot: slot, ctx, e)
     }
 
+    /// The let at `slot` as a ``Scalar`` when the cache holds it fresh: what
+    /// ``scalar(slot:_:_:)`` then gives. Nil otherwise, and for a running aggregate's answer.
+    @inline(__always) func cachedScalar(slot: Int) -> Scalar? {
+        table.direct[slot] == nil ? cache.scalarLookup(slot) : nil
+    }
+
     /// ``scalar(slot:_:_:)`` of a let that is not fresh in the cache, out of line: the reads
     /// that inline the cache's answer stay small.
     @inline(never) private func evaluatedScalar(slot: Int, _ ctx: EvalContext, _ e: Event)
@@ -264,7 +270,9 @@ final class StaticLets {
 
     /// `let.field` of the let at `slot` as a ``Scalar``, read in place as ``member(slot:_:id:_:)``
     /// reads it; nil where that gives nil.
-    func scalarMember(slot: Int, _ field: String, id: Int32, _ ctx: EvalContext) -> Scalar? {
+    @inline(__always) func scalarMember(slot: Int, _ field: String, id: Int32, _ ctx: EvalContext)
+        -> Scalar?
+    {
         withAggregateEvent(slot: slot) {
             $0.map { Scalar.field(field, id: id, of: $0, ctx) } ?? .null
         }
@@ -272,7 +280,9 @@ final class StaticLets {
 
     /// Whether the let at `slot` is null, read in place (``withAggregateEvent(slot:_:)``):
     /// whether the aggregate holds no event.
-    func isNull(slot: Int) -> Bool? { withAggregateEvent(slot: slot) { $0 == nil } }
+    @inline(__always) func isNull(slot: Int) -> Bool? {
+        withAggregateEvent(slot: slot) { $0 == nil }
+    }
 
     /// `let.field` of the let at `slot`, read in place (``withAggregateEvent(slot:_:)``): the
     /// field of the event the aggregate holds, or null when it holds none.
