@@ -20,9 +20,21 @@ final class BasicRunner: Runner {
     /// them for as long as this runner lives. Read with `_withUnsafeGuaranteedRef`, they are
     /// handed on without a retain.
     private let every: Unmanaged<EveryCheck>?
+    /// Whether every event that concerns the check (``concerns(_:)``) triggers `every`, with
+    /// nothing captured: its selector tests `ev` names alone (``Selector/matchesByIDAlone``) and
+    /// binds no `as:` name, and its expectation is an expression, so the check's ids are the
+    /// selector's (``CompiledRule/checkConcerns``). Then no call to ``Evaluator/matches(_:_:_:)``
+    /// is needed to find the trigger.
+    private let everyByID: Bool
 
     override init(_ compiled: CompiledRule, files: [String]) {
         every = compiled.every.map { Unmanaged.passUnretained($0) }
+        everyByID =
+            compiled.every.map {
+                guard case .expression = $0.expect else { return false }
+                return $0.selector.matchesByIDAlone
+                    && $0.selector.terms.allSatisfy { $0.capture == nil }
+            } ?? false
         super.init(compiled, files: files)
         if case .never(_, .window(let after, _)) = compiled.rule.check { afterOpen = after == nil }
     }
@@ -38,6 +50,12 @@ final class BasicRunner: Runner {
         switch check {
         case .every:
             every?._withUnsafeGuaranteedRef { every in
+                if everyByID {
+                    if !judge(e, base, every, context: context, sink: sink, late: false) {
+                        waiting.append((e, base))
+                    }
+                    return
+                }
                 guard let term = Evaluator.matches(every.selector, e, base) else { return }
                 // Without a capture the trigger's context is the base one (not copied).
                 if let name = term.capture(in: every.selector) {
