@@ -207,7 +207,7 @@ final class SourceEvaluation {
             rules: rules.rules, dispatch: rules.dispatch,
             scope: ContextScope(
                 context: context, stream: streamNames[Int(gk.stream)][...], gen: gk.gen),
-            files: plan.files, clock: clock, shapes: plan.classifyShapes, retirable: true,
+            files: plan.files, clock: clock, shapes: plan.classifyShapes, logNames: retiredNames,
             idleWindow: idleWindow ?? plan.retireIdleAfter)
         generations[gk] = timeline
         idle.append(IdleEntry(key: gk, timeline: timeline, checkAt: seq + timeline.idleWindow))
@@ -243,7 +243,7 @@ final class SourceEvaluation {
                         checkAt: timeline.lastSeen + timeline.idleWindow))
                 continue
             }
-            switch timeline.retire(names: retiredNames, clock: clock) {
+            switch timeline.retire(clock: clock) {
             case .retired(var r):
                 generations[entry.key] = nil
                 retirements += 1

@@ -137,12 +137,15 @@ final class Timeline {
     private(set) var first: Event?
     /// The events some rule reacted to, each with the highest time the source clock was advanced
     /// to since the previous one came (``SourceClock/highest(since:)``): what a replay needs to
-    /// rebuild the runners once the timeline is retired (``RetiredTimeline``).
-    /// Nil once it grew past ``logLimit``: such a timeline is never retired.
+    /// rebuild the runners once the timeline is retired (``RetiredTimeline``). Encoded as they
+    /// come: the log holds no event, and retiring the timeline copies its bytes.
     /// A timeline none of whose rules needs a replay (``CompiledRule/needsReplay``) keeps only
     /// its first ``keepLogUpTo`` events: past them it retires to its runners' states alone, and
     /// ``logCount`` still counts what it would have logged.
-    private var log: [LoggedEvent]?
+    private var log: EventLogWriter
+    /// Whether ``log`` is kept: false for a timeline that is never retired, and once the log
+    /// grew past ``logLimit`` (or lost the clock's times): such a timeline is never retired.
+    private var logs: Bool
     /// How many events ``log`` would hold were every one kept.
     private var logCount = 0
     /// Whether a rule of the timeline needs a replay: then ``log`` keeps every event.
@@ -163,14 +166,15 @@ final class Timeline {
     /// How many source events without one of its own before retiring it is tried.
     var idleWindow: Int
 
-    /// - Parameter retirable: whether the timeline may be retired (generation timelines): then it
-    ///   keeps its log.
+    /// - Parameter logNames: the source's table of names its logs refer to, for a timeline that
+    ///   may be retired (generation timelines): then it keeps its log.
     init(
         rules: [CompiledRule], dispatch: Dispatch, scope: ContextScope, files: [String],
         clock: SourceClock?, shapes: [Int: ClassifyShape] = [:],
-        retirable: Bool = false, idleWindow: Int = 0
+        logNames: EventLogNames? = nil, idleWindow: Int = 0
     ) {
-        log = retirable ? [] : nil
+        log = EventLogWriter(names: logNames)
+        logs = logNames != nil
         replays = rules.contains { $0.needsReplay }
         self.idleWindow = idleWindow
         self.rules = rules
@@ -207,10 +211,11 @@ final class Timeline {
     /// logs): a parameter is borrowed for the call, where reading the weak ``clock`` would
     /// retain and release it per event, on its side table's slow path.
     func observe(_ e: Event, sink: FindingSink, logging clock: borrowing SourceClock? = nil) {
-        if first == nil, !e.isPseudo { first = e }
+        let isFirst = first == nil && !e.isPseudo
+        if isFirst { first = e }
         let reacting = dispatch.rules(for: e.evID)
         guard !reacting.isEmpty else { return }
-        if log != nil, clock != nil {
+        if logs, clock != nil {
             if !replays, logCount > Self.keepLogUpTo {
                 // Only counted: the log stays empty, and the retirement keeps the runners'
                 // states, which no time decides (their rebuild replays no event). Whether the
@@ -219,10 +224,10 @@ final class Timeline {
                     logCount += 1
                     lastLoggedSeq = e.seq
                 } else {
-                    log = nil
+                    giveUpLog()
                 }
             } else {
-                logEvent(e, clock: clock)
+                logEvent(e, clock: clock, isFirst: isFirst)
             }
         }
         for k in reacting {
@@ -233,7 +238,9 @@ final class Timeline {
     }
 
     /// ``observe(_:sink:logging:)``'s log while it keeps events (or may give them up).
-    @inline(__always) private func logEvent(_ e: Event, clock: borrowing SourceClock?) {
+    @inline(__always) private func logEvent(
+        _ e: Event, clock: borrowing SourceClock?, isFirst: Bool
+    ) {
         // Past its limit, or with the clock's times since its last event forgotten (t falling
         // for thousands of events), the log is given up: the timeline stays as it is.
         // The clock's highest time since the last logged event (-infinity before any); nil
@@ -242,16 +249,22 @@ final class Timeline {
             if let since = lastLoggedSeq { clock?.highest(since: since) } else { -.infinity }
         if logCount < Self.logLimit, let time {
             if replays || logCount < Self.keepLogUpTo {
-                log!.append(LoggedEvent(e, time))
+                log.append(e, clock: time, isFirst: isFirst)
             } else if logCount == Self.keepLogUpTo {
                 // Past it, only the runners' states are kept at retirement.
-                log!.removeAll()
+                log.reset()
             }
             logCount += 1
             lastLoggedSeq = e.seq
         } else {
-            log = nil
+            giveUpLog()
         }
+    }
+
+    /// The timeline keeps no log from here, and is never retired.
+    @inline(never) private func giveUpLog() {
+        logs = false
+        log.discard()
     }
 
     /// Rebuilds the runners of a retired timeline by replaying its events, on a clock of its own
@@ -279,7 +292,9 @@ final class Timeline {
         clock = source
         for case let runner? in runners { runner.clock = source }
         replay.move(to: source)
-        log = events
+        for entry in events {
+            log.append(entry.event, clock: entry.clock, isFirst: entry.event === first)
+        }
         logCount = events.count
         lastLoggedSeq = events.last?.event.seq
         self.first = first
@@ -297,11 +312,9 @@ final class Timeline {
         case never
     }
 
-    /// - Parameters:
-    ///   - names: the source's table of names its encoded logs refer to.
-    ///   - clock: the source's clock, passed as ``observe(_:sink:logging:)`` gets it.
-    func retire(names: EventLogNames, clock: SourceClock) -> Retirement {
-        guard let log else { return .never }
+    /// - Parameter clock: the source's clock, passed as ``observe(_:sink:logging:)`` gets it.
+    func retire(clock: SourceClock) -> Retirement {
+        guard logs else { return .never }
         var labels: [LabelResult] = []
         var anyReplay = false
         var states: [RunnerState] = []
@@ -320,30 +333,31 @@ final class Timeline {
                 }
             case .later: return .later
             case .never:
-                self.log = nil
+                giveUpLog()
                 return .never
             }
         }
         // The highest time the clock reached since the last logged event, as ``observe`` asks.
         let since = lastLoggedSeq.map { clock.highest(since: $0) } ?? -.infinity
         guard let retiredAt = since else {
-            self.log = nil
+            giveUpLog()
             return .never
         }
         // No runner needs a replay: their states are all it keeps (a fresh one's not even that) —
         // unless the log is whole and shorter than those states would be. Else the log, whole; or,
         // when it starts after a retirement that kept no events, the log and the states of the
         // runners that need no replay (each set back after the replay, fresh ones too).
-        let (kept, restored): ([LoggedEvent], [RunnerState])
+        let restored: [RunnerState]
         let statesOnly = !anyReplay && (!logComplete || logCount > Self.keepLogUpTo)
         if statesOnly {
-            (kept, restored) = ([], states.filter { $0.flags != nil || $0.aggregates != nil })
+            log.reset()
+            restored = states.filter { $0.flags != nil || $0.aggregates != nil }
         } else {
-            (kept, restored) = (log, logComplete ? [] : states)
+            restored = logComplete ? [] : states
         }
         return .retired(
             RetiredTimeline(
-                log: EncodedEventLog(log: kept, first: first, names: names), retiredAt: retiredAt,
+                log: log.encoded(first: first), retiredAt: retiredAt,
                 labels: labels, states: restored, idleWindow: Int32(clamping: idleWindow),
                 logComplete: !statesOnly && logComplete))
     }
@@ -383,7 +397,7 @@ struct RetiredTimeline {
     /// (its `labelLists`), as most generations end up with the same.
     var labels: [LabelResult]
     /// The states of runners that need no replay, set back after it
-    /// (``Timeline/retire(names:clock:)``).
+    /// (``Timeline/retire(clock:)``).
     let states: [RunnerState]
     /// The window it had (the next one doubles it, up to ``SourceEvaluator/maxIdleWindow``, which
     /// is far below `Int32.max`). Last, with ``logComplete``: the two share one word.
