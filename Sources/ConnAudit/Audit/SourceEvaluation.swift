@@ -14,8 +14,13 @@ final class SourceEvaluation {
     private var retired: [GenerationKey: RetiredTimeline] = [:]
     /// The names the encoded logs of ``retired`` refer to.
     private let retiredNames = EventLogNames()
-    /// The distinct label lists of retired timelines (each kept once, shared by all that have it).
-    private var labelLists: [LabelList: [LabelResult]] = [:]
+    /// The distinct label lists of retired timelines, each kept once (most generations end up
+    /// with the same): its index in ``labelListResults``.
+    private var labelLists: [LabelList: Int32] = [:]
+    private var labelListResults: [[LabelResult]] = []
+    /// Per list of ``labelListResults``: how many timelines that have it are retired. The end
+    /// counts each list's labels once for all of them.
+    private var labelListRetired: [Int] = []
     private var generationOrder: [GenerationKey] = []
     /// Live generation timelines in the order they are due to be looked at for retirement.
     private var idle: [IdleEntry] = []
@@ -217,6 +222,7 @@ final class SourceEvaluation {
     /// Rebuilds a retired timeline by replaying its events (see ``RetiredTimeline``).
     private func revive(_ r: RetiredTimeline, key gk: GenerationKey) -> Timeline {
         rebuilds += 1
+        labelListRetired[Int(r.labelList)] -= 1
         let timeline = makeTimeline(
             gk, idleWindow: min(max(1, Int(r.idleWindow) * 2), Self.maxIdleWindow))
         context.replaying = true
@@ -244,14 +250,11 @@ final class SourceEvaluation {
                 continue
             }
             switch timeline.retire(clock: clock) {
-            case .retired(var r):
+            case .retired(var r, let labels):
                 generations[entry.key] = nil
                 retirements += 1
-                if let known = labelLists[LabelList(results: r.labels)] {
-                    r.labels = known
-                } else {
-                    labelLists[LabelList(results: r.labels)] = r.labels
-                }
+                r.labelList = labelList(labels)
+                labelListRetired[Int(r.labelList)] += 1
                 retired[entry.key] = r
                 if lastTimeline?.toOpaque() == Unmanaged.passUnretained(timeline).toOpaque() {
                     lastTimeline = nil
@@ -272,15 +275,26 @@ final class SourceEvaluation {
         }
     }
 
+    /// The index of `labels` in ``labelListResults``, added if new.
+    private func labelList(_ labels: [LabelResult]) -> Int32 {
+        let key = LabelList(results: labels)
+        if let known = labelLists[key] { return known }
+        let index = Int32(labelListResults.count)
+        labelLists[key] = index
+        labelListResults.append(labels)
+        labelListRetired.append(0)
+        return index
+    }
+
     func finish() -> SourceOutcome {
         sourceTimeline?.finish(lastT: lastT, sink: sink)
         for gk in generationOrder {
-            if let timeline = generations[gk] {
-                timeline.finish(lastT: lastT, sink: sink)
-            } else if let r = retired[gk] {
-                // Its runners agreed their finish would add these labels and nothing else.
-                sink.count(r.labels)
-            }
+            if let timeline = generations[gk] { timeline.finish(lastT: lastT, sink: sink) }
+        }
+        // The retired timelines' runners agreed their finish would add their labels and nothing
+        // else: each distinct list is counted once for all the timelines that have it.
+        for (i, n) in labelListRetired.enumerated() where n > 0 {
+            sink.count(labelListResults[i], times: n)
         }
         return SourceOutcome(
             sink: sink, events: events, generations: generationOrder.count,

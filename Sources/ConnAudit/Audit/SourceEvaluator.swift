@@ -304,7 +304,8 @@ final class Timeline {
     /// waits for the clock or for the end, so its events alone rebuild it exactly.
     /// Whether a timeline could be retired (see ``retire()``).
     enum Retirement {
-        case retired(RetiredTimeline)
+        /// Retired, with the labels its finish would count.
+        case retired(RetiredTimeline, labels: [LabelResult])
         /// Not yet: one of its runners waits for something.
         case later
         /// Never: it gave up its log, or one of its runners never allows it (then the log is
@@ -358,8 +359,9 @@ final class Timeline {
         return .retired(
             RetiredTimeline(
                 log: log.encoded(first: first), retiredAt: retiredAt,
-                labels: labels, states: restored, idleWindow: Int32(clamping: idleWindow),
-                logComplete: !statesOnly && logComplete))
+                states: restored, idleWindow: Int32(clamping: idleWindow), labelList: -1,
+                logComplete: !statesOnly && logComplete),
+            labels: labels)
     }
 
     /// How many times in a row retiring it was tried while something of it waited.
@@ -393,15 +395,16 @@ struct RetiredTimeline {
     /// The highest time the source clock reached after the last logged event: the replay ends
     /// there.
     let retiredAt: Double
-    /// The labels its finish would count; the evaluator keeps one copy of each distinct list
-    /// (its `labelLists`), as most generations end up with the same.
-    var labels: [LabelResult]
     /// The states of runners that need no replay, set back after it
     /// (``Timeline/retire(clock:)``).
     let states: [RunnerState]
     /// The window it had (the next one doubles it, up to ``SourceEvaluator/maxIdleWindow``, which
-    /// is far below `Int32.max`). Last, with ``logComplete``: the two share one word.
+    /// is far below `Int32.max`). Last, with ``labelList`` and ``logComplete``: the three share
+    /// two words.
     let idleWindow: Int32
+    /// The labels its finish would count, as an index into the evaluator's distinct lists (its
+    /// `labelListResults`): most generations end up with the same.
+    var labelList: Int32
     /// Whether ``log`` holds every event the rules reacted to since the generation began.
     let logComplete: Bool
 }

@@ -78,9 +78,11 @@ final class FindingSink {
         return indexes
     }
 
-    /// Counts one generation's `classify` labels.
-    func count(_ results: [LabelResult]) {
-        for r in results { labels[r.rule, default: [:]][r.name, default: 0] += r.holds ? 1 : 0 }
+    /// Counts the `classify` labels of `times` generations that have the same (at least one).
+    func count(_ results: [LabelResult], times: Int = 1) {
+        for r in results {
+            labels[r.rule, default: [:]][r.name, default: 0] += r.holds ? times : 0
+        }
     }
 
     /// Takes everything of `other` over: its findings (a run's findings are not held twice, once
