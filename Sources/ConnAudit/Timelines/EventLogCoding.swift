@@ -269,12 +269,26 @@ struct EventLogWriter: ~Copyable {
 
     private struct EvSlot {
         var id: Int32 = -2
+        /// Kept for its words: while the slot holds the text, no other text has them.
         var name = ""
         var index = 0
+        /// ``name``'s two words (``EventLogWriter/words(_:)``).
+        var words: (UInt64, UInt64) = (0, 0)
 
-        @inline(__always) func holds(_ e: Event) -> Bool {
-            id == e.evID && name.hasSameBytes(as: e.ev)
+        init() {}
+
+        init(id: Int32, name: String, index: Int) {
+            (self.id, self.name, self.index) = (id, name, index)
+            words = EventLogWriter.words(name) ?? (0, 0)
         }
+    }
+
+    /// A text's two words: equal words are the same small text held inline, or the same
+    /// storage, so the same bytes (the reader hands out one interned text per `ev` name). Texts
+    /// with the same bytes may still differ in them. Nil where a `String` is not two words.
+    @inline(__always) private static func words(_ s: String) -> (UInt64, UInt64)? {
+        guard MemoryLayout<String>.size == 16 else { return nil }
+        return unsafeBitCast(s, to: (UInt64, UInt64).self)
     }
 
     private typealias Flag = EncodedEventLog.Flag
@@ -404,13 +418,18 @@ struct EventLogWriter: ~Copyable {
 
     /// The index of the `ev` name `e` carries: from its slot (``ev0`` …) when the slot holds
     /// the same id and bytes, else from the table, and then kept in the slot.
+    /// The slot is compared by the id and the text's words alone (no text is copied or
+    /// compared byte by byte): the same bytes in other words go to the table.
     @inline(__always) private mutating func evIndex(_ e: Event) -> Int {
-        switch e.evID & 3 {
-        case 0: if ev0.holds(e) { return ev0.index }
-        case 1: if ev1.holds(e) { return ev1.index }
-        case 2: if ev2.holds(e) { return ev2.index }
-        default: if ev3.holds(e) { return ev3.index }
-        }
+        let id = e.evID
+        let (slotID, slotWords, index) =
+            switch id & 3 {
+            case 0: (ev0.id, ev0.words, ev0.index)
+            case 1: (ev1.id, ev1.words, ev1.index)
+            case 2: (ev2.id, ev2.words, ev2.index)
+            default: (ev3.id, ev3.words, ev3.index)
+            }
+        if slotID == id, let words = Self.words(e.ev), words == slotWords { return index }
         return evIndexFromTable(e)
     }
 

@@ -83,4 +83,41 @@ import Testing
         w.discard()
         #expect(w.encoded(first: nil).byteCount == 0)
     }
+
+    /// The writer knows an `ev` name met before by its id and the text's two words; the same
+    /// bytes in another text (not the reader's interned one) are found through the table, and
+    /// come back as they were.
+    @Test func theSameEvBytesInAnotherTextAreFoundThroughTheTable() {
+        let names = EventLogNames()
+        var w = EventLogWriter(names: names)
+        // Longer than 15 bytes: each text made here has storage of its own.
+        let spelled = (0..<6).map { _ in String(repeating: "ws.", count: 4) + "keepalive" }
+        for (i, ev) in spelled.enumerated() {
+            let e = Event(t: Double(i), ev: ev, gen: 1, file: 0, line: i + 1, evID: 5)
+            e.seq = i + 1
+            w.append(e, clock: Double(i), isFirst: i == 0)
+        }
+        let (log, _) = w.encoded(first: nil).decode(names: names)
+        #expect(log.map(\.event.ev) == spelled)
+        #expect(log.allSatisfy { $0.event.evID == 5 })
+        #expect(names.names == ["ws.ws.ws.ws.keepalive"])
+    }
+
+    /// Two different names of one id (-1, no rule names them), longer than 15 bytes and taking
+    /// turns, each come back as themselves: a slot's hit needs the name's own text.
+    @Test func twoUnknownNamesOfOneIDTakingTurnsComeBackAsThemselves() {
+        let names = EventLogNames()
+        var w = EventLogWriter(names: names)
+        let spelled = (0..<8).map { i in
+            String(repeating: "app.", count: 4) + (i % 2 == 0 ? "foreground" : "background")
+        }
+        for (i, ev) in spelled.enumerated() {
+            let e = Event(t: Double(i), ev: ev, gen: 1, file: 0, line: i + 1, evID: -1)
+            e.seq = i + 1
+            w.append(e, clock: Double(i), isFirst: i == 0)
+        }
+        let (log, _) = w.encoded(first: nil).decode(names: names)
+        #expect(log.map(\.event.ev) == spelled)
+        #expect(Set(names.names) == Set(spelled))
+    }
 }
