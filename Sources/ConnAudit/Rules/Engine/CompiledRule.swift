@@ -472,6 +472,9 @@ final class CompiledRule: @unchecked Sendable {
     /// Whether the rule searches with a regex anywhere (then its runners carry a regex step
     /// budget: ``Runner/regexBudget``).
     private(set) lazy var usesRegex: Bool = Self.readsRegex(rule)
+    /// A sequence check's facts its runners read (``SequenceFacts``), made once for all of them:
+    /// a rule makes a runner per generation.
+    private(set) lazy var sequenceFacts = SequenceFacts(self)
 
 }
 

@@ -140,7 +140,7 @@ final class SequenceRunner: Runner {
         }
     }
 
-    private static func binds(_ term: Selector.Term, _ kept: [[String]], _ s: Sequence) -> Bool {
+    static func binds(_ term: Selector.Term, _ kept: [[String]], _ s: Sequence) -> Bool {
         guard let name = term.capture else { return false }
         return s.steps.count == 1 || kept[0].contains(name)
     }
@@ -215,65 +215,26 @@ final class SequenceRunner: Runner {
     }
 
     override init(_ compiled: CompiledRule, files: [String]) {
-        switch compiled.rule.check {
-        case .forbid(let s, let without):
-            sequence = s
-            sequenceWithout = without
-        case .response(let s, _, _, _, _), .precedence(let s, _), .neverAfter(let s, _):
-            sequence = s
-            sequenceWithout = nil
-        default:
-            sequence = Sequence(steps: [], reportAt: nil)
-            sequenceWithout = nil
-        }
+        let facts = compiled.sequenceFacts
+        sequence = facts.sequence
+        sequenceWithout = facts.sequenceWithout
         firstStep = compiled.steps.first.map { Unmanaged.passUnretained($0) }
         steps = compiled.steps
         kept = compiled.keptCaptureNames
         stageConcerns = compiled.stageConcerns
         keyed = compiled.keyCaptureNames
-        var startBinds: UInt64 = 0
-        if !compiled.steps.isEmpty {
-            let first = compiled.steps.withElement(0) { $0.selector }
-            for (i, term) in first.terms.enumerated()
-            where i < 64 && Self.binds(term, kept, sequence) {
-                startBinds |= 1 << UInt64(i)
-            }
-        }
-        self.startBinds = startBinds
-        startsAlike =
-            sequence.steps.count > 1
-            && Set(CompiledRule.captureNames(sequence.steps[0].selector)).isDisjoint(with: keyed[0])
-            && !Self.readsLets(sequence.steps[0].selector, compiled.lets.names)
+        startBinds = facts.startBinds
+        startsAlike = facts.startsAlike
         plans = compiled.stagePlans
-        var atLast = false
-        if case .forbid = compiled.rule.check, let last = sequence.steps.last {
-            atLast =
-                sequence.reportAt.map { CompiledRule.captureNames(last.selector).contains($0) }
-                ?? true
-        }
-        reportsAtLastStep = atLast
-        stepsByID = Self.stepsByID(compiled.steps)
-        withoutsByID = Self.withoutsByID(compiled.steps, sequenceWithout: sequenceWithout)
-        if case .response(_, let followedBy, let within, let unless, _) = compiled.rule.check {
-            responseFollowedBy = followedBy
-            responseWithin = within
-            responseUnless = unless
-        } else {
-            responseFollowedBy = nil
-            responseWithin = nil
-            responseUnless = nil
-        }
-        lastKeyed = sequence.steps.isEmpty ? [] : keyed[sequence.steps.count - 1]
-        startWhereKept =
-            compiled.steps.isEmpty
-            ? 0 : Self.startWhereKept(compiled.steps.withElement(0) { $0.selector }, compiled)
-        if let within = responseWithin {
-            let captured = sequence.steps.flatMap { CompiledRule.captureNames($0.selector) }
-            withinReadsLetsOnly = LetsOnlyExpression.holds(
-                within, lets: compiled.lets.names, captures: captured)
-        } else {
-            withinReadsLetsOnly = false
-        }
+        reportsAtLastStep = facts.reportsAtLastStep
+        stepsByID = facts.stepsByID
+        withoutsByID = facts.withoutsByID
+        responseFollowedBy = facts.responseFollowedBy
+        responseWithin = facts.responseWithin
+        responseUnless = facts.responseUnless
+        lastKeyed = facts.lastKeyed
+        startWhereKept = facts.startWhereKept
+        withinReadsLetsOnly = facts.withinReadsLetsOnly
         super.init(compiled, files: files)
     }
 
