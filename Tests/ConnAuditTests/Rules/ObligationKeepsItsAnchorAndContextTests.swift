@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// A complete trigger match gives its anchor and its context (the match's captures, its lets
 /// frozen) to the obligation it opens: the obligation's finding points at the anchor and its
@@ -8,9 +9,7 @@ import Testing
 /// a time is open per anchor.
 @Suite struct ObligationKeepsItsAnchorAndContextTests {
     private static func runner(_ body: String) throws -> SequenceRunner {
-        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
-        let text = "rules:\n  - " + lines.joined(separator: "\n    ") + "\n"
-        let rule = try #require(try RuleLoader.load(files: [("rules/seq.yaml", text)]).rules.first)
+        let rule = try #require(try RuleRuns.rules([body], file: "rules/seq.yaml").first)
         return SequenceRunner(
             CompiledRule(rule: rule, index: 0, overrides: [:]), files: ["a.jsonl"])
     }

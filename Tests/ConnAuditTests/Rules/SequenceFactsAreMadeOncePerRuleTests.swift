@@ -1,14 +1,13 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// A sequence rule's facts (``SequenceFacts``) are made once per compiled rule and read by every
 /// runner of it: each runner starts from them, and what a runner changes of its own stays its own.
 @Suite struct SequenceFactsAreMadeOncePerRuleTests {
     private static func rule(_ body: String) throws -> CompiledRule {
-        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
-        let text = "rules:\n  - " + lines.joined(separator: "\n    ") + "\n"
-        let rule = try #require(try RuleLoader.load(files: [("rules/seq.yaml", text)]).rules.first)
+        let rule = try #require(try RuleRuns.rules([body], file: "rules/seq.yaml").first)
         return CompiledRule(rule: rule, index: 0, overrides: [:])
     }
 

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// A sequence runner gathers the partials an event grows or starts in its own scratch list
 /// (``SequenceRunner/grown``), used in place: every one of them moves out to its stage or to a
@@ -8,9 +9,7 @@ import Testing
 /// of one event is taken up by the next.
 @Suite struct SequenceGrownListEmptyBetweenEventsTests {
     private static func rule(_ body: String) throws -> CompiledRule {
-        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
-        let text = "rules:\n  - " + lines.joined(separator: "\n    ") + "\n"
-        let rule = try #require(try RuleLoader.load(files: [("rules/seq.yaml", text)]).rules.first)
+        let rule = try #require(try RuleRuns.rules([body], file: "rules/seq.yaml").first)
         return CompiledRule(rule: rule, index: 0, overrides: [:])
     }
 

@@ -1,15 +1,14 @@
 import Testing
 
 @testable import ConnAudit
+import ConnAuditTestSupport
 
 /// The partial an event starts is kept apart from those it grows, and opens after every one of
 /// them: its ordinal (``SequenceRunner/nextOrdinal``) follows theirs, as the partials of several
 /// stages are tried in the order they opened.
 @Suite struct StartedPartialOpensAfterGrownOnesTests {
     private static func runner(_ body: String) throws -> SequenceRunner {
-        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
-        let text = "rules:\n  - " + lines.joined(separator: "\n    ") + "\n"
-        let rule = try #require(try RuleLoader.load(files: [("rules/seq.yaml", text)]).rules.first)
+        let rule = try #require(try RuleRuns.rules([body], file: "rules/seq.yaml").first)
         return SequenceRunner(
             CompiledRule(rule: rule, index: 0, overrides: [:]), files: ["a.jsonl"])
     }
