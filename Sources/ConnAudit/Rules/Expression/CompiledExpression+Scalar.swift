@@ -126,9 +126,9 @@ enum Scalar {
 
     /// ``combine(_:_:_:)`` of any pair but two integers it answers in place. A comparison or an
     /// equality test is decided here, as ``Evaluator/combine(_:_:_:)`` decides it for the two
-    /// values (`gen == null` on every event, a fraction against a whole number): made into
-    /// ``Eval``s and taken apart again, each pair cost a few hundred instructions. Arithmetic
-    /// other than on two integers goes to the general evaluation (decimal sums, overflow).
+    /// values (`gen == null` on every event, a fraction against a whole number), without making
+    /// them ``Eval``s: the pack asks such tests on most events. Arithmetic other than on two
+    /// integers goes to the general evaluation (decimal sums, overflow).
     @inline(never) static func combineOther(_ op: Expr.BinaryOp, _ x: Scalar, _ y: Scalar)
         -> Scalar
     {
