@@ -9,6 +9,7 @@ struct SequenceFacts {
     let reportsAtLastStep: Bool
     let stepsByID: UInt64
     let withoutsByID: UInt64
+    let deathsExcludeGrowth: UInt64
     let responseFollowedBy: Selector?
     let responseWithin: Expr?
     let responseUnless: Selector?
@@ -53,6 +54,8 @@ struct SequenceFacts {
         stepsByID = SequenceRunner.stepsByID(compiled.steps)
         withoutsByID = SequenceRunner.withoutsByID(
             compiled.steps, sequenceWithout: sequenceWithout)
+        deathsExcludeGrowth = SequenceRunner.deathsExcludeGrowth(
+            compiled.steps, lets: compiled.lets.names)
         if case .response(_, let followedBy, let within, let unless, _) = compiled.rule.check {
             responseFollowedBy = followedBy
             responseWithin = within

@@ -364,6 +364,23 @@ extension SequenceRunner {
             return
         }
         let pctx = self.context(e, captures: stages[stage].partials[position].captures)
+        if grows, dies, deathsExcludeGrowth & bit != 0, let without = step.without {
+            // A partial the `without` kills cannot grow on the event: the step is not tried.
+            if Evaluator.matches(without, e, pctx) != nil {
+                stepsSpared += 1
+                kill(stage: stage, at: position)
+                died |= bit
+                return
+            }
+            if let term = Evaluator.matches(step.selector, e, pctx) {
+                grow(e, step, term, stage: stage, at: position, completed: &completed, into: &grown)
+            }
+            if let without = sequenceWithout, Evaluator.matches(without, e, pctx) != nil {
+                kill(stage: stage, at: position)
+                died |= bit
+            }
+            return
+        }
         if grows, let term = Evaluator.matches(step.selector, e, pctx) {
             grow(e, step, term, stage: stage, at: position, completed: &completed, into: &grown)
         }

@@ -157,6 +157,11 @@ final class SequenceRunner: Runner {
     /// Tests clear them to try every step with a context.
     var stepsByID: UInt64
     var withoutsByID: UInt64
+    /// Per step (a bit each): whether a partial its `without` kills cannot grow on the same
+    /// event (``deathsExcludeGrowth(_:lets:)``): the `without` is tried first. Tests clear it.
+    var deathsExcludeGrowth: UInt64
+    /// Tests: how many times a step was not tried because its `without` matched first.
+    var stepsSpared = 0
 
     /// Whether nothing after the first step tells its matches apart (none of its captures is
     /// keyed): every partial of stage 1 then has one key, and at most one is open. And whether
@@ -229,6 +234,7 @@ final class SequenceRunner: Runner {
         reportsAtLastStep = facts.reportsAtLastStep
         stepsByID = facts.stepsByID
         withoutsByID = facts.withoutsByID
+        deathsExcludeGrowth = facts.deathsExcludeGrowth
         responseFollowedBy = facts.responseFollowedBy
         responseWithin = facts.responseWithin
         responseUnless = facts.responseUnless
