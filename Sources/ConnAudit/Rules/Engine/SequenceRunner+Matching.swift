@@ -109,6 +109,14 @@ extension SequenceRunner {
         if let q = started.take() { take(q, context: context, sink: sink) }
     }
 
+    /// Makes ``stages``, a stage per step, as the first partial opens.
+    private func makeStages() {
+        let count = sequence.steps.count
+        stages = .allocate(capacity: count)
+        stages.initialize(repeating: Stage(), count: count)
+        stageCount = count
+    }
+
     /// Completes `q`, grown or started by the event, or opens it at its stage (unless an
     /// identical partial is open there).
     @inline(__always) private func take(
@@ -118,9 +126,7 @@ extension SequenceRunner {
             complete(&q, context: context, sink: sink)
             return
         }
-        if stages.isEmpty {
-            stages = Array(repeating: Stage(), count: sequence.steps.count)
-        }
+        if stageCount == 0 { makeStages() }
         // A stage with no live partial knows none (its keys, when kept, are the live
         // ones'): the search is not made.
         guard stages[q.stage].live == 0 || !isKnown(q) else { return }
@@ -436,19 +442,16 @@ extension SequenceRunner {
     /// move down in order); its key indexes are made again when next asked for.
     func compact(_ stage: Int) {
         if stages[stage].live == 0 {
-            // Emptied through one pointer to the stage (most often its one partial died): each
-            // access by index checks that the list of stages, then its partials, is held once.
-            stages.withUnsafeMutableBufferPointer { stages in
-                let s = stages.baseAddress! + stage
-                // Each partial moves out of the list (which keeps its room), and its captures
-                // out of it: nothing is copied to be dropped.
-                while var p = s.pointee.partials.popLast() { recycle(&p.captures) }
-                if s.pointee.keys != nil { s.pointee.keys = nil }
-                if s.pointee.indexes.isMade(0) || s.pointee.indexes.isMade(1)
-                    || s.pointee.indexes.isMade(2)
-                {
-                    s.pointee.indexes = KeyIndexes()
-                }
+            // Emptied through one pointer to the stage (most often its one partial died).
+            let s = stages + stage
+            // Each partial moves out of the list (which keeps its room), and its captures out of
+            // it: nothing is copied to be dropped.
+            while var p = s.pointee.partials.popLast() { recycle(&p.captures) }
+            if s.pointee.keys != nil { s.pointee.keys = nil }
+            if s.pointee.indexes.isMade(0) || s.pointee.indexes.isMade(1)
+                || s.pointee.indexes.isMade(2)
+            {
+                s.pointee.indexes = KeyIndexes()
             }
             openStages &= ~(1 << stage)
             return
@@ -537,7 +540,7 @@ extension SequenceRunner {
     /// dropped as its anchor's (``CompiledRule/completedMatchesRetire``).
     func retire(_ match: Partial) {
         let stage = sequence.steps.count - 1
-        guard match.origin >= 0, stage < stages.count,
+        guard match.origin >= 0, stage < stageCount,
             let at = Self.position(of: match.origin, in: stages[stage].partials)
         else { return }
         kill(stage: stage, at: at)

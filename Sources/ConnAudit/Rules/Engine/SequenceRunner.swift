@@ -16,8 +16,14 @@ final class SequenceRunner: Runner {
     let sequence: Sequence
     let sequenceWithout: Selector?
     /// Open partial matches by stage (index 0 is unused: a partial has matched at least one
-    /// step). Empty until the first partial opens (most runners never open one).
-    var stages: [Stage] = []
+    /// step): ``stageCount`` of them, made when the first partial opens (most runners never open
+    /// one) and kept until the runner is freed. Until then it points at no stage and is not read.
+    /// A stage is changed in place: a list of them would be checked to be held once at each
+    /// change.
+    var stages = SequenceRunner.noStages
+    var stageCount = 0
+    /// What ``stages`` holds before the first partial opens: room for no stage that is ever read.
+    private static let noStages = UnsafeMutablePointer<Stage>.allocate(capacity: 1)
     /// The stages that have partials, a bit each (a sequence has at most 64 steps, so a
     /// partial's stage is at most 63).
     var openStages: UInt64 = 0
@@ -186,7 +192,7 @@ final class SequenceRunner: Runner {
     /// costliest — is then not evaluated: its match would be dropped (partials that merge show
     /// the first one's captures).
     @inline(__always) func startIsKnown(died: UInt64) -> Bool {
-        skipsKnownStarts && startsAlike && stages.count > 1 && stages[1].live > 0
+        skipsKnownStarts && startsAlike && stageCount > 1 && stages[1].live > 0
             && died & (1 << 1) == 0
     }
     /// Tests: whether ``startIsKnown(died:)`` may spare the first step's selector (off: every
@@ -242,6 +248,13 @@ final class SequenceRunner: Runner {
         startWhereKept = facts.startWhereKept
         withinReadsLetsOnly = facts.withinReadsLetsOnly
         super.init(compiled, files: files)
+    }
+
+    deinit {
+        if stageCount > 0 {
+            stages.deinitialize(count: stageCount)
+            stages.deallocate()
+        }
     }
 
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
