@@ -9,7 +9,8 @@
 /// of the key's seqs lie within the bounds.
 ///
 /// It is exact: `text(…)` is a string or undecided, so only an outer value that is a string can be
-/// `==` to it, and two strings are `==` exactly when they are one bucket's key (``KeyBuckets``).
+/// `==` to it, and two strings are `==` exactly when they are one key of the runner's
+/// ``CountedKeys``, whose numbers the index files seqs under.
 /// A bound whose value is not a number (or NaN) orders nothing, so nothing is counted, as `<` on
 /// it is undecided. A runner whose every call on a history list is answered this way stops
 /// keeping that list's events (``Runner``): on a long SSE session the ids' events are most of the
@@ -21,13 +22,16 @@ final class CountedIndex {
     private let keyOf: IndexKey
     /// The selector's term: its `ev` names and field tests are checked when an event is added.
     let term: Selector.Term
-    private var seqs = SeqBuckets()
+    /// The runner's keys: shared by its indexes, so that an event's key is numbered once.
+    let keys: CountedKeys
+    private var seqs = SeqsByNumber()
     /// The term's tests and key when they read the event alone (``EventTests``); nil when one
     /// needs a context (a `$file` test, a glob, a regex, a key run compiled).
     private let eventTests: EventTests?
 
-    init(list: Int, key: IndexKey, term: Selector.Term) {
+    init(list: Int, key: IndexKey, term: Selector.Term, keys: CountedKeys) {
         self.list = list
+        self.keys = keys
         self.key = key.expr
         keyOf = key
         self.term = term
@@ -46,8 +50,9 @@ final class CountedIndex {
             guard Evaluator.termTestsHold(term, e, ctx) else { return }
             k = keyOf.value(e, ctx)
         }
-        guard let k else { return }
-        seqs.append(e.seq, for: HashedKey(k))
+        // A text is a string; any other key is never `==` to one, and is never counted.
+        guard case .string(let text)? = k else { return }
+        seqs.append(e.seq, for: keys.number(adding: text))
     }
 
     /// A term's `ev` names and field tests, decided at load time to read the event alone:
@@ -107,15 +112,15 @@ final class CountedIndex {
 
     /// How many events recorded with key `k` have a seq within `bounds`.
     func count(key k: Value, bounds: [CountedShape.Bound], context: EvalContext) -> Int {
-        guard case .string = k else { return 0 }
-        return count(key: HashedKey(k), bounds: bounds, context: context)
+        guard case .string(let text) = k, let number = keys.number(of: text) else { return 0 }
+        return count(number: number, bounds: bounds, context: context)
     }
 
-    /// ``count(key:bounds:context:)`` of a string key hashed already.
-    func count(key k: HashedKey, bounds: [CountedShape.Bound], context: EvalContext) -> Int {
+    /// ``count(key:bounds:context:)`` of a key's number (``CountedKeys``).
+    func count(number: Int32, bounds: [CountedShape.Bound], context: EvalContext) -> Int {
         // Without bounds, the key's count: its seqs are not looked at.
-        if bounds.isEmpty { return seqs.count(for: k) }
-        guard let found = seqs.events(for: k) else { return 0 }
+        if bounds.isEmpty { return seqs.count(for: number) }
+        guard let found = seqs.seqs(for: number) else { return 0 }
         var lo = found.startIndex, hi = found.endIndex
         for bound in bounds {
             guard case .value(let x) = bound.compiled(context) else { return 0 }
@@ -292,11 +297,73 @@ final class CountedCall {
 
     private func answer(looking context: EvalContext, existence: Bool) -> Eval {
         var n = 0
-        // Only a string can be `==` to a text (``CountedIndex``): any other key counts nothing.
-        if let k = shape.outer.value(context), case .string = k {
-            n = index.count(key: HashedKey(k), bounds: shape.bounds, context: context)
+        // Only a string can be `==` to a text (``CountedIndex``): any other key counts nothing,
+        // and so does a text no event was filed under.
+        if let k = shape.outer.value(context), case .string(let text) = k,
+            let number = index.keys.number(of: text)
+        {
+            n = index.count(number: number, bounds: shape.bounds, context: context)
         }
         if existence { return n > 0 ? .true : .null }
         return .value(.int(Int64(n)))
+    }
+}
+
+/// The seqs a ``CountedIndex`` filed under each key number (``CountedKeys``), oldest first.
+///
+/// A number's entry is found at its position: ``entries`` is as long as the largest number
+/// filed (the runner's indexes share the numbers, so an index holds a place for each key
+/// numbered before its own last one, 16 bytes). Most keys have one seq, held in the entry; a
+/// key with more has an array of them all.
+struct SeqsByNumber {
+    private var entries: [Entry] = []
+    /// Per entry with more than one seq: all of them.
+    private var rest: [[Int]] = []
+    /// The one-seq list an entry with one seq is answered with (written in place).
+    private var single: [Int] = []
+
+    private struct Entry {
+        /// The first seq; meaningless when ``more`` is -1.
+        var first = 0
+        /// -1: no seq; 0: one, ``first``; otherwise the index + 1 of its seqs in ``rest``.
+        var more: Int32 = -1
+    }
+
+    /// Files `seq` under `number`.
+    mutating func append(_ seq: Int, for number: Int32) {
+        let n = Int(number)
+        if n >= entries.count {
+            while entries.count < n { entries.append(Entry()) }
+            entries.append(Entry(first: seq, more: 0))
+            return
+        }
+        let m = Int(entries[n].more)
+        if m > 0 {
+            rest[m - 1].append(seq)
+        } else if m == 0 {
+            rest.append([entries[n].first, seq])
+            entries[n].more = Int32(rest.count)
+        } else {
+            entries[n] = Entry(first: seq, more: 0)
+        }
+    }
+
+    /// How many seqs `number` has.
+    mutating func count(for number: Int32) -> Int {
+        let n = Int(number)
+        guard n < entries.count else { return 0 }
+        let m = Int(entries[n].more)
+        return m > 0 ? rest[m - 1].count : m + 1
+    }
+
+    /// The seqs of `number`, oldest first; nil when it has none.
+    mutating func seqs(for number: Int32) -> ArraySlice<Int>? {
+        let n = Int(number)
+        guard n < entries.count else { return nil }
+        let entry = entries[n]
+        if entry.more > 0 { return rest[Int(entry.more) - 1][...] }
+        guard entry.more == 0 else { return nil }
+        if single.isEmpty { single = [entry.first] } else { single[0] = entry.first }
+        return single[...]
     }
 }

@@ -95,7 +95,8 @@ class Runner: HistoryProvider {
             }) {
                 index = made
             } else {
-                index = CountedIndex(list: list, key: shape.key, term: term)
+                let keys = countedIndexes.first?.keys ?? CountedKeys()
+                index = CountedIndex(list: list, key: shape.key, term: term, keys: keys)
                 countedIndexes.append(index)
             }
             counted[slot] = CountedCall(index: index, shape: shape)

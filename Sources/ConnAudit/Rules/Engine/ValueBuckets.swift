@@ -12,9 +12,9 @@
 /// any other value through `Hasher`. The seed is random per process, so a log cannot be written to
 /// make its keys collide (each collision would cost every later lookup of that key a comparison).
 ///
-/// Generic over what a bucket holds: events (``ValueBuckets``, a ``KeyedIndex``'s) or seqs
-/// (``SeqBuckets``, a ``CountedIndex``'s, which keeps no event alive; the index keeps the few it
-/// cannot count).
+/// Generic over what a bucket holds: events (``ValueBuckets``, a ``KeyedIndex``'s), numbers
+/// (``SeqBuckets``, a `count … by:`'s counts), or nothing (``CountedKeys``, whose keys'
+/// positions number them).
 struct KeyBuckets<Element> {
     /// Per slot: an entry's index + 1, 0 when empty. Its count is a power of two (or 0).
     private var slots: [Int32] = []
@@ -68,6 +68,23 @@ struct KeyBuckets<Element> {
     @inline(__always) private func lookup(_ key: HashedKey) -> Int? {
         guard !slots.isEmpty, case .found(let i) = find(key.value, key.hash) else { return nil }
         return i
+    }
+
+    /// The position of the key equal to `key` among the keys in the order they came; nil when
+    /// there is none. A key keeps its position: none is ever removed.
+    mutating func position(of key: HashedKey) -> Int? { lookup(key) }
+
+    /// ``position(of:)`` of `key`, added with `first` as its first element when it is new.
+    mutating func position(adding key: consuming HashedKey, first: Element) -> Int {
+        var free = -1
+        if !slots.isEmpty {
+            switch find(key.value, key.hash) {
+            case .found(let i): return i
+            case .absent(let slot): free = slot
+            }
+        }
+        addEntry(key.value, hash: key.hash, first: first, free: free)
+        return entries.count - 1
     }
 
     /// Adds `e` under `key`.

@@ -1,0 +1,62 @@
+/// The text keys of one runner's counted indexes (``CountedIndex``), each given a number once:
+/// its position among the keys in the order they came.
+///
+/// Every index of the runner files its events under these numbers, so an event's key is hashed
+/// once however many indexes record it, and a call looks its key up once, not once per index.
+/// Two texts are one key exactly when they are one key of ``KeyBuckets`` (`String`'s `==`).
+///
+/// The text last numbered or looked up is kept with its answer: the same text asked again (the
+/// next index recording the event, the calls on it, the next event of the same id) is answered
+/// by comparing the two words of the string, without a hash. Equal words are the same text: a
+/// short string holds its bytes in them, a long one its storage, which the kept text keeps
+/// alive unless it is immortal. A number, once given, stays; an answer that the text has none is kept only while no
+/// key is added.
+final class CountedKeys {
+    private var table = KeyBuckets<Void>()
+    /// The text last asked about, its words, and its number (-1: none, as of ``lastCount``).
+    private var last = ""
+    private var lastWords = CountedKeys.words("")
+    private var lastNumber: Int32 = -1
+    private var lastCount = -1
+
+    /// How many keys were numbered.
+    var count: Int { table.count }
+
+    /// The number of `text`, given it when it has none.
+    func number(adding text: String) -> Int32 {
+        let w = Self.words(text)
+        if w == lastWords, lastNumber >= 0 { return lastNumber }
+        let n = Int32(table.position(adding: HashedKey(.string(text)), first: ()))
+        remember(text, w, n)
+        return n
+    }
+
+    /// The number of `text`; nil when no index filed an event under it.
+    func number(of text: String) -> Int32? {
+        let w = Self.words(text)
+        if w == lastWords, lastNumber >= 0 || lastCount == table.count {
+            return lastNumber >= 0 ? lastNumber : nil
+        }
+        let n = table.position(of: HashedKey(.string(text))).map { Int32($0) } ?? -1
+        remember(text, w, n)
+        return n >= 0 ? n : nil
+    }
+
+    @inline(__always) private func remember(_ text: String, _ w: (UInt64, UInt64), _ n: Int32) {
+        // An immortal string (a short one, whose bytes are its words, or a literal) is never
+        // freed: only a mortal one's storage is kept alive, and with it its words' meaning.
+        if w.1 & Self.immortal == 0 { last = text }
+        lastWords = w
+        lastNumber = n
+        lastCount = table.count
+    }
+
+    /// The flag of a string's second word that marks it immortal: its storage is never freed
+    /// (the Swift runtime skips reference counting for it).
+    private static let immortal: UInt64 = 1 << 63
+
+    /// The two words a string is made of.
+    @inline(__always) static func words(_ s: String) -> (UInt64, UInt64) {
+        unsafeBitCast(s, to: (UInt64, UInt64).self)
+    }
+}
