@@ -300,33 +300,10 @@ extension CompiledExpression {
         -> Scalar.Run?
     {
         switch op {
-        case .and:
-            let a = x.closure, b = y.closure
-            return { ctx, e in
-                let p = truth(a, generalA, ctx, e)
-                if p == false { return .bool(false) }
-                let q = truth(b, generalB, ctx, e)
-                if q == false { return .bool(false) }
-                return p == true && q == true ? .bool(true) : .undecided
-            }
-        case .or:
-            let a = x.closure, b = y.closure
-            return { ctx, e in
-                let p = truth(a, generalA, ctx, e)
-                if p == true { return .bool(true) }
-                let q = truth(b, generalB, ctx, e)
-                if q == true { return .bool(true) }
-                return p == false && q == false ? .bool(false) : .undecided
-            }
+        case .and, .or:
+            return logical(op == .and, x, y, generalA, generalB)
         case .coalesce:
-            let a = x.closure, b = y.closure
-            return { ctx, e in
-                let v = a(ctx, e)
-                switch v {
-                case .null, .undecided: return b(ctx, e)
-                default: return v
-                }
-            }
+            return coalesce(x, y)
         case .isIn, .notIn:
             return nil
         default:
@@ -334,26 +311,131 @@ extension CompiledExpression {
         }
     }
 
+    /// `x ?? y`, reading a field, a let's field or a constant in place and any other part
+    /// through its closure (``ScalarRead``).
+    private static func coalesce(_ x: ScalarOperand, _ y: ScalarOperand) -> Scalar.Run {
+        switch x {
+        case .field(let name, let id): return coalesce(FieldRead(name: name, id: id), y)
+        case .letMember(let name, let hint, let field, let id):
+            return coalesce(LetMemberRead(name: name, hint: hint, field: field, id: id), y)
+        default: return coalesce(ClosureRead(run: x.closure), y)
+        }
+    }
+
+    private static func coalesce<A: ScalarRead>(_ a: A, _ y: ScalarOperand) -> Scalar.Run {
+        switch y {
+        case .constant(let s): return coalesce(a, ConstantRead(value: s))
+        case .field(let name, let id): return coalesce(a, FieldRead(name: name, id: id))
+        default: return coalesce(a, ClosureRead(run: y.closure))
+        }
+    }
+
+    private static func coalesce<A: ScalarRead, B: ScalarRead>(_ a: A, _ b: B) -> Scalar.Run {
+        { ctx, e in
+            let v = a.read(ctx, e)
+            switch v {
+            case .null, .undecided: return b.read(ctx, e)
+            default: return v
+            }
+        }
+    }
+
+    /// `x and y` (`isAnd`) or `x or y`, reading a let's null test or a bare name in place and
+    /// any other part through its closure (``ScalarRead``).
+    private static func logical(
+        _ isAnd: Bool, _ x: ScalarOperand, _ y: ScalarOperand, _ generalA: @escaping Run,
+        _ generalB: @escaping Run
+    ) -> Scalar.Run {
+        switch x {
+        case .nullTest(let hint, let equal):
+            return logical(isAnd, NullTestRead(hint: hint, equal: equal), y, generalA, generalB)
+        default: return logical(isAnd, ClosureRead(run: x.closure), y, generalA, generalB)
+        }
+    }
+
+    private static func logical<A: ScalarRead>(
+        _ isAnd: Bool, _ a: A, _ y: ScalarOperand, _ generalA: @escaping Run,
+        _ generalB: @escaping Run
+    ) -> Scalar.Run {
+        switch y {
+        case .nullTest(let hint, let equal):
+            return logical(isAnd, a, NullTestRead(hint: hint, equal: equal), generalA, generalB)
+        case .bare(let name, let hint):
+            return logical(isAnd, a, BareRead(name: name, hint: hint), generalA, generalB)
+        default: return logical(isAnd, a, ClosureRead(run: y.closure), generalA, generalB)
+        }
+    }
+
+    /// `a and b` and `a or b` as ``Evaluator/shortCircuit(_:_:_:)`` gives their truth.
+    private static func logical<A: ScalarRead, B: ScalarRead>(
+        _ isAnd: Bool, _ a: A, _ b: B, _ generalA: @escaping Run, _ generalB: @escaping Run
+    ) -> Scalar.Run {
+        if isAnd {
+            return { ctx, e in
+                let p = truth(a, generalA, ctx, e)
+                if p == false { return .bool(false) }
+                let q = truth(b, generalB, ctx, e)
+                if q == false { return .bool(false) }
+                return p == true && q == true ? .bool(true) : .undecided
+            }
+        }
+        return { ctx, e in
+            let p = truth(a, generalA, ctx, e)
+            if p == true { return .bool(true) }
+            let q = truth(b, generalB, ctx, e)
+            if q == true { return .bool(true) }
+            return p == false && q == false ? .bool(false) : .undecided
+        }
+    }
+
     /// The truth of a part of `and` or `or`: of its scalar, or where that is ``Scalar/other``, of
     /// its general form's answer (a value that is no scalar has none, either way).
-    @inline(__always) private static func truth(
-        _ scalar: Scalar.Run, _ general: Run, _ ctx: EvalContext, _ e: Event
+    @inline(__always) private static func truth<A: ScalarRead>(
+        _ scalar: A, _ general: Run, _ ctx: EvalContext, _ e: Event
     ) -> Bool? {
-        let x = scalar(ctx, e)
+        let x = scalar.read(ctx, e)
         return x.isOther ? general(ctx, e).truth : x.truth
     }
 
-    /// `if c then a else b` over scalar parts, as ``Evaluator/choose(_:_:_:)`` evaluates it.
+    /// `if c then a else b` over scalar parts, as ``Evaluator/choose(_:_:_:)`` evaluates it: a
+    /// let's null test as the test, and a constant as either branch, read in place.
     static func scalarConditional(_ test: ScalarOperand, _ yes: ScalarOperand, _ no: ScalarOperand)
         -> Scalar.Run
     {
-        let c = test.closure, a = yes.closure, b = no.closure
-        return { ctx, e in
-            let test = c(ctx, e)
+        switch test {
+        case .nullTest(let hint, let equal):
+            return conditional(NullTestRead(hint: hint, equal: equal), yes, no)
+        default: return conditional(ClosureRead(run: test.closure), yes, no)
+        }
+    }
+
+    private static func conditional<C: ScalarRead>(
+        _ c: C, _ yes: ScalarOperand, _ no: ScalarOperand
+    ) -> Scalar.Run {
+        switch yes {
+        case .constant(let s): return conditional(c, ConstantRead(value: s), no)
+        default: return conditional(c, ClosureRead(run: yes.closure), no)
+        }
+    }
+
+    private static func conditional<C: ScalarRead, A: ScalarRead>(
+        _ c: C, _ a: A, _ no: ScalarOperand
+    ) -> Scalar.Run {
+        switch no {
+        case .constant(let s): return conditional(c, a, ConstantRead(value: s))
+        default: return conditional(c, a, ClosureRead(run: no.closure))
+        }
+    }
+
+    private static func conditional<C: ScalarRead, A: ScalarRead, B: ScalarRead>(
+        _ c: C, _ a: A, _ b: B
+    ) -> Scalar.Run {
+        { ctx, e in
+            let test = c.read(ctx, e)
             if test.isOther { return .other }
             switch test.truth {
-            case true?: return a(ctx, e)
-            case false?: return b(ctx, e)
+            case true?: return a.read(ctx, e)
+            case false?: return b.read(ctx, e)
             case nil: return .undecided
             }
         }
@@ -361,37 +443,55 @@ extension CompiledExpression {
 
     /// `let == null` (or `!=`, `equal` false) as a scalar (see ``letNullTest(_:_:equal:)``):
     /// asked of the aggregate where the let is one's `first` or `last`, else of the let's kept
-    /// value.
-    static func scalarNullTest(_ name: String, _ hint: LetSlot, equal: Bool) -> Scalar.Run {
+    /// value. A context that binds nothing of its own (``EvalContext/hasNoLocals``) and a let that is a
+    /// running aggregate's `first` or `last` are answered here, in the reading closure; anything
+    /// else out of line (``scalarNullTestElsewhere(_:equal:_:_:)``).
+    @inline(__always) static func scalarNullTest(
+        _ hint: LetSlot, equal: Bool, _ ctx: EvalContext, _ e: Event
+    ) -> Scalar {
+        if ctx.hasNoLocals,
+            let isNull = ctx.withShared({
+                $0.withStatics { s in
+                    s.table.layout == hint.layout ? s.isNull(slot: Int(hint.slot)) : nil
+                }
+            })
+        {
+            return .bool(isNull == equal)
+        }
+        return scalarNullTestElsewhere(hint, equal: equal, ctx, e)
+    }
+
+    /// ``scalarNullTest(_:equal:_:_:)`` in full.
+    @inline(never) static func scalarNullTestElsewhere(
+        _ hint: LetSlot, equal: Bool, _ ctx: EvalContext, _ e: Event
+    ) -> Scalar {
         let slot = Int(hint.slot)
-        return { ctx, e in
-            let lets = ctx.letsInPlace
-            if !lets.byName, let scope = lets.scope {
-                // The scope's scalar: a text, list or event (``Scalar/nonScalar``) is not null.
-                let v = scope._withUnsafeGuaranteedRef { scope in
-                    scope.table.layout == hint.layout ? scope.scalar(slot: slot) : .other
-                }
-                switch v {
-                case .other: return .other
-                case .undecided: return .undecided
-                case .null: return .bool(equal)
-                default: return .bool(!equal)
-                }
+        let lets = ctx.letsInPlace
+        if !lets.byName, let scope = lets.scope {
+            // The scope's scalar: a text, list or event (``Scalar/nonScalar``) is not null.
+            let v = scope._withUnsafeGuaranteedRef { scope in
+                scope.table.layout == hint.layout ? scope.scalar(slot: slot) : .other
             }
-            if !lets.byName,
-                let isNull = ctx.withShared({
-                    $0.withStatics { s in s.table.layout == hint.layout ? s.isNull(slot: slot) : nil
-                    }
-                })
-            {
-                return .bool(isNull == equal)
-            }
-            guard let v = keptLet(slot, hint, ctx, e) else { return .other }
             switch v {
+            case .other: return .other
             case .undecided: return .undecided
-            case .value(.null): return .bool(equal)
+            case .null: return .bool(equal)
             default: return .bool(!equal)
             }
+        }
+        if !lets.byName,
+            let isNull = ctx.withShared({
+                $0.withStatics { s in s.table.layout == hint.layout ? s.isNull(slot: slot) : nil
+                }
+            })
+        {
+            return .bool(isNull == equal)
+        }
+        guard let v = keptLet(slot, hint, ctx, e) else { return .other }
+        switch v {
+        case .undecided: return .undecided
+        case .value(.null): return .bool(equal)
+        default: return .bool(!equal)
         }
     }
 

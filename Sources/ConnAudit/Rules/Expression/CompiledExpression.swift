@@ -124,7 +124,7 @@ struct CompiledExpression: Sendable {
             if let (name, hint) = nullTested(op, l, r) {
                 return Node(
                     letNullTest(name, hint, equal: op == .equal),
-                    .run(scalarNullTest(name, hint, equal: op == .equal))
+                    .nullTest(hint, op == .equal)
                 )
             }
             // Leaves are made scalar only where both sides can be (no closure made for nothing).

@@ -1,10 +1,11 @@
 /// An operand of a scalar node (``Scalar``), as its rule's expression gives it.
 ///
 /// An operator of two operands (`<`, `==`, `+`, …) reads a leaf (a number, the event's `t` or a
-/// field, a capture's field) in its own closure, made for that pair of leaf kinds
-/// (``CompiledExpression/scalarPair(_:_:_:)``): `t < p.t + T` runs as two closures (the
-/// comparison and the sum), not five. Any other operand is a closure of its own
-/// (``closure``). A leaf read in place gives what its closure gives (the tests compare every
+/// field, a capture's or a let's field, a bare let) in its own closure, made for that pair of
+/// leaf kinds (``CompiledExpression/scalarPair(_:_:_:)``): `t < p.t + T` runs as two closures
+/// (the comparison and the sum), not five. `and`, `or`, `if` and `??` read their common leaves
+/// (a let's null test, a bare let, a constant, a field, a let's field) so too. Any other operand
+/// is a closure of its own (``closure``). A leaf read in place gives what its closure gives (the tests compare every
 /// pair of operand kinds with the tree walker: `ScalarComparisonsGiveTheGeneralAnswerTests`,
 /// `CompiledTruthIsTheAnswersTruthTests`).
 enum ScalarOperand: Sendable {
@@ -21,6 +22,9 @@ enum ScalarOperand: Sendable {
     case aggregateMember(HistoryCall, String, Int32)
     /// A bare name its rule resolved.
     case bare(String, LetSlot)
+    /// `let == null` (`true`) or `let != null` (`false`) for a name its rule resolved to a let's
+    /// slot (``CompiledExpression/scalarNullTest(_:equal:_:_:)``).
+    case nullTest(LetSlot, Bool)
     /// An operator node, compiled as a closure.
     case run(Scalar.Run)
 
@@ -42,6 +46,8 @@ enum ScalarOperand: Sendable {
             return { ctx, _ in CompiledExpression.scalarAggregateMember(call, field, id, ctx) }
         case .bare(let name, let hint):
             return { ctx, e in CompiledExpression.scalarBare(name, hint, ctx, e) }
+        case .nullTest(let hint, let equal):
+            return { ctx, e in CompiledExpression.scalarNullTest(hint, equal: equal, ctx, e) }
         case .run(let run): return run
         }
     }
@@ -80,6 +86,32 @@ struct CaptureFieldRead: ScalarRead {
     }
 }
 
+struct LetMemberRead: ScalarRead {
+    let name: String
+    let hint: LetSlot
+    let field: String
+    let id: Int32
+    @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar {
+        CompiledExpression.scalarLetMember(name, hint, field, id, ctx, e)
+    }
+}
+
+struct BareRead: ScalarRead {
+    let name: String
+    let hint: LetSlot
+    @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar {
+        CompiledExpression.scalarBare(name, hint, ctx, e)
+    }
+}
+
+struct NullTestRead: ScalarRead {
+    let hint: LetSlot
+    let equal: Bool
+    @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar {
+        CompiledExpression.scalarNullTest(hint, equal: equal, ctx, e)
+    }
+}
+
 struct ClosureRead: ScalarRead {
     let run: Scalar.Run
     @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar { run(ctx, e) }
@@ -98,6 +130,9 @@ extension CompiledExpression {
         case .captureMember(let capture, let hint, let field, let id):
             return scalarPair(
                 op, CaptureFieldRead(capture: capture, hint: hint, field: field, id: id), b)
+        case .letMember(let name, let hint, let field, let id):
+            return scalarPair(op, LetMemberRead(name: name, hint: hint, field: field, id: id), b)
+        case .bare(let name, let hint): return scalarPair(op, BareRead(name: name, hint: hint), b)
         default: return scalarPair(op, ClosureRead(run: a.closure), b)
         }
     }
@@ -112,6 +147,9 @@ extension CompiledExpression {
         case .captureMember(let capture, let hint, let field, let id):
             return scalarPair(
                 op, a, CaptureFieldRead(capture: capture, hint: hint, field: field, id: id))
+        case .letMember(let name, let hint, let field, let id):
+            return scalarPair(op, a, LetMemberRead(name: name, hint: hint, field: field, id: id))
+        case .bare(let name, let hint): return scalarPair(op, a, BareRead(name: name, hint: hint))
         default: return scalarPair(op, a, ClosureRead(run: b.closure))
         }
     }
