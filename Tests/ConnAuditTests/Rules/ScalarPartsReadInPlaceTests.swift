@@ -22,7 +22,8 @@ import ConnAuditTestSupport
             "if \(n) == null then (if \(m) != null then false else 2) else t + 1",
             "\(n) == null and t > 0", "t > 0 or \(n) != null", "\(n) != null and \(m) == null",
             "\(n) == null or \(m) != null", "\(n) != null and b", "not (\(n) == null) or a",
-            "w.t ?? 5", "gen ?? 2", "w.timeout_ms ?? code", "gen ?? w.t", "(w.t ?? \(m)) == t",
+            "w.t ?? 5", "gen ?? 2", "(last({ev: ws.connect}).gen ?? gen) >= t",
+            "w.timeout_ms ?? code", "gen ?? w.t", "(w.t ?? \(m)) == t",
             "w.t + a < b", "a >= w.t", "b == a", "t >= w.t + a", "w.t < c.t + b",
             "\(n) == null and (if \(m) == null then t >= a else \(m) != null and t < b + 1)"
         ]
@@ -92,6 +93,38 @@ import ConnAuditTestSupport
         // pong at 500 came late, and the ping after it says `late: false` (line 10); a ping
         // with no pong since the last one passes.
         #expect(result.violations.map(\.line) == [2, 5, 10])
+        #expect(result.inconclusive.isEmpty)
+    }
+    /// A running aggregate's field as the left part of `??`, read where the aggregate holds
+    /// its event.
+    private static let staleRule = """
+        id: t.stale
+        title: No stale generation
+        for: source
+        every: { ev: x.state }
+        expect: "gen == null or gen >= (last({ev: x.start}).gen ?? gen)"
+        message: "state of {gen}"
+        """
+
+    private static let staleLog = """
+        {"t":0,"ev":"x.state","gen":1}
+        {"t":1,"ev":"x.start"}
+        {"t":2,"ev":"x.state","gen":1}
+        {"t":3,"ev":"x.start","gen":2}
+        {"t":4,"ev":"x.state","gen":1}
+        {"t":5,"ev":"x.state"}
+        {"t":6,"ev":"x.state","gen":3}
+        """
+
+    @Test(arguments: [false, true])
+    func anAggregatesFieldBeforeACoalesceIsTheCallsField(crossCheck: Bool) throws {
+        let rule = try RuleRuns.rules([Self.staleRule], file: "rules/checks.yaml")[0]
+        let result = HistoryCrossCheck.$isOn.withValue(crossCheck) {
+            RuleRuns.audit([rule], files: [("a.jsonl", Self.staleLog)]).results[0]
+        }
+        // Before any start, and after a start without gen, the state's own gen is the bar; only
+        // the state of gen 1 after the start of gen 2 is stale.
+        #expect(result.violations.map(\.line) == [5])
         #expect(result.inconclusive.isEmpty)
     }
 }

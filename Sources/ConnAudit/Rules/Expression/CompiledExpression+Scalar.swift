@@ -311,13 +311,15 @@ extension CompiledExpression {
         }
     }
 
-    /// `x ?? y`, reading a field, a let's field or a constant in place and any other part
+    /// `x ?? y`, reading a field, a let's or a running aggregate's field or a constant in place and any other part
     /// through its closure (``ScalarRead``).
     private static func coalesce(_ x: ScalarOperand, _ y: ScalarOperand) -> Scalar.Run {
         switch x {
         case .field(let name, let id): return coalesce(FieldRead(name: name, id: id), y)
         case .letMember(let name, let hint, let field, let id):
             return coalesce(LetMemberRead(name: name, hint: hint, field: field, id: id), y)
+        case .aggregateMember(let call, let field, let id):
+            return coalesce(AggregateMemberRead(call: call, field: field, id: id), y)
         default: return coalesce(ClosureRead(run: x.closure), y)
         }
     }

@@ -4,7 +4,7 @@
 /// field, a capture's or a let's field, a bare let) in its own closure, made for that pair of
 /// leaf kinds (``CompiledExpression/scalarPair(_:_:_:)``): `t < p.t + T` runs as two closures
 /// (the comparison and the sum), not five. `and`, `or`, `if` and `??` read their common leaves
-/// (a let's null test, a bare let, a constant, a field, a let's field) so too. Any other operand
+/// (a let's null test, a bare let, a constant, a field, a let's or an aggregate's field) so too. Any other operand
 /// is a closure of its own (``closure``). A leaf read in place gives what its closure gives (the tests compare every
 /// pair of operand kinds with the tree walker: `ScalarComparisonsGiveTheGeneralAnswerTests`,
 /// `CompiledTruthIsTheAnswersTruthTests`).
@@ -101,6 +101,15 @@ struct BareRead: ScalarRead {
     let hint: LetSlot
     @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar {
         CompiledExpression.scalarBare(name, hint, ctx, e)
+    }
+}
+
+struct AggregateMemberRead: ScalarRead {
+    let call: HistoryCall
+    let field: String
+    let id: Int32
+    @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar {
+        CompiledExpression.scalarAggregateMember(call, field, id, ctx)
     }
 }
 
