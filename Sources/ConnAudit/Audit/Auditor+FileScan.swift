@@ -298,7 +298,9 @@ extension Auditor {
         take: (_ event: Event, _ source: Int32, _ regression: Event?) -> Taken
     ) -> FileStats? {
         var changed: Int?
-        while let item = reader.next() {
+        // Each event lent: the reader's ring holds it while this iteration uses it, and whatever
+        // keeps it counts its own reference.
+        while let item = reader.read() {
             // Every reader finding takes its place on the corpus timeline; only those its rules
             // react to are handed to it.
             if !reader.secrets.isEmpty {
@@ -308,18 +310,25 @@ extension Auditor {
             switch consume item {
             case .blank: break
             case .malformed(let e): corpus.add(plan.corpusDispatch.reacts(to: e) ? e : nil)
-            case .event(let e, let id, let regression):
-                switch take(e, id, regression) {
-                case .fed:
-                    // The corpus timeline numbers its events itself: it gets its own copy.
-                    if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) {
-                        corpus.add(e.copy())
+            case .event(let lent, let id):
+                let taken = lent._withUnsafeGuaranteedRef { e in
+                    // The regression is read only when there is one: no reference counted else.
+                    let taken =
+                        reader.hasRegression ? take(e, id, reader.regression) : take(e, id, nil)
+                    switch taken {
+                    case .fed:
+                        // The corpus timeline numbers its events itself: it gets its own copy.
+                        if plan.corpusWantsEvents, plan.corpusDispatch.reacts(to: e) {
+                            corpus.add(e.copy())
+                        }
+                    case .ended:
+                        if changed == nil { changed = e.line }
+                    case .abandoned:
+                        break
                     }
-                case .ended:
-                    if changed == nil { changed = e.line }
-                case .abandoned:
-                    return nil
+                    return taken
                 }
+                if case .abandoned = taken { return nil }
             }
         }
         var stats = reader.stats

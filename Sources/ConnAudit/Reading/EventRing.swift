@@ -4,9 +4,11 @@
 /// An event is handed out again only when the ring's reference to it is the only counted one
 /// (`isKnownUniquelyReferenced`). Everything that keeps an event keeps it counted (history
 /// lists, captures, obligations, pending judgements, the context ring, logs, a let scope's
-/// context, a batch on its way to a worker thread). The one uncounted reference, an engine
-/// ``EvalContext``'s, lives no longer than a counted one of the same event
-/// (`EvalContext.eventRef`). So no holder can read an event handed out again here. Once the
+/// context, a batch on its way to a worker thread). Two references are uncounted. An engine
+/// ``EvalContext``'s lives no longer than a counted one of the same event
+/// (`EvalContext.eventRef`). The event ``FileReader/read()`` lends the scan (``LentLine``) is
+/// this ring's own slot, looked at again only one round later, after the scan is done with it
+/// and has counted whatever it keeps. So no holder can read an event handed out again here. Once the
 /// ring's reference is the only one, no other thread holds the event either, and none can take a
 /// new reference to it.
 ///
@@ -50,9 +52,14 @@ struct EventRing: ~Copyable {
 
     /// The next slot's event when nothing else holds it (the slot keeps it, and the caller fills
     /// it for its line); nil when the slot is empty or its event is held elsewhere: the caller
-    /// makes a new event and hands it to ``keep(_:)``.
-    @inline(__always) mutating func spare() -> Event? {
-        guard isKnownUniquelyReferenced(&slots[next]), let spare = slots[next] else { return nil }
+    /// makes a new event and hands it to ``keep(_:)``. Not counted: the slot's reference is the
+    /// one, and it stays until the ring comes round to the slot again.
+    @inline(__always) mutating func spare() -> Unmanaged<Event>? {
+        guard isKnownUniquelyReferenced(&slots[next]) else { return nil }
+        // An optional reference and an optional unmanaged one are the same word (nil: zero).
+        guard let spare = UnsafeRawPointer(slots + next).load(as: Unmanaged<Event>?.self) else {
+            return nil
+        }
         next = next == count - 1 ? 0 : next + 1
         return spare
     }

@@ -9,6 +9,16 @@ enum LineItem {
     case event(Event, source: Int32, regression: Event?)
 }
 
+/// ``LineItem`` with the line's event lent, not handed over (``FileReader/read()``): the reader's
+/// ``EventRing`` holds it, counted, at least until the reader's next line, so a caller that uses
+/// it before then counts no reference for it, and one that keeps it counts its own. The line's
+/// `$time_regression`, when it has one, is the reader's ``FileReader/regression``.
+enum LentLine {
+    case blank
+    case malformed(Event)
+    case event(Unmanaged<Event>, source: Int32)
+}
+
 /// Reads one log file line by line into events and the reader's findings.
 ///
 /// Every physical line becomes exactly one ``LineItem``, so `lines = events + malformed + blank`
@@ -59,6 +69,10 @@ final class FileReader {
     private var recent: EventRing
     /// `$secret` pseudo-events of the line just read.
     private(set) var secrets: [Event] = []
+    /// The `$time_regression` pseudo-event of the line just read (``read()``), if it has one.
+    private(set) var regression: Event?
+    /// Whether ``regression`` is set, asked without taking a reference.
+    var hasRegression: Bool { regression != nil }
     private(set) var stats: FileStats
     /// Where the bytes and events read are counted, ``RunProgress/eventStep`` lines (or one line
     /// over 1 MiB) at a time.
@@ -88,7 +102,19 @@ final class FileReader {
     /// The next line, or nil at the end. A read error ends the file: it is recorded in ``stats``
     /// and every line read before it has been returned.
     func next() -> LineItem? {
+        switch read() {
+        case nil: return nil
+        case .blank?: return .blank
+        case .malformed(let e)?: return .malformed(e)
+        case .event(let e, let id)?:
+            return .event(e.takeUnretainedValue(), source: id, regression: regression)
+        }
+    }
+
+    /// ``next()`` with the line's event lent (``LentLine``): valid until the next call.
+    func read() -> LentLine? {
         secrets.truncate(to: 0)
+        if regression != nil { regression = nil }
         let raw: RawLine
         do {
             guard let r = try lines.next() else {
@@ -190,41 +216,29 @@ final class FileReader {
         // has some (most lines have neither). `fields` moves into the event: one reference
         // counted, not a second one and a release; the event's earlier array, emptied, holds the
         // next line's fields. The redacted keys are passed only when there are some.
-        let event: Event
+        let event: Unmanaged<Event>
         if let spare = recent.spare() {
             // A logged `ev` named as one of the reader's findings has the id of none: the
             // finding's id, when a rule names it, is one of three.
             let evID = parsed.evID ?? evIDs[parsed.ev] ?? -1
-            // The name moves into the event, and the event's earlier one into the line, which
-            // the next line's parse overwrites: no reference counted for either.
-            spare.refill(
-                t: parsed.t, swappingEv: &parsed.ev, gen: parsed.gen, file: index,
-                line: raw.number,
-                evID: evID >= 0 && (evID == malformedID || evID == secretID || evID == regressionID)
-                    ? -1 : evID)
-            if !parsed.fields.isEmpty || !parsed.redactedKeys.isEmpty || spare.holdsFields {
-                var fields = parsed.takeFields()
-                if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
-                // The event's earlier fields become the room of a later line's.
-                let earlier = spare.refill(
-                    fields: consume fields,
-                    redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys)
-                if earlier.capacity > 0 { keepSpare(earlier) } else { takeSpare() }
+            spare._withUnsafeGuaranteedRef {
+                refill($0, line: raw.number, evID: evID >= 0 && isFindingID(evID) ? -1 : evID)
             }
             event = spare
         } else {
             var fields = parsed.takeFields()
             if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
             takeSpare()
-            event = Event(
+            let made = Event(
                 t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
                 fields: consume fields,
                 redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys,
                 evID: parsed.evID ?? evIDs[parsed.ev] ?? -1,
                 pseudo: false)
-            recent.keep(event)
+            // The ring holds the new event: it is lent like a spare one.
+            recent.keep(made)
+            event = Unmanaged.passUnretained(made)
         }
-        var regression: Event?
         if id != currentID { switchStamp(to: id) }
         let earlier = currentStamp
         let now = Stamp(t: parsed.t, exact: parsed.tExact)
@@ -240,7 +254,31 @@ final class FileReader {
                 fields: located(fields, raw.number), evID: regressionID)
         }
         currentStamp = now
-        return .event(event, source: id, regression: regression)
+        return .event(event, source: id)
+    }
+
+    /// Fills `spare`, an event of ``recent`` nothing else holds, with the line just parsed (its
+    /// name, fields and redacted keys move in; its earlier ones go back to the line and spares).
+    private func refill(_ spare: Event, line: Int, evID: Int32) {
+        // The name moves into the event, and the event's earlier one into the line, which the
+        // next line's parse overwrites: no reference counted for either.
+        spare.refill(
+            t: parsed.t, swappingEv: &parsed.ev, gen: parsed.gen, file: index, line: line,
+            evID: evID)
+        if !parsed.fields.isEmpty || !parsed.redactedKeys.isEmpty || spare.holdsFields {
+            var fields = parsed.takeFields()
+            if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
+            // The event's earlier fields become the room of a later line's.
+            let earlier = spare.refill(
+                fields: consume fields,
+                redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys)
+            if earlier.capacity > 0 { keepSpare(earlier) } else { takeSpare() }
+        }
+    }
+
+    /// Whether `id` (not -1) is the id of one of the reader's findings.
+    @inline(__always) private func isFindingID(_ id: Int32) -> Bool {
+        id == malformedID || id == secretID || id == regressionID
     }
 
     /// Gives the parsed line a spare array when its fields went to their event: the next line's

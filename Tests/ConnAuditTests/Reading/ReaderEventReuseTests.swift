@@ -188,7 +188,8 @@ import ConnAuditTestSupport
         var kept: Event?
         for line in 1...(EventRing.size * rounds) {
             if let spare = ring.spare() {
-                spare.refill(t: Double(line), ev: "x.step", gen: nil, file: 0, line: line, evID: -1)
+                spare.takeUnretainedValue().refill(
+                    t: Double(line), ev: "x.step", gen: nil, file: 0, line: line, evID: -1)
             } else {
                 let made = Event(t: Double(line), ev: "x.step", line: line)
                 ring.keep(made)
