@@ -219,11 +219,9 @@ final class FileReader {
         let event: Unmanaged<Event>
         if let spare = recent.spare() {
             // A logged `ev` named as one of the reader's findings has the id of none: the
-            // finding's id, when a rule names it, is one of three.
-            let evID = parsed.evID ?? evIDs[parsed.ev] ?? -1
-            spare._withUnsafeGuaranteedRef {
-                refill($0, line: raw.number, evID: evID >= 0 && isFindingID(evID) ? -1 : evID)
-            }
+            // parser gives such a name -1 (``JSONLineParser/loggedEvID(_:)``).
+            let evID = parsed.evID ?? parser.loggedEvID(parsed.ev)
+            spare._withUnsafeGuaranteedRef { refill($0, line: raw.number, evID: evID) }
             event = spare
         } else {
             var fields = parsed.takeFields()
@@ -233,7 +231,7 @@ final class FileReader {
                 t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
                 fields: consume fields,
                 redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys,
-                evID: parsed.evID ?? evIDs[parsed.ev] ?? -1,
+                evID: parsed.evID ?? parser.loggedEvID(parsed.ev),
                 pseudo: false)
             // The ring holds the new event: it is lent like a spare one.
             recent.keep(made)
@@ -274,11 +272,6 @@ final class FileReader {
                 redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys)
             if earlier.capacity > 0 { keepSpare(earlier) } else { takeSpare() }
         }
-    }
-
-    /// Whether `id` (not -1) is the id of one of the reader's findings.
-    @inline(__always) private func isFindingID(_ id: Int32) -> Bool {
-        id == malformedID || id == secretID || id == regressionID
     }
 
     /// Gives the parsed line a spare array when its fields went to their event: the next line's

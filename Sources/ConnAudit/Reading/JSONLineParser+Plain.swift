@@ -495,10 +495,18 @@ extension JSONLineParser {
         }
         if Self.mayHoldToken(bytes), Self.containsToken(bytes) { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
-        let id = evIDs[text] ?? -1
+        let id = loggedEvID(text)
         if let number = keepEvName(bytes, text, id: id) { return (number, id) }
         plainEvText = text
         return (-1, id)
+    }
+
+    /// The id a logged line's `ev` named `text` takes: its ``EvNames`` id, or -1 for a name no
+    /// rule mentions and for the name of one of the reader's findings (a log cannot forge
+    /// `$time_regression`). Asked once per name the parser keeps, so no line asks again.
+    func loggedEvID(_ text: String) -> Int32 {
+        guard let id = evIDs[text] else { return -1 }
+        return Event.startsWithDollar(text) && Event.readerFindings.contains(text) ? -1 : id
     }
 
     /// Keeps a new `ev` name (`bytes` decoded as `text`) in ``evTable`` and ``evNames``: its

@@ -143,7 +143,7 @@ extension JSONLineParser {
             return .string(text)
         }
         if ev {
-            let id = evIDs[text] ?? -1
+            let id = loggedEvID(text)
             out.evID = id
             keepEvName(bytes, text, id: id)
         } else {
