@@ -357,7 +357,7 @@ extension JSONLineParser {
         // A valid plain event: what the general parser would make of it, without its bookkeeping.
         out.setPlain(t: t, tExact: tExact, evID: evID, gen: gen)
         // The name goes straight from the table into the line: one copy counted.
-        if evName >= 0 { out.ev = evNames[Int(evName)] } else { out.ev = plainEvText }
+        if evName >= 0 { setEv(evName, of: &out) } else { out.ev = plainEvText }
         if src != -2 && session != -2 {
             out.setSources(src, session)
         } else {
@@ -499,6 +499,34 @@ extension JSONLineParser {
         if let number = keepEvName(bytes, text, id: id) { return (number, id) }
         plainEvText = text
         return (-1, id)
+    }
+
+    /// Sets `out`'s `ev` to name `number` of ``evNames``. Most names are short: a String of at
+    /// most 15 bytes holds them inline, immortal, and counts no reference. When the name and the
+    /// line's earlier one are both immortal, its two words are copied as they are, and no call
+    /// counts a reference that the runtime skips anyway.
+    @inline(__always)
+    mutating func setEv(_ number: Int32, of out: inout ParsedLine) {
+        evNames.withUnsafeBufferPointer { names in
+            let name = UnsafeRawPointer(names.baseAddress.unsafelyUnwrapped + Int(number))
+            if Self.isImmortal(name),
+                withUnsafeBytes(of: &out.ev, { Self.isImmortal($0.baseAddress!) })
+            {
+                withUnsafeMutableBytes(of: &out.ev) {
+                    $0.baseAddress!.copyMemory(from: name, byteCount: 16)
+                }
+            } else {
+                out.ev = names[Int(number)]
+            }
+        }
+    }
+
+    /// Whether the String at `p` is immortal: the runtime counts no reference for it (a small
+    /// string, held inline, or a literal), so a copy of its words is the same String. Its
+    /// object word's top bit says so (the standard library's `_StringObject`, on the 64-bit
+    /// targets conn-audit builds for; anywhere else no String is taken for immortal).
+    @inline(__always) static func isImmortal(_ p: UnsafeRawPointer) -> Bool {
+        MemoryLayout<String>.size == 16 && p.load(fromByteOffset: 8, as: UInt64.self) >> 63 == 1
     }
 
     /// The id a logged line's `ev` named `text` takes: its ``EvNames`` id, or -1 for a name no

@@ -73,7 +73,7 @@ extension JSONLineParser {
         if !out.fields.isEmpty { out.fields = [] }
         out.setPlain(
             t: Double(t), tExact: t, evID: kept.evID, gen: kept.gen >= 0 ? UInt64(kept.gen) : nil)
-        out.ev = evNames[Int(kept.ev)]
+        setEv(kept.ev, of: &out)
         out.setSources(kept.src, kept.session)
         return .read
     }
