@@ -74,12 +74,7 @@ extension String {
         // hands out one interned string per `src`, `session` and `ev` text). Different words
         // may still hold the same bytes, which the comparisons below find. (A String is two
         // words on the 64-bit targets conn-audit builds for; anywhere else the check is skipped.)
-        if MemoryLayout<String>.size == 16,
-            unsafeBitCast(self, to: (UInt64, UInt64).self)
-                == unsafeBitCast(other, to: (UInt64, UInt64).self)
-        {
-            return true
-        }
+        if String.isTwoWords, words == other.words { return true }
         // String's == first: it answers most pairs at once (the same storage, or different ASCII),
         // and bytes are compared only for texts it calls equal.
         guard self == other else { return false }

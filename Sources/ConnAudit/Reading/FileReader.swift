@@ -366,9 +366,7 @@ final class FileReader {
         switch (a, b) {
         case (nil, nil): return true
         case (.string(let x)?, .string(let y)?):
-            return MemoryLayout<String>.size == 16
-                && unsafeBitCast(x, to: (UInt64, UInt64).self)
-                    == unsafeBitCast(y, to: (UInt64, UInt64).self)
+            return String.isTwoWords && x.words == y.words
         default: return false
         }
     }

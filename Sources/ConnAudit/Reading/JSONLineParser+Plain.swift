@@ -521,12 +521,11 @@ extension JSONLineParser {
         }
     }
 
-    /// Whether the String at `p` is immortal: the runtime counts no reference for it (a small
-    /// string, held inline, or a literal), so a copy of its words is the same String. Its
-    /// object word's top bit says so (the standard library's `_StringObject`, on the 64-bit
-    /// targets conn-audit builds for; anywhere else no String is taken for immortal).
+    /// Whether the String at `p` is immortal (``Swift/String/isImmortal(objectWord:)``): the
+    /// runtime counts no reference for it, so a copy of its words is the same String.
     @inline(__always) static func isImmortal(_ p: UnsafeRawPointer) -> Bool {
-        MemoryLayout<String>.size == 16 && p.load(fromByteOffset: 8, as: UInt64.self) >> 63 == 1
+        String.isTwoWords
+            && String.isImmortal(objectWord: p.load(fromByteOffset: 8, as: UInt64.self))
     }
 
     /// The id a logged line's `ev` named `text` takes: its ``EvNames`` id, or -1 for a name no

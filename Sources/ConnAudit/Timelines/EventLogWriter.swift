@@ -46,8 +46,7 @@ struct EventLogWriter: ~Copyable {
     /// storage, so the same bytes (the reader hands out one interned text per `ev` name). Texts
     /// with the same bytes may still differ in them. Nil where a `String` is not two words.
     @inline(__always) private static func words(_ s: String) -> (UInt64, UInt64)? {
-        guard MemoryLayout<String>.size == 16 else { return nil }
-        return unsafeBitCast(s, to: (UInt64, UInt64).self)
+        String.isTwoWords ? s.words : nil
     }
 
     private typealias Flag = EncodedEventLog.Flag

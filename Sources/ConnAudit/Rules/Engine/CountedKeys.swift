@@ -7,10 +7,10 @@
 ///
 /// The text last numbered or looked up is kept with its answer: the same text asked again (the
 /// next index recording the event, the calls on it, the next event of the same id) is answered
-/// by comparing the two words of the string, without a hash. Equal words are the same text: a
-/// short string holds its bytes in them, a long one its storage, which the kept text keeps
-/// alive unless it is immortal. A number, once given, stays; an answer that the text has none is kept only while no
-/// key is added.
+/// by comparing the two words of the string (``Swift/String/words``), without a hash. Equal words
+/// are the same text: a short string holds its bytes in them, a long one its storage, which the
+/// kept text keeps alive unless it is immortal. A number, once given, stays; an answer that the
+/// text has none is kept only while no key is added.
 final class CountedKeys {
     private var table = KeyBuckets<Void>()
     /// The text last asked about, its words, and its number (-1: none, as of ``lastCount``).
@@ -43,20 +43,18 @@ final class CountedKeys {
     }
 
     @inline(__always) private func remember(_ text: String, _ w: (UInt64, UInt64), _ n: Int32) {
+        // Where a String is not two words, nothing is remembered: no text is answered again.
+        guard String.isTwoWords else { return }
         // An immortal string (a short one, whose bytes are its words, or a literal) is never
         // freed: only a mortal one's storage is kept alive, and with it its words' meaning.
-        if w.1 & Self.immortal == 0 { last = text }
+        if !String.isImmortal(objectWord: w.1) { last = text }
         lastWords = w
         lastNumber = n
         lastCount = table.count
     }
 
-    /// The flag of a string's second word that marks it immortal: its storage is never freed
-    /// (the Swift runtime skips reference counting for it).
-    private static let immortal: UInt64 = 1 << 63
-
-    /// The two words a string is made of.
+    /// The two words a string is made of (none where a String is not two words).
     @inline(__always) static func words(_ s: String) -> (UInt64, UInt64) {
-        unsafeBitCast(s, to: (UInt64, UInt64).self)
+        String.isTwoWords ? s.words : (0, 0)
     }
 }
