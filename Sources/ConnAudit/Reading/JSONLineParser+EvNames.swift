@@ -8,6 +8,7 @@ extension JSONLineParser {
     @inline(__always)
     mutating func setEv(_ number: Int32, of out: inout ParsedLine) {
         evNames.withUnsafeBufferPointer { names in
+            assert(number >= 0 && Int(number) < names.count, "an ev name the parser kept")
             let name = UnsafeRawPointer(names.baseAddress.unsafelyUnwrapped + Int(number))
             if Self.isImmortal(name),
                 withUnsafeBytes(of: &out.ev, { Self.isImmortal($0.baseAddress!) })
