@@ -79,7 +79,7 @@ class Runner: HistoryProvider {
         plainKind =
             compiled.bindsHistoryResults
             ? nil : statics != nil ? .live : compiled.lets.names.isEmpty ? .plain : nil
-        lists = Array(repeating: [], count: compiled.historyLists.count)
+        lists = compiled.emptyLists
         // Covering nothing (made without a search of the slots) unless a call is counted.
         counted = SlotTable(covering: [])
         var countedIndexes: [CountedIndex] = []
@@ -102,7 +102,7 @@ class Runner: HistoryProvider {
             counted[slot] = CountedCall(index: index, shape: shape)
         }
         self.countedIndexes = countedIndexes
-        aggregates = Array(repeating: Aggregate(), count: compiled.staticCalls.count)
+        aggregates = compiled.emptyAggregates
         staticCalls = compiled.staticCallTable.view
         routes = compiled.routes.view
         statics?.runner = Unmanaged.passUnretained(self)

@@ -23,6 +23,10 @@ public final class LetTable: @unchecked Sendable {
     /// nothing else (`prev: "last({ev: ws.ping})"`); nil for any other let. Such a let is read
     /// from the aggregate itself, never evaluated or cached (``StaticLets``).
     let direct: [DirectAggregate?]
+    /// A ``StaticLetCache``'s values and a ``StaticLets``' marks as they start, made once: each
+    /// runner's shares them until it first writes one.
+    fileprivate let undecided: [StaticLetCache.Kept]
+    fileprivate let notEvaluating: [Bool]
 
     struct DirectAggregate {
         let aggregate: Int
@@ -67,6 +71,9 @@ public final class LetTable: @unchecked Sendable {
             return DirectAggregate(aggregate: deps[slot][0], kind: call.kind)
         }
         layout = LetLayouts.id(names)
+        let kept = StaticLetCache.Kept(value: .undecided, scalar: .undecided)
+        undecided = Array(repeating: kept, count: names.count)
+        notEvaluating = Array(repeating: false, count: names.count)
     }
 
     /// The order ``init`` keeps the names of `definitions` in (a name's first place).
@@ -209,7 +216,7 @@ final class StaticLets {
     init(table: LetTable, cache: StaticLetCache) {
         self.table = table
         self.cache = cache
-        evaluating = Array(repeating: false, count: table.names.count)
+        evaluating = table.notEvaluating
     }
 
     func value(of name: String, hint: LetSlot, _ ctx: EvalContext, _ e: Event) -> Eval? {
@@ -322,7 +329,7 @@ final class StaticLetCache {
     private var values: [Kept]
 
     /// A let's value, and the same as a ``Scalar`` (read without copying the value out).
-    private struct Kept {
+    fileprivate struct Kept {
         var value: Eval
         var scalar: Scalar
     }
@@ -332,8 +339,7 @@ final class StaticLetCache {
 
     init(table: LetTable) {
         dependents = table.dependents
-        values = Array(
-            repeating: Kept(value: .undecided, scalar: .undecided), count: table.names.count)
+        values = table.undecided
     }
 
     /// The bit that says whether let `slot` is fresh; none (0) past the first 64.
