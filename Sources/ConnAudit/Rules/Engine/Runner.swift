@@ -368,16 +368,17 @@ class Runner: HistoryProvider {
     /// params and files, no history).
     enum SharedKind: Int { case live, plain, noHistory, index }
     /// The objects made so far, owned here for the runner's life: never replaced or dropped, so
-    /// every context and index of this runner may hold one uncounted (``sharedRefs``).
-    private var sharedMade: [EvalShared] = []
+    /// every context and index of this runner may hold one uncounted (``sharedRefs``). Fields,
+    /// not an array: no buffer is made, grown or freed for them.
+    private var sharedMade = SharedSlots<EvalShared>()
     /// The same objects by kind, uncounted: handing one to a context costs no retain. Plain
     /// fields, not an array: reading an array's element retains its buffer for the read.
-    private var sharedRefs = SharedRefs()
+    private var sharedRefs = SharedSlots<Unmanaged<EvalShared>>()
 
-    struct SharedRefs {
-        var live, plain, noHistory, index: Unmanaged<EvalShared>?
+    struct SharedSlots<Slot> {
+        var live, plain, noHistory, index: Slot?
 
-        @inline(__always) subscript(kind: SharedKind) -> Unmanaged<EvalShared>? {
+        @inline(__always) subscript(kind: SharedKind) -> Slot? {
             get {
                 switch kind {
                 case .live: live
@@ -415,7 +416,7 @@ class Runner: HistoryProvider {
             environment: environment, statics: kind == .live ? statics : nil,
             runner: kind == .live || kind == .plain ? self : nil)
         made.regexBudget = regexBudget
-        sharedMade.append(made)
+        sharedMade[kind] = made
         let ref = Unmanaged.passUnretained(made)
         sharedRefs[kind] = ref
         return ref
