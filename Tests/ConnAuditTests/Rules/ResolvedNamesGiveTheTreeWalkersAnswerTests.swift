@@ -56,7 +56,7 @@ import Testing
         switch setting {
         case .statics:
             let table = LetTable(lets, staticNames: Set(lets.map(\.name)))
-            let statics = StaticLets(table: table, cache: StaticLetCache(table: table))
+            let statics = StaticLets(table: table)
             let shared = EvalShared(
                 environment: EvalEnvironment(params: params, files: []), statics: statics,
                 runner: nil)

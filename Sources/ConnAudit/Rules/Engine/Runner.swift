@@ -67,14 +67,14 @@ class Runner: HistoryProvider {
         self.files = files
         usesRegex = compiled.usesRegex
         check = compiled.rule.check
-        letCache =
-            !compiled.lets.isStatic.contains(true)
-            ? nil
-            : StaticLetCache(table: compiled.lets)
-        if let letCache, !compiled.lets.isStatic.contains(false) {
-            statics = StaticLets(table: compiled.lets, cache: letCache)
+        // One object when every let is static: the lets are their own cache.
+        if !compiled.lets.isStatic.contains(true) {
+            (letCache, statics) = (nil, nil)
+        } else if !compiled.lets.isStatic.contains(false) {
+            let lets = StaticLets(table: compiled.lets)
+            (letCache, statics) = (lets, lets)
         } else {
-            statics = nil
+            (letCache, statics) = (StaticLetCache(table: compiled.lets), nil)
         }
         plainKind =
             compiled.bindsHistoryResults

@@ -206,17 +206,18 @@ public final class LetScope {
 /// aggregates and params only, never on the event or captures, so they are evaluated in whatever
 /// context first reads them and kept until an aggregate they depend on changes. A let that is
 /// one running aggregate's answer (``LetTable/direct``) is read from the aggregate at each read.
-final class StaticLets {
+/// It is its own cache: a runner makes one object for both.
+final class StaticLets: StaticLetCache {
     let table: LetTable
-    let cache: StaticLetCache
+    @inline(__always) var cache: StaticLetCache { self }
     private var evaluating: [Bool]
     /// The runner whose aggregates the direct lets read, not counted: it owns this object.
     var runner: Unmanaged<Runner>?
 
-    init(table: LetTable, cache: StaticLetCache) {
+    override init(table: LetTable) {
         self.table = table
-        self.cache = cache
         evaluating = table.notEvaluating
+        super.init(table: table)
     }
 
     func value(of name: String, hint: LetSlot, _ ctx: EvalContext, _ e: Event) -> Eval? {
@@ -322,11 +323,12 @@ final class StaticLets {
 /// stale. Which lets are fresh is one word, a bit per let (``bit(_:)``): a change clears the
 /// aggregate's mask, a read tests one bit. Only the first 64 lets of a rule have a bit: a let
 /// past them is never kept, and is evaluated at each read (`StaticLetsBeyondSixtyFourTests`).
-final class StaticLetCache {
-    private let dependents: [UInt64]
+/// Subclassed by ``StaticLets`` alone; every member is final.
+class StaticLetCache {
+    private final let dependents: [UInt64]
     /// The fresh lets' bits: ``values`` holds their values for the aggregates as they are.
-    private var fresh: UInt64 = 0
-    private var values: [Kept]
+    private final var fresh: UInt64 = 0
+    private final var values: [Kept]
 
     /// A let's value, and the same as a ``Scalar`` (read without copying the value out).
     fileprivate struct Kept {
@@ -335,7 +337,7 @@ final class StaticLetCache {
     }
     /// How many times any aggregate changed (only grows): a scope of lets evaluated at one count
     /// holds their values for as long as the count stays.
-    private(set) var changes = 0
+    private(set) final var changes = 0
 
     init(table: LetTable) {
         dependents = table.dependents
@@ -346,28 +348,28 @@ final class StaticLetCache {
     @inline(__always) static func bit(_ slot: Int) -> UInt64 { slot < 64 ? 1 << UInt64(slot) : 0 }
 
     /// The value of let `slot`, if it is fresh.
-    @inline(__always) func lookup(_ slot: Int) -> Eval? {
+    @inline(__always) final func lookup(_ slot: Int) -> Eval? {
         fresh & Self.bit(slot) != 0 ? values[slot].value : nil
     }
 
     /// ``lookup(_:)`` as a ``Scalar``.
-    @inline(__always) func scalarLookup(_ slot: Int) -> Scalar? {
+    @inline(__always) final func scalarLookup(_ slot: Int) -> Scalar? {
         fresh & Self.bit(slot) != 0 ? values[slot].scalar : nil
     }
 
-    func store(_ slot: Int, _ value: Eval) {
+    final func store(_ slot: Int, _ value: Eval) {
         values[slot] = Kept(value: value, scalar: Scalar(value))
         fresh |= Self.bit(slot)
     }
 
     /// Aggregate `a` changed its answer: the lets that depend on it are stale.
-    @inline(__always) func changed(aggregate a: Int) {
+    @inline(__always) final func changed(aggregate a: Int) {
         changes &+= 1
         if a < dependents.count { fresh &= ~dependents[a] }
     }
 
     /// Every aggregate changed (set back from a retired timeline's state): every let is stale.
-    func changedAll() {
+    final func changedAll() {
         changes &+= 1
         fresh = 0
     }
