@@ -8,9 +8,9 @@
 /// ``EvalContext``'s lives no longer than a counted one of the same event
 /// (`EvalContext.eventRef`). The event ``FileReader/read()`` lends the scan (``LentLine``) is
 /// this ring's own slot, looked at again only one round later, after the scan is done with it
-/// and has counted whatever it keeps. So no holder can read an event handed out again here. Once the
-/// ring's reference is the only one, no other thread holds the event either, and none can take a
-/// new reference to it.
+/// and has counted whatever it keeps. So no holder can read an event handed out again here.
+/// Once the ring's reference is the only one, no other thread holds the event either, and none
+/// can take a new reference to it.
 ///
 /// The slots are looked at in turn: an event is looked at again one round of the ring after it
 /// was read. A slot whose event is still held gets the next new event. While the ring has fewer

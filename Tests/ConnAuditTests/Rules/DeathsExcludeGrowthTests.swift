@@ -9,9 +9,7 @@ import ConnSoak
 /// the findings are those of trying it.
 @Suite struct DeathsExcludeGrowthTests {
     private static func rule(_ body: String) throws -> CompiledRule {
-        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
-        let text = "rules:\n  - " + lines.joined(separator: "\n    ") + "\n"
-        let rule = try #require(try RuleLoader.load(files: [("rules/seq.yaml", text)]).rules.first)
+        let rule = try #require(try RuleRuns.rules([body], file: "rules/seq.yaml").first)
         return CompiledRule(rule: rule, index: 0, overrides: [:])
     }
 

@@ -311,8 +311,8 @@ extension CompiledExpression {
         }
     }
 
-    /// `x ?? y`, reading a field, a let's or a running aggregate's field or a constant in place and any other part
-    /// through its closure (``ScalarRead``).
+    /// `x ?? y`, reading a field, a let's or a running aggregate's field or a constant in place,
+    /// and any other part through its closure (``ScalarRead``).
     private static func coalesce(_ x: ScalarOperand, _ y: ScalarOperand) -> Scalar.Run {
         switch x {
         case .field(let name, let id): return coalesce(FieldRead(name: name, id: id), y)
@@ -445,9 +445,9 @@ extension CompiledExpression {
 
     /// `let == null` (or `!=`, `equal` false) as a scalar (see ``letNullTest(_:_:equal:)``):
     /// asked of the aggregate where the let is one's `first` or `last`, else of the let's kept
-    /// value. A context that binds nothing of its own (``EvalContext/hasNoLocals``) and a let that is a
-    /// running aggregate's `first` or `last` are answered here, in the reading closure; anything
-    /// else out of line (``scalarNullTestElsewhere(_:equal:_:_:)``).
+    /// value. A context that binds nothing of its own (``EvalContext/hasNoLocals``) and a let
+    /// that is a running aggregate's `first` or `last` are answered here, in the reading closure;
+    /// anything else out of line (``scalarNullTestElsewhere(_:equal:_:_:)``).
     @inline(__always) static func scalarNullTest(
         _ hint: LetSlot, equal: Bool, _ ctx: EvalContext, _ e: Event
     ) -> Scalar {

@@ -4,10 +4,11 @@
 /// field, a capture's or a let's field, a bare let) in its own closure, made for that pair of
 /// leaf kinds (``CompiledExpression/scalarPair(_:_:_:)``): `t < p.t + T` runs as two closures
 /// (the comparison and the sum), not five. `and`, `or`, `if` and `??` read their common leaves
-/// (a let's null test, a bare let, a constant, a field, a let's or an aggregate's field) so too. Any other operand
-/// is a closure of its own (``closure``). A leaf read in place gives what its closure gives (the tests compare every
-/// pair of operand kinds with the tree walker: `ScalarComparisonsGiveTheGeneralAnswerTests`,
-/// `CompiledTruthIsTheAnswersTruthTests`).
+/// (a let's null test, a bare let, a constant, a field, a let's or an aggregate's field) so
+/// too. Any other operand is a closure of its own (``closure``). A leaf read in place gives what
+/// its closure gives (the tests compare every pair of operand kinds with the tree walker:
+/// `ScalarComparisonsGiveTheGeneralAnswerTests`, `CompiledTruthIsTheAnswersTruthTests`,
+/// `ScalarPartsReadInPlaceTests`).
 enum ScalarOperand: Sendable {
     case constant(Scalar)
     /// The current event's `t`.
