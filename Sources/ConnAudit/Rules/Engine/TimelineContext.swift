@@ -152,7 +152,8 @@ final class TimelineContext {
     /// later, in a source that also carries SSE events, is then many events back: with 16, a
     /// fifth of `ws.timeout-closes` findings on a generated fleet would show the ping alone; with
     /// 64, about one in 266 does. Events are references, most of them held anyway: a larger ring
-    /// costs little memory and time (its events are freed later).
+    /// costs little memory and time (its events are freed later). A power of two: the oldest
+    /// slot moves on by a mask.
     static let ring = 64
     /// The last ``ring`` events, oldest first from ``oldest`` (a circular buffer).
     private var ringEvents = RingSlots()
@@ -181,6 +182,14 @@ final class TimelineContext {
     /// the reader's findings about unrelated lines).
     let enabled: Bool
 
+    /// Whether an event only joins the ring: the context is enabled, no text is pending, and no
+    /// finding waits (``fresh``, ``waitingAll``, ``waitingByGen`` empty). One flag read per event;
+    /// ``settle()`` sets it again after each change of what it sums up.
+    private var quiet: Bool
+    /// ``quiet`` but for ``waitingByGen``: an event without `gen` only joins the ring while
+    /// generations' findings wait (a source of many generations keeps some waiting to its end).
+    private var quietButGens: Bool
+
     private struct Waiting {
         var violation: Bool
         var rule: Int
@@ -198,6 +207,14 @@ final class TimelineContext {
         self.source = source
         sharedSource = source.map(SharedSource.init)
         self.enabled = enabled
+        quiet = enabled
+        quietButGens = enabled
+    }
+
+    /// Sets ``quiet`` and ``quietButGens`` from what they sum up.
+    private func settle() {
+        quietButGens = enabled && pending == nil && fresh.isEmpty && waitingAll.isEmpty
+        quiet = quietButGens && waitingByGen.isEmpty
     }
 
     /// Set while a retired timeline is rebuilt by replaying its events: the findings made then
@@ -273,6 +290,8 @@ final class TimelineContext {
         if let p = pending, p.event === e { return p.text }
         let made = Self.text(e)
         pending = (e, made)
+        quiet = false
+        quietButGens = false
         return made
     }
 
@@ -306,6 +325,7 @@ final class TimelineContext {
             if waitingByGen[gen]!.isEmpty { waitingByGen[gen] = nil }
         }
         follow(&fresh)
+        settle()
     }
 
     /// The finding at `index` waits for `count` more events of its timeline after its anchor.
@@ -319,6 +339,8 @@ final class TimelineContext {
             Waiting(
                 violation: violation, rule: rule, index: index, left: count, scope: scope.events,
                 anchorSeq: anchorSeq))
+        quiet = false
+        quietButGens = false
     }
 
     private func enqueue(_ findings: [Waiting]) {
@@ -336,12 +358,11 @@ final class TimelineContext {
     /// Inlined into each event's feed: most events find no finding waiting and no text rendered,
     /// and only join the ring.
     @inline(__always) func record(_ e: Event, sink: FindingSink) {
-        if enabled, !e.isPseudo, pending == nil, fresh.isEmpty, waitingAll.isEmpty,
-            e.gen == nil || waitingByGen.isEmpty
-        {
+        if quiet || quietButGens && e.gen == nil, !e.isPseudo {
             keep(e, text: nil)
         } else {
             recordOther(e, sink: sink)
+            settle()
         }
     }
 
@@ -365,7 +386,7 @@ final class TimelineContext {
         } else {
             ringEvents[oldest] = e
             if !ringTexts.isEmpty { ringTexts[oldest] = known }
-            oldest = oldest + 1 == Self.ring ? 0 : oldest + 1
+            oldest = (oldest &+ 1) & (Self.ring &- 1)
         }
     }
 
