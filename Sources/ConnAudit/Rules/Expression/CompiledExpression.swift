@@ -138,7 +138,8 @@ struct CompiledExpression: Sendable {
                     binaryNode(
                         op, shortCircuit ? inner(l, a) : a.run, shortCircuit ? inner(r, b) : b.run,
                         l, r),
-                    .run(s)
+                    (op == .add || op == .subtract) && isLeaf(l) && isLeaf(r)
+                        ? .sum(x, y, subtract: op == .subtract, s) : .run(s)
                 )
             }
             return Node(binaryNode(op, first(a), first(b), l, r), nil)
@@ -155,6 +156,14 @@ struct CompiledExpression: Sendable {
             return Node(choice(first(t), first(a), first(b)), nil)
         default:
             return Node(compileOther(expr), wanted ? scalarOperand(expr) : nil)
+        }
+    }
+
+    /// Whether `expr` is no operator node: its scalar form is a leaf (``scalarOperand(_:)``).
+    private static func isLeaf(_ expr: Expr) -> Bool {
+        switch expr {
+        case .unary, .binary, .conditional: false
+        default: true
         }
     }
 

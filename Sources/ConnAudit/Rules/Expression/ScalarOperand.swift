@@ -26,6 +26,10 @@ enum ScalarOperand: Sendable {
     /// `let == null` (`true`) or `let != null` (`false`) for a name its rule resolved to a let's
     /// slot (``CompiledExpression/scalarNullTest(_:equal:_:_:)``).
     case nullTest(LetSlot, Bool)
+    /// `x + y` (or `x - y`, `subtract`) of two leaves, and its closure (``closure``). A
+    /// comparison reads it in place where its parts are a capture's or a let's field and a bare
+    /// let or a constant (``SumRead``): `t >= p.t + T` runs as one closure.
+    indirect case sum(ScalarOperand, ScalarOperand, subtract: Bool, Scalar.Run)
     /// An operator node, compiled as a closure.
     case run(Scalar.Run)
 
@@ -49,6 +53,7 @@ enum ScalarOperand: Sendable {
             return { ctx, e in CompiledExpression.scalarBare(name, hint, ctx, e) }
         case .nullTest(let hint, let equal):
             return { ctx, e in CompiledExpression.scalarNullTest(hint, equal: equal, ctx, e) }
+        case .sum(_, _, _, let run): return run
         case .run(let run): return run
         }
     }
@@ -122,9 +127,38 @@ struct NullTestRead: ScalarRead {
     }
 }
 
+/// `a + b` or `a - b` (`subtract`), read as ``CompiledExpression/scalarPair(_:_:_:)``'s closure
+/// for the operator reads it: left to right, the first ``Scalar/other`` ends the read.
+struct SumRead<A: ScalarRead, B: ScalarRead>: ScalarRead {
+    let a: A
+    let b: B
+    let subtract: Bool
+    @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar {
+        let x = a.read(ctx, e)
+        if x.isOther { return .other }
+        let y = b.read(ctx, e)
+        if y.isOther { return .other }
+        if case .int(let i) = x, case .int(let j) = y {
+            let (r, o) = subtract ? i.subtractingReportingOverflow(j) : i.addingReportingOverflow(j)
+            if !o { return .int(r) }
+        }
+        return Scalar.combineOther(subtract ? .subtract : .add, x, y)
+    }
+}
+
 struct ClosureRead: ScalarRead {
     let run: Scalar.Run
     @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar { run(ctx, e) }
+}
+
+extension Expr.BinaryOp {
+    /// `<`, `<=`, `>`, `>=`, `==` or `!=`.
+    var isComparison: Bool {
+        switch self {
+        case .less, .lessEqual, .greater, .greaterEqual, .equal, .notEqual: true
+        default: false
+        }
+    }
 }
 
 extension CompiledExpression {
@@ -160,7 +194,43 @@ extension CompiledExpression {
         case .letMember(let name, let hint, let field, let id):
             return scalarPair(op, a, LetMemberRead(name: name, hint: hint, field: field, id: id))
         case .bare(let name, let hint): return scalarPair(op, a, BareRead(name: name, hint: hint))
+        case .sum(let x, let y, let subtract, let run) where op.isComparison:
+            return scalarPair(op, a, x, y, subtract: subtract, run)
         default: return scalarPair(op, a, ClosureRead(run: b.closure))
+        }
+    }
+
+    /// `a op (x + y)` (or `x - y`) for a comparison `op`, reading the sum in place where its
+    /// parts are a capture's or a let's field and a bare let or a constant; through its closure
+    /// `run` otherwise.
+    private static func scalarPair<A: ScalarRead>(
+        _ op: Expr.BinaryOp, _ a: A, _ x: ScalarOperand, _ y: ScalarOperand, subtract: Bool,
+        _ run: @escaping Scalar.Run
+    ) -> Scalar.Run {
+        switch x {
+        case .captureMember(let capture, let hint, let field, let id):
+            return scalarPair(
+                op, a, CaptureFieldRead(capture: capture, hint: hint, field: field, id: id), y,
+                subtract: subtract, run)
+        case .letMember(let name, let hint, let field, let id):
+            return scalarPair(
+                op, a, LetMemberRead(name: name, hint: hint, field: field, id: id), y,
+                subtract: subtract, run)
+        default: return scalarPair(op, a, ClosureRead(run: run))
+        }
+    }
+
+    private static func scalarPair<A: ScalarRead, X: ScalarRead>(
+        _ op: Expr.BinaryOp, _ a: A, _ x: X, _ y: ScalarOperand, subtract: Bool,
+        _ run: @escaping Scalar.Run
+    ) -> Scalar.Run {
+        switch y {
+        case .bare(let name, let hint):
+            return scalarPair(
+                op, a, SumRead(a: x, b: BareRead(name: name, hint: hint), subtract: subtract))
+        case .constant(let s):
+            return scalarPair(op, a, SumRead(a: x, b: ConstantRead(value: s), subtract: subtract))
+        default: return scalarPair(op, a, ClosureRead(run: run))
         }
     }
 
