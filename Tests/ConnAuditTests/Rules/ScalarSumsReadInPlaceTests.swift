@@ -62,9 +62,9 @@ import ConnAuditTestSupport
     /// against the tree walker's.
     static func agree(
         _ compiled: CompiledExpression, _ expr: Expr, _ source: String,
-        lets: [(name: String, expr: Expr)]
+        lets: [(name: String, expr: Expr)], on events: [Event] = Self.events
     ) {
-        for e in Self.events {
+        for e in events {
             for setting in Resolved.Setting.allCases {
                 for capture in [true, false] {
                     let (walking, keptW) = Resolved.context(

@@ -242,12 +242,14 @@ extension CompiledExpression {
     }
 
     /// Whether `expr` compiles as a scalar (``node(_:scalar:)``): a leaf ``scalarOperand(_:)``
-    /// reads, or a unary, binary (but `in`, `not in`) or conditional node of such parts.
+    /// reads, a unary, binary (but `in`, `not in`) or conditional node of such parts, or a
+    /// comparison with a text read in place (``isTextComparison(_:_:_:)``).
     static func scalarKind(_ expr: Expr) -> Bool {
         switch expr {
         case .unary(_, let operand): return scalarKind(operand)
         case .binary(let op, let l, let r, _):
             return op != .isIn && op != .notIn && scalarKind(l) && scalarKind(r)
+                || isTextComparison(op, l, r)
         case .conditional(let c, let a, let b):
             return scalarKind(c) && scalarKind(a) && scalarKind(b)
         case .literal(let v): return !Scalar(v).isOtherOrNonScalar

@@ -127,6 +127,10 @@ struct CompiledExpression: Sendable {
                     .nullTest(hint, op == .equal)
                 )
             }
+            if let text = textComparison(op, l, r) {
+                let a = node(l, scalar: false), b = node(r, scalar: false)
+                return Node(binaryNode(op, first(a), first(b), l, r), .run(text))
+            }
             // Leaves are made scalar only where both sides can be (no closure made for nothing).
             let parts = op != .isIn && op != .notIn && scalarKind(l) && scalarKind(r)
             let a = node(l, scalar: parts), b = node(r, scalar: parts)
