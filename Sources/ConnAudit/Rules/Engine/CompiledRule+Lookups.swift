@@ -1,6 +1,6 @@
 /// The shapes of a rule's history calls that a runner can look up instead of scanning: a
-/// `$seq > X` bound (``Runner/seqBound(_:context:)``) and an equality index
-/// (``Runner/keyedCandidates(_:context:)``). Both are read from the rule alone, once, with
+/// `$seq > X` bound (``SeqBound``) and an equality index
+/// (``Runner/keyedCandidates(_:_:context:)``). Both are read from the rule alone, once, with
 /// their outer sides compiled: every runner of the rule shares them.
 extension CompiledRule {
     /// The calls that may have a `$seq` bound or a keyed shape: calls that search a list (the

@@ -37,11 +37,13 @@ final class CompiledRule: @unchecked Sendable {
     /// Each static call's value (``StaticCall/value``), compiled: by position in ``staticCalls``.
     let staticValues: [CompiledExpression?]
     /// Per correlated call (by slot): its `$seq > X` bound and its equality index's shape, for
-    /// the calls that have one (``seqSideTable()``, ``keyedShapeTable()``). Made when a runner
-    /// of the rule first searches a list: most calls are answered without one, and most runs
-    /// search few. (A plan's rules are its thread's own, ``Auditor/makePlan(files:judging:)``.)
+    /// the calls that have one (``seqSideTable()``, ``keyedShapeTable()``). Made with the
+    /// rule's ``historyPlans``. (A plan's rules are its thread's own,
+    /// ``Auditor/makePlan(files:judging:)``.)
     private(set) lazy var seqSides: SlotTable<OuterSide> = seqSideTable()
     private(set) lazy var keyedShapes: SlotTable<KeyedShape> = keyedShapeTable()
+    /// How a runner answers each history call (``HistoryPlans``), made for the first runner.
+    private(set) lazy var historyPlans = HistoryPlans(self)
     /// The calls the two tables above are made for (``lookupCalls(_:lists:)``).
     let lookupCalls: [HistoryCall]
     /// Whether the message reads history (then an obligation renders it when it opens, so it

@@ -8,9 +8,15 @@ extension Runner {
     /// The events before the current one that `call` may match, after its `since` cut; for
     /// `next`, the events after it seen so far.
     func candidates(for call: HistoryCall, context: EvalContext) -> HistoryCandidates {
-        guard let listIndex = compiled.listOfSlot[call.slot] else {
-            return HistoryCandidates(events: [])
-        }
+        candidates(for: call, historyPlans[call.slot], context: context)
+    }
+
+    /// ``candidates(for:context:)`` by `call`'s plan: its lists, `$seq` bound and index shape.
+    final func candidates(
+        for call: HistoryCall, _ plan: UnsafePointer<HistoryPlans.Plan>, context: EvalContext
+    ) -> HistoryCandidates {
+        let listIndex = Int(plan.pointee.list)
+        guard listIndex >= 0 else { return HistoryCandidates(events: []) }
         if call.kind == .next {
             let from = (judging ?? context.event).seq
             let list = lists[listIndex]
@@ -33,7 +39,8 @@ extension Runner {
         case .selector(let s)?:
             // Judged late (look-ahead), the latest `since` event is the latest before the trigger.
             let before = judging?.seq ?? Int.max
-            if let sinceList = compiled.sinceListOfSlot[call.slot] {
+            let sinceList = Int(plan.pointee.sinceList)
+            if sinceList >= 0 {
                 var tried = 0
                 for e in lists[sinceList].reversed() where e.seq < before {
                     tried += 1
@@ -45,8 +52,21 @@ extension Runner {
                 guard spend(tried) else { return HistoryCandidates(events: []) }
             }
         }
-        if let bound = seqBound(call, context: context) { cut = max(cut, bound) }
-        var events = keyedCandidates(call, context: context) ?? lists[listIndex][...]
+        if let seq = plan.pointee.seq,
+            let bound = seq._withUnsafeGuaranteedRef({ $0.cut(context) })
+        {
+            cut = max(cut, bound)
+        }
+        var events: ArraySlice<Event>
+        if let keyed = plan.pointee.keyed,
+            let found = keyed._withUnsafeGuaranteedRef({
+                keyedCandidates(call, $0, context: context)
+            })
+        {
+            events = found
+        } else {
+            events = lists[listIndex][...]
+        }
         if cut != Int.min {
             // Lists are in seq order: find the first event after the cut.
             var lo = events.startIndex, hi = events.endIndex
@@ -68,28 +88,14 @@ extension Runner {
         return HistoryCandidates(events: events)
     }
 
-    /// For a call whose single selector term has a conjunct `$seq > X` (or `>=`) with X reading
-    /// only what is bound outside (`$seq > q.$seq`: after the captured event), the seq before
-    /// which no candidate can match: the look-back starts there instead of at the oldest event.
-    /// (The conjunct is found once per rule: ``CompiledRule/seqConjunct(_:)``.)
-    func seqBound(_ call: HistoryCall, context: EvalContext) -> Int? {
-        guard let found = compiled.seqSides[call.slot], Self.binds(found.bindings, context),
-            case .value(let v) = found.value(context),
-            let n = v.number, n.isFinite, abs(n) < 9e15
-        else { return nil }
-        let strict = found.strict
-        // Candidates need seq > n (strict) or seq >= n: everything at or before the bound is cut.
-        let whole = n.rounded(.down)
-        return strict || whole != n ? Int(whole) : Int(whole) - 1
-    }
-
     /// Whether every one of `names` is bound in `context` as the evaluator reads a name (a bound
     /// value, a capture, a history result). One that is not is null there; the call then scans,
     /// which answers that without an index made for bound names.
+    /// (Captures are asked first: that reads no event and no dictionary out.)
     static func binds(_ names: [String], _ context: EvalContext) -> Bool {
         for name in names {
+            if !context.captures.isEmpty, context.captures.binds(name) { continue }
             if context.boundLets?[name] != nil { continue }
-            if !context.captures.isEmpty, context.captures[name] != nil { continue }
             if let results = context.historyResults, results.lookup(name) != nil { continue }
             return false
         }
@@ -101,8 +107,9 @@ extension Runner {
     /// bound outside (captures, lets, params), the events with A equal to B's value, from a hash
     /// index kept up to date as events are retained. Nil when the call is not of that shape
     /// (``CompiledRule/keyedShape(_:)``).
-    func keyedCandidates(_ call: HistoryCall, context: EvalContext) -> ArraySlice<Event>? {
-        guard let shape = compiled.keyedShapes[call.slot] else { return nil }
+    func keyedCandidates(_ call: HistoryCall, _ shape: KeyedShape, context: EvalContext)
+        -> ArraySlice<Event>?
+    {
         let index: KeyedIndex
         if let made = indexes[call.slot] {
             index = made

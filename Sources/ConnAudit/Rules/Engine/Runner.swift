@@ -32,6 +32,8 @@ class Runner: HistoryProvider {
     let staticCalls: StaticCallTable.View
     /// The compiled rule's ``CompiledRule/routes``, read in place like ``staticCalls``.
     let routes: RunnerRoutes.View
+    /// The compiled rule's ``CompiledRule/historyPlans``, read in place like ``staticCalls``.
+    let historyPlans: HistoryPlans.View
     /// Whether the check must see every event the runner is given, whatever its id: a sequence's
     /// open obligations (any event's time may pass a deadline) and armed absences (each charged
     /// per event). Set by the check as it changes; otherwise an event reaches ``handle`` only when
@@ -105,6 +107,7 @@ class Runner: HistoryProvider {
         aggregates = compiled.emptyAggregates
         staticCalls = compiled.staticCallTable.view
         routes = compiled.routes.view
+        historyPlans = compiled.historyPlans.view
         statics?.runner = Unmanaged.passUnretained(self)
     }
 
@@ -577,10 +580,29 @@ class Runner: HistoryProvider {
     /// The answer of a static history call, from its running aggregate (``aggregateAnswer(_:_:)``),
     /// or of a counted one, from its index; nil for other calls.
     func answer(_ call: HistoryCall, context: EvalContext) -> Eval? {
-        guard let i = compiled.staticSlots[call.slot] else {
-            return counted[call.slot]?.answer(context, existence: call.existence)
+        answer(call, historyPlans[call.slot], context: context)
+    }
+
+    /// ``answer(_:context:)`` by `call`'s plan.
+    @inline(__always) final func answer(
+        _ call: HistoryCall, _ plan: UnsafePointer<HistoryPlans.Plan>, context: EvalContext
+    ) -> Eval? {
+        let aggregate = plan.pointee.aggregate
+        if aggregate >= 0 {
+            return call.kind == .next ? nil : aggregateAnswer(Int(aggregate), call.kind)
         }
-        return call.kind == .next ? nil : aggregateAnswer(i, call.kind)
+        guard plan.pointee.counted else { return nil }
+        return counted[call.slot]?.answer(context, existence: call.existence)
+    }
+
+    /// The answer of `call` in `context`: its plan's, read once (``HistoryPlans``).
+    @inline(__always) final func plannedAnswer(_ call: HistoryCall, _ context: EvalContext)
+        -> Eval
+    {
+        let plan = historyPlans[call.slot]
+        if let ready = answer(call, plan, context: context) { return ready }
+        return Evaluator.search(
+            call, context, candidates(for: call, plan, context: context), provider: self)
     }
 
     // MARK: - Look-ahead

@@ -31,11 +31,11 @@ extension Evaluator {
         return result
     }
 
-    static func historyAnswer(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
+    @inline(__always) static func historyAnswer(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
         // The engine's runner is called directly; any other provider through the protocol.
         ctx.withShared { shared in
             if let answer = shared.withRunner({ runner in
-                let answer = historyAnswer(call, ctx, provider: runner)
+                let answer = runner.plannedAnswer(call, ctx)
                 if let check = runner.crossCheck { runner.crossCheck(call, answer, ctx, check) }
                 return answer
             }) {
