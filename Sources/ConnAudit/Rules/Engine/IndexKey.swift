@@ -70,12 +70,23 @@ struct IndexKey: Sendable {
 /// `text(CAPTURE.FIELD)` (`text(c.id)`: the SSE rules' shape) reads the field where the context's
 /// captures hold the event and takes its text, as the compiled expression's `capture.field`
 /// (``CompiledExpression/captureMember(_:_:_:_:)``) and `text(…)` do, without the `Eval`s
-/// between them. Where the name is not read so (lets bound by name or laid out otherwise than
-/// the rule's resolution says, or no capture of that name), and for any other side, the
-/// compiled expression runs. (`OuterKeyAgreesWithCompiledTests` compares both.)
+/// between them. A capture its rule resolved to a slot (``LetSlot/capture``) is read there, as
+/// the compiled expression reads it; any other is read by name where the lets are laid out as
+/// the rule's resolution says. Where the name is not read so (lets bound by name or laid out
+/// otherwise, or no capture of that name), and for any other side, the compiled expression runs.
+/// (`OuterKeyAgreesWithCompiledTests` compares both.)
 struct OuterKey: Sendable {
     let expr: Expr
-    private let member: (capture: String, hint: LetSlot, field: String, id: Int32)?
+    /// `text(CAPTURE.FIELD)`'s parts, each a field of its own: read from the key in place, not
+    /// copied out of a tuple (which retains its strings).
+    private let direct: Bool
+    private let capture: String
+    private let hint: LetSlot
+    private let field: String
+    private let id: Int32
+    /// Whether the field is read from the event alone (not `$file`, nor a field found by
+    /// name): then the read takes no context.
+    private let eventAlone: Bool
     private let compiled: CompiledExpression
 
     init(_ expr: Expr) {
@@ -85,22 +96,42 @@ struct OuterKey: Sendable {
             case .member(.name(let capture, _, let hint), let field, let id, _) = args[0],
             hint.layout >= 0, hint.slot < 0, capture != "params"
         {
-            member = (capture, hint, field, id)
+            (direct, self.capture, self.hint, self.field, self.id) = (
+                true, capture, hint, field, id
+            )
         } else {
-            member = nil
+            (direct, capture, hint, field, id) = (false, "", .unresolved, "", -1)
         }
+        eventAlone = id != -1 && id != FieldNames.file
     }
 
     /// Whether the side is read without the compiled expression where the captures allow.
-    var readsCaptureDirectly: Bool { member != nil }
+    var readsCaptureDirectly: Bool { direct }
 
     /// The side's value in `ctx`; nil when it is undecided or an event.
     @inline(__always) func value(_ ctx: EvalContext) -> Value? {
-        if let member, !ctx.captures.isEmpty, CompiledExpression.hintHolds(member.hint, ctx),
-            let v = ctx.captures.withEvent(
-                member.capture, { Evaluator.field(member.field, id: member.id, of: $0, ctx) })
-        {
-            return IndexKey.text(v)
+        if direct, !ctx.captures.isEmpty {
+            let slot = Int(hint.capture)
+            // A name resolved to a capture's slot is that capture wherever the rule's
+            // expressions run, as the compiled expression reads it: the lets are not asked.
+            let found: Value?
+            if slot >= 0 {
+                found =
+                    eventAlone
+                    ? ctx.captures.withEvent(slot: slot, capture) {
+                        $0.value(of: field, id: id) ?? .null
+                    }
+                    : ctx.captures.withEvent(slot: slot, capture) {
+                        Evaluator.field(field, id: id, of: $0, ctx)
+                    }
+            } else if CompiledExpression.hintHolds(hint, ctx) {
+                found = ctx.captures.withEvent(capture) {
+                    Evaluator.field(field, id: id, of: $0, ctx)
+                }
+            } else {
+                found = nil
+            }
+            if let found { return IndexKey.text(found) }
         }
         guard case .value(let k) = compiled(ctx) else { return nil }
         return k
