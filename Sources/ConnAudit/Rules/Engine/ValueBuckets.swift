@@ -161,9 +161,22 @@ struct KeyBuckets<Element> {
         slots[s] = Int32(entry + 1)
     }
 
+    /// Doubles the slots and files every entry again, read and written in place: growing is
+    /// most of what a table of ids, one new key per event, costs.
     private mutating func grow() {
-        slots = [Int32](repeating: 0, count: max(8, slots.count * 2))
-        for i in entries.indices { insert(entry: i, hash: entries[i].hash) }
+        let count = max(8, slots.count * 2)
+        var grown = [Int32](repeating: 0, count: count)
+        let mask = count - 1
+        grown.withUnsafeMutableBufferPointer { slots in
+            entries.withUnsafeBufferPointer { entries in
+                for i in entries.indices {
+                    var s = Int(truncatingIfNeeded: entries[i].hash) & mask
+                    while slots[s] != 0 { s = (s &+ 1) & mask }
+                    slots[s] = Int32(i + 1)
+                }
+            }
+        }
+        slots = grown
     }
 
     /// A value's hash: equal values (`==`) hash alike (``BucketHash/hash(_:)``).
