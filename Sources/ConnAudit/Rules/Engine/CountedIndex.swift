@@ -282,9 +282,13 @@ final class CountedCall {
     let index: CountedIndex
     let shape: CountedShape
 
+    /// The index's keys, uncounted (the index holds them): a call reads them without a retain.
+    private let keys: Unmanaged<CountedKeys>
+
     init(index: CountedIndex, shape: CountedShape) {
         self.index = index
         self.shape = shape
+        keys = .passUnretained(index.keys)
     }
 
     /// The count; for an existence test (``HistoryCall/existence``), `true` when there is one
@@ -300,7 +304,7 @@ final class CountedCall {
         // Only a string can be `==` to a text (``CountedIndex``): any other key counts nothing,
         // and so does a text no event was filed under.
         if let k = shape.outer.value(context), case .string(let text) = k,
-            let number = index.keys.number(of: text)
+            let number = keys._withUnsafeGuaranteedRef({ $0.number(of: text) })
         {
             n = index.count(number: number, bounds: shape.bounds, context: context)
         }

@@ -20,7 +20,10 @@ class Runner: HistoryProvider {
     /// Calls answered from a ``CountedIndex`` (by slot; ``CompiledRule/countedShapes``), and the
     /// indexes (calls keyed alike on one list, with the same tests, share one). The lists they
     /// read keep no events (``CompiledRule/countedLists``).
-    private var counted: SlotTable<CountedCall>
+    /// Held uncounted: ``countedCalls`` keeps them for the runner's life, and a call reads its
+    /// own without a retain.
+    private let counted: SlotTable<Unmanaged<CountedCall>>
+    private let countedCalls: [CountedCall]
     /// (A `let`, made with the runner: a `var`'s buffer is retained for each call made while
     /// reading it, as any call may change a `var`.)
     private let countedIndexes: [CountedIndex]
@@ -83,7 +86,8 @@ class Runner: HistoryProvider {
             ? nil : statics != nil ? .live : compiled.lets.names.isEmpty ? .plain : nil
         lists = compiled.emptyLists
         // Covering nothing (made without a search of the slots) unless a call is counted.
-        counted = SlotTable(covering: [])
+        var counted = SlotTable<Unmanaged<CountedCall>>(covering: [])
+        var countedCalls: [CountedCall] = []
         var countedIndexes: [CountedIndex] = []
         for slot in compiled.callSlots {
             guard let shape = compiled.countedShapes[slot], let list = compiled.listOfSlot[slot]
@@ -101,8 +105,12 @@ class Runner: HistoryProvider {
                 index = CountedIndex(list: list, key: shape.key, term: term, keys: keys)
                 countedIndexes.append(index)
             }
-            counted[slot] = CountedCall(index: index, shape: shape)
+            let call = CountedCall(index: index, shape: shape)
+            countedCalls.append(call)
+            counted[slot] = .passUnretained(call)
         }
+        self.counted = counted
+        self.countedCalls = countedCalls
         self.countedIndexes = countedIndexes
         aggregates = compiled.emptyAggregates
         staticCalls = compiled.staticCallTable.view
@@ -592,7 +600,9 @@ class Runner: HistoryProvider {
             return call.kind == .next ? nil : aggregateAnswer(Int(aggregate), call.kind)
         }
         guard plan.pointee.counted else { return nil }
-        return counted[call.slot]?.answer(context, existence: call.existence)
+        return counted[call.slot]?._withUnsafeGuaranteedRef {
+            $0.answer(context, existence: call.existence)
+        }
     }
 
     /// The answer of `call` in `context`: its plan's, read once (``HistoryPlans``).
