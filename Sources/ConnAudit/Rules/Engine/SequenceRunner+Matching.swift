@@ -31,6 +31,7 @@ extension SequenceRunner {
         var index = PartialIndex()
         for p in stages[stage].partials where !p.dead { addKey(of: p, role: role, to: &index) }
         stages[stage].indexes[role.rawValue] = index
+        stages[stage].indexed |= 1 << role.rawValue
     }
 
     func addKey(of p: Partial, role: Role, to index: inout PartialIndex) {
@@ -127,14 +128,25 @@ extension SequenceRunner {
             return
         }
         if stageCount == 0 { makeStages() }
+        let stage = q.stage
+        let s = stages + stage
         // A stage with no live partial knows none (its keys, when kept, are the live
         // ones'): the search is not made.
-        guard stages[q.stage].live == 0 || !isKnown(q) else { return }
+        guard s.pointee.live == 0 || !isKnown(q) else { return }
         q.ordinal = nextOrdinal
         nextOrdinal += 1
-        // Read first: a stage without keys (most) is then not accessed for a change.
+        // Most stages keep neither keys nor indexes: one test of the stage spares both.
+        if s.pointee.indexed != 0 || s.pointee.keys != nil { addKeys(of: q) }
+        s.pointee.live += 1
+        openStages |= 1 << stage
+        // Its last use: the partial moves into the stage's list.
+        s.pointee.partials.append(q)
+    }
+
+    /// Adds the partial `q`, opening at its stage, to the stage's keys and made indexes.
+    private func addKeys(of q: borrowing Partial) {
         if stages[q.stage].keys != nil { stages[q.stage].keys!.insert(key(q)) }
-        for r in 0..<3 where stages[q.stage].indexes.isMade(r) {
+        for r in 0..<3 where stages[q.stage].indexed & (1 << r) != 0 {
             // Taken out while the key is added (an evaluation must not meet the stage
             // being changed).
             var index = stages[q.stage].indexes[r]!
@@ -142,11 +154,6 @@ extension SequenceRunner {
             addKey(of: q, role: Role(rawValue: r)!, to: &index)
             stages[q.stage].indexes[r] = index
         }
-        let stage = q.stage
-        stages[stage].live += 1
-        openStages |= 1 << stage
-        // Its last use: the partial moves into the stage's list.
-        stages[stage].partials.append(q)
     }
 
     /// Tries `e` against the partials of the `concerned` stages it may grow or kill: the grown
@@ -448,10 +455,9 @@ extension SequenceRunner {
             // it: nothing is copied to be dropped.
             while var p = s.pointee.partials.popLast() { recycle(&p.captures) }
             if s.pointee.keys != nil { s.pointee.keys = nil }
-            if s.pointee.indexes.isMade(0) || s.pointee.indexes.isMade(1)
-                || s.pointee.indexes.isMade(2)
-            {
+            if s.pointee.indexed != 0 {
                 s.pointee.indexes = KeyIndexes()
+                s.pointee.indexed = 0
             }
             openStages &= ~(1 << stage)
             return
@@ -472,6 +478,7 @@ extension SequenceRunner {
         for i in live..<list.count { recycle(&list[i].captures) }
         list.truncate(to: live)
         stages[stage].indexes = KeyIndexes()
+        stages[stage].indexed = 0
     }
 
     /// Whether an identical partial (same stage, same captured events) is already open. A few

@@ -46,6 +46,9 @@ final class SequenceRunner: Runner {
         var keys: Set<MatchKey>?
         /// Per ``Role``: the live partials by their side of that selector's key.
         var indexes = KeyIndexes()
+        /// Which of ``indexes`` are made, a bit per ``Role``: read in one test where an opening
+        /// partial is added to them.
+        var indexed: UInt8 = 0
         /// Scratch of ``advance``: the next growth candidate when an event concerns several stages.
         var cursor = 0
     }
