@@ -48,6 +48,14 @@ import ConnAuditTestSupport
         #expect(b.reportsAtLastStep == compiled.sequenceFacts.reportsAtLastStep)
     }
 
+    @Test func everyRunnerHoldsTheRulesOneFacts() throws {
+        let compiled = try Self.rule(Self.latePong)
+        let a = SequenceRunner(compiled, files: ["a.jsonl"])
+        let b = SequenceRunner(compiled, files: ["a.jsonl"])
+        #expect(a.facts === compiled.sequenceFacts)
+        #expect(b.facts === a.facts)
+    }
+
     @Test func aResponseKeepsItsPartsApart() throws {
         let facts = try Self.rule(
             """

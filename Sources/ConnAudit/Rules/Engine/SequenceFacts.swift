@@ -1,7 +1,10 @@
 /// What a sequence rule's runners know from the rule alone: made once per compiled rule
 /// (``CompiledRule/sequenceFacts``) and read by every runner of every timeline, which a rule
 /// makes once per generation. Each fact is described where ``SequenceRunner`` keeps it.
-struct SequenceFacts {
+///
+/// One object, shared: a runner holds it with one reference and copies out only the facts it
+/// reads per event, so starting and freeing a runner do not copy and drop the rest.
+final class SequenceFacts {
     let sequence: Sequence
     let sequenceWithout: Selector?
     let startBinds: UInt64

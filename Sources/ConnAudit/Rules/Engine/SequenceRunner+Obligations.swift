@@ -132,7 +132,7 @@ extension SequenceRunner {
         guard responseFollowedBy != nil else { return }
         // A trigger of one step completes one match per event at most: no other to tell it from.
         if sequence.steps.count > 1 {
-            guard isNewMatch(ctx.captures.seqs(of: lastKeyed, after: match.last.seq)) else {
+            guard isNewMatch(ctx.captures.seqs(of: facts.lastKeyed, after: match.last.seq)) else {
                 return
             }
         }
@@ -149,7 +149,7 @@ extension SequenceRunner {
         let scope = ctx.letScope
         if let scope, !isFrozenScope(scope) { scope.evaluateAll() }
         var deadline: Double?
-        if responseWithin != nil {
+        if facts.responseWithin != nil {
             // Read only lets and params: the same under the same frozen scope (the scope is held
             // with the value, so another made at its address cannot pass for it).
             let number: Double?

@@ -72,10 +72,10 @@ final class SequenceRunner: Runner {
     /// The parts of an `each … followed_by` (nil for other checks), kept apart: the per-event
     /// paths read them in place, where taking them out of ``Runner/check`` copies them.
     let responseFollowedBy: Selector?
-    let responseWithin: Expr?
     let responseUnless: Selector?
-    /// The keyed captures of a complete match (``keyed``'s last).
-    let lastKeyed: [String]
+    /// The rule's facts (``SequenceFacts``), shared with its other runners: those read only as
+    /// an obligation opens (`within_ms`, the keyed captures of a complete match) are read there.
+    let facts: SequenceFacts
     /// The first step's terms (a bit each) whose `where` is kept between events
     /// (``matchesStart(_:_:_:)``); of those, the ones whose truth is known, and that truth.
     let startWhereKept: UInt64
@@ -245,9 +245,8 @@ final class SequenceRunner: Runner {
         withoutsByID = facts.withoutsByID
         deathsExcludeGrowth = facts.deathsExcludeGrowth
         responseFollowedBy = facts.responseFollowedBy
-        responseWithin = facts.responseWithin
         responseUnless = facts.responseUnless
-        lastKeyed = facts.lastKeyed
+        self.facts = facts
         startWhereKept = facts.startWhereKept
         withinReadsLetsOnly = facts.withinReadsLetsOnly
         super.init(compiled, files: files)
