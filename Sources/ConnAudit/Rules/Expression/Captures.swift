@@ -47,26 +47,32 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
                 return nil
             }
         }
-        set {
+        @inline(__always) set {
             if entries.isEmpty {
                 // The first binding (most partial matches hold one or two), in the storage left
-                // by ``unbindAll()`` when there is some.
+                // by ``unbindAll()`` when there is some: made where it is asked for, as a call
+                // would cost about as much as the append.
                 if let newValue { entries.append(Entry(name: name, event: newValue)) }
                 return
             }
-            // One pass over the names in order: the first not before `name` is it, or where it
-            // goes (most often the end: one comparison, and an append).
-            let n = entries.count
-            var i = 0
-            while i < n, entries[i].name < name { i += 1 }
-            if i < n, entries[i].name == name {
-                if let newValue { entries[i].event = newValue } else { entries.remove(at: i) }
-            } else if let newValue {
-                if i == n {
-                    entries.append(Entry(name: name, event: newValue))
-                } else {
-                    entries.insert(Entry(name: name, event: newValue), at: i)
-                }
+            bind(name, to: newValue)
+        }
+    }
+
+    /// The setter of ``subscript(_:)`` where some name is bound already.
+    private mutating func bind(_ name: String, to newValue: Event?) {
+        // One pass over the names in order: the first not before `name` is it, or where it
+        // goes (most often the end: one comparison, and an append).
+        let n = entries.count
+        var i = 0
+        while i < n, entries[i].name < name { i += 1 }
+        if i < n, entries[i].name == name {
+            if let newValue { entries[i].event = newValue } else { entries.remove(at: i) }
+        } else if let newValue {
+            if i == n {
+                entries.append(Entry(name: name, event: newValue))
+            } else {
+                entries.insert(Entry(name: name, event: newValue), at: i)
             }
         }
     }
