@@ -93,12 +93,10 @@ final class CompiledRule: @unchecked Sendable {
     /// One history list per distinct set of `ev` names the correlated history selectors name
     /// (nil: any event), so a look-back only walks events of the kinds it asks for.
     let historyLists: [Set<String>?]
-    /// A runner's history lists and running aggregates as they start, all empty, made for the
-    /// first runner: each runner shares them until it first writes one (most runners never add to
-    /// a list), so they cost neither an allocation nor a free per runner.
+    /// A runner's history lists as they start, all empty, made for the first runner: each runner
+    /// shares them until it first writes one (most runners never add to a list), so they cost
+    /// neither an allocation nor a free per runner.
     private(set) lazy var emptyLists: [[Event]] = Array(repeating: [], count: historyLists.count)
-    private(set) lazy var emptyAggregates: [Runner.Aggregate] = Array(
-        repeating: Runner.Aggregate(), count: staticCalls.count)
     /// History calls a ``CountedIndex`` answers (by slot): `count`s and existence tests keyed by a
     /// `text(…)` of the candidate (``CountedShape``), each on a list that every call reading it
     /// reads that way (``countedLists``). Such a list keeps no events: its indexes keep seqs.

@@ -12,17 +12,30 @@ extension Runner {
         // the compiled rule, so nothing is retained.
         let entries = staticCalls.entries(for: e.evID)
         guard !entries.isEmpty else { return }
-        // Without history: a static call's selector reads nothing bound outside it.
-        let ctx = EvalContext(event: e, borrowing: sharedRef(.noHistory))
-        // The aggregates are written in place, through one uniqueness check per event: what runs
-        // meanwhile (selectors in a context without history) cannot read them.
-        aggregates.withUnsafeMutableBufferPointer { aggregates in
-            for entry in entries {
-                let slot = Int(entry.position)
-                if slot < 64, quietAggregates & (1 << UInt64(slot)) != 0 { continue }
-                update(&aggregates[slot], slot, entry.call, entry.flags, e, ctx)
-            }
+        // Written in place: what runs meanwhile (selectors in a context without history) cannot
+        // read them.
+        let aggregates = aggregateStore ?? makeAggregates()
+        for entry in entries {
+            let slot = Int(entry.position)
+            if slot < 64, quietAggregates & (1 << UInt64(slot)) != 0 { continue }
+            update(&aggregates[slot], slot, entry.call, entry.flags, e)
         }
+    }
+
+    /// The aggregates, each empty (``aggregateStore``).
+    @inline(never) private func makeAggregates() -> UnsafeMutablePointer<Aggregate> {
+        let count = compiled.staticCalls.count
+        let made = UnsafeMutablePointer<Aggregate>.allocate(capacity: max(1, count))
+        made.initialize(repeating: Aggregate(), count: count)
+        aggregateStore = made
+        return made
+    }
+
+    /// A context without history looking at `e`: a static call's selector, `since` and value
+    /// read nothing bound outside them. Made where one is evaluated: most aggregates move by the
+    /// event's id alone, and a runner whose aggregates all do never makes its shared object.
+    @inline(__always) private func noHistoryContext(_ e: Event) -> EvalContext {
+        EvalContext(event: e, borrowing: sharedRef(.noHistory))
     }
 
     /// Moves one aggregate. The call's fields are each read through its uncounted reference
@@ -30,13 +43,14 @@ extension Runner {
     /// closure over the whole update is a call of its own per entry.
     @inline(__always) private func update(
         _ aggregate: inout Aggregate, _ slot: Int, _ call: Unmanaged<StaticCall>,
-        _ flags: StaticCallTable.Flags, _ e: Event, _ ctx: EvalContext
+        _ flags: StaticCallTable.Flags, _ e: Event
     ) {
         // `since` is read in place (`sinceMay` holds only when there is one): bound to a name
         // it would be copied, and its parts retained.
         if flags.contains(.sinceMay),
             call._withUnsafeGuaranteedRef({
-                $0.sinceByID || Evaluator.matches($0.since.unsafelyUnwrapped, e, ctx) != nil
+                $0.sinceByID
+                    || Evaluator.matches($0.since.unsafelyUnwrapped, e, noHistoryContext(e)) != nil
             })
         {
             aggregate = Aggregate()
@@ -44,22 +58,32 @@ extension Runner {
             return
         }
         guard flags.contains(.selectorMay) else { return }
-        let first = call._withUnsafeGuaranteedRef { $0.kind == .first }
+        let (kind, byID, hasValue) = call._withUnsafeGuaranteedRef {
+            ($0.kind, $0.selectorByID, $0.value != nil)
+        }
         // A `first` already found stays found until its `since` cut: nothing to match.
-        if first, aggregate.first != nil { return }
+        if kind == .first, aggregate.first != nil { return }
         guard
-            call._withUnsafeGuaranteedRef({
-                $0.selectorByID || Evaluator.matches($0.selector, e, ctx) != nil
-            })
+            byID
+                || call._withUnsafeGuaranteedRef({
+                    Evaluator.matches($0.selector, e, noHistoryContext(e)) != nil
+                })
         else { return }
+        // A `count` without a value is read for its count alone (``StaticCall/merged(with:)``):
+        // it holds no event.
+        if kind == .count, !hasValue {
+            aggregate.count += 1
+            letCache?.changed(aggregate: slot)
+            return
+        }
         // The answer of the call's kind changed? (`first` changes once, `last` and `count`
         // always.)
-        var changed = !first || aggregate.first == nil
+        var changed = kind != .first || aggregate.first == nil
         if aggregate.first == nil { aggregate.first = e }
         aggregate.last = e
         aggregate.count += 1
-        if call._withUnsafeGuaranteedRef({ $0.value != nil }),
-            let v = compiled.staticValues[slot]!(ctx).value, v.number != nil
+        if hasValue, let v = compiled.staticValues[slot]!(noHistoryContext(e)).value,
+            v.number != nil
         {
             if aggregate.max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true {
                 aggregate.max = v; changed = true
@@ -75,14 +99,20 @@ extension Runner {
     /// let value is then stale. Nil when none has seen anything (a fresh runner's).
     var aggregateState: [Aggregate]? {
         get {
-            aggregates.contains { $0.count > 0 || $0.first != nil || $0.max != nil }
-                ? aggregates : nil
+            guard let store = aggregateStore else { return nil }
+            let all = UnsafeBufferPointer(start: store, count: compiled.staticCalls.count)
+            return all.contains { $0.count > 0 || $0.first != nil || $0.max != nil }
+                ? Array(all) : nil
         }
         set {
             // Set back, they stand for events this runner was not given: no scan can check them.
             if newValue != nil { crossCheck?.giveUp() }
-            aggregates =
-                newValue ?? Array(repeating: Aggregate(), count: compiled.staticCalls.count)
+            if let newValue {
+                let store = aggregateStore ?? makeAggregates()
+                for (i, aggregate) in newValue.enumerated() { store[i] = aggregate }
+            } else if let store = aggregateStore {
+                for i in 0..<compiled.staticCalls.count { store[i] = Aggregate() }
+            }
             letCache?.changedAll()
             aggregatesSetBack()
         }
@@ -93,7 +123,8 @@ extension Runner {
     @inline(__always) final func withAggregateEvent<T>(
         _ i: Int, first: Bool, _ body: (Event?) -> T
     ) -> T {
-        let held = (first ? aggregates[i].first : aggregates[i].last).map(Unmanaged.passUnretained)
+        guard let store = aggregateStore else { return body(nil) }
+        let held = (first ? store[i].first : store[i].last).map(Unmanaged.passUnretained)
         guard let held else { return body(nil) }
         return held._withUnsafeGuaranteedRef { body($0) }
     }
@@ -117,12 +148,19 @@ extension Runner {
     @inline(__always) final func aggregateAnswer(_ i: Int, _ kind: HistoryCall.Kind) -> Eval {
         // Only the field asked for is read: the whole aggregate copied out would retain (and
         // release again) every event and value it holds.
+        guard let store = aggregateStore else {
+            return switch kind {
+            case .first, .last, .maxof, .minof: .value(.null)
+            case .count: .value(.int(0))
+            case .next: .undecided
+            }
+        }
         switch kind {
-        case .first: return aggregates[i].first.map { .event($0) } ?? .null
-        case .last: return aggregates[i].last.map { .event($0) } ?? .null
-        case .count: return .value(.int(Int64(aggregates[i].count)))
-        case .maxof: return .value(aggregates[i].max ?? .null)
-        case .minof: return .value(aggregates[i].min ?? .null)
+        case .first: return store[i].first.map { .event($0) } ?? .null
+        case .last: return store[i].last.map { .event($0) } ?? .null
+        case .count: return .value(.int(Int64(store[i].count)))
+        case .maxof: return .value(store[i].max ?? .null)
+        case .minof: return .value(store[i].min ?? .null)
         case .next: return .undecided
         }
     }

@@ -28,8 +28,10 @@ class Runner: HistoryProvider {
     /// reading it, as any call may change a `var`.)
     private let countedIndexes: [CountedIndex]
     /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order
-    /// (kept by ``Runner+Aggregates.swift`` alone).
-    var aggregates: [Aggregate]
+    /// (kept by ``Runner+Aggregates.swift`` alone): owned by the runner alone, so each is moved
+    /// in place without a check that its storage is shared. Made when the first moves (nil:
+    /// every one is empty).
+    var aggregateStore: UnsafeMutablePointer<Aggregate>?
     /// The compiled rule's ``CompiledRule/staticCallTable``, read in place: the runner holds the
     /// compiled rule, and with it the table, for its whole life.
     let staticCalls: StaticCallTable.View
@@ -112,11 +114,17 @@ class Runner: HistoryProvider {
         self.counted = counted
         self.countedCalls = countedCalls
         self.countedIndexes = countedIndexes
-        aggregates = compiled.emptyAggregates
         staticCalls = compiled.staticCallTable.view
         routes = compiled.routes.view
         historyPlans = compiled.historyPlans.view
         statics?.runner = Unmanaged.passUnretained(self)
+    }
+
+    deinit {
+        if let store = aggregateStore {
+            store.deinitialize(count: compiled.staticCalls.count)
+            store.deallocate()
+        }
     }
 
     var rule: Rule { compiled.rule }

@@ -28,9 +28,9 @@ final class StaticCall: @unchecked Sendable {
     }
 
     /// Whether this aggregate answers a call on `selector` (since `since`, of `value`) as one of
-    /// the call's own would: the same events move both, and the same events set them back. Every
-    /// aggregate keeps the first and last match and the count; a `first` and a `last` asked
-    /// alike share one aggregate of the kind that is not `first` (``merged(with:)``).
+    /// the call's own would: the same events move both, and the same events set them back. Calls
+    /// of different kinds asked alike share one aggregate of a kind that keeps what each reads
+    /// (``merged(with:)``).
     ///
     /// Conservative: both selectors (and both `since`s, or neither) test plain `ev` names alone
     /// (``selectorByID``), with the same ids; neither keeps a `value`.
@@ -47,10 +47,18 @@ final class StaticCall: @unchecked Sendable {
 
     /// The aggregate that answers this one's calls and those of a call of `kind` asked alike:
     /// one that is not `first` moves on every match (a `first` stops once found), and its lets
-    /// go stale with every match, which is when a `last` or `count` changes.
+    /// go stale with every match, which is when a `last` or `count` changes. A `count` keeps
+    /// its count alone (``Runner/updateAggregates(_:)``): shared with a `first` or a `last`, the
+    /// aggregate is a `last`, which keeps the first and last match and the count.
     func merged(with kind: HistoryCall.Kind) -> StaticCall {
-        guard self.kind == .first, kind != .first else { return self }
-        return StaticCall(kind: kind, selector: selector, since: since, value: value)
+        let merged: HistoryCall.Kind
+        switch (self.kind, kind) {
+        case (.first, .count), (.count, .first), (.count, .last): merged = .last
+        case (.first, _): merged = kind
+        default: return self
+        }
+        guard merged != self.kind else { return self }
+        return StaticCall(kind: merged, selector: selector, since: since, value: value)
     }
 
     private static func sameIDs(_ a: Selector, _ b: Selector) -> Bool {
