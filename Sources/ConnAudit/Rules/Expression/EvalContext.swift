@@ -121,8 +121,8 @@ public final class EvalShared {
     /// The engine's runner answering history calls. It owns this object and every context that
     /// holds it (contexts live in its evaluations, obligations and pending judgements only), so
     /// the reference is not counted: no cycle, and nothing to retain per context or per call.
-    /// Read through ``withRunner(_:)``.
-    private let runnerRef: Unmanaged<Runner>?
+    /// Read through ``withRunner(_:)``, or ``EvalContext/runnerRef``.
+    let runnerRef: Unmanaged<Runner>?
     /// Any other history provider (tests, fuzzing): held strongly.
     let provider: (any HistoryProvider)?
     /// The regex steps left to this context's searches (nil: no limit); a search that runs out is
@@ -295,6 +295,10 @@ public struct EvalContext {
     @inline(__always) public func withShared<T>(_ body: (EvalShared) -> T) -> T {
         sharedRef._withUnsafeGuaranteedRef(body)
     }
+
+    /// The engine's runner of ``shared``, uncounted (see ``EvalShared/runnerRef``): two loads,
+    /// with no closure and no reference counted. Nil when the context has another provider.
+    @inline(__always) var runnerRef: Unmanaged<Runner>? { withShared { $0.runnerRef } }
 
     public var environment: EvalEnvironment { withShared { $0.environment } }
     public var params: [String: Value] { withShared { $0.environment.params } }

@@ -7,10 +7,18 @@
 extension Evaluator {
     static func history(_ call: HistoryCall, _ ctx: EvalContext, _ e: Event) -> Eval {
         // History providers read the current event from the context: one looking at `e` (a copy
-        // only when `e` is a nested selector's candidate).
-        let result =
-            ctx.isLooking(at: e)
-            ? historyAnswer(call, ctx) : historyAnswer(call, ctx.looking(at: e))
+        // only when `e` is a nested selector's candidate). The engine's runner is called
+        // directly, with no closure around the call; any other provider through the protocol.
+        let result: Eval
+        if let runner = ctx.runnerRef {
+            result =
+                ctx.isLooking(at: e)
+                ? runnerAnswer(call, ctx, runner) : runnerAnswer(call, ctx.looking(at: e), runner)
+        } else {
+            result =
+                ctx.isLooking(at: e)
+                ? providerAnswer(call, ctx) : providerAnswer(call, ctx.looking(at: e))
+        }
         if let results = ctx.historyResults {
             let names = call.resultCaptures
             if !names.isEmpty {
@@ -31,19 +39,30 @@ extension Evaluator {
         return result
     }
 
-    @inline(__always) static func historyAnswer(_ call: HistoryCall, _ ctx: EvalContext) -> Eval {
-        // The engine's runner is called directly; any other provider through the protocol.
-        ctx.withShared { shared in
-            if let answer = shared.withRunner({ runner in
-                let answer = runner.plannedAnswer(call, ctx)
-                if let check = runner.crossCheck { runner.crossCheck(call, answer, ctx, check) }
-                return answer
-            }) {
-                return answer
-            }
-            guard let provider = shared.provider else { return .undecided }
-            return historyAnswer(call, ctx, provider: provider)
-        }
+    /// The answer of the engine's `runner`, used without a retain: it owns the context's shared
+    /// part (``EvalShared/runnerRef``), and so outlives the context. The closure only passes the
+    /// runner on, so it is inlined: one call, with no closure, reaches the runner's answer.
+    @inline(__always) private static func runnerAnswer(
+        _ call: HistoryCall, _ ctx: EvalContext, _ runner: Unmanaged<Runner>
+    ) -> Eval {
+        runner._withUnsafeGuaranteedRef { plannedAnswer(call, ctx, $0) }
+    }
+
+    /// ``Runner/plannedAnswer(_:_:)``, checked against a plain search when the cross-check is on.
+    @inline(never) private static func plannedAnswer(
+        _ call: HistoryCall, _ ctx: EvalContext, _ runner: Runner
+    ) -> Eval {
+        let answer = runner.plannedAnswer(call, ctx)
+        if let check = runner.crossCheck { runner.crossCheck(call, answer, ctx, check) }
+        return answer
+    }
+
+    /// The answer of a provider other than the engine's runner (tests, fuzzing), if any.
+    @inline(never) private static func providerAnswer(_ call: HistoryCall, _ ctx: EvalContext)
+        -> Eval
+    {
+        guard let provider = ctx.withShared({ $0.provider }) else { return .undecided }
+        return historyAnswer(call, ctx, provider: provider)
     }
 
     static func historyAnswer<P: HistoryProvider>(
