@@ -6,13 +6,7 @@ import ConnAuditTestSupport
 /// A running aggregate read by `count`s alone keeps its count and no event; shared with a `first`
 /// or a `last` asked alike, it is a `last`, which keeps the first and last match as well.
 @Suite struct CountAggregatesHoldNoEventTests {
-    /// A rule whose `every` expects `expect`, compiled.
-    static func compiled(_ expect: String) throws -> CompiledRule {
-        let rule = try RuleRuns.rules(
-            ["id: t.a\ntitle: T\nevery: { ev: ws.close, as: c }\nexpect: \"\(expect)\""],
-            file: "rules/checks.yaml")[0]
-        return CompiledRule(rule: rule, index: 0, overrides: [:])
-    }
+    typealias Shared = StaticCallsAskedAlikeShareOneAggregateTests
 
     @Test(arguments: [
         ("count({ev: ws.ping}) > 1", HistoryCall.Kind.count),
@@ -26,7 +20,7 @@ import ConnAuditTestSupport
     func aSharedAggregateKeepsWhatEachCallReads(_ expect: String, _ kind: HistoryCall.Kind)
         throws
     {
-        let rule = try Self.compiled(expect)
+        let rule = try Shared.compiled(expect)
         #expect(rule.staticCalls.map(\.kind) == [kind], "\(expect)")
     }
 
@@ -37,7 +31,7 @@ import ConnAuditTestSupport
             ("count({ev: ws.ping}) > 1", false),
             ("count({ev: ws.ping}) > 1 and first({ev: ws.ping}) != null", true)
         ] {
-            let runner = BasicRunner(try Self.compiled(expect), files: [])
+            let runner = BasicRunner(try Shared.compiled(expect), files: [])
             var seq = 0
             RunnerFeed.feed(runner, ["ws.ping", "ws.ping"], seq: &seq)
             let state = try #require(runner.aggregateState, "\(expect)")

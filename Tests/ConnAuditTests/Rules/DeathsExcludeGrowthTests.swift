@@ -18,19 +18,9 @@ import ConnSoak
     private static func feed(
         _ compiled: CompiledRule, _ events: [(String, Int)], spare: Bool
     ) -> (SequenceRunner, FindingSink) {
-        let runner = SequenceRunner(compiled, files: ["a.jsonl"])
-        if !spare { runner.deathsExcludeGrowth = 0 }
-        let sink = FindingSink(files: ["a.jsonl"])
-        let scope = ContextScope(context: TimelineContext(source: nil), stream: nil, gen: 1)
-        for (i, event) in events.enumerated() {
-            let e = Event(
-                t: Double(i), ev: event.0, gen: 1, file: 0, line: i + 1,
-                fields: [.init("k", .int(Int64(event.1)))], evID: EvNames.id(event.0))
-            e.seq = i
-            runner.observe(e, context: scope, sink: sink)
+        StepsDecidedByIDTests.feed(compiled, events) { runner in
+            if !spare { runner.deathsExcludeGrowth = 0 }
         }
-        runner.finish(context: scope, first: nil, lastT: Double(events.count), sink: sink)
-        return (runner, sink)
     }
 
     /// sse.no-lost-events' shape: the step asks first for another `k`, the `without` for the same.

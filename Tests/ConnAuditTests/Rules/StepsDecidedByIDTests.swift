@@ -19,11 +19,21 @@ import ConnSoak
     private static func feed(
         _ compiled: CompiledRule, _ events: [(String, Int)], byID: Bool
     ) -> (SequenceRunner, FindingSink) {
-        let runner = SequenceRunner(compiled, files: ["a.jsonl"])
-        if !byID {
-            runner.stepsByID = 0
-            runner.withoutsByID = 0
+        feed(compiled, events) { runner in
+            if !byID {
+                runner.stepsByID = 0
+                runner.withoutsByID = 0
+            }
         }
+    }
+
+    /// Feeds `(ev, k)` events (t = their place) of generation 1 to a runner of `compiled`, set
+    /// up by `setUp` before the first event.
+    static func feed(
+        _ compiled: CompiledRule, _ events: [(String, Int)], setUp: (SequenceRunner) -> Void
+    ) -> (SequenceRunner, FindingSink) {
+        let runner = SequenceRunner(compiled, files: ["a.jsonl"])
+        setUp(runner)
         let sink = FindingSink(files: ["a.jsonl"])
         let scope = ContextScope(context: TimelineContext(source: nil), stream: nil, gen: 1)
         for (i, event) in events.enumerated() {

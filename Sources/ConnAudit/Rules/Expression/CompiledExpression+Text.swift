@@ -28,16 +28,7 @@ struct FieldValueRead: ValueRead {
     /// built-in name but `ev`, and a name read without an id.
     @inline(__always) static func field(_ name: String, _ id: Int32, _ e: Event) -> Value? {
         guard id >= 0 else { return id == FieldNames.ev ? .string(e.ev) : nil }
-        return e.fields.withUnsafeBufferPointer { fields in
-            var i = fields.count
-            while i > 0 {
-                i -= 1
-                if fields[i].id == id || (fields[i].id < 0 && fields[i].key == name) {
-                    return fields[i].value
-                }
-            }
-            return .null
-        }
+        return e.value(of: name, id: id) ?? .null
     }
 }
 
