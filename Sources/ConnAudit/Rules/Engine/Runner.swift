@@ -72,8 +72,11 @@ class Runner: HistoryProvider {
     init(_ compiled: CompiledRule, files: [String]) {
         self.compiled = compiled
         self.files = files
-        usesRegex = compiled.usesRegex
+        let usesRegex = compiled.usesRegex
+        self.usesRegex = usesRegex
         check = compiled.rule.check
+        movesAggregatesAlone =
+            compiled.historyLists.isEmpty && !compiled.usesLookAhead && !usesRegex
         // One object when every let is static: the lets are their own cache.
         if !compiled.lets.isStatic.contains(true) {
             (letCache, statics) = (nil, nil)
@@ -231,8 +234,19 @@ class Runner: HistoryProvider {
             return
         }
         crossCheck?.add(e)
-        if route.flags.contains(.history) { record(e, route, context: context, sink: sink) }
+        guard route.flags.contains(.history) else { return }
+        if movesAggregatesAlone {
+            if route.flags.contains(.aggregates) { updateAggregates(e) }
+        } else {
+            record(e, route, context: context, sink: sink)
+        }
     }
+
+    /// Whether recording an event only moves running aggregates: the rule keeps no history list
+    /// (so no index either), looks ahead at nothing and searches with no regex. Then
+    /// ``observe`` moves them without ``record``'s call: an aggregate's selector, `since` and
+    /// value read no history, so they spend no work and cannot stop the runner.
+    let movesAggregatesAlone: Bool
 
     /// Remembers `e`, which the rule's history records (its route says so), for history
     /// functions. Kept out of ``observe``: about half the events a runner is given go to no
