@@ -29,8 +29,9 @@ final class EvaluationPlan: @unchecked Sendable {
     /// For the sources ``judged`` leaves out: the same compiled rules, of which only the
     /// `classify` ones run (``init(labelsOf:)``).
     private(set) var labelsOnly: EvaluationPlan?
-    /// Whether findings show the events around them: a plan that runs only `classify` rules
-    /// makes no findings, and keeps no ring of recent events.
+    /// Whether findings show the events around them: a plan whose sources and generations run
+    /// only `classify` rules that never stop (``CompiledRule/movesAggregatesAlone``) makes no
+    /// findings there, and keeps no ring of recent events.
     let showsContext: Bool
 
     init(
@@ -42,7 +43,6 @@ final class EvaluationPlan: @unchecked Sendable {
         self.keepFindings = keepFindings
         self.divert = divert
         self.judged = judged
-        showsContext = true
         let all = rules.enumerated().map {
             CompiledRule(rule: $0.element, index: $0.offset, overrides: overrides)
         }
@@ -73,6 +73,9 @@ final class EvaluationPlan: @unchecked Sendable {
         self.perStream = perStream
         corpusWantsEvents = self.corpus.contains { $0.wantsRealEvents }
         self.files = files
+        showsContext =
+            !generation.isEmpty || !source.isEmpty
+            || !classify.allSatisfy(\.movesAggregatesAlone)
         if judged != nil { labelsOnly = EvaluationPlan(labelsOf: self) }
     }
 
@@ -451,8 +454,9 @@ final class SourceEvaluator {
     /// release per event (``evaluation`` owns it; both are set together, and cleared together).
     private var running: Unmanaged<SourceEvaluation>?
     static let holdUpTo = TimelineContext.ring
-    /// A source evaluated only for its labels (``EvaluationPlan/labelsOnly``) keeps no ring:
-    /// it holds a few events, about what its evaluation costs.
+    /// A source whose plan shows no context (``EvaluationPlan/showsContext``: one evaluated only
+    /// for its labels, or a run of `classify` rules that never stop) keeps no ring: it holds a
+    /// few events, about what its evaluation costs.
     static let holdForLabelsUpTo = 8
     private let holdLimit: Int
 

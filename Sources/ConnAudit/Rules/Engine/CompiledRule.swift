@@ -478,6 +478,13 @@ final class CompiledRule: @unchecked Sendable {
     /// Whether the rule searches with a regex anywhere (then its runners carry a regex step
     /// budget: ``Runner/regexBudget``).
     private(set) lazy var usesRegex: Bool = Self.readsRegex(rule)
+
+    /// Whether recording an event only moves the rule's running aggregates: the rule keeps no
+    /// history list (every history call is a running aggregate, whose selector, `since` and
+    /// value read no history), looks ahead at nothing and searches with no regex. Its runners
+    /// then spend no work and no regex budget, so they never stop, and a `classify` rule of this
+    /// kind never reports: the work or regex limit's finding is the only one such a rule makes.
+    var movesAggregatesAlone: Bool { historyLists.isEmpty && !usesLookAhead && !usesRegex }
     /// A sequence check's facts its runners read (``SequenceFacts``), made once for all of them:
     /// a rule makes a runner per generation.
     private(set) lazy var sequenceFacts = SequenceFacts(self)

@@ -75,8 +75,7 @@ class Runner: HistoryProvider {
         let usesRegex = compiled.usesRegex
         self.usesRegex = usesRegex
         check = compiled.rule.check
-        movesAggregatesAlone =
-            compiled.historyLists.isEmpty && !compiled.usesLookAhead && !usesRegex
+        movesAggregatesAlone = compiled.movesAggregatesAlone
         // One object when every let is static: the lets are their own cache.
         if !compiled.lets.isStatic.contains(true) {
             (letCache, statics) = (nil, nil)

@@ -360,10 +360,11 @@ final class TimelineContext {
     @inline(__always) func record(_ e: Event, sink: FindingSink) {
         if quiet || quietButGens && e.gen == nil, !e.isPseudo {
             keep(e, text: nil)
-        } else {
+        } else if enabled {
             recordOther(e, sink: sink)
             settle()
         }
+        // Not enabled: no finding waits (``awaitAfter`` keeps none), and the ring stays empty.
     }
 
     /// ``record(_:sink:)`` for an event that serves or makes findings, or is not to be shown.
