@@ -86,9 +86,10 @@ extension SequenceRunner {
                     : matchesStart(first.selector, e, self.context(e))
                 guard let term = match else { return nil }
                 // The spare storage (or empty captures) is taken as it is: no empty list is
-                // made and released per start.
+                // made and released per start. Taken with `removeLast`, read in place, where
+                // `popLast` is a call that wraps the spare in an optional.
                 if startBindsCapture(term.term), let name = term.capture(in: first.selector) {
-                    var captures = spareCaptures.popLast() ?? Captures()
+                    var captures = spareCaptures.isEmpty ? Captures() : spareCaptures.removeLast()
                     captures[name] = e
                     return Partial(stage: 1, captures: consume captures, last: e)
                 }
