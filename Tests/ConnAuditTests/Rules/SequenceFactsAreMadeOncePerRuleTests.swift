@@ -74,4 +74,34 @@ import ConnAuditTestSupport
         #expect(facts.withinReadsLetsOnly)
         #expect(!facts.reportsAtLastStep)
     }
+
+    /// Whether a complete match retires the partial it grew from is the rule's fact
+    /// (``SequenceFacts/completedMatchesRetire``), read where a match completes: with
+    /// `report_at` naming an earlier step, the reported anchor's partial is ended.
+    @Test func aCompletedMatchRetiresItsPartialWhereTheFactsSay() throws {
+        let reportedAtFirst = try Self.rule(
+            """
+            id: t.first
+            title: a then b
+            forbid:
+              - { ev: x.a, as: p }
+              - { ev: x.b }
+            report_at: p
+            """)
+        #expect(reportedAtFirst.sequenceFacts.completedMatchesRetire)
+        #expect(!(try Self.rule(Self.latePong)).sequenceFacts.completedMatchesRetire)
+        let runner = SequenceRunner(reportedAtFirst, files: ["a.jsonl"])
+        let sink = FindingSink(files: ["a.jsonl"])
+        let scope = ContextScope(context: TimelineContext(source: nil), stream: nil, gen: nil)
+        for (n, ev) in ["x.a", "x.b", "x.b"].enumerated() {
+            let e = Event(
+                t: Double(n), ev: ev, gen: nil, file: 0, line: n + 1, fields: [],
+                evID: EvNames.id(ev))
+            e.seq = n
+            runner.observe(e, context: scope, sink: sink)
+            // Reported at `x.b`: the partial of `x.a` is ended, not completed again.
+            #expect(runner.stages[1].live == (n == 0 ? 1 : 0))
+        }
+        #expect(sink.violations.values.map(\.count) == [1])
+    }
 }

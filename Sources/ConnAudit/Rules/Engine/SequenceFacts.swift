@@ -19,6 +19,10 @@ final class SequenceFacts {
     let lastKeyed: [String]
     let startWhereKept: UInt64
     let withinReadsLetsOnly: Bool
+    /// Whether a complete match ends the partial it grew from once its anchor is reported or has
+    /// its obligation open (``SelectorPlan/completedMatchesRetire(_:)``): read as a match
+    /// completes, here rather than through the compiled rule's lazy property (a call each).
+    let completedMatchesRetire: Bool
 
     init(_ compiled: CompiledRule) {
         switch compiled.rule.check {
@@ -80,5 +84,6 @@ final class SequenceFacts {
         } else {
             withinReadsLetsOnly = false
         }
+        completedMatchesRetire = compiled.completedMatchesRetire
     }
 }

@@ -543,7 +543,7 @@ extension SequenceRunner {
         default:
             break
         }
-        if compiled.completedMatchesRetire,
+        if facts.completedMatchesRetire,
             reportedAnchors.contains(anchorSeq) || obligations.openAnchors.contains(anchorSeq)
         {
             retire(match)
@@ -551,7 +551,7 @@ extension SequenceRunner {
     }
 
     /// Ends the partial a complete match grew from: all it could complete from now on would be
-    /// dropped as its anchor's (``CompiledRule/completedMatchesRetire``).
+    /// dropped as its anchor's (``SelectorPlan/completedMatchesRetire(_:)``).
     func retire(_ match: Partial) {
         let stage = sequence.steps.count - 1
         guard match.origin >= 0, stage < stageCount,
