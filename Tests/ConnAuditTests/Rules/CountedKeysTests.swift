@@ -26,6 +26,68 @@ import Testing
         #expect(keys.count == 3)
     }
 
+    /// A text held in storage of its own, however short.
+    static func stored(_ s: String) -> String {
+        var text = ""
+        text.reserveCapacity(64)
+        text.append(contentsOf: s)
+        return text
+    }
+
+    /// A short ASCII text is one key however its String holds it (in place, or in storage of
+    /// its own), and the two tables of keys share one numbering in the order keys came.
+    @Test func shortTextsAreOneKeyHoweverHeld() {
+        #expect(ShortTextNumbers.wordsAreKeys)
+        // Both ways of holding a short text are taken here.
+        #expect(Self.made("1").words.1 >> 60 == 0xE)
+        #expect(Self.stored("1").words.1 >> 60 != 0xE)
+        let keys = CountedKeys()
+        let texts = [
+            "", "1", "528694", "abcdefgh", "abcdefghijklmno", "abcdefghijklmnop", "caf\u{E9}"
+        ]
+        for (i, text) in texts.enumerated() {
+            let held = i % 2 == 0 ? Self.made(text) : Self.stored(text)
+            #expect(keys.number(adding: held) == Int32(i), "\(text)")
+        }
+        for (i, text) in texts.enumerated() {
+            // Held the other way, and asked after another text (not answered by the cache).
+            _ = keys.number(of: Self.made("another"))
+            let held = i % 2 == 0 ? Self.stored(text) : Self.made(text)
+            #expect(keys.number(of: held) == Int32(i), "\(text)")
+            _ = keys.number(of: Self.made("another"))
+            #expect(keys.number(adding: held) == Int32(i), "\(text)")
+        }
+        #expect(keys.count == texts.count)
+        // Texts that differ in a byte, in their length only, or in a byte past 0x7F differ.
+        #expect(keys.number(of: Self.made("528695")) == nil)
+        #expect(keys.number(of: Self.made("52869")) == nil)
+        #expect(keys.number(of: Self.made("5286940")) == nil)
+        #expect(keys.number(of: Self.stored("abcdefgh\u{0}")) == nil)
+        #expect(ShortTextNumbers.packed("caf\u{E9}") == nil)
+        // A text whose NFC form alone is short ASCII is `==` to that form: one key.
+        let kelvin = keys.number(adding: Self.made("\u{212A}"))
+        #expect(keys.number(of: Self.made("K")) == kelvin)
+        let semicolon = keys.number(adding: Self.made("id;"))
+        #expect(keys.number(of: Self.made("id\u{37E}")) == semicolon)
+        #expect(keys.number(adding: Self.stored("id\u{37E}")) == semicolon)
+        #expect(keys.count == texts.count + 2)
+    }
+
+    /// Many keys, short and long in turn: each keeps its number as the tables grow.
+    @Test func numbersStayAsTheTablesGrow() {
+        let keys = CountedKeys()
+        func text(_ i: Int) -> String {
+            i % 3 == 2
+                ? Self.made("a long text, stored apart from its String: \(i)") : Self.made("\(i)")
+        }
+        for i in 0..<5000 { #expect(keys.number(adding: text(i)) == Int32(i)) }
+        for i in stride(from: 4999, through: 0, by: -1) {
+            #expect(keys.number(of: text(i)) == Int32(i))
+        }
+        #expect(keys.number(of: Self.made("5000")) == nil)
+        #expect(keys.count == 5000)
+    }
+
     @Test func aTextWithNoNumberGetsOneOnceAdded() {
         let keys = CountedKeys()
         _ = keys.number(adding: Self.made("x"))

@@ -3,7 +3,10 @@
 ///
 /// Every index of the runner files its events under these numbers, so an event's key is hashed
 /// once however many indexes record it, and a call looks its key up once, not once per index.
-/// Two texts are one key exactly when they are one key of ``KeyBuckets`` (`String`'s `==`).
+/// Two texts are one key exactly when they are `==`. A text whose NFC form is ASCII of at most
+/// 15 bytes (most ids) is numbered by that form packed (``ShortTextNumbers``), any other as a
+/// ``KeyBuckets`` key (`String`'s `==`, canonical equivalence): which table a text goes to
+/// depends on its NFC form alone, so `==` texts are always numbered in the same table.
 ///
 /// The text last numbered or looked up is kept with its answer: the same text asked again (the
 /// next index recording the event, the calls on it, the next event of the same id) is answered
@@ -12,7 +15,10 @@
 /// kept text keeps alive unless it is immortal. A number, once given, stays; an answer that the
 /// text has none is kept only while no key is added.
 final class CountedKeys {
+    private var short = ShortTextNumbers()
+    /// The other texts, and the number of each by its position there.
     private var table = KeyBuckets<Void>()
+    private var tableNumbers: [Int32] = []
     /// The text last asked about, its words, and its number (-1: none, as of ``lastCount``).
     private var last = ""
     private var lastWords = CountedKeys.words("")
@@ -20,13 +26,22 @@ final class CountedKeys {
     private var lastCount = -1
 
     /// How many keys were numbered.
-    var count: Int { table.count }
+    private(set) var count = 0
 
     /// The number of `text`, given it when it has none.
     func number(adding text: String) -> Int32 {
         let w = Self.words(text)
         if w == lastWords, lastNumber >= 0 { return lastNumber }
-        let n = Int32(table.position(adding: HashedKey(.string(text)), first: ()))
+        let next = Int32(count)
+        let n: Int32
+        if let key = short.key(of: text, words: w) {
+            n = short.number(adding: key, next: next)
+        } else {
+            let p = table.position(adding: HashedKey(.string(text)), first: ())
+            if p == tableNumbers.count { tableNumbers.append(next) }
+            n = tableNumbers[p]
+        }
+        if n == next { count += 1 }
         remember(text, w, n)
         return n
     }
@@ -34,10 +49,15 @@ final class CountedKeys {
     /// The number of `text`; nil when no index filed an event under it.
     func number(of text: String) -> Int32? {
         let w = Self.words(text)
-        if w == lastWords, lastNumber >= 0 || lastCount == table.count {
+        if w == lastWords, lastNumber >= 0 || lastCount == count {
             return lastNumber >= 0 ? lastNumber : nil
         }
-        let n = table.position(of: HashedKey(.string(text))).map { Int32($0) } ?? -1
+        let n: Int32
+        if let key = short.key(of: text, words: w) {
+            n = short.number(of: key) ?? -1
+        } else {
+            n = table.position(of: HashedKey(.string(text))).map { tableNumbers[$0] } ?? -1
+        }
         remember(text, w, n)
         return n >= 0 ? n : nil
     }
@@ -50,7 +70,7 @@ final class CountedKeys {
         if !String.isImmortal(objectWord: w.1) { last = text }
         lastWords = w
         lastNumber = n
-        lastCount = table.count
+        lastCount = count
     }
 
     /// The two words a string is made of (none where a String is not two words).

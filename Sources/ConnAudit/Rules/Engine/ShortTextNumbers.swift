@@ -1,0 +1,195 @@
+/// Numbers given to short ASCII texts, found by the text packed in two words: a table of plain
+/// integers, where ``KeyBuckets`` keeps each key as a ``Value`` (hashed by its bytes through a
+/// closure, copied as the table grows, destroyed one by one when it goes).
+///
+/// A text whose NFC form is ASCII of at most 15 bytes is one 128-bit ``Key``: those bytes in
+/// order, zero padded, and in the last byte their length with a mark, so that no key is all
+/// zeros. Two such texts are `==` (canonically equivalent) exactly when their keys are equal:
+/// their NFC forms are, byte for byte. Any other text has no key here (``key(of:words:)`` is
+/// nil), and is `==` to no text that has one.
+///
+/// A String that holds such a text in place (a small ASCII string) is made of that key on the
+/// 64-bit targets conn-audit builds for: its two words are read as they are. Whether they are is
+/// checked once per process against keys packed from the bytes (``wordsAreKeys``); where they
+/// are not, every key is packed from the bytes.
+///
+/// Keys are hashed with a multiply-mix seeded per process at random (so a log cannot be written
+/// to make its keys collide) and found by linear probing in a table kept at most half full.
+struct ShortTextNumbers {
+    struct Key: Equatable {
+        let low: UInt64
+        let high: UInt64
+    }
+
+    private struct Entry {
+        let key: Key
+        let number: Int32
+    }
+
+    /// Per slot: an entry's index + 1, 0 when empty. Its count is a power of two (or 0).
+    private var slots: [Int32] = []
+    /// The keys in the order they came, each with its number.
+    private var entries: [Entry] = []
+    /// ``wordsAreKeys`` and the seed, copied here: each read of a global is a check that it
+    /// was set.
+    private let readsWords = ShortTextNumbers.wordsAreKeys
+    private let seed = ShortTextNumbers.seed
+
+    /// How many keys have a number.
+    var count: Int { entries.count }
+
+    /// The key of `text`, whose two words (``Swift/String/words``) are `words`; nil when its
+    /// NFC form is not ASCII or longer than 15 bytes (``packed(_:)``).
+    @inline(__always) func key(of text: String, words: (UInt64, UInt64)) -> Key? {
+        if isSmallASCII(words) { return Key(low: words.0, high: words.1) }
+        return Self.packed(text)
+    }
+
+    /// Whether the String of `words` is a small ASCII string, whose words are its key: the top
+    /// four bits of its second word are 1110.
+    @inline(__always) func isSmallASCII(_ words: (UInt64, UInt64)) -> Bool {
+        readsWords && words.1 >> 60 == 0xE
+    }
+
+    /// The number of `key`; nil when it has none.
+    func number(of key: Key) -> Int32? {
+        guard !slots.isEmpty, case .found(let i) = find(key) else { return nil }
+        return entries[i].number
+    }
+
+    /// The number of `key`, given `next` when it has none.
+    mutating func number(adding key: Key, next: Int32) -> Int32 {
+        var free = -1
+        if !slots.isEmpty {
+            switch find(key) {
+            case .found(let i): return entries[i].number
+            case .absent(let slot): free = slot
+            }
+        }
+        entries.append(Entry(key: key, number: next))
+        let n = entries.count
+        if n * 2 > slots.count {
+            grow()
+        } else {
+            slots[free] = Int32(n)
+        }
+        return next
+    }
+
+    private enum Probe {
+        case found(Int)
+        case absent(Int)
+    }
+
+    @inline(__always) private func find(_ key: Key) -> Probe {
+        slots.withUnsafeBufferPointer { slots in
+            entries.withUnsafeBufferPointer { entries in
+                let mask = slots.count - 1
+                var s = Int(truncatingIfNeeded: hash(key)) & mask
+                while true {
+                    let entry = Int(slots[s])
+                    if entry == 0 { return .absent(s) }
+                    if entries[entry - 1].key == key { return .found(entry - 1) }
+                    s = (s &+ 1) & mask
+                }
+            }
+        }
+    }
+
+    /// Doubles the slots and files every entry again.
+    private mutating func grow() {
+        let count = max(8, slots.count * 2)
+        var grown = [Int32](repeating: 0, count: count)
+        let mask = count - 1
+        grown.withUnsafeMutableBufferPointer { slots in
+            entries.withUnsafeBufferPointer { entries in
+                for i in entries.indices {
+                    var s = Int(truncatingIfNeeded: hash(entries[i].key)) & mask
+                    while slots[s] != 0 { s = (s &+ 1) & mask }
+                    slots[s] = Int32(i + 1)
+                }
+            }
+        }
+        slots = grown
+    }
+
+    @inline(__always) private func hash(_ key: Key) -> UInt64 {
+        let h = Self.mix(key.low ^ seed.0, key.high ^ seed.1)
+        return Self.mix(h ^ seed.2, seed.1)
+    }
+
+    /// wyhash's mix: the two halves of a 128-bit product, xored.
+    @inline(__always) private static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let (high, low) = a.multipliedFullWidth(by: b)
+        return high ^ low
+    }
+
+    /// Per process: the three secrets of the hash (odd, so no product is zero for want of one).
+    private static let seed: (UInt64, UInt64, UInt64) = {
+        var g = SystemRandomNumberGenerator()
+        return (g.next() | 1, g.next() | 1, g.next() | 1)
+    }()
+
+    /// The key of `text` packed from the bytes of its NFC form: the bytes little-endian in the
+    /// two words, and 0xE0 plus the length in the top byte (the layout of a small ASCII
+    /// string). Nil when that form is not ASCII or longer than 15 bytes.
+    ///
+    /// An ASCII text is its own NFC form. A text that is not ASCII may have one that is (the
+    /// Kelvin sign is "K", the Greek question mark ";"), and is then `==` to it: it gets its
+    /// key. No ASCII character is a composition of others, so each scalar of such a text maps
+    /// to one ASCII byte of the form: the text has at most 15 scalars, of at most four bytes
+    /// each.
+    static func packed(_ text: String) -> Key? {
+        var text = text
+        guard text.utf8.count <= 60 else { return nil }
+        enum Packed {
+            case key(Key)
+            case tooLong
+            case notASCII
+        }
+        switch text.withUTF8({ bytes -> Packed in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return .notASCII }
+            return pack(bytes).map(Packed.key) ?? .tooLong
+        }) {
+        case .key(let key): return key
+        case .tooLong: return nil
+        case .notASCII: break
+        }
+        var nfc: [UInt8] = []
+        text._withNFCCodeUnits { nfc.append($0) }
+        guard nfc.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return nfc.withUnsafeBufferPointer(pack)
+    }
+
+    /// The key of ASCII `bytes`; nil when there are more than 15.
+    private static func pack(_ bytes: UnsafeBufferPointer<UInt8>) -> Key? {
+        guard bytes.count <= 15 else { return nil }
+        var low: UInt64 = 0
+        var high = UInt64(0xE0 | bytes.count) << 56
+        for (i, b) in bytes.enumerated() {
+            if i < 8 {
+                low |= UInt64(b) << (8 * UInt64(i))
+            } else {
+                high |= UInt64(b) << (8 * UInt64(i - 8))
+            }
+        }
+        return Key(low: low, high: high)
+    }
+
+    /// Whether a small ASCII string's two words are its packed key here: checked on texts of
+    /// each length, made at run time.
+    static let wordsAreKeys: Bool = {
+        guard String.isTwoWords else { return false }
+        let sample = "0123456789abcdef"
+        for n in 0...15 {
+            let text = String(decoding: Array(sample.utf8.prefix(n)), as: UTF8.self)
+            let words = text.words
+            guard words.1 >> 60 == 0xE, let key = packed(text),
+                key == Key(low: words.0, high: words.1)
+            else { return false }
+        }
+        // A text that is not ASCII is never taken for one that is.
+        let accented = String(decoding: Array("caf\u{E9}".utf8), as: UTF8.self)
+        return accented.words.1 >> 60 != 0xE
+    }()
+}
