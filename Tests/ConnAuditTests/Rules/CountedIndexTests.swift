@@ -221,17 +221,20 @@ import ConnSoak
         }
     }
 
-    /// `count … by:` counts in a ``KeyBuckets`` table: the same counts as the `[Value: Int]` it
-    /// replaced, keys in the order they came (canonically equal texts are one key, as `==` has it).
+    /// `count … by:` counts in a ``KeyCounts`` table: the same counts as the `[Value: Int]` it
+    /// replaced, keys in the order they came, each as it came first (canonically equal texts are
+    /// one key, as `==` has it: "café" two ways, the Kelvin sign and "K", the Greek question mark
+    /// and ";").
     @Test func countsByKeyAgreeWithADictionary() {
         var rng = SplitMix64(seed: 77)
         let keys: [Value] = [
             .string("caf\u{E9}"), .string("cafe\u{301}"), .string("1"), .int(1), .double(1),
             .bigInt("18446744073709551617"),
             .null, .bool(true), .string(String(repeating: "x", count: 40)),
-            .array([.int(1), .string("a")]), .string("")
+            .array([.int(1), .string("a")]), .string(""), .string("\u{212A}"), .string("K"),
+            .string(";"), .string("\u{37E}"), .string("id-528694"), .string("a text past 15 bytes")
         ]
-        var table = SeqBuckets()
+        var table = KeyCounts()
         var dictionary: [Value: Int] = [:]
         var order: [Value] = []
         for _ in 0..<2_000 {
@@ -242,10 +245,29 @@ import ConnSoak
             #expect(n == dictionary[key])
         }
         #expect(table.counts.map(\.key) == order)
+        // Each key as it came first, byte for byte (`==` on texts is canonical equivalence).
+        func bytes(_ v: Value) -> [UInt8] { Array(String(describing: v).utf8) }
+        #expect(table.counts.map { bytes($0.key) } == order.map(bytes))
         #expect(table.counts.allSatisfy { dictionary[$0.key] == $0.count })
         #expect(table.count == dictionary.count)
-        // The two spellings of "café" are one key.
-        #expect(dictionary.count == keys.count - 1)
+        // The two spellings of "café", of "K" and of ";" are one key each.
+        #expect(dictionary.count == keys.count - 3)
+    }
+
+    /// A key keeps the spelling it came with first, byte for byte, though its NFC form ("K")
+    /// is counted in the short keys' table.
+    @Test func aKeyKeepsTheSpellingItCameWithFirst() {
+        var table = KeyCounts()
+        #expect(table.increment(.string("\u{212A}")) == 1)
+        #expect(table.increment(.string("K")) == 2)
+        #expect(table.increment(.string("id-1")) == 1)
+        let counts = table.counts
+        #expect(counts.map(\.count) == [2, 1])
+        guard case .string(let first) = counts.first?.key else {
+            Issue.record("the first key is not a text")
+            return
+        }
+        #expect(Array(first.utf8) == Array("\u{212A}".utf8))
     }
 
     /// Rules where a capture the count reads is not bound where it is evaluated — a term of an

@@ -3,7 +3,12 @@ final class BasicRunner: Runner {
     private var matched = 0
     /// `count … by:`: the count of each key (a table hashing a key by its bytes, as a history
     /// index does: on an SSE session's ids a `[Value: Int]` takes about three times the memory).
-    private var perKey = SeqBuckets()
+    /// Made at the first key, behind a reference: every other runner keeps one word for it.
+    private var perKey: PerKey?
+
+    private final class PerKey {
+        var counts = KeyCounts()
+    }
     private var firstMatch: Event?
     // never: the state of its scope.
     private var afterOpen = false
@@ -118,7 +123,8 @@ final class BasicRunner: Runner {
             let n: Int
             if by != nil {
                 guard case .value(let key) = compiled.countBy!(ctx) else { return }
-                n = perKey.increment(key)
+                if perKey == nil { perKey = PerKey() }
+                n = perKey!.counts.increment(key)
             } else {
                 matched += 1
                 n = matched
@@ -238,7 +244,8 @@ final class BasicRunner: Runner {
         if by == nil, matched < minimum {
             tooFew(matched, "")
         } else if by != nil {
-            for (key, n) in perKey.counts.sorted(by: { $0.key.rendered() < $1.key.rendered() })
+            let counts = perKey?.counts.counts ?? []
+            for (key, n) in counts.sorted(by: { $0.key.rendered() < $1.key.rendered() })
             where n < minimum {
                 tooFew(n, " for \(key.renderedClipped().visibleControls)")
             }

@@ -21,14 +21,15 @@ struct ShortTextNumbers {
         let high: UInt64
     }
 
+    /// A key and what it was given: its number, or its count (``increment(_:)``).
     private struct Entry {
         let key: Key
-        let number: Int32
+        var value: Int
     }
 
     /// Per slot: an entry's index + 1, 0 when empty. Its count is a power of two (or 0).
     private var slots: [Int32] = []
-    /// The keys in the order they came, each with its number.
+    /// The keys in the order they came, each with its number or count.
     private var entries: [Entry] = []
     /// ``wordsAreKeys`` and the seed, copied here: each read of a global is a check that it
     /// was set.
@@ -54,7 +55,7 @@ struct ShortTextNumbers {
     /// The number of `key`; nil when it has none.
     func number(of key: Key) -> Int32? {
         guard !slots.isEmpty, case .found(let i) = find(key) else { return nil }
-        return entries[i].number
+        return Int32(truncatingIfNeeded: entries[i].value)
     }
 
     /// The number of `key`, given `next` when it has none.
@@ -62,18 +63,53 @@ struct ShortTextNumbers {
         var free = -1
         if !slots.isEmpty {
             switch find(key) {
-            case .found(let i): return entries[i].number
+            case .found(let i): return Int32(truncatingIfNeeded: entries[i].value)
             case .absent(let slot): free = slot
             }
         }
-        entries.append(Entry(key: key, number: next))
+        add(key, Int(next), free: free)
+        return next
+    }
+
+    /// Adds one to `key`'s count (one when it is new) and returns the new count. A table is
+    /// used for counts or for numbers, never both.
+    mutating func increment(_ key: Key) -> Int {
+        var free = -1
+        if !slots.isEmpty {
+            switch find(key) {
+            case .found(let i):
+                return entries.withUnsafeMutableBufferPointer {
+                    $0[i].value += 1
+                    return $0[i].value
+                }
+            case .absent(let slot): free = slot
+            }
+        }
+        add(key, 1, free: free)
+        return 1
+    }
+
+    /// The count of the key that came `position`th (0 first).
+    func count(at position: Int) -> Int { entries[position].value }
+
+    /// A new key, given `value`. `free`: the empty slot where the search for it ended.
+    @inline(__always) private mutating func add(_ key: Key, _ value: Int, free: Int) {
+        entries.append(Entry(key: key, value: value))
         let n = entries.count
         if n * 2 > slots.count {
             grow()
         } else {
             slots[free] = Int32(n)
         }
-        return next
+    }
+
+    /// The text of the key that came `position`th (0 first): the bytes ``packed(_:)`` packed.
+    func text(at position: Int) -> String {
+        let key = entries[position].key
+        let count = Int(key.high >> 56 & 0x0F)
+        return withUnsafeBytes(of: (key.low.littleEndian, key.high.littleEndian)) {
+            String(decoding: $0.prefix(count), as: UTF8.self)
+        }
     }
 
     private enum Probe {

@@ -13,8 +13,8 @@
 /// make its keys collide (each collision would cost every later lookup of that key a comparison).
 ///
 /// Generic over what a bucket holds: events (``ValueBuckets``, a ``KeyedIndex``'s), numbers
-/// (``SeqBuckets``, a `count … by:`'s counts), or nothing (``CountedKeys``, whose keys'
-/// positions number them).
+/// (a `count … by:`'s counts of keys that are not short texts, ``KeyCounts``), or nothing
+/// (``CountedKeys``, whose keys' positions number them).
 struct KeyBuckets<Element> {
     /// Per slot: an entry's index + 1, 0 when empty. Its count is a power of two (or 0).
     private var slots: [Int32] = []
@@ -195,7 +195,6 @@ struct HashedKey {
 }
 
 typealias ValueBuckets = KeyBuckets<Event>
-typealias SeqBuckets = KeyBuckets<Int>
 
 /// Counts by key (a `count … by:`'s): each key's count is its one element.
 extension KeyBuckets where Element == Int {
