@@ -4,9 +4,10 @@ import Testing
 import ConnAuditTestSupport
 
 /// An expression over numbers, fields, lets, captures' fields and aggregates' fields runs as a
-/// scalar (``Scalar``, `CompiledExpression+Scalar.swift`). It must give the general answer for
-/// every pair of operand kinds (integers near overflow, fractions, big integers, null, texts,
-/// booleans, events), and an operand that is no scalar must not make a let evaluate twice.
+/// scalar (``Scalar``, `Scalar.swift`; compiled in `CompiledExpression+Scalar.swift`). It must
+/// give the general answer for every pair of operand kinds (integers near overflow, fractions,
+/// big integers, null, texts, booleans, events), and an operand that is no scalar must not make
+/// a let evaluate twice.
 @Suite struct ScalarComparisonsGiveTheGeneralAnswerTests {
     typealias Resolved = ResolvedNamesGiveTheTreeWalkersAnswerTests
 
