@@ -43,16 +43,7 @@ import ConnAuditTestSupport
 
     /// A `count` and a `first` asked alike answer as each would alone, across a `since` cut.
     @Test func aCountSharedWithAFirstAnswersBoth() throws {
-        let log = """
-            {"t":0,"ev":"ws.connect","gen":1}
-            {"t":1,"ev":"ws.open","gen":1}
-            {"t":2,"ev":"ws.ping","gen":1,"id":1}
-            {"t":3,"ev":"ws.ping","gen":1,"id":2}
-            {"t":4,"ev":"ws.close","gen":1,"reason":"a"}
-            {"t":5,"ev":"ws.open","gen":1}
-            {"t":6,"ev":"ws.ping","gen":1,"id":3}
-            {"t":7,"ev":"ws.close","gen":1,"reason":"b"}
-            """
+        let log = Shared.pingsAcrossTwoOpens
         let expect =
             "count({ev: ws.ping}, since: {ev: ws.open}) == 2"
             + " and first({ev: ws.ping}, since: {ev: ws.open}).id == 1"

@@ -45,19 +45,23 @@ import ConnAuditTestSupport
         }
     }
 
+    /// Two opens, each with its pings and a close: a count, a first and a last since the latest
+    /// open each move on it.
+    static let pingsAcrossTwoOpens = """
+        {"t":0,"ev":"ws.connect","gen":1}
+        {"t":1,"ev":"ws.open","gen":1}
+        {"t":2,"ev":"ws.ping","gen":1,"id":1}
+        {"t":3,"ev":"ws.ping","gen":1,"id":2}
+        {"t":4,"ev":"ws.close","gen":1,"reason":"a"}
+        {"t":5,"ev":"ws.open","gen":1}
+        {"t":6,"ev":"ws.ping","gen":1,"id":3}
+        {"t":7,"ev":"ws.close","gen":1,"reason":"b"}
+        """
+
     /// Every call of a shared aggregate answers as its own would: the count, the first and the
     /// last ping since the latest open, on a log where each moves.
     @Test func aSharedAggregateAnswersEachKindOfCall() throws {
-        let log = """
-            {"t":0,"ev":"ws.connect","gen":1}
-            {"t":1,"ev":"ws.open","gen":1}
-            {"t":2,"ev":"ws.ping","gen":1,"id":1}
-            {"t":3,"ev":"ws.ping","gen":1,"id":2}
-            {"t":4,"ev":"ws.close","gen":1,"reason":"a"}
-            {"t":5,"ev":"ws.open","gen":1}
-            {"t":6,"ev":"ws.ping","gen":1,"id":3}
-            {"t":7,"ev":"ws.close","gen":1,"reason":"b"}
-            """
+        let log = Self.pingsAcrossTwoOpens
         for (expect, failing) in [
             ("count({ev: ws.ping}, since: {ev: ws.open}) == 2", ["b"]),
             ("last({ev: ws.ping}, since: {ev: ws.open}).id == 2", ["b"]),

@@ -134,19 +134,11 @@ struct ShortTextNumbers {
 
     /// Doubles the slots and files every entry again.
     private mutating func grow() {
-        let count = max(8, slots.count * 2)
-        var grown = [Int32](repeating: 0, count: count)
-        let mask = count - 1
-        grown.withUnsafeMutableBufferPointer { slots in
-            entries.withUnsafeBufferPointer { entries in
-                for i in entries.indices {
-                    var s = Int(truncatingIfNeeded: hash(entries[i].key)) & mask
-                    while slots[s] != 0 { s = (s &+ 1) & mask }
-                    slots[s] = Int32(i + 1)
-                }
+        slots = entries.withUnsafeBufferPointer { entries in
+            OpenSlots.filed(entries.count, count: max(8, slots.count * 2)) {
+                hash(entries[$0].key)
             }
         }
-        slots = grown
     }
 
     @inline(__always) private func hash(_ key: Key) -> UInt64 {

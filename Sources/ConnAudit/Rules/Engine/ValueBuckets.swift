@@ -161,22 +161,12 @@ struct KeyBuckets<Element> {
         slots[s] = Int32(entry + 1)
     }
 
-    /// Doubles the slots and files every entry again, read and written in place: growing is
+    /// Doubles the slots and files every entry again (``OpenSlots``): growing is
     /// most of what a table of ids, one new key per event, costs.
     private mutating func grow() {
-        let count = max(8, slots.count * 2)
-        var grown = [Int32](repeating: 0, count: count)
-        let mask = count - 1
-        grown.withUnsafeMutableBufferPointer { slots in
-            entries.withUnsafeBufferPointer { entries in
-                for i in entries.indices {
-                    var s = Int(truncatingIfNeeded: entries[i].hash) & mask
-                    while slots[s] != 0 { s = (s &+ 1) & mask }
-                    slots[s] = Int32(i + 1)
-                }
-            }
+        slots = entries.withUnsafeBufferPointer { entries in
+            OpenSlots.filed(entries.count, count: max(8, slots.count * 2)) { entries[$0].hash }
         }
-        slots = grown
     }
 
     /// A value's hash: equal values (`==`) hash alike (``BucketHash/hash(_:)``).
