@@ -215,77 +215,10 @@ extension JSONLineParser {
             case .skip:
                 // A value no rule reads: stepped over, a string checked for tokens as a decoded
                 // one is, and no value made.
-                switch first {
-                case UInt8(ascii: "\""):
-                    guard let close = Self.plainStringEnd(p, from: i + 1, count: n) else {
-                        return false
-                    }
-                    // A token takes at least ten bytes (``mayHoldToken(_:)``).
-                    if close - i - 1 >= 10 {
-                        let bytes = UnsafeBufferPointer(start: p + i + 1, count: close - i - 1)
-                        if Self.mayHoldToken(bytes), Self.containsToken(bytes) { return false }
-                    }
-                    i = close + 1
-                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    guard Self.plainInteger(p, &i, n) != nil || Self.skipNumber(p, &i, n) else {
-                        return false
-                    }
-                case UInt8(ascii: "t"):
-                    guard Self.literal(p, &i, n, 0x65_75_72_74) else { return false }
-                case UInt8(ascii: "f"):
-                    guard i + 5 <= n, p[i + 4] == UInt8(ascii: "e"),
-                        Self.literal(p, &i, n, 0x73_6C_61_66)
-                    else { return false }
-                    i += 1
-                case UInt8(ascii: "n"):
-                    guard Self.literal(p, &i, n, 0x6C_6C_75_6E) else { return false }
-                default:
-                    return false
-                }
+                guard Self.stepOverPlainValue(p, &i, n, first) else { return false }
             case .field:
-                let value: Value?
-                switch first {
-                case UInt8(ascii: "\""):
-                    guard let close = Self.plainStringEnd(p, from: i + 1, count: n) else {
-                        return false
-                    }
-                    let bytes = UnsafeBufferPointer(start: p + i + 1, count: close - i - 1)
-                    i = close + 1
-                    if Self.mayHoldToken(bytes), Self.containsToken(bytes) { return false }
-                    value = .string(String(decoding: bytes, as: UTF8.self))
-                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    if let v = Self.plainInteger(p, &i, n) {
-                        value = .int(v)
-                        break
-                    }
-                    do throws(JSONSyntaxError) {
-                        value = try parseNumber(p, &i, n, decode: true)
-                    } catch {
-                        return false
-                    }
-                case UInt8(ascii: "t"):
-                    guard Self.literal(p, &i, n, 0x65_75_72_74) else { return false }
-                    value = .bool(true)
-                case UInt8(ascii: "f"):
-                    guard i + 5 <= n, p[i + 4] == UInt8(ascii: "e"),
-                        Self.literal(p, &i, n, 0x73_6C_61_66)
-                    else { return false }
-                    i += 1
-                    value = .bool(false)
-                case UInt8(ascii: "n"):
-                    guard Self.literal(p, &i, n, 0x6C_6C_75_6E) else { return false }
-                    value = .null
-                default:
-                    return false
-                }
-                if let value {
-                    let name =
-                        wantedIndex >= 0
-                        ? wantedNames[Int(wantedIndex)] : String(decoding: key, as: UTF8.self)
-                    out.fields.append(
-                        Event.Field(
-                            name, value, id: wantedIndex >= 0 ? wantedIDs[Int(wantedIndex)] : -1))
-                }
+                guard let value = parsePlainValue(p, &i, n, first) else { return false }
+                out.fields.append(plainField(wantedIndex, key, value))
             }
             if i < n, p[i] <= 0x20 { i = Self.skipSpace(p, i, n) }
             guard i < n else { return false }

@@ -105,6 +105,30 @@ extension JSONLineParser {
         return w
     }
 
+    /// A key of at most six bytes at `from` (just past its opening quote) whose closing quote and
+    /// colon follow it within the eight bytes there: its length, and its bytes as a word (zero
+    /// above them), as ``shortWords(_:_:_:_:)`` gives them. Nil for any other key, or when eight
+    /// bytes from `from` do not lie in the line.
+    ///
+    /// The key is not checked to be plain: a caller looks it up among keys met plain before
+    /// (``keyMemo``), and a key with a backslash, a control byte or a byte beyond ASCII before
+    /// the quote is none of them.
+    @inline(__always)
+    static func shortKeyWithColon(_ p: UnsafePointer<UInt8>, from: Int, _ n: Int)
+        -> (length: Int, word: UInt64)?
+    {
+        guard from &+ 8 <= n else { return nil }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let w = UInt64(littleEndian: UnsafeRawPointer(p + from).loadUnaligned(as: UInt64.self))
+        let q = w ^ (ones &* 0x22)
+        // The lowest mark is exact: a borrow runs only from a zero byte upwards.
+        let k = ((q &- ones) & ~q & (ones &* 0x80)).trailingZeroBitCount &>> 3
+        guard k <= 6, (w &>> UInt64(8 &* (k &+ 1))) & 0xFF == UInt64(UInt8(ascii: ":")) else {
+            return nil
+        }
+        return (k, w & ((1 &<< UInt64(8 &* k)) &- 1))
+    }
+
     /// `t`, `ev`, `gen`, `src` and `session` as little-endian words of their bytes.
     static let tWord: UInt64 = 0x74
     static let evWord: UInt64 = 0x76_65
@@ -119,13 +143,41 @@ extension JSONLineParser {
     static func shortWords(_ p: UnsafePointer<UInt8>, _ start: Int, _ length: Int, _ n: Int)
         -> (UInt64, UInt64)
     {
-        guard start &+ 16 <= n else { return shortWordsNearEnd(p, start, length) }
+        guard start &+ 16 <= n else {
+            guard n >= 16 else { return shortWordsNearEnd(p, start, length) }
+            return shortWordsBeforeEnd(p, start, length, n)
+        }
         let raw = UnsafeRawPointer(p + start)
         let w0 = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
         if length < 8 { return (w0 & ((1 << UInt64(8 &* length)) &- 1), 0) }
         let w1 = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         if length == 16 { return (w0, w1) }
         return (w0, w1 & ((1 << UInt64(8 &* (length &- 8))) &- 1))
+    }
+
+    /// ``shortWords(_:_:_:_:)`` of a text within sixteen bytes of the end of a line of at least
+    /// sixteen: the line's last sixteen bytes as two loads, shifted down to the text's start.
+    @inline(__always)
+    static func shortWordsBeforeEnd(
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ length: Int, _ n: Int
+    ) -> (UInt64, UInt64) {
+        let raw = UnsafeRawPointer(p + (n &- 16))
+        let lo = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        let hi = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        // The text's first byte is byte k of the sixteen (1 ≤ k ≤ 16), its last one byte 15 at
+        // most, so a text that starts in the upper word has at most eight bytes.
+        let k = start &- (n &- 16)
+        guard length > 0 else { return (0, 0) }
+        let w0: UInt64, w1: UInt64
+        if k >= 8 {
+            (w0, w1) = (hi &>> UInt64(8 &* (k &- 8)), 0)
+        } else {
+            w0 = (lo &>> UInt64(8 &* k)) | (hi &<< UInt64(64 &- 8 &* k))
+            w1 = hi &>> UInt64(8 &* k)
+        }
+        if length < 8 { return (w0 & ((1 &<< UInt64(8 &* length)) &- 1), 0) }
+        if length == 8 { return (w0, 0) }
+        return (w0, w1 & ((1 &<< UInt64(8 &* (length &- 8))) &- 1))
     }
 
     /// ``shortWords(_:_:_:_:)`` of a text within sixteen bytes of the line's end: apart, so that

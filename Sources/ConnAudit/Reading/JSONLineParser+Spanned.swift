@@ -5,15 +5,18 @@
 /// Such a line is read by ``JSONLineParser/parsePlain(_:into:)`` in two steps, its `t` and the
 /// span, and nothing else: what it makes is fixed by the integer and the span. Read here, without
 /// the pair loop's state, it makes the very same line. A line that starts so but goes on past
-/// the span, or holds no kept span there, is handed to the pair loop where this left it
-/// (``PlainStart``): its `t` and its span are not read twice.
+/// the span, or holds no kept span there, is handed on where this left it (``PlainStart``): to
+/// ``JSONLineParser/readPairsAfterSpan(_:into:from:)`` for the pairs after a kept span, else to the
+/// pair loop. Its `t` and its span are not read twice.
 extension JSONLineParser {
     /// Where ``readSpanned(_:into:)`` left a line it did not read whole.
     enum SpannedRead {
         /// The line is read into the parsed line.
         case read
-        /// The line is `{"t":N,"…`, read up to the quote after the comma: the pair loop goes on
-        /// from there (``parsePlain(_:into:from:)``).
+        /// The line is `{"t":N,"…`, read up to the quote after the comma, with the span met
+        /// there if any. The pairs after a span go on from there
+        /// (``readPairsAfterSpan(_:into:from:)``), any other rest to the pair loop
+        /// (``parsePlain(_:into:from:)``).
         case started(PlainStart)
         /// The line is not one the fast path answers: the general parser's.
         case general

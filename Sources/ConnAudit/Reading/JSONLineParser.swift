@@ -278,6 +278,10 @@ struct JSONLineParser {
         case .read: return
         case .started(let start):
             if !out.fields.isEmpty { out.fields = [] }
+            if start.kept.length > 0 {
+                if readPairsAfterSpan(line, into: &out, from: start) { return }
+                if !out.fields.isEmpty { out.fields = [] }
+            }
             if parsePlain(line, into: &out, from: start) { return }
         case .notStarted: if parsePlain(line, into: &out) { return }
         case .general: break
