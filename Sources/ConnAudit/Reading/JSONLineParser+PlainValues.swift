@@ -55,6 +55,11 @@ extension JSONLineParser {
             let bytes = UnsafeBufferPointer(start: p + i + 1, count: close - i - 1)
             i = close + 1
             if Self.mayHoldToken(bytes), Self.containsToken(bytes) { return nil }
+            // Plain text is ASCII: a short one is made from its words.
+            if bytes.count <= 15, shortTextsByWords {
+                let (w0, w1) = Self.shortWords(p, close &- bytes.count, bytes.count, n)
+                return .string(ShortASCIIText.make(w0, w1, count: bytes.count))
+            }
             return .string(String(decoding: bytes, as: UTF8.self))
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             if let v = Self.plainInteger(p, &i, n) { return .int(v) }
@@ -86,7 +91,26 @@ extension JSONLineParser {
         -> Event.Field
     {
         wantedIndex >= 0
-            ? Event.Field(wantedNames[Int(wantedIndex)], value, id: wantedIDs[Int(wantedIndex)])
+            ? Event.Field(wantedName(wantedIndex), value, id: wantedIDs[Int(wantedIndex)])
             : Event.Field(String(decoding: key, as: UTF8.self), value, id: -1)
+    }
+
+    /// Name `index` of ``wantedNames``. A short name is an immortal String, which the runtime
+    /// never counts: its words are copied over an immortal String, with no call to count a
+    /// reference.
+    @inline(__always)
+    func wantedName(_ index: Int32) -> String {
+        var name = ""
+        wantedNames.withUnsafeBufferPointer { names in
+            let kept = UnsafeRawPointer(names.baseAddress.unsafelyUnwrapped + Int(index))
+            if Self.isImmortal(kept) {
+                withUnsafeMutableBytes(of: &name) {
+                    $0.baseAddress!.copyMemory(from: kept, byteCount: 16)
+                }
+            } else {
+                name = names[Int(index)]
+            }
+        }
+        return name
     }
 }

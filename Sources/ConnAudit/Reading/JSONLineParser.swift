@@ -144,6 +144,9 @@ struct JSONLineParser {
     /// Whether the fast path keeps ``sourceSpans``: only when rules read neither `src` nor
     /// `session` as a field (a span sets their numbers, not fields). Stored: every line asks.
     let tracksSourceSpan: Bool
+    /// Whether the fast path makes short plain texts from their words
+    /// (``ShortASCIIText/isAvailable``, asked once here rather than per value).
+    let shortTextsByWords = ShortASCIIText.isAvailable
     /// The key names `log.no-secrets` flags, lower case (the long-line scanner packs the same
     /// list).
     static let secretKeyNames: [[UInt8]] = [
