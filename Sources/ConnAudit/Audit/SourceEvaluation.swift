@@ -162,17 +162,7 @@ final class SourceEvaluation {
         if real {
             events += 1
             lastT = e.t
-            if classifyPending > 0 {
-                for (i, c) in plan.classify.enumerated() where !sink.applicable.contains(c.index) {
-                    if case .classify(_, _, _, let applies?) = c.rule.check {
-                        let ctx = EvalContext(event: e, shared: plan.classifyShared[i])
-                        if Evaluator.matches(applies, e, ctx) != nil {
-                            sink.applicable.insert(c.index)
-                            classifyPending -= 1
-                        }
-                    }
-                }
-            }
+            if classifyPending > 0 { noteApplicable(e) }
         }
         sourceTimeline?.observe(e, sink: sink)
         if let gen = e.gen {
@@ -181,18 +171,7 @@ final class SourceEvaluation {
             if let last = lastTimeline, lastGen == gen, stream == lastStreamIndex {
                 timeline = last
             } else {
-                let gk = GenerationKey(stream: stream, gen: gen)
-                let found: Timeline
-                if let t = generations[gk] {
-                    found = t
-                } else if let r = retired.removeValue(forKey: gk) {
-                    found = revive(r, key: gk)
-                } else {
-                    generationOrder.append(gk)
-                    found = makeTimeline(gk)
-                }
-                timeline = Unmanaged.passUnretained(found)
-                (lastTimeline, lastGen, lastStreamIndex) = (timeline, gen, stream)
+                timeline = self.timeline(stream: stream, gen: gen)
             }
             // Unretained: ``generations`` holds the timeline, and nothing leaves it during a feed
             // but in ``retireIdle()``, below.
@@ -204,6 +183,38 @@ final class SourceEvaluation {
         if real { clock.advance(to: e.t, seq: seq, sink: sink) }
         context.record(e, sink: sink)
         if idleHead < idle.count, idle[idleHead].checkAt <= seq { retireIdle() }
+    }
+
+    /// The `classify` rules whose `applies_if` `e` matches, noted as applicable (while some
+    /// are not yet).
+    @inline(never) private func noteApplicable(_ e: Event) {
+        for (i, c) in plan.classify.enumerated() where !sink.applicable.contains(c.index) {
+            if case .classify(_, _, _, let applies?) = c.rule.check {
+                let ctx = EvalContext(event: e, shared: plan.classifyShared[i])
+                if Evaluator.matches(applies, e, ctx) != nil {
+                    sink.applicable.insert(c.index)
+                    classifyPending -= 1
+                }
+            }
+        }
+    }
+
+    /// The timeline of generation `gen` of the stream at `stream`, live, revived or made, and
+    /// kept as the last one: for an event of another generation than the previous event's.
+    @inline(never) private func timeline(stream: Int32, gen: UInt64) -> Unmanaged<Timeline> {
+        let gk = GenerationKey(stream: stream, gen: gen)
+        let found: Timeline
+        if let t = generations[gk] {
+            found = t
+        } else if let r = retired.removeValue(forKey: gk) {
+            found = revive(r, key: gk)
+        } else {
+            generationOrder.append(gk)
+            found = makeTimeline(gk)
+        }
+        let timeline = Unmanaged.passUnretained(found)
+        (lastTimeline, lastGen, lastStreamIndex) = (timeline, gen, stream)
+        return timeline
     }
 
     private func makeTimeline(_ gk: GenerationKey, idleWindow: Int? = nil) -> Timeline {
