@@ -133,73 +133,17 @@ final class FileReader {
         }
         stats.lines += 1
         if stats.lines & (RunProgress.eventStep - 1) == 0 { countProgress() }
-        if let length = raw.tooLong {
-            countProgress()
-            stats.malformed += 1
-            // Its secrets were found as it was skipped: the line is never held.
-            for p in lines.longLineSecretPaths {
-                secrets.append(
-                    Event(
-                        t: .nan, ev: "$secret", file: index, line: raw.number,
-                        fields: located(.init("path", .string(p)), raw.number), evID: secretID))
-            }
-            return .malformed(malformed(raw.number, "line is longer than 1 MiB (\(length) bytes)"))
-        }
+        if let length = raw.tooLong { return tooLong(raw.number, length: length) }
         // A line that opens an object is not blank: the scan below is for the others.
         if raw.bytes.first != UInt8(ascii: "{"), isBlank(raw.bytes) {
             stats.blank += 1
             return .blank
         }
         parser.parse(raw.bytes, into: &parsed)
-        if parsed.isObject {
-            for p in parsed.secretPaths {
-                secrets.append(
-                    Event(
-                        t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret",
-                        file: index,
-                        line: raw.number, fields: located(.init("path", .string(p)), raw.number),
-                        evID: secretID))
-            }
-        }
-        if let reason = parsed.malformedReason {
-            stats.malformed += 1
-            // connlog: a last line without a newline that does not parse was cut off.
-            let text =
-                raw.unterminated && !parsed.isObject
-                ? "last line is cut off (no newline at the end): \(reason)" : reason
-            return .malformed(malformed(raw.number, text))
-        }
+        if parsed.isObject, !parsed.secretPaths.isEmpty { noteSecrets(raw.number) }
+        if parsed.malformedReason != nil { return malformedLine(raw) }
         stats.events += 1
-        // A secret in `ev`, `src` or `session` is never shown either: those are printed everywhere.
-        if !parsed.redactedKeys.isEmpty {
-            if parsed.redactedKeys.contains("ev") {
-                // The stream stays when the secret is wholly after it: the event keeps its
-                // timeline.
-                let utf8 = parsed.ev.utf8
-                if let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
-                    case let stream = Substring(utf8[..<dot]),
-                    Self.streamKeepable(stream),
-                    JSONLineParser.holdsToken(String(Substring(utf8[utf8.index(after: dot)...])))
-                {
-                    parsed.ev = stream + ".[redacted]"
-                } else {
-                    parsed.ev = "[redacted]"
-                }
-                parsed.evID = nil
-            }
-            // Distinct secret values stay distinct sources, shown only by a hash.
-            if parsed.redactedKeys.contains("src") {
-                parsed.src =
-                    parsed.unhashableKeys.contains("src")
-                    ? Self.redactedInside(parsed.src) : .string(Self.redactedName(parsed.src))
-            }
-            if parsed.redactedKeys.contains("session") {
-                parsed.session =
-                    parsed.unhashableKeys.contains("session")
-                    ? Self.redactedInside(parsed.session)
-                    : .string(Self.redactedName(parsed.session))
-            }
-        }
+        if !parsed.redactedKeys.isEmpty { redactSourceKeys() }
         // The previous line's source when its texts are the very same (most lines), without a
         // call.
         let id: Int32
@@ -212,10 +156,8 @@ final class FileReader {
             id = sourceID(src: parsed.src, session: parsed.session)
         }
         // An event of a line read earlier that nothing holds any more is filled again, not a new
-        // one made. Its fields and redacted keys are set only when this line or its earlier one
-        // has some (most lines have neither). `fields` moves into the event: one reference
-        // counted, not a second one and a release; the event's earlier array, emptied, holds the
-        // next line's fields. The redacted keys are passed only when there are some.
+        // one made (``made(line:)``). Its fields and redacted keys are set only when this line
+        // or its earlier one has some (most lines have neither).
         let event: Unmanaged<Event>
         if let spare = recent.spare() {
             // A logged `ev` named as one of the reader's findings has the id of none: the
@@ -224,35 +166,116 @@ final class FileReader {
             spare._withUnsafeGuaranteedRef { refill($0, line: raw.number, evID: evID) }
             event = spare
         } else {
-            var fields = parsed.takeFields()
-            if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
-            takeSpare()
-            let made = Event(
-                t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: raw.number,
-                fields: consume fields,
-                redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys,
-                evID: parsed.evID ?? parser.loggedEvID(parsed.ev),
-                pseudo: false)
-            // The ring holds the new event: it is lent like a spare one.
-            recent.keep(made)
-            event = Unmanaged.passUnretained(made)
+            event = made(line: raw.number)
         }
         if id != currentID { switchStamp(to: id) }
-        let earlier = currentStamp
         let now = Stamp(t: parsed.t, exact: parsed.tExact)
-        if earlier.exact != Stamp.none, now.isBefore(earlier) {
-            // `t_exact` only where the finding's own `t` does not read as the integer logged (from
-            // 9e15 on, `Event.tValue` is a double, rounded from 2^53 on).
-            var fields: [Event.Field] = [.init("previous_t", earlier.value)]
-            if now.exact >= 0, Double(now.exact) >= 9e15 {
-                fields.append(.init("t_exact", .int(now.exact)))
-            }
-            regression = Event(
-                t: parsed.t, ev: "$time_regression", file: index, line: raw.number,
-                fields: located(fields, raw.number), evID: regressionID)
+        if currentStamp.exact != Stamp.none, now.isBefore(currentStamp) {
+            noteRegression(now, line: raw.number)
         }
         currentStamp = now
         return .event(event, source: id)
+    }
+
+    /// ``read()`` for a line longer than ``LineReader/maxLineBytes``: a `$malformed` event,
+    /// and the secrets found as it was skipped (the line is never held).
+    @inline(never) private func tooLong(_ line: Int, length: Int) -> LentLine {
+        countProgress()
+        stats.malformed += 1
+        for p in lines.longLineSecretPaths {
+            secrets.append(
+                Event(
+                    t: .nan, ev: "$secret", file: index, line: line,
+                    fields: located(.init("path", .string(p)), line), evID: secretID))
+        }
+        return .malformed(malformed(line, "line is longer than 1 MiB (\(length) bytes)"))
+    }
+
+    /// The `$secret` events of the object just parsed, one per flagged path.
+    @inline(never) private func noteSecrets(_ line: Int) {
+        for p in parsed.secretPaths {
+            secrets.append(
+                Event(
+                    t: parsed.malformedReason == nil ? parsed.t : .nan, ev: "$secret",
+                    file: index,
+                    line: line, fields: located(.init("path", .string(p)), line),
+                    evID: secretID))
+        }
+    }
+
+    /// ``read()`` for a line the parser found malformed: its `$malformed` event.
+    @inline(never) private func malformedLine(_ raw: RawLine) -> LentLine {
+        stats.malformed += 1
+        let reason = parsed.malformedReason ?? ""
+        // connlog: a last line without a newline that does not parse was cut off.
+        let text =
+            raw.unterminated && !parsed.isObject
+            ? "last line is cut off (no newline at the end): \(reason)" : reason
+        return .malformed(malformed(raw.number, text))
+    }
+
+    /// A new event for the line just parsed, which the ring keeps (``EventRing/keep(_:)``) and
+    /// which is lent like a spare one. `fields` moves into the event: one reference counted,
+    /// not a second one and a release. The redacted keys are passed only when there are some.
+    @inline(never) private func made(line: Int) -> Unmanaged<Event> {
+        var fields = parsed.takeFields()
+        if !parsed.redactedKeys.isEmpty { appendRedacted(to: &fields) }
+        takeSpare()
+        let made = Event(
+            t: parsed.t, ev: parsed.ev, gen: parsed.gen, file: index, line: line,
+            fields: consume fields,
+            redacted: parsed.redactedKeys.isEmpty ? nil : parsed.redactedKeys,
+            evID: parsed.evID ?? parser.loggedEvID(parsed.ev),
+            pseudo: false)
+        recent.keep(made)
+        return Unmanaged.passUnretained(made)
+    }
+
+    /// The `$time_regression` event of the line just parsed, whose `t` (`now`) is below its
+    /// source's latest (``currentStamp``).
+    @inline(never) private func noteRegression(_ now: Stamp, line: Int) {
+        let earlier = currentStamp
+        // `t_exact` only where the finding's own `t` does not read as the integer logged (from
+        // 9e15 on, `Event.tValue` is a double, rounded from 2^53 on).
+        var fields: [Event.Field] = [.init("previous_t", earlier.value)]
+        if now.exact >= 0, Double(now.exact) >= 9e15 {
+            fields.append(.init("t_exact", .int(now.exact)))
+        }
+        regression = Event(
+            t: parsed.t, ev: "$time_regression", file: index, line: line,
+            fields: located(fields, line), evID: regressionID)
+    }
+
+    /// Redacts a flagged `ev`, `src` or `session` of the line just parsed: those are printed
+    /// everywhere, so a secret in them is never shown either.
+    @inline(never) private func redactSourceKeys() {
+        if parsed.redactedKeys.contains("ev") {
+            // The stream stays when the secret is wholly after it: the event keeps its
+            // timeline.
+            let utf8 = parsed.ev.utf8
+            if let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
+                case let stream = Substring(utf8[..<dot]),
+                Self.streamKeepable(stream),
+                JSONLineParser.holdsToken(String(Substring(utf8[utf8.index(after: dot)...])))
+            {
+                parsed.ev = stream + ".[redacted]"
+            } else {
+                parsed.ev = "[redacted]"
+            }
+            parsed.evID = nil
+        }
+        // Distinct secret values stay distinct sources, shown only by a hash.
+        if parsed.redactedKeys.contains("src") {
+            parsed.src =
+                parsed.unhashableKeys.contains("src")
+                ? Self.redactedInside(parsed.src) : .string(Self.redactedName(parsed.src))
+        }
+        if parsed.redactedKeys.contains("session") {
+            parsed.session =
+                parsed.unhashableKeys.contains("session")
+                ? Self.redactedInside(parsed.session)
+                : .string(Self.redactedName(parsed.session))
+        }
     }
 
     /// Fills `spare`, an event of ``recent`` nothing else holds, with the line just parsed (its
