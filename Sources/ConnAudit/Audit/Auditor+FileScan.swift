@@ -91,19 +91,18 @@ extension Auditor {
         // counted: ``evaluators`` holds it until it finishes (then this is cleared too).
         var lastID: Int32 = -1
         var lastSource: Unmanaged<SourceEvaluator>?
-        let stats = readEvents(reader, plan: plan, corpus: corpus) { e, id, regression in
+        // The evaluator of source `id` when it is not the previous line's: found, or made for a
+        // source met the first time; nil with what became of the event when the source already
+        // ended or the reading is abandoned. Out of the loop: most lines do not come here.
+        @inline(never) func openEvaluator(of id: Int32) -> (Unmanaged<SourceEvaluator>?, Taken) {
             let evaluator: Unmanaged<SourceEvaluator>
-            if id == lastID, let last = lastSource {
-                evaluator = last
-            } else if Int(id) < evaluators.count, let existing = evaluators[Int(id)] {
+            if Int(id) < evaluators.count, let existing = evaluators[Int(id)] {
                 evaluator = Unmanaged.passUnretained(existing)
-                lastID = id
-                lastSource = evaluator
             } else if Int(id) < ended.count, ended[Int(id)] {
                 // A source already ended here: the file grew or changed since it was read ahead.
-                return .ended
+                return (nil, .ended)
             } else {
-                if mayRestart, open >= Self.maxOpenSources { return .abandoned }
+                if mayRestart, open >= Self.maxOpenSources { return (nil, .abandoned) }
                 let key = reader.key(of: id)
                 let made = SourceEvaluator(key: key, plan: plan)
                 made.endLine = ends?[key]
@@ -113,25 +112,37 @@ extension Auditor {
                 }
                 evaluators[Int(id)] = made
                 open += 1
-                lastID = id
                 evaluator = Unmanaged.passUnretained(made)
-                lastSource = evaluator
                 result.order.append(key)
+            }
+            lastID = id
+            lastSource = evaluator
+            return (evaluator, .fed)
+        }
+        // Finishes source `id`, whose last line was just fed.
+        @inline(never) func finishSource(_ id: Int32, _ evaluator: SourceEvaluator) {
+            result.finished(evaluator.key, evaluator.finish(), fold: fold, plan: plan)
+            evaluators[Int(id)] = nil
+            ended[Int(id)] = true
+            open -= 1
+            lastID = -1
+            lastSource = nil
+        }
+        let stats = readEvents(reader, plan: plan, corpus: corpus) { e, id, regression in
+            let evaluator: Unmanaged<SourceEvaluator>
+            if id == lastID, let last = lastSource {
+                evaluator = last
+            } else {
+                let (found, taken) = openEvaluator(of: id)
+                guard let found else { return taken }
+                evaluator = found
             }
             let last = evaluator._withUnsafeGuaranteedRef { evaluator in
                 if let regression { evaluator.feed(regression) }
                 evaluator.feed(e)
                 return evaluator.endLine == e.line
             }
-            if last {
-                let evaluator = evaluator.takeUnretainedValue()
-                result.finished(evaluator.key, evaluator.finish(), fold: fold, plan: plan)
-                evaluators[Int(id)] = nil
-                ended[Int(id)] = true
-                open -= 1
-                lastID = -1
-                lastSource = nil
-            }
+            if last { finishSource(id, evaluator.takeUnretainedValue()) }
             return .fed
         }
         guard let stats else {
