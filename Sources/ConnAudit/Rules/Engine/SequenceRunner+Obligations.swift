@@ -310,25 +310,31 @@ extension SequenceRunner {
         now: Double, context: ContextScope, sink: FindingSink, all: Bool,
         answering: [(all: Bool, ordinals: [Int])], by e: Event?
     ) {
-        var due: [Int] = []
-        if let top = obligations.heap.first, top.deadline < now { obligations.trimHeap() }
-        while let top = obligations.heap.first, top.deadline < now {
-            obligations.pop()
-            if let i = obligations.position(of: top.ordinal), !obligations.items[i].dead {
-                due.append(i)
-            }
+        if let top = obligations.heap.first, top.deadline < now {
+            // Made only where a deadline passed: most events that answer pass none.
+            var due: [Int] = []
             obligations.trimHeap()
+            while let top = obligations.heap.first, top.deadline < now {
+                obligations.pop()
+                if let i = obligations.position(of: top.ordinal), !obligations.items[i].dead {
+                    due.append(i)
+                }
+                obligations.trimHeap()
+            }
+            if !due.isEmpty { due.sort() }
+            for i in due {
+                visits += 1
+                guard spend(1) else { return }
+                let o = obligations.items[i]
+                obligations.kill(at: i)
+                fail(
+                    o, .violation, note: "no answer by t=\(NumberText.json(o.deadline!))",
+                    context: context, sink: sink)
+            }
         }
-        if !due.isEmpty { due.sort() }
-        for i in due {
-            visits += 1
-            guard spend(1) else { return }
-            let o = obligations.items[i]
-            obligations.kill(at: i)
-            fail(
-                o, .violation, note: "no answer by t=\(NumberText.json(o.deadline!))",
-                context: context, sink: sink)
-        }
+        // The answering event, not counted: the caller holds it for the call. Bound to a name
+        // per obligation asked, it would be retained and released for each.
+        let answerer = e.map { Unmanaged.passUnretained($0) }
         if all {
             // Every open one, in one pass that also drops the decided ones: the list is taken out
             // and settled through its buffer, so an open obligation (a whole evaluation context)
@@ -344,7 +350,11 @@ extension SequenceRunner {
                     if !spend(1) { return buffer.count }
                     // In place: handed on by value, the context would be copied (its captures
                     // and lets retained) for every obligation asked.
-                    if let e, answersObligation(e, &buffer[i].context) {
+                    if let answerer,
+                        answerer._withUnsafeGuaranteedRef({
+                            answersObligation($0, &buffer[i].context)
+                        })
+                    {
                         answeredCount += 1
                         // Closed in place: a list of them would be allocated per event.
                         if sequence.reportAt != nil {
