@@ -83,7 +83,7 @@ extension SequenceRunner {
                 let match =
                     stepsByID & 1 != 0
                     ? Self.matchByID(first.selector, e)
-                    : matchesStart(first.selector, e, self.context(e))
+                    : matchesStart(first.selector, e)
                 guard let term = match else { return nil }
                 // The spare storage (or empty captures) is taken as it is: no empty list is
                 // made and released per start. Taken with `removeLast`, read in place, where

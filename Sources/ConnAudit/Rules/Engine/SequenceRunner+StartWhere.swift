@@ -55,6 +55,43 @@ extension SequenceRunner {
         aggregatesMayHaveMoved = !compiled.staticCalls(for: e.evID).isEmpty
     }
 
+    /// ``matchesStart(_:_:_:)``, with a context made only where a test reads one. Most starts
+    /// of a rule with kept `where`s need none: their terms test `ev` alone and their `where`s'
+    /// truths are known. A context made and dropped costs two releases.
+    func matchesStart(_ selector: Selector, _ e: Event) -> SelectorMatch? {
+        guard startWhereKept != 0 else { return Evaluator.matches(selector, e, context(e)) }
+        guard selector.mayMatch(e.evID) else { return nil }
+        let known = selector.terms.withUnsafeBufferPointer { terms -> KnownStart in
+            for i in terms.indices {
+                let term = terms.baseAddress! + i
+                if let ids = term.pointee.evIDs, !ids.contains(e.evID) { continue }
+                if term.pointee.checksFields || term.pointee.negated != nil { return .unknown }
+                if term.pointee.whereRef != nil {
+                    let bit: UInt64 = i < 64 ? 1 << i : 0
+                    guard startWhereKnown & bit != 0 else { return .unknown }
+                    if startWhereHolds & bit == 0 { continue }
+                }
+                return .match(SelectorMatch(term: i))
+            }
+            return .noMatch
+        }
+        switch known {
+        case .match(let m): return m
+        case .noMatch: return nil
+        case .unknown:
+            startContextsMade += 1
+            return matchesStart(selector, e, context(e))
+        }
+    }
+
+    /// What ``matchesStart(_:_:)`` found without a context: the first term that matches, none,
+    /// or a term a context would have to decide (then every term is tried again with one).
+    enum KnownStart {
+        case match(SelectorMatch)
+        case noMatch
+        case unknown
+    }
+
     /// ``Evaluator/matches(_:_:_:)`` of the first step's `selector`, with the kept `where`s read
     /// from ``startWhereHolds`` once known.
     func matchesStart(_ selector: Selector, _ e: Event, _ ctx: EvalContext) -> SelectorMatch? {

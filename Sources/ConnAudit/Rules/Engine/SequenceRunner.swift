@@ -81,6 +81,9 @@ final class SequenceRunner: Runner {
     let startWhereKept: UInt64
     var startWhereKnown: UInt64 = 0
     var startWhereHolds: UInt64 = 0
+    /// Tests: how many times a start with kept `where`s made a context to be decided
+    /// (``matchesStart(_:_:)``).
+    var startContextsMade = 0
     /// Whether the last event given may have moved an aggregate (``startWhereSees(_:)``).
     var aggregatesMayHaveMoved = false
 
