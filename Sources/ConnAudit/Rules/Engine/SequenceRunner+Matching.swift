@@ -125,7 +125,7 @@ extension SequenceRunner {
         _ q: consuming Partial, context: ContextScope, sink: FindingSink
     ) {
         if q.stage == sequence.steps.count {
-            complete(&q, context: context, sink: sink)
+            complete(q, context: context, sink: sink)
             return
         }
         if stageCount == 0 { makeStages() }
@@ -501,21 +501,23 @@ extension SequenceRunner {
         }
     }
 
-    func anchor(of match: Partial) -> Event {
-        if let name = sequence.reportAt, let e = match.captures[name] { return e }
-        return match.last
-    }
-
-    /// Reports, opens or arms what the complete `match` calls for. Its captures move into the
-    /// context it is judged with (`match` is left without them): an obligation keeps them there.
-    func complete(_ match: inout Partial, context: ContextScope, sink: FindingSink) {
-        let anchor = anchor(of: match)
+    /// Reports, opens or arms what the complete `match` calls for. The match is taken apart
+    /// (``Partial/parts()``): its captures move into the context it is judged with, which an
+    /// obligation keeps, and its last event is the anchor unless `report_at` names another.
+    func complete(_ match: consuming Partial, context: ContextScope, sink: FindingSink) {
+        let (captures, last, origin) = match.parts()
+        let lastSeq = last.seq
+        let lastT = last.t
+        let anchor: Event
+        if let name = sequence.reportAt, let e = captures[name] {
+            anchor = e
+        } else {
+            anchor = consume last
+        }
         // Bare names in messages read the event the finding points at. An obligation keeps its
         // context until it is answered: its lets are frozen.
         var isResponse = false
         if case .response = check { isResponse = true }
-        var captures = Captures()
-        swap(&captures, &match.captures)
         let ctx = self.context(anchor, captures: consume captures, frozen: isResponse)
         let anchorSeq = anchor.seq
         switch check {
@@ -523,11 +525,13 @@ extension SequenceRunner {
             if reportedAnchors.insert(anchor.seq).inserted {
                 report(
                     .violation, at: anchor, ctx, context: context, sink: sink,
-                    waitForAfter: anchor.seq == match.last.seq)
+                    waitForAfter: anchorSeq == lastSeq)
             }
         case .response:
             // The anchor and the context move into the obligation: not copied, then dropped.
-            open(match, anchor: consume anchor, consume ctx, context: context, sink: sink)
+            open(
+                lastSeq: lastSeq, lastT: lastT, anchor: consume anchor, consume ctx,
+                context: context, sink: sink)
         case .precedence(_, let enabling):
             var found = false
             var looked = 0
@@ -546,16 +550,17 @@ extension SequenceRunner {
         if facts.completedMatchesRetire,
             reportedAnchors.contains(anchorSeq) || obligations.openAnchors.contains(anchorSeq)
         {
-            retire(match)
+            retire(origin: origin)
         }
     }
 
-    /// Ends the partial a complete match grew from: all it could complete from now on would be
-    /// dropped as its anchor's (``SelectorPlan/completedMatchesRetire(_:)``).
-    func retire(_ match: Partial) {
+    /// Ends the partial a complete match grew from (its ordinal `origin`, -1: none): all it could
+    /// complete from now on would be dropped as its anchor's
+    /// (``SelectorPlan/completedMatchesRetire(_:)``).
+    func retire(origin: Int) {
         let stage = sequence.steps.count - 1
-        guard match.origin >= 0, stage < stageCount,
-            let at = Self.position(of: match.origin, in: stages[stage].partials)
+        guard origin >= 0, stage < stageCount,
+            let at = Self.position(of: origin, in: stages[stage].partials)
         else { return }
         kill(stage: stage, at: at)
         compact(stage)

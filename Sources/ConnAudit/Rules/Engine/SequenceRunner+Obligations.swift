@@ -123,17 +123,18 @@ struct Obligations {
 }
 
 extension SequenceRunner {
-    /// Opens the obligation of a complete trigger match (or reports it at once: an undecided or
-    /// negative `within_ms`). The match's captures are in `ctx` (``complete(_:context:sink:)``).
-    /// The anchor and the context are given up to it: the obligation keeps them as they are.
+    /// Opens the obligation of a complete trigger match, whose last event has `$seq` `lastSeq`
+    /// and time `lastT` (or reports it at once: an undecided or negative `within_ms`). The
+    /// match's captures are in `ctx` (``complete(_:context:sink:)``). The anchor and the context
+    /// are given up to it: the obligation keeps them as they are.
     func open(
-        _ match: Partial, anchor: consuming Event, _ ctx: consuming EvalContext,
+        lastSeq: Int, lastT: Double, anchor: consuming Event, _ ctx: consuming EvalContext,
         context: ContextScope, sink: FindingSink
     ) {
         guard responseFollowedBy != nil else { return }
         // A trigger of one step completes one match per event at most: no other to tell it from.
         if sequence.steps.count > 1 {
-            guard isNewMatch(ctx.captures.seqs(of: facts.lastKeyed, after: match.last.seq)) else {
+            guard isNewMatch(ctx.captures.seqs(of: facts.lastKeyed, after: lastSeq)) else {
                 return
             }
         }
@@ -177,7 +178,7 @@ extension SequenceRunner {
                     note: "within_ms is negative (\(Value.double(ms).normalizedNumber.rendered()))")
                 return
             }
-            deadline = DecimalRounding.sum(match.last.t, ms)
+            deadline = DecimalRounding.sum(lastT, ms)
             keepOnClock(deadline!, scope: context)
         }
         let text = compiled.messageReadsHistory ? message(for: ctx, note: nil) : nil

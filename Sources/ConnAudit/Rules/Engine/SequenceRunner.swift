@@ -218,8 +218,14 @@ final class SequenceRunner: Runner {
         /// When it opened, among all the rule's partials (see ``nextOrdinal``).
         var ordinal = 0
         var dead = false
-        /// For a complete match: the ordinal of the partial it grew from (see ``retire(_:)``).
+        /// For a complete match: the ordinal of the partial it grew from (see
+        /// ``retire(origin:)``).
         var origin = -1
+
+        /// The partial taken apart: its captures and last event move out, not counted again.
+        consuming func parts() -> (captures: Captures, last: Event, origin: Int) {
+            (captures, last, origin)
+        }
     }
 
     /// A partial the event is tried against: where it is, and which of its tests apply.
