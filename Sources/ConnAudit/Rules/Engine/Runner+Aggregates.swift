@@ -79,8 +79,20 @@ extension Runner {
         // The answer of the call's kind changed? (`first` changes once, `last` and `count`
         // always.)
         var changed = kind != .first || aggregate.first == nil
-        if aggregate.first == nil { aggregate.first = e }
-        aggregate.last = e
+        // Only the events a call of the aggregate's kind reads are held (each one held is a
+        // retain, and a release when it is replaced or the aggregate is set back): a `first`
+        // (matched only while it has none) its first event; a `last`, which also answers a
+        // `first` asked alike (``StaticCall/merged(with:)``), both; `count`, `maxof` and
+        // `minof` neither.
+        switch kind {
+        case .first:
+            aggregate.first = e
+        case .last:
+            if aggregate.first == nil { aggregate.first = e }
+            aggregate.last = e
+        case .count, .maxof, .minof, .next:
+            break
+        }
         aggregate.count += 1
         if hasValue, let v = compiled.staticValues[slot]!(noHistoryContext(e)).value,
             v.number != nil
