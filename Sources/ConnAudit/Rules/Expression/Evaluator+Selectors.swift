@@ -63,8 +63,12 @@ extension Evaluator {
         if let ids = term.pointee.evIDs, !ids.contains(candidate.evID) { return false }
         return !term.pointee.checksFields
             || term.pointee.tests.withUnsafeBufferPointer { tests in
-                let evIDs = term.pointee.evIDs
-                for i in tests.indices where Selector.Term.leftToCheck(tests[i], evIDs: evIDs) {
+                // ``Selector/Term/leftToCheck(_:evIDs:)``, with the test's id read in place and
+                // the ids only asked whether they are there: neither is copied, so neither is
+                // retained for the loop.
+                let idsAnswerEv = term.pointee.evIDs != nil
+                for i in tests.indices
+                where tests[i].fieldID != FieldNames.ev || !idsAnswerEv {
                     let v: Value
                     let present: Bool
                     if tests[i].fieldID == FieldNames.file {
@@ -79,7 +83,8 @@ extension Evaluator {
                         present = false
                     }
                     let holds = ctx.withShared { shared in
-                        predicate(tests[i].predicate, v, present: present, shared, candidate)
+                        predicate(
+                            of: tests.baseAddress! + i, v, present: present, shared, candidate)
                     }
                     guard holds == true else {
                         return false
@@ -87,6 +92,19 @@ extension Evaluator {
                 }
                 return true
             }
+    }
+
+    /// ``predicate(_:_:present:_:_:)`` of the test at `test` (in a term the caller holds): the
+    /// tests most selectors make, `equals` and `exists`, are decided here, without a call.
+    @inline(__always) static func predicate(
+        of test: UnsafePointer<Selector.FieldTest>, _ v: Value, present: Bool,
+        _ shared: EvalShared, _ e: Event
+    ) -> Bool? {
+        switch test.pointee.predicate {
+        case .equals(let x): return v.looselyEquals(x)
+        case .exists(let wanted): return (present && v != .null) == wanted
+        default: return predicate(test.pointee.predicate, v, present: present, shared, e)
+        }
     }
 
     /// A field predicate of `e`; nil is undecided (which a selector treats as no match). A regex
