@@ -81,13 +81,40 @@ struct SpanMemo<Span: SpanPayload> {
         spans.withUnsafeBufferPointer { spans in
             let length = spans[slot].length
             guard length != 0, i &+ length <= n else { return nil }
-            // One `memcmp`, which compares a span's 8 to 64 bytes in a few vector steps. The
-            // span is read after it: its fields are not kept across the call.
+            // Compared inline, 16 bytes a step, the last step ending at the span's end (a span
+            // holds at least eight bytes): no byte past the line's or the span's end is read.
             let same = words.withUnsafeBufferPointer { words in
-                memcmp(p + i, words.baseAddress! + slot &* 8, length) == 0
+                Self.sameBytes(p + i, UnsafeRawPointer(words.baseAddress! + slot &* 8), length)
             }
             return same ? spans[slot] : nil
         }
+    }
+
+    /// Whether the `count` bytes (8 to ``capacity``) at `a` and `b` are the same. Reads only
+    /// those bytes: 16-byte steps from the start, and one that ends at the last byte (overlapping
+    /// the one before it); eight-byte steps for fewer than 16 bytes.
+    @inline(__always)
+    static func sameBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+        let a = UnsafeRawPointer(a)
+        if count < 16 {
+            let head =
+                a.loadUnaligned(as: UInt64.self) ^ b.loadUnaligned(as: UInt64.self)
+            let tail =
+                a.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+                ^ b.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+            return head | tail == 0
+        }
+        @inline(__always) func diff(_ k: Int) -> SIMD16<UInt8> {
+            a.loadUnaligned(fromByteOffset: k, as: SIMD16<UInt8>.self)
+                ^ b.loadUnaligned(fromByteOffset: k, as: SIMD16<UInt8>.self)
+        }
+        var d = diff(0) | diff(count &- 16)
+        if count > 32 {
+            d |= diff(16)
+            if count > 48 { d |= diff(32) }
+        }
+        let halves = unsafeBitCast(d, to: (UInt64, UInt64).self)
+        return halves.0 | halves.1 == 0
     }
 
     /// Keeps the `count` bytes at `start` (from 8 to ``capacity``) as `slot`'s span, which sets
