@@ -45,8 +45,9 @@ extension JSONLineParser {
             case .skip:
                 guard Self.stepOverPlainValue(p, &i, n, first) else { return false }
             case .field:
-                guard let value = parsePlainValue(p, &i, n, first) else { return false }
-                out.fields.append(plainField(wantedIndex, key, value))
+                guard appendPlainField(p, &i, n, first, wantedIndex, key, to: &out) else {
+                    return false
+                }
             default:
                 return false
             }
@@ -64,6 +65,20 @@ extension JSONLineParser {
             gen: kept.gen >= 0 ? UInt64(kept.gen) : nil)
         setEv(kept.ev, of: &out)
         out.setSources(kept.src, kept.session)
+        return true
+    }
+
+    /// Decodes the plain value at `i` (first byte `first`) into `out`'s fields under `key`, as
+    /// the pair loop does; false when it is not a plain value. Out of line: only a key a rule
+    /// reads is decoded, and the loop above, which mostly steps over values, keeps a small frame.
+    /// `mutating` though it changes nothing of the parser: the parser is then lent, not copied.
+    @inline(never)
+    mutating func appendPlainField(
+        _ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ first: UInt8,
+        _ wantedIndex: Int32, _ key: UnsafeBufferPointer<UInt8>, to out: inout ParsedLine
+    ) -> Bool {
+        guard let value = parsePlainValue(p, &i, n, first) else { return false }
+        out.fields.append(plainField(wantedIndex, key, value))
         return true
     }
 }
