@@ -5,7 +5,8 @@ import ConnAuditTestSupport
 
 /// A first step's `where` that reads only params, static lets and history answered from running
 /// aggregates is evaluated once per move of the aggregates, and its kept truth is forgotten as
-/// soon as one may have moved.
+/// soon as one may have moved. A start whose terms test `ev` alone and whose kept truth is known
+/// is decided without a context; one that tests a field makes one.
 @Suite struct StartWhereOfAggregatesTests {
     private static func compile(_ each: String) throws -> CompiledRule {
         let text = """
@@ -75,5 +76,27 @@ import ConnAuditTestSupport
         runner.aggregateState = ended.aggregateState
         Self.feed(runner, [("ws.ping", 10)], after: 1)
         #expect(runner.obligations.live == 1)
+    }
+
+    @Test func aStartWithAKnownTruthMakesNoContext() throws {
+        let runner = SequenceRunner(try Self.compile(Self.aggregatesOnly), files: ["a.jsonl"])
+        #expect(runner.startWhereKept != 0)
+        Self.feed(runner, [("ws.ping", 0), ("ws.ping", 10), ("ws.ping", 20)])
+        #expect(runner.obligations.live == 3)
+        // The first ping evaluates the `where`; the others read its kept truth.
+        #expect(runner.startContextsMade == 1)
+        // A known false truth decides a start too.
+        Self.feed(runner, [("ws.recv_error", 30), ("ws.ping", 40), ("ws.ping", 50)], after: 3)
+        #expect(runner.obligations.live == 3)
+        #expect(runner.startContextsMade == 2)
+    }
+
+    @Test func aStartThatTestsAFieldMakesAContext() throws {
+        let each = #"{ ev: ws.ping, id: 1, where: "count({ev: ws.recv_error}) == 0" }"#
+        let runner = SequenceRunner(try Self.compile(each), files: ["a.jsonl"])
+        #expect(runner.startWhereKept != 0)
+        Self.feed(runner, [("ws.ping", 0), ("ws.ping", 10)])
+        #expect(runner.startContextsMade == 2)
+        #expect(runner.obligations.live == 0)
     }
 }

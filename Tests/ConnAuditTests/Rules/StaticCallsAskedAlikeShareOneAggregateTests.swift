@@ -58,10 +58,20 @@ import ConnAuditTestSupport
         {"t":7,"ev":"ws.close","gen":1,"reason":"b"}
         """
 
+    /// The reasons of the closes of ``pingsAcrossTwoOpens`` at which `expect` fails, for a rule
+    /// whose `every` expects it at each close.
+    static func failingCloses(_ expect: String) throws -> [String] {
+        let rule =
+            "id: t.a\ntitle: T\nevery: { ev: ws.close, as: c }\nexpect: \"\(expect)\""
+            + "\nmessage: \"{reason}\""
+        let loaded = try #require(try RuleRuns.rules([rule], file: "rules/checks.yaml").first)
+        let run = RuleRuns.audit([loaded], files: [("a.jsonl", pingsAcrossTwoOpens)])
+        return run.results[0].violations.map(\.message)
+    }
+
     /// Every call of a shared aggregate answers as its own would: the count, the first and the
     /// last ping since the latest open, on a log where each moves.
     @Test func aSharedAggregateAnswersEachKindOfCall() throws {
-        let log = Self.pingsAcrossTwoOpens
         for (expect, failing) in [
             ("count({ev: ws.ping}, since: {ev: ws.open}) == 2", ["b"]),
             ("last({ev: ws.ping}, since: {ev: ws.open}).id == 2", ["b"]),
@@ -74,12 +84,7 @@ import ConnAuditTestSupport
                     + " and last({ev: ws.ping}, since: {ev: ws.open}).id == 2", ["b"]
             )
         ] {
-            let rule =
-                "id: t.a\ntitle: T\nevery: { ev: ws.close, as: c }\nexpect: \"\(expect)\""
-                + "\nmessage: \"{reason}\""
-            let loaded = try #require(try RuleRuns.rules([rule], file: "rules/checks.yaml").first)
-            let findings = RuleRuns.audit([loaded], files: [("a.jsonl", log)]).results[0].violations
-            #expect(findings.map(\.message) == failing, "\(expect)")
+            #expect(try Self.failingCloses(expect) == failing, "\(expect)")
         }
     }
 }
