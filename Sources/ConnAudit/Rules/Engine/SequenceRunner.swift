@@ -116,8 +116,8 @@ final class SequenceRunner: Runner {
     /// for the next partial to start: a trigger per ping that dies at its pong would otherwise
     /// allocate its captures' storage and free it again each time. They bind nothing, so they
     /// keep no event alive, and a value like any other: one still shared is copied when unbound.
-    var spareCaptures: [Captures] = []
-    static let sparesKept = 4
+    var spareCaptures = SpareCaptures()
+    static let sparesKept = SpareCaptures.capacity
 
     /// Keeps `captures` (which the caller is dropping) as spare storage, unbound, when there is
     /// room.
