@@ -275,25 +275,32 @@ final class SequenceRunner: Runner {
         // Open obligations and armed absences see the event before it can start anything new:
         // an event never answers its own trigger.
         if obligations.live > 0 { answer(e, context: context, sink: sink) }
-        if !armed.isEmpty, case .neverAfter(_, let forbidden) = check {
-            for captures in armed {
-                visits += 1
-                guard spend(1) else { return }
-                let ctx = self.context(e, captures: captures)
-                if let term = Evaluator.matches(forbidden, e, ctx),
-                    reportedAnchors.insert(e.seq).inserted
-                {
-                    var c = captures
-                    if let name = term.capture(in: forbidden) { c[name] = e }
-                    report(
-                        .violation, at: e, self.context(e, captures: c), context: context,
-                        sink: sink)
-                    break
-                }
-            }
-        }
+        if !armed.isEmpty { answerArmed(e, context: context, sink: sink) }
+        // A runner the work limit stopped (in either call above) tries nothing more.
         guard !sequence.steps.isEmpty, !stopped else { return }
         advance(e, context: context, sink: sink)
+    }
+
+    /// Tries `e` against the armed absences (`never_after`), in the order they were armed: the
+    /// first it breaks is reported. Out of line: most runners arm none, and the loop's set-up
+    /// would be paid in ``handle(_:context:sink:)`` for every event.
+    @inline(never) private func answerArmed(_ e: Event, context: ContextScope, sink: FindingSink) {
+        guard case .neverAfter(_, let forbidden) = check else { return }
+        for captures in armed {
+            visits += 1
+            guard spend(1) else { return }
+            let ctx = self.context(e, captures: captures)
+            if let term = Evaluator.matches(forbidden, e, ctx),
+                reportedAnchors.insert(e.seq).inserted
+            {
+                var c = captures
+                if let name = term.capture(in: forbidden) { c[name] = e }
+                report(
+                    .violation, at: e, self.context(e, captures: c), context: context,
+                    sink: sink)
+                break
+            }
+        }
     }
 
     /// Per stage: the events that may advance or end a partial match there (its step's selector,
