@@ -9,14 +9,14 @@
 /// plain, a token) is left to the pair loop, which reads the line from its span on.
 extension JSONLineParser {
     /// Reads `line`'s pairs after the kept span ``readSpanned(_:into:)`` found
-    /// (``PlainStart/kept``, which does not end the line) and sets `out` as
+    /// (``PlainStart/slot``, whose span does not end the line) and sets `out` as
     /// ``parsePlain(_:into:from:)`` would, when the rest is as above; returns false otherwise,
     /// having changed nothing of `out` but its fields (the caller empties them again).
     @inline(__always)
     mutating func readPairsAfterSpan(
         _ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine, from start: PlainStart
     ) -> Bool {
-        let kept = start.kept
+        let kept = sourceSpans[start.slot]
         guard kept.ev >= 0, !kept.evEmpty, let p = line.baseAddress else { return false }
         let n = line.count
         // The span ends with the opening quote of the next key.

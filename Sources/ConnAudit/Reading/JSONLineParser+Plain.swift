@@ -24,7 +24,7 @@ extension JSONLineParser {
     mutating func parsePlain(_ line: UnsafeBufferPointer<UInt8>, into out: inout ParsedLine) -> Bool
     {
         if !out.fields.isEmpty { out.fields = [] }
-        return parsePlain(line, into: &out, from: PlainStart(t: -1, at: 0, kept: PlainSpan()))
+        return parsePlain(line, into: &out, from: PlainStart(t: -1, at: 0, slot: -1))
     }
 
     /// ``parsePlain(_:into:)`` from where ``readSpanned(_:into:)`` left the line: after its `t`,
@@ -60,12 +60,12 @@ extension JSONLineParser {
         if start.at > 0 {
             // `{"t":N,` read: the kept span there taken whole, else followed from there.
             (t, tExact, i) = (Double(start.t), start.t, start.at)
-            let kept = start.kept
             span = .closed
-            if kept.length == 0 {
+            if start.slot < 0 {
                 span = .open
                 spanFrom = i
             } else {
+                let kept = sourceSpans[start.slot]
                 (src, session) = (kept.src, kept.session)
                 if kept.ev >= 0 { (evName, evID, evEmpty) = (kept.ev, kept.evID, kept.evEmpty) }
                 if kept.gen >= 0 { gen = UInt64(kept.gen) }
@@ -251,7 +251,8 @@ extension JSONLineParser {
                     span = .closed
                     if kind == .t, tracksSourceSpan, i &+ SourceSpans.lookahead <= n {
                         // A span that ends the line stands only for a line's whole rest.
-                        if let kept = sourceSpans.match(SourceSpans.slot(p, i), p, i, n),
+                        let slot = sourceSpans.match(SourceSpans.slot(p, i), p, i, n)
+                        if slot >= 0, case let kept = sourceSpans[slot],
                             !kept.closes || i &+ kept.length == n
                         {
                             (src, session) = (kept.src, kept.session)

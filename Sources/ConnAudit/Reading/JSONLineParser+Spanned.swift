@@ -25,12 +25,12 @@ extension JSONLineParser {
     }
 
     /// A line's `{"t":N,` read ahead of the pair loop: `t`'s integer, the index of the quote that
-    /// opens the next key, and the kept span that starts there (``PlainSpan/length`` 0: none,
+    /// opens the next key, and the slot of ``sourceSpans`` whose span starts there (-1: none,
     /// the span is followed from there).
     struct PlainStart {
         var t: Int64
         var at: Int
-        var kept: PlainSpan
+        var slot: Int
     }
 
     /// Reads `line` into `out` when it is `{"t":N,` with `N` a plain integer followed by a kept
@@ -66,11 +66,12 @@ extension JSONLineParser {
             p[i] == UInt8(ascii: ","), p[i &+ 1] == UInt8(ascii: "\"")
         else { return .notStarted }
         i &+= 1
+        let slot = sourceSpans.match(SourceSpans.slot(p, i), p, i, n)
+        guard slot >= 0 else { return .started(PlainStart(t: t, at: i, slot: -1)) }
+        let kept = sourceSpans[slot]
+        guard kept.closes else { return .started(PlainStart(t: t, at: i, slot: slot)) }
         // A span that ends the line stands only for a line's whole rest.
-        guard let kept = sourceSpans.match(SourceSpans.slot(p, i), p, i, n),
-            !kept.closes || i &+ kept.length == n
-        else { return .started(PlainStart(t: t, at: i, kept: PlainSpan())) }
-        guard kept.closes else { return .started(PlainStart(t: t, at: i, kept: kept)) }
+        guard i &+ kept.length == n else { return .started(PlainStart(t: t, at: i, slot: -1)) }
         guard kept.ev >= 0, !kept.evEmpty else { return .general }
         // What parsePlain sets for this line, in its order.
         if !out.fields.isEmpty { out.fields = [] }

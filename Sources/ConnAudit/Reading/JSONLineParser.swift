@@ -281,7 +281,7 @@ struct JSONLineParser {
         case .read: return
         case .started(let start):
             if !out.fields.isEmpty { out.fields = [] }
-            if start.kept.length > 0 {
+            if start.slot >= 0 {
                 if readPairsAfterSpan(line, into: &out, from: start) { return }
                 if !out.fields.isEmpty { out.fields = [] }
             }

@@ -79,7 +79,8 @@ extension SourceEndScan {
                     span = .closed
                     if key == .t, i &+ ScanSpans.lookahead <= n {
                         let slot = ScanSpans.slot(p, i)
-                        if let kept = spans.match(slot, p, i, n) {
+                        if spans.match(slot, p, i, n) >= 0 {
+                            let kept = spans[slot]
                             guard kept.take(into: &tally, start: i) else { return .unusual }
                             i &+= kept.length &- 1
                         } else {

@@ -74,21 +74,26 @@ struct SpanMemo<Span: SpanPayload> {
         return Int(truncatingIfNeeded: (h &* 0x9E37_79B9_7F4A_7C15) >> 56)
     }
 
-    /// The span kept in `slot` when the line's bytes from `i` are its bytes (wholly within the
-    /// line's `n` bytes).
+    /// `slot` when the span kept there is the line's bytes from `i` (wholly within the line's `n`
+    /// bytes), else -1. A slot, not the span: a caller reads only what it needs of the span
+    /// (``subscript(_:)``), and no optional span is copied out per line.
     @inline(__always)
-    func match(_ slot: Int, _ p: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Span? {
+    func match(_ slot: Int, _ p: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Int {
         spans.withUnsafeBufferPointer { spans in
             let length = spans[slot].length
-            guard length != 0, i &+ length <= n else { return nil }
+            guard length != 0, i &+ length <= n else { return -1 }
             // Compared inline, 16 bytes a step, the last step ending at the span's end (a span
             // holds at least eight bytes): no byte past the line's or the span's end is read.
             let same = words.withUnsafeBufferPointer { words in
                 Self.sameBytes(p + i, UnsafeRawPointer(words.baseAddress! + slot &* 8), length)
             }
-            return same ? spans[slot] : nil
+            return same ? slot : -1
         }
     }
+
+    /// The span kept in `slot` (0 to ``slotCount`` - 1).
+    @inline(__always)
+    subscript(_ slot: Int) -> Span { spans[slot] }
 
     /// Whether the `count` bytes (8 to ``capacity``) at `a` and `b` are the same. Reads only
     /// those bytes: 16-byte steps from the start, and one that ends at the last byte (overlapping

@@ -62,7 +62,7 @@ struct PairsAfterSpanReadAloneTests {
             let text = Self.line(&rng)
             Array(text.utf8).withUnsafeBufferPointer { line in
                 if case .started(let start) = fast.readSpanned(line, into: &scratch),
-                    start.kept.length > 0
+                    start.slot >= 0
                 {
                     var probe = ParsedLine()
                     if fast.readPairsAfterSpan(line, into: &probe, from: start) {
@@ -96,7 +96,7 @@ struct PairsAfterSpanReadAloneTests {
             Array(text.utf8).withUnsafeBufferPointer { line in
                 var alone = false
                 if case .started(let start) = parser.readSpanned(line, into: &out),
-                    start.kept.length > 0
+                    start.slot >= 0
                 {
                     var probe = ParsedLine()
                     alone = parser.readPairsAfterSpan(line, into: &probe, from: start)

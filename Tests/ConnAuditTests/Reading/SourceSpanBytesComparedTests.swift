@@ -29,15 +29,16 @@ struct SourceSpanBytesComparedTests {
             // The span at a line's end, after a few other bytes.
             var line = [UInt8](repeating: 0x20, count: 3) + span
             line.withUnsafeBufferPointer {
-                #expect(memo.match(5, $0.baseAddress!, 3, $0.count)?.length == length)
-                #expect(memo.match(5, $0.baseAddress!, 3, $0.count &- 1) == nil)
-                #expect(memo.match(4, $0.baseAddress!, 3, $0.count) == nil)
+                #expect(memo.match(5, $0.baseAddress!, 3, $0.count) == 5)
+                #expect(memo[5].length == length)
+                #expect(memo.match(5, $0.baseAddress!, 3, $0.count &- 1) == -1)
+                #expect(memo.match(4, $0.baseAddress!, 3, $0.count) == -1)
             }
             for k in 0..<length {
                 line[3 + k] ^= 0x40
                 line.withUnsafeBufferPointer {
                     #expect(
-                        memo.match(5, $0.baseAddress!, 3, $0.count) == nil, "byte \(k) of \(length)"
+                        memo.match(5, $0.baseAddress!, 3, $0.count) == -1, "byte \(k) of \(length)"
                     )
                 }
                 line[3 + k] ^= 0x40
