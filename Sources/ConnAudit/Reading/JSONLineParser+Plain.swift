@@ -357,6 +357,25 @@ extension JSONLineParser {
         return nil
     }
 
+    /// ``connlogKey(_:at:count:)`` for a key within eight bytes of the end of a line of at least
+    /// eight: the line's last eight bytes, shifted down to `at` (zeros past the line's end, which
+    /// no key's bytes match). `session":` takes nine bytes, so it is never one of these.
+    @inline(__always)
+    static func connlogKeyNearEnd(_ p: UnsafePointer<UInt8>, at: Int, count n: Int)
+        -> (PlainKind, Int)?
+    {
+        guard n >= 8, at < n, at &+ 8 > n else { return nil }
+        let w =
+            UInt64(littleEndian: UnsafeRawPointer(p + (n &- 8)).loadUnaligned(as: UInt64.self))
+            &>> UInt64(8 &* (at &+ 8 &- n))
+        if w & 0xFF_FFFF == tColon { return (.t, 3) }
+        if w & 0xFFFF_FFFF == evColon { return (.ev, 4) }
+        let five = w & 0xFF_FFFF_FFFF
+        if five == srcColon { return (.src, 5) }
+        if five == genColon { return (.gen, 5) }
+        return nil
+    }
+
     /// `t":`, `ev":`, `src":`, `gen":` and `session"` as little-endian words of their bytes.
     private static let tColon: UInt64 = 0x3A_22_74
     private static let evColon: UInt64 = 0x3A_22_76_65

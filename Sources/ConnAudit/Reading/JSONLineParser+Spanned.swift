@@ -66,8 +66,13 @@ extension JSONLineParser {
             p[i] == UInt8(ascii: ","), p[i &+ 1] == UInt8(ascii: "\"")
         else { return .notStarted }
         i &+= 1
-        let slot = sourceSpans.match(SourceSpans.slot(p, i), p, i, n)
-        guard slot >= 0 else { return .started(PlainStart(t: t, at: i, slot: -1)) }
+        let home = SourceSpans.slot(p, i)
+        var slot = sourceSpans.match(home, p, i, n)
+        if slot < 0 {
+            // A span not kept: kept now when its pairs were met before (``learnSpan``).
+            slot = learnSpan(p, at: i, n, slot: home)
+            guard slot >= 0 else { return .started(PlainStart(t: t, at: i, slot: -1)) }
+        }
         let kept = sourceSpans[slot]
         guard kept.closes else { return .started(PlainStart(t: t, at: i, slot: slot)) }
         // A span that ends the line stands only for a line's whole rest.
