@@ -53,8 +53,8 @@ struct ShortTextsMetAgainTests {
         var rng = SplitMix64(seed: 61)
         var plain = 0, differing: [String] = []
         var a = ParsedLine(), b = ParsedLine()
-        // 200 names, far more than the memos' 64 slots: each round pushes names out and brings
-        // them back.
+        // 200 names in the memos' 128 sets of two: each round pushes names out of full sets and
+        // brings them back.
         for _ in 0..<6 {
             for name in Self.names.shuffled(using: &rng) {
                 let key = Self.names[rng.below(Self.names.count)]
