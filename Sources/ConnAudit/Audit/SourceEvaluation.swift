@@ -27,6 +27,8 @@ final class SourceEvaluation {
     private var idleHead = 0
     private var retirements = 0
     private var rebuilds = 0
+    /// Runners of retired generations, set back for the next ones.
+    private let spares: RunnerSpares
 
     private struct IdleEntry {
         var key: GenerationKey
@@ -77,6 +79,7 @@ final class SourceEvaluation {
         self.plan = plan
         sink = FindingSink(files: plan.files, keep: plan.keepFindings, divert: plan.divert)
         context = TimelineContext(source: key, enabled: plan.showsContext)
+        spares = RunnerSpares(rules: plan.all.count)
         classifyPending = plan.classify.count { c in
             if case .classify(_, _, _, _?) = c.rule.check { return true }
             return false
@@ -224,7 +227,7 @@ final class SourceEvaluation {
             scope: ContextScope(
                 context: context, stream: streamNames[Int(gk.stream)][...], gen: gk.gen),
             files: plan.files, clock: clock, shapes: plan.classifyShapes, logNames: retiredNames,
-            idleWindow: idleWindow ?? plan.retireIdleAfter)
+            idleWindow: idleWindow ?? plan.retireIdleAfter, spares: spares)
         generations[gk] = timeline
         idle.append(IdleEntry(key: gk, timeline: timeline, checkAt: seq + timeline.idleWindow))
         return timeline
@@ -267,6 +270,7 @@ final class SourceEvaluation {
                 r.labelList = labelList(labels)
                 labelListRetired[Int(r.labelList)] += 1
                 retired[entry.key] = r
+                timeline.giveRunnersBack()
                 if lastTimeline?.toOpaque() == Unmanaged.passUnretained(timeline).toOpaque() {
                     lastTimeline = nil
                 }
@@ -309,6 +313,6 @@ final class SourceEvaluation {
         }
         return SourceOutcome(
             sink: sink, events: events, generations: generationOrder.count,
-            retirements: retirements, rebuilds: rebuilds)
+            retirements: retirements, rebuilds: rebuilds, runnersReused: spares.taken)
     }
 }

@@ -133,6 +133,9 @@ final class Timeline {
     private let files: [String]
     /// See ``EvaluationPlan/classifyShapes``.
     private let shapes: [Int: ClassifyShape]
+    /// The source's spare runners: taken before one is made, given the runners when the
+    /// timeline is retired (nil: none, each runner is made).
+    private let spares: RunnerSpares?
     private(set) weak var clock: SourceClock?
     let dispatch: Dispatch
     let scope: ContextScope
@@ -174,8 +177,9 @@ final class Timeline {
     init(
         rules: [CompiledRule], dispatch: Dispatch, scope: ContextScope, files: [String],
         clock: SourceClock?, shapes: [Int: ClassifyShape] = [:],
-        logNames: EventLogNames? = nil, idleWindow: Int = 0
+        logNames: EventLogNames? = nil, idleWindow: Int = 0, spares: RunnerSpares? = nil
     ) {
+        self.spares = spares
         log = EventLogWriter(names: logNames)
         logs = logNames != nil
         replays = rules.contains { $0.needsReplay }
@@ -194,16 +198,38 @@ final class Timeline {
         if let r = runners[i] { return r }
         let compiled = rules[i]
         let runner: Runner
+        if let spare = spares?.take(compiled.index) {
+            runner = spare
+        } else {
+            runner = makeRunner(compiled)
+        }
+        runner.clock = clock
+        runners[i] = runner
+        borrowed[i] = Unmanaged.passUnretained(runner)
+        return runner
+    }
+
+    private func makeRunner(_ compiled: CompiledRule) -> Runner {
+        let runner: Runner
         switch compiled.rule.check {
         case .every, .never, .count: runner = BasicRunner(compiled, files: files)
         case .classify:
             runner = ClassifyRunner(compiled, files: files, shape: shapes[compiled.index])
         default: runner = SequenceRunner(compiled, files: files)
         }
-        runner.clock = clock
-        runners[i] = runner
-        borrowed[i] = Unmanaged.passUnretained(runner)
         return runner
+    }
+
+    /// Hands the runners to the source's spares (``RunnerSpares``), once the timeline is retired:
+    /// it is dropped right after, and judges nothing more.
+    func giveRunnersBack() {
+        guard let spares else { return }
+        for i in runners.indices {
+            guard let runner = runners[i] else { continue }
+            runners[i] = nil
+            borrowed[i] = nil
+            spares.keep(runner)
+        }
     }
 
     /// Hands `e` to the rules that react to it, and logs it when the timeline is retirable and
@@ -428,6 +454,8 @@ struct SourceOutcome {
     /// How many times a generation timeline was retired, and rebuilt (``RetiredTimeline``).
     var retirements = 0
     var rebuilds = 0
+    /// How many runners a generation took from the spares of retired ones (``RunnerSpares``).
+    var runnersReused = 0
 }
 
 /// One source of a file, fed its events in merged order: they are held until the source has more

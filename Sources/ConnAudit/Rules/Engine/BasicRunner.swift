@@ -41,7 +41,29 @@ final class BasicRunner: Runner {
                     && $0.selector.terms.allSatisfy { $0.capture == nil }
             } ?? false
         super.init(compiled, files: files)
-        if case .never(_, .window(let after, _)) = compiled.rule.check { afterOpen = after == nil }
+        afterOpen = Self.opensAtStart(compiled.rule.check)
+    }
+
+    /// Whether a `never` window is open before any event: one with no `after`.
+    private static func opensAtStart(_ check: Check) -> Bool {
+        if case .never(_, .window(let after, _)) = check { return after == nil }
+        return false
+    }
+
+    override var canBeSetBack: Bool { baseCanBeSetBack }
+
+    override func setBack() {
+        matched = 0
+        perKey = nil
+        firstMatch = nil
+        afterOpen = Self.opensAtStart(check)
+        beforeClosed = false
+        inInterval = false
+        pending = []
+        waiting = []
+        triggerCaptures = Captures()
+        triggerName = nil
+        super.setBack()
     }
 
     /// Whether `e` can matter to the check itself (not only to its history): a cheap id test.

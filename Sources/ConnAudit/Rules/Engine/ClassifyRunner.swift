@@ -219,6 +219,17 @@ final class ClassifyRunner: Runner {
         }
     }
 
+    override var canBeSetBack: Bool { baseCanBeSetBack }
+
+    override func setBack() {
+        for i in has.indices {
+            has[i] = false
+            lacks[i] = false
+        }
+        setChecks = 0
+        super.setBack()
+    }
+
     /// A label depends on nothing but the generation's events: always retirable.
     override func retirement() -> Retirement { .now(results) }
 

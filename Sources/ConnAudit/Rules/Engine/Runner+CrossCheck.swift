@@ -61,6 +61,14 @@ final class HistoryCrossCheck {
         isComplete = false
         events = []
     }
+
+    /// As a new runner's check is (``Runner/setBack()``).
+    func setBack() {
+        events = []
+        isComplete = true
+        scanning = false
+        compared = 0
+    }
 }
 
 extension Runner {

@@ -309,6 +309,56 @@ class Runner: HistoryProvider {
     /// answers is stale.
     func aggregatesSetBack() {}
 
+    // MARK: - Setting back
+
+    /// Whether ``setBack()`` leaves the runner as a new one of its rule would be, so that a
+    /// retired generation's runner can judge the next generation (``RunnerSpares``). The base
+    /// answer is no; a check kind that sets back all of its own state says yes while
+    /// ``baseCanBeSetBack`` does.
+    var canBeSetBack: Bool { false }
+
+    /// Whether the base class's state can be set back: not stopped, no history index (keyed or
+    /// counted) and no regex budget. Those are kept in objects of their own, and a runner that
+    /// has any is freed instead.
+    final var baseCanBeSetBack: Bool {
+        !stopped && !usesRegex && madeIndexes.isEmpty && countedIndexes.isEmpty
+    }
+
+    /// How many events a history list may hold and still keep its storage when set back: a
+    /// spare runner holds no event, and no more memory than a short generation's.
+    static let listCapacityKept = 64
+
+    /// Sets the runner back to what a new runner of its rule is (subclasses set back their own
+    /// state, then call this). Only when ``canBeSetBack``. Objects made on first use (the
+    /// contexts' shared objects, the aggregates' storage, short lists' storage) are kept: they
+    /// hold no event and answer as new ones would.
+    func setBack() {
+        for i in lists.indices where !lists[i].isEmpty {
+            lists[i].removeAll(keepingCapacity: lists[i].capacity <= Self.listCapacityKept)
+        }
+        if let store = aggregateStore {
+            for i in 0..<compiled.staticCalls.count { store[i] = Aggregate() }
+        }
+        takesEveryEvent = false
+        quietAggregates = 0
+        work = 0
+        eventsGiven = 0
+        stopped = false
+        stopReported = false
+        reportingStop = false
+        letCache?.changedAll()
+        crossCheck?.setBack()
+        frozenScope = nil
+        frozenStamp = -1
+        frozenTemplate = nil
+        lastFilled = nil
+        lastHoles = []
+        holes = []
+        judging = nil
+        ended = false
+        lookAheadPending = false
+    }
+
     /// The source's clock passed `now`: obligations whose deadline is before it are decided.
     func expire(now: Double, context: ContextScope, sink: FindingSink) {}
 

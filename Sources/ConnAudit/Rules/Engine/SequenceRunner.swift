@@ -315,6 +315,13 @@ final class SequenceRunner: Runner {
         finishObligations(lastT: lastT, context: context, sink: sink)
     }
 
+    /// See `SequenceRunner+Reset.swift`.
+    override var canBeSetBack: Bool { sequenceCanBeSetBack }
+    override func setBack() {
+        setBackSequence()
+        super.setBack()
+    }
+
     /// No obligation open (nothing on the clock, nothing for the finish to judge): partial
     /// matches and armed absences are rebuilt exactly by a replay. A runner stopped by the work
     /// limit is kept as it is.

@@ -1,0 +1,37 @@
+/// Runners of a source's retired generations, set back to their start (``Runner/setBack()``),
+/// for its next generations: a runner made and freed per generation costs far more than one set
+/// back. At most ``kept`` per rule, so the spares of a source stay a few runners whatever its
+/// generations; a runner that cannot be set back exactly (``Runner/canBeSetBack``) is freed.
+final class RunnerSpares {
+    /// How many spare runners a rule keeps (tests: 0 makes a new runner for every generation).
+    @TaskLocal static var kept = 2
+
+    private let limit: Int
+    /// Per rule, by its index in the run.
+    private var spares: [[Runner]]
+
+    init(rules: Int) {
+        limit = Self.kept
+        spares = Array(repeating: [], count: limit > 0 ? rules : 0)
+    }
+
+    /// How many runners were taken.
+    private(set) var taken = 0
+
+    /// A spare runner of the rule at `index` in the run, if one is kept.
+    @inline(__always) func take(_ index: Int) -> Runner? {
+        guard index < spares.count, !spares[index].isEmpty else { return nil }
+        taken += 1
+        return spares[index].removeLast()
+    }
+
+    /// Keeps `runner`, set back, when its rule has room and it can be set back; frees it otherwise.
+    func keep(_ runner: Runner) {
+        let index = runner.compiled.index
+        guard index < spares.count, spares[index].count < limit, runner.canBeSetBack else {
+            return
+        }
+        runner.setBack()
+        spares[index].append(runner)
+    }
+}
