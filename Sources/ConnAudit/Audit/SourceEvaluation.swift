@@ -290,8 +290,21 @@ final class SourceEvaluation {
         }
     }
 
+    /// The last list ``labelList(_:)`` answered, and its index: most generations retire with
+    /// the same labels as the one before, found by one compare without hashing.
+    private var lastLabelList: [LabelResult] = []
+    private var lastLabelListIndex: Int32 = -1
+
     /// The index of `labels` in ``labelListResults``, added if new.
     private func labelList(_ labels: [LabelResult]) -> Int32 {
+        if lastLabelListIndex >= 0, labels == lastLabelList { return lastLabelListIndex }
+        let index = labelListIndex(labels)
+        (lastLabelList, lastLabelListIndex) = (labels, index)
+        return index
+    }
+
+    /// ``labelList(_:)`` by the table.
+    private func labelListIndex(_ labels: [LabelResult]) -> Int32 {
         let key = LabelList(results: labels)
         if let known = labelLists[key] { return known }
         let index = Int32(labelListResults.count)

@@ -352,7 +352,7 @@ final class Timeline {
             let runner = runner(i)
             switch runner.retirement() {
             case .now(let said):
-                labels += said
+                if labels.isEmpty { labels = said } else { labels += said }
                 if rules[i].needsReplay {
                     anyReplay = true
                 } else {
