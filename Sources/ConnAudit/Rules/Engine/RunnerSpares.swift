@@ -1,10 +1,12 @@
 /// Runners of a source's retired generations, set back to their start (``Runner/setBack()``),
 /// for its next generations: a runner made and freed per generation costs far more than one set
-/// back. At most ``kept`` per rule, so the spares of a source stay a few runners whatever its
-/// generations; a runner that cannot be set back exactly (``Runner/canBeSetBack``) is freed.
+/// back. A runner is made only when its rule has no spare, so a rule's runners, live and
+/// spare, never outnumber those it had live at once: the spares cost no memory the source did
+/// not hold before, and at most ``kept`` per rule are kept. A runner that cannot be set back
+/// exactly (``Runner/canBeSetBack``) is freed.
 final class RunnerSpares {
     /// How many spare runners a rule keeps (tests: 0 makes a new runner for every generation).
-    @TaskLocal static var kept = 2
+    @TaskLocal static var kept = 8
 
     private let limit: Int
     /// Per rule, by its index in the run.
