@@ -311,7 +311,7 @@ extension Auditor {
         var changed: Int?
         // Each event lent: the reader's ring holds it while this iteration uses it, and whatever
         // keeps it counts its own reference.
-        while let item = reader.read() {
+        while let item = reader.readInline() {
             // Every reader finding takes its place on the corpus timeline; only those its rules
             // react to are handed to it.
             if !reader.secrets.isEmpty {

@@ -112,7 +112,11 @@ final class FileReader {
     }
 
     /// ``next()`` with the line's event lent (``LentLine``): valid until the next call.
-    func read() -> LentLine? {
+    func read() -> LentLine? { readInline() }
+
+    /// ``read()``, inlined into the pass loop (``Auditor/scan``): a line then costs no call,
+    /// and its result is not packed into a ``LentLine`` to be taken apart again.
+    @inline(__always) func readInline() -> LentLine? {
         secrets.truncate(to: 0)
         if regression != nil { regression = nil }
         let raw: RawLine
