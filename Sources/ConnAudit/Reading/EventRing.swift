@@ -13,20 +13,25 @@
 /// can take a new reference to it.
 ///
 /// The slots are looked at in turn: an event is looked at again one round of the ring after it
-/// was read. A slot whose event is still held gets the next new event. While the ring has fewer
-/// than ``limit`` slots, the held event moves to a new slot at the end, to be looked at again
-/// later; at the limit it is left to its holders.
+/// was read. A slot whose event is still held gets the next new event. While more than a
+/// sixteenth of a round's slots held their events, and the ring has fewer than ``limit`` slots,
+/// each further held event moves to a new slot at the end, to be looked at again later; else
+/// it is left to its holders. A ring whose rules let go of nearly every event within a round
+/// stays at ``initial`` slots; one whose rules keep many a while grows until most are let go
+/// within a round.
 ///
 /// A reader that hands its events to other threads lets the ring grow to what can be on the way
 /// at once (``PartitionedScan/eventsInFlight(workers:)``). Else nearly every event is still in a
 /// queue when its slot comes round: it is made on the reader's thread and freed on a worker's,
 /// and the allocator's work for that costs more than the event's evaluation.
 struct EventRing: ~Copyable {
-    /// The slots a ring starts with, and the most a reader that keeps its events on its own
-    /// thread uses: many times a timeline's context ring (`TimelineContext.ring`), so most
-    /// events the rules keep a while are let go by then, and the ring's events take a few
-    /// hundred KB.
-    static let size = 1024
+    /// The most slots a reader that keeps its events on its own thread uses: many times a
+    /// timeline's context ring (`TimelineContext.ring`), so most events the rules keep a while
+    /// are let go by then, and the ring's events take about a MB.
+    static let size = 4096
+    /// The slots a ring starts with: each costs a new event in the first round and a free at the
+    /// end, so a file whose rules let go of their events soon makes and frees no more than these.
+    static let initial = 256
     /// The most slots the ring grows to.
     let limit: Int
     /// The slots, ``count`` of them in use: a buffer of the ring's own, so a line's look at its
@@ -36,13 +41,15 @@ struct EventRing: ~Copyable {
     /// The slots the ring has.
     private(set) var count: Int
     private var next = 0
+    /// The slots of this round met holding an event held elsewhere.
+    private var held = 0
 
     init(limit: Int = Self.size) {
-        self.limit = max(Self.size, limit)
-        capacity = Self.size
-        count = Self.size
-        slots = .allocate(capacity: Self.size)
-        slots.initialize(repeating: nil, count: Self.size)
+        self.limit = max(Self.initial, limit)
+        capacity = Self.initial
+        count = Self.initial
+        slots = .allocate(capacity: Self.initial)
+        slots.initialize(repeating: nil, count: Self.initial)
     }
 
     deinit {
@@ -60,23 +67,43 @@ struct EventRing: ~Copyable {
         guard let spare = UnsafeRawPointer(slots + next).load(as: Unmanaged<Event>?.self) else {
             return nil
         }
-        next = next == count - 1 ? 0 : next + 1
+        advance(round: count)
         return spare
     }
 
-    /// Puts `event`, just made, in the next slot. The event held elsewhere there moves to a new
-    /// slot at the end while the ring is below its ``limit``, else the ring lets go of it.
-    /// A slot added goes round with the next round, not this one: else an event held long at
-    /// the end would be met again at once, and the ring grow by one slot a line.
-    @inline(__always) mutating func keep(_ event: Event) {
-        let round = count
-        if round < limit, let held = slots[next] { append(held) }
-        slots[next] = event
-        next = next == round - 1 ? 0 : next + 1
+    /// Moves on to the next slot of a round of `round` slots, the first one after the last.
+    @inline(__always) private mutating func advance(round: Int) {
+        if next == round - 1 {
+            next = 0
+            held = 0
+        } else {
+            next += 1
+        }
     }
 
-    /// Adds a slot holding `event` at the end, the buffer doubled when it is full.
-    @inline(never) private mutating func append(_ event: Event) {
+    /// Puts `event`, just made, in the next slot. An event held elsewhere there moves to a new
+    /// slot at the end when more than a sixteenth of this round's slots held theirs and the ring
+    /// is below its ``limit``; else the ring lets go of it. A slot added goes round with the next
+    /// round, not this one: else an event held long at the end would be met again at once, and
+    /// the ring grow by one slot a line.
+    @inline(__always) mutating func keep(_ event: Event) {
+        let round = count
+        if UnsafeRawPointer(slots + next).load(as: UnsafeRawPointer?.self) != nil {
+            held += 1
+            if held > round >> 4, round < limit {
+                moveToEnd()
+                (slots + next).initialize(to: event)
+                advance(round: round)
+                return
+            }
+        }
+        slots[next] = event
+        advance(round: round)
+    }
+
+    /// Moves the next slot's event to a new slot at the end (no reference counted), the buffer
+    /// doubled when it is full; the next slot is left uninitialized.
+    @inline(never) private mutating func moveToEnd() {
         if count == capacity {
             let grown = min(limit, 2 * capacity)
             let moved = UnsafeMutablePointer<Event?>.allocate(capacity: grown)
@@ -85,7 +112,7 @@ struct EventRing: ~Copyable {
             slots = moved
             capacity = grown
         }
-        (slots + count).initialize(to: event)
+        (slots + count).moveInitialize(from: slots + next, count: 1)
         count += 1
     }
 }

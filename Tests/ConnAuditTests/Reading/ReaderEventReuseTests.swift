@@ -89,8 +89,9 @@ import ConnAuditTestSupport
             objects.insert(ObjectIdentifier(e))
         }
         #expect(read == lines)
-        // The ring's events, and no more, serve every line.
-        #expect(objects.count <= EventRing.size)
+        // The ring's first slots, and no more, serve every line: nothing holds an event past its
+        // line, so the ring does not grow.
+        #expect(objects.count <= EventRing.initial)
     }
 
     /// A reader whose events go to worker threads lets its ring grow: events held in a window
@@ -127,10 +128,10 @@ import ConnAuditTestSupport
     /// it, whether this line has none, some, or others (they are set only when either line has
     /// some).
     @Test func anEventFilledAgainHoldsOnlyItsOwnLinesFieldsAndRedactedKeys() {
-        let lines = EventRing.size * 4
+        let lines = EventRing.initial * 4
         // By the line's number: no field; a field; a secret key (redacted); both. A slot of the
         // ring serves lines one round apart: each round, its line is of the next kind.
-        func kind(_ n: Int) -> Int { (n + (n - 1) / EventRing.size) % 4 }
+        func kind(_ n: Int) -> Int { (n + (n - 1) / EventRing.initial) % 4 }
         func text(_ n: Int) -> String {
             switch kind(n) {
             case 0: return #"{"t":\#(n),"ev":"x.step"}"#
@@ -154,7 +155,7 @@ import ConnAuditTestSupport
         }
         #expect(read == lines)
         // The lines were read into events filled again.
-        #expect(objects.count <= EventRing.size)
+        #expect(objects.count <= EventRing.initial)
     }
 
     /// A logged line named as one of the reader's findings takes no id, also when its event is
@@ -180,32 +181,69 @@ import ConnAuditTestSupport
         #expect(read == lines)
     }
 
-    /// A slot added to the ring goes round with the next round: an event held to the end costs
-    /// the ring one slot a round, not one a line.
-    @Test func anEventHeldToTheEndGrowsTheRingBySlotARound() {
+    /// A few events held to the end (a sixteenth of a round or fewer) do not grow the ring: each
+    /// is left to its holder when its slot comes round, and a new event takes the slot.
+    @Test func aFewEventsHeldToTheEndDoNotGrowTheRing() {
         var ring = EventRing(limit: EventRing.size * 100)
-        let rounds = 10
-        var kept: Event?
-        for line in 1...(EventRing.size * rounds) {
+        var kept: [Event] = []
+        for line in 1...(EventRing.initial * 20) {
             if let spare = ring.spare() {
                 spare.takeUnretainedValue().refill(
                     t: Double(line), ev: "x.step", gen: nil, file: 0, line: line, evID: -1)
             } else {
                 let made = Event(t: Double(line), ev: "x.step", line: line)
                 ring.keep(made)
-                if line == 1 { kept = made }
+                if line % 32 == 1 { kept.append(made) }
             }
         }
-        #expect(kept?.line == 1)
-        #expect(ring.count <= EventRing.size + rounds)
+        #expect(kept.first?.line == 1)
+        #expect(kept.allSatisfy { $0.line % 32 == 1 && $0.t == Double($0.line) })
+        #expect(ring.count == EventRing.initial)
+    }
+
+    /// Events held a round or more, many of them, grow the ring: each held past a sixteenth of
+    /// a round moves to a new slot at the end, and is filled again once let go. A slot added
+    /// goes round with the next round, not this one: an event held to the end costs the ring
+    /// one slot a round, not one a line.
+    @Test func manyEventsHeldARoundGrowTheRingUntilTheyAreLetGoWithinOne() {
+        var ring = EventRing(limit: EventRing.size * 100)
+        let window = EventRing.initial * 6
+        var held: [Event] = []
+        var first = 0
+        var forever: Event?
+        var made = 0
+        for line in 1...(window * 8) {
+            let e: Event
+            if let spare = ring.spare() {
+                e = spare.takeUnretainedValue()
+                e.refill(t: Double(line), ev: "x.step", gen: nil, file: 0, line: line, evID: -1)
+            } else {
+                e = Event(t: Double(line), ev: "x.step", line: line)
+                ring.keep(e)
+                made += 1
+            }
+            if line == 1 { forever = e }
+            // Each event is held for the window's lines after its own.
+            held.append(e)
+            if held.count - first > window {
+                #expect(held[first].line == first + 1)
+                held[first] = forever!
+                first += 1
+            }
+        }
+        #expect(forever?.line == 1)
+        // Grown past the window, not to the limit; the events made are the ring's and the few
+        // left to their holders while it grew.
+        #expect(ring.count > window && ring.count <= 2 * window)
+        #expect(made <= ring.count + window)
     }
 
     /// With every event held, the ring grows to its limit and no further.
     @Test func aRingOfHeldEventsStopsAtItsLimit() {
-        let limit = EventRing.size * 3
+        let limit = EventRing.initial * 12
         var ring = EventRing(limit: limit)
         var held: [Event] = []
-        for line in 1...(limit * 2) {
+        for line in 1...(limit * 4) {
             #expect(ring.spare() == nil)
             let made = Event(t: Double(line), ev: "x.step", line: line)
             ring.keep(made)
