@@ -109,6 +109,23 @@ import ConnAuditTestSupport
         return fields
     }
 
+    /// Each stored field of a lets' cache, as text, but its count of changes (it only grows)
+    /// and its runner (another object for each).
+    static func cacheFields(_ cache: StaticLetCache) -> [String: String] {
+        var fields: [String: String] = [:]
+        var mirror: Mirror? = Mirror(reflecting: cache)
+        while let m = mirror {
+            for child in m.children {
+                guard let label = child.label, label != "changes", label != "runner" else {
+                    continue
+                }
+                fields[label] = String(reflecting: child.value)
+            }
+            mirror = m.superclassMirror
+        }
+        return fields
+    }
+
     @Test func aRunnerSetBackHasEveryFieldOfANewOne() throws {
         let pack = RuleLoader.builtin()
         let plan = EvaluationPlan(rules: pack.rules, overrides: [:], files: ["log.jsonl"])
@@ -141,6 +158,12 @@ import ConnAuditTestSupport
                     Issue.record(
                         "\(compiled.rule.id) '\(fixture.name)': \(label) is \(got[label] ?? "-"), new \(value)"
                     )
+                }
+                // Its lets' cache keeps no value of the generation it judged.
+                if let cache = runner.letCache, let newCache = new.letCache {
+                    #expect(
+                        Self.cacheFields(cache) == Self.cacheFields(newCache),
+                        "\(compiled.rule.id) '\(fixture.name)'")
                 }
                 // The storage kept answers as none: no aggregate moved, no partial open.
                 #expect(runner.aggregateState == nil, "\(compiled.rule.id)")

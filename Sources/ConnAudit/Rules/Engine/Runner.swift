@@ -346,7 +346,7 @@ class Runner: HistoryProvider {
         stopped = false
         stopReported = false
         reportingStop = false
-        letCache?.changedAll()
+        letCache?.setBack()
         crossCheck?.setBack()
         frozenScope = nil
         frozenStamp = -1

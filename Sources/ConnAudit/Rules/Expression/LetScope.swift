@@ -329,6 +329,8 @@ class StaticLetCache {
     /// The fresh lets' bits: ``values`` holds their values for the aggregates as they are.
     private final var fresh: UInt64 = 0
     private final var values: [Kept]
+    /// ``values`` as they start: every let undecided, no value held.
+    private final let undecided: [Kept]
 
     /// A let's value, and the same as a ``Scalar`` (read without copying the value out).
     fileprivate struct Kept {
@@ -342,6 +344,7 @@ class StaticLetCache {
     init(table: LetTable) {
         dependents = table.dependents
         values = table.undecided
+        undecided = table.undecided
     }
 
     /// The bit that says whether let `slot` is fresh; none (0) past the first 64.
@@ -372,5 +375,12 @@ class StaticLetCache {
     final func changedAll() {
         changes &+= 1
         fresh = 0
+    }
+
+    /// Set back with its runner (``Runner/setBack()``): every let stale, and no value kept, so
+    /// that a spare runner holds nothing of the generation it judged.
+    final func setBack() {
+        changedAll()
+        values = undecided
     }
 }
