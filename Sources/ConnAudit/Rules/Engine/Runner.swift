@@ -26,7 +26,7 @@ class Runner: HistoryProvider {
     private let countedCalls: [CountedCall]
     /// (A `let`, made with the runner: a `var`'s buffer is retained for each call made while
     /// reading it, as any call may change a `var`.)
-    private let countedIndexes: [CountedIndex]
+    let countedIndexes: [CountedIndex]
     /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order
     /// (kept by ``Runner+Aggregates.swift`` alone): owned by the runner alone, so each is moved
     /// in place without a check that its storage is shared. Made when the first moves (nil:
@@ -58,6 +58,10 @@ class Runner: HistoryProvider {
     }
     /// The source's clock, for deadlines; nil on the corpus timeline.
     weak var clock: SourceClock?
+    /// How many of the source clock's deadlines are this runner's (``SourceClock`` counts them):
+    /// a runner with one is never set back, as the clock would wake it with its retired
+    /// generation's scope.
+    final var clockEntries = 0
 
     /// The events given so far, when history answers are cross-checked with a scan of them
     /// (``HistoryCrossCheck``); nil when they are not.
@@ -309,7 +313,7 @@ class Runner: HistoryProvider {
     /// answers is stale.
     func aggregatesSetBack() {}
 
-    // MARK: - Setting back
+    // MARK: - Setting back (Runner+SetBack.swift)
 
     /// Whether ``setBack()`` leaves the runner as a new one of its rule would be, so that a
     /// retired generation's runner can judge the next generation (``RunnerSpares``). The base
@@ -317,46 +321,21 @@ class Runner: HistoryProvider {
     /// ``baseCanBeSetBack`` does.
     var canBeSetBack: Bool { false }
 
-    /// Whether the base class's state can be set back: not stopped, no history index (keyed or
-    /// counted) and no regex budget. Those are kept in objects of their own, and a runner that
-    /// has any is freed instead.
-    final var baseCanBeSetBack: Bool {
-        !stopped && !usesRegex && madeIndexes.isEmpty && countedIndexes.isEmpty
-    }
-
-    /// How many events a history list may hold and still keep its storage when set back: a
-    /// spare runner holds no event, and no more memory than a short generation's.
-    static let listCapacityKept = 64
-
     /// Sets the runner back to what a new runner of its rule is (subclasses set back their own
-    /// state, then call this). Only when ``canBeSetBack``. Objects made on first use (the
-    /// contexts' shared objects, the aggregates' storage, short lists' storage) are kept: they
-    /// hold no event and answer as new ones would.
-    func setBack() {
-        for i in lists.indices where !lists[i].isEmpty {
-            lists[i].removeAll(keepingCapacity: lists[i].capacity <= Self.listCapacityKept)
-        }
-        if let store = aggregateStore {
-            for i in 0..<compiled.staticCalls.count { store[i] = Aggregate() }
-        }
-        takesEveryEvent = false
-        quietAggregates = 0
+    /// state, then call this; ``setBackBase()``). Only when ``canBeSetBack``.
+    func setBack() { setBackBase() }
+
+    /// ``Runner/setBack()``'s part for the state this file keeps to itself: the work, the stop
+    /// and the frozen let scope, as a new runner's.
+    final func setBackOwnState() {
         work = 0
         eventsGiven = 0
         stopped = false
         stopReported = false
         reportingStop = false
-        letCache?.setBack()
-        crossCheck?.setBack()
         frozenScope = nil
         frozenStamp = -1
         frozenTemplate = nil
-        lastFilled = nil
-        lastHoles = []
-        holes = []
-        judging = nil
-        ended = false
-        lookAheadPending = false
     }
 
     /// The source's clock passed `now`: obligations whose deadline is before it are decided.

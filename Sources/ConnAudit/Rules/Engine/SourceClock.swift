@@ -13,6 +13,7 @@ final class SourceClock {
     private var dueScratch: [(runner: Runner, scope: ContextScope)] = []
 
     func schedule(_ deadline: Double, runner: Runner, scope: ContextScope) {
+        runner.clockEntries &+= 1
         let slot: Int32
         if let reused = free.popLast() {
             slot = reused
@@ -103,6 +104,7 @@ final class SourceClock {
         for (i, deadline) in deadlines.enumerated() {
             if let owner = owners[Int(slots[i])] {
                 other.schedule(deadline, runner: owner.runner, scope: owner.scope)
+                owner.runner.clockEntries &-= 1
             }
         }
         deadlines = []
@@ -122,7 +124,9 @@ final class SourceClock {
             deadlines.removeLast()
             let slot = Int(slots.removeLast())
             // Moved out of its place, not copied and then cleared: no count taken or given back.
-            due.append(owners[slot].take()!)
+            let owner = owners[slot].take()!
+            owner.runner.clockEntries &-= 1
+            due.append(owner)
             free.append(Int32(slot))
             // Sifted down in place: no uniqueness check per swap.
             deadlines.withUnsafeMutableBufferPointer { deadlines in
