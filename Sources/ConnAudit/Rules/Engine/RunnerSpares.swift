@@ -1,8 +1,8 @@
 /// Runners of a source's retired generations, set back to their start (``Runner/setBack()``),
 /// for its next generations: a runner made and freed per generation costs far more than one set
 /// back. A runner is made only when its rule has no spare, so a rule's runners, live and
-/// spare, never outnumber those it had live at once: the spares cost no memory the source did
-/// not hold before, and at most ``kept`` per rule are kept. A runner that cannot be set back
+/// spare, never outnumber those it had live at once, and at most ``kept`` per rule are kept: a
+/// source holds at most the runners it held at its peak, until it ends. A runner that cannot be set back
 /// exactly (``Runner/canBeSetBack``) is freed.
 final class RunnerSpares {
     /// How many spare runners a rule keeps (tests: 0 makes a new runner for every generation).

@@ -27,8 +27,8 @@ extension SequenceRunner {
         reportedAnchors = []
         firstMatchKey = nil
         matchKeys = []
-        grown.removeAll(keepingCapacity: true)
-        visitScratch.removeAll(keepingCapacity: true)
+        grown.removeAll(keepingCapacity: grown.capacity <= Runner.listCapacityKept)
+        visitScratch.removeAll(keepingCapacity: visitScratch.capacity <= Runner.listCapacityKept)
         stepsByID = facts.stepsByID
         withoutsByID = facts.withoutsByID
         deathsExcludeGrowth = facts.deathsExcludeGrowth
