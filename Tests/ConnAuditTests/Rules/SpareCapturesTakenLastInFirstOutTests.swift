@@ -4,7 +4,7 @@ import Testing
 
 /// ``SpareCaptures`` keeps up to four captures in slots: the last one added is the first taken,
 /// its count says how many it holds, and a slot taken is left empty for the next one.
-@Suite struct SpareCapturesSlotsTests {
+@Suite struct SpareCapturesTakenLastInFirstOutTests {
     private static func captures(_ n: Int) -> Captures {
         let e = Event(t: Double(n), ev: "x", line: n)
         e.seq = n
