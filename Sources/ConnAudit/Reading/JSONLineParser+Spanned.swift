@@ -69,7 +69,7 @@ extension JSONLineParser {
         let home = SourceSpans.slot(p, i)
         var slot = sourceSpans.match(home, p, i, n)
         if slot < 0 {
-            // A span not kept: kept now when its pairs were met before (``learnSpan``).
+            // A span not kept: kept here when its pairs were met before (``learnSpan``).
             slot = learnSpan(p, at: i, n, slot: home)
             guard slot >= 0 else { return .started(PlainStart(t: t, at: i, slot: -1)) }
         }
