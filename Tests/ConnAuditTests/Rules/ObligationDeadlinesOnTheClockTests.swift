@@ -6,7 +6,7 @@ import ConnAuditTestSupport
 /// A runner keeps only its earliest deadline on the source's clock: an obligation answered in
 /// time costs the clock nothing, and every deadline is still decided at the first event past it.
 @Suite struct ObligationDeadlinesOnTheClockTests {
-    private static func rule(_ body: String) throws -> CompiledRule {
+    static func rule(_ body: String) throws -> CompiledRule {
         let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         let text = "rules:\n  - " + lines.joined(separator: "\n    ") + "\n"
         let rule = try #require(
@@ -15,7 +15,7 @@ import ConnAuditTestSupport
     }
 
     /// A runner of `compiled` on a clock of its own, fed as a source's evaluation feeds it.
-    private final class Feeder {
+    final class Feeder {
         let clock = SourceClock()
         let runner: SequenceRunner
         let sink = FindingSink(files: ["a.jsonl"])
@@ -43,7 +43,7 @@ import ConnAuditTestSupport
         var violations: Int { sink.violations[0]?.count ?? 0 }
     }
 
-    private static let timeout = """
+    static let timeout = """
         id: t.timeout
         title: timeout
         each: { ev: ws.ping, as: p }

@@ -8,61 +8,38 @@ import ConnAuditTestSupport
 /// generation's scope. The clock counts each runner's deadlines (``Runner/clockEntries``), so a
 /// deadline left there after the runner's obligations were all answered still counts.
 @Suite struct RunnersOnTheClockNotSetBackTests {
-    private static let timeout = """
-        rules:
-          - id: t.timeout
-            title: timeout
-            each: { ev: ws.ping, as: p }
-            followed_by: { ev: ws.close, where: "t >= p.t + 1000" }
-            within_ms: 1000
-            unless: { ev: ws.pong, where: "t < p.t + 1000" }
-        """
+    private typealias Feeder = ObligationDeadlinesOnTheClockTests.Feeder
 
-    private static func runner() throws -> (SequenceRunner, SourceClock) {
-        let rule = try #require(
-            try RuleLoader.load(files: [("rules/clock.yaml", timeout)]).rules.first)
-        let runner = SequenceRunner(
-            CompiledRule(rule: rule, index: 0, overrides: [:]), files: ["a.jsonl"])
-        let clock = SourceClock()
-        runner.clock = clock
-        return (runner, clock)
+    private static func feeder() throws -> Feeder {
+        Feeder(
+            try ObligationDeadlinesOnTheClockTests.rule(ObligationDeadlinesOnTheClockTests.timeout))
     }
 
     @Test func aDeadlineLeftOnTheClockKeepsTheRunnerFromBeingSetBack() throws {
-        let (runner, clock) = try Self.runner()
-        let sink = FindingSink(files: ["a.jsonl"])
-        let scope = ContextScope(context: TimelineContext(source: nil), stream: nil, gen: 1)
-        var seq = 0
-        func feed(_ ev: String, _ t: Double) {
-            let e = Event(
-                t: t, ev: ev, gen: 1, file: 0, line: seq + 1, fields: [], evID: EvNames.id(ev))
-            e.seq = seq
-            seq += 1
-            runner.observe(e, context: scope, sink: sink)
-            clock.advance(to: t, seq: e.seq, sink: sink)
-        }
+        let feeder = try Self.feeder()
+        let (runner, clock) = (feeder.runner, feeder.clock)
         // A ping, then one at a lower t: its earlier deadline (1000) goes on the clock beside
         // the first one's (2000). A pong answers both.
-        feed("ws.ping", 1000)
-        feed("ws.ping", 0)
-        feed("ws.pong", 10)
+        feeder.feed("ws.ping", 1000)
+        feeder.feed("ws.ping", 0)
+        feeder.feed("ws.pong", 10)
         #expect(runner.clockEntries == clock.scheduledCount)
         // Past the earlier deadline: the runner has nothing open, and 2000 is still on the clock.
-        feed("app.tick", 1500)
+        feeder.feed("app.tick", 1500)
         #expect(clock.scheduledCount == 1)
         #expect(runner.clockEntries == 1)
         #expect(!runner.canBeSetBack)
         // Past the last one: nothing of the runner's is on the clock.
-        feed("app.tick", 2500)
+        feeder.feed("app.tick", 2500)
         #expect(clock.scheduledCount == 0)
         #expect(runner.clockEntries == 0)
         #expect(runner.canBeSetBack)
-        #expect(sink.violations[0]?.count ?? 0 == 0)
+        #expect(feeder.violations == 0)
     }
 
     @Test func deadlinesMovedToAnotherClockStayCounted() throws {
-        let (runner, replay) = try Self.runner()
-        let scope = ContextScope(context: TimelineContext(source: nil), stream: nil, gen: 1)
+        let feeder = try Self.feeder()
+        let (runner, replay, scope) = (feeder.runner, feeder.clock, feeder.scope)
         replay.schedule(10, runner: runner, scope: scope)
         replay.schedule(20, runner: runner, scope: scope)
         #expect(runner.clockEntries == 2)
@@ -70,9 +47,9 @@ import ConnAuditTestSupport
         replay.move(to: source)
         #expect(runner.clockEntries == 2)
         #expect(!runner.canBeSetBack)
-        source.advance(to: 15, sink: FindingSink(files: ["a.jsonl"]))
+        source.advance(to: 15, sink: feeder.sink)
         #expect(runner.clockEntries == 1)
-        source.advance(to: 25, sink: FindingSink(files: ["a.jsonl"]))
+        source.advance(to: 25, sink: feeder.sink)
         #expect(runner.clockEntries == 0)
         #expect(runner.canBeSetBack)
     }
