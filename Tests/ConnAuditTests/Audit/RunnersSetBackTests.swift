@@ -91,7 +91,8 @@ import ConnAuditTestSupport
     static func fields(_ runner: Runner) -> [String: String] {
         let keptStorage: Set<String> = [
             "aggregateStore", "stages", "stageCount", "sharedMade", "sharedRefs",
-            "spareCaptures", "counted"
+            "spareCaptures", "counted", "$__lazy_storage_$_indexes",
+            "$__lazy_storage_$_regexBudget"
         ]
         var fields: [String: String] = [:]
         var mirror: Mirror? = Mirror(reflecting: runner)
@@ -112,13 +113,17 @@ import ConnAuditTestSupport
     /// Each stored field of a lets' cache, as text, but its count of changes (it only grows)
     /// and its runner (another object for each).
     static func cacheFields(_ cache: StaticLetCache) -> [String: String] {
+        objectFields(cache, leavingOut: ["changes", "runner"])
+    }
+
+    /// Each stored field of `object` and its superclasses, as text, but those `leavingOut`.
+    static func objectFields(_ object: AnyObject, leavingOut: Set<String> = []) -> [String: String]
+    {
         var fields: [String: String] = [:]
-        var mirror: Mirror? = Mirror(reflecting: cache)
+        var mirror: Mirror? = Mirror(reflecting: object)
         while let m = mirror {
             for child in m.children {
-                guard let label = child.label, label != "changes", label != "runner" else {
-                    continue
-                }
+                guard let label = child.label, !leavingOut.contains(label) else { continue }
                 fields[label] = String(reflecting: child.value)
             }
             mirror = m.superclassMirror
@@ -130,6 +135,8 @@ import ConnAuditTestSupport
         let pack = RuleLoader.builtin()
         let plan = EvaluationPlan(rules: pack.rules, overrides: [:], files: ["log.jsonl"])
         var setBack = 0
+        var withIndexes = 0
+        var withBudget = 0
         for compiled in plan.all {
             for fixture in compiled.rule.tests {
                 let reader = FileReader(
@@ -150,6 +157,8 @@ import ConnAuditTestSupport
                     runner.observe(e, context: scope!, sink: sink)
                 }
                 guard runner.canBeSetBack else { continue }
+                if !runner.madeIndexes.isEmpty { withIndexes += 1 }
+                if runner.usesRegex { withBudget += 1 }
                 runner.setBack()
                 let new = Self.makeRunner(compiled, plan)
                 let got = Self.fields(runner), want = Self.fields(new)
@@ -165,6 +174,17 @@ import ConnAuditTestSupport
                         Self.cacheFields(cache) == Self.cacheFields(newCache),
                         "\(compiled.rule.id) '\(fixture.name)'")
                 }
+                // The keyed indexes are made again on first use, as a new runner's; its regex
+                // budget, kept for the shared objects that hold it, has every step.
+                #expect(runner.madeIndexes.isEmpty, "\(compiled.rule.id)")
+                for slot in compiled.callSlots {
+                    #expect(runner.indexes[slot] == nil, "\(compiled.rule.id)")
+                }
+                if let budget = runner.regexBudget {
+                    #expect(
+                        Self.objectFields(budget) == Self.objectFields(RegexStepBudget()),
+                        "\(compiled.rule.id) '\(fixture.name)'")
+                }
                 // The storage kept answers as none: no aggregate moved, no partial open.
                 #expect(runner.aggregateState == nil, "\(compiled.rule.id)")
                 if let sequence = runner as? SequenceRunner {
@@ -176,5 +196,8 @@ import ConnAuditTestSupport
             }
         }
         #expect(setBack > 50)
+        // Runners whose rules keep a keyed index or search with a regex were among them.
+        #expect(withIndexes > 5)
+        #expect(withBudget > 5)
     }
 }

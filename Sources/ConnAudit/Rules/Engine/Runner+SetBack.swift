@@ -1,12 +1,11 @@
 /// Setting a runner back to its start, for the next generation of its source (``RunnerSpares``).
 extension Runner {
-    /// Whether the base class's state can be set back: not stopped, no history index (keyed or
-    /// counted), no regex budget, and no deadline on the source's clock. Indexes and budgets are
-    /// objects of their own, and a deadline would wake the runner with its retired generation's
-    /// scope: a runner that has any is freed instead.
+    /// Whether the base class's state can be set back: not stopped, no counted index, and no
+    /// deadline on the source's clock. A counted index is an object of its own, and a deadline
+    /// would wake the runner with its retired generation's scope: a runner that has either is
+    /// freed instead. Keyed indexes and the regex budget are set back (``setBackIndexes()``).
     final var baseCanBeSetBack: Bool {
-        !stopped && !usesRegex && madeIndexes.isEmpty && countedIndexes.isEmpty
-            && clockEntries == 0
+        !stopped && countedIndexes.isEmpty && clockEntries == 0
     }
 
     /// How many events a history list may hold and still keep its storage when set back: a
@@ -26,6 +25,7 @@ extension Runner {
         takesEveryEvent = false
         quietAggregates = 0
         setBackOwnState()
+        if usesRegex || !madeIndexes.isEmpty { setBackIndexes() }
         letCache?.setBack()
         crossCheck?.setBack()
         lastFilled = nil
@@ -34,5 +34,17 @@ extension Runner {
         judging = nil
         ended = false
         lookAheadPending = false
+    }
+
+    /// The keyed indexes and the regex budget as a new runner's: no index made (each is made
+    /// again from the history lists when a call first searches, as a new runner makes it),
+    /// and every regex step left. The budget is the same object, set back in place: the
+    /// shared objects kept (``sharedMade``) hold it.
+    private final func setBackIndexes() {
+        if !madeIndexes.isEmpty {
+            for slot in compiled.callSlots { indexes[slot] = nil }
+            madeIndexes = []
+        }
+        if usesRegex { regexBudget?.setBack() }
     }
 }

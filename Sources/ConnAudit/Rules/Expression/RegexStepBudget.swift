@@ -31,6 +31,15 @@ public final class RegexStepBudget {
         set { (remaining, isExhausted, exhaustedAt) = newValue }
     }
 
+    /// Sets it back to what a new budget of its steps is: none taken, not run out (a runner set
+    /// back for its source's next generation: ``Runner/setBack()``). The same object: the
+    /// runner's shared objects hold it.
+    func setBack() {
+        remaining = steps
+        isExhausted = false
+        exhaustedAt = nil
+    }
+
     /// Searches `text` with the steps left; nil (undecided) when they run out, recorded at `event`.
     func matches(_ regex: BoundedRegex, _ text: String, at event: Event) -> Bool? {
         switch regex.matches(text, budget: &remaining) {
