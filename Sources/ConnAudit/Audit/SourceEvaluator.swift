@@ -347,20 +347,12 @@ final class Timeline {
         guard logs else { return .never }
         var labels: [LabelResult] = []
         var anyReplay = false
-        var states: [RunnerState] = []
         for i in rules.indices where runners[i] != nil || rules[i].judgesEmptyTimelines {
             let runner = runner(i)
             switch runner.retirement() {
             case .now(let said):
                 if labels.isEmpty { labels = said } else { labels += said }
-                if rules[i].needsReplay {
-                    anyReplay = true
-                } else {
-                    states.append(
-                        RunnerState(
-                            rule: i, flags: (runner as? ClassifyRunner)?.flags,
-                            aggregates: runner.aggregateState))
-                }
+                if rules[i].needsReplay { anyReplay = true }
             case .later: return .later
             case .never:
                 giveUpLog()
@@ -377,13 +369,15 @@ final class Timeline {
         // unless the log is whole and shorter than those states would be. Else the log, whole; or,
         // when it starts after a retirement that kept no events, the log and the states of the
         // runners that need no replay (each set back after the replay, fresh ones too).
+        // The states are taken only when kept: a whole log that replays the runners (most
+        // generations') keeps none.
         let restored: [RunnerState]
         let statesOnly = !anyReplay && (!logComplete || logCount > Self.keepLogUpTo)
         if statesOnly {
             log.reset()
-            restored = states.filter { $0.flags != nil || $0.aggregates != nil }
+            restored = states().filter { $0.flags != nil || $0.aggregates != nil }
         } else {
-            restored = logComplete ? [] : states
+            restored = logComplete ? [] : states()
         }
         return .retired(
             RetiredTimeline(
@@ -391,6 +385,20 @@ final class Timeline {
                 states: restored, idleWindow: Int32(clamping: idleWindow), labelList: -1,
                 logComplete: !statesOnly && logComplete),
             labels: labels)
+    }
+
+    /// The states of the runners that need no replay (``RunnerState``), all of which were made
+    /// by ``retire(clock:)``.
+    private func states() -> [RunnerState] {
+        var states: [RunnerState] = []
+        for i in rules.indices where !rules[i].needsReplay {
+            guard let runner = runners[i] else { continue }
+            states.append(
+                RunnerState(
+                    rule: i, flags: (runner as? ClassifyRunner)?.flags,
+                    aggregates: runner.aggregateState))
+        }
+        return states
     }
 
     /// How many times in a row retiring it was tried while something of it waited.
