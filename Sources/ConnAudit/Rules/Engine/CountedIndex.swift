@@ -38,6 +38,13 @@ final class CountedIndex {
         eventTests = key.readsEventAlone ? EventTests(term) : nil
     }
 
+    /// Forgets every seq and key, as a new index of the same call (``Runner/setBack()``): the
+    /// keys are shared with the runner's other indexes, and set back with them.
+    func setBack() {
+        seqs.setBack()
+        keys.setBack()
+    }
+
     /// Records `e` if it passes the term's tests: its seq under its key if that is decided.
     func add(_ e: Event, shared: Unmanaged<EvalShared>) {
         let k: Value?
@@ -331,6 +338,13 @@ struct SeqsByNumber {
         var first = 0
         /// -1: no seq; 0: one, ``first``; otherwise the index + 1 of its seqs in ``rest``.
         var more: Int32 = -1
+    }
+
+    /// Files nothing, as new: small storage is kept (at most ``Runner/listCapacityKept``).
+    mutating func setBack() {
+        entries.removeAll(keepingCapacity: entries.capacity <= Runner.listCapacityKept)
+        if !rest.isEmpty { rest = [] }
+        single.removeAll(keepingCapacity: true)
     }
 
     /// Files `seq` under `number`.

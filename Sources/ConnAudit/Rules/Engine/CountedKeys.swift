@@ -28,6 +28,18 @@ final class CountedKeys {
     /// How many keys were numbered.
     private(set) var count = 0
 
+    /// Forgets every key, as new keys (``Runner/setBack()``): small storage is kept.
+    func setBack() {
+        short.setBack()
+        if table.count != 0 { table = KeyBuckets() }
+        tableNumbers.removeAll(keepingCapacity: tableNumbers.capacity <= Runner.listCapacityKept)
+        last = ""
+        lastWords = Self.words("")
+        lastNumber = -1
+        lastCount = -1
+        count = 0
+    }
+
     /// The number of `text`, given it when it has none.
     func number(adding text: String) -> Int32 {
         let w = Self.words(text)

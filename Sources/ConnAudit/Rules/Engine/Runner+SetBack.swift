@@ -1,11 +1,11 @@
 /// Setting a runner back to its start, for the next generation of its source (``RunnerSpares``).
 extension Runner {
-    /// Whether the base class's state can be set back: not stopped, no counted index, and no
-    /// deadline on the source's clock. A counted index is an object of its own, and a deadline
-    /// would wake the runner with its retired generation's scope: a runner that has either is
-    /// freed instead. Keyed indexes and the regex budget are set back (``setBackIndexes()``).
+    /// Whether the base class's state can be set back: not stopped and no deadline on the
+    /// source's clock. A deadline would wake the runner with its retired generation's scope: a
+    /// runner that has one is freed instead. Keyed indexes, counted indexes and the regex budget
+    /// are set back (``setBackIndexes()``, ``CountedIndex/setBack()``).
     final var baseCanBeSetBack: Bool {
-        !stopped && countedIndexes.isEmpty && clockEntries == 0
+        !stopped && clockEntries == 0
     }
 
     /// How many events a history list may hold and still keep its storage when set back: a
@@ -26,6 +26,7 @@ extension Runner {
         quietAggregates = 0
         setBackOwnState()
         if usesRegex || !madeIndexes.isEmpty { setBackIndexes() }
+        for index in countedIndexes { index.setBack() }
         letCache?.setBack()
         crossCheck?.setBack()
         lastFilled = nil

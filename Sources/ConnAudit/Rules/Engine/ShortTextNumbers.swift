@@ -39,6 +39,15 @@ struct ShortTextNumbers {
     /// How many keys have a number.
     var count: Int { entries.count }
 
+    /// Forgets every key, as a new table: the entries' storage is kept when it is small (at
+    /// most ``Runner/listCapacityKept`` keys), so a set-back runner holds no more than a short
+    /// generation's. The slots go (the first key files them anew). The seed and
+    /// ``wordsAreKeys`` are the process's, as a new table's.
+    mutating func setBack() {
+        entries.removeAll(keepingCapacity: entries.capacity <= Runner.listCapacityKept)
+        slots = []
+    }
+
     /// The key of `text`, whose two words (``Swift/String/words``) are `words`; nil when its
     /// NFC form is not ASCII or longer than 15 bytes (``packed(_:)``).
     @inline(__always) func key(of text: String, words: (UInt64, UInt64)) -> Key? {
