@@ -254,21 +254,45 @@ extension SequenceRunner {
 
     func answer(_ e: Event, context: ContextScope, sink: FindingSink) {
         guard responseFollowedBy != nil else { return }
-        var answers: [(all: Bool, ordinals: [Int])] = []
-        var all = false
         if obligations.live < Self.plannedFrom {
-            // A few obligations are each asked in full.
-            all =
+            // A few obligations are each asked in full. No list of candidates is made (nor
+            // released again) for them.
+            let all =
                 responseFollowedBy!.mayMatch(e.evID) || (responseUnless?.mayMatch(e.evID) ?? false)
-        } else {
-            let ctx = self.context(e)
-            if let a = answerable(0, e, ctx) { answers.append(a) }
-            if let a = answerable(1, e, ctx) { answers.append(a) }
-            all = answers.contains(where: \.all)
+            if !all, !(e.t > obligations.earliestDeadline) { return }
+            if all, settlesOneInPlace, obligations.live == 1, obligations.items.count == 1,
+                !(e.t > obligations.earliestDeadline)
+            {
+                settleOne(e, context: context, sink: sink)
+                return
+            }
+            settle(now: e.t, context: context, sink: sink, all: all, answering: [], by: e)
+            return
         }
+        var answers: [(all: Bool, ordinals: [Int])] = []
+        let ctx = self.context(e)
+        if let a = answerable(0, e, ctx) { answers.append(a) }
+        if let a = answerable(1, e, ctx) { answers.append(a) }
+        let all = answers.contains(where: \.all)
         // Most events neither answer nor pass a deadline: leave the obligations as they are.
         if !all, answers.isEmpty, !(e.t > obligations.earliestDeadline) { return }
         settle(now: e.t, context: context, sink: sink, all: all, answering: answers, by: e)
+    }
+
+    /// ``settle(now:context:sink:all:answering:by:)`` of the one obligation open, by `e`, which
+    /// may answer it and passes no deadline (a heartbeat's ping waiting for its pong): asked in
+    /// place, and dropped from the list when answered, with no pass over the list.
+    private func settleOne(_ e: Event, context: ContextScope, sink: FindingSink) {
+        settledInPlace += 1
+        visits += 1
+        guard spend(1) else { return }
+        // In place: handed on by value, the context would be copied (its captures and lets
+        // retained). The evaluation reads no obligation.
+        guard answersObligation(e, &obligations.items[0].context) else { return }
+        if sequence.reportAt != nil { obligations.closeAnchor(obligations.items[0].anchor.seq) }
+        recycle(&obligations.items[0].context.captures)
+        obligations.items.removeLast()
+        obligations.answered(1)
     }
 
     /// Whether `e` answers the obligation of `ctx`: its selector reads the candidate `e` itself

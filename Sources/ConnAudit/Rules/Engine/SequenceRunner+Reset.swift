@@ -16,6 +16,8 @@ extension SequenceRunner {
         nextOrdinal = 0
         visits = 0
         obligations = Obligations()
+        settlesOneInPlace = true
+        settledInPlace = 0
         withinMemo = nil
         withinMemoScope = nil
         startWhereKnown = 0

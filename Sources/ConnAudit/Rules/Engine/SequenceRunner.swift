@@ -59,6 +59,11 @@ final class SequenceRunner: Runner {
     /// concerns none of them looks at none).
     var visits = 0
     var obligations = Obligations()
+    /// Tests: whether the one obligation open is settled in place when an event may answer it
+    /// (``settleOne(_:context:sink:)``; off: by the pass over every open one), and how many
+    /// times it was.
+    var settlesOneInPlace = true
+    var settledInPlace = 0
     /// The earliest of this runner's deadlines on the source's clock (nil: none there). Every
     /// open obligation's deadline is at or after one of them, so the clock wakes the runner in
     /// time for each (``keepOnClock(_:scope:)``).
