@@ -361,7 +361,7 @@ class Runner: HistoryProvider {
             ctx.captures = consume captures
             return ctx
         }
-        return madeContext(e, captures: captures, frozen: frozen)
+        return madeContext(e, captures: consume captures, frozen: frozen)
     }
 
     /// The shared object of a context that is not frozen, when such a context binds nothing but

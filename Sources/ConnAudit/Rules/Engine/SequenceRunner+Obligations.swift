@@ -148,20 +148,26 @@ extension SequenceRunner {
         // An obligation keeps its trigger's lets: they are evaluated now. The runner's frozen
         // scope, shared by the obligations opened while no aggregate changed, was evaluated in
         // full when it was made, and an evaluated binding never changes.
-        let scope = ctx.letScope
-        if let scope, !isFrozenScope(scope) { scope.evaluateAll() }
+        // The scope is read in place (the context's box holds it): not retained for the call.
+        let scope = ctx.letsInPlace.scope
+        if let scope {
+            scope._withUnsafeGuaranteedRef { if !isFrozenScope($0) { $0.evaluateAll() } }
+        }
         var deadline: Double?
         if facts.responseWithin != nil {
             // Read only lets and params: the same under the same frozen scope (the scope is held
             // with the value, so another made at its address cannot pass for it).
             let number: Double?
-            if withinReadsLetsOnly, let memo = withinMemo, withinMemoScope === scope {
+            if withinReadsLetsOnly, let memo = withinMemo,
+                withinMemoScope.map({ Unmanaged.passUnretained($0).toOpaque() })
+                    == scope?.toOpaque()
+            {
                 number = memo
             } else {
                 number = compiled.responseWithin!(ctx).value?.number
                 if withinReadsLetsOnly, let number {
                     withinMemo = number
-                    withinMemoScope = scope
+                    withinMemoScope = scope?.takeUnretainedValue()
                 }
             }
             guard let ms = number else {
