@@ -10,14 +10,15 @@ extension CompiledExpression {
     }
 
     /// Whether `expr` compiles as a scalar (``node(_:scalar:)``): a leaf ``scalarOperand(_:)``
-    /// reads, a unary, binary (but `in`, `not in`) or conditional node of such parts, or a
-    /// comparison with a text read in place (``isTextComparison(_:_:_:)``).
+    /// reads, a unary, binary (but `in`, `not in`) or conditional node of such parts, a
+    /// comparison with a text read in place (``isTextComparison(_:_:_:)``), or a history call
+    /// compared with a constant (``isSearchComparison(_:_:_:)``).
     static func scalarKind(_ expr: Expr) -> Bool {
         switch expr {
         case .unary(_, let operand): return scalarKind(operand)
         case .binary(let op, let l, let r, _):
             return op != .isIn && op != .notIn && scalarKind(l) && scalarKind(r)
-                || isTextComparison(op, l, r)
+                || isTextComparison(op, l, r) || isSearchComparison(op, l, r)
         case .conditional(let c, let a, let b):
             return scalarKind(c) && scalarKind(a) && scalarKind(b)
         case .literal(let v): return !Scalar(v).isOtherOrNonScalar

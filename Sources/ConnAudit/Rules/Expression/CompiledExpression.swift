@@ -118,7 +118,8 @@ struct CompiledExpression: Sendable {
                 a.scalar.map { s in
                     let s = s.closure
                     return .run({ Scalar.unary(op, s($0, $1)) })
-                }
+                },
+                searches: a.searches
             )
         case .binary(let op, let l, let r, _):
             if let (name, hint) = nullTested(op, l, r) {
@@ -127,6 +128,10 @@ struct CompiledExpression: Sendable {
                     .nullTest(hint, op == .equal)
                 )
             }
+            if let search = searchComparison(op, l, r) {
+                let a = node(l, scalar: false), b = node(r, scalar: false)
+                return Node(binaryNode(op, first(a), first(b), l, r), .run(search), searches: true)
+            }
             if let text = textComparison(op, l, r) {
                 let a = node(l, scalar: false), b = node(r, scalar: false)
                 return Node(binaryNode(op, first(a), first(b), l, r), .run(text))
@@ -134,16 +139,20 @@ struct CompiledExpression: Sendable {
             // Leaves are made scalar only where both sides can be (no closure made for nothing).
             let parts = op != .isIn && op != .notIn && scalarKind(l) && scalarKind(r)
             let a = node(l, scalar: parts), b = node(r, scalar: parts)
-            if let x = a.scalar, let y = b.scalar,
+            // `and` and `or` always answer; any other operator could give no scalar after a
+            // part that searched, and be evaluated again (``Node/searches``).
+            let logical = op == .and || op == .or
+            if let x = a.scalar, let y = b.scalar, logical || !a.searches && !b.searches,
                 let s = scalarBinary(op, x, y, generalA: a.run, generalB: b.run)
             {
-                let shortCircuit = op == .and || op == .or || op == .coalesce
+                let shortCircuit = logical || op == .coalesce
                 return Node(
                     binaryNode(
                         op, shortCircuit ? inner(l, a) : a.run, shortCircuit ? inner(r, b) : b.run,
                         l, r),
                     (op == .add || op == .subtract) && isLeaf(l) && isLeaf(r)
-                        ? .sum(x, y, subtract: op == .subtract, s) : .run(s)
+                        ? .sum(x, y, subtract: op == .subtract, s) : .run(s),
+                    searches: a.searches || b.searches
                 )
             }
             return Node(binaryNode(op, first(a), first(b), l, r), nil)
@@ -151,10 +160,12 @@ struct CompiledExpression: Sendable {
             let parts = scalarKind(c) && scalarKind(yes) && scalarKind(no)
             let t = node(c, scalar: parts), a = node(yes, scalar: parts)
             let b = node(no, scalar: parts)
-            if let st = t.scalar, let sa = a.scalar, let sb = b.scalar {
+            // A branch could give no scalar after a test that searched (``Node/searches``).
+            if let st = t.scalar, let sa = a.scalar, let sb = b.scalar, !t.searches {
                 return Node(
                     choice(inner(c, t), inner(yes, a), inner(no, b)),
-                    .run(scalarConditional(st, sa, sb))
+                    .run(scalarConditional(st, sa, sb)),
+                    searches: a.searches || b.searches
                 )
             }
             return Node(choice(first(t), first(a), first(b)), nil)
@@ -177,10 +188,16 @@ struct CompiledExpression: Sendable {
     private struct Node {
         let run: Run
         let scalar: ScalarOperand?
+        /// Whether the scalar form asks a history call (``searchComparison(_:_:_:)``). Such a form
+        /// gives a boolean or undecided once the call has run, never ``Scalar/other``; a parent
+        /// whose scalar form could still give ``Scalar/other`` after it keeps only its general
+        /// form, so the call is never asked twice in one evaluation.
+        let searches: Bool
 
-        init(_ run: @escaping Run, _ scalar: ScalarOperand?) {
+        init(_ run: @escaping Run, _ scalar: ScalarOperand?, searches: Bool = false) {
             self.run = run
             self.scalar = scalar
+            self.searches = searches
         }
     }
 

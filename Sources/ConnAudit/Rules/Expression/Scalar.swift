@@ -17,7 +17,10 @@
 /// evaluated, an aggregate's event), and gives ``Scalar/other`` before evaluating anything else
 /// (a let bound by name or laid out otherwise, a static let that is never kept, a history call
 /// that searches). Parts run in the general order, and the first ``Scalar/other`` stops the
-/// scalar run, so lets are first evaluated in the general order too.
+/// scalar run, so lets are first evaluated in the general order too. The one scalar node that
+/// searches, a history call compared with a constant, answers once it has searched, and only
+/// parents that then answer too read it as a scalar
+/// (``CompiledExpression/searchComparison(_:_:_:)``).
 /// Tests: `ScalarComparisonsGiveTheGeneralAnswerTests`.
 enum Scalar {
     case null, undecided
