@@ -137,6 +137,7 @@ import ConnAuditTestSupport
         var setBack = 0
         var withIndexes = 0
         var withBudget = 0
+        var withCounted = 0
         for compiled in plan.all {
             for fixture in compiled.rule.tests {
                 let reader = FileReader(
@@ -159,6 +160,7 @@ import ConnAuditTestSupport
                 guard runner.canBeSetBack else { continue }
                 if !runner.madeIndexes.isEmpty { withIndexes += 1 }
                 if runner.usesRegex { withBudget += 1 }
+                if !runner.countedIndexes.isEmpty { withCounted += 1 }
                 runner.setBack()
                 let new = Self.makeRunner(compiled, plan)
                 let got = Self.fields(runner), want = Self.fields(new)
@@ -180,6 +182,14 @@ import ConnAuditTestSupport
                 for slot in compiled.callSlots {
                     #expect(runner.indexes[slot] == nil, "\(compiled.rule.id)")
                 }
+                // Its counted indexes and their keys, field by field, as the new runner's.
+                #expect(runner.countedIndexes.count == new.countedIndexes.count)
+                for (index, fresh) in zip(runner.countedIndexes, new.countedIndexes) {
+                    #expect(
+                        Self.objectFields(index) == Self.objectFields(fresh)
+                            && Self.objectFields(index.keys) == Self.objectFields(fresh.keys),
+                        "\(compiled.rule.id) '\(fixture.name)'")
+                }
                 if let budget = runner.regexBudget {
                     #expect(
                         Self.objectFields(budget) == Self.objectFields(RegexStepBudget()),
@@ -196,8 +206,9 @@ import ConnAuditTestSupport
             }
         }
         #expect(setBack > 50)
-        // Runners whose rules keep a keyed index or search with a regex were among them.
+        // Runners whose rules keep a keyed or counted index or search with a regex were among them.
         #expect(withIndexes > 5)
         #expect(withBudget > 5)
+        #expect(withCounted > 5)
     }
 }
