@@ -16,14 +16,6 @@ struct KeyCounts {
     /// came first, as ``KeyBuckets`` keeps its keys.
     private var notASCII: [Int: String] = [:]
 
-    /// Forgets every key, as new counts: small storage is kept (``ShortTextNumbers/setBack()``).
-    mutating func setBack() {
-        short.setBack()
-        if others.count != 0 { others = KeyBuckets() }
-        order.removeAll(keepingCapacity: order.capacity <= Runner.listCapacityKept)
-        if !notASCII.isEmpty { notASCII = [:] }
-    }
-
     /// How many distinct keys there are.
     var count: Int { short.count + others.count }
 
