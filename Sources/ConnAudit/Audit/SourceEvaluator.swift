@@ -387,8 +387,9 @@ final class Timeline {
             labels: labels)
     }
 
-    /// The states of the runners that need no replay (``RunnerState``), all of which were made
-    /// by ``retire(clock:)``.
+    /// The states of the runners that need no replay (``RunnerState``), in rule order: those the
+    /// timeline holds once ``retire(clock:)`` has asked each of its runners (asking makes those
+    /// of rules that judge empty timelines).
     private func states() -> [RunnerState] {
         var states: [RunnerState] = []
         for i in rules.indices where !rules[i].needsReplay {

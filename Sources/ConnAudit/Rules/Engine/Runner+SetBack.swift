@@ -46,6 +46,7 @@ extension Runner {
             for slot in compiled.callSlots { indexes[slot] = nil }
             madeIndexes = []
         }
+        // A runner that never searched makes its budget here: a full one, as on first use.
         if usesRegex { regexBudget?.setBack() }
     }
 }
