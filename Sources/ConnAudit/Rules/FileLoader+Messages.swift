@@ -54,7 +54,8 @@ extension FileLoader {
     /// brace with a combining mark on it is no brace. ASCII text is read as bytes, which are its
     /// characters (CR LF is one character, and neither a brace).
     static func templatePieces(_ s: String) -> [TemplatePiece] {
-        if s.utf8.allSatisfy({ $0 < 0x80 }) { return asciiTemplatePieces(Array(s.utf8)) }
+        let bytes = Array(s.utf8)
+        if bytes.allSatisfy({ $0 < 0x80 }) { return asciiTemplatePieces(bytes) }
         return characterTemplatePieces(s)
     }
 
@@ -99,7 +100,8 @@ extension FileLoader {
         return pieces
     }
 
-    /// ``templatePieces(_:)`` of ASCII text.
+    /// ``templatePieces(_:)`` of ASCII text. Bytes between braces are copied as runs: a message
+    /// is loaded once a run, and most of it is literal text.
     static func asciiTemplatePieces(_ b: [UInt8]) -> [TemplatePiece] {
         let open = UInt8(ascii: "{")
         let close = UInt8(ascii: "}")
@@ -107,10 +109,20 @@ extension FileLoader {
         var literal: [UInt8] = []
         func text(_ r: Range<Int>) -> String { String(decoding: b[r], as: UTF8.self) }
         var i = 0
+        // Where the literal bytes not yet in `literal` start.
+        var run = 0
         while i < b.count {
             let c = b[i]
-            if c == open || c == close, i + 1 < b.count, b[i + 1] == c {
-                literal.append(c); i += 2; continue
+            if c != open, c != close {
+                i += 1
+                continue
+            }
+            literal.append(contentsOf: b[run..<i])
+            if i + 1 < b.count, b[i + 1] == c {
+                literal.append(c)
+                i += 2
+                run = i
+                continue
             }
             if c == open {
                 var depth = 1
@@ -131,11 +143,14 @@ extension FileLoader {
                 }
                 pieces.append(.hole(text(i + 1..<j), offset: i + 1))
                 i = j + 1
+                run = i
                 continue
             }
             literal.append(c)
             i += 1
+            run = i
         }
+        literal.append(contentsOf: b[run..<b.count])
         if !literal.isEmpty { pieces.append(.text(String(decoding: literal, as: UTF8.self))) }
         return pieces
     }
