@@ -201,7 +201,7 @@ final class Timeline {
         if let spare = spares?.take(compiled.index) {
             runner = spare
         } else {
-            runner = makeRunner(compiled)
+            runner = Self.makeRunner(compiled, files: files, shapes: shapes)
         }
         runner.clock = clock
         runners[i] = runner
@@ -209,15 +209,16 @@ final class Timeline {
         return runner
     }
 
-    private func makeRunner(_ compiled: CompiledRule) -> Runner {
-        let runner: Runner
+    /// A new runner of `compiled`, of the kind its check needs (`shapes`: the plan's classify
+    /// shapes, by rule index).
+    static func makeRunner(
+        _ compiled: CompiledRule, files: [String], shapes: [Int: ClassifyShape]
+    ) -> Runner {
         switch compiled.rule.check {
-        case .every, .never, .count: runner = BasicRunner(compiled, files: files)
-        case .classify:
-            runner = ClassifyRunner(compiled, files: files, shape: shapes[compiled.index])
-        default: runner = SequenceRunner(compiled, files: files)
+        case .every, .never, .count: BasicRunner(compiled, files: files)
+        case .classify: ClassifyRunner(compiled, files: files, shape: shapes[compiled.index])
+        default: SequenceRunner(compiled, files: files)
         }
-        return runner
     }
 
     /// Hands the runners to the source's spares (``RunnerSpares``), once the timeline is retired:

@@ -77,12 +77,7 @@ import ConnAuditTestSupport
 
     /// The runner of `compiled` as a timeline makes it.
     static func makeRunner(_ compiled: CompiledRule, _ plan: EvaluationPlan) -> Runner {
-        switch compiled.rule.check {
-        case .every, .never, .count: BasicRunner(compiled, files: plan.files)
-        case .classify:
-            ClassifyRunner(compiled, files: plan.files, shape: plan.classifyShapes[compiled.index])
-        default: SequenceRunner(compiled, files: plan.files)
-        }
+        Timeline.makeRunner(compiled, files: plan.files, shapes: plan.classifyShapes)
     }
 
     /// Each stored field of `runner` and its superclasses, by name, as text. Objects show as
