@@ -1,4 +1,6 @@
 @testable import ConnAudit
+import ConnAuditTestSupport
+import ConnSoak
 
 /// Lines read three ways, each parser with its own state: with every fast path (`fast`), by the
 /// pair loop with the general parser behind it (`loop`), and by the general parser alone
@@ -23,5 +25,18 @@ struct LinesReadThreeWays {
         general.parseGeneral(line, into: &c)
         return PlainLinesReadAsGeneralParserTests.same(a, fast, b, loop)
             && PlainLinesReadAsGeneralParserTests.same(a, fast, c, general)
+    }
+
+    /// `text` spoilt three times in `outOf`, by one draw of `rng`: a trailing space, its last
+    /// byte cut, or a stray byte after it.
+    static func spoilt(_ text: String, _ rng: inout SplitMix64, outOf: Int) -> String {
+        var text = text
+        switch rng.below(outOf) {
+        case 0: text += " "
+        case 1: text.removeLast()
+        case 2: text += "x"
+        default: break
+        }
+        return text
     }
 }

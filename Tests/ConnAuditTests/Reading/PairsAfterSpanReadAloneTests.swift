@@ -35,16 +35,10 @@ struct PairsAfterSpanReadAloneTests {
         let t = ["0", "17", "1234567890"][rng.below(3)]
         let count = 1 + rng.below(3)
         let rest = (0..<count).map { _ in pairs[rng.below(pairs.count)] }
-        var text =
+        let text =
             #"{"t":"# + t + "," + spans[rng.below(spans.count)] + ","
             + rest.joined(separator: rng.chance(5) ? " ," : ",") + "}"
-        switch rng.below(30) {
-        case 0: text += " "
-        case 1: text.removeLast()
-        case 2: text += "x"
-        default: break
-        }
-        return text
+        return LinesReadThreeWays.spoilt(text, &rng, outOf: 30)
     }
 
     @Test(

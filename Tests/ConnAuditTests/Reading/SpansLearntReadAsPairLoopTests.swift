@@ -39,14 +39,8 @@ struct SpansLearntReadAsPairLoopTests {
         ]
         for _ in 0..<rng.below(3) { pairs.append(rest[rng.below(rest.count)]) }
         let t = ["0", "17", "1234567890", "-1", "1.5"][rng.chance(90) ? rng.below(3) : rng.below(5)]
-        var text = #"{"t":"# + t + "," + pairs.joined(separator: ",") + "}"
-        switch rng.below(40) {
-        case 0: text += " "
-        case 1: text.removeLast()
-        case 2: text += "x"
-        default: break
-        }
-        return text
+        let text = #"{"t":"# + t + "," + pairs.joined(separator: ",") + "}"
+        return LinesReadThreeWays.spoilt(text, &rng, outOf: 40)
     }
 
     @Test(
