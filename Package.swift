@@ -20,7 +20,7 @@ let package = Package(
         ),
         // Release builds link the Swift runtime into the executable: a run does not resolve the
         // runtime's symbols as it starts, and the binary runs on a machine without the toolchain
-        // (docs/performance.md, "Design decisions that hold").
+        // (docs/performance-limits.md, "Design decisions that hold").
         .executableTarget(
             name: "conn-audit", dependencies: ["ConnAudit"],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),

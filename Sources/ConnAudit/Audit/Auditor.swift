@@ -129,7 +129,7 @@ public final class Auditor: @unchecked Sendable {
         // file are shared out among the spare workers too.
         let perFile = inputs.count < jobs ? jobs / max(1, inputs.count) : 1
         // Each worker thread evaluates with its own compiled rules: threads that share objects
-        // contend on their reference counts (see docs/performance.md).
+        // contend on their reference counts (see docs/performance-limits.md).
         let plans = PlanPerWorker(first: plan, workers: jobs) { self.makePlan(files: files) }
         // The corpus timeline is fed as files are read (the reader's findings and the events its
         // rules react to): with several workers, from rules compiled for it alone.
