@@ -307,16 +307,19 @@ final class CountedCall {
     }
 
     private func answer(looking context: EvalContext, existence: Bool) -> Eval {
-        var n = 0
-        // Only a string can be `==` to a text (``CountedIndex``): any other key counts nothing,
-        // and so does a text no event was filed under.
-        if let k = shape.outer.value(context), case .string(let text) = k,
-            let number = keys._withUnsafeGuaranteedRef({ $0.number(of: text) })
-        {
-            n = index.count(number: number, bounds: shape.bounds, context: context)
-        }
+        let n = count(context)
         if existence { return n > 0 ? .true : .null }
         return .value(.int(Int64(n)))
+    }
+
+    /// How many recorded events the call finds in `context` (``answer(_:existence:)``'s count).
+    @inline(__always) func count(_ context: EvalContext) -> Int {
+        // Only a string can be `==` to a text (``CountedIndex``): any other key counts nothing,
+        // and so does a text no event was filed under.
+        guard let k = shape.outer.value(context), case .string(let text) = k,
+            let number = keys._withUnsafeGuaranteedRef({ $0.number(of: text) })
+        else { return 0 }
+        return index.count(number: number, bounds: shape.bounds, context: context)
     }
 }
 

@@ -578,6 +578,18 @@ class Runner: HistoryProvider {
             call, context, candidates(for: call, plan, context: context), provider: self)
     }
 
+    /// The count a ``CountedCall`` answers `call` with in `context` (for an existence test,
+    /// whether it finds one: more than 0); nil when its plan answers it otherwise (a running
+    /// aggregate, a search) or the cross-check is on (``plannedAnswer(_:_:)`` checks it).
+    @inline(__always) final func countedAnswer(_ call: HistoryCall, _ context: EvalContext)
+        -> Int?
+    {
+        guard crossCheck == nil else { return nil }
+        let plan = historyPlans[call.slot]
+        guard plan.pointee.aggregate < 0, plan.pointee.counted else { return nil }
+        return counted[call.slot]?._withUnsafeGuaranteedRef { $0.count(context) }
+    }
+
     // MARK: - Look-ahead
 
     /// The trigger being judged again after later events arrived (`next(SEL)`): history looks back

@@ -10,7 +10,9 @@
 /// test is such a part) keeps only its general form (`Node.searches`): a search, which spends
 /// its runner's work limit and may wait for a look-ahead, runs once per evaluation, as it does
 /// the general way.
-/// Tests: `SearchesComparedGiveTheGeneralAnswerTests`.
+/// A call a ``CountedIndex`` answers is asked for its count alone (``Evaluator/countedAnswer(_:_:_:)``),
+/// compared as an integer: no ``Eval`` is made for the answer either.
+/// Tests: `SearchesComparedGiveTheGeneralAnswerTests`, `CountedAnswerAgreesTests`.
 extension CompiledExpression {
     /// Whether `l op r` is a history call compared with a constant (``searchComparison(_:_:_:)``).
     static func isSearchComparison(_ op: Expr.BinaryOp, _ l: Expr, _ r: Expr) -> Bool {
@@ -26,7 +28,12 @@ extension CompiledExpression {
         guard case .int(let k) = literal else {
             // `call == null`, `call != null`.
             let equal = op == .equal
+            // An existence test a counted index answers is null exactly when it counts none.
+            let counted = call.existence && call.resultCaptures.isEmpty
             return { ctx, e in
+                if counted, let n = Evaluator.countedAnswer(call, ctx, e) {
+                    return .bool(n > 0 ? !equal : equal)
+                }
                 switch Evaluator.history(call, ctx, e) {
                 case .undecided: return .undecided
                 case .event: return .bool(!equal)
@@ -38,6 +45,9 @@ extension CompiledExpression {
         // `k op count` is `count op' k`, with op' the operator seen from the other side.
         let asked = callFirst ? op : op.mirrored
         return { ctx, e in
+            if let n = Evaluator.countedAnswer(call, ctx, e) {
+                return .bool(compare(Int64(n), asked, k))
+            }
             let answer = Evaluator.history(call, ctx, e)
             if case .value(.int(let n)) = answer { return .bool(compare(n, asked, k)) }
             if case .undecided = answer { return .undecided }

@@ -39,6 +39,17 @@ extension Evaluator {
         return result
     }
 
+    /// How many events a counted `call` (``CountedCall``) finds in `ctx` looking at `e`, read
+    /// from its index with no ``Eval``; nil when the call is not answered so (no engine runner,
+    /// another event looked at, no counted index for it, or the cross-check on): then
+    /// ``history(_:_:_:)`` answers it. A counted call binds no result (``CountedShape``).
+    @inline(__always) static func countedAnswer(_ call: HistoryCall, _ ctx: EvalContext, _ e: Event)
+        -> Int?
+    {
+        guard let runner = ctx.runnerRef, ctx.isLooking(at: e) else { return nil }
+        return runner._withUnsafeGuaranteedRef { $0.countedAnswer(call, ctx) }
+    }
+
     /// The answer of the engine's `runner`, used without a retain: it owns the context's shared
     /// part (``EvalShared/runnerRef``), and so outlives the context. The closure only passes the
     /// runner on, so it is inlined: one call, with no closure, reaches the runner's answer.
