@@ -101,6 +101,36 @@ import Testing
         #expect(keys.number(of: text) == n)
     }
 
+    /// A short text looked up and not found is added where its search ended, unless a key came
+    /// in between (its slot may be taken, or the slots grown): then it is searched for again.
+    @Test func aTextNotFoundIsAddedWhereItsSearchEnded() {
+        let keys = CountedKeys()
+        var numbers: [String: Int32] = [:]
+        for i in 0..<3000 {
+            let t = "k\(i % 2000)"
+            // Looked up, then added: directly, or after another key, or after a set-back.
+            let found = keys.number(of: Self.made(t))
+            #expect(found == numbers[t], "\(t)")
+            if i % 7 == 3 {
+                let other = "o\(i)"
+                let o = keys.number(adding: Self.made(other))
+                #expect(numbers[other] == nil)
+                numbers[other] = o
+            }
+            let n = keys.number(adding: Self.made(t))
+            if let known = numbers[t] { #expect(n == known, "\(t)") } else { numbers[t] = n }
+        }
+        #expect(keys.count == numbers.count)
+        for (t, n) in numbers { #expect(keys.number(of: Self.made(t)) == n, "\(t)") }
+        // Every number is one text's.
+        #expect(Set(numbers.values).count == numbers.count)
+        keys.setBack()
+        #expect(keys.number(of: Self.made("k1")) == nil)
+        #expect(keys.number(adding: Self.made("k1")) == 0)
+        #expect(keys.number(adding: Self.made("k2")) == 1)
+        #expect(keys.number(of: Self.made("k1")) == 0)
+    }
+
     @Test func aFreedTextsStorageReusedForAnotherIsNotTakenForIt() {
         // Long texts made and dropped one after another may get one another's storage: the
         // cache must never answer one with the other's number.

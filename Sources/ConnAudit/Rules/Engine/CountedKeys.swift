@@ -24,6 +24,10 @@ final class CountedKeys {
     private var lastWords = CountedKeys.words("")
     private var lastNumber: Int32 = -1
     private var lastCount = -1
+    /// When the last text is short and had no number: the empty slot of ``short`` where its
+    /// search ended (-1: none). The slots change only as a key is added, so it is that text's
+    /// place while ``count`` is ``lastCount``.
+    private var lastFree = -1
 
     /// How many keys were numbered.
     private(set) var count = 0
@@ -37,44 +41,67 @@ final class CountedKeys {
         lastWords = Self.words("")
         lastNumber = -1
         lastCount = -1
+        lastFree = -1
         count = 0
     }
 
-    /// The number of `text`, given it when it has none.
-    func number(adding text: String) -> Int32 {
+    /// The number of `text`, given it when it has none. The text last asked about is answered
+    /// here; any other in ``numbering(_:_:)``.
+    @inline(__always) func number(adding text: String) -> Int32 {
         let w = Self.words(text)
         if w == lastWords, lastNumber >= 0 { return lastNumber }
+        return numbering(text, w)
+    }
+
+    /// ``number(adding:)`` of a text other than the last, or the last when it had no number.
+    /// A short text the last lookup did not find, with no key added since, goes to the empty
+    /// slot where that lookup ended (``lastFree``): it is not searched for again.
+    @inline(never) private func numbering(_ text: String, _ w: (UInt64, UInt64)) -> Int32 {
         let next = Int32(count)
         let n: Int32
         if let key = short.key(of: text, words: w) {
-            n = short.number(adding: key, next: next)
+            if w == lastWords, lastCount == count, lastFree >= 0 {
+                short.add(key, number: next, free: lastFree)
+                n = next
+            } else {
+                n = short.number(adding: key, next: next)
+            }
         } else {
             let p = table.position(adding: HashedKey(.string(text)), first: ())
             if p == tableNumbers.count { tableNumbers.append(next) }
             n = tableNumbers[p]
         }
         if n == next { count += 1 }
-        remember(text, w, n)
+        remember(text, w, n, free: -1)
         return n
     }
 
-    /// The number of `text`; nil when no index filed an event under it.
-    func number(of text: String) -> Int32? {
+    /// The number of `text`; nil when no index filed an event under it. The text last asked
+    /// about is answered here; any other in ``lookingUp(_:_:)``.
+    @inline(__always) func number(of text: String) -> Int32? {
         let w = Self.words(text)
         if w == lastWords, lastNumber >= 0 || lastCount == count {
             return lastNumber >= 0 ? lastNumber : nil
         }
+        return lookingUp(text, w)
+    }
+
+    /// ``number(of:)`` of a text other than the last (or the last, with keys added since).
+    @inline(never) private func lookingUp(_ text: String, _ w: (UInt64, UInt64)) -> Int32? {
         let n: Int32
+        var free = -1
         if let key = short.key(of: text, words: w) {
-            n = short.number(of: key) ?? -1
+            (n, free) = short.search(key)
         } else {
             n = table.position(of: HashedKey(.string(text))).map { tableNumbers[$0] } ?? -1
         }
-        remember(text, w, n)
+        remember(text, w, n, free: free)
         return n >= 0 ? n : nil
     }
 
-    @inline(__always) private func remember(_ text: String, _ w: (UInt64, UInt64), _ n: Int32) {
+    @inline(__always) private func remember(
+        _ text: String, _ w: (UInt64, UInt64), _ n: Int32, free: Int
+    ) {
         // Where a String is not two words, nothing is remembered: no text is answered again.
         guard String.isTwoWords else { return }
         // An immortal string (a short one, whose bytes are its words, or a literal) is never
@@ -83,6 +110,7 @@ final class CountedKeys {
         lastWords = w
         lastNumber = n
         lastCount = count
+        lastFree = free
     }
 
     /// The two words a string is made of (none where a String is not two words).

@@ -67,6 +67,23 @@ struct ShortTextNumbers {
         return Int32(truncatingIfNeeded: entries[i].value)
     }
 
+    /// The number of `key` (-1: none), and when it has none, the empty slot where the search
+    /// for it ended (-1 when the table has no slots): ``add(_:number:free:)`` files it there
+    /// while no other key is added.
+    @inline(__always) func search(_ key: Key) -> (number: Int32, free: Int) {
+        guard !slots.isEmpty else { return (-1, -1) }
+        switch find(key) {
+        case .found(let i): return (Int32(truncatingIfNeeded: entries[i].value), -1)
+        case .absent(let slot): return (-1, slot)
+        }
+    }
+
+    /// Gives `key`, which has no number, the number `number`; `free` is the slot
+    /// ``search(_:)`` gave it, with no key added since.
+    mutating func add(_ key: Key, number: Int32, free: Int) {
+        add(key, Int(number), free: free)
+    }
+
     /// The number of `key`, given `next` when it has none.
     mutating func number(adding key: Key, next: Int32) -> Int32 {
         var free = -1
