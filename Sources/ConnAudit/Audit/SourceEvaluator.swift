@@ -261,9 +261,11 @@ final class Timeline {
             }
         }
         for k in reacting {
-            let i = dispatch.rule(at: k)
-            let r = borrowed[i] ?? Unmanaged.passUnretained(runner(i))
-            r._withUnsafeGuaranteedRef { $0.observe(e, context: scope, sink: sink) }
+            let entry = dispatch.entry(at: k)
+            let r = borrowed[entry.rule] ?? Unmanaged.passUnretained(runner(entry.rule))
+            r._withUnsafeGuaranteedRef {
+                $0.observe(e, route: entry.route, context: scope, sink: sink)
+            }
         }
     }
 

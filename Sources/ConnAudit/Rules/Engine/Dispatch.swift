@@ -1,14 +1,25 @@
 /// Lets every rule of one scope see only the events it can react to.
 ///
-/// The rule indexes of every ``EvNames`` id sit in one array, one id's after another, and an
-/// event's are a range of it: finding them copies no list, so counts no reference.
+/// The rules of every ``EvNames`` id sit in one array, one id's after another, and an event's
+/// are a range of it: finding them copies no list, so counts no reference. Each entry also holds
+/// its rule's route for the id (``RunnerRoutes``), read there once per event and runner rather
+/// than looked up in the rule's own table.
 struct Dispatch {
-    /// The rules that react to any event first, then each named id's rules (those included),
-    /// each in rule order.
-    private var order: [Int] = []
-    /// By ``EvNames`` id: where its rules are in ``order`` (an id no rule names: ``everyEvent``).
+    struct Entry {
+        /// The index of the rule in the scope's rule list.
+        let rule: Int
+        /// What the rule's runner does with an event of the span's id.
+        let route: RunnerRoutes.Route
+    }
+
+    /// The rules that react to any event first, then each id's rules (those included), each in
+    /// rule order.
+    private var entries: [Entry] = []
+    /// By ``EvNames`` id: where its rules are in ``entries`` (an id no rule tells apart from
+    /// any other: ``everyEvent``).
     private var spans: [Range<Int>] = []
-    /// Where the rules that react to any event are in ``order``.
+    /// Where the rules that react to any event are in ``entries``, with each rule's route for an
+    /// id it does not name (``RunnerRoutes``'s last row).
     private let everyEvent: Range<Int>
     let count: Int
 
@@ -29,14 +40,39 @@ struct Dispatch {
             if byID.count <= id { byID += Array(repeating: [], count: id + 1 - byID.count) }
             byID[id] = indexes
         }
-        order = any
-        everyEvent = 0..<any.count
-        spans = byID.map { named in
-            if named.isEmpty { return everyEvent }
-            let start = order.count
-            order += (named + any).sorted()
-            return start..<order.count
+        // An id a rule reacting to any event tells apart (its route differs from an unnamed
+        // id's) needs a span of its own even when no other rule names it: the shared span holds
+        // only unnamed ids' routes.
+        var ownSpan = byID.map { !$0.isEmpty }
+        for i in any {
+            let view = rules[i].routes.view
+            let other = view.route(for: -1)
+            for id in 0..<view.rows where view.route(for: Int32(id)) != other {
+                if ownSpan.count <= id {
+                    ownSpan += Array(repeating: false, count: id + 1 - ownSpan.count)
+                }
+                ownSpan[id] = true
+            }
         }
+        if byID.count < ownSpan.count {
+            byID += Array(repeating: [], count: ownSpan.count - byID.count)
+        }
+        entries = any.map { Entry(rule: $0, route: rules[$0].routes.view.route(for: -1)) }
+        everyEvent = 0..<any.count
+        var spans: [Range<Int>] = []
+        spans.reserveCapacity(byID.count)
+        for (id, named) in byID.enumerated() {
+            guard ownSpan[id] else {
+                spans.append(everyEvent)
+                continue
+            }
+            let start = entries.count
+            for i in (named + any).sorted() {
+                entries.append(Entry(rule: i, route: rules[i].routes.view.route(for: Int32(id))))
+            }
+            spans.append(start..<entries.count)
+        }
+        self.spans = spans
     }
 
     /// Whether any rule of the scope reacts to the event.
@@ -51,5 +87,8 @@ struct Dispatch {
 
     /// The index (into the scope's rule list) of the rule at `k` of a range from
     /// ``rules(for:)``.
-    @inline(__always) func rule(at k: Int) -> Int { order[k] }
+    @inline(__always) func rule(at k: Int) -> Int { entries[k].rule }
+
+    /// The rule at `k` of a range from ``rules(for:)``, with its route for the range's id.
+    @inline(__always) func entry(at k: Int) -> Entry { entries[k] }
 }

@@ -225,9 +225,16 @@ class Runner: HistoryProvider {
     /// Handles `e` (the subclass's work), then remembers it for history functions. What the
     /// event's id decides is read from its route (``RunnerRoutes``), once.
     final func observe(_ e: Event, context: ContextScope, sink: FindingSink) {
+        observe(e, route: routes.route(for: e.evID), context: context, sink: sink)
+    }
+
+    /// ``observe(_:context:sink:)`` with the route of `e`'s id already read (a timeline reads
+    /// it from its ``Dispatch``, beside the rule).
+    @inline(__always) final func observe(
+        _ e: Event, route: RunnerRoutes.Route, context: ContextScope, sink: FindingSink
+    ) {
         guard !stopped else { return }
         eventsGiven &+= 1
-        let route = routes.route(for: e.evID)
         if route.flags.contains(.handles) || takesEveryEvent {
             handle(e, context: context, sink: sink)
         }

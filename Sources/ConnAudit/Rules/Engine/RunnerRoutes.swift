@@ -1,6 +1,7 @@
 /// What a runner of one rule does with an event of each ``EvNames`` id, worked out once per rule
 /// (``CompiledRule/routes``): one row read per event and runner, where asking each of the rule's
-/// id sets would search them per event and runner.
+/// id sets would search them per event and runner. A timeline reads the row from its
+/// ``Dispatch``, which keeps each rule's row for an id beside the rule.
 ///
 /// A row says whether the check may react to the id (``Flags/handles``), whether the rule's
 /// history records it at all, whether a running aggregate may move, whether a waiting look-ahead
@@ -27,7 +28,7 @@ final class RunnerRoutes: @unchecked Sendable {
         static let lookAhead = Flags(rawValue: 8)
     }
 
-    struct Route {
+    struct Route: Equatable {
         let flags: Flags
         /// The history lists that keep the id, a bit each (list `i` at bit `i`, for the first 64:
         /// lists past them are asked one by one, ``Runner/listKeeps(_:_:)``).
@@ -45,7 +46,7 @@ final class RunnerRoutes: @unchecked Sendable {
     struct View {
         fileprivate let routes: UnsafePointer<Route>
         /// The rows of ids; row ``rows`` is every other id's.
-        fileprivate let rows: Int
+        let rows: Int
 
         /// The route of an event with ``EvNames`` id `id`.
         @inline(__always) func route(for id: Int32) -> Route {
