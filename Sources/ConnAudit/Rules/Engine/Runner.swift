@@ -123,6 +123,7 @@ class Runner: HistoryProvider {
         staticCalls = compiled.staticCallTable.view
         routes = compiled.routes.view
         historyPlans = compiled.historyPlans.view
+        regexOrCrossCheck = usesRegex || crossCheck != nil
         statics?.runner = Unmanaged.passUnretained(self)
     }
 
@@ -238,12 +239,14 @@ class Runner: HistoryProvider {
         if route.flags.contains(.handles) || takesEveryEvent {
             handle(e, context: context, sink: sink)
         }
-        if regexExhausted { stopped = true }
+        if regexOrCrossCheck {
+            if regexExhausted { stopped = true }
+            if !stopped { crossCheck?.add(e) }
+        }
         if stopped {
             reportStop(at: e, context: context, sink: sink)
             return
         }
-        crossCheck?.add(e)
         guard route.flags.contains(.history) else { return }
         if movesAggregatesAlone {
             if route.flags.contains(.aggregates) { updateAggregates(e) }
@@ -251,6 +254,11 @@ class Runner: HistoryProvider {
             record(e, route, context: context, sink: sink)
         }
     }
+
+    /// Whether the rule searches with a regex or its history answers are cross-checked: only
+    /// then does ``observe`` look at the regex budget and the cross-check after the check
+    /// handled the event (one flag read where two would be).
+    private let regexOrCrossCheck: Bool
 
     /// Whether recording an event only moves running aggregates: the rule keeps no history list
     /// (so no index either), looks ahead at nothing and searches with no regex. Then
