@@ -25,7 +25,7 @@ final class BasicRunner: Runner {
     /// them for as long as this runner lives. Read with `_withUnsafeGuaranteedRef`, they are
     /// handed on without a retain.
     private let every: Unmanaged<EveryCheck>?
-    /// Whether every event that concerns the check (``concerns(_:)``) triggers `every`, with
+    /// Whether every event ``handle`` is given (one the check may react to) triggers `every`, with
     /// nothing captured: its selector tests `ev` names alone (``Selector/matchesByIDAlone``) and
     /// binds no `as:` name, and its expectation is an expression, so the check's ids are the
     /// selector's (``CompiledRule/checkConcerns``). Then no call to ``Evaluator/matches(_:_:_:)``
@@ -66,13 +66,11 @@ final class BasicRunner: Runner {
         super.setBack()
     }
 
-    /// Whether `e` can matter to the check itself (not only to its history): a cheap id test.
-    @inline(__always) private func concerns(_ e: Event) -> Bool {
-        compiled.checkConcerns.contains(e.evID)
-    }
-
+    /// Called only for an event the check may react to: its route says so (``RunnerRoutes``:
+    /// for these checks ``CompiledRule/checkConcerns`` alone sets the flag), and a basic runner
+    /// never asks for every event (``takesEveryEvent``).
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
-        guard concerns(e) else { return }
+        assert(compiled.checkConcerns.contains(e.evID) && !takesEveryEvent)
         let base = self.context(e)
         switch check {
         case .every:
