@@ -240,7 +240,12 @@ final class Timeline {
     /// The caller passes the clock it owns (the timeline's ``clock`` is that one whenever it
     /// logs): a parameter is borrowed for the call, where reading the weak ``clock`` would
     /// retain and release it per event, on its side table's slow path.
-    func observe(_ e: Event, sink: FindingSink, logging clock: borrowing SourceClock? = nil) {
+    ///
+    /// Inlined where it is called: a source's feed calls it up to twice an event (its source
+    /// and its generation timeline), and the call's frame cost more than its dispatch.
+    @inline(__always) func observe(
+        _ e: Event, sink: FindingSink, logging clock: borrowing SourceClock? = nil
+    ) {
         let isFirst = first == nil && !e.isPseudo
         if isFirst { first = e }
         let reacting = dispatch.rules(for: e.evID)
