@@ -37,7 +37,15 @@ enum DecimalRounding {
     /// A whole number added to another number (`p.t + T`, and a sum of two whole numbers) is
     /// tried first (``shifted(_:by:)``): where it answers, it is the nearest double to the
     /// decimal sum, which the digits of both would give too, without searching for them.
-    static func sum(_ a: Double, _ b: Double) -> Double {
+    @inline(__always) static func sum(_ a: Double, _ b: Double) -> Double {
+        // Two whole numbers: ``decimalSum(_:_:)`` gives their binary sum (a whole number is its
+        // own decimal), found here without a call (``isPlainWhole(_:)``).
+        if isPlainWhole(a), isPlainWhole(b) { return a + b }
+        return decimalSum(a, b)
+    }
+
+    /// ``sum(_:_:)`` in full.
+    @inline(never) static func decimalSum(_ a: Double, _ b: Double) -> Double {
         let r = a + b
         guard r.isFinite else { return r }
         if let s = shifted(a, by: b) ?? shifted(b, by: a) { return s }
@@ -51,6 +59,14 @@ enum DecimalRounding {
             }
         }
         return textSum(a, b) ?? r
+    }
+
+    /// Whether `x` is a whole number of magnitude below 9e15 (so it converts to an integer and
+    /// back exactly). False for a fraction, a larger number, an infinity and NaN: those take
+    /// ``sum(_:_:)``'s general path.
+    @inline(__always) static func isPlainWhole(_ x: Double) -> Bool {
+        guard Swift.abs(x) < 9e15 else { return false }
+        return Double(Int64(x)) == x
     }
 
     /// `long + whole` when binary addition is already the decimal sum: `whole` is a whole number

@@ -136,4 +136,42 @@ import ConnSoak
         #expect(DecimalRounding.sum(.infinity, 1) == .infinity)
         #expect(DecimalRounding.sum(0.5, 0.5) == 1)
     }
+
+    /// ``DecimalRounding/sum(_:_:)`` answers two whole numbers itself, and anything else through
+    /// ``DecimalRounding/decimalSum(_:_:)``: the two agree bit for bit on whole numbers of every
+    /// magnitude (near 9e15, 2^53 and beyond, zero of either sign) and on fractions next to them.
+    @Test func wholeNumbersAddAsTheFullSumAddsThem() {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 11
+        }
+        let edges: [Double] = [
+            0, -0.0, 1, -1, 1000, 9e15 - 1, 9e15, -9e15, 9_007_199_254_740_992, 1e16, 1e300,
+            .infinity, -.infinity, .nan, 0.5, 128.11, 693745144.0586978, 4.5e15 + 0.5
+        ]
+        var operands = edges
+        for _ in 0..<4000 {
+            let magnitude = Double(next() % 17)
+            let whole = (Double(next() % 1_000_000_007) * pow(10, magnitude)).rounded()
+            let sign: Double = next() % 2 == 0 ? 1 : -1
+            operands.append(sign * whole)
+            if next() % 4 == 0 { operands.append(sign * whole + Double(next() % 1000) / 1000) }
+        }
+        var differ = 0
+        var wholePairs = 0
+        for i in operands.indices {
+            let a = operands[i], b = operands[(i * 7 + 3) % operands.count]
+            let fast = DecimalRounding.sum(a, b), full = DecimalRounding.decimalSum(a, b)
+            if DecimalRounding.isPlainWhole(a), DecimalRounding.isPlainWhole(b) { wholePairs += 1 }
+            if fast.bitPattern != full.bitPattern, !(fast.isNaN && full.isNaN) { differ += 1 }
+        }
+        #expect(differ == 0)
+        #expect(wholePairs > 500)
+        // A fraction is never taken for a whole number.
+        #expect(!DecimalRounding.isPlainWhole(128.11))
+        #expect(!DecimalRounding.isPlainWhole(4.5e15 + 0.5))
+        #expect(!DecimalRounding.isPlainWhole(.nan))
+        #expect(DecimalRounding.sum(128.11, 1000) == 1128.11)
+    }
 }
