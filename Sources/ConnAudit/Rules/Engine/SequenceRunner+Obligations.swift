@@ -302,10 +302,13 @@ extension SequenceRunner {
     }
 
     /// Whether `e` answers the obligation of `ctx`: its selector reads the candidate `e` itself
-    /// (its `where` looks at it), and the obligation's captures and lets.
+    /// (its `where` looks at it), and the obligation's captures and lets. A selector whose `ev`
+    /// names leave `e` out is passed over here, without a call (most answers are an `unless`).
     @inline(__always) private func answersObligation(_ e: Event, _ ctx: inout EvalContext) -> Bool {
-        Evaluator.matches(responseFollowedBy!, e, ctx) != nil
-            || (responseUnless != nil && Evaluator.matches(responseUnless!, e, ctx) != nil)
+        (responseFollowedBy!.mayMatch(e.evID)
+            && Evaluator.matches(responseFollowedBy!, e, ctx) != nil)
+            || (responseUnless != nil && responseUnless!.mayMatch(e.evID)
+                && Evaluator.matches(responseUnless!, e, ctx) != nil)
     }
 
     /// Puts `deadline` on the source's clock unless the runner has an earlier one there already
