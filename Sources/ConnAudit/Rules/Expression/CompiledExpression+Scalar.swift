@@ -306,6 +306,16 @@ extension CompiledExpression {
         {
             return hit
         }
+        // A context with a scope of lets (an obligation's, a partial's): the scope's kept
+        // scalar, read in place as ``scalarBareElsewhere(_:_:_:_:)`` reads it.
+        if slot >= 0, !ctx.hasNoLocals {
+            let lets = ctx.letsInPlace
+            if !lets.byName, let scope = lets.scope {
+                return scope._withUnsafeGuaranteedRef { scope in
+                    scope.table.layout == hint.layout ? scope.scalar(slot: slot) : .other
+                }
+            }
+        }
         return scalarBareElsewhere(name, hint, ctx, e)
     }
 

@@ -200,8 +200,10 @@ enum Scalar {
     }
 
     /// `t` of `e` as ``Event/value(of:id:)`` gives it, without making a value first.
-    @inline(__always) static func time(of e: Event) -> Scalar {
-        let t = e.t
+    @inline(__always) static func time(of e: Event) -> Scalar { time(e.t) }
+
+    /// An event's time `t` as ``time(of:)`` gives it.
+    @inline(__always) static func time(_ t: Double) -> Scalar {
         if t.isNaN { return .null }
         // Whole where converting to an integer and back gives it again (a whole number, as
         // `t == t.rounded()` tests, without a call to the C library).

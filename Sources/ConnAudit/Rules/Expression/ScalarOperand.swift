@@ -92,6 +92,22 @@ struct CaptureFieldRead: ScalarRead {
     }
 }
 
+/// `capture.t` for a capture its rule resolved to a slot (``LetSlot/capture``): the captured
+/// event's time read where the captures hold it, as ``CaptureFieldRead`` reads it through
+/// ``Scalar/field(_:id:of:_:)`` (a time is read so for every id of `t`). A capture not bound
+/// there is left to ``CompiledExpression/scalarCaptureMember(_:_:_:_:_:)``.
+struct CaptureTimeRead: ScalarRead {
+    let capture: String
+    let hint: LetSlot
+    let field: String
+    @inline(__always) func read(_ ctx: EvalContext, _ e: Event) -> Scalar {
+        if let t = ctx.captures.withEvent(slot: Int(hint.capture), capture, { $0.t }) {
+            return Scalar.time(t)
+        }
+        return CompiledExpression.scalarCaptureMember(capture, hint, field, FieldNames.t, ctx)
+    }
+}
+
 struct LetMemberRead: ScalarRead {
     let name: String
     let hint: LetSlot
@@ -208,6 +224,11 @@ extension CompiledExpression {
         _ run: @escaping Scalar.Run
     ) -> Scalar.Run {
         switch x {
+        case .captureMember(let capture, let hint, let field, let id)
+        where id == FieldNames.t && hint.capture >= 0:
+            return scalarPair(
+                op, a, CaptureTimeRead(capture: capture, hint: hint, field: field), y,
+                subtract: subtract, run)
         case .captureMember(let capture, let hint, let field, let id):
             return scalarPair(
                 op, a, CaptureFieldRead(capture: capture, hint: hint, field: field, id: id), y,
