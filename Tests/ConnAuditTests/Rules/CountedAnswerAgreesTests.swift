@@ -4,10 +4,9 @@ import Testing
 import ConnAuditTestSupport
 
 /// A counted call compared with a constant is answered as an integer from its index
-/// (``Evaluator/countedAnswer(_:_:_:)``), with no ``Eval``, only where the history cross-check
-/// is off: the test suite turns it off here, so that the scalar answer is the one judged.
-/// It must give what the events give (the rule whose calls are answered by a scan), and what
-/// the general answer gives (the built-in SSE rules with the cross-check on).
+/// (``Evaluator/countedAnswer(_:_:_:)``), with no ``Eval``. It must give what the events give
+/// (the rule whose calls are answered by a scan) with the history cross-check off, and with it
+/// on each count is compared with a scan's answer (a difference stops the run).
 @Suite struct CountedAnswerAgreesTests {
     private static func fingerprint(_ result: RuleResult) -> [String] {
         (result.violations + result.inconclusive).map {
@@ -37,35 +36,43 @@ import ConnAuditTestSupport
         #expect(failing >= 3)
     }
 
-    @Test func theSSERulesGiveTheGeneralAnswer() throws {
+    /// With the cross-check on, every count is compared with a scan's answer; the verdicts are
+    /// those of the run without it.
+    @Test(.enabled(if: HistoryCrossCheck.enabled))
+    func theSSERulesJudgeAlikeWithTheCrossCheckOnAndOff() throws {
         let pack = RuleLoader.builtin()
         let rules = pack.rules.filter { $0.id.hasPrefix("sse.") }
         #expect(rules.count >= 4)
         for seed: UInt64 in [3, 7, 11, 19, 42] {
             let log = CountedIndexTests.log(seed: seed, events: 600)
-            let general = RuleRuns.audit(rules, log, path: "c.jsonl")
-            let scalar = HistoryCrossCheck.$isOn.withValue(false) {
+            let checked = RuleRuns.audit(rules, log, path: "c.jsonl")
+            let unchecked = HistoryCrossCheck.$isOn.withValue(false) {
                 RuleRuns.audit(rules, log, path: "c.jsonl")
             }
-            for (g, s) in zip(general.results, scalar.results) {
-                #expect(Self.fingerprint(g) == Self.fingerprint(s), "seed \(seed)")
+            for (c, u) in zip(checked.results, unchecked.results) {
+                #expect(Self.fingerprint(c) == Self.fingerprint(u), "seed \(seed)")
             }
         }
     }
 
-    /// The scalar answer is taken only where no cross-check compares the answers.
-    @Test func theCrossCheckKeepsTheGeneralAnswer() throws {
+    /// The count is taken with the cross-check on too, and that count is what the check compares
+    /// with the scan.
+    @Test(.enabled(if: HistoryCrossCheck.enabled))
+    func theCrossCheckComparesTheCount() throws {
         let body = HistoryCrossCheckTests.roads[1]
+        let on = try HistoryCrossCheckTests.runner(body)
+        let check = try #require(on.crossCheck)
         let off = try HistoryCrossCheck.$isOn.withValue(false) {
             try HistoryCrossCheckTests.runner(body)
         }
         #expect(off.crossCheck == nil)
-        let call = try #require(HistoryCrossCheckTests.firstCall(of: off))
-        let e = Event(t: 0, ev: "sse.commit", file: 0, line: 1, evID: EvNames.id("sse.commit"))
-        #expect(off.countedAnswer(call, off.context(e)) == 0)
-        if HistoryCrossCheck.enabled {
-            let on = try HistoryCrossCheckTests.runner(body)
-            #expect(on.countedAnswer(call, on.context(e)) == nil)
-        }
+        let call = try #require(HistoryCrossCheckTests.firstCall(of: on))
+        let offCall = try #require(HistoryCrossCheckTests.firstCall(of: off))
+        let last = try #require(check.events.last)
+        let before = check.compared
+        let counted = on.countedAnswer(call, on.context(last))
+        #expect(counted != nil)
+        #expect(counted == off.countedAnswer(offCall, off.context(last)))
+        #expect(check.compared == before + 1)
     }
 }

@@ -33,13 +33,28 @@ extension Runner {
 
     /// The count a ``CountedCall`` answers `call` with in `context` (for an existence test,
     /// whether it finds one: more than 0); nil when its plan answers it otherwise (a running
-    /// aggregate, a search) or the cross-check is on (``plannedAnswer(_:_:)`` checks it).
+    /// aggregate, a search). With the cross-check on, the count is compared with a scan's
+    /// answer as ``answer(_:_:context:)``'s would be: the path is checked where it is taken.
     @inline(__always) final func countedAnswer(_ call: HistoryCall, _ context: EvalContext)
         -> Int?
     {
-        guard crossCheck == nil else { return nil }
+        if let check = crossCheck { return checkedCount(call, context, check) }
         let plan = historyPlans[call.slot]
         guard plan.pointee.aggregate < 0, plan.pointee.counted else { return nil }
         return counted[call.slot]?._withUnsafeGuaranteedRef { $0.count(context) }
+    }
+
+    /// ``countedAnswer(_:_:)`` with the cross-check on: the count is compared with the scan's
+    /// answer, in the form ``CountedCall`` answers a call.
+    @inline(never) private func checkedCount(
+        _ call: HistoryCall, _ context: EvalContext, _ check: HistoryCrossCheck
+    ) -> Int? {
+        let plan = historyPlans[call.slot]
+        guard plan.pointee.aggregate < 0, plan.pointee.counted,
+            let n = counted[call.slot]?._withUnsafeGuaranteedRef({ $0.count(context) })
+        else { return nil }
+        let answer: Eval = call.existence ? (n > 0 ? .true : .null) : .value(.int(Int64(n)))
+        crossCheck(call, answer, context, check)
+        return n
     }
 }

@@ -10,8 +10,9 @@
 /// test is such a part) keeps only its general form (`Node.searches`): a search, which spends
 /// its runner's work limit and may wait for a look-ahead, runs once per evaluation, as it does
 /// the general way.
-/// A call a ``CountedIndex`` answers is asked for its count alone (``Evaluator/countedAnswer(_:_:_:)``),
-/// compared as an integer: no ``Eval`` is made for the answer either.
+/// A call a ``CountedIndex`` answers is asked for its count alone
+/// (``Evaluator/countedAnswer(_:_:_:)``) and compared as an integer: no ``Eval`` is made for the
+/// answer either. With the history cross-check on, that count is what is checked.
 /// Tests: `SearchesComparedGiveTheGeneralAnswerTests`, `CountedAnswerAgreesTests`.
 extension CompiledExpression {
     /// Whether `l op r` is a history call compared with a constant (``searchComparison(_:_:_:)``).

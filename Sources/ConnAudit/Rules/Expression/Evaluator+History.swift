@@ -41,8 +41,8 @@ extension Evaluator {
 
     /// How many events a counted `call` (``CountedCall``) finds in `ctx` looking at `e`, read
     /// from its index with no ``Eval``; nil when the call is not answered so (no engine runner,
-    /// another event looked at, no counted index for it, or the cross-check on): then
-    /// ``history(_:_:_:)`` answers it. A counted call binds no result (``CountedShape``).
+    /// another event looked at, no counted index for it): then ``history(_:_:_:)`` answers it.
+    /// A counted call binds no result (``CountedShape``).
     @inline(__always) static func countedAnswer(_ call: HistoryCall, _ ctx: EvalContext, _ e: Event)
         -> Int?
     {
