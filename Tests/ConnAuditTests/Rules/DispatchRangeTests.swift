@@ -14,7 +14,7 @@ import Testing
     }
 
     private static func found(_ dispatch: Dispatch, _ id: Int32) -> [Int] {
-        dispatch.rules(for: id).map(dispatch.rule(at:))
+        dispatch.rules(for: id).map { dispatch.entry(at: $0).rule }
     }
 
     @Test func everyNameOfThePackReachesTheRulesThatNameIt() {

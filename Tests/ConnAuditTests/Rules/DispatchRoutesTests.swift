@@ -41,8 +41,14 @@ import Testing
                     path: "d.yaml",
                     text: """
                     rules:
-                      - { id: d.any, title: T, for: source, never: { ev: ws.ping, where: "count({}) > 3" } }
-                      - { id: d.pong, title: T, for: source, never: { ev: ws.pong, where: "false" } }
+                      - id: d.any
+                        title: T
+                        for: source
+                        never: { ev: ws.ping, where: "count({}) > 3" }
+                      - id: d.pong
+                        title: T
+                        for: source
+                        never: { ev: ws.pong, where: "false" }
                     """
                 )
             ], lint: false)

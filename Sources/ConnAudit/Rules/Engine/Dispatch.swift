@@ -79,15 +79,11 @@ struct Dispatch {
     func reacts(to e: Event) -> Bool { !rules(for: e.evID).isEmpty }
 
     /// Where the rules that react to an event with `ev` id `id` are, in rule order: each index
-    /// of the range gives one through ``rule(at:)``.
+    /// of the range gives one through ``entry(at:)``.
     @inline(__always) func rules(for id: Int32) -> Range<Int> {
         let i = Int(id)
         return i >= 0 && i < spans.count ? spans[i] : everyEvent
     }
-
-    /// The index (into the scope's rule list) of the rule at `k` of a range from
-    /// ``rules(for:)``.
-    @inline(__always) func rule(at k: Int) -> Int { entries[k].rule }
 
     /// The rule at `k` of a range from ``rules(for:)``, with its route for the range's id.
     @inline(__always) func entry(at k: Int) -> Entry { entries[k] }
