@@ -242,7 +242,7 @@ final class Timeline {
     /// retain and release it per event, on its side table's slow path.
     ///
     /// Inlined where it is called: a source's feed calls it up to twice an event (its source
-    /// and its generation timeline), and the call's frame cost more than its dispatch.
+    /// and its generation timeline), and the call's frame is a large part of its cost.
     @inline(__always) func observe(
         _ e: Event, sink: FindingSink, logging clock: borrowing SourceClock? = nil
     ) {

@@ -34,9 +34,11 @@ enum DecimalRounding {
     /// milliseconds with a long fraction: `693745144.0586978`) are added as decimal text
     /// (``textSum(_:_:)``): slower, and exact.
     ///
-    /// A whole number added to another number (`p.t + T`, and a sum of two whole numbers) is
-    /// tried first (``shifted(_:by:)``): where it answers, it is the nearest double to the
-    /// decimal sum, which the digits of both would give too, without searching for them.
+    /// Two whole numbers below 9e15 add as doubles (``isPlainWhole(_:)``): each is its own
+    /// decimal, and their binary sum is what every path of ``decimalSum(_:_:)`` gives. Otherwise
+    /// a whole number added to another number (`p.t + T`) is tried first (``shifted(_:by:)``):
+    /// where it answers, it is the nearest double to the decimal sum, which the digits of both
+    /// would give too, without searching for them.
     @inline(__always) static func sum(_ a: Double, _ b: Double) -> Double {
         // Two whole numbers: ``decimalSum(_:_:)`` gives their binary sum (a whole number is its
         // own decimal), found here without a call (``isPlainWhole(_:)``).

@@ -109,9 +109,9 @@ final class CompiledRule: @unchecked Sendable {
     /// The static calls an event of each ``EvNames`` id can move, in one flat table, for runners
     /// to read in place (``StaticCallTable``).
     let staticCallTable: StaticCallTable
-    /// What a runner does with an event of each id (``RunnerRoutes``), made for the first runner.
-    /// Runners keep plain pointers into it, so it is made once, on one thread: every worker
-    /// compiles its own plan.
+    /// What a runner does with an event of each id (``RunnerRoutes``), made with the plan's
+    /// ``Dispatch``, which keeps each rule's row beside it. Runners keep plain pointers into it, so
+    /// it is made once, on one thread: every worker compiles its own plan.
     private(set) lazy var routes = RunnerRoutes(self)
 
     /// The events that can matter to the check itself (any of its selectors may match them), not

@@ -149,8 +149,8 @@ extension SequenceRunner {
         // scope, shared by the obligations opened while no aggregate changed, was evaluated in
         // full when it was made, and an evaluated binding never changes.
         // The scope is read in place (the context's box holds it): not retained for the call.
-        // The test is a closure of its own: with the evaluation in it, the closure is called
-        // out of line for every obligation, most of them under the frozen scope.
+        // The test is a closure of its own, inlined; the evaluation, rare (most obligations
+        // open under the frozen scope), is another.
         let scope = ctx.letsInPlace.scope
         if let scope, !scope._withUnsafeGuaranteedRef({ isFrozenScope($0) }) {
             scope._withUnsafeGuaranteedRef { $0.evaluateAll() }
