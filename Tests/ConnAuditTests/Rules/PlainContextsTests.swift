@@ -35,4 +35,25 @@ import ConnAuditTestSupport
             }
         }
     }
+
+    /// ``Runner/plainContext(_:)`` (made in the caller, dropped without a release) is there
+    /// exactly when the full path binds nothing of its own, and is then the one it makes.
+    @Test func aContextMadeInTheCallerIsThereWhenTheFullOneBindsNothing() throws {
+        let rules = RuleLoader.builtin().rules
+        var made = 0
+        for (i, rule) in rules.enumerated() {
+            let runner = Self.runner(CompiledRule(rule: rule, index: i, overrides: [:]))
+            let e = Event(t: 1, ev: "ws.ping", gen: 1, line: 1)
+            _ = runner.context(e)
+            let full = runner.madeContext(e, captures: Captures(), frozen: false)
+            let plain = runner.plainContext(e)
+            #expect((plain != nil) == full.hasNoLocals, "\(rule.id)")
+            guard let plain else { continue }
+            made += 1
+            #expect(plain.shared === full.shared, "\(rule.id)")
+            #expect(plain.isLooking(at: e), "\(rule.id)")
+            #expect(plain.captures.isEmpty && plain.hasNoLocals, "\(rule.id)")
+        }
+        #expect(made > 0)
+    }
 }

@@ -71,7 +71,20 @@ final class BasicRunner: Runner {
     /// never asks for every event (``takesEveryEvent``).
     override func handle(_ e: Event, context: ContextScope, sink: FindingSink) {
         assert(compiled.checkConcerns.contains(e.evID) && !takesEveryEvent)
-        let base = self.context(e)
+        // The common context is made here, where the compiler sees that it holds no captures and
+        // no box: dropping it then releases nothing (one from ``context(_:captures:frozen:)``,
+        // which may come from either path, is dropped with two releases).
+        if let base = plainContext(e) {
+            handle(e, base, context: context, sink: sink)
+        } else {
+            handle(e, self.context(e), context: context, sink: sink)
+        }
+    }
+
+    /// ``handle(_:context:sink:)`` with the event's base context, which the caller drops.
+    @inline(never) private func handle(
+        _ e: Event, _ base: EvalContext, context: ContextScope, sink: FindingSink
+    ) {
         switch check {
         case .every:
             every?._withUnsafeGuaranteedRef { every in

@@ -379,6 +379,14 @@ class Runner: HistoryProvider {
         return madeContext(e, captures: consume captures, frozen: frozen)
     }
 
+    /// The common context of ``context(_:captures:frozen:)`` with no captures, made in the
+    /// caller (nil when this runner's contexts are made out of line): one that binds nothing,
+    /// so the caller drops it without a release.
+    @inline(__always) final func plainContext(_ e: Event) -> EvalContext? {
+        guard let kind = plainKind, let shared = sharedRefs[kind] else { return nil }
+        return EvalContext(event: e, borrowing: shared)
+    }
+
     /// The shared object of a context that is not frozen, when such a context binds nothing but
     /// its captures: the static lets' (`live`: every let is static) or the plain one (the rule
     /// has no lets), and no history results. Nil otherwise.
