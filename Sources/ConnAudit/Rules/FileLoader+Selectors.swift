@@ -32,6 +32,8 @@ extension FileLoader {
             return nil
         }
         var term = Selector.Term()
+        // The field tests, given to the term at once: each change of its tests makes a new box.
+        var tests: [Selector.FieldTest] = []
         var whereNode: YamlNode?
         let errorsBefore = errors.count
         for pair in pairs {
@@ -55,11 +57,12 @@ extension FileLoader {
                 error(pair.key, "a selector key must be a field name")
             default:
                 if let p = predicate(pair.value, field: key) {
-                    term.tests.append(.init(field: key, predicate: p))
+                    tests.append(.init(field: key, predicate: p))
                     if key == "ev" { term.evNames = Self.exactNames(p) }
                 }
             }
         }
+        if !tests.isEmpty { term.tests = tests }
         // `where` sees the term's own capture as well as the ones bound earlier.
         if let capture = term.capture { context.captures.insert(capture) }
         if let whereNode {

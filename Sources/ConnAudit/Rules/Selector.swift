@@ -29,11 +29,10 @@ public struct Selector: Sendable {
     private static func union(_ terms: [Term]) -> [Int32]? {
         var all: [Int32] = []
         for term in terms {
-            guard let names = term.evNames else { return nil }
-            for n in Term.inOrder(names) {
-                let id = EvNames.id(n)
-                if !all.contains(id) { all.append(id) }
-            }
+            // The term's names as ids, in the order of their bytes: nil exactly when its names
+            // are (``Term/evIDs``).
+            guard let ids = term.evIDs else { return nil }
+            for id in ids where !all.contains(id) { all.append(id) }
         }
         return all
     }
@@ -58,7 +57,13 @@ public struct Selector: Sendable {
     /// wherever a selector is read while rules run, and a copy is then one reference count.
     public struct Term: Sendable {
         private final class Storage: @unchecked Sendable {
-            var tests: [FieldTest] = []
+            /// The field tests, in a box of their own that is never changed (a new one replaces
+            /// it): terms without tests share one empty box.
+            var testsBox = TestsBox.empty {
+                didSet { testsRef = Unmanaged.passUnretained(testsBox) }
+            }
+            /// ``testsBox``, uncounted: the box lives as long as this storage holds it.
+            private(set) var testsRef = Unmanaged.passUnretained(TestsBox.empty)
             /// `where:`, in a box of its own that is never changed (a new one replaces it).
             var whereBox: WhereBox? {
                 didSet { whereRef = whereBox.map { Unmanaged.passUnretained($0) } }
@@ -76,12 +81,12 @@ public struct Selector: Sendable {
             init() {}
 
             func updateChecksFields() {
-                checksFields = tests.contains { Term.leftToCheck($0, evIDs: evIDs) }
+                checksFields = testsBox.tests.contains { Term.leftToCheck($0, evIDs: evIDs) }
             }
 
             func copy() -> Storage {
                 let c = Storage()
-                c.tests = tests
+                c.testsBox = testsBox
                 c.whereBox = whereBox
                 c.capture = capture
                 c.whereReadsCapture = whereReadsCapture
@@ -101,11 +106,38 @@ public struct Selector: Sendable {
         }
 
         public var tests: [FieldTest] {
-            get { storage.tests }
+            get { storage.testsBox.tests }
             set {
                 let s = unique()
-                s.tests = newValue
+                s.testsBox = newValue.isEmpty ? .empty : TestsBox(newValue)
                 s.updateChecksFields()
+            }
+        }
+
+        /// ``tests`` in their box, uncounted: valid while this term is held unchanged. Read in
+        /// place (``TestsBox/withTests(_:_:)``), for the per-candidate tests, where holding the
+        /// array would count a reference each time.
+        var testsRef: Unmanaged<TestsBox> { storage.testsRef }
+
+        /// `body` with ``tests`` read in place (tests).
+        func withTests<R>(_ body: (UnsafeBufferPointer<FieldTest>) -> R) -> R {
+            TestsBox.withTests(testsRef, body)
+        }
+
+        /// A term's field tests, immutable: read through an uncounted reference, a `let` array
+        /// is borrowed where a `var` one would be retained.
+        final class TestsBox: Sendable {
+            let tests: [FieldTest]
+            init(_ tests: [FieldTest]) { self.tests = tests }
+            /// The box of every term without field tests.
+            static let empty = TestsBox([])
+
+            /// `body` with the tests of the box at `ref`, which the caller's term holds (it is
+            /// not retained, nor is the array).
+            @inline(__always) static func withTests<R>(
+                _ ref: Unmanaged<TestsBox>, _ body: (UnsafeBufferPointer<FieldTest>) -> R
+            ) -> R {
+                ref._withUnsafeGuaranteedRef { $0.tests.withUnsafeBufferPointer(body) }
             }
         }
         /// Whether a field test is left once the `ev` names are checked by id: most terms test

@@ -61,14 +61,15 @@ extension Evaluator {
         _ term: UnsafePointer<Selector.Term>, _ candidate: Event, _ ctx: EvalContext
     ) -> Bool {
         if let ids = term.pointee.evIDs, !ids.contains(candidate.evID) { return false }
-        return !term.pointee.checksFields
-            || term.pointee.tests.withUnsafeBufferPointer { tests in
-                // ``Selector/Term/leftToCheck(_:evIDs:)``, with the test's id read in place and
-                // the ids only asked whether they are there: neither is copied, so neither is
-                // retained for the loop.
-                let idsAnswerEv = term.pointee.evIDs != nil
-                for i in tests.indices
-                where tests[i].fieldID != FieldNames.ev || !idsAnswerEv {
+        guard term.pointee.checksFields else { return true }
+        // ``Selector/Term/leftToCheck(_:evIDs:)``, with the test's id read in place and the ids
+        // only asked whether they are there: neither is copied, so neither is retained for the
+        // loop. The tests are read in their box (``Selector/Term/testsRef``), which the term
+        // holds: not retained either.
+        let idsAnswerEv = term.pointee.evIDs != nil
+        return term.pointee.testsRef._withUnsafeGuaranteedRef { box in
+            box.tests.withUnsafeBufferPointer { tests in
+                for i in tests.indices where tests[i].fieldID != FieldNames.ev || !idsAnswerEv {
                     let v: Value
                     let present: Bool
                     if tests[i].fieldID == FieldNames.file {
@@ -92,6 +93,7 @@ extension Evaluator {
                 }
                 return true
             }
+        }
     }
 
     /// ``predicate(_:_:present:_:_:)`` of the test at `test` (in a term the caller holds): the
