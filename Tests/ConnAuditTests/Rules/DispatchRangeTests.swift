@@ -18,14 +18,9 @@ import Testing
     }
 
     @Test func everyNameOfThePackReachesTheRulesThatNameIt() {
-        let compiled = RuleLoader.builtin().rules.enumerated().map {
-            CompiledRule(rule: $0.element, index: $0.offset, overrides: [:])
-        }
-        // The pack's own subsets, as the plan makes them: each scope's rules and all of them.
-        let scopes: [[CompiledRule]] = [
-            compiled, compiled.filter { $0.rule.scope == .generation },
-            compiled.filter { $0.rule.scope == .source }, []
-        ]
+        // The pack's own subsets, as the plan makes them: all its rules and each scope's, and none.
+        let scopes = DispatchTestRules.packScopes() + [[]]
+        let compiled = scopes[0]
         let names = Set(compiled.flatMap { $0.interest ?? [] }).sorted()
         #expect(names.count > 20)
         for rules in scopes {
@@ -41,22 +36,14 @@ import Testing
     }
 
     @Test func rulesReactingToAnyEventAreInEveryRangeInRuleOrder() throws {
-        let loaded = try RuleLoader.load(
-            files: [
-                (
-                    path: "d.yaml",
-                    text: """
-                    rules:
-                      - { id: d.any, title: T, for: source, never: { where: "false" } }
-                      - { id: d.ping, title: T, for: source, never: { ev: ws.ping, where: "false" } }
-                      - { id: d.any2, title: T, for: source, never: { where: "t < 0" } }
-                      - { id: d.pong, title: T, for: source, never: { ev: [ws.pong, ws.ping], where: "false" } }
-                    """
-                )
-            ], lint: false)
-        let rules = loaded.rules.enumerated().map {
-            CompiledRule(rule: $0.element, index: $0.offset, overrides: [:])
-        }
+        let rules = try DispatchTestRules.rules(
+            """
+            rules:
+              - { id: d.any, title: T, for: source, never: { where: "false" } }
+              - { id: d.ping, title: T, for: source, never: { ev: ws.ping, where: "false" } }
+              - { id: d.any2, title: T, for: source, never: { where: "t < 0" } }
+              - { id: d.pong, title: T, for: source, never: { ev: [ws.pong, ws.ping], where: "false" } }
+            """)
         let dispatch = Dispatch(rules)
         #expect(Self.found(dispatch, EvNames.id("ws.ping")) == [0, 1, 2, 3])
         #expect(Self.found(dispatch, EvNames.id("ws.pong")) == [0, 2, 3])

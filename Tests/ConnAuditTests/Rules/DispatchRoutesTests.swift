@@ -20,13 +20,7 @@ import Testing
     }
 
     @Test func thePacksEntriesHoldEachRulesRouteForTheID() {
-        let compiled = RuleLoader.builtin().rules.enumerated().map {
-            CompiledRule(rule: $0.element, index: $0.offset, overrides: [:])
-        }
-        let scopes: [[CompiledRule]] = [
-            compiled, compiled.filter { $0.rule.scope == .generation },
-            compiled.filter { $0.rule.scope == .source }
-        ]
+        let scopes = DispatchTestRules.packScopes()
         let ids = (-1..<Int32(EvNames.count)).map { $0 } + [Int32.max]
         for rules in scopes { Self.expectRoutesAgree(rules, ids: ids) }
     }
@@ -35,26 +29,18 @@ import Testing
     /// alone, with no other rule naming `ws.ping`: the ping's route differs from an unnamed
     /// id's, so the ping needs a span of its own.
     @Test func anIDOnlyARuleOfAnyEventTellsApartHasItsOwnRoute() throws {
-        let loaded = try RuleLoader.load(
-            files: [
-                (
-                    path: "d.yaml",
-                    text: """
-                    rules:
-                      - id: d.any
-                        title: T
-                        for: source
-                        never: { ev: ws.ping, where: "count({}) > 3" }
-                      - id: d.pong
-                        title: T
-                        for: source
-                        never: { ev: ws.pong, where: "false" }
-                    """
-                )
-            ], lint: false)
-        let rules = loaded.rules.enumerated().map {
-            CompiledRule(rule: $0.element, index: $0.offset, overrides: [:])
-        }
+        let rules = try DispatchTestRules.rules(
+            """
+            rules:
+              - id: d.any
+                title: T
+                for: source
+                never: { ev: ws.ping, where: "count({}) > 3" }
+              - id: d.pong
+                title: T
+                for: source
+                never: { ev: ws.pong, where: "false" }
+            """)
         #expect(rules[0].interest == nil)
         let ping = EvNames.id("ws.ping")
         let view = rules[0].routes.view
