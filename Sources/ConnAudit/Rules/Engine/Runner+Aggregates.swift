@@ -18,7 +18,7 @@ extension Runner {
         for entry in entries {
             let slot = Int(entry.position)
             if slot < 64, quietAggregates & (1 << UInt64(slot)) != 0 { continue }
-            update(&aggregates[slot], slot, entry.call, entry.flags, e)
+            update(&aggregates[slot], slot, entry, e)
         }
     }
 
@@ -38,39 +38,29 @@ extension Runner {
         EvalContext(event: e, borrowing: sharedRef(.noHistory))
     }
 
-    /// Moves one aggregate. The call's fields are each read through its uncounted reference
-    /// (the compiled rule holds the call): small reads, made where they are needed, where one
-    /// closure over the whole update is a call of its own per entry.
+    /// Moves one aggregate by its table entry. What the event's id alone decides (its kind,
+    /// whether the id matches the selector or `since`, whether it keeps a value) is read from
+    /// the entry; the call is read only to evaluate a selector, `since` or value
+    /// (``sinceMatches(_:_:)``, ``selectorMatches(_:_:)``, ``moveValue(_:_:_:_:)``, each out of
+    /// line, so that the moves by id alone stay small).
     @inline(__always) private func update(
-        _ aggregate: inout Aggregate, _ slot: Int, _ call: Unmanaged<StaticCall>,
-        _ flags: StaticCallTable.Flags, _ e: Event
+        _ aggregate: inout Aggregate, _ slot: Int, _ entry: StaticCallTable.Entry, _ e: Event
     ) {
-        // `since` is read in place (`sinceMay` holds only when there is one): bound to a name
-        // it would be copied, and its parts retained.
+        let flags = entry.flags
         if flags.contains(.sinceMay),
-            call._withUnsafeGuaranteedRef({
-                $0.sinceByID
-                    || Evaluator.matches($0.since.unsafelyUnwrapped, e, noHistoryContext(e)) != nil
-            })
+            flags.contains(.sinceByID) || sinceMatches(entry.call, e)
         {
-            aggregate = Aggregate()
-            letCache?.changed(aggregate: slot)
+            setBack(&aggregate, slot)
             return
         }
         guard flags.contains(.selectorMay) else { return }
-        let (kind, byID, hasValue) = call._withUnsafeGuaranteedRef {
-            ($0.kind, $0.selectorByID, $0.value != nil)
-        }
+        let kind = entry.kind
         // A `first` already found stays found until its `since` cut: nothing to match.
         if kind == .first, aggregate.first != nil { return }
-        guard
-            byID
-                || call._withUnsafeGuaranteedRef({
-                    Evaluator.matches($0.selector, e, noHistoryContext(e)) != nil
-                })
-        else { return }
+        guard flags.contains(.selectorByID) || selectorMatches(entry.call, e) else { return }
         // A `count` without a value is read for its count alone (``StaticCall/merged(with:)``):
         // it holds no event.
+        let hasValue = flags.contains(.hasValue)
         if kind == .count, !hasValue {
             aggregate.count += 1
             letCache?.changed(aggregate: slot)
@@ -94,17 +84,58 @@ extension Runner {
             break
         }
         aggregate.count += 1
-        if hasValue, let v = compiled.staticValues[slot]!(noHistoryContext(e)).value,
-            v.number != nil
-        {
-            if aggregate.max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true {
-                aggregate.max = v; changed = true
-            }
-            if aggregate.min.map({ (v.numericOrder($0) ?? 0) < 0 }) ?? true {
-                aggregate.min = v; changed = true
-            }
-        }
+        if hasValue, moveValue(&aggregate, slot, e) { changed = true }
         if changed { letCache?.changed(aggregate: slot) }
+    }
+
+    /// Sets an aggregate back as empty at its `since` cut. Field by field: only a field that
+    /// holds something is released, where the whole aggregate replaced is destroyed through its
+    /// type's layout. An aggregate already empty does not change, and its lets stay fresh.
+    @inline(__always) private func setBack(_ aggregate: inout Aggregate, _ slot: Int) {
+        guard
+            aggregate.count != 0 || aggregate.first != nil || aggregate.last != nil
+                || aggregate.max != nil || aggregate.min != nil
+        else { return }
+        if aggregate.first != nil { aggregate.first = nil }
+        if aggregate.last != nil { aggregate.last = nil }
+        aggregate.count = 0
+        if aggregate.max != nil { aggregate.max = nil }
+        if aggregate.min != nil { aggregate.min = nil }
+        letCache?.changed(aggregate: slot)
+    }
+
+    /// Whether `e` matches the `since` of `call` (which has one). `since` is read in place:
+    /// bound to a name it would be copied, and its parts retained.
+    @inline(never) private func sinceMatches(_ call: Unmanaged<StaticCall>, _ e: Event) -> Bool {
+        call._withUnsafeGuaranteedRef {
+            Evaluator.matches($0.since.unsafelyUnwrapped, e, noHistoryContext(e)) != nil
+        }
+    }
+
+    /// Whether `e` matches the selector of `call`.
+    @inline(never) private func selectorMatches(_ call: Unmanaged<StaticCall>, _ e: Event)
+        -> Bool
+    {
+        call._withUnsafeGuaranteedRef {
+            Evaluator.matches($0.selector, e, noHistoryContext(e)) != nil
+        }
+    }
+
+    /// Moves the largest and smallest value of aggregate `slot` by `e`'s value; whether either
+    /// changed.
+    @inline(never) private func moveValue(_ aggregate: inout Aggregate, _ slot: Int, _ e: Event)
+        -> Bool
+    {
+        guard let v = compiled.staticValues[slot]!(noHistoryContext(e)).value, v.number != nil
+        else { return false }
+        var changed = false
+        if aggregate.max.map({ (v.numericOrder($0) ?? 0) > 0 }) ?? true {
+            aggregate.max = v; changed = true
+        }
+        if aggregate.min.map({ (v.numericOrder($0) ?? 0) < 0 }) ?? true {
+            aggregate.min = v; changed = true
+        }
+        return changed
     }
 
     /// The running aggregates, to be set back as they were (``RetiredTimeline``): every cached

@@ -5,7 +5,9 @@
 /// of entries one after another, and a row's bounds in ``offsets``: row `id` for an id the calls'
 /// selectors name, and a last row for every other id (-1, or a name no call names), whose calls
 /// are those that may match any event. An entry holds the call uncounted (the compiled rule's
-/// ``CompiledRule/staticCalls`` keeps it alive), its position, and what the id alone says of it.
+/// ``CompiledRule/staticCalls`` keeps it alive), its position, its kind, and what the id alone
+/// says of it: a runner moves an aggregate that the id alone moves from the entry, without
+/// reading the call.
 ///
 /// The storage is allocated once and never changes: a runner keeps a ``View`` of it (plain
 /// pointers, no reference to count) for as long as it holds the compiled rule that owns the table.
@@ -16,6 +18,8 @@ final class StaticCallTable: @unchecked Sendable {
         /// Its position in ``CompiledRule/staticCalls`` (and in a runner's aggregates).
         let position: Int32
         let flags: Flags
+        /// The call's kind (``StaticCall/kind``).
+        let kind: HistoryCall.Kind
     }
 
     /// What an entry's id says of its call. At least one of ``sinceMay`` and ``selectorMay``.
@@ -25,6 +29,13 @@ final class StaticCallTable: @unchecked Sendable {
         static let sinceMay = Flags(rawValue: 1)
         /// An event of the id may match the call's selector.
         static let selectorMay = Flags(rawValue: 2)
+        /// With ``sinceMay``: an event of the id matches `since` (``StaticCall/sinceByID``).
+        static let sinceByID = Flags(rawValue: 4)
+        /// With ``selectorMay``: an event of the id matches the selector
+        /// (``StaticCall/selectorByID``).
+        static let selectorByID = Flags(rawValue: 8)
+        /// The call keeps a `value` (`maxof`, `minof`).
+        static let hasValue = Flags(rawValue: 16)
     }
 
     /// Plain pointers into the table: valid while the table lives.
@@ -65,8 +76,13 @@ final class StaticCallTable: @unchecked Sendable {
                 if call.sinceMayMatch(id) { flags.insert(.sinceMay) }
                 if call.selectorMayMatch(id) { flags.insert(.selectorMay) }
                 guard !flags.isEmpty else { continue }
+                if flags.contains(.sinceMay), call.sinceByID { flags.insert(.sinceByID) }
+                if flags.contains(.selectorMay), call.selectorByID { flags.insert(.selectorByID) }
+                if call.value != nil { flags.insert(.hasValue) }
                 entries.append(
-                    Entry(call: .passUnretained(call), position: Int32(i), flags: flags))
+                    Entry(
+                        call: .passUnretained(call), position: Int32(i), flags: flags,
+                        kind: call.kind))
             }
             offsets.append(Int32(entries.count))
         }
