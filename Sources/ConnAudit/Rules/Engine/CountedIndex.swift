@@ -46,10 +46,18 @@ final class CountedIndex {
     }
 
     /// Records `e` if it passes the term's tests: its seq under its key if that is decided.
-    func add(_ e: Event, shared: Unmanaged<EvalShared>) {
+    /// - Parameter idMatched: the term's `ev` names are known to match `e`'s id (the runner's
+    ///   ``CountedRows``): they are not looked at again.
+    @inline(__always) func add(_ e: Event, idMatched: Bool = false, shared: Unmanaged<EvalShared>) {
         let k: Value?
         if let eventTests {
-            guard eventTests.hold(e) else { return }
+            guard eventTests.hold(e, idMatched: idMatched) else { return }
+            // A key that is a short ASCII text is numbered by its words, read where the event
+            // holds it (``CountedKeys/number(addingWords:)``): nothing is copied or released.
+            if let w = keyOf.textWords(of: e), let number = keys.number(addingWords: w) {
+                seqs.append(e.seq, for: number)
+                return
+            }
             k = keyOf.value(of: e)
         } else {
             // The runner that calls this owns `shared` for its life (``Runner/sharedRef(_:)``).
@@ -71,6 +79,9 @@ final class CountedIndex {
         /// box (``Selector/Predicate`` is indirect) and retains nothing.
         private enum Check {
             case equals(Value)
+            /// `equals` of a boolean: only that boolean is loosely equal to it (a boolean is no
+            /// number), so the field is compared where the event holds it.
+            case isBool(Bool)
             case exists(Bool)
         }
 
@@ -86,6 +97,7 @@ final class CountedIndex {
             for test in term.tests where Selector.Term.leftToCheck(test, evIDs: term.evIDs) {
                 guard test.fieldID != -1, test.fieldID != FieldNames.file else { return nil }
                 switch test.predicate {
+                case .equals(.bool(let b)) where test.fieldID >= 0: checks.append(.isBool(b))
                 case .equals(let x): checks.append(.equals(x))
                 case .exists(let wanted): checks.append(.exists(wanted))
                 default: return nil
@@ -96,15 +108,22 @@ final class CountedIndex {
             self.checks = checks
         }
 
-        /// Whether `e` passes: its `ev` is one of the names, and every test holds (an absent
-        /// field is null, and does not exist).
-        @inline(__always) func hold(_ e: Event) -> Bool {
-            if let evIDs, !evIDs.contains(e.evID) { return false }
+        /// Whether `e` passes: its `ev` is one of the names (unless `idMatched` says so), and
+        /// every test holds (an absent field is null, and does not exist).
+        @inline(__always) func hold(_ e: Event, idMatched: Bool = false) -> Bool {
+            if !idMatched, let evIDs, !evIDs.contains(e.evID) { return false }
             return fields.withUnsafeBufferPointer { fields in
                 checks.withUnsafeBufferPointer { checks in
                     for i in fields.indices {
+                        if case .isBool(let wanted) = checks[i] {
+                            guard e.isBool(wanted, fields[i].name, id: fields[i].id) else {
+                                return false
+                            }
+                            continue
+                        }
                         let found = e.value(of: fields[i].name, id: fields[i].id)
                         switch checks[i] {
+                        case .isBool: break
                         case .equals(let x):
                             guard (found ?? .null).looselyEquals(x) else { return false }
                         case .exists(let wanted):
@@ -314,6 +333,14 @@ final class CountedCall {
 
     /// How many recorded events the call finds in `context` (``answer(_:existence:)``'s count).
     @inline(__always) func count(_ context: EvalContext) -> Int {
+        // A short text held in place is looked up by its words, read where the captured event
+        // holds it (``OuterKey/textWords(_:)``).
+        if let w = shape.outer.textWords(context),
+            let found = keys._withUnsafeGuaranteedRef({ $0.number(ofWords: w) })
+        {
+            guard let number = found else { return 0 }
+            return index.count(number: number, bounds: shape.bounds, context: context)
+        }
         // Only a string can be `==` to a text (``CountedIndex``): any other key counts nothing,
         // and so does a text no event was filed under.
         guard let k = shape.outer.value(context), case .string(let text) = k,
@@ -325,63 +352,116 @@ final class CountedCall {
 
 /// The seqs a ``CountedIndex`` filed under each key number (``CountedKeys``), oldest first.
 ///
-/// A number's entry is found at its position: ``entries`` is as long as the largest number
+/// A number's entry is found at its position: the entries reach as far as the largest number
 /// filed (the runner's indexes share the numbers, so an index holds a place for each key
 /// numbered before its own last one, 16 bytes). Most keys have one seq, held in the entry; a
 /// key with more has an array of them all.
-struct SeqsByNumber {
-    private var entries: [Entry] = []
+///
+/// The entries are kept in plain storage owned by one object (``Storage``), written in place:
+/// no copy-on-write check, bounds check or array growth per seq. A copy of the struct shares
+/// that storage; its owner (a ``CountedIndex``) keeps one and never copies it. Its mirror shows
+/// the entries filed, not where they are kept.
+struct SeqsByNumber: CustomReflectable {
+    private let storage = Storage()
     /// Per entry with more than one seq: all of them.
     private var rest: [[Int]] = []
     /// The one-seq list an entry with one seq is answered with (written in place).
     private var single: [Int] = []
 
-    private struct Entry {
+    fileprivate struct Entry {
         /// The first seq; meaningless when ``more`` is -1.
         var first = 0
         /// -1: no seq; 0: one, ``first``; otherwise the index + 1 of its seqs in ``rest``.
         var more: Int32 = -1
     }
 
+    /// The entries: ``count`` of ``capacity``, plain integers (nothing in them is counted or
+    /// destroyed).
+    fileprivate final class Storage {
+        var entries: UnsafeMutablePointer<Entry>?
+        var count = 0
+        var capacity = 0
+
+        deinit { entries?.deallocate() }
+    }
+
+    var customMirror: Mirror {
+        let entries = (0..<storage.count).map {
+            let entry = storage.entries.unsafelyUnwrapped[$0]
+            return (first: entry.first, more: entry.more)
+        }
+        return Mirror(self, children: ["entries": entries, "rest": rest, "single": single])
+    }
+
     /// Files nothing, as new: small storage is kept (at most ``Runner/listCapacityKept``).
     mutating func setBack() {
-        entries.removeAll(keepingCapacity: entries.capacity <= Runner.listCapacityKept)
+        let storage = storage
+        if storage.capacity > Runner.listCapacityKept {
+            storage.entries?.deallocate()
+            storage.entries = nil
+            storage.capacity = 0
+        }
+        storage.count = 0
         if !rest.isEmpty { rest = [] }
         single.removeAll(keepingCapacity: true)
     }
 
-    /// Files `seq` under `number`.
-    mutating func append(_ seq: Int, for number: Int32) {
+    /// Files `seq` under `number`. Inlined where an index adds an event: a key's first seq is
+    /// written in place, and only room to grow (``grow(to:)``) or a key's second seq
+    /// (``appendMore(_:at:)``) takes a call.
+    @inline(__always) mutating func append(_ seq: Int, for number: Int32) {
         let n = Int(number)
-        if n >= entries.count {
-            while entries.count < n { entries.append(Entry()) }
-            entries.append(Entry(first: seq, more: 0))
+        let storage = storage
+        if n >= storage.count {
+            if n >= storage.capacity { grow(to: n + 1) }
+            let entries = storage.entries.unsafelyUnwrapped
+            (entries + storage.count).initialize(repeating: Entry(), count: n - storage.count)
+            (entries + n).initialize(to: Entry(first: seq, more: 0))
+            storage.count = n + 1
             return
         }
-        let m = Int(entries[n].more)
+        appendMore(seq, at: n)
+    }
+
+    /// ``append(_:for:)`` of a seq under number `n`, which has an entry.
+    @inline(never) private mutating func appendMore(_ seq: Int, at n: Int) {
+        let entry = storage.entries.unsafelyUnwrapped + n
+        let m = Int(entry.pointee.more)
         if m > 0 {
             rest[m - 1].append(seq)
         } else if m == 0 {
-            rest.append([entries[n].first, seq])
-            entries[n].more = Int32(rest.count)
+            rest.append([entry.pointee.first, seq])
+            entry.pointee.more = Int32(rest.count)
         } else {
-            entries[n] = Entry(first: seq, more: 0)
+            entry.pointee = Entry(first: seq, more: 0)
         }
+    }
+
+    /// Room for at least `count` entries (doubled, at least 8), keeping those filed.
+    @inline(never) private func grow(to count: Int) {
+        let capacity = max(8, count, storage.capacity * 2)
+        let made = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+        if let old = storage.entries {
+            made.moveInitialize(from: old, count: storage.count)
+            old.deallocate()
+        }
+        storage.entries = made
+        storage.capacity = capacity
     }
 
     /// How many seqs `number` has.
     mutating func count(for number: Int32) -> Int {
         let n = Int(number)
-        guard n < entries.count else { return 0 }
-        let m = Int(entries[n].more)
+        guard n >= 0, n < storage.count else { return 0 }
+        let m = Int(storage.entries.unsafelyUnwrapped[n].more)
         return m > 0 ? rest[m - 1].count : m + 1
     }
 
     /// The seqs of `number`, oldest first; nil when it has none.
     mutating func seqs(for number: Int32) -> ArraySlice<Int>? {
         let n = Int(number)
-        guard n < entries.count else { return nil }
-        let entry = entries[n]
+        guard n >= 0, n < storage.count else { return nil }
+        let entry = storage.entries.unsafelyUnwrapped[n]
         if entry.more > 0 { return rest[Int(entry.more) - 1][...] }
         guard entry.more == 0 else { return nil }
         if single.isEmpty { single = [entry.first] } else { single[0] = entry.first }

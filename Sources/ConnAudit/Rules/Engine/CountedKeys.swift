@@ -76,6 +76,35 @@ final class CountedKeys {
         return n
     }
 
+    /// ``number(adding:)`` of a text known by its words (``Swift/String/words``) alone: nil when
+    /// they are not a short ASCII text held in place (``ShortTextNumbers/isSmallASCII(_:)``),
+    /// which ``number(adding:)`` then numbers. Such a text is its key in ``short``, and is
+    /// immortal: nothing of it is kept but its words.
+    @inline(__always) func number(addingWords w: (UInt64, UInt64)) -> Int32? {
+        if w == lastWords, lastNumber >= 0 { return lastNumber }
+        guard short.isSmallASCII(w) else { return nil }
+        return numbering(small: w)
+    }
+
+    /// ``numbering(_:_:)`` of a short ASCII text held in place, by its words.
+    @inline(never) private func numbering(small w: (UInt64, UInt64)) -> Int32 {
+        let next = Int32(count)
+        let key = ShortTextNumbers.Key(low: w.0, high: w.1)
+        let n: Int32
+        if w == lastWords, lastCount == count, lastFree >= 0 {
+            short.add(key, number: next, free: lastFree)
+            n = next
+        } else {
+            n = short.number(adding: key, next: next)
+        }
+        if n == next { count += 1 }
+        lastWords = w
+        lastNumber = n
+        lastCount = count
+        lastFree = -1
+        return n
+    }
+
     /// The number of `text`; nil when no index filed an event under it. The text last asked
     /// about is answered here; any other in ``lookingUp(_:_:)``.
     @inline(__always) func number(of text: String) -> Int32? {
@@ -84,6 +113,27 @@ final class CountedKeys {
             return lastNumber >= 0 ? lastNumber : nil
         }
         return lookingUp(text, w)
+    }
+
+    /// ``number(of:)`` of a text known by its words alone: nil when they are not a short ASCII
+    /// text held in place, which ``number(of:)`` then looks up; otherwise the number, or nil
+    /// inside when the text has none.
+    @inline(__always) func number(ofWords w: (UInt64, UInt64)) -> Int32?? {
+        if w == lastWords, lastNumber >= 0 || lastCount == count {
+            return .some(lastNumber >= 0 ? lastNumber : nil)
+        }
+        guard short.isSmallASCII(w) else { return nil }
+        return .some(lookingUp(small: w))
+    }
+
+    /// ``lookingUp(_:_:)`` of a short ASCII text held in place, by its words.
+    @inline(never) private func lookingUp(small w: (UInt64, UInt64)) -> Int32? {
+        let (n, free) = short.search(ShortTextNumbers.Key(low: w.0, high: w.1))
+        lastWords = w
+        lastNumber = n
+        lastCount = count
+        lastFree = free
+        return n >= 0 ? n : nil
     }
 
     /// ``number(of:)`` of a text other than the last (or the last, with keys added since).

@@ -8,6 +8,10 @@
 struct IndexKey: Sendable {
     let expr: Expr
     private let field: (name: String, id: Int32)?
+    /// The field's name and id again, each a field of its own: read from the key in place, not
+    /// copied out of a tuple (which retains its strings). -1 and empty without a field.
+    private let fieldName: String
+    private let fieldID: Int32
     private let compiled: CompiledExpression?
 
     init(_ expr: Expr) {
@@ -16,11 +20,22 @@ struct IndexKey: Sendable {
             case .field(let name, let id) = args[0]
         {
             field = (name, id)
+            (fieldName, fieldID) = (name, id)
             compiled = nil
         } else {
             field = nil
+            (fieldName, fieldID) = ("", -1)
             compiled = CompiledExpression(expr)
         }
+    }
+
+    /// The words (``Swift/String/words``) of `e`'s key when the key reads a field of the event
+    /// alone (not by name, not a built-in one) and the field is a string: a string is its own
+    /// text (``text(_:)``). Read where the event holds it; nil otherwise, when ``value(of:)``
+    /// reads the key.
+    @inline(__always) func textWords(of e: Event) -> (UInt64, UInt64)? {
+        guard fieldID >= 0 else { return nil }
+        return e.stringWords(fieldName, id: fieldID)
     }
 
     /// Whether the key is read without an expression (`text(FIELD)`).
@@ -107,6 +122,17 @@ struct OuterKey: Sendable {
 
     /// Whether the side is read without the compiled expression where the captures allow.
     var readsCaptureDirectly: Bool { direct }
+
+    /// The words (``Swift/String/words``) of the side's value when it is `text(CAPTURE.FIELD)` of
+    /// a capture read at its slot, whose field, of the event alone, is a string (a string is its
+    /// own text): read where the captured event holds it. Nil when the side is read otherwise,
+    /// or the field is no string: ``value(_:)`` then reads it.
+    @inline(__always) func textWords(_ ctx: EvalContext) -> (UInt64, UInt64)? {
+        guard direct, eventAlone, hint.capture >= 0, !ctx.captures.isEmpty else { return nil }
+        return ctx.captures.withEvent(slot: Int(hint.capture), capture) {
+            $0.stringWords(field, id: id)
+        } ?? nil
+    }
 
     /// The side's value in `ctx`; nil when it is undecided or an event.
     @inline(__always) func value(_ ctx: EvalContext) -> Value? {

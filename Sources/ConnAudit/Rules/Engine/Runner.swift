@@ -16,7 +16,13 @@ class Runner: HistoryProvider {
     /// making on every runner of every generation.
     lazy var indexes = SlotTable<KeyedIndex>(covering: compiled.callSlots)
     /// The indexes made so far (each also in ``indexes``), in the order they were made.
-    var madeIndexes: [KeyedIndex] = []
+    var madeIndexes: [KeyedIndex] = [] {
+        didSet { hasMadeIndexes = !madeIndexes.isEmpty }
+    }
+    /// Whether ``madeIndexes`` holds any, and whether there are lists past the first 64: read
+    /// for each event recorded, as a flag each (an array's count is a call there).
+    private var hasMadeIndexes = false
+    private let listsPast64: Bool
     /// Calls answered from a ``CountedIndex`` (by slot; ``CompiledRule/countedShapes``), and the
     /// indexes (calls keyed alike on one list, with the same tests, share one). The lists they
     /// read keep no events (``CompiledRule/countedLists``).
@@ -27,6 +33,9 @@ class Runner: HistoryProvider {
     /// (A `let`, made with the runner: a `var`'s buffer is retained for each call made while
     /// reading it, as any call may change a `var`.)
     let countedIndexes: [CountedIndex]
+    /// The counted indexes each id may go to (nil: none, or more than 64 of them, each then
+    /// asked in turn: ``addCounted(_:_:)``).
+    let countedRows: CountedRows?
     /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order
     /// (kept by ``Runner+Aggregates.swift`` alone): owned by the runner alone, so each is moved
     /// in place without a check that its storage is shared. Made when the first moves (nil:
@@ -93,6 +102,7 @@ class Runner: HistoryProvider {
             compiled.bindsHistoryResults
             ? nil : statics != nil ? .live : compiled.lets.names.isEmpty ? .plain : nil
         lists = compiled.emptyLists
+        listsPast64 = lists.count > 64
         // Covering nothing (made without a search of the slots) unless a call is counted.
         var counted = SlotTable<Unmanaged<CountedCall>>(covering: [])
         var countedCalls: [CountedCall] = []
@@ -120,6 +130,9 @@ class Runner: HistoryProvider {
         self.counted = counted
         self.countedCalls = countedCalls
         self.countedIndexes = countedIndexes
+        countedRows =
+            countedIndexes.isEmpty || countedIndexes.count > 64
+            ? nil : CountedRows(countedIndexes)
         staticCalls = compiled.staticCallTable.view
         routes = compiled.routes.view
         historyPlans = compiled.historyPlans.view
@@ -278,12 +291,12 @@ class Runner: HistoryProvider {
             lists[appends.trailingZeroBitCount].append(e)
             appends &= appends &- 1
         }
-        if lists.count > 64 {
+        if listsPast64 {
             for i in 64..<lists.count where !compiled.countedLists[i] && listKeeps(i, e.evID) {
                 lists[i].append(e)
             }
         }
-        if !madeIndexes.isEmpty {
+        if hasMadeIndexes {
             for i in madeIndexes.indices {
                 madeIndexes.withElement(i) { index in
                     if route.keeps(index.list, self, e.evID) {
@@ -292,15 +305,7 @@ class Runner: HistoryProvider {
                 }
             }
         }
-        if !countedIndexes.isEmpty {
-            for i in countedIndexes.indices {
-                countedIndexes.withElement(i) { index in
-                    if route.keeps(index.list, self, e.evID) {
-                        index.add(e, shared: sharedRef(.index))
-                    }
-                }
-            }
-        }
+        if !countedIndexes.isEmpty { addCounted(e, route) }
         if route.flags.contains(.lookAhead) { recorded(e, context: context, sink: sink) }
         if regexExhausted { stopped = true }
         if stopped, !stopReported { reportStop(at: e, context: context, sink: sink) }

@@ -15,6 +15,10 @@
 ///
 /// Keys are hashed with a multiply-mix seeded per process at random (so a log cannot be written
 /// to make its keys collide) and found by linear probing in a table kept at most half full.
+///
+/// The slots and entries are kept in plain storage owned by one object (``Storage``), written
+/// in place: no copy-on-write check, bounds check or array growth per key. A copy of the struct
+/// shares that storage; its owners (``CountedKeys``, ``KeyCounts``) keep one and never copy it.
 struct ShortTextNumbers {
     struct Key: Equatable {
         let low: UInt64
@@ -22,30 +26,51 @@ struct ShortTextNumbers {
     }
 
     /// A key and what it was given: its number, or its count (``increment(_:)``).
-    private struct Entry {
+    fileprivate struct Entry {
         let key: Key
         var value: Int
     }
 
-    /// Per slot: an entry's index + 1, 0 when empty. Its count is a power of two (or 0).
-    private var slots: [Int32] = []
-    /// The keys in the order they came, each with its number or count.
-    private var entries: [Entry] = []
+    /// The table's storage: per slot an entry's index + 1, 0 when empty (``slotCount`` slots, a
+    /// power of two, or none), and the entries in the order their keys came (``count`` of
+    /// ``capacity``). Both hold plain integers: nothing in them is counted or destroyed.
+    fileprivate final class Storage {
+        var slots: UnsafeMutablePointer<Int32>?
+        var slotCount = 0
+        var entries: UnsafeMutablePointer<Entry>?
+        var count = 0
+        var capacity = 0
+
+        deinit {
+            slots?.deallocate()
+            entries?.deallocate()
+        }
+    }
+
+    private let storage = Storage()
     /// ``wordsAreKeys`` and the seed, copied here: each read of a global is a check that it
     /// was set.
     private let readsWords = ShortTextNumbers.wordsAreKeys
     private let seed = ShortTextNumbers.seed
 
     /// How many keys have a number.
-    var count: Int { entries.count }
+    var count: Int { storage.count }
 
     /// Forgets every key, as a new table: the entries' storage is kept when it is small (at
     /// most ``Runner/listCapacityKept`` keys), so a set-back runner holds no more than a short
     /// generation's. The slots go (the first key files them anew). The seed and
     /// ``wordsAreKeys`` are the process's, as a new table's.
     mutating func setBack() {
-        entries.removeAll(keepingCapacity: entries.capacity <= Runner.listCapacityKept)
-        slots = []
+        let storage = storage
+        if storage.capacity > Runner.listCapacityKept {
+            storage.entries?.deallocate()
+            storage.entries = nil
+            storage.capacity = 0
+        }
+        storage.count = 0
+        storage.slots?.deallocate()
+        storage.slots = nil
+        storage.slotCount = 0
     }
 
     /// The key of `text`, whose two words (``Swift/String/words``) are `words`; nil when its
@@ -63,17 +88,18 @@ struct ShortTextNumbers {
 
     /// The number of `key`; nil when it has none.
     func number(of key: Key) -> Int32? {
-        guard !slots.isEmpty, case .found(let i) = find(key) else { return nil }
-        return Int32(truncatingIfNeeded: entries[i].value)
+        guard storage.slotCount != 0, case .found(let i) = find(key) else { return nil }
+        return Int32(truncatingIfNeeded: storage.entries.unsafelyUnwrapped[i].value)
     }
 
     /// The number of `key` (-1: none), and when it has none, the empty slot where the search
     /// for it ended (-1 when the table has no slots): ``add(_:number:free:)`` files it there
     /// while no other key is added.
     @inline(__always) func search(_ key: Key) -> (number: Int32, free: Int) {
-        guard !slots.isEmpty else { return (-1, -1) }
+        guard storage.slotCount != 0 else { return (-1, -1) }
         switch find(key) {
-        case .found(let i): return (Int32(truncatingIfNeeded: entries[i].value), -1)
+        case .found(let i):
+            return (Int32(truncatingIfNeeded: storage.entries.unsafelyUnwrapped[i].value), -1)
         case .absent(let slot): return (-1, slot)
         }
     }
@@ -87,9 +113,10 @@ struct ShortTextNumbers {
     /// The number of `key`, given `next` when it has none.
     mutating func number(adding key: Key, next: Int32) -> Int32 {
         var free = -1
-        if !slots.isEmpty {
+        if storage.slotCount != 0 {
             switch find(key) {
-            case .found(let i): return Int32(truncatingIfNeeded: entries[i].value)
+            case .found(let i):
+                return Int32(truncatingIfNeeded: storage.entries.unsafelyUnwrapped[i].value)
             case .absent(let slot): free = slot
             }
         }
@@ -101,13 +128,12 @@ struct ShortTextNumbers {
     /// used for counts or for numbers, never both.
     mutating func increment(_ key: Key) -> Int {
         var free = -1
-        if !slots.isEmpty {
+        if storage.slotCount != 0 {
             switch find(key) {
             case .found(let i):
-                return entries.withUnsafeMutableBufferPointer {
-                    $0[i].value += 1
-                    return $0[i].value
-                }
+                let entry = storage.entries.unsafelyUnwrapped + i
+                entry.pointee.value += 1
+                return entry.pointee.value
             case .absent(let slot): free = slot
             }
         }
@@ -116,22 +142,43 @@ struct ShortTextNumbers {
     }
 
     /// The count of the key that came `position`th (0 first).
-    func count(at position: Int) -> Int { entries[position].value }
+    func count(at position: Int) -> Int {
+        precondition(position >= 0 && position < storage.count)
+        return storage.entries.unsafelyUnwrapped[position].value
+    }
 
     /// A new key, given `value`. `free`: the empty slot where the search for it ended.
     @inline(__always) private mutating func add(_ key: Key, _ value: Int, free: Int) {
-        entries.append(Entry(key: key, value: value))
-        let n = entries.count
-        if n * 2 > slots.count {
+        let storage = storage
+        if storage.count == storage.capacity { growEntries() }
+        (storage.entries.unsafelyUnwrapped + storage.count).initialize(
+            to: Entry(key: key, value: value))
+        storage.count += 1
+        let n = storage.count
+        if n * 2 > storage.slotCount {
             grow()
         } else {
-            slots[free] = Int32(n)
+            storage.slots.unsafelyUnwrapped[free] = Int32(n)
         }
+    }
+
+    /// Doubles the entries' room (at least 8), keeping the entries.
+    @inline(never) private func growEntries() {
+        let storage = storage
+        let capacity = max(8, storage.capacity * 2)
+        let made = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+        if let old = storage.entries {
+            made.moveInitialize(from: old, count: storage.count)
+            old.deallocate()
+        }
+        storage.entries = made
+        storage.capacity = capacity
     }
 
     /// The text of the key that came `position`th (0 first): the bytes ``packed(_:)`` packed.
     func text(at position: Int) -> String {
-        let key = entries[position].key
+        precondition(position >= 0 && position < storage.count)
+        let key = storage.entries.unsafelyUnwrapped[position].key
         let count = Int(key.high >> 56 & 0x0F)
         return withUnsafeBytes(of: (key.low.littleEndian, key.high.littleEndian)) {
             String(decoding: $0.prefix(count), as: UTF8.self)
@@ -144,27 +191,34 @@ struct ShortTextNumbers {
     }
 
     @inline(__always) private func find(_ key: Key) -> Probe {
-        slots.withUnsafeBufferPointer { slots in
-            entries.withUnsafeBufferPointer { entries in
-                let mask = slots.count - 1
-                var s = Int(truncatingIfNeeded: hash(key)) & mask
-                while true {
-                    let entry = Int(slots[s])
-                    if entry == 0 { return .absent(s) }
-                    if entries[entry - 1].key == key { return .found(entry - 1) }
-                    s = (s &+ 1) & mask
-                }
-            }
+        let slots = storage.slots.unsafelyUnwrapped
+        let entries = storage.entries.unsafelyUnwrapped
+        let mask = storage.slotCount - 1
+        var s = Int(truncatingIfNeeded: hash(key)) & mask
+        while true {
+            let entry = Int(slots[s])
+            if entry == 0 { return .absent(s) }
+            if entries[entry - 1].key == key { return .found(entry - 1) }
+            s = (s &+ 1) & mask
         }
     }
 
-    /// Doubles the slots and files every entry again.
-    private mutating func grow() {
-        slots = entries.withUnsafeBufferPointer { entries in
-            OpenSlots.filed(entries.count, count: max(8, slots.count * 2)) {
-                hash(entries[$0].key)
-            }
+    /// Doubles the slots (at least 8) and files every entry again.
+    @inline(never) private func grow() {
+        let storage = storage
+        let count = max(8, storage.slotCount * 2)
+        let slots = UnsafeMutablePointer<Int32>.allocate(capacity: count)
+        slots.initialize(repeating: 0, count: count)
+        let entries = storage.entries.unsafelyUnwrapped
+        let mask = count - 1
+        for i in 0..<storage.count {
+            var s = Int(truncatingIfNeeded: hash(entries[i].key)) & mask
+            while slots[s] != 0 { s = (s &+ 1) & mask }
+            slots[s] = Int32(i + 1)
         }
+        storage.slots?.deallocate()
+        storage.slots = slots
+        storage.slotCount = count
     }
 
     @inline(__always) private func hash(_ key: Key) -> UInt64 {
