@@ -23,6 +23,7 @@ final class SequenceFacts {
     /// its obligation open (``SelectorPlan/completedMatchesRetire(_:)``): read as a match
     /// completes, here rather than through the compiled rule's lazy property (a call each).
     let completedMatchesRetire: Bool
+    let timeBounds: TimeBoundPlans
 
     init(_ compiled: CompiledRule) {
         switch compiled.rule.check {
@@ -85,5 +86,7 @@ final class SequenceFacts {
             withinReadsLetsOnly = false
         }
         completedMatchesRetire = compiled.completedMatchesRetire
+        timeBounds = TimeBoundPlans(
+            steps: compiled.steps, followedBy: responseFollowedBy, unless: responseUnless)
     }
 }

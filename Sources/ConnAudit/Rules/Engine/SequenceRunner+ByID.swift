@@ -41,4 +41,10 @@ extension SequenceRunner {
             return nil
         }
     }
+
+    /// Whether `e` kills a partial waiting for `step`, where what kills it (``withoutsByID``)
+    /// matches by id alone.
+    @inline(__always) func killedByID(_ e: Event, _ step: StepSelectors) -> Bool {
+        step.without?.mayMatch(e.evID) == true || sequenceWithout?.mayMatch(e.evID) == true
+    }
 }

@@ -377,6 +377,37 @@ extension SequenceRunner {
             }
             return
         }
+        if grows, stepsByTime & bit != 0, !dies || withoutsByID & bit != 0 {
+            // Decided by names and time bounds with no context, where the bounds are read in
+            // place; else evaluated in full.
+            switch matchByTime(e, step, stage: stage, at: position) {
+            case .match(let term):
+                grow(e, step, term, stage: stage, at: position, completed: &completed, into: &grown)
+            case .none:
+                break
+            case .undecided:
+                attemptInFull(
+                    e, step, stage: stage, at: position, grows: grows, dies: dies,
+                    completed: &completed, grown: &grown, died: &died)
+                return
+            }
+            if dies, killedByID(e, step) {
+                kill(stage: stage, at: position)
+                died |= bit
+            }
+            return
+        }
+        attemptInFull(
+            e, step, stage: stage, at: position, grows: grows, dies: dies, completed: &completed,
+            grown: &grown, died: &died)
+    }
+
+    /// ``attempt(_:_:stage:at:grows:dies:completed:grown:died:)`` with a context for the partial.
+    private func attemptInFull(
+        _ e: Event, _ step: StepSelectors, stage: Int, at position: Int, grows: Bool, dies: Bool,
+        completed: inout Bool, grown: inout [Partial], died: inout UInt64
+    ) {
+        let bit: UInt64 = 1 << stage
         let pctx = self.context(e, captures: stages[stage].partials[position].captures)
         if grows, dies, deathsExcludeGrowth & bit != 0, let without = step.without {
             // A partial the `without` kills cannot grow on the event: the step is not tried.

@@ -308,9 +308,21 @@ extension SequenceRunner {
     /// names leave `e` out is passed over here, without a call (most answers are an `unless`).
     @inline(__always) private func answersObligation(_ e: Event, _ ctx: inout EvalContext) -> Bool {
         (responseFollowedBy!.mayMatch(e.evID)
-            && Evaluator.matches(responseFollowedBy!, e, ctx) != nil)
+            && answers(responseFollowedBy!, followedByBounds, e, ctx))
             || (responseUnless != nil && responseUnless!.mayMatch(e.evID)
-                && Evaluator.matches(responseUnless!, e, ctx) != nil)
+                && answers(responseUnless!, unlessBounds, e, ctx))
+    }
+
+    /// Whether `e` matches `selector` (`followed_by` or `unless`) in an obligation's `ctx`, with
+    /// the selector's time bounds (``TimeBound``) where it has some.
+    @inline(__always) private func answers(
+        _ selector: Selector, _ bounds: Unmanaged<SelectorBounds>?, _ e: Event,
+        _ ctx: EvalContext
+    ) -> Bool {
+        if let bounds, usesTimeBounds {
+            return bounds._withUnsafeGuaranteedRef { Self.matches(selector, $0, e, ctx) } != nil
+        }
+        return Evaluator.matches(selector, e, ctx) != nil
     }
 
     /// Puts `deadline` on the source's clock unless the runner has an earlier one there already

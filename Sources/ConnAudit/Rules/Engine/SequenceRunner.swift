@@ -179,6 +179,19 @@ final class SequenceRunner: Runner {
     var deathsExcludeGrowth: UInt64
     /// Tests: how many times a step was not tried because its `without` matched first.
     var stepsSpared = 0
+    /// Per step (a bit each): whether its selector is decided by `ev` names and time bounds
+    /// (``TimeBoundPlans/stepsByTime``), and those bounds per step. Tests clear the bits, and
+    /// ``usesTimeBounds``, to evaluate every `where:` in full.
+    var stepsByTime: UInt64
+    let stepBounds: [SelectorBounds]
+    /// The time bounds of `followed_by` and `unless` (``TimeBoundPlans``), not counted (``facts``
+    /// holds them), and whether an obligation is answered with them.
+    let followedByBounds: Unmanaged<SelectorBounds>?
+    let unlessBounds: Unmanaged<SelectorBounds>?
+    var usesTimeBounds = true
+    /// The runner's static lets (``Runner/letCache``, when every let is static), not counted: the
+    /// runner holds them for its life. What a partial's context reads its lets from.
+    private(set) var staticLets: Unmanaged<StaticLets>?
 
     /// Whether nothing after the first step tells its matches apart (none of its captures is
     /// keyed): every partial of stage 1 then has one key, and at most one is open. And whether
@@ -215,6 +228,9 @@ final class SequenceRunner: Runner {
     func key(_ p: Partial) -> MatchKey {
         p.captures.seqs(of: keyed[p.stage - 1], after: p.stage)
     }
+
+    /// Where a ``Partial`` holds its captures, read in place through a pointer to it.
+    static let capturesOffset = MemoryLayout<Partial>.offset(of: \Partial.captures)!
 
     struct Partial {
         var stage: Int
@@ -258,12 +274,17 @@ final class SequenceRunner: Runner {
         stepsByID = facts.stepsByID
         withoutsByID = facts.withoutsByID
         deathsExcludeGrowth = facts.deathsExcludeGrowth
+        stepsByTime = facts.timeBounds.stepsByTime
+        stepBounds = facts.timeBounds.steps
+        followedByBounds = facts.timeBounds.followedBy.map { Unmanaged.passUnretained($0) }
+        unlessBounds = facts.timeBounds.unless.map { Unmanaged.passUnretained($0) }
         responseFollowedBy = facts.responseFollowedBy
         responseUnless = facts.responseUnless
         self.facts = facts
         startWhereKept = facts.startWhereKept
         withinReadsLetsOnly = facts.withinReadsLetsOnly
         super.init(compiled, files: files)
+        staticLets = (letCache as? StaticLets).map { Unmanaged.passUnretained($0) }
     }
 
     deinit {
