@@ -28,6 +28,14 @@ public final class LetTable: @unchecked Sendable {
     fileprivate let undecided: [StaticLetCache.Kept]
     fileprivate let notEvaluating: [Bool]
 
+    /// Per slot, for a let that is a running aggregate's `first` or `last` (``direct``): the
+    /// aggregate's position times two, plus one for `last`; -1 for any other let. One load
+    /// where ``StaticLets/withAggregateEvent(slot:_:)`` reads it, for ``direct``'s optional pair.
+    let inPlaceEvents: UnsafeMutablePointer<Int32>
+    /// The ``StaticLetCache/bit(_:)``s of the lets that are no running aggregate's answer
+    /// (``direct`` nil): those the cache keeps. A let past the first 64 has none.
+    let cachedBits: UInt64
+
     struct DirectAggregate {
         let aggregate: Int
         let kind: HistoryCall.Kind
@@ -70,11 +78,26 @@ public final class LetTable: @unchecked Sendable {
             else { return nil }
             return DirectAggregate(aggregate: deps[slot][0], kind: call.kind)
         }
+        inPlaceEvents = .allocate(capacity: max(1, names.count))
+        for (slot, d) in direct.enumerated() {
+            let code: Int32 =
+                if let d, d.kind == .first || d.kind == .last {
+                    Int32(d.aggregate) * 2 + (d.kind == .last ? 1 : 0)
+                } else {
+                    -1
+                }
+            inPlaceEvents[slot] = code
+        }
+        var cached: UInt64 = 0
+        for (slot, d) in direct.enumerated() where d == nil { cached |= StaticLetCache.bit(slot) }
+        cachedBits = cached
         layout = LetLayouts.id(names)
         let kept = StaticLetCache.Kept(value: .undecided, scalar: .undecided)
         undecided = Array(repeating: kept, count: names.count)
         notEvaluating = Array(repeating: false, count: names.count)
     }
+
+    deinit { inPlaceEvents.deallocate() }
 
     /// The order ``init`` keeps the names of `definitions` in (a name's first place).
     static func names(of definitions: [(name: String, expr: Expr)]) -> [String] {
@@ -212,7 +235,15 @@ final class StaticLets: StaticLetCache {
     @inline(__always) var cache: StaticLetCache { self }
     private var evaluating: [Bool]
     /// The runner whose aggregates the direct lets read, not counted: it owns this object.
-    var runner: Unmanaged<Runner>?
+    var runner: Unmanaged<Runner>? {
+        didSet {
+            inPlace =
+                runner?._withUnsafeGuaranteedRef { $0.crossCheck == nil } == true ? runner : nil
+        }
+    }
+    /// ``runner`` where it reads its aggregates' events in place (``withAggregateEvent(slot:_:)``):
+    /// nil while it cross-checks its answers.
+    private(set) var inPlace: Unmanaged<Runner>?
 
     override init(table: LetTable) {
         self.table = table
@@ -250,14 +281,16 @@ final class StaticLets: StaticLetCache {
     /// (``isKept(slot:)``): from the cache when it is fresh, else evaluated and kept. ``Scalar/other``
     /// for a let that is never kept, which is left to the general evaluation.
     @inline(__always) func scalar(slot: Int, _ ctx: EvalContext, _ e: Event) -> Scalar {
-        if table.direct[slot] == nil, let hit = cache.scalarLookup(slot) { return hit }
+        if table.cachedBits & StaticLetCache.bit(slot) != 0, let hit = cache.scalarLookup(slot) {
+            return hit
+        }
         return evaluatedScalar(slot: slot, ctx, e)
     }
 
     /// The let at `slot` as a ``Scalar`` when the cache holds it fresh: what
     /// ``scalar(slot:_:_:)`` then gives. Nil otherwise, and for a running aggregate's answer.
     @inline(__always) func cachedScalar(slot: Int) -> Scalar? {
-        table.direct[slot] == nil ? cache.scalarLookup(slot) : nil
+        table.cachedBits & StaticLetCache.bit(slot) != 0 ? cache.scalarLookup(slot) : nil
     }
 
     /// ``scalar(slot:_:_:)`` of a let that is not fresh in the cache, out of line: the reads
@@ -304,13 +337,12 @@ final class StaticLets: StaticLetCache {
     /// none yet), when the let is a running aggregate's `first` or `last` (``LetTable/direct``):
     /// the event is not counted and released again for one look. Nil for any other let, and
     /// while the runner cross-checks its answers (``value(slot:_:_:)`` checks each read whole).
+    /// The let's aggregate and kind are read as one code (``LetTable/inPlaceEvents``), and the
+    /// runner where it reads in place (``inPlace``).
     @inline(__always) private func withAggregateEvent<T>(slot: Int, _ body: (Event?) -> T) -> T? {
-        guard let direct = table.direct[slot], direct.kind == .first || direct.kind == .last,
-            let runner
-        else { return nil }
-        return runner._withUnsafeGuaranteedRef { runner in
-            guard runner.crossCheck == nil else { return nil }
-            return runner.withAggregateEvent(direct.aggregate, first: direct.kind == .first, body)
+        guard let inPlace, case let code = table.inPlaceEvents[slot], code >= 0 else { return nil }
+        return inPlace._withUnsafeGuaranteedRef {
+            $0.withAggregateEvent(Int(code >> 1), first: code & 1 == 0, body)
         }
     }
 }
