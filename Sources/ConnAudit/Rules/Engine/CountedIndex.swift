@@ -375,19 +375,16 @@ struct SeqsByNumber: CustomReflectable {
         var more: Int32 = -1
     }
 
-    /// The entries: ``count`` of ``capacity``, plain integers (nothing in them is counted or
-    /// destroyed).
+    /// The entries, plain integers (``PlainEntries``).
     fileprivate final class Storage {
-        var entries: UnsafeMutablePointer<Entry>?
-        var count = 0
-        var capacity = 0
+        var entries = PlainEntries<Entry>()
 
-        deinit { entries?.deallocate() }
+        deinit { entries.free() }
     }
 
     var customMirror: Mirror {
-        let entries = (0..<storage.count).map {
-            let entry = storage.entries.unsafelyUnwrapped[$0]
+        let entries = (0..<storage.entries.count).map {
+            let entry = storage.entries.start[$0]
             return (first: entry.first, more: entry.more)
         }
         return Mirror(self, children: ["entries": entries, "rest": rest, "single": single])
@@ -395,29 +392,24 @@ struct SeqsByNumber: CustomReflectable {
 
     /// Files nothing, as new: small storage is kept (at most ``Runner/listCapacityKept``).
     mutating func setBack() {
-        let storage = storage
-        if storage.capacity > Runner.listCapacityKept {
-            storage.entries?.deallocate()
-            storage.entries = nil
-            storage.capacity = 0
-        }
-        storage.count = 0
+        storage.entries.removeAll(keepingUpTo: Runner.listCapacityKept)
         if !rest.isEmpty { rest = [] }
         single.removeAll(keepingCapacity: true)
     }
 
     /// Files `seq` under `number`. Inlined where an index adds an event: a key's first seq is
-    /// written in place, and only room to grow (``grow(to:)``) or a key's second seq
+    /// written in place, and only room to grow (``PlainEntries/grow(toHold:)``) or a key's second seq
     /// (``appendMore(_:at:)``) takes a call.
     @inline(__always) mutating func append(_ seq: Int, for number: Int32) {
         let n = Int(number)
         let storage = storage
-        if n >= storage.count {
-            if n >= storage.capacity { grow(to: n + 1) }
-            let entries = storage.entries.unsafelyUnwrapped
-            (entries + storage.count).initialize(repeating: Entry(), count: n - storage.count)
+        if n >= storage.entries.count {
+            if n >= storage.entries.capacity { storage.entries.grow(toHold: n + 1) }
+            let entries = storage.entries.start
+            (entries + storage.entries.count).initialize(
+                repeating: Entry(), count: n - storage.entries.count)
             (entries + n).initialize(to: Entry(first: seq, more: 0))
-            storage.count = n + 1
+            storage.entries.count = n + 1
             return
         }
         appendMore(seq, at: n)
@@ -425,7 +417,7 @@ struct SeqsByNumber: CustomReflectable {
 
     /// ``append(_:for:)`` of a seq under number `n`, which has an entry.
     @inline(never) private mutating func appendMore(_ seq: Int, at n: Int) {
-        let entry = storage.entries.unsafelyUnwrapped + n
+        let entry = storage.entries.start + n
         let m = Int(entry.pointee.more)
         if m > 0 {
             rest[m - 1].append(seq)
@@ -437,31 +429,19 @@ struct SeqsByNumber: CustomReflectable {
         }
     }
 
-    /// Room for at least `count` entries (doubled, at least 8), keeping those filed.
-    @inline(never) private func grow(to count: Int) {
-        let capacity = max(8, count, storage.capacity * 2)
-        let made = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
-        if let old = storage.entries {
-            made.moveInitialize(from: old, count: storage.count)
-            old.deallocate()
-        }
-        storage.entries = made
-        storage.capacity = capacity
-    }
-
     /// How many seqs `number` has.
     mutating func count(for number: Int32) -> Int {
         let n = Int(number)
-        guard n >= 0, n < storage.count else { return 0 }
-        let m = Int(storage.entries.unsafelyUnwrapped[n].more)
+        guard n >= 0, n < storage.entries.count else { return 0 }
+        let m = Int(storage.entries.start[n].more)
         return m > 0 ? rest[m - 1].count : m + 1
     }
 
     /// The seqs of `number`, oldest first; nil when it has none.
     mutating func seqs(for number: Int32) -> ArraySlice<Int>? {
         let n = Int(number)
-        guard n >= 0, n < storage.count else { return nil }
-        let entry = storage.entries.unsafelyUnwrapped[n]
+        guard n >= 0, n < storage.entries.count else { return nil }
+        let entry = storage.entries.start[n]
         if entry.more > 0 { return rest[Int(entry.more) - 1][...] }
         guard entry.more == 0 else { return nil }
         if single.isEmpty { single = [entry.first] } else { single[0] = entry.first }

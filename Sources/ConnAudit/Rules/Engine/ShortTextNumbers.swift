@@ -32,18 +32,16 @@ struct ShortTextNumbers {
     }
 
     /// The table's storage: per slot an entry's index + 1, 0 when empty (``slotCount`` slots, a
-    /// power of two, or none), and the entries in the order their keys came (``count`` of
-    /// ``capacity``). Both hold plain integers: nothing in them is counted or destroyed.
+    /// power of two, or none), and the entries in the order their keys came (``PlainEntries``).
+    /// Both hold plain integers: nothing in them is counted or destroyed.
     fileprivate final class Storage {
         var slots: UnsafeMutablePointer<Int32>?
         var slotCount = 0
-        var entries: UnsafeMutablePointer<Entry>?
-        var count = 0
-        var capacity = 0
+        var entries = PlainEntries<Entry>()
 
         deinit {
             slots?.deallocate()
-            entries?.deallocate()
+            entries.free()
         }
     }
 
@@ -54,7 +52,7 @@ struct ShortTextNumbers {
     private let seed = ShortTextNumbers.seed
 
     /// How many keys have a number.
-    var count: Int { storage.count }
+    var count: Int { storage.entries.count }
 
     /// Forgets every key, as a new table: the entries' storage is kept when it is small (at
     /// most ``Runner/listCapacityKept`` keys), so a set-back runner holds no more than a short
@@ -62,12 +60,7 @@ struct ShortTextNumbers {
     /// ``wordsAreKeys`` are the process's, as a new table's.
     mutating func setBack() {
         let storage = storage
-        if storage.capacity > Runner.listCapacityKept {
-            storage.entries?.deallocate()
-            storage.entries = nil
-            storage.capacity = 0
-        }
-        storage.count = 0
+        storage.entries.removeAll(keepingUpTo: Runner.listCapacityKept)
         storage.slots?.deallocate()
         storage.slots = nil
         storage.slotCount = 0
@@ -89,7 +82,7 @@ struct ShortTextNumbers {
     /// The number of `key`; nil when it has none.
     func number(of key: Key) -> Int32? {
         guard storage.slotCount != 0, case .found(let i) = find(key) else { return nil }
-        return Int32(truncatingIfNeeded: storage.entries.unsafelyUnwrapped[i].value)
+        return Int32(truncatingIfNeeded: storage.entries.start[i].value)
     }
 
     /// The number of `key` (-1: none), and when it has none, the empty slot where the search
@@ -99,7 +92,7 @@ struct ShortTextNumbers {
         guard storage.slotCount != 0 else { return (-1, -1) }
         switch find(key) {
         case .found(let i):
-            return (Int32(truncatingIfNeeded: storage.entries.unsafelyUnwrapped[i].value), -1)
+            return (Int32(truncatingIfNeeded: storage.entries.start[i].value), -1)
         case .absent(let slot): return (-1, slot)
         }
     }
@@ -116,7 +109,7 @@ struct ShortTextNumbers {
         if storage.slotCount != 0 {
             switch find(key) {
             case .found(let i):
-                return Int32(truncatingIfNeeded: storage.entries.unsafelyUnwrapped[i].value)
+                return Int32(truncatingIfNeeded: storage.entries.start[i].value)
             case .absent(let slot): free = slot
             }
         }
@@ -131,7 +124,7 @@ struct ShortTextNumbers {
         if storage.slotCount != 0 {
             switch find(key) {
             case .found(let i):
-                let entry = storage.entries.unsafelyUnwrapped + i
+                let entry = storage.entries.start + i
                 entry.pointee.value += 1
                 return entry.pointee.value
             case .absent(let slot): free = slot
@@ -143,18 +136,20 @@ struct ShortTextNumbers {
 
     /// The count of the key that came `position`th (0 first).
     func count(at position: Int) -> Int {
-        precondition(position >= 0 && position < storage.count)
-        return storage.entries.unsafelyUnwrapped[position].value
+        precondition(position >= 0 && position < storage.entries.count)
+        return storage.entries.start[position].value
     }
 
     /// A new key, given `value`. `free`: the empty slot where the search for it ended.
     @inline(__always) private mutating func add(_ key: Key, _ value: Int, free: Int) {
         let storage = storage
-        if storage.count == storage.capacity { growEntries() }
-        (storage.entries.unsafelyUnwrapped + storage.count).initialize(
+        if storage.entries.count == storage.entries.capacity {
+            storage.entries.grow(toHold: storage.entries.count + 1)
+        }
+        (storage.entries.start + storage.entries.count).initialize(
             to: Entry(key: key, value: value))
-        storage.count += 1
-        let n = storage.count
+        storage.entries.count += 1
+        let n = storage.entries.count
         if n * 2 > storage.slotCount {
             grow()
         } else {
@@ -162,23 +157,10 @@ struct ShortTextNumbers {
         }
     }
 
-    /// Doubles the entries' room (at least 8), keeping the entries.
-    @inline(never) private func growEntries() {
-        let storage = storage
-        let capacity = max(8, storage.capacity * 2)
-        let made = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
-        if let old = storage.entries {
-            made.moveInitialize(from: old, count: storage.count)
-            old.deallocate()
-        }
-        storage.entries = made
-        storage.capacity = capacity
-    }
-
     /// The text of the key that came `position`th (0 first): the bytes ``packed(_:)`` packed.
     func text(at position: Int) -> String {
-        precondition(position >= 0 && position < storage.count)
-        let key = storage.entries.unsafelyUnwrapped[position].key
+        precondition(position >= 0 && position < storage.entries.count)
+        let key = storage.entries.start[position].key
         let count = Int(key.high >> 56 & 0x0F)
         return withUnsafeBytes(of: (key.low.littleEndian, key.high.littleEndian)) {
             String(decoding: $0.prefix(count), as: UTF8.self)
@@ -192,7 +174,7 @@ struct ShortTextNumbers {
 
     @inline(__always) private func find(_ key: Key) -> Probe {
         let slots = storage.slots.unsafelyUnwrapped
-        let entries = storage.entries.unsafelyUnwrapped
+        let entries = storage.entries.start
         let mask = storage.slotCount - 1
         var s = Int(truncatingIfNeeded: hash(key)) & mask
         while true {
@@ -209,9 +191,9 @@ struct ShortTextNumbers {
         let count = max(8, storage.slotCount * 2)
         let slots = UnsafeMutablePointer<Int32>.allocate(capacity: count)
         slots.initialize(repeating: 0, count: count)
-        let entries = storage.entries.unsafelyUnwrapped
+        let entries = storage.entries.start
         let mask = count - 1
-        for i in 0..<storage.count {
+        for i in 0..<storage.entries.count {
             var s = Int(truncatingIfNeeded: hash(entries[i].key)) & mask
             while slots[s] != 0 { s = (s &+ 1) & mask }
             slots[s] = Int32(i + 1)
