@@ -31,9 +31,19 @@ final class BasicRunner: Runner {
     /// selector's (``CompiledRule/checkConcerns``). Then no call to ``Evaluator/matches(_:_:_:)``
     /// is needed to find the trigger.
     private let everyByID: Bool
+    /// The `every` expectation's fused form (``FusedTruth``), where it has one: asked first, the
+    /// compiled expression answering where it reads nothing. Held here, read uncounted
+    /// (``fused``).
+    private let fusedForm: FusedTruth?
+    private let fused: Unmanaged<FusedTruth>?
 
     override init(_ compiled: CompiledRule, files: [String]) {
         every = compiled.every.map { Unmanaged.passUnretained($0) }
+        fusedForm = compiled.every.flatMap {
+            guard case .expression(let x) = $0.expect else { return nil }
+            return FusedTruth(x, table: compiled.lets)
+        }
+        fused = fusedForm.map { Unmanaged.passUnretained($0) }
         everyByID =
             compiled.every.map {
                 guard case .expression = $0.expect else { return false }
@@ -217,7 +227,7 @@ final class BasicRunner: Runner {
         defer { if late { judging = nil } }
         let verdict: Bool?
         switch every.expect {
-        case .expression: verdict = ctx.withEvent { every.expectRun.holds(ctx, $0) }
+        case .expression: verdict = ctx.withEvent { holds(every, ctx, $0) }
         case .selector(let s): verdict = Evaluator.matches(s, e, ctx) != nil
         }
         if lookAheadPending, !ended { return false }
@@ -240,6 +250,18 @@ final class BasicRunner: Runner {
                 note: "undecided: data is missing", waitForAfter: !late)
         }
         return true
+    }
+
+    /// The truth of the `every` expectation for `e` in `ctx`: its fused form's where that reads
+    /// it in place, else the compiled expression's.
+    @inline(__always) private func holds(_ every: EveryCheck, _ ctx: EvalContext, _ e: Event)
+        -> Bool?
+    {
+        if let fused {
+            let answer = fused._withUnsafeGuaranteedRef { $0.answer(ctx, e) }
+            if answer != .unread { return answer.truth }
+        }
+        return every.expectRun.holds(ctx, e)
     }
 
     /// No trigger waiting for a look-ahead, and no `count` with a minimum (whose finish reports):

@@ -20,9 +20,12 @@ final class TimeBound: Sendable {
     /// Whether the term has a bound: a term without one holds ``none``, so that a selector's
     /// bounds are one list of references, read in place (``Swift/Array/withElement(_:_:)``).
     let decides: Bool
-    /// The comparison, with the event's `t` on the left (`timeFirst`) or on the right.
-    let op: Expr.BinaryOp
-    let timeFirst: Bool
+    /// The comparison, with the event's `t` on the left (`timeFirst`) or on the right, and the
+    /// captured time moved by the amount (added, or taken away: `subtract`).
+    let comparison: TimeComparison
+    var op: Expr.BinaryOp { comparison.op }
+    var timeFirst: Bool { comparison.timeFirst }
+    var subtract: Bool { comparison.subtract }
     /// The capture whose time is moved, and its place among the rule's captures
     /// (``LetSlot/capture``).
     let capture: String
@@ -30,7 +33,6 @@ final class TimeBound: Sendable {
     /// The amount: the let laid out as `amountLet` says (its slot >= 0), else `constant`.
     let amountLet: LetSlot
     let constant: Scalar
-    let subtract: Bool
     /// Whether the comparison is the whole `where:` (else the left part of its `and`).
     let whole: Bool
 
@@ -40,13 +42,11 @@ final class TimeBound: Sendable {
 
     private init() {
         decides = false
-        op = .less
-        timeFirst = true
+        comparison = TimeComparison(op: .less, timeFirst: true, subtract: false)
         capture = ""
         captureSlot = 0
         amountLet = .unresolved
         constant = .other
-        subtract = false
         whole = false
     }
 
@@ -57,45 +57,26 @@ final class TimeBound: Sendable {
             whole = false
             compared = left
         }
-        guard case .binary(let op, let l, let r, _) = compared,
-            op == .less || op == .lessEqual || op == .greater || op == .greaterEqual
-        else { return nil }
-        let timeFirst: Bool
-        let moved: Expr
-        if Self.isTime(l) {
-            timeFirst = true
-            moved = r
-        } else if Self.isTime(r) {
-            timeFirst = false
-            moved = l
-        } else {
-            return nil
-        }
-        guard case .binary(let sumOp, let base, let amount, _) = moved,
-            sumOp == .add || sumOp == .subtract,
-            case .member(.name(let capture, _, let hint), _, let id, _) = base,
+        guard let parts = TimeComparison.parts(compared), Self.isTime(parts.plain),
+            let amount = parts.amount,
+            case .member(.name(let capture, _, let hint), _, let id, _) = parts.base,
             id == FieldNames.t, capture != "params", capture != ownCapture, hint.layout >= 0,
             hint.slot < 0, hint.capture >= 0
         else { return nil }
-        switch amount {
-        case .literal(let v):
-            let s = Scalar(v)
-            guard !s.isOtherOrNonScalar else { return nil }
+        switch TimeComparison.Amount(amount) {
+        case .constant(let s)?:
             amountLet = .unresolved
             constant = s
-        case .name(let name, _, let slot)
-        where name != "params" && slot.layout >= 0 && slot.slot >= 0:
+        case .slot(let slot)?:
             amountLet = slot
             constant = .other
-        default:
+        case nil:
             return nil
         }
         decides = true
-        self.op = op
-        self.timeFirst = timeFirst
+        comparison = parts.comparison
         self.capture = capture
         captureSlot = Int(hint.capture)
-        subtract = sumOp == .subtract
         self.whole = whole
     }
 
@@ -114,28 +95,10 @@ final class TimeBound: Sendable {
         return compare(e.t, at: at, amount: amount)
     }
 
-    /// The comparison of the time `t` with `at` moved by `amount`. A whole time moved by a whole
-    /// amount, both below 2^52, is compared as two doubles: the scalars' integer sum is exact
-    /// there, and so is each integer as a double, so the two comparisons agree (a NaN time is
-    /// null, and null compares undecided).
+    /// The comparison of the time `t` with `at` moved by `amount`
+    /// (``TimeComparison/compare(_:at:amount:)``).
     @inline(__always) func compare(_ t: Double, at: Double, amount: Scalar) -> Scalar {
-        if case .int(let j) = amount, j > -(1 << 52), j < 1 << 52, Swift.abs(at) < 0x1p52,
-            Double(Int64(at)) == at
-        {
-            guard !t.isNaN else { return .undecided }
-            let bound = at + Double(subtract ? -j : j)
-            let (x, y) = timeFirst ? (t, bound) : (bound, t)
-            switch op {
-            case .less: return .bool(x < y)
-            case .lessEqual: return .bool(x <= y)
-            case .greater: return .bool(x > y)
-            default: return .bool(x >= y)
-            }
-        }
-        let bound = Self.sum(Scalar.time(at), amount, subtract: subtract)
-        return timeFirst
-            ? Scalar.combine(op, Scalar.time(t), bound)
-            : Scalar.combine(op, bound, Scalar.time(t))
+        comparison.compare(t, at: at, amount: amount)
     }
 
     /// The amount as the compiled expression reads it in `ctx`, where that evaluates nothing:
@@ -167,28 +130,6 @@ final class TimeBound: Sendable {
             let kept = statics.cachedScalar(slot: Int(amountLet.slot)), !kept.isOtherOrNonScalar
         else { return nil }
         return kept
-    }
-
-    /// `x + y` (or `x - y`) as ``Evaluator/combine(_:_:_:)`` gives it for two scalars that are
-    /// neither ``Scalar/other`` nor ``Scalar/nonScalar``: two integers exactly where that does not
-    /// overflow, two numbers as a decimal sum (``DecimalRounding/sum(_:_:)``) where it is finite,
-    /// anything else undecided.
-    @inline(__always) static func sum(_ x: Scalar, _ y: Scalar, subtract: Bool) -> Scalar {
-        if case .int(let i) = x, case .int(let j) = y {
-            let (r, o) = subtract ? i.subtractingReportingOverflow(j) : i.addingReportingOverflow(j)
-            if !o { return .int(r) }
-        }
-        guard let p = number(x), let q = number(y) else { return .undecided }
-        guard (subtract ? p - q : p + q).isFinite else { return .undecided }
-        return .double(DecimalRounding.sum(p, subtract ? -q : q))
-    }
-
-    @inline(__always) private static func number(_ s: Scalar) -> Double? {
-        switch s {
-        case .int(let i): return Double(i)
-        case .double(let d): return d
-        default: return nil
-        }
     }
 }
 
