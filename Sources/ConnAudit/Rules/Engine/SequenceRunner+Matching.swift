@@ -74,26 +74,14 @@ extension SequenceRunner {
                 return
             }
         }
-        // A partial the event starts opens after every one it grew: it is kept apart and moved
-        // in last, not through the scratch list.
-        var started: Partial?
+        // A partial the event starts opens after every one it grew: the first step's term it
+        // matched is kept, and the partial made last (``start(_:on:context:sink:)``).
+        var startedOn: SelectorMatch?
         if starts, !startIsKnown(died: died) {
             startsTried += 1
-            started = firstStep!._withUnsafeGuaranteedRef { first -> Partial? in
-                let match =
-                    stepsByID & 1 != 0
-                    ? Self.matchByID(first.selector, e)
-                    : matchesStart(first.selector, e)
-                guard let term = match else { return nil }
-                // The spare storage (or empty captures) is taken as it is: no empty list is
-                // made and released per start. Taken with `removeLast`, read in place, where
-                // `popLast` is a call that wraps the spare in an optional.
-                if startBindsCapture(term.term), let name = term.capture(in: first.selector) {
-                    var captures = spareCaptures.isEmpty ? Captures() : spareCaptures.removeLast()
-                    captures[name] = e
-                    return Partial(stage: 1, captures: consume captures, last: e)
-                }
-                return Partial(stage: 1, captures: Captures(), last: e)
+            startedOn = firstStep!._withUnsafeGuaranteedRef { first in
+                stepsByID & 1 != 0
+                    ? Self.matchByID(first.selector, e) : matchesStart(first.selector, e)
             }
         }
         while died != 0 {
@@ -108,7 +96,7 @@ extension SequenceRunner {
         // events grow one at most: nothing to reverse (a call, even for an empty list).
         if grown.count > 1 { grown.reverse() }
         while let q = grown.popLast() { take(q, context: context, sink: sink) }
-        if let q = started.take() { take(q, context: context, sink: sink) }
+        if let term = startedOn { start(e, on: term, context: context, sink: sink) }
     }
 
     /// Makes ``stages``, a stage per step, as the first partial opens.
@@ -121,7 +109,7 @@ extension SequenceRunner {
 
     /// Completes `q`, grown or started by the event, or opens it at its stage (unless an
     /// identical partial is open there).
-    @inline(__always) private func take(
+    @inline(__always) func take(
         _ q: consuming Partial, context: ContextScope, sink: FindingSink
     ) {
         if q.stage == sequence.steps.count {
@@ -145,7 +133,7 @@ extension SequenceRunner {
     }
 
     /// Adds the partial `q`, opening at its stage, to the stage's keys and made indexes.
-    private func addKeys(of q: borrowing Partial) {
+    func addKeys(of q: borrowing Partial) {
         if stages[q.stage].keys != nil { stages[q.stage].keys!.insert(key(q)) }
         for r in 0..<3 where stages[q.stage].indexed & (1 << r) != 0 {
             // Taken out while the key is added (an evaluation must not meet the stage
@@ -490,8 +478,12 @@ extension SequenceRunner {
             // Emptied through one pointer to the stage (most often its one partial died).
             let s = stages + stage
             // Each partial moves out of the list (which keeps its room), and its captures out of
-            // it: nothing is copied to be dropped.
-            while var p = s.pointee.partials.popLast() { recycle(&p.captures) }
+            // it: nothing is copied to be dropped. The first stage keeps its first partial, dead,
+            // for the next start to open in (``reopen(_:binding:)``).
+            let kept = stage == 1 ? 1 : 0
+            while s.pointee.partials.count > kept, var p = s.pointee.partials.popLast() {
+                recycle(&p.captures)
+            }
             if s.pointee.keys != nil { s.pointee.keys = nil }
             if s.pointee.indexed != 0 {
                 s.pointee.indexes = KeyIndexes()

@@ -37,5 +37,7 @@ extension SequenceRunner {
         stepsSpared = 0
         skipsKnownStarts = true
         startsTried = 0
+        reopensInPlace = true
+        reopened = 0
     }
 }

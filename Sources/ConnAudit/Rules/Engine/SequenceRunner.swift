@@ -39,7 +39,9 @@ final class SequenceRunner: Runner {
 
     struct Stage {
         /// The stage's partials, in the order they were opened (by ordinal); those that died stay
-        /// until more than half have (``compact``), so a death costs no move of the others.
+        /// until more than half have (``compact``), so a death costs no move of the others. Once
+        /// all died, the first stage keeps one, dead, for the next start to open in
+        /// (``reopen(_:binding:)``).
         var partials: [Partial] = []
         var live = 0
         /// The keys of its live partials once there are many of them (see ``isKnown``).
@@ -113,8 +115,8 @@ final class SequenceRunner: Runner {
         return matchKeys.insert(key).inserted
     }
     /// Scratch lists of ``advance``, kept between events so they allocate nothing: the partials
-    /// an event grew (empty between events; one it started is kept apart), and the partials it
-    /// is tried against.
+    /// an event grew (empty between events; a start is made after them, from the term it
+    /// matched), and the partials it is tried against.
     var grown: [Partial] = []
     var visitScratch: [Visit] = []
     /// Captures of dropped partials and obligations, unbound (``Captures/unbindAll()``) and kept
@@ -219,6 +221,10 @@ final class SequenceRunner: Runner {
         skipsKnownStarts && startsAlike && stageCount > 1 && stages[1].live > 0
             && died & (1 << 1) == 0
     }
+    /// Tests: whether a start opens in the first stage's dead slot (``reopen(_:binding:)``; off:
+    /// every start makes its partial), and how many times one did.
+    var reopensInPlace = true
+    var reopened = 0
     /// Tests: whether ``startIsKnown(died:)`` may spare the first step's selector (off: every
     /// event it may match is tried), and how many times that selector was tried.
     var skipsKnownStarts = true

@@ -120,6 +120,18 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
     /// names again then allocates nothing (``SequenceRunner``'s spare captures).
     mutating func unbindAll() { entries.truncate(to: 0) }
 
+    /// Binds `name` alone to `event` (nil: binds nothing). Where `name` is the one name bound,
+    /// its entry takes the event in place: no entry is made or dropped, and the name is not
+    /// retained again. Any other binding is dropped.
+    @inline(__always) mutating func bindAlone(_ name: String?, to event: Event) {
+        if let name, entries.count == 1, entries[0].name == name {
+            entries[0].event = event
+            return
+        }
+        if !entries.isEmpty { entries.truncate(to: 0) }
+        if let name { entries.append(Entry(name: name, event: event)) }
+    }
+
     /// Binds every name `other` binds, as it does, in these captures, which bind none: in their
     /// storage, so captures emptied by ``unbindAll()`` take another's bindings without an
     /// allocation.
