@@ -76,9 +76,9 @@ extension Runner {
         // `minof` neither.
         switch kind {
         case .first:
-            aggregate.first = e
+            fill(&aggregate.first, e)
         case .last:
-            if aggregate.first == nil { aggregate.first = e }
+            if aggregate.first == nil { fill(&aggregate.first, e) }
             aggregate.last = e
         case .count, .maxof, .minof, .next:
             break
@@ -86,6 +86,29 @@ extension Runner {
         aggregate.count += 1
         if hasValue, moveValue(&aggregate, slot, e) { changed = true }
         if changed { letCache?.changed(aggregate: slot) }
+    }
+
+    /// Puts `e` in `held`, which holds none: written in place, as an assignment would release
+    /// the nil it replaces (a call, for nil too).
+    @inline(__always) private func fill(_ held: inout Event?, _ e: Event) {
+        assert(held == nil)
+        withUnsafeMutablePointer(to: &held) { $0.initialize(to: e) }
+    }
+
+    /// Sets every aggregate back as empty (``setBackBase()``, ``aggregateState``), field by
+    /// field as at a `since` cut: only a field that holds an event or a value is released and
+    /// written (the count is set to zero), where an aggregate replaced whole is destroyed through
+    /// its type's layout. Tells the lets' cache nothing: its caller
+    /// makes every let stale.
+    final func emptyAggregates() {
+        guard let store = aggregateStore else { return }
+        for i in 0..<compiled.staticCalls.count {
+            if store[i].first != nil { store[i].first = nil }
+            if store[i].last != nil { store[i].last = nil }
+            store[i].count = 0
+            if store[i].max != nil { store[i].max = nil }
+            if store[i].min != nil { store[i].min = nil }
+        }
     }
 
     /// Sets an aggregate back as empty at its `since` cut. Field by field: only a field that
@@ -153,8 +176,8 @@ extension Runner {
             if let newValue {
                 let store = aggregateStore ?? makeAggregates()
                 for (i, aggregate) in newValue.enumerated() { store[i] = aggregate }
-            } else if let store = aggregateStore {
-                for i in 0..<compiled.staticCalls.count { store[i] = Aggregate() }
+            } else {
+                emptyAggregates()
             }
             letCache?.changedAll()
             aggregatesSetBack()

@@ -19,9 +19,7 @@ extension Runner {
         for i in lists.indices where !lists[i].isEmpty {
             lists[i].removeAll(keepingCapacity: lists[i].capacity <= Self.listCapacityKept)
         }
-        if let store = aggregateStore {
-            for i in 0..<compiled.staticCalls.count { store[i] = Aggregate() }
-        }
+        emptyAggregates()
         takesEveryEvent = false
         quietAggregates = 0
         setBackOwnState()

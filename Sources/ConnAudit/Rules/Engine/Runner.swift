@@ -36,6 +36,9 @@ class Runner: HistoryProvider {
     /// The counted indexes each id may go to (nil: none, or more than 64 of them, each then
     /// asked in turn: ``addCounted(_:_:)``).
     let countedRows: CountedRows?
+    /// Whether ``countedIndexes`` holds any: read for each event recorded, as a flag (an
+    /// array's `isEmpty` there is a call for its count).
+    private let hasCounted: Bool
     /// Running answers of the static history calls, in ``CompiledRule/staticCalls`` order
     /// (kept by ``Runner+Aggregates.swift`` alone): owned by the runner alone, so each is moved
     /// in place without a check that its storage is shared. Made when the first moves (nil:
@@ -130,6 +133,7 @@ class Runner: HistoryProvider {
         self.counted = counted
         self.countedCalls = countedCalls
         self.countedIndexes = countedIndexes
+        hasCounted = !countedIndexes.isEmpty
         countedRows =
             countedIndexes.isEmpty || countedIndexes.count > 64
             ? nil : CountedRows(countedIndexes)
@@ -285,7 +289,7 @@ class Runner: HistoryProvider {
     @inline(never) private final func record(
         _ e: Event, _ route: RunnerRoutes.Route, context: ContextScope, sink: FindingSink
     ) {
-        if route.flags.contains(.aggregates) { updateAggregates(e) }
+        if route.flags.has(.aggregates) { updateAggregates(e) }
         var appends = route.appends
         while appends != 0 {
             lists[appends.trailingZeroBitCount].append(e)
@@ -305,8 +309,8 @@ class Runner: HistoryProvider {
                 }
             }
         }
-        if !countedIndexes.isEmpty { addCounted(e, route) }
-        if route.flags.contains(.lookAhead) { recorded(e, context: context, sink: sink) }
+        if hasCounted { addCounted(e, route) }
+        if route.flags.has(.lookAhead) { recorded(e, context: context, sink: sink) }
         if regexExhausted { stopped = true }
         if stopped, !stopReported { reportStop(at: e, context: context, sink: sink) }
     }

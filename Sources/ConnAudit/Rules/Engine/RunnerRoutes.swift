@@ -26,6 +26,10 @@ final class RunnerRoutes: @unchecked Sendable {
         static let aggregates = Flags(rawValue: 4)
         /// And a `next(SEL)` may find it (``CompiledRule/lookAheadIDs``).
         static let lookAhead = Flags(rawValue: 8)
+
+        /// Whether `flag` is set: one test of the bits wherever it is asked (in a function as
+        /// large as ``Runner/record(_:_:context:sink:)``, `contains` may be left a call).
+        @inline(__always) func has(_ flag: Flags) -> Bool { rawValue & flag.rawValue != 0 }
     }
 
     struct Route: Equatable {
