@@ -33,10 +33,7 @@ import ConnSoak
     }
 
     private static func event(_ ev: String, t: Double, seq: Int) -> Event {
-        let e = Event(
-            t: t, ev: ev, gen: 1, file: 0, line: seq + 1, fields: [], evID: EvNames.id(ev))
-        e.seq = seq
-        return e
+        TimeBoundsGiveTheGeneralAnswerTests.event(ev, t: t, seq: seq)
     }
 
     /// Times where a decimal sum, an integer sum and a double comparison could part.

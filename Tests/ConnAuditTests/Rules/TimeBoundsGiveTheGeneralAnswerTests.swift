@@ -19,7 +19,9 @@ import ConnSoak
         return CompiledRule(rule: rule, index: 0, overrides: [:])
     }
 
-    private static func event(_ ev: String, t: Double, seq: Int) -> Event {
+    /// An event of `ev` at `t`, the `seq`th of generation 1 (`FusedTruthGivesTheGeneralAnswerTests`
+    /// makes its events alike).
+    static func event(_ ev: String, t: Double, seq: Int) -> Event {
         let e = Event(
             t: t, ev: ev, gen: 1, file: 0, line: seq + 1, fields: [], evID: EvNames.id(ev))
         e.seq = seq

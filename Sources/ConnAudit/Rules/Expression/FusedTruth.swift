@@ -156,9 +156,10 @@ final class FusedTruth: @unchecked Sendable {
 
     /// Appends the tests of `shape` to `tests`, each answer of the whole leading to the step
     /// given for it, as three-valued short-circuit code: `a and b` goes to `b` where `a` holds,
-    /// and to a second `b`, whose `yes` leads to `undecided`, where `a` is undecided; `or` alike;
-    /// `not` swaps `yes` and `no`; `if` goes from its test to either branch. The step the shape
-    /// starts at; nil past ``mostTests`` tests or ``mostParts`` parts (`parts` counts down).
+    /// and to a second `b`, whose `yes` leads to `undecided`, where `a` is undecided; `or` as the
+    /// negation of `and` over the negated parts; `not` swaps `yes` and `no`; `if` goes from its
+    /// test to either branch. The step the shape starts at; nil past ``mostTests`` tests or
+    /// ``mostParts`` parts (`parts` counts down).
     private static func emit(
         _ shape: Shape, yes: Int32, no: Int32, undecided: Int32, _ tests: inout [Test],
         _ parts: inout Int
@@ -186,13 +187,9 @@ final class FusedTruth: @unchecked Sendable {
             else { return nil }
             return emit(a, yes: held, no: no, undecided: unsure, &tests, &parts)
         case .or(let a, let b):
-            guard let failed = emit(b, yes: yes, no: no, undecided: undecided, &tests, &parts),
-                let unsure =
-                    a.mayBeUndecided
-                    ? emit(b, yes: yes, no: undecided, undecided: undecided, &tests, &parts)
-                    : undecided
-            else { return nil }
-            return emit(a, yes: yes, no: failed, undecided: unsure, &tests, &parts)
+            // `a or b` is `not (not a and not b)`, in three values as in two: the same jumps.
+            return emit(
+                .and(.not(a), .not(b)), yes: no, no: yes, undecided: undecided, &tests, &parts)
         case .choose(let c, let a, let b):
             guard let then = emit(a, yes: yes, no: no, undecided: undecided, &tests, &parts),
                 let otherwise = emit(b, yes: yes, no: no, undecided: undecided, &tests, &parts)
