@@ -6,7 +6,7 @@ import Testing
 /// its list, which keeps its room, and its captures go, unbound, to the runner's spares
 /// (``SequenceRunner/spareCaptures``) for the next partial to start, up to
 /// ``SequenceRunner/sparesKept``. The first stage keeps its first partial, dead, for the next
-/// start to open in (``SequenceRunner/reopen(_:binding:)``).
+/// start to open in (``SequenceRunner/reopen(_:on:)``).
 @Suite struct EmptiedStageRecyclesCapturesTests {
     private static func runner() throws -> SequenceRunner {
         // ws.late-pong-ignored's first two steps: a ping waits for a late pong, and any pong

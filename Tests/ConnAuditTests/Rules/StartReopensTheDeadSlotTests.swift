@@ -5,7 +5,7 @@ import ConnAuditTestSupport
 import ConnSoak
 
 /// A partial that starts where the first stage's partials all died opens in the slot the stage
-/// kept (``SequenceRunner/reopen(_:binding:)``): it holds nothing of the dead one, neither
+/// kept (``SequenceRunner/reopen(_:on:)``): it holds nothing of the dead one, neither
 /// its captures, its last event, its ordinal nor its origin.
 @Suite struct StartReopensTheDeadSlotTests {
     /// A first step that binds `p` (the second step reads it), or binds nothing.
@@ -89,6 +89,41 @@ import ConnSoak
         #expect(a.names == ["q"] && a["q"] === e1)
         a.bindAlone(nil, to: e2)
         #expect(a.isEmpty)
+    }
+
+    /// Where every start binds one name, the slot's one binding takes the new event in place;
+    /// captures binding none, or more than one name, are left as they are.
+    @Test func bindingAgainTakesTheEventOnlyWhereOneNameIsBound() {
+        let (e1, e2) = (Event(t: 1, ev: "x", line: 1), Event(t: 2, ev: "x", line: 2))
+        var one: Captures = ["p": e1]
+        let copy = one
+        let rebound = one.bindAgain(to: e2)
+        #expect(rebound)
+        #expect(one.names == ["p"] && one["p"] === e2 && copy["p"] === e1)
+        var two: Captures = ["p": e1, "q": e1]
+        let twoRebound = two.bindAgain(to: e2)
+        #expect(!twoRebound)
+        #expect(two.names == ["p", "q"] && two["p"] === e1 && two["q"] === e1)
+        var none = Captures()
+        let noneRebound = none.bindAgain(to: e2)
+        #expect(!noneRebound && none.isEmpty)
+    }
+
+    /// A first step whose every term binds one name rebinds it without reading it; terms that
+    /// bind two names, or not all of them, read the name of the term that matched.
+    @Test func onlyAFirstStepBindingOneNameEverywhereRebindsWithoutTheName() throws {
+        #expect(SequenceRunner(try Self.rule(binds: true), files: ["a.jsonl"]).startsBindOneName)
+        #expect(!SequenceRunner(try Self.rule(binds: false), files: ["a.jsonl"]).startsBindOneName)
+        func term(_ name: String?) -> Selector.Term {
+            var t = Selector.Term()
+            t.capture = name
+            return t
+        }
+        let sameName = Selector(terms: [term("p"), term("p")])
+        #expect(SequenceRunner.bindsOneName(sameName, 0b11))
+        #expect(!SequenceRunner.bindsOneName(sameName, 0b01))
+        #expect(!SequenceRunner.bindsOneName(Selector(terms: [term("p"), term("q")]), 0b11))
+        #expect(!SequenceRunner.bindsOneName(Selector(terms: [term(nil)]), 0b1))
     }
 
     /// Random logs: the same findings with every start making its own partial.

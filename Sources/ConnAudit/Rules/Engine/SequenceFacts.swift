@@ -8,6 +8,7 @@ final class SequenceFacts {
     let sequence: Sequence
     let sequenceWithout: Selector?
     let startBinds: UInt64
+    let startsBindOneName: Bool
     let startsAlike: Bool
     let reportsAtLastStep: Bool
     let stepsByID: UInt64
@@ -48,6 +49,9 @@ final class SequenceFacts {
             }
         }
         self.startBinds = startBinds
+        startsBindOneName =
+            compiled.steps.first.map { SequenceRunner.bindsOneName($0.selector, startBinds) }
+            ?? false
         startsAlike =
             sequence.steps.count > 1
             && Set(CompiledRule.captureNames(sequence.steps[0].selector)).isDisjoint(with: keyed[0])

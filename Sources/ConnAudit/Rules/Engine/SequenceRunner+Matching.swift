@@ -479,7 +479,7 @@ extension SequenceRunner {
             let s = stages + stage
             // Each partial moves out of the list (which keeps its room), and its captures out of
             // it: nothing is copied to be dropped. The first stage keeps its first partial, dead,
-            // for the next start to open in (``reopen(_:binding:)``).
+            // for the next start to open in (``reopen(_:on:)``).
             let kept = stage == 1 ? 1 : 0
             while s.pointee.partials.count > kept, var p = s.pointee.partials.popLast() {
                 recycle(&p.captures)

@@ -41,7 +41,7 @@ final class SequenceRunner: Runner {
         /// The stage's partials, in the order they were opened (by ordinal); those that died stay
         /// until more than half have (``compact``), so a death costs no move of the others. Once
         /// all died, the first stage keeps one, dead, for the next start to open in
-        /// (``reopen(_:binding:)``).
+        /// (``reopen(_:on:)``).
         var partials: [Partial] = []
         var live = 0
         /// The keys of its live partials once there are many of them (see ``isKnown``).
@@ -151,6 +151,21 @@ final class SequenceRunner: Runner {
     /// binds its capture (it has one, and a later step reads it or there is none).
     let startBinds: UInt64
 
+    /// Whether every start binds one name: each term of the first step binds its capture, and
+    /// all have the same. A partial of the first stage, made only by a start, then binds that
+    /// name alone.
+    let startsBindOneName: Bool
+
+    /// ``startsBindOneName`` of a first step `selector` whose terms bind as `startBinds` says.
+    static func bindsOneName(_ selector: Selector, _ startBinds: UInt64) -> Bool {
+        let terms = selector.terms
+        guard !terms.isEmpty, terms.count <= 64,
+            startBinds == UInt64.max >> UInt64(64 - terms.count),
+            let name = terms[0].capture
+        else { return false }
+        return terms.allSatisfy { $0.capture == name }
+    }
+
     /// Whether a start on term `i` of the first step binds its capture (``startBinds``).
     @inline(__always) func startBindsCapture(_ i: Int) -> Bool {
         if i < 64 { return startBinds & (1 << UInt64(i)) != 0 }
@@ -221,7 +236,7 @@ final class SequenceRunner: Runner {
         skipsKnownStarts && startsAlike && stageCount > 1 && stages[1].live > 0
             && died & (1 << 1) == 0
     }
-    /// Tests: whether a start opens in the first stage's dead slot (``reopen(_:binding:)``; off:
+    /// Tests: whether a start opens in the first stage's dead slot (``reopen(_:on:)``; off:
     /// every start makes its partial), and how many times one did.
     var reopensInPlace = true
     var reopened = 0
@@ -274,6 +289,7 @@ final class SequenceRunner: Runner {
         stageConcerns = compiled.stageConcerns
         keyed = compiled.keyCaptureNames
         startBinds = facts.startBinds
+        startsBindOneName = facts.startsBindOneName
         startsAlike = facts.startsAlike
         plans = compiled.stagePlans
         reportsAtLastStep = facts.reportsAtLastStep

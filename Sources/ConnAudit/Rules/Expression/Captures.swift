@@ -132,6 +132,14 @@ public struct Captures: Sendable, ExpressibleByDictionaryLiteral {
         if let name { entries.append(Entry(name: name, event: event)) }
     }
 
+    /// Binds the one name bound to `event`, in place: neither the name nor the entry is made
+    /// again. False, with nothing changed, unless exactly one name is bound.
+    @inline(__always) mutating func bindAgain(to event: Event) -> Bool {
+        guard entries.count == 1 else { return false }
+        entries[0].event = event
+        return true
+    }
+
     /// Binds every name `other` binds, as it does, in these captures, which bind none: in their
     /// storage, so captures emptied by ``unbindAll()`` take another's bindings without an
     /// allocation.
