@@ -36,7 +36,16 @@ final class FileReader {
     /// then takes one of these instead of allocating (``ParsedLine/recycle(_:)``). At most
     /// ``spareFieldsKept``.
     private var spareFields: [[Event.Field]] = []
-    private static let spareFieldsKept = 8
+    /// As many as the ring keeps events (``EventRing/limit``): lines with fields and lines
+    /// without come in runs, and an array let go in one run is made again in the next. Each
+    /// spare came out of one of the ring's events, and the reader makes an array only when
+    /// none is spare or in place of one it frees, so the spares and the arrays of the ring's
+    /// events stay about as many as its slots.
+    private let spareFieldsKept: Int
+    /// The most fields a spare array has room for: one sized by a line of many fields (a
+    /// hostile one with thousands of duplicate keys) is freed, not kept for the rest of the
+    /// file. Connlog lines name a handful of the fields rules read.
+    private static let spareFieldsRoom = 64
     /// The file's sources, numbered in the order their first event came (the id a
     /// ``LineItem/event(_:source:regression:)`` carries), and each one's number.
     private var keys: [SourceKey] = []
@@ -89,6 +98,7 @@ final class FileReader {
     ) {
         self.index = index
         recent = EventRing(limit: eventsKept)
+        spareFieldsKept = recent.limit
         self.path = path
         lines = LineReader(source)
         lines.scansLongLines = true
@@ -318,7 +328,7 @@ final class FileReader {
     @inline(__always) private func keepSpare(_ fields: consuming [Event.Field]) {
         if parsed.fields.capacity == 0 {
             parsed.recycle(fields)
-        } else if spareFields.count < Self.spareFieldsKept {
+        } else if spareFields.count < spareFieldsKept, fields.capacity <= Self.spareFieldsRoom {
             var fields = fields
             fields.truncate(to: 0)
             spareFields.append(fields)
