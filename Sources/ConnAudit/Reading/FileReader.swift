@@ -45,7 +45,9 @@ final class FileReader {
     /// The most fields a spare array has room for: one sized by a line of many fields (a
     /// hostile one with thousands of duplicate keys) is freed, not kept for the rest of the
     /// file. Connlog lines name a handful of the fields rules read.
-    private static let spareFieldsRoom = 64
+    static let spareFieldsRoom = 64
+    /// Tests: the room of each spare field array.
+    var spareFieldRooms: [Int] { spareFields.map(\.capacity) }
     /// The file's sources, numbered in the order their first event came (the id a
     /// ``LineItem/event(_:source:regression:)`` carries), and each one's number.
     private var keys: [SourceKey] = []

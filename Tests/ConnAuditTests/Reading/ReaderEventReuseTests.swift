@@ -268,4 +268,34 @@ import ConnAuditTestSupport
         #expect(findings.map { $0.message } == ["open 0 first never closed"])
         #expect(findings.map { $0.line } == [1])
     }
+
+    /// Field arrays of events filled again are kept for later lines' fields, but one with room
+    /// for more than ``FileReader/spareFieldsRoom`` fields (a line of many) is freed, not kept
+    /// for the rest of the file.
+    @Test func spareFieldArraysKeepNoRoomForManyFields() {
+        let round = EventRing.initial
+        func line(_ i: Int, fields: Int) -> String {
+            let extra = (0..<fields).map { #","f\#($0)":\#($0)"# }.joined()
+            return #"{"t":\#(i),"ev":"x.step"\#(extra)}"#
+        }
+        // Runs of two rounds each: two fields, none, two hundred, none.
+        let runs = [2, 0, 200, 0]
+        let text =
+            (0..<(2 * round * runs.count)).map { i in
+                line(i + 1, fields: runs[i / (2 * round)])
+            }.joined(separator: "\n") + "\n"
+        let reader = Self.reader(text)
+        var roomsAfterSmall: [Int] = []
+        var seenWide = false
+        while let item = reader.next() {
+            guard case .event(let e, _, _) = item else { continue }
+            if e.fields.count == 200 { seenWide = true }
+            if e.line == 4 * round { roomsAfterSmall = reader.spareFieldRooms }
+        }
+        #expect(seenWide)
+        // Arrays of two fields let go in the run of none are kept.
+        #expect(!roomsAfterSmall.isEmpty)
+        let rooms = reader.spareFieldRooms
+        #expect(rooms.allSatisfy { $0 <= FileReader.spareFieldsRoom }, "\(rooms.max() ?? 0)")
+    }
 }
