@@ -33,15 +33,14 @@ final class FileReader {
     private var parsed = ParsedLine()
     /// Emptied field arrays of events filled again, waiting for lines with fields: an event
     /// filled again often had fields when its new line has none, and the next line with fields
-    /// then takes one of these instead of allocating (``ParsedLine/recycle(_:)``). At most
-    /// ``spareFieldsKept``.
-    private var spareFields: [[Event.Field]] = []
-    /// As many as the ring keeps events (``EventRing/limit``): lines with fields and lines
-    /// without come in runs, and an array let go in one run is made again in the next. Each
-    /// spare came out of one of the ring's events, and the reader makes an array only when
+    /// then takes one of these instead of allocating (``ParsedLine/recycle(_:)``).
+    ///
+    /// At most as many as the ring keeps events (``EventRing/limit``): lines with fields and
+    /// lines without come in runs, and an array let go in one run is made again in the next.
+    /// Each spare came out of one of the ring's events, and the reader makes an array only when
     /// none is spare or in place of one it frees, so the spares and the arrays of the ring's
     /// events stay about as many as its slots.
-    private let spareFieldsKept: Int
+    private var spareFields: [[Event.Field]] = []
     /// The most fields a spare array has room for: one sized by a line of many fields (a
     /// hostile one with thousands of duplicate keys) is freed, not kept for the rest of the
     /// file. Connlog lines name a handful of the fields rules read.
@@ -100,7 +99,6 @@ final class FileReader {
     ) {
         self.index = index
         recent = EventRing(limit: eventsKept)
-        spareFieldsKept = recent.limit
         self.path = path
         lines = LineReader(source)
         lines.scansLongLines = true
@@ -330,7 +328,7 @@ final class FileReader {
     @inline(__always) private func keepSpare(_ fields: consuming [Event.Field]) {
         if parsed.fields.capacity == 0 {
             parsed.recycle(fields)
-        } else if spareFields.count < spareFieldsKept, fields.capacity <= Self.spareFieldsRoom {
+        } else if spareFields.count < recent.limit, fields.capacity <= Self.spareFieldsRoom {
             var fields = fields
             fields.truncate(to: 0)
             spareFields.append(fields)
