@@ -52,8 +52,10 @@ extension SequenceRunner {
         return lo < partials.count && partials[lo].ordinal == ordinal ? lo : nil
     }
 
-    func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
-        // Most events concern no partial and start none: leave everything as it is.
+    /// Tries `e` against the open partials and the first step. Most events concern no partial
+    /// and start none: they are let go here, inlined where the runner is given the event, with no
+    /// call made for them (``advance(_:concerned:starts:context:sink:)``).
+    @inline(__always) func advance(_ e: Event, context: ContextScope, sink: FindingSink) {
         let starts = firstStep!._withUnsafeGuaranteedRef { $0.selector.mayMatch(e.evID) }
         var concerned: UInt64 = 0
         var open = openStages
@@ -62,9 +64,17 @@ extension SequenceRunner {
             open &= open - 1
             if concerns(e, stage: stage) { concerned |= 1 << stage }
         }
-        // Nor does an event whose only use is a start sure to be dropped as known (see
+        // An event whose only use is a start sure to be dropped as known is let go too (see
         // ``startIsKnown(died:)``: no partial dies when none is concerned).
         if concerned == 0, !starts || startIsKnown(died: 0) { return }
+        advance(e, concerned: concerned, starts: starts, context: context, sink: sink)
+    }
+
+    /// ``advance(_:context:sink:)`` of an event that concerns the open partials of the
+    /// `concerned` stages, or may start one (`starts`).
+    @inline(never) private func advance(
+        _ e: Event, concerned: UInt64, starts: Bool, context: ContextScope, sink: FindingSink
+    ) {
         // The grown partials go to the runner's scratch list, used in place: a local list
         // swapped in and out would release the empty one it held, once per event.
         var died: UInt64 = 0
@@ -89,14 +99,22 @@ extension SequenceRunner {
             died &= died - 1
             compact(stage)
         }
-        if firstMatchKey != nil { firstMatchKey = nil }
-        if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
+        // Most events grow none: the list and the match keys are left as they are.
+        if !grown.isEmpty { takeGrown(context: context, sink: sink) }
+        if let term = startedOn { start(e, on: term, context: context, sink: sink) }
+    }
+
+    /// Takes the partials the event grew (``take(_:context:sink:)``), in the order they opened.
+    /// The complete matches among them are told apart by their keys (``isNewMatch(_:)``), which
+    /// are of this event alone: emptied once all are taken.
+    private func takeGrown(context: ContextScope, sink: FindingSink) {
         // The grown partials are taken out of the list, in order, rather than copied out of it
         // (which retains what each holds, and releases it again when the list is emptied). Most
-        // events grow one at most: nothing to reverse (a call, even for an empty list).
+        // events grow one at most: nothing to reverse (a call).
         if grown.count > 1 { grown.reverse() }
         while let q = grown.popLast() { take(q, context: context, sink: sink) }
-        if let term = startedOn { start(e, on: term, context: context, sink: sink) }
+        if firstMatchKey != nil { firstMatchKey = nil }
+        if !matchKeys.isEmpty { matchKeys.removeAll(keepingCapacity: true) }
     }
 
     /// Makes ``stages``, a stage per step, as the first partial opens.
@@ -472,28 +490,45 @@ extension SequenceRunner {
     }
 
     /// Drops the dead partials of `stage` once they are more than half of its list (the live ones
-    /// move down in order); its key indexes are made again when next asked for.
-    func compact(_ stage: Int) {
-        if stages[stage].live == 0 {
-            // Emptied through one pointer to the stage (most often its one partial died).
-            let s = stages + stage
-            // Each partial moves out of the list (which keeps its room), and its captures out of
-            // it: nothing is copied to be dropped. The first stage keeps its first partial, dead,
-            // for the next start to open in (``reopen(_:on:)``).
-            let kept = stage == 1 ? 1 : 0
-            while s.pointee.partials.count > kept, var p = s.pointee.partials.popLast() {
-                recycle(&p.captures)
+    /// move down in order); its key indexes are made again when next asked for. Where nothing is
+    /// to be dropped — the first stage's one partial died (it is kept, ``reopen(_:on:)``) and the
+    /// stage keeps no keys or index, or few died — no call is made.
+    @inline(__always) func compact(_ stage: Int) {
+        let s = stages + stage
+        if s.pointee.live == 0 {
+            if stage == 1, s.pointee.partials.count == 1, s.pointee.keys == nil,
+                s.pointee.indexed == 0
+            {
+                openStages &= ~(1 << 1)
+                return
             }
-            if s.pointee.keys != nil { s.pointee.keys = nil }
-            if s.pointee.indexed != 0 {
-                s.pointee.indexes = KeyIndexes()
-                s.pointee.indexed = 0
-            }
-            openStages &= ~(1 << stage)
+            empty(stage)
             return
         }
-        let count = stages[stage].partials.count
-        guard count - stages[stage].live > max(16, count / 2) else { return }
+        let count = s.pointee.partials.count
+        guard count - s.pointee.live > max(16, count / 2) else { return }
+        dropDead(stage)
+    }
+
+    /// Empties `stage`, whose partials all died. Each partial moves out of the list (which keeps
+    /// its room), and its captures out of it: nothing is copied to be dropped. The first stage
+    /// keeps its first partial, dead, for the next start to open in (``reopen(_:on:)``).
+    @inline(never) private func empty(_ stage: Int) {
+        let s = stages + stage
+        let kept = stage == 1 ? 1 : 0
+        while s.pointee.partials.count > kept, var p = s.pointee.partials.popLast() {
+            recycle(&p.captures)
+        }
+        if s.pointee.keys != nil { s.pointee.keys = nil }
+        if s.pointee.indexed != 0 {
+            s.pointee.indexes = KeyIndexes()
+            s.pointee.indexed = 0
+        }
+        openStages &= ~(1 << stage)
+    }
+
+    /// Drops the dead partials of `stage`, the live ones moved down in order.
+    @inline(never) private func dropDead(_ stage: Int) {
         var list: [Partial] = []
         swap(&list, &stages[stage].partials)
         defer { swap(&list, &stages[stage].partials) }
@@ -522,70 +557,5 @@ extension SequenceRunner {
         return stages[stage].partials.contains {
             !$0.dead && $0.captures.sameEvents(as: q.captures, for: keyed[stage - 1])
         }
-    }
-
-    /// Reports, opens or arms what the complete `match` calls for. The match is taken apart
-    /// (``Partial/parts()``): its captures move into the context it is judged with, which an
-    /// obligation keeps, and its last event is the anchor unless `report_at` names another.
-    func complete(_ match: consuming Partial, context: ContextScope, sink: FindingSink) {
-        let (captures, last, origin) = match.parts()
-        let lastSeq = last.seq
-        let lastT = last.t
-        let anchor: Event
-        if let name = sequence.reportAt, let e = captures[name] {
-            anchor = e
-        } else {
-            anchor = consume last
-        }
-        // Bare names in messages read the event the finding points at. An obligation keeps its
-        // context until it is answered: its lets are frozen.
-        var isResponse = false
-        if case .response = check { isResponse = true }
-        let ctx = self.context(anchor, captures: consume captures, frozen: isResponse)
-        let anchorSeq = anchor.seq
-        switch check {
-        case .forbid:
-            if reportedAnchors.insert(anchor.seq).inserted {
-                report(
-                    .violation, at: anchor, ctx, context: context, sink: sink,
-                    waitForAfter: anchorSeq == lastSeq)
-            }
-        case .response:
-            // The anchor and the context move into the obligation: not copied, then dropped.
-            open(
-                lastSeq: lastSeq, lastT: lastT, anchor: consume anchor, consume ctx,
-                context: context, sink: sink)
-        case .precedence(_, let enabling):
-            var found = false
-            var looked = 0
-            for e in compiled.precedenceList.map({ history(list: $0) }) ?? [] {
-                looked += 1
-                if Evaluator.matches(enabling, e, ctx) != nil { found = true; break }
-            }
-            guard spend(looked) else { return }
-            if !found { report(.violation, at: anchor, ctx, context: context, sink: sink) }
-        case .neverAfter:
-            let key = ctx.captures.seqs(of: keyed[sequence.steps.count - 1])
-            if armedKeys.insert(key).inserted { armed.append(ctx.captures) }
-        default:
-            break
-        }
-        if facts.completedMatchesRetire,
-            reportedAnchors.contains(anchorSeq) || obligations.openAnchors.contains(anchorSeq)
-        {
-            retire(origin: origin)
-        }
-    }
-
-    /// Ends the partial a complete match grew from (its ordinal `origin`, -1: none): all it could
-    /// complete from now on would be dropped as its anchor's
-    /// (``SelectorPlan/completedMatchesRetire(_:)``).
-    func retire(origin: Int) {
-        let stage = sequence.steps.count - 1
-        guard origin >= 0, stage < stageCount,
-            let at = Self.position(of: origin, in: stages[stage].partials)
-        else { return }
-        kill(stage: stage, at: at)
-        compact(stage)
     }
 }
