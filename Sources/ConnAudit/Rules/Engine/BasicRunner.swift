@@ -85,7 +85,12 @@ final class BasicRunner: Runner {
         // no box: dropping it then releases nothing (one from ``context(_:captures:frozen:)``,
         // which may come from either path, is dropped with two releases).
         if let base = plainContext(e) {
-            handle(e, base, context: context, sink: sink)
+            // A trigger by id alone is judged here: no call to match it, nothing to bind.
+            if everyByID {
+                judgeByID(e, base, context: context, sink: sink)
+            } else {
+                handle(e, base, context: context, sink: sink)
+            }
         } else {
             handle(e, self.context(e), context: context, sink: sink)
         }
@@ -97,13 +102,11 @@ final class BasicRunner: Runner {
     ) {
         switch check {
         case .every:
+            if everyByID {
+                judgeByID(e, base, context: context, sink: sink)
+                return
+            }
             every?._withUnsafeGuaranteedRef { every in
-                if everyByID {
-                    if !judge(e, base, every, context: context, sink: sink, late: false) {
-                        waiting.append((e, base))
-                    }
-                    return
-                }
                 guard let term = Evaluator.matches(every.selector, e, base) else { return }
                 // Without a capture the trigger's context is the base one (not copied).
                 if let name = term.capture(in: every.selector) {
@@ -230,6 +233,31 @@ final class BasicRunner: Runner {
         case .expression: verdict = ctx.withEvent { holds(every, ctx, $0) }
         case .selector(let s): verdict = Evaluator.matches(s, e, ctx) != nil
         }
+        return settle(e, ctx, every, verdict, context: context, sink: sink, late: late)
+    }
+
+    /// An `every` trigger of ``everyByID`` judged as it comes, in its base context `ctx`; kept
+    /// waiting when its expectation looked ahead. An expectation that holds, having looked
+    /// ahead at nothing, is all of it: the common answer, decided without ``judge``'s frame.
+    @inline(__always) private func judgeByID(
+        _ e: Event, _ ctx: EvalContext, context: ContextScope, sink: FindingSink
+    ) {
+        every.unsafelyUnwrapped._withUnsafeGuaranteedRef { every in
+            lookAheadPending = false
+            let verdict = ctx.withEvent { holds(every, ctx, $0) }
+            if verdict == true, !lookAheadPending { return }
+            if !settle(e, ctx, every, verdict, context: context, sink: sink, late: false) {
+                waiting.append((e, ctx))
+            }
+        }
+    }
+
+    /// What ``judge`` makes of the expectation's `verdict` for trigger `e`: false when it
+    /// looked ahead and the answer has not come yet; else its finding, if any, is reported.
+    @inline(never) private func settle(
+        _ e: Event, _ ctx: EvalContext, _ every: EveryCheck, _ verdict: Bool?,
+        context: ContextScope, sink: FindingSink, late: Bool
+    ) -> Bool {
         if lookAheadPending, !ended { return false }
         let policy = every.policy
         let outcome = verdict ?? (policy == .pass ? true : policy == .fail ? false : nil)
