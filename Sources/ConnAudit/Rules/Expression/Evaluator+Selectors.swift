@@ -70,6 +70,14 @@ extension Evaluator {
         return term.pointee.testsRef._withUnsafeGuaranteedRef { box in
             box.tests.withUnsafeBufferPointer { tests in
                 for i in tests.indices where tests[i].fieldID != FieldNames.ev || !idsAnswerEv {
+                    // `exists` and a boolean `equals` read the field where the event holds it
+                    // (``Event/holds(_:id:)``): no copy of its value.
+                    if tests[i].fieldID >= 0,
+                        let held = candidate.holds(tests.baseAddress! + i, id: tests[i].fieldID)
+                    {
+                        guard held else { return false }
+                        continue
+                    }
                     let v: Value
                     let present: Bool
                     if tests[i].fieldID == FieldNames.file {
