@@ -3,18 +3,21 @@ import Testing
 @testable import ConnAudit
 import ConnAuditTestSupport
 
-/// A sequence runner gathers the partials an event grows or starts in its own scratch list
-/// (``SequenceRunner/grown``), used in place: every one of them moves out to its stage or to a
-/// complete match before the event is done, so the list is empty between events and no partial
-/// of one event is taken up by the next.
-@Suite struct SequenceGrownListEmptyBetweenEventsTests {
+/// A sequence runner's scratch is of one event and empty between events. It gathers the
+/// partials an event grows or starts in its own list (``SequenceRunner/grown``), used in place:
+/// every one of them moves out to its stage or to a complete match before the event is done, so
+/// no partial of one event is taken up by the next. The keys that tell apart the complete matches
+/// of one event (``SequenceRunner/isNewMatch(_:)``) are emptied once its grown partials are
+/// taken, and an event that grows nothing leaves them as they are, empty.
+@Suite struct SequenceScratchEmptyBetweenEventsTests {
     private static func rule(_ body: String) throws -> CompiledRule {
         let rule = try #require(try RuleRuns.rules([body], file: "rules/seq.yaml").first)
         return CompiledRule(rule: rule, index: 0, overrides: [:])
     }
 
     /// Feeds `events` (ev, t) of generation 1 to a fresh runner of `compiled`, checking the
-    /// scratch list after each: the number of events after which it held anything.
+    /// scratch after each: the number of events after which the grown list or the match keys
+    /// held anything.
     private static func feed(_ compiled: CompiledRule, _ events: [(String, Double)]) -> (
         runner: SequenceRunner, sink: FindingSink, leftOver: Int
     ) {
@@ -28,7 +31,9 @@ import ConnAuditTestSupport
                 evID: EvNames.id(event.0))
             e.seq = n
             runner.observe(e, context: scope, sink: sink)
-            if !runner.grown.isEmpty { leftOver += 1 }
+            if !runner.grown.isEmpty || runner.firstMatchKey != nil || !runner.matchKeys.isEmpty {
+                leftOver += 1
+            }
         }
         return (runner, sink, leftOver)
     }
@@ -75,5 +80,26 @@ import ConnAuditTestSupport
         #expect(runner.grown.isEmpty)
         // Each ping's match ends at the one close, its anchor: reported once.
         #expect(sink.violations[0]?.count == 1)
+    }
+
+    @Test func matchesOfOneEventLeaveNoKeysForTheNext() throws {
+        // Two triggers wait for one `go`: it completes two matches (their keys differ by `s`, which
+        // `followed_by` reads), each opening an obligation; `a.other` grows nothing.
+        let compiled = try Self.rule(
+            """
+            id: t.keys
+            title: keys
+            each:
+              - { ev: a.start, as: s }
+              - { ev: a.go, as: g }
+            followed_by: { ev: a.done, where: "t > s.t" }
+            """)
+        let events: [(String, Double)] = [
+            ("a.start", 100), ("a.start", 200), ("a.go", 300), ("a.other", 350), ("a.go", 400)
+        ]
+        let (runner, _, leftOver) = Self.feed(compiled, events)
+        #expect(leftOver == 0)
+        // Each `go` completes a match with each trigger: four obligations, none answered.
+        #expect(runner.obligations.live == 4)
     }
 }
