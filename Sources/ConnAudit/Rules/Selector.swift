@@ -72,6 +72,12 @@ public struct Selector: Sendable {
             private(set) var whereRef: Unmanaged<WhereBox>?
             var capture: String?
             var whereReadsCapture = false
+            /// `where:` as counted calls keyed by the candidate, when it has that shape.
+            var countedWhere: CountedWhere? {
+                didSet { countedWhereRef = countedWhere.map { Unmanaged.passUnretained($0) } }
+            }
+            /// ``countedWhere``, uncounted: it lives as long as this storage holds it.
+            private(set) var countedWhereRef: Unmanaged<CountedWhere>?
             var negated: Selector?
             var evNames: Set<String>?
             var evIDs: [Int32]?
@@ -90,6 +96,7 @@ public struct Selector: Sendable {
                 c.whereBox = whereBox
                 c.capture = capture
                 c.whereReadsCapture = whereReadsCapture
+                c.countedWhere = countedWhere
                 c.negated = negated
                 c.evNames = evNames
                 c.evIDs = evIDs
@@ -197,8 +204,17 @@ public struct Selector: Sendable {
         /// Whether `where:` reads the term's own capture (else it is not bound while it runs).
         var whereReadsCapture: Bool { storage.whereReadsCapture }
 
+        /// `where:` in its counted form (``CountedWhere``), uncounted: valid while this term is
+        /// held unchanged. Only a compiled `where:` that reads the term's capture has one.
+        var countedWhereRef: Unmanaged<CountedWhere>? { storage.countedWhereRef }
+
         private mutating func updateWhereReadsCapture() {
-            guard let whereExpr, let capture else { unique().whereReadsCapture = false; return }
+            guard let whereExpr, let capture else {
+                let s = unique()
+                s.whereReadsCapture = false
+                s.countedWhere = nil
+                return
+            }
             var reads = false
             NameWalker.walk(whereExpr) { sub in
                 switch sub {
@@ -208,7 +224,10 @@ public struct Selector: Sendable {
                 default: break
                 }
             }
-            unique().whereReadsCapture = reads
+            let s = unique()
+            s.whereReadsCapture = reads
+            s.countedWhere =
+                reads && whereIsCompiled ? CountedWhere(whereExpr, capture: capture) : nil
         }
         /// `not:` — the event must not match this selector.
         public var negated: Selector? {

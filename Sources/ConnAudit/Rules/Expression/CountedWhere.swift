@@ -1,0 +1,155 @@
+/// A term's `where:` that is a conjunction of counted history calls, each keyed by the text of
+/// one field of the term's own candidate and compared with a constant, decided from the counted
+/// indexes with no capture bound.
+///
+/// `count({ev: sse.event, where: 'text(id) == text(e.id)'}) == 0 and count({…}) == 0`, where
+/// `e` is the term's `as:`, has this shape (sse.no-lost-events' first step). The general way
+/// binds `e` to the candidate in a copy of the context, and each call reads `text(e.id)` from
+/// that binding and looks its number up (``CountedCall/count(_:)``). Here the field's words are
+/// read once where the candidate holds them, and each call's index is asked for the count under
+/// that key's number, as ``CountedCall`` asks it: the calls' `where:` is that one equality, so
+/// they have no `$seq` bounds. Each count is compared as ``CompiledExpression`` compares a
+/// counted call with its constant (`count(S) op k`; an existence test, `first(S) == null`,
+/// as `count(S) == 0`), and the parts are combined as `and` combines booleans, left to right.
+///
+/// It answers only where the general way would take the counted indexes' answers: an engine
+/// context binding nothing of its own, a runner that does not cross-check its answers and
+/// that answers every call from a counted index, and a field that is a short ASCII text (or
+/// one with no number). Elsewhere it gives nil before anything is decided, and the general way
+/// answers: the reads here change nothing.
+/// Tests: `CountedWhereGivesTheGeneralAnswerTests`.
+final class CountedWhere: Sendable {
+    /// One call compared with a constant: `count op k`.
+    private struct Part {
+        let slot: Int
+        let op: Expr.BinaryOp
+        let k: Int64
+    }
+
+    private let parts: [Part]
+    /// The candidate's field whose text every call looks up.
+    private let field: String
+    private let fieldID: Int32
+
+    /// The counted form of `expr`, the `where:` of a term that captures its candidate as
+    /// `capture`; nil when it has another shape.
+    init?(_ expr: Expr, capture: String) {
+        var parts: [Part] = []
+        var key: (String, Int32)?
+        func part(_ op: Expr.BinaryOp, _ call: HistoryCall, _ v: Value) -> Bool {
+            guard let (asked, k) = Self.comparison(op, call, v),
+                let read = Self.keyField(call, capture)
+            else { return false }
+            if let key, key != read { return false }
+            key = read
+            parts.append(Part(slot: call.slot, op: asked, k: k))
+            return true
+        }
+        func add(_ x: Expr) -> Bool {
+            switch x {
+            case .binary(.and, let l, let r, _): add(l) && add(r)
+            case .binary(let op, .history(let call), .literal(let v), _): part(op, call, v)
+            // `k op call` is `call op' k`.
+            case .binary(let op, .literal(let v), .history(let call), _):
+                part(op.mirrored, call, v)
+            default: false
+            }
+        }
+        guard add(expr), let key else { return nil }
+        self.parts = parts
+        (field, fieldID) = key
+    }
+
+    /// `call op v` as `count op' k`: a count compared with an integer, or an existence test
+    /// compared with null; nil for any other comparison.
+    private static func comparison(_ op: Expr.BinaryOp, _ call: HistoryCall, _ v: Value)
+        -> (Expr.BinaryOp, Int64)?
+    {
+        guard op.isComparison else { return nil }
+        switch v {
+        case .int(let k) where call.kind == .count: return (op, k)
+        case .null where call.existence && call.resultCaptures.isEmpty:
+            switch op {
+            case .equal: return (.equal, 0)
+            case .notEqual: return (.greater, 0)
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+
+    /// The field of `capture` whose text `call` counts by: its selector is one term, with no
+    /// `not:` and no capture of that name, whose `where:` is `text(FIELD) == text(capture.F)`
+    /// (either way round), `F` a field of the event alone.
+    private static func keyField(_ call: HistoryCall, _ capture: String) -> (String, Int32)? {
+        guard call.since == nil, call.selector.terms.count == 1 else { return nil }
+        let term = call.selector.terms[0]
+        guard term.negated == nil, term.capture != capture,
+            case .binary(.equal, let a, let b, _)? = term.whereExpr
+        else { return nil }
+        func candidateText(_ x: Expr) -> Bool {
+            guard case .call(.text, let args, _) = x, args.count == 1, case .field = args[0]
+            else { return false }
+            return true
+        }
+        func captureText(_ x: Expr) -> (String, Int32)? {
+            guard case .call(.text, let args, _) = x, args.count == 1,
+                case .member(.name(let name, _, let hint), let field, let id, _) = args[0],
+                name == capture, hint.layout >= 0, hint.slot < 0, id >= 0
+            else { return nil }
+            return (field, id)
+        }
+        if candidateText(a), let read = captureText(b) { return read }
+        if candidateText(b), let read = captureText(a) { return read }
+        return nil
+    }
+
+    /// The truth of the `where:` for `candidate` in `ctx`, the context it is tried in; nil
+    /// where the counted indexes do not answer it so (then the general way does).
+    @inline(__always) func holds(_ candidate: Event, _ ctx: EvalContext) -> Bool? {
+        guard ctx.hasNoLocals, let runner = ctx.runnerRef,
+            let words = candidate.stringWords(field, id: fieldID)
+        else { return nil }
+        return runner._withUnsafeGuaranteedRef { holds(words, $0, ctx) }
+    }
+
+    private func holds(_ words: (UInt64, UInt64), _ runner: Runner, _ ctx: EvalContext) -> Bool? {
+        guard runner.crossCheck == nil else { return nil }
+        return parts.withUnsafeBufferPointer { parts in
+            for part in parts {
+                let plan = runner.historyPlans[part.slot]
+                guard plan.pointee.aggregate < 0, plan.pointee.counted,
+                    let call = runner.counted[part.slot],
+                    let n = call._withUnsafeGuaranteedRef({ Self.count($0, words, ctx) })
+                else { return nil }
+                if !Self.compare(Int64(n), part.op, part.k) { return false }
+            }
+            return true
+        }
+    }
+
+    /// What `call` counts under the key whose words are `words`; nil when they are no short
+    /// ASCII text held in place.
+    @inline(__always) private static func count(
+        _ call: CountedCall, _ words: (UInt64, UInt64), _ ctx: EvalContext
+    ) -> Int? {
+        let index = call.index
+        guard let found = index.keys.number(ofWords: words) else { return nil }
+        guard let number = found else { return 0 }
+        return index.count(number: number, bounds: [], context: ctx)
+    }
+
+    /// `n op k` for a comparison `op`, as the general operator compares two integers.
+    @inline(__always) private static func compare(_ n: Int64, _ op: Expr.BinaryOp, _ k: Int64)
+        -> Bool
+    {
+        switch op {
+        case .equal: n == k
+        case .notEqual: n != k
+        case .less: n < k
+        case .lessEqual: n <= k
+        case .greater: n > k
+        default: n >= k
+        }
+    }
+}
