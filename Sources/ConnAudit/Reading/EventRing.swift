@@ -43,17 +43,28 @@ struct EventRing: ~Copyable {
     private var next = 0
     /// The slots of this round met holding an event held elsewhere.
     private var held = 0
+    /// Where the ring's first slots' events come from, and its events go when it ends (nil:
+    /// it makes its own and frees them).
+    private let spares: SpareEvents?
 
-    init(limit: Int = Self.size) {
+    /// - Parameter spares: events of rings that ended, for this one's first slots; its own go
+    ///   there when it ends.
+    init(limit: Int = Self.size, spares: SpareEvents? = nil) {
         self.limit = max(Self.initial, limit)
+        self.spares = spares
         capacity = Self.initial
         count = Self.initial
         slots = .allocate(capacity: Self.initial)
         slots.initialize(repeating: nil, count: Self.initial)
+        spares?.take(into: slots, count: Self.initial)
     }
 
     deinit {
-        slots.deinitialize(count: count)
+        if let spares {
+            spares.give(slots, count: count)
+        } else {
+            slots.deinitialize(count: count)
+        }
         slots.deallocate()
     }
 

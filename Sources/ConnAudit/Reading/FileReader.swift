@@ -98,7 +98,7 @@ final class FileReader {
         eventsKept: Int = EventRing.size
     ) {
         self.index = index
-        recent = EventRing(limit: eventsKept)
+        recent = EventRing(limit: eventsKept, spares: .shared)
         self.path = path
         lines = LineReader(source)
         lines.scansLongLines = true
