@@ -18,7 +18,10 @@
 /// each further held event moves to a new slot at the end, to be looked at again later; else
 /// it is left to its holders. A ring whose rules let go of nearly every event within a round
 /// stays at ``initial`` slots; one whose rules keep many a while grows until most are let go
-/// within a round.
+/// within a round. A ring at its ``limit`` passes a held event over, left in its slot for the
+/// next round, when one of the next few slots' events is held by nothing else
+/// (``lookAhead``): that one is filled instead, and the held one is filled again once let go,
+/// not made anew for its line and freed by its holder.
 ///
 /// A reader that hands its events to other threads lets the ring grow to what can be on the way
 /// at once (``PartitionedScan/eventsInFlight(workers:)``). Else nearly every event is still in a
@@ -73,13 +76,43 @@ struct EventRing: ~Copyable {
     /// makes a new event and hands it to ``keep(_:)``. Not counted: the slot's reference is the
     /// one, and it stays until the ring comes round to the slot again.
     @inline(__always) mutating func spare() -> Unmanaged<Event>? {
-        guard isKnownUniquelyReferenced(&slots[next]) else { return nil }
+        guard isKnownUniquelyReferenced(&slots[next]) else {
+            return count == limit ? spareAhead() : nil
+        }
         // An optional reference and an optional unmanaged one are the same word (nil: zero).
         guard let spare = UnsafeRawPointer(slots + next).load(as: Unmanaged<Event>?.self) else {
             return nil
         }
         advance(round: count)
         return spare
+    }
+
+    /// The most slots after a held one a ring at its limit looks at for an event nothing else
+    /// holds (``spareAhead()``).
+    static let lookAhead = 8
+
+    /// ``spare()`` at the ``limit``, the next slot's event held elsewhere (or none yet): the
+    /// event of the first of the next ``lookAhead`` slots of this round that nothing else holds,
+    /// the held ones passed over and left in their slots, each looked at again one round later.
+    /// Nil when the next slot is empty or each of those is held too: then the caller makes a new
+    /// event, and ``keep(_:)`` lets the next slot's go.
+    @inline(never) private mutating func spareAhead() -> Unmanaged<Event>? {
+        guard UnsafeRawPointer(slots + next).load(as: UnsafeRawPointer?.self) != nil else {
+            return nil
+        }
+        var ahead = next + 1
+        let end = min(count, ahead + Self.lookAhead)
+        while ahead < end {
+            if isKnownUniquelyReferenced(&slots[ahead]) {
+                // Known unique, so not nil.
+                let spare = UnsafeRawPointer(slots + ahead).load(as: Unmanaged<Event>.self)
+                next = ahead
+                advance(round: count)
+                return spare
+            }
+            ahead += 1
+        }
+        return nil
     }
 
     /// Moves on to the next slot of a round of `round` slots, the first one after the last.

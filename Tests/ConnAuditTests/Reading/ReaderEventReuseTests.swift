@@ -238,6 +238,48 @@ import ConnAuditTestSupport
         #expect(made <= ring.count + window)
     }
 
+    /// One line through `ring`: a spare event filled again, or a new one kept (added to `made`).
+    static func line(_ n: Int, _ ring: inout EventRing, made: inout [ObjectIdentifier]) -> Event {
+        if let spare = ring.spare() {
+            let e = spare.takeUnretainedValue()
+            e.refill(t: Double(n), ev: "x.step", gen: nil, file: 0, line: n, evID: -1)
+            return e
+        }
+        let e = Event(t: Double(n), ev: "x.step", line: n)
+        ring.keep(e)
+        made.append(ObjectIdentifier(e))
+        return e
+    }
+
+    /// A ring at its limit passes a held event over for one of the next slots' that nothing
+    /// else holds: the held event keeps its line, no event is made while a spare is that near,
+    /// and the held one is filled again once let go.
+    @Test func aRingAtItsLimitPassesAHeldEventOverForASpareJustAfterIt() {
+        let limit = EventRing.initial
+        var ring = EventRing(limit: limit)
+        var made: [ObjectIdentifier] = []
+        var held: [Event] = []
+        // The first round makes an event for each slot; every tenth is held.
+        for n in 1...limit {
+            let e = Self.line(n, &ring, made: &made)
+            if n % 10 == 1 { held.append(e) }
+        }
+        #expect(made.count == limit)
+        for n in (limit + 1)...(limit * 4) { _ = Self.line(n, &ring, made: &made) }
+        #expect(made.count == limit)
+        #expect(ring.count == limit)
+        #expect(held.allSatisfy { $0.line % 10 == 1 && $0.line <= limit })
+        #expect(held.allSatisfy { $0.t == Double($0.line) })
+        let heldIDs = Set(held.map(ObjectIdentifier.init))
+        held = []
+        var filled = Set<ObjectIdentifier>()
+        for n in (limit * 4 + 1)...(limit * 5) {
+            filled.insert(ObjectIdentifier(Self.line(n, &ring, made: &made)))
+        }
+        #expect(heldIDs.isSubset(of: filled))
+        #expect(made.count == limit)
+    }
+
     /// With every event held, the ring grows to its limit and no further.
     @Test func aRingOfHeldEventsStopsAtItsLimit() {
         let limit = EventRing.initial * 12
