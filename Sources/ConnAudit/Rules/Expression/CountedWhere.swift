@@ -17,7 +17,14 @@
 /// that answers every call from a counted index, and a field that is a short ASCII text (or
 /// one with no number). Elsewhere it gives nil before anything is decided, and the general way
 /// answers: the reads here change nothing.
-/// Tests: `CountedWhereGivesTheGeneralAnswerTests`.
+///
+/// Calls whose `where:` is the one equality `FIELD == capture.F` (`gen == g.gen`, the first
+/// steps that take a ws generation's first event) are searched, the general way, in their
+/// runner's ``KeyedIndex`` under the value of the candidate's `F`: the key it looks up with
+/// `capture` bound. When the index has no event under that key, the search finds none, spends
+/// no work and binds nothing, so each such call counts 0 (an existence test finds null), read
+/// here with no capture bound. A key that has events is left to the general way.
+/// Tests: `CountedWhereGivesTheGeneralAnswerTests`, `KeyedWhereGivesTheGeneralAnswerTests`.
 final class CountedWhere: Sendable {
     /// One call compared with a constant: `count op k`.
     private struct Part {
@@ -27,18 +34,20 @@ final class CountedWhere: Sendable {
     }
 
     private let parts: [Part]
-    /// The candidate's field whose text every call looks up.
+    /// The candidate's field whose text (or, when ``keyed``, value) every call looks up.
     private let field: String
     private let fieldID: Int32
+    /// Whether every call is searched in a ``KeyedIndex`` (else every one is counted).
+    private let keyed: Bool
 
     /// The counted form of `expr`, the `where:` of a term that captures its candidate as
     /// `capture`; nil when it has another shape.
     init?(_ expr: Expr, capture: String) {
         var parts: [Part] = []
-        var key: (String, Int32)?
+        var key: (String, Int32, Bool)?
         func part(_ op: Expr.BinaryOp, _ call: HistoryCall, _ v: Value) -> Bool {
             guard let (asked, k) = Self.comparison(op, call, v),
-                let read = Self.keyField(call, capture)
+                let read = Self.keyField(call, capture) ?? Self.equalField(call, capture)
             else { return false }
             if let key, key != read { return false }
             key = read
@@ -57,7 +66,7 @@ final class CountedWhere: Sendable {
         }
         guard add(expr), let key else { return nil }
         self.parts = parts
-        (field, fieldID) = key
+        (field, fieldID, keyed) = key
     }
 
     /// `call op v` as `count op' k`: a count compared with an integer, or an existence test
@@ -81,7 +90,7 @@ final class CountedWhere: Sendable {
     /// The field of `capture` whose text `call` counts by: its selector is one term, with no
     /// `not:` and no capture of that name, whose `where:` is `text(FIELD) == text(capture.F)`
     /// (either way round), `F` a field of the event alone.
-    private static func keyField(_ call: HistoryCall, _ capture: String) -> (String, Int32)? {
+    private static func keyField(_ call: HistoryCall, _ capture: String) -> (String, Int32, Bool)? {
         guard call.since == nil, call.selector.terms.count == 1 else { return nil }
         let term = call.selector.terms[0]
         guard term.negated == nil, term.capture != capture,
@@ -99,18 +108,63 @@ final class CountedWhere: Sendable {
             else { return nil }
             return (field, id)
         }
-        if candidateText(a), let read = captureText(b) { return read }
-        if candidateText(b), let read = captureText(a) { return read }
+        if candidateText(a), let read = captureText(b) { return (read.0, read.1, false) }
+        if candidateText(b), let read = captureText(a) { return (read.0, read.1, false) }
+        return nil
+    }
+
+    /// The field of `capture` whose value `call` is searched by, keyed: its selector is one term,
+    /// with no `not:` and no capture of that name, whose `where:` is `FIELD == capture.F` (either
+    /// way round); the call is no `next` and binds no result. A runner's plan keys such a call by
+    /// `capture.F` where it keys it (``KeyedIndex/split(_:outer:)``: a field is never the outer
+    /// side), and `capture` is bound wherever the general way asks it.
+    private static func equalField(_ call: HistoryCall, _ capture: String) -> (String, Int32, Bool)?
+    {
+        guard call.since == nil, call.kind != .next, call.resultCaptures.isEmpty,
+            call.selector.terms.count == 1
+        else { return nil }
+        let term = call.selector.terms[0]
+        guard term.negated == nil, term.capture != capture,
+            case .binary(.equal, let a, let b, _)? = term.whereExpr
+        else { return nil }
+        func captureField(_ x: Expr) -> (String, Int32, Bool)? {
+            guard case .member(.name(let name, _, let hint), let field, let id, _) = x,
+                name == capture, hint.layout >= 0, hint.slot < 0
+            else { return nil }
+            return (field, id, true)
+        }
+        if case .field = a, let read = captureField(b) { return read }
+        if case .field = b, let read = captureField(a) { return read }
         return nil
     }
 
     /// The truth of the `where:` for `candidate` in `ctx`, the context it is tried in; nil
     /// where the counted indexes do not answer it so (then the general way does).
     @inline(__always) func holds(_ candidate: Event, _ ctx: EvalContext) -> Bool? {
-        guard ctx.hasNoLocals, let runner = ctx.runnerRef,
-            let words = candidate.stringWords(field, id: fieldID)
-        else { return nil }
+        guard ctx.hasNoLocals, let runner = ctx.runnerRef else { return nil }
+        if keyed {
+            let key = Evaluator.field(field, id: fieldID, of: candidate, ctx)
+            return runner._withUnsafeGuaranteedRef { holds(keyedBy: key, $0) }
+        }
+        guard let words = candidate.stringWords(field, id: fieldID) else { return nil }
         return runner._withUnsafeGuaranteedRef { holds(words, $0, ctx) }
+    }
+
+    /// ``holds(_:_:)`` of calls searched in keyed indexes, by the value `key`: nil unless each
+    /// call's index is made and has no event under it, up to the first part that is false.
+    private func holds(keyedBy key: Value, _ runner: Runner) -> Bool? {
+        guard runner.crossCheck == nil else { return nil }
+        return parts.withUnsafeBufferPointer { parts in
+            for part in parts {
+                let plan = runner.historyPlans[part.slot]
+                guard plan.pointee.aggregate < 0, !plan.pointee.counted, plan.pointee.list >= 0,
+                    plan.pointee.keyed != nil, let index = runner.indexes[part.slot],
+                    index.candidates(for: key).isEmpty
+                else { return nil }
+                if !Self.compare(0, part.op, part.k) { return false }
+            }
+            return true
+        }
     }
 
     private func holds(_ words: (UInt64, UInt64), _ runner: Runner, _ ctx: EvalContext) -> Bool? {
