@@ -61,8 +61,8 @@ import ConnSoak
 
     /// A runner of the rule given a random history of the ids, and every id tried as a
     /// candidate after each event: where the counted form answers, it is the compiled
-    /// `where:`'s truth; it answers every short ASCII text id, and nothing while the answers
-    /// are cross-checked.
+    /// `where:`'s truth; it answers every short ASCII text id; and while the
+    /// answers are cross-checked, it is checked against the general way instead.
     @Test(arguments: shapes.indices)
     func theCountedTruthIsTheCompiledTruth(shape: Int) throws {
         let compiled = try Self.step(Self.shapes[shape])
@@ -71,6 +71,7 @@ import ConnSoak
         let box = try #require(term.whereRef?.takeUnretainedValue())
         var random = SplitMix64(seed: UInt64(shape) &+ 71)
         var answered = 0
+        var checked = 0
         for crossCheck in [false, true] {
             HistoryCrossCheck.$isOn.withValue(crossCheck) {
                 let runner = SequenceRunner(compiled, files: ["a.jsonl"])
@@ -88,10 +89,17 @@ import ConnSoak
                         let ctx = runner.context(c)
                         let general = ctx.binding("e", to: c) { box.compiled.holds($0, c) == true }
                         let fused = counted.holds(c, ctx)
+                        let compared = counted.check(general, c, ctx)
                         if runner.crossCheck != nil {
+                            // The general way answers, and the form is checked against it.
                             #expect(fused == nil)
+                            if let compared {
+                                checked += 1
+                                #expect(compared == general)
+                            }
                             continue
                         }
+                        #expect(compared == nil)
                         if case .string(let s)? = candidateID, s.utf8.count < 16,
                             s.utf8.allSatisfy({ $0 < 128 })
                         {
@@ -107,6 +115,7 @@ import ConnSoak
                 }
             }
         }
+        #expect(checked > 0)
         #expect(answered > 100)
     }
 
@@ -118,7 +127,7 @@ import ConnSoak
     }
 
     /// The rule judges alike whichever way its `where:` is answered: with the counted form, and
-    /// with the cross-check on (every answer then the general way's, checked with a scan).
+    /// with the cross-check on (every answer then checked against the general way's and a scan).
     @Test(arguments: shapes.indices)
     func theRuleJudgesAlikeEitherWay(shape: Int) throws {
         let compiled = try Self.step(Self.shapes[shape])

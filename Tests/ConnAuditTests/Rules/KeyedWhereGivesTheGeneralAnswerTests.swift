@@ -67,8 +67,8 @@ import ConnSoak
 
     /// A runner of the rule given a random history, and every key tried as a candidate after
     /// each event: where the keyed form answers, it is the compiled `where:`'s truth (asked
-    /// first, which makes the indexes); it answers often, and never while the answers are
-    /// cross-checked.
+    /// first, which makes the indexes); it answers often, and while the answers are
+    /// cross-checked, it is checked against the general way instead.
     @Test(arguments: shapes.indices)
     func theKeyedTruthIsTheCompiledTruth(shape: Int) throws {
         let compiled = try Self.step(Self.shapes[shape])
@@ -77,6 +77,7 @@ import ConnSoak
         let box = try #require(term.whereRef?.takeUnretainedValue())
         var random = SplitMix64(seed: UInt64(shape) &+ 28401)
         var answered = 0
+        var checked = 0
         for crossCheck in [false, true] {
             HistoryCrossCheck.$isOn.withValue(crossCheck) {
                 let runner = SequenceRunner(compiled, files: ["a.jsonl"])
@@ -97,10 +98,17 @@ import ConnSoak
                                 box.compiled.holds($0, c) == true
                             }
                             let fast = keyed.holds(c, ctx)
+                            let compared = keyed.check(general, c, ctx)
                             if runner.crossCheck != nil {
+                                // The general way answers, and the form is checked against it.
                                 #expect(fast == nil)
+                                if let compared {
+                                    checked += 1
+                                    #expect(compared == general)
+                                }
                                 continue
                             }
+                            #expect(compared == nil)
                             if let fast {
                                 answered += 1
                                 #expect(
@@ -113,6 +121,7 @@ import ConnSoak
                 }
             }
         }
+        #expect(checked > 0)
         #expect(answered > 200)
     }
 
@@ -140,7 +149,7 @@ import ConnSoak
     }
 
     /// The rule judges alike whichever way its `where:` is answered: with the keyed form, and
-    /// with the cross-check on (every answer then the general way's, checked with a scan).
+    /// with the cross-check on (every answer then checked against the general way's and a scan).
     @Test(arguments: shapes.indices)
     func theRuleJudgesAlikeEitherWay(shape: Int) throws {
         let compiled = try Self.step(Self.shapes[shape])

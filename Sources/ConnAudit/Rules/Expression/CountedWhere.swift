@@ -13,10 +13,12 @@
 /// as `count(S) == 0`), and the parts are combined as `and` combines booleans, left to right.
 ///
 /// It answers only where the general way would take the counted indexes' answers: an engine
-/// context binding nothing of its own, a runner that does not cross-check its answers and
-/// that answers every call from a counted index, and a field that is a short ASCII text (or
-/// one with no number). Elsewhere it gives nil before anything is decided, and the general way
-/// answers: the reads here change nothing.
+/// context binding nothing of its own, a runner that answers every call from a counted index,
+/// and a field that is a short ASCII text (or one with no number). Elsewhere it gives nil
+/// before anything is decided, and the general way answers: the reads here change nothing.
+/// Where the runner cross-checks its history answers (``HistoryCrossCheck``), the general way
+/// answers, and this form's answer is checked against it: a difference stops the run, as a
+/// history answer unlike the scan's does.
 ///
 /// Calls whose `where:` is the one equality `FIELD == capture.F` (`gen == g.gen`, the first
 /// steps that take a ws generation's first event) are searched, the general way, in their
@@ -139,22 +141,52 @@ final class CountedWhere: Sendable {
     }
 
     /// The truth of the `where:` for `candidate` in `ctx`, the context it is tried in; nil
-    /// where the counted indexes do not answer it so (then the general way does).
+    /// where the counted indexes do not answer it so, or the runner cross-checks its answers
+    /// (then the general way does).
     @inline(__always) func holds(_ candidate: Event, _ ctx: EvalContext) -> Bool? {
         guard ctx.hasNoLocals, let runner = ctx.runnerRef else { return nil }
+        return runner._withUnsafeGuaranteedRef { runner in
+            runner.crossCheck == nil ? answer(candidate, ctx, runner) : nil
+        }
+    }
+
+    /// Where the runner cross-checks its history answers (``HistoryCrossCheck``), compares
+    /// `general`, the general way's truth of the `where:` for `candidate` in `ctx`, with this
+    /// form's, and stops the run when they differ. Not while the runner is stopped: its answers
+    /// are cut short on purpose. Gives the form's truth it compared, if any.
+    @discardableResult
+    func check(_ general: Bool, _ candidate: Event, _ ctx: EvalContext) -> Bool? {
+        guard ctx.hasNoLocals, let runner = ctx.runnerRef else { return nil }
+        return runner._withUnsafeGuaranteedRef { runner in
+            guard runner.crossCheck != nil, !runner.stopped,
+                let truth = answer(candidate, ctx, runner)
+            else { return nil }
+            guard truth == general else {
+                fatalError(
+                    "counted where cross-check: rule \(runner.rule.id), evaluated at line "
+                        + "\(candidate.line) (seq \(candidate.seq)): the in-place form "
+                        + "answered \(truth), the general way \(general)")
+            }
+            return truth
+        }
+    }
+
+    /// The form's truth for `candidate` in `ctx`, read from `runner`'s indexes; nil where they
+    /// do not answer it so.
+    @inline(__always) private func answer(
+        _ candidate: Event, _ ctx: EvalContext, _ runner: Runner
+    ) -> Bool? {
         if keyed {
-            let key = Evaluator.field(field, id: fieldID, of: candidate, ctx)
-            return runner._withUnsafeGuaranteedRef { holds(keyedBy: key, $0) }
+            return holds(keyedBy: Evaluator.field(field, id: fieldID, of: candidate, ctx), runner)
         }
         guard let words = candidate.stringWords(field, id: fieldID) else { return nil }
-        return runner._withUnsafeGuaranteedRef { holds(words, $0, ctx) }
+        return holds(words, runner, ctx)
     }
 
     /// ``holds(_:_:)`` of calls searched in keyed indexes, by the value `key`: nil unless each
     /// call's index is made and has no event under it, up to the first part that is false.
     private func holds(keyedBy key: Value, _ runner: Runner) -> Bool? {
-        guard runner.crossCheck == nil else { return nil }
-        return parts.withUnsafeBufferPointer { parts in
+        parts.withUnsafeBufferPointer { parts in
             for part in parts {
                 let plan = runner.historyPlans[part.slot]
                 guard plan.pointee.aggregate < 0, !plan.pointee.counted, plan.pointee.list >= 0,
@@ -168,8 +200,7 @@ final class CountedWhere: Sendable {
     }
 
     private func holds(_ words: (UInt64, UInt64), _ runner: Runner, _ ctx: EvalContext) -> Bool? {
-        guard runner.crossCheck == nil else { return nil }
-        return parts.withUnsafeBufferPointer { parts in
+        parts.withUnsafeBufferPointer { parts in
             for part in parts {
                 let plan = runner.historyPlans[part.slot]
                 guard plan.pointee.aggregate < 0, plan.pointee.counted,

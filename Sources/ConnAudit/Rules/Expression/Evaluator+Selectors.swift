@@ -35,17 +35,22 @@ extension Evaluator {
             // for the whole call (not copied, so not retained). The candidate is the current
             // event; the context is copied only to bind a capture.
             let holds = whereRef._withUnsafeGuaranteedRef { box in
-                // A `where:` of counted calls keyed by the candidate binds it only where the
-                // counted indexes do not answer (``CountedWhere``).
-                if term.pointee.whereReadsCapture, let counted = term.pointee.countedWhereRef,
-                    let truth = counted._withUnsafeGuaranteedRef({ $0.holds(candidate, ctx) })
-                {
-                    return truth
-                }
                 if term.pointee.whereReadsCapture, let name = term.pointee.capture {
-                    return ctx.binding(name, to: candidate) {
+                    // A `where:` of counted calls keyed by the candidate binds it only where the
+                    // counted indexes do not answer (``CountedWhere``), and where it answers under
+                    // the cross-check, to check it.
+                    if let counted = term.pointee.countedWhereRef,
+                        let truth = counted._withUnsafeGuaranteedRef({ $0.holds(candidate, ctx) })
+                    {
+                        return truth
+                    }
+                    let general = ctx.binding(name, to: candidate) {
                         box.compiled.holds($0, candidate) == true
                     }
+                    term.pointee.countedWhereRef?._withUnsafeGuaranteedRef {
+                        $0.check(general, candidate, ctx)
+                    }
+                    return general
                 }
                 return box.compiled.holds(ctx, candidate) == true
             }
