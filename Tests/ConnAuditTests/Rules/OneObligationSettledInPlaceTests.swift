@@ -88,4 +88,38 @@ import ConnSoak
         #expect(Self.findings(sink).count == 1)
         #expect(runner.obligations.live == 0)
     }
+    /// Ping, pong, ping: the answered obligation stays in the list, dead, and the next ping's
+    /// opens in its slot, with that ping as its anchor and capture.
+    @Test func theNextObligationOpensInTheAnsweredOnesSlot() throws {
+        let compiled = try Self.rule(
+            """
+            id: t.slot
+            title: slot
+            each: { ev: x.ping, as: p }
+            followed_by: { ev: x.close }
+            within_ms: 10
+            unless: { ev: x.pong, where: "t < p.t + D" }
+            """)
+        let runner = SequenceRunner(compiled, files: ["a.jsonl"])
+        let sink = FindingSink(files: ["a.jsonl"])
+        let scope = ContextScope(context: TimelineContext(source: nil), stream: nil, gen: 1)
+        func give(_ ev: String, _ i: Int) {
+            let e = Event(t: Double(i), ev: ev, gen: 1, file: 0, line: i + 1, evID: EvNames.id(ev))
+            e.seq = i
+            runner.observe(e, context: scope, sink: sink)
+        }
+        give("x.ping", 0)
+        give("x.pong", 1)
+        #expect(runner.obligations.live == 0 && runner.obligations.items.count == 1)
+        #expect(runner.obligations.items[0].dead)
+        #expect(runner.obligations.heap.isEmpty)
+        give("x.ping", 2)
+        #expect(runner.obligations.live == 1 && runner.obligations.items.count == 1)
+        let item = runner.obligations.items[0]
+        #expect(!item.dead && item.anchor.t == 2 && item.context.captures["p"]?.t == 2)
+        #expect(item.deadline == 12 && runner.obligations.heap.count == 1)
+        give("x.ping", 3)
+        #expect(runner.obligations.live == 2 && runner.obligations.items.count == 2)
+        #expect(runner.settledInPlace == 1 && sink.violations.isEmpty)
+    }
 }

@@ -17,7 +17,8 @@ struct Obligations {
         var dead = false
     }
 
-    /// The open obligations in the order they opened; decided ones stay until more than half are.
+    /// The open obligations in the order they opened; decided ones stay until more than half are
+    /// (the one answered in place, until the next opens in its slot).
     fileprivate(set) var items: [Item] = []
     fileprivate(set) var live = 0
     fileprivate var nextOrdinal = 0
@@ -196,9 +197,19 @@ extension SequenceRunner {
         let ordinal = obligations.nextOrdinal
         obligations.nextOrdinal += 1
         if sequence.reportAt != nil { obligations.openAnchors.insert(anchor.seq) }
-        obligations.items.append(
-            Obligations.Item(
-                anchor: anchor, context: ctx, deadline: deadline, message: text, ordinal: ordinal))
+        // Made where it goes: the anchor and the context move into it, not copied.
+        if obligations.live == 0, obligations.items.count == 1 {
+            // The one obligation, answered (``settleOne(_:context:sink:)``), left its slot: the
+            // new one takes it, and the list is not changed.
+            obligations.items[0] = Obligations.Item(
+                anchor: consume anchor, context: consume ctx, deadline: deadline, message: text,
+                ordinal: ordinal)
+        } else {
+            obligations.items.append(
+                Obligations.Item(
+                    anchor: consume anchor, context: consume ctx, deadline: deadline,
+                    message: text, ordinal: ordinal))
+        }
         obligations.live += 1
         if let deadline { obligations.push(deadline, ordinal) }
         for role in 0..<2 where obligations.indexes.isMade(role) {
@@ -289,7 +300,10 @@ extension SequenceRunner {
 
     /// ``settle(now:context:sink:all:answering:by:)`` of the one obligation open, by `e`, which
     /// may answer it and passes no deadline (a heartbeat's ping waiting for its pong): asked in
-    /// place, and dropped from the list when answered, with no pass over the list.
+    /// place, with no pass over the list. Answered, it stays in the list, dead, and the next
+    /// obligation opens in its slot (``open(lastSeq:lastT:anchor:_:context:sink:)``): a trigger
+    /// answered before the next one opens then moves and drops no obligation out of the list.
+    /// The slot keeps its anchor and lets until then; its captures go to the spares.
     private func settleOne(_ e: Event, context: ContextScope, sink: FindingSink) {
         settledInPlace += 1
         visits += 1
@@ -299,7 +313,7 @@ extension SequenceRunner {
         guard answersObligation(e, &obligations.items[0].context) else { return }
         if sequence.reportAt != nil { obligations.closeAnchor(obligations.items[0].anchor.seq) }
         recycle(&obligations.items[0].context.captures)
-        obligations.items.removeLast()
+        obligations.items[0].dead = true
         obligations.answered(1)
     }
 
