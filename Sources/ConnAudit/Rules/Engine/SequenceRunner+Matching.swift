@@ -43,7 +43,7 @@ extension SequenceRunner {
     }
 
     /// Where the partial with `ordinal` lies in `partials` (ordered by ordinal), if it is there.
-    static func position(of ordinal: Int, in partials: [Partial]) -> Int? {
+    static func position(of ordinal: Int, in partials: PartialList) -> Int? {
         var lo = 0, hi = partials.count
         while lo < hi {
             let mid = (lo + hi) / 2
@@ -529,19 +529,16 @@ extension SequenceRunner {
 
     /// Drops the dead partials of `stage`, the live ones moved down in order.
     @inline(never) private func dropDead(_ stage: Int) {
-        var list: [Partial] = []
-        swap(&list, &stages[stage].partials)
-        defer { swap(&list, &stages[stage].partials) }
-        let live = list.withUnsafeMutableBufferPointer { buffer -> Int in
-            var live = 0
-            for i in buffer.indices where !buffer[i].dead {
-                if live != i { buffer.swapAt(live, i) }
-                live += 1
-            }
-            return live
+        // Read and changed through a copy, which shares the stage's storage: its count is set
+        // on the stage's own list last.
+        let list = stages[stage].partials
+        var live = 0
+        for i in list.indices where !list[i].dead {
+            list.swapAt(live, i)
+            live += 1
         }
         for i in live..<list.count { recycle(&list[i].captures) }
-        list.truncate(to: live)
+        stages[stage].partials.truncate(to: live)
         stages[stage].indexes = KeyIndexes()
         stages[stage].indexed = 0
     }

@@ -49,16 +49,14 @@ extension SequenceRunner {
         let s = stages + 1
         let ordinal = nextOrdinal
         nextOrdinal += 1
-        s.pointee.partials.withUnsafeMutableBufferPointer { partials in
-            let p = partials.baseAddress!
-            if !startsBindOneName || !p.pointee.captures.bindAgain(to: e) {
-                p.pointee.captures.bindAlone(startName(term), to: e)
-            }
-            p.pointee.last = e
-            p.pointee.ordinal = ordinal
-            p.pointee.origin = -1
-            p.pointee.dead = false
+        let p = s.pointee.partials.address(0)
+        if !startsBindOneName || !p.pointee.captures.bindAgain(to: e) {
+            p.pointee.captures.bindAlone(startName(term), to: e)
         }
+        p.pointee.last = e
+        p.pointee.ordinal = ordinal
+        p.pointee.origin = -1
+        p.pointee.dead = false
         if s.pointee.indexed != 0 || s.pointee.keys != nil { addKeys(of: s.pointee.partials[0]) }
         s.pointee.live = 1
         openStages |= 1 << 1

@@ -206,8 +206,7 @@ extension SequenceRunner {
     @inline(__always) func matchByTime(
         _ e: Event, _ step: StepSelectors, stage: Int, at position: Int
     ) -> TimeMatch {
-        let partial =
-            stages[stage].partials.withUnsafeBufferPointer { $0.baseAddress! } + position
+        let partial = stages[stage].partials.address(position)
         let captures = (UnsafeRawPointer(partial) + Self.capturesOffset)
             .assumingMemoryBound(to: Captures.self)
         return stepBounds.withElement(stage) { bounds in

@@ -42,7 +42,7 @@ final class SequenceRunner: Runner {
         /// until more than half have (``compact``), so a death costs no move of the others. Once
         /// all died, the first stage keeps one, dead, for the next start to open in
         /// (``reopen(_:on:)``).
-        var partials: [Partial] = []
+        var partials = PartialList()
         var live = 0
         /// The keys of its live partials once there are many of them (see ``isKnown``).
         var keys: Set<MatchKey>?
@@ -311,6 +311,7 @@ final class SequenceRunner: Runner {
 
     deinit {
         if stageCount > 0 {
+            for i in 0..<stageCount { stages[i].partials.deallocate() }
             stages.deinitialize(count: stageCount)
             stages.deallocate()
         }
@@ -366,6 +367,8 @@ final class SequenceRunner: Runner {
     /// See `SequenceRunner+Reset.swift`.
     override var canBeSetBack: Bool { sequenceCanBeSetBack }
     override func setBack() {
+        // Each stage is set back to a new one, which has no room for partials: the room is freed.
+        for i in 0..<stageCount { stages[i].partials.deallocate() }
         setBackSequence()
         super.setBack()
     }
