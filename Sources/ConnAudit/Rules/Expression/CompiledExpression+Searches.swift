@@ -85,7 +85,7 @@ extension CompiledExpression {
     }
 
     /// `n op k` for a comparison `op`, as ``Evaluator/combine(_:_:_:)`` compares two integers.
-    @inline(__always) private static func compare(_ n: Int64, _ op: Expr.BinaryOp, _ k: Int64)
+    @inline(__always) static func compare(_ n: Int64, _ op: Expr.BinaryOp, _ k: Int64)
         -> Bool
     {
         switch op {

@@ -193,7 +193,7 @@ final class CountedWhere: Sendable {
                     plan.pointee.keyed != nil, let index = runner.indexes[part.slot],
                     index.candidates(for: key).isEmpty
                 else { return nil }
-                if !Self.compare(0, part.op, part.k) { return false }
+                if !CompiledExpression.compare(0, part.op, part.k) { return false }
             }
             return true
         }
@@ -207,7 +207,7 @@ final class CountedWhere: Sendable {
                     let call = runner.counted[part.slot],
                     let n = call._withUnsafeGuaranteedRef({ Self.count($0, words, ctx) })
                 else { return nil }
-                if !Self.compare(Int64(n), part.op, part.k) { return false }
+                if !CompiledExpression.compare(Int64(n), part.op, part.k) { return false }
             }
             return true
         }
@@ -222,19 +222,5 @@ final class CountedWhere: Sendable {
         guard let found = index.keys.number(ofWords: words) else { return nil }
         guard let number = found else { return 0 }
         return index.count(number: number, bounds: [], context: ctx)
-    }
-
-    /// `n op k` for a comparison `op`, as the general operator compares two integers.
-    @inline(__always) private static func compare(_ n: Int64, _ op: Expr.BinaryOp, _ k: Int64)
-        -> Bool
-    {
-        switch op {
-        case .equal: n == k
-        case .notEqual: n != k
-        case .less: n < k
-        case .lessEqual: n <= k
-        case .greater: n > k
-        default: n >= k
-        }
     }
 }
