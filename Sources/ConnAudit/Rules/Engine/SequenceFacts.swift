@@ -25,6 +25,12 @@ final class SequenceFacts {
     /// completes, here rather than through the compiled rule's lazy property (a call each).
     let completedMatchesRetire: Bool
     let timeBounds: TimeBoundPlans
+    /// Whether the next trigger may open its obligation in the slot of the one answered, in place
+    /// (``SequenceRunner/reopenObligation(_:context:)``): an `each` of one step whose every start
+    /// binds one name, with no `report_at`, a message that reads no history, no history result
+    /// bound by name, lets that are all static (their frozen scope is shared; each start checks
+    /// it is still current), and a `within_ms` (if any) that reads lets and params alone.
+    let reopensObligations: Bool
 
     init(_ compiled: CompiledRule) {
         switch compiled.rule.check {
@@ -90,6 +96,15 @@ final class SequenceFacts {
             withinReadsLetsOnly = false
         }
         completedMatchesRetire = compiled.completedMatchesRetire
+        var reopens = false
+        if case .response = compiled.rule.check {
+            reopens =
+                sequence.steps.count == 1 && sequence.reportAt == nil && startsBindOneName
+                && !compiled.messageReadsHistory && !compiled.bindsHistoryResults
+                && !compiled.lets.names.isEmpty && !compiled.lets.isStatic.contains(false)
+                && (responseWithin == nil || withinReadsLetsOnly)
+        }
+        reopensObligations = reopens
         timeBounds = TimeBoundPlans(
             steps: compiled.steps, followedBy: responseFollowedBy, unless: responseUnless)
     }

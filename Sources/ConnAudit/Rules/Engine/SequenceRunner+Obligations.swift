@@ -15,6 +15,9 @@ struct Obligations {
         var message: String?
         var ordinal: Int
         var dead = false
+        /// The count of aggregate changes its context was made at (``StaticLetCache/changes``;
+        /// -1: no cache): its frozen lets are the current ones while the count is the same.
+        var stamp = -1
     }
 
     /// The open obligations in the order they opened; decided ones stay until more than half are
@@ -203,13 +206,64 @@ extension SequenceRunner {
             // new one takes it, and the list is not changed.
             obligations.items[0] = Obligations.Item(
                 anchor: consume anchor, context: consume ctx, deadline: deadline, message: text,
-                ordinal: ordinal)
+                ordinal: ordinal, stamp: letCache?.changes ?? -1)
         } else {
             obligations.items.append(
                 Obligations.Item(
                     anchor: consume anchor, context: consume ctx, deadline: deadline,
-                    message: text, ordinal: ordinal))
+                    message: text, ordinal: ordinal, stamp: letCache?.changes ?? -1))
         }
+        opened(deadline, ordinal)
+    }
+
+    /// Opens the obligation the start `e` of the one step completes in the slot of the one
+    /// obligation, answered (``settleOne(_:context:sink:)``), in place: the slot's capture is
+    /// bound to `e` again, and `e` is its anchor and its context's event. The rest of the slot is
+    /// what ``open(lastSeq:lastT:anchor:_:context:sink:)`` would make: the context it is given
+    /// copies the frozen template (``Runner/context(_:captures:frozen:)``) while no aggregate
+    /// changed, which the slot's context copied too (its scope is still the frozen one); its
+    /// `within_ms` is the one kept for that scope; and its message is nil (it reads no history).
+    /// False, with the slot's captures given to the spares (unbound), where any of that does not
+    /// hold: `e` then opens its obligation as any trigger does.
+    func reopenObligation(_ e: Event, context: ContextScope) -> Bool {
+        guard let scope = obligations.items[0].context.letsInPlace.scope,
+            scope._withUnsafeGuaranteedRef({ isFrozenScope($0) }),
+            obligations.items[0].stamp == letCache?.changes ?? -1
+        else { return slotNotReopened() }
+        var deadline: Double?
+        if facts.responseWithin != nil {
+            guard let ms = withinMemo, ms >= 0,
+                withinMemoScope.map({ Unmanaged.passUnretained($0).toOpaque() })
+                    == scope.toOpaque()
+            else { return slotNotReopened() }
+            deadline = DecimalRounding.sum(e.t, ms)
+        }
+        guard obligations.items[0].context.captures.bindAgain(to: e) else {
+            return slotNotReopened()
+        }
+        obligationsReopened += 1
+        if let deadline { keepOnClock(deadline, scope: context) }
+        _ = spend(Self.workPerFinding)
+        let ordinal = obligations.nextOrdinal
+        obligations.nextOrdinal += 1
+        obligations.items[0].anchor = e
+        obligations.items[0].context.event = e
+        obligations.items[0].deadline = deadline
+        obligations.items[0].ordinal = ordinal
+        obligations.items[0].dead = false
+        opened(deadline, ordinal)
+        return true
+    }
+
+    /// The slot not reopened: its captures go to the spares, for the start to bind.
+    private func slotNotReopened() -> Bool {
+        recycle(&obligations.items[0].context.captures)
+        return false
+    }
+
+    /// Counts the obligation just opened, the last item (the slot, when reopened), with its
+    /// `deadline` and `ordinal`, and adds it to the key indexes made.
+    private func opened(_ deadline: Double?, _ ordinal: Int) {
         obligations.live += 1
         if let deadline { obligations.push(deadline, ordinal) }
         for role in 0..<2 where obligations.indexes.isMade(role) {
@@ -303,7 +357,8 @@ extension SequenceRunner {
     /// place, with no pass over the list. Answered, it stays in the list, dead, and the next
     /// obligation opens in its slot (``open(lastSeq:lastT:anchor:_:context:sink:)``): a trigger
     /// answered before the next one opens then moves and drops no obligation out of the list.
-    /// The slot keeps its anchor and lets until then; its captures go to the spares.
+    /// The slot keeps its anchor and lets until then; its captures go to the spares, or stay for
+    /// the next trigger to bind again (``reopenObligation(_:context:)``).
     private func settleOne(_ e: Event, context: ContextScope, sink: FindingSink) {
         settledInPlace += 1
         visits += 1
@@ -312,7 +367,7 @@ extension SequenceRunner {
         // retained). The evaluation reads no obligation.
         guard answersObligation(e, &obligations.items[0].context) else { return }
         if sequence.reportAt != nil { obligations.closeAnchor(obligations.items[0].anchor.seq) }
-        recycle(&obligations.items[0].context.captures)
+        if !reopensObligations { recycle(&obligations.items[0].context.captures) }
         obligations.items[0].dead = true
         obligations.answered(1)
     }

@@ -18,6 +18,8 @@ extension SequenceRunner {
         obligations = Obligations()
         settlesOneInPlace = true
         settledInPlace = 0
+        reopensObligations = facts.reopensObligations
+        obligationsReopened = 0
         withinMemo = nil
         withinMemoScope = nil
         startWhereKnown = 0

@@ -11,6 +11,11 @@ extension SequenceRunner {
     @inline(__always) func start(
         _ e: Event, on term: SelectorMatch, context: ContextScope, sink: FindingSink
     ) {
+        if reopensObligations, obligations.live == 0, obligations.items.count == 1,
+            reopenObligation(e, context: context)
+        {
+            return
+        }
         if stageCount > 1, stages[1].live == 0, stages[1].partials.count == 1, reopensInPlace {
             reopen(e, on: term)
             return

@@ -66,6 +66,11 @@ final class SequenceRunner: Runner {
     /// times it was.
     var settlesOneInPlace = true
     var settledInPlace = 0
+    /// Whether the next trigger opens its obligation in the answered one's slot, in place
+    /// (``reopenObligation(_:context:)``; ``SequenceFacts/reopensObligations``, tests clear it),
+    /// and how many times one did.
+    var reopensObligations: Bool
+    var obligationsReopened = 0
     /// The earliest of this runner's deadlines on the source's clock (nil: none there). Every
     /// open obligation's deadline is at or after one of them, so the clock wakes the runner in
     /// time for each (``keepOnClock(_:scope:)``).
@@ -305,6 +310,7 @@ final class SequenceRunner: Runner {
         self.facts = facts
         startWhereKept = facts.startWhereKept
         withinReadsLetsOnly = facts.withinReadsLetsOnly
+        reopensObligations = facts.reopensObligations
         super.init(compiled, files: files)
         staticLets = (letCache as? StaticLets).map { Unmanaged.passUnretained($0) }
     }
