@@ -41,7 +41,7 @@ final class BasicRunner: Runner {
         every = compiled.every.map { Unmanaged.passUnretained($0) }
         fusedForm = compiled.every.flatMap {
             guard case .expression(let x) = $0.expect else { return nil }
-            return FusedTruth(x, table: compiled.lets)
+            return FusedTruth(x, table: compiled.lets, staticSlots: compiled.staticSlots)
         }
         fused = fusedForm.map { Unmanaged.passUnretained($0) }
         everyByID =
@@ -281,15 +281,17 @@ final class BasicRunner: Runner {
     }
 
     /// The truth of the `every` expectation for `e` in `ctx`: its fused form's where that reads
-    /// it in place, else the compiled expression's.
+    /// it in place, else the compiled expression's (checked against the fused form's where the
+    /// runner cross-checks its answers).
     @inline(__always) private func holds(_ every: EveryCheck, _ ctx: EvalContext, _ e: Event)
         -> Bool?
     {
-        if let fused {
-            let answer = fused._withUnsafeGuaranteedRef { $0.answer(ctx, e) }
-            if answer != .unread { return answer.truth }
-        }
-        return every.expectRun.holds(ctx, e)
+        guard let fused else { return every.expectRun.holds(ctx, e) }
+        let answer = fused._withUnsafeGuaranteedRef { $0.answer(ctx, e) }
+        if answer != .unread { return answer.truth }
+        let general = every.expectRun.holds(ctx, e)
+        if crossCheck != nil { fused._withUnsafeGuaranteedRef { $0.check(general, ctx, e) } }
+        return general
     }
 
     /// No trigger waiting for a look-ahead, and no `count` with a minimum (whose finish reports):
