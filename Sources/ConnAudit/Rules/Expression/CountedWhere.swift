@@ -26,7 +26,7 @@
 /// `capture` bound. When the index has no event under that key, the search finds none, spends
 /// no work and binds nothing, so each such call counts 0 (an existence test finds null), read
 /// here with no capture bound. A key that has events is left to the general way.
-/// Tests: `CountedWhereGivesTheGeneralAnswerTests`, `KeyedWhereGivesTheGeneralAnswerTests`.
+/// Tests: `InPlaceWhereGivesTheGeneralAnswerTests`.
 final class CountedWhere: Sendable {
     /// One call compared with a constant: `count op k`.
     private struct Part {
