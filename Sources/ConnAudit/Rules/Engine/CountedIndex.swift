@@ -136,13 +136,8 @@ final class CountedIndex {
         }
     }
 
-    /// How many events recorded with key `k` have a seq within `bounds`.
-    func count(key k: Value, bounds: [CountedShape.Bound], context: EvalContext) -> Int {
-        guard case .string(let text) = k, let number = keys.number(of: text) else { return 0 }
-        return count(number: number, bounds: bounds, context: context)
-    }
-
-    /// ``count(key:bounds:context:)`` of a key's number (``CountedKeys``).
+    /// How many events recorded with the key numbered `number` (``CountedKeys``) have a seq
+    /// within `bounds`.
     func count(number: Int32, bounds: [CountedShape.Bound], context: EvalContext) -> Int {
         // Without bounds, the key's count: its seqs are not looked at.
         if bounds.isEmpty { return seqs.count(for: number) }
