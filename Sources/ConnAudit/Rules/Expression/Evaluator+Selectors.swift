@@ -47,7 +47,7 @@ extension Evaluator {
                     let general = ctx.binding(name, to: candidate) {
                         box.compiled.holds($0, candidate) == true
                     }
-                    term.pointee.countedWhereRef?._withUnsafeGuaranteedRef {
+                    _ = term.pointee.countedWhereRef?._withUnsafeGuaranteedRef {
                         $0.check(general, candidate, ctx)
                     }
                     return general
